@@ -1,0 +1,81 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import type { GatewayConfig } from '../generated/gateway.js';
+import { expandEnv, type ExpandProblem } from './env-expand.js';
+import { applyEnvOverrides } from './env-overrides.js';
+import { describeErrors, validatorFor } from './schema-validator.js';
+import { applyDefaults } from './defaults.js';
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[], readonly source: string) {
+    super(`invalid gateway config ${source}:\n${problems.join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface LoadOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Where relative paths resolve (default process.cwd()). */
+  cwd?: string;
+}
+
+/** Picks the config file: --config <path>, then GATEWAY_CONFIG, then ./gateway.yaml. */
+export function configPathFrom(argv: string[], env: NodeJS.ProcessEnv, cwd = process.cwd()): string {
+  const i = argv.indexOf('--config');
+  const flag = i >= 0 ? argv[i + 1] : argv.find((a) => a.startsWith('--config='))?.slice('--config='.length);
+  return resolve(cwd, flag ?? env.GATEWAY_CONFIG ?? 'gateway.yaml');
+}
+
+export function parseConfigText(text: string, source: string): unknown {
+  try {
+    return source.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+  } catch (err) {
+    throw new ConfigError([`(file): cannot be parsed: ${(err as Error).message.split('\n')[0]}`], source);
+  }
+}
+
+export function loadConfigFile(path: string, options: LoadOptions = {}): GatewayConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError([`(file): cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`], path);
+  }
+  return buildConfig(parseConfigText(text, path), path, options);
+}
+
+/** Expand ${VAR}, apply env overrides, validate against schema/gateway.schema.json, add defaults. */
+export function buildConfig(raw: unknown, source: string, options: LoadOptions = {}): GatewayConfig {
+  const env = options.env ?? process.env;
+  const tree = raw ?? {};
+  if (typeof tree !== 'object' || Array.isArray(tree)) throw new ConfigError(['(root): must be an object'], source);
+  const problems: ExpandProblem[] = [];
+  const expanded = expandEnv(tree, env, problems) as Record<string, unknown>;
+  if (problems.length) throw new ConfigError(problems.map((p) => `${p.path}: ${p.message}`), source);
+  applyEnvOverrides(expanded, env);
+  const validate = validatorFor('gateway.schema.json');
+  if (!validate(expanded)) throw new ConfigError(describeErrors(validate.errors), source);
+  const config = expanded as GatewayConfig;
+  const extra = crossChecks(config);
+  if (extra.length) throw new ConfigError(extra, source);
+  return applyDefaults(config, env, options.cwd ?? process.cwd());
+}
+
+/** Rules a JSON Schema cannot say well. */
+function crossChecks(config: GatewayConfig): string[] {
+  const out: string[] = [];
+  if (config.server?.ssl?.enabled) {
+    if (!config.server.ssl.cert) out.push('server.ssl.cert: is required when server.ssl.enabled is true');
+    if (!config.server.ssl.key) out.push('server.ssl.key: is required when server.ssl.enabled is true');
+  }
+  if (config.storage?.type === 'postgres' && !config.storage.url) out.push('storage.url: is required when storage.type is postgres');
+  if (config.auth?.enabled && config.auth.type === 'oauth' && !config.auth.issuer) out.push('auth.issuer: is required when auth.type is oauth');
+  if (config.auth?.enabled && config.auth.type === 'mtls' && !config.auth.ca) out.push('auth.ca: is required when auth.type is mtls');
+  if (config.auth?.type === 'mtls' && config.auth.enabled && !config.server?.ssl?.enabled) out.push('server.ssl.enabled: must be true when auth.type is mtls');
+  if (config.cache?.store === 'redis' && !config.redis?.url) out.push('redis.url: is required when cache.store is redis');
+  if (config.routing?.defaultConfig && !config.configs?.[config.routing.defaultConfig]) {
+    out.push(`routing.defaultConfig: names no config under configs (${config.routing.defaultConfig})`);
+  }
+  return out;
+}

@@ -1,0 +1,507 @@
+/* eslint-disable */
+/**
+ * DO NOT EDIT: generated from schema/gateway.schema.json by scripts/generate-types.mjs.
+ * Edit the schema and run `npm run gen:types`; `npm test` fails when they drift apart.
+ */
+
+/**
+ * A routing config: sent in the x-gateway-config header (JSON) or defined under configs.<name> in the gateway config. The root is a target whose children are tried according to its strategy.
+ */
+export type RoutingConfig = RoutingTarget;
+/**
+ * Statuses that are retried; default 429, 500, 502, 503, 504. Network errors and timeouts are always retried.
+ */
+export type StatusCodes = number[];
+/**
+ * Statuses on which the next target is tried (fallback: default 429 and every 5xx; loadbalance: only when given).
+ */
+export type StatusCodes1 = number[];
+export type McpServerConfig = {
+  [k: string]: unknown;
+};
+
+/**
+ * The gateway config file (gateway.yaml). Any string may reference the environment as ${NAME} or ${NAME:-default}.
+ */
+export interface GatewayConfig {
+  $schema?: string;
+  server?: ServerConfig;
+  logging?: LoggingConfig;
+  auth?: AuthConfig;
+  /**
+   * Per-provider settings, keyed by provider identifier.
+   */
+  providers?: {
+    [k: string]: ProviderSettings;
+  };
+  routing?: RoutingSettings;
+  /**
+   * Named routing configs, usable by name in x-gateway-config.
+   */
+  configs?: {
+    [k: string]: RoutingConfig;
+  };
+  cache?: CacheSettings;
+  /**
+   * Guardrails by id, used by the guardrail stage and by input_guardrails / output_guardrails.
+   */
+  guardrails?: {
+    [k: string]: GuardrailConfig;
+  };
+  /**
+   * Gateway rate limits.
+   */
+  rateLimits?: RateLimitRule[];
+  redis?: RedisConfig;
+  storage?: StorageConfig;
+  batches?: BatchSettings;
+  /**
+   * Tool servers aggregated behind /mcp.
+   */
+  mcpServers?: {
+    [k: string]: McpServerConfig;
+  };
+  identityForwarding?: IdentityForwardingConfig;
+  pipelines?: PipelineSettings;
+  /**
+   * Module paths of plugins; each exports a stage's name, its config schema and a factory.
+   */
+  plugins?: string[];
+}
+export interface ServerConfig {
+  /**
+   * Listening address (default 0.0.0.0).
+   */
+  host?: string;
+  /**
+   * Listening port (default 8787; env GATEWAY_PORT).
+   */
+  port?: number;
+  /**
+   * The gateway's public address, e.g. https://gw.example.com. Default: the scheme and host a request came in on.
+   */
+  publicUrl?: string;
+  /**
+   * Origins allowed to call /mcp (an Origin header not listed is refused with 403).
+   */
+  allowedOrigins?: string[];
+  /**
+   * Accept credentials over plain HTTP on non-loopback addresses (for a gateway behind a TLS-terminating proxy).
+   */
+  allowInsecureHttp?: boolean;
+  /**
+   * How long SIGTERM waits for in-flight requests and streams, e.g. "30s".
+   */
+  shutdownGracePeriod?: string;
+  /**
+   * Largest JSON request body in bytes (default 10 MiB).
+   */
+  bodyLimit?: number;
+  ssl?: SslConfig;
+}
+export interface SslConfig {
+  enabled?: boolean;
+  /**
+   * Path of the PEM certificate (chain).
+   */
+  cert?: string;
+  /**
+   * Path of the PEM private key.
+   */
+  key?: string;
+}
+export interface LoggingConfig {
+  level?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /**
+   * Log one line per request.
+   */
+  requests?: boolean;
+}
+/**
+ * Authentication of the tool-server endpoint (/mcp), and of provider routes when providerRoutes is true.
+ */
+export interface AuthConfig {
+  /**
+   * Env GATEWAY_AUTH_ENABLED.
+   */
+  enabled?: boolean;
+  /**
+   * Env GATEWAY_AUTH_TYPE.
+   */
+  type?: 'bearer' | 'api-key' | 'oauth' | 'mtls';
+  /**
+   * Header carrying the key, for api-key (default X-API-Key).
+   */
+  header?: string;
+  /**
+   * Bearer token for the token operations (env GATEWAY_ADMIN_TOKEN).
+   */
+  adminToken?: string;
+  /**
+   * Default lifetime of issued tokens, e.g. "30d".
+   */
+  tokenExpiration?: string;
+  /**
+   * Demand a gateway credential (x-gateway-token) on provider routes.
+   */
+  providerRoutes?: boolean;
+  /**
+   * Identity provider name, for oauth (e.g. google, okta, auth0, custom).
+   */
+  provider?: string;
+  clientId?: string;
+  clientSecret?: string;
+  /**
+   * Issuer URL; its /.well-known/openid-configuration is read.
+   */
+  issuer?: string;
+  /**
+   * Accepted audience(s); default the client id, else this gateway's /mcp URL.
+   */
+  audience?: string | string[];
+  scopes?: string[];
+  claims?: ClaimNames;
+  /**
+   * CA certificate path, for mtls.
+   */
+  ca?: string;
+  requireClientCert?: boolean;
+  /**
+   * Static keys, for api-key.
+   */
+  apiKeys?: ConfiguredApiKey[];
+}
+/**
+ * Claim names that carry the identity.
+ */
+export interface ClaimNames {
+  email?: string;
+  name?: string;
+  team?: string;
+  roles?: string;
+  organization?: string;
+}
+export interface ConfiguredApiKey {
+  /**
+   * The key value, usually "${ENV_NAME}".
+   */
+  key: string;
+  user?: string;
+  email?: string;
+  name?: string;
+  team?: string;
+  roles?: string[];
+  organization?: string;
+  scopes?: string[];
+  permissions?: Permissions;
+  /**
+   * Unix seconds or ISO 8601.
+   */
+  expiresAt?: number | string;
+}
+export interface Permissions {
+  servers?: string[];
+  /**
+   * Tool names as server__tool, or server__* patterns.
+   */
+  tools?: string[];
+}
+export interface ProviderSettings {
+  /**
+   * Replaces the provider's public address; the provider's own paths are appended.
+   */
+  baseUrl?: string;
+  /**
+   * Extra headers sent to this provider on every request.
+   */
+  headers?: {
+    [k: string]: string;
+  };
+  /**
+   * Most keep-alive connections per upstream origin.
+   */
+  connections?: number;
+  [k: string]: unknown;
+}
+export interface RoutingSettings {
+  /**
+   * Honour custom_host / x-gateway-custom-host.
+   */
+  allowCustomHost?: boolean;
+  circuitBreaker?: CircuitBreakerConfig;
+  /**
+   * A config name (configs.<name>) used when a request sends none.
+   */
+  defaultConfig?: string;
+}
+export interface CircuitBreakerConfig {
+  /**
+   * Consecutive failures that open a target's circuit.
+   */
+  failureThreshold: number;
+  /**
+   * Time before an open circuit half-opens, e.g. "30s".
+   */
+  cooldown: string;
+}
+export interface RoutingTarget {
+  /**
+   * Name used by conditional routing.
+   */
+  name?: string;
+  /**
+   * Provider identifier, e.g. openai, anthropic.
+   */
+  provider?: string;
+  /**
+   * The provider key for this target.
+   */
+  api_key?: string;
+  /**
+   * Load-balancing weight (default 1).
+   */
+  weight?: number;
+  /**
+   * Body fields merged into the request (child wins over parent).
+   */
+  override_params?: {
+    [k: string]: unknown;
+  };
+  /**
+   * Replaces the provider's base URL; only honoured with routing.allowCustomHost.
+   */
+  custom_host?: string;
+  retry?: RetryConfig;
+  /**
+   * Deadline for the whole request in ms, retries and fallbacks included.
+   */
+  request_timeout?: number;
+  /**
+   * Deadline for the upstream's first byte in ms.
+   */
+  first_byte_timeout?: number;
+  /**
+   * Longest gap between stream chunks in ms.
+   */
+  idle_timeout?: number;
+  /**
+   * Client headers passed upstream for this target.
+   */
+  forward_headers?: string[];
+  /**
+   * Guardrail ids (guardrails.<id>) run on the request.
+   */
+  input_guardrails?: string[];
+  /**
+   * Guardrail ids run on the answer.
+   */
+  output_guardrails?: string[];
+  cache?: CacheConfig;
+  strategy?: RoutingStrategy;
+  /**
+   * @minItems 1
+   */
+  targets?: [RoutingTarget, ...RoutingTarget[]];
+  azure_resource_name?: string;
+  azure_deployment_id?: string;
+  azure_api_version?: string;
+  aws_access_key_id?: string;
+  aws_secret_access_key?: string;
+  aws_session_token?: string;
+  aws_region?: string;
+  vertex_project_id?: string;
+  vertex_region?: string;
+  /**
+   * The service account key, as a JSON string or object.
+   */
+  vertex_service_account_json?:
+    | string
+    | {
+        [k: string]: unknown;
+      };
+}
+/**
+ * Retries of one target. None unless configured.
+ */
+export interface RetryConfig {
+  /**
+   * Extra tries after the first one (0 to 5).
+   */
+  attempts?: number;
+  on_status_codes?: StatusCodes;
+  /**
+   * Wait as long as the upstream's Retry-After header asks (bounded by the request deadline).
+   */
+  use_retry_after_header?: boolean;
+}
+/**
+ * Response cache. `simple` answers an identical request (same provider, model, body) from the cache within max_age seconds.
+ */
+export interface CacheConfig {
+  mode: 'simple' | 'disabled';
+  /**
+   * Seconds an entry stays fresh (default 300).
+   */
+  max_age?: number;
+}
+export interface RoutingStrategy {
+  mode: 'single' | 'fallback' | 'loadbalance' | 'conditional';
+  on_status_codes?: StatusCodes1;
+  conditions?: RoutingCondition[];
+  /**
+   * Target name used by conditional mode when no condition matches.
+   */
+  default?: string;
+}
+export interface RoutingCondition {
+  /**
+   * A query over `metadata.<key>` (x-gateway-metadata) and `params.<key>` (the request body) with the operators $eq $ne $in $nin $gt $gte $lt $lte $regex $and $or.
+   */
+  query: {
+    [k: string]: unknown;
+  };
+  /**
+   * The name of the target chosen when the query matches.
+   */
+  then: string;
+}
+export interface CacheSettings {
+  /**
+   * Entries kept by the in-memory cache.
+   */
+  maxEntries?: number;
+  /**
+   * Where cached answers live; redis needs redis.url.
+   */
+  store?: 'memory' | 'redis';
+}
+/**
+ * One guardrail: a list of checks and what to do when one fails.
+ */
+export interface GuardrailConfig {
+  action?: 'deny' | 'flag' | 'redact';
+  /**
+   * @minItems 1
+   */
+  checks: [GuardrailCheck, ...GuardrailCheck[]];
+}
+export interface GuardrailCheck {
+  type:
+    | 'regex'
+    | 'contains'
+    | 'wordCount'
+    | 'characterCount'
+    | 'jsonParse'
+    | 'jsonSchema'
+    | 'pii'
+    | 'modelAllowList'
+    | 'webhook';
+  /**
+   * regex: the pattern (fails when it matches, unless `not: true`).
+   */
+  pattern?: string;
+  flags?: string;
+  /**
+   * Invert: the check fails when the pattern or words do NOT match.
+   */
+  not?: boolean;
+  /**
+   * contains: words or phrases.
+   */
+  words?: string[];
+  /**
+   * contains: any, all or none must be present for the check to pass.
+   */
+  operator?: 'any' | 'all' | 'none';
+  caseSensitive?: boolean;
+  min?: number;
+  max?: number;
+  /**
+   * jsonSchema: the schema the text (parsed as JSON) must satisfy.
+   */
+  schema?: {
+    [k: string]: unknown;
+  };
+  /**
+   * pii: which kinds to detect.
+   */
+  categories?: ('email' | 'phone' | 'ssn' | 'credit_card' | 'ip_address' | 'iban')[];
+  /**
+   * modelAllowList: allowed model names or glob patterns.
+   */
+  models?: string[];
+  /**
+   * webhook: address that answers {"verdict": true|false}.
+   */
+  url?: string;
+  headers?: {
+    [k: string]: string;
+  };
+  timeout?: number;
+}
+export interface RateLimitRule {
+  per: 'key' | 'token' | 'user' | 'team' | 'ip';
+  /**
+   * Requests per window.
+   */
+  limit: number;
+  window: string;
+  /**
+   * Optional token budget per window (from usage).
+   */
+  tokens?: number;
+  /**
+   * Paths this rule applies to (default every provider route).
+   */
+  routes?: string[];
+}
+export interface RedisConfig {
+  /**
+   * e.g. redis://127.0.0.1:6379; shares rate-limit counters and the cache between instances.
+   */
+  url?: string;
+  keyPrefix?: string;
+}
+export interface StorageConfig {
+  type?: 'sqlite' | 'postgres';
+  /**
+   * SQLite file (default ./data/gateway.db, under GATEWAY_DATA_DIR when set).
+   */
+  path?: string;
+  /**
+   * PostgreSQL connection string, for postgres.
+   */
+  url?: string;
+  /**
+   * PostgreSQL schema to use (default public).
+   */
+  schema?: string;
+  /**
+   * Folder for files the gateway keeps (default ./data/files, under GATEWAY_DATA_DIR when set).
+   */
+  filesDir?: string;
+}
+export interface BatchSettings {
+  /**
+   * Lines of a gateway-run batch in flight at once.
+   */
+  concurrency?: number;
+}
+export interface IdentityForwardingConfig {
+  enabled?: boolean;
+  headers?: ('email' | 'name' | 'team' | 'roles' | 'organization')[];
+  /**
+   * Adds X-Gateway-Identity-Signature (HMAC-SHA256).
+   */
+  signingSecret?: string;
+  /**
+   * Organization used when an identity has none.
+   */
+  organizationId?: string;
+}
+export interface PipelineSettings {
+  /**
+   * Folder of pipeline files (default ./pipelines).
+   */
+  dir?: string;
+}

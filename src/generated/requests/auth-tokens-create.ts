@@ -1,0 +1,23 @@
+/* eslint-disable */
+/**
+ * DO NOT EDIT: generated from schema/requests/auth-tokens-create.schema.json by scripts/generate-types.mjs.
+ * Edit the schema and run `npm run gen:types`; `npm test` fails when they drift apart.
+ */
+
+/**
+ * POST /v1/auth/tokens (admin).
+ */
+export interface AuthTokenCreateRequest {
+  user: string;
+  team?: string;
+  email?: string;
+  name?: string;
+  roles?: string[];
+  organization?: string;
+  scopes?: ('mcp:read' | 'mcp:write')[];
+  permissions?: {
+    servers?: string[];
+    tools?: string[];
+  };
+  expiresIn?: string;
+}

@@ -1,0 +1,98 @@
+/* eslint-disable */
+/**
+ * DO NOT EDIT: generated from schema/requests/chat-completions.schema.json by scripts/generate-types.mjs.
+ * Edit the schema and run `npm run gen:types`; `npm test` fails when they drift apart.
+ */
+
+/**
+ * POST /v1/chat/completions. Unknown fields are passed to providers that accept them.
+ */
+export interface ChatCompletionRequest {
+  model: string;
+  /**
+   * @minItems 1
+   */
+  messages: [ChatMessage, ...ChatMessage[]];
+  temperature?: number;
+  max_tokens?: number;
+  max_completion_tokens?: number;
+  top_p?: number;
+  stream?: boolean;
+  stream_options?: {
+    include_usage?: boolean;
+    [k: string]: unknown;
+  };
+  stop?:
+    | string
+    | []
+    | [string]
+    | [string, string]
+    | [string, string, string]
+    | [string, string, string, string]
+    | null;
+  presence_penalty?: number;
+  frequency_penalty?: number;
+  n?: number;
+  user?: string;
+  tools?: ChatTool[];
+  tool_choice?:
+    | ('none' | 'auto' | 'required')
+    | {
+        type: 'function';
+        function?: {
+          name: string;
+          [k: string]: unknown;
+        };
+        [k: string]: unknown;
+      };
+  parallel_tool_calls?: boolean;
+  response_format?: {
+    type: 'text' | 'json_object' | 'json_schema';
+    json_schema?: {
+      [k: string]: unknown;
+    };
+    [k: string]: unknown;
+  };
+  seed?: number;
+  logprobs?: boolean;
+  top_logprobs?: number;
+  logit_bias?: {
+    [k: string]: number;
+  };
+  [k: string]: unknown;
+}
+export interface ChatMessage {
+  role: 'system' | 'developer' | 'user' | 'assistant' | 'tool' | 'function';
+  content?: string | null | ContentPart[];
+  name?: string;
+  tool_call_id?: string;
+  tool_calls?: MessageToolCall[];
+  [k: string]: unknown;
+}
+export interface ContentPart {
+  type: string;
+  [k: string]: unknown;
+}
+export interface MessageToolCall {
+  id: string;
+  type: 'function';
+  function: {
+    name: string;
+    arguments: string;
+    [k: string]: unknown;
+  };
+  [k: string]: unknown;
+}
+export interface ChatTool {
+  type: 'function';
+  function: {
+    name: string;
+    description?: string;
+    parameters?: {
+      [k: string]: unknown;
+    };
+    strict?: boolean | null;
+    [k: string]: unknown;
+  };
+  [k: string]: unknown;
+}

@@ -1,0 +1,132 @@
+import type { ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream/promises';
+import type { GatewayContext, GatewayResponse } from '../engine/context.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import { toErrorBody } from '../errors/error-body.js';
+import { normalizeError } from '../errors/normalize.js';
+import { redactObject, redactSecrets } from '../errors/redact.js';
+import { OpenAIChunkWriter, sseErrorEvent } from '../protocol/openai/chunk-writer.js';
+
+/** Headers every provider-routed answer carries. */
+export function gatewayHeaders(ctx: GatewayContext): Record<string, string> {
+  const headers: Record<string, string> = { 'x-gateway-request-id': ctx.id, 'x-gateway-retry-count': String(ctx.retryCount) };
+  const provider = ctx.target?.provider ?? ctx.error?.provider ?? undefined;
+  if (provider) headers['x-gateway-provider'] = provider;
+  if (ctx.target?.index !== undefined) headers['x-gateway-target-index'] = ctx.target.index;
+  for (const key in ctx.responseHeaders) headers[key] = ctx.responseHeaders[key]!;
+  return headers;
+}
+
+/** The debug block of x-gateway-debug: true (credentials redacted). */
+function debugInfo(ctx: GatewayContext, err: GatewayError): unknown {
+  return redactObject(
+    {
+      upstream_status: err.upstreamStatus ?? null,
+      upstream_body: err.upstreamBody ?? null,
+      attempts: ctx.attempts,
+      timings: { total_ms: Math.round((performance.now() - ctx.startedAt) * 100) / 100 },
+      request_id: ctx.id,
+    },
+    ctx.secrets,
+  );
+}
+
+export function errorPayload(ctx: GatewayContext, err: GatewayError) {
+  err.message = redactSecrets(err.message, ctx.secrets);
+  return toErrorBody(err, ctx.debug ? debugInfo(ctx, err) : undefined);
+}
+
+export function writeError(ctx: GatewayContext, err: GatewayError): void {
+  const res = ctx.res;
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body = JSON.stringify(errorPayload(ctx, err));
+  const headers: Record<string, string> = { ...gatewayHeaders(ctx), ...err.headers, 'content-type': 'application/json' };
+  res.writeHead(err.status, headers);
+  res.end(body);
+}
+
+function waitDrain(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/** Writes a stream as OpenAI SSE; a failure after the first byte ends it with one error event and no [DONE]. */
+async function writeStream(ctx: GatewayContext, response: Extract<GatewayResponse, { kind: 'stream' }>): Promise<void> {
+  const res = ctx.res;
+  res.writeHead(response.status, {
+    ...gatewayHeaders(ctx),
+    ...response.headers,
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
+  res.flushHeaders();
+  const writer = new OpenAIChunkWriter(response.format, response.includeUsage);
+  let completed = false;
+  try {
+    for await (const part of response.parts) {
+      if (res.destroyed) return;
+      const text = writer.write(part);
+      if (part.type === 'done') completed = true;
+      if (text && !res.write(text)) await waitDrain(res);
+      if (completed) break;
+    }
+    if (!completed) {
+      throw new GatewayError('provider_error', `The ${ctx.target?.provider ?? 'upstream'} stream ended before the answer was complete.`, {
+        provider: ctx.target?.provider,
+      });
+    }
+    ctx.state.usage = writer.lastUsage ?? ctx.state.usage;
+    res.end();
+  } catch (err) {
+    const normalized = normalizeError(err, ctx.target?.provider);
+    ctx.error = normalized;
+    if (!res.destroyed) res.end(sseErrorEvent(errorPayload(ctx, normalized)));
+  }
+}
+
+/** The HTTP edge: writes ctx.response or ctx.error. The only place answers are written. */
+export async function respond(ctx: GatewayContext): Promise<void> {
+  const res = ctx.res;
+  if (ctx.error || !ctx.response) {
+    writeError(ctx, ctx.error ?? new GatewayError('internal_error', 'The pipeline produced no answer.'));
+    return;
+  }
+  const response = ctx.response;
+  if (res.destroyed) return;
+  switch (response.kind) {
+    case 'json': {
+      const payload = response.raw ?? JSON.stringify(response.body);
+      res.writeHead(response.status, { ...gatewayHeaders(ctx), ...response.headers, 'content-type': 'application/json' });
+      res.end(payload);
+      return;
+    }
+    case 'stream':
+      await writeStream(ctx, response);
+      return;
+    case 'binary': {
+      res.writeHead(response.status, { ...gatewayHeaders(ctx), ...response.headers, 'content-type': response.contentType });
+      if (Buffer.isBuffer(response.body)) {
+        res.end(response.body);
+        return;
+      }
+      try {
+        await pipeline(response.body, res);
+      } catch {
+        res.destroy();
+      }
+      return;
+    }
+  }
+}

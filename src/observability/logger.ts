@@ -1,0 +1,43 @@
+import { pino, type Logger, type DestinationStream } from 'pino';
+
+export type { Logger };
+
+/**
+ * Paths pino masks in every log line. Values that slip into free text are scrubbed by
+ * errors/redact.ts before they are logged.
+ */
+export const REDACT_PATHS = [
+  'headers.authorization',
+  'headers["x-gateway-api-key"]',
+  'headers["x-gateway-token"]',
+  'headers["x-api-key"]',
+  'headers.cookie',
+  'req.headers.authorization',
+  'req.headers["x-gateway-api-key"]',
+  'req.headers["x-gateway-token"]',
+  'req.headers["x-api-key"]',
+  'apiKey',
+  'api_key',
+  'token',
+  'secret',
+  '*.apiKey',
+  '*.api_key',
+  '*.token',
+  '*.secret',
+  '*.clientSecret',
+  '*.aws_secret_access_key',
+  '*.aws_session_token',
+  '*.vertex_service_account_json',
+];
+
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      base: { service: 'ai-gateway' },
+      redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    destination ?? pino.destination({ dest: 1, sync: false, minLength: 4096 }),
+  );
+}

@@ -1,0 +1,10 @@
+import { openAICompatible } from '../openai-compatible/openai-compatible.js';
+
+/** Fireworks AI: OpenAI-compatible API at https://api.fireworks.ai/inference/v1. */
+export default openAICompatible({
+  name: 'fireworks-ai',
+  displayName: 'Fireworks AI',
+  defaultBaseUrl: 'https://api.fireworks.ai/inference/v1',
+  requiresKey: true,
+  operations: ['chat.completions', 'completions', 'embeddings', 'models.list'],
+});

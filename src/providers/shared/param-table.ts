@@ -1,0 +1,69 @@
+/**
+ * Providers as data: a table maps OpenAI request fields to a provider's, with defaults and
+ * bounds; `compileParamTable` turns it into one function at start-up, read by this one
+ * interpreter for every provider.
+ */
+export interface ParamRule {
+  /** Destination path in the provider body, dotted ("generationConfig.temperature"). */
+  to?: string;
+  /** Used when the field is absent (a function gets the whole request). */
+  default?: unknown | ((request: Record<string, any>) => unknown);
+  /** Values are clamped into [min, max]. */
+  min?: number;
+  max?: number;
+  /** Converts the value; returning undefined drops it. */
+  transform?: (value: any, request: Record<string, any>) => unknown;
+}
+
+/** A rule, a destination path as shorthand, or false to drop the field. */
+export type ParamTable = Record<string, ParamRule | string | false>;
+
+export interface CompileOptions {
+  /** Copy fields the table does not name (OpenAI-compatible upstreams accept extras). */
+  passUnknown?: boolean;
+}
+
+type Setter = (out: Record<string, any>, request: Record<string, any>) => void;
+
+function setPath(out: Record<string, any>, path: string[], value: unknown): void {
+  let node = out;
+  for (let i = 0; i < path.length - 1; i++) {
+    const key = path[i]!;
+    if (node[key] === undefined || typeof node[key] !== 'object') node[key] = {};
+    node = node[key];
+  }
+  node[path[path.length - 1]!] = value;
+}
+
+export function compileParamTable(table: ParamTable, options: CompileOptions = {}): (request: Record<string, any>) => Record<string, any> {
+  const setters: Setter[] = [];
+  const named = new Set(Object.keys(table));
+  for (const [field, spec] of Object.entries(table)) {
+    if (spec === false) continue;
+    const rule: ParamRule = typeof spec === 'string' ? { to: spec } : spec;
+    const path = (rule.to ?? field).split('.');
+    setters.push((out, request) => {
+      let value = request[field];
+      if (value === undefined || value === null) {
+        if (rule.default === undefined) return;
+        value = typeof rule.default === 'function' ? (rule.default as (r: Record<string, any>) => unknown)(request) : rule.default;
+        if (value === undefined) return;
+      } else if (rule.transform) {
+        value = rule.transform(value, request);
+        if (value === undefined) return;
+      }
+      if (typeof value === 'number') {
+        if (rule.min !== undefined && value < rule.min) value = rule.min;
+        if (rule.max !== undefined && value > rule.max) value = rule.max;
+      }
+      setPath(out, path, value);
+    });
+  }
+  const passUnknown = options.passUnknown ?? false;
+  return (request) => {
+    const out: Record<string, any> = {};
+    if (passUnknown) for (const key of Object.keys(request)) if (!named.has(key)) out[key] = request[key];
+    for (const set of setters) set(out, request);
+    return out;
+  };
+}

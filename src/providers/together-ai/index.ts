@@ -1,0 +1,10 @@
+import { openAICompatible } from '../openai-compatible/openai-compatible.js';
+
+/** Together AI: OpenAI-compatible API at https://api.together.xyz/v1. */
+export default openAICompatible({
+  name: 'together-ai',
+  displayName: 'Together AI',
+  defaultBaseUrl: 'https://api.together.xyz/v1',
+  requiresKey: true,
+  operations: ['chat.completions', 'completions', 'embeddings', 'images.generations', 'files.create', 'files.list', 'files.retrieve', 'files.delete', 'files.content', 'fine_tuning.jobs.create', 'fine_tuning.jobs.list', 'fine_tuning.jobs.retrieve', 'fine_tuning.jobs.cancel', 'fine_tuning.jobs.events', 'models.list'],
+});

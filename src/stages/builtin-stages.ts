@@ -1,0 +1,9 @@
+import type { StageDefinition } from '../engine/stage.js';
+import normalizeError from './normalize-error.js';
+import authenticate from './authenticate.js';
+import validate from './validate.js';
+import route from './route.js';
+import forward from './forward.js';
+
+/** The stages that ship with the gateway; plugins add more. */
+export const BUILTIN_STAGES: StageDefinition[] = [normalizeError, authenticate, validate, route, forward];
