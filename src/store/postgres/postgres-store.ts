@@ -1,0 +1,101 @@
+import pg from 'pg';
+import { MIGRATIONS_TABLE, type Migration, type SqlExecutor, type SqlStore } from '../sql-store.js';
+
+/** `?` placeholders -> `$1, $2, ...` (no `?` appears inside the gateway's SQL literals). */
+function toPositional(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+// BIGINT columns come back as numbers (timestamps and counters fit in 2^53).
+pg.types.setTypeParser(20, (v: string) => Number(v));
+
+/** The shared store for several gateway instances: a pg Pool, optionally inside one schema. */
+export class PostgresStore implements SqlStore {
+  readonly dialect = 'postgres' as const;
+  private readonly pool: pg.Pool;
+
+  constructor(url: string, private readonly schema?: string) {
+    this.pool = new pg.Pool({ connectionString: url, max: 10 });
+    this.pool.on('error', () => undefined);
+    if (schema) {
+      this.pool.on('connect', (client) => {
+        void client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`).then(() => client.query(`SET search_path TO "${schema}"`)).catch(() => undefined);
+      });
+    }
+  }
+
+  private async client(): Promise<pg.PoolClient> {
+    const client = await this.pool.connect();
+    if (this.schema) {
+      await client.query(`CREATE SCHEMA IF NOT EXISTS "${this.schema}"`);
+      await client.query(`SET search_path TO "${this.schema}"`);
+    }
+    return client;
+  }
+
+  private async withClient<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.client();
+    try {
+      return await fn(client);
+    } finally {
+      client.release();
+    }
+  }
+
+  async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return this.withClient(async (c) => (await c.query(toPositional(sql), params)).rows as T[]);
+  }
+
+  async execute(sql: string, params: unknown[] = []): Promise<number> {
+    return this.withClient(async (c) => (await c.query(toPositional(sql), params)).rowCount ?? 0);
+  }
+
+  async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.withClient(async (client) => {
+      const tx: SqlExecutor = {
+        dialect: 'postgres',
+        query: async <R>(sql: string, params: unknown[] = []) => (await client.query(toPositional(sql), params)).rows as R[],
+        execute: async (sql: string, params: unknown[] = []) => (await client.query(toPositional(sql), params)).rowCount ?? 0,
+      };
+      await client.query('BEGIN');
+      try {
+        const result = await fn(tx);
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      }
+    });
+  }
+
+  async migrate(migrations: Migration[]): Promise<void> {
+    await this.withClient(async (client) => {
+      // One instance migrates at a time; the others wait, then find the work done.
+      await client.query('SELECT pg_advisory_lock(727274)');
+      try {
+        await client.query(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`);
+        for (const migration of migrations) {
+          const done = await client.query(`SELECT id FROM ${MIGRATIONS_TABLE} WHERE id = $1`, [migration.id]);
+          if (done.rowCount) continue;
+          await client.query('BEGIN');
+          try {
+            for (const statement of migration.statements) await client.query(statement);
+            await client.query(`INSERT INTO ${MIGRATIONS_TABLE} (id, applied_at) VALUES ($1, $2)`, [migration.id, Math.floor(Date.now() / 1000)]);
+            await client.query('COMMIT');
+          } catch (err) {
+            await client.query('ROLLBACK').catch(() => undefined);
+            throw err;
+          }
+        }
+      } finally {
+        await client.query('SELECT pg_advisory_unlock(727274)').catch(() => undefined);
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

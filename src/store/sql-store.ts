@@ -1,0 +1,28 @@
+/**
+ * The one interface to the gateway's durable state (tokens, files, batches...). SQL is written
+ * once, portably: `?` placeholders, TEXT / INTEGER / BIGINT / DOUBLE PRECISION columns, and
+ * `INSERT ... ON CONFLICT`. SQLite (embedded default) and PostgreSQL (several instances)
+ * implement it.
+ */
+export interface SqlStore {
+  readonly dialect: 'sqlite' | 'postgres';
+  /** Rows of a SELECT (or of a statement with RETURNING). */
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** Runs a statement; resolves with the number of rows it changed. */
+  execute(sql: string, params?: unknown[]): Promise<number>;
+  /** Runs `fn` in one transaction: all of it lands, or none. */
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /** Applies the migrations not applied yet, in order, each once (safe across instances). */
+  migrate(migrations: Migration[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type SqlExecutor = Pick<SqlStore, 'query' | 'execute' | 'dialect'>;
+
+export interface Migration {
+  /** Unique and stable, e.g. "tokens-001-create". */
+  id: string;
+  statements: string[];
+}
+
+export const MIGRATIONS_TABLE = 'gateway_migrations';
