@@ -17,4 +17,6 @@ export interface Capability {
   onFinish?: FinishHook;
   /** Starts background work once the server listens (batch runners, tool servers). */
   start?(services: GatewayServices): Promise<void> | void;
+  /** Shutdown began: end long-lived streams that would never finish by themselves (in-flight requests still finish). */
+  drain?(services: GatewayServices): Promise<void> | void;
 }

@@ -86,6 +86,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   let pipelines;
   try {
     pipelines = compilePipelines(config.pipelines?.dir ?? DEFAULT_PIPELINES_DIR, stages, services);
+    // Work the gateway runs itself (batch lines) goes through the same compiled chains.
+    services.extensions.set('pipelines', pipelines);
   } catch (err) {
     await runClosers(services);
     throw err;
@@ -110,7 +112,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   app.use(errorHandler(logger));
 
   const tls = tlsOptions(config);
-  const server: Server = tls ? (createHttpsServer(tls, app) as unknown as Server) : createHttpServer(app);
+  const server: Server = tls ? (createHttpsServer(tls) as unknown as Server) : createHttpServer();
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   server.requestTimeout = 0;
@@ -120,11 +122,14 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
+  // Counts in-flight requests; registered before the app so that, while draining, the
+  // connection: close header is set before any handler (even a synchronous one) answers.
   server.on('request', (_req, res) => {
     active++;
     res.once('close', () => active--);
     if (draining) res.setHeader('connection', 'close');
   });
+  server.on('request', app);
 
   let url = '';
   const gateway: Gateway = {
@@ -149,6 +154,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     },
     async close(graceMs = parseDuration(config.server?.shutdownGracePeriod ?? '30s')) {
       draining = true;
+      for (const capability of capabilities) await Promise.resolve(capability.drain?.(services)).catch(() => undefined);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const deadline = Date.now() + graceMs;

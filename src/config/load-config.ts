@@ -5,6 +5,7 @@ import type { GatewayConfig } from '../generated/gateway.js';
 import { expandEnv, type ExpandProblem } from './env-expand.js';
 import { applyEnvOverrides } from './env-overrides.js';
 import { describeErrors, validatorFor } from './schema-validator.js';
+import { coerceFromEnvironment } from './env-coerce.js';
 import { applyDefaults } from './defaults.js';
 
 export class ConfigError extends Error {
@@ -31,7 +32,7 @@ export function parseConfigText(text: string, source: string): unknown {
   try {
     return source.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
-    throw new ConfigError([`(file): cannot be parsed: ${(err as Error).message.split('\n')[0]}`], source);
+    throw new ConfigError([`${source}: cannot be parsed: ${(err as Error).message.split('\n')[0]}`], source);
   }
 }
 
@@ -40,7 +41,9 @@ export function loadConfigFile(path: string, options: LoadOptions = {}): Gateway
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new ConfigError([`(file): cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`], path);
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a folder' : (code ?? (err as Error).message);
+    throw new ConfigError([`${path}: cannot be read (${why})`], path);
   }
   return buildConfig(parseConfigText(text, path), path, options);
 }
@@ -51,11 +54,15 @@ export function buildConfig(raw: unknown, source: string, options: LoadOptions =
   const tree = raw ?? {};
   if (typeof tree !== 'object' || Array.isArray(tree)) throw new ConfigError(['(root): must be an object'], source);
   const problems: ExpandProblem[] = [];
-  const expanded = expandEnv(tree, env, problems) as Record<string, unknown>;
+  const fromEnv = new Set<string>();
+  const expanded = expandEnv(tree, env, problems, '', fromEnv) as Record<string, unknown>;
   if (problems.length) throw new ConfigError(problems.map((p) => `${p.path}: ${p.message}`), source);
   applyEnvOverrides(expanded, env);
   const validate = validatorFor('gateway.schema.json');
-  if (!validate(expanded)) throw new ConfigError(describeErrors(validate.errors), source);
+  let valid = validate(expanded);
+  // "${PORT:-8787}" is text: where the schema asks for a number or a boolean, convert and check again.
+  if (!valid && coerceFromEnvironment(expanded, validate.errors, fromEnv)) valid = validate(expanded);
+  if (!valid) throw new ConfigError(describeErrors(validate.errors), source);
   const config = expanded as GatewayConfig;
   const extra = crossChecks(config);
   if (extra.length) throw new ConfigError(extra, source);

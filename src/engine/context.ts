@@ -7,7 +7,8 @@ import type { RetryConfig, CacheConfig } from '../generated/routing.js';
 
 /** Who is calling, when the caller sent a gateway credential (token, config key, OAuth, cert). */
 export interface Identity {
-  kind: 'token' | 'api-key' | 'oauth' | 'mtls' | 'admin';
+  /** 'anonymous': /mcp with auth disabled (no credential checked). */
+  kind: 'token' | 'api-key' | 'oauth' | 'mtls' | 'admin' | 'anonymous';
   /** Stable id of the credential (token id, key hash, subject). */
   id: string;
   user?: string;

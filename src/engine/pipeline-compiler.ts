@@ -1,7 +1,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, isAbsolute, join, relative } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { Ajv, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
 import type { PipelineFile } from '../generated/pipeline.js';
 import { describeErrors, validatorFor } from '../config/schema-validator.js';
 import { PROVIDER_ROUTES, type RouteSpec } from '../http/route-table.js';
@@ -10,6 +11,8 @@ import type { GatewayContext } from './context.js';
 import type { GatewayServices } from './services.js';
 import type { Middleware } from './stage.js';
 import type { StageRegistry } from './stage-registry.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 export class PipelineError extends Error {
   constructor(readonly problems: string[]) {
@@ -31,18 +34,24 @@ interface ParsedPipeline {
   spec: PipelineFile;
 }
 
+/** A pipeline file as problems name it: relative to the working directory when it is inside it. */
+function displayPath(file: string): string {
+  const rel = relative(process.cwd(), file);
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel.split('\\').join('/') : file;
+}
+
 function readPipelineFiles(dir: string, problems: string[]): ParsedPipeline[] {
   let names: string[];
   try {
     names = readdirSync(dir).filter((n) => /\.(ya?ml|json)$/.test(n)).sort();
   } catch {
-    problems.push(`${dir}: the pipelines folder cannot be read`);
+    problems.push(`pipelines.dir: the folder ${displayPath(dir)} cannot be read`);
     return [];
   }
   const validate = validatorFor('pipeline.schema.json');
   const out: ParsedPipeline[] = [];
   for (const name of names) {
-    const file = `pipelines/${name}`;
+    const file = displayPath(join(dir, name));
     let spec: unknown;
     try {
       const text = readFileSync(join(dir, name), 'utf8');
@@ -75,7 +84,8 @@ function stageEntry(entry: PipelineFile['stages'][number]): [string, unknown] {
 export function compilePipelines(dir: string, registry: StageRegistry, services: GatewayServices, routes: RouteSpec[] = PROVIDER_ROUTES): Map<string, CompiledPipeline> {
   const problems: string[] = [];
   const parsed = readPipelineFiles(dir, problems);
-  const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true });
+  if (!parsed.length && !problems.length) problems.push(`pipelines.dir: ${displayPath(dir)} holds no pipeline files (*.yaml, *.yml, *.json)`);
+  const ajv = addFormats(new Ajv({ allErrors: true, strict: false, useDefaults: true }));
   const stageValidators = new Map<string, ValidateFunction>();
   const routeKeys = new Map(routes.map((r) => [r.key, r]));
   const byRoute = new Map<string, CompiledPipeline>();
@@ -111,7 +121,9 @@ export function compilePipelines(dir: string, registry: StageRegistry, services:
       try {
         chain.push(stage.create(cfg, services));
       } catch (err) {
-        problems.push(`${file}: stages[${i}].${name}: ${(err as Error).message}`);
+        // A stage may report problems of the config sections it compiles (keyed lines of their own).
+        if (err instanceof PipelineError) problems.push(...err.problems);
+        else problems.push(`${file}: stages[${i}].${name}: ${(err as Error).message}`);
       }
     });
     const compiled: CompiledPipeline = {
@@ -146,7 +158,7 @@ export function compilePipelines(dir: string, registry: StageRegistry, services:
       }
     }
   }
-  if (problems.length) throw new PipelineError(problems);
+  if (problems.length) throw new PipelineError([...new Set(problems)]);
   return byRoute;
 }
 

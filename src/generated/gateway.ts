@@ -16,9 +16,6 @@ export type StatusCodes = number[];
  * Statuses on which the next target is tried (fallback: default 429 and every 5xx; loadbalance: only when given).
  */
 export type StatusCodes1 = number[];
-export type McpServerConfig = {
-  [k: string]: unknown;
-};
 
 /**
  * The gateway config file (gateway.yaml). Any string may reference the environment as ${NAME} or ${NAME:-default}.
@@ -379,6 +376,9 @@ export interface CacheSettings {
  * One guardrail: a list of checks and what to do when one fails.
  */
 export interface GuardrailConfig {
+  /**
+   * deny: 422 guardrail_failed; flag: the answer passes with x-gateway-guardrail-verdict: flagged; redact: what regex, contains and pii checks matched is masked (a failing check with nothing to mask flags).
+   */
   action?: 'deny' | 'flag' | 'redact';
   /**
    * @minItems 1
@@ -410,11 +410,20 @@ export interface GuardrailCheck {
    */
   words?: string[];
   /**
-   * contains: any, all or none must be present for the check to pass.
+   * contains: any, all or none of the words must be present for the check to pass (default any; use none for a block-list).
    */
   operator?: 'any' | 'all' | 'none';
+  /**
+   * contains: match case (default false). Words and phrases match whole words.
+   */
   caseSensitive?: boolean;
+  /**
+   * wordCount / characterCount: the fewest allowed.
+   */
   min?: number;
+  /**
+   * wordCount / characterCount: the most allowed.
+   */
   max?: number;
   /**
    * jsonSchema: the schema the text (parsed as JSON) must satisfy.
@@ -423,7 +432,7 @@ export interface GuardrailCheck {
     [k: string]: unknown;
   };
   /**
-   * pii: which kinds to detect.
+   * pii: which kinds to detect (default all). Redaction masks each as [REDACTED_<KIND>].
    */
   categories?: ('email' | 'phone' | 'ssn' | 'credit_card' | 'ip_address' | 'iban')[];
   /**
@@ -431,12 +440,18 @@ export interface GuardrailCheck {
    */
   models?: string[];
   /**
-   * webhook: address that answers {"verdict": true|false}.
+   * webhook: address that gets POST {guardrail, phase, text, model, request_id} and answers {"verdict": true|false, "reason"?}. No answer in time, an error status or another shape fails the check.
    */
   url?: string;
+  /**
+   * webhook: headers sent with each call.
+   */
   headers?: {
     [k: string]: string;
   };
+  /**
+   * webhook: ms to wait for the verdict (default 5000).
+   */
   timeout?: number;
 }
 export interface RateLimitRule {
@@ -486,6 +501,40 @@ export interface BatchSettings {
    * Lines of a gateway-run batch in flight at once.
    */
   concurrency?: number;
+  /**
+   * Times one line of a gateway-run batch waits out a 429 (Retry-After) before the 429 is its result.
+   */
+  maxRateLimitWaits?: number;
+  /**
+   * A line found in flight after a crash (sent, answer not recorded): fail (recorded as failed, never sent twice; the default) or resend (sent again, at-least-once).
+   */
+  interruptedLines?: 'fail' | 'resend';
+}
+export interface McpServerConfig {
+  /**
+   * Command that starts a process tool server (stdio).
+   */
+  command?: string;
+  args?: string[];
+  env?: {
+    [k: string]: string;
+  };
+  cwd?: string;
+  /**
+   * Address of a remote Streamable HTTP tool server (give either command or url).
+   */
+  url?: string;
+  /**
+   * Headers (credentials) sent to the remote server; never shown to callers.
+   */
+  headers?: {
+    [k: string]: string;
+  };
+  enabled?: boolean;
+  /**
+   * Per-request timeout in ms.
+   */
+  timeout?: number;
 }
 export interface IdentityForwardingConfig {
   enabled?: boolean;

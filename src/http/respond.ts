@@ -43,7 +43,12 @@ export function writeError(ctx: GatewayContext, err: GatewayError): void {
     return;
   }
   const body = JSON.stringify(errorPayload(ctx, err));
-  const headers: Record<string, string> = { ...gatewayHeaders(ctx), ...err.headers, 'content-type': 'application/json' };
+  const headers: Record<string, string> = {
+    ...gatewayHeaders(ctx),
+    ...err.headers,
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+  };
   res.writeHead(err.status, headers);
   res.end(body);
 }
@@ -108,7 +113,13 @@ export async function respond(ctx: GatewayContext): Promise<void> {
   switch (response.kind) {
     case 'json': {
       const payload = response.raw ?? JSON.stringify(response.body);
-      res.writeHead(response.status, { ...gatewayHeaders(ctx), ...response.headers, 'content-type': 'application/json' });
+      const length = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
+      res.writeHead(response.status, {
+        ...gatewayHeaders(ctx),
+        ...response.headers,
+        'content-type': 'application/json',
+        'content-length': String(length),
+      });
       res.end(payload);
       return;
     }

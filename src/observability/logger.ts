@@ -38,6 +38,8 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    destination ?? pino.destination({ dest: 1, sync: false, minLength: 4096 }),
+    // Batched, asynchronous writes to stdout; flushed at least every 250 ms so an operator's
+    // terminal never lags, and on exit.
+    destination ?? pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 250 }),
   );
 }

@@ -1,6 +1,7 @@
 import type { FramedEvent } from '../providers/provider.js';
 import { parseSse } from './sse/sse-parser.js';
 import { parseNdjson } from './ndjson-parser.js';
+import { parseAwsEventStream } from './aws-eventstream/decoder.js';
 
 type Framer = (source: AsyncIterable<Buffer>) => AsyncIterable<FramedEvent>;
 
@@ -19,3 +20,5 @@ export function frameEvents(framing: string, source: AsyncIterable<Buffer>): Asy
   if (!framer) throw new Error(`no stream framing named ${framing}`);
   return framer(source);
 }
+
+registerFraming('aws-eventstream', parseAwsEventStream);

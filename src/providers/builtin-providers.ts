@@ -10,6 +10,12 @@ import openrouter from './openrouter/index.js';
 import mistralAi from './mistral-ai/index.js';
 import ollama from './ollama/index.js';
 import vllm from './vllm/index.js';
+import anthropic from './anthropic/index.js';
+import bedrock from './bedrock/index.js';
+import cohere from './cohere/index.js';
+import google from './google/index.js';
+import vertexAi from './vertex-ai/index.js';
+import azureOpenai from './azure-openai/index.js';
 
 /** Every provider that ships with the gateway. Adding a provider: add its folder, list it here. */
 export const BUILTIN_PROVIDERS: ProviderDefinition[] = [
@@ -24,4 +30,10 @@ export const BUILTIN_PROVIDERS: ProviderDefinition[] = [
   mistralAi,
   ollama,
   vllm,
+  anthropic,
+  bedrock,
+  cohere,
+  google,
+  vertexAi,
+  azureOpenai,
 ];

@@ -48,6 +48,12 @@ export interface OperationAdapter {
   binary?: boolean | ((call: ProviderCall) => boolean);
   /** How streamed answers are read; absent: the operation does not stream. */
   stream?: StreamAdapter;
+  /**
+   * The operation takes one upstream call per part (a model that embeds one text per call):
+   * returns each call's body (given to `request` as call.body), or undefined for one call.
+   * `response` then gets the list of answers, in order, with the whole request as call.body.
+   */
+  fanOut?(body: any): unknown[] | undefined;
 }
 
 /** A provider as created for one gateway config. */

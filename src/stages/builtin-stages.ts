@@ -4,6 +4,11 @@ import authenticate from './authenticate.js';
 import validate from './validate.js';
 import route from './route.js';
 import forward from './forward.js';
+import forwardIdentity from './forward-identity.js';
+import rateLimit from './rate-limit.js';
+import guardrail from './guardrail.js';
+import cache from './cache.js';
+import retry from './retry.js';
 
 /** The stages that ship with the gateway; plugins add more. */
-export const BUILTIN_STAGES: StageDefinition[] = [normalizeError, authenticate, validate, route, forward];
+export const BUILTIN_STAGES: StageDefinition[] = [normalizeError, authenticate, validate, route, forward, forwardIdentity, rateLimit, guardrail, cache, retry];

@@ -10,16 +10,17 @@ import { frameEvents } from '../protocol/framing.js';
 import type { StreamPart } from '../protocol/stream-parts.js';
 import type { OperationAdapter, ProviderCall, ProviderInstance } from '../providers/provider.js';
 import { readBody } from '../upstream/read-body.js';
+import { AttemptTimers } from '../routing/attempt-timers.js';
 
 const ERROR_BODY_LIMIT = 256 * 1024;
 const PASSED_HEADERS = ['content-length', 'content-disposition'];
 
-/** The signal of one attempt: the caller going away, or the request's deadline passing. */
-function attemptSignal(ctx: GatewayContext): { signal: AbortSignal; deadlineSignal?: AbortSignal } {
-  if (ctx.deadline === undefined) return { signal: ctx.signal };
+/** The signal of one attempt: the caller going away, the request's deadline passing, or the attempt's own timers firing. */
+function attemptSignal(ctx: GatewayContext, timers: AttemptTimers): { signal: AbortSignal; deadlineSignal?: AbortSignal } {
+  if (ctx.deadline === undefined) return { signal: timers.active ? AbortSignal.any([ctx.signal, timers.signal]) : ctx.signal };
   const remaining = Math.max(1, Math.ceil(ctx.deadline - performance.now()));
   const deadlineSignal = AbortSignal.timeout(remaining);
-  return { signal: AbortSignal.any([ctx.signal, deadlineSignal]), deadlineSignal };
+  return { signal: AbortSignal.any(timers.active ? [ctx.signal, deadlineSignal, timers.signal] : [ctx.signal, deadlineSignal]), deadlineSignal };
 }
 
 /** Maps a failure of the upstream exchange to a gateway error, telling a deadline from a gone caller. */
@@ -38,12 +39,13 @@ async function* mapStream(
   call: ProviderCall,
   ctx: GatewayContext,
   provider: string,
+  timers: AttemptTimers,
   deadlineSignal?: AbortSignal,
 ): AsyncGenerator<StreamPart> {
   const stream = adapter.stream!;
   const map = stream.createMapper(call);
   try {
-    for await (const event of frameEvents(stream.framing, body)) {
+    for await (const event of frameEvents(stream.framing, timers.active ? timers.watch(body) : body)) {
       const out = map(event);
       if (out === undefined) continue;
       if (Array.isArray(out)) yield* out;
@@ -56,9 +58,13 @@ async function* mapStream(
   }
 }
 
-/** Waits for the stream's first part, so that a failure before the first byte can still fall back. */
-async function primeStream(parts: AsyncGenerator<StreamPart>): Promise<AsyncIterable<StreamPart>> {
+/**
+ * Waits for the stream's first part, so that a failure before the first byte can still fall
+ * back; the first part ends the attempt's first_byte_timeout.
+ */
+async function primeStream(parts: AsyncGenerator<StreamPart>, timers: AttemptTimers): Promise<AsyncIterable<StreamPart>> {
   const first = await parts.next();
+  timers.firstByteArrived();
   return (async function* () {
     if (first.done) return;
     yield first.value;
@@ -70,11 +76,19 @@ function wantsBinary(adapter: OperationAdapter, call: ProviderCall): boolean {
   return typeof adapter.binary === 'function' ? adapter.binary(call) : adapter.binary === true;
 }
 
-async function sendToProvider(ctx: GatewayContext, services: GatewayServices, provider: ProviderInstance, adapter: OperationAdapter) {
+/** The request body for the current target: override_params applied. */
+function targetBody(ctx: GatewayContext): any {
   const target = ctx.target!;
-  const body = target.overrideParams && ctx.body ? { ...ctx.body, ...target.overrideParams } : ctx.body;
-  const unchanged = !ctx.bodyChanged && !target.overrideParams;
-  const { signal, deadlineSignal } = attemptSignal(ctx);
+  return target.overrideParams && ctx.body ? { ...ctx.body, ...target.overrideParams } : ctx.body;
+}
+
+/** Sends one upstream call; `partBody` replaces the body for one call of a fanned-out operation. */
+async function sendToProvider(ctx: GatewayContext, services: GatewayServices, provider: ProviderInstance, adapter: OperationAdapter, partBody?: unknown) {
+  const target = ctx.target!;
+  const body = partBody ?? targetBody(ctx);
+  const unchanged = partBody === undefined && !ctx.bodyChanged && !target.overrideParams;
+  const timers = new AttemptTimers(provider.id, target.firstByteTimeout, target.idleTimeout);
+  const { signal, deadlineSignal } = attemptSignal(ctx, timers);
   const call: ProviderCall = {
     operation: ctx.route.operation,
     body,
@@ -95,15 +109,82 @@ async function sendToProvider(ctx: GatewayContext, services: GatewayServices, pr
       if (typeof value === 'string') upstream.headers[name.toLowerCase()] = value;
     }
   }
+  // Set by the forward-identity stage when the pipeline has it.
+  const identityHeaders = ctx.state.identityHeaders as Record<string, string> | undefined;
+  if (identityHeaders) for (const [name, value] of Object.entries(identityHeaders)) upstream.headers[name.toLowerCase()] = value;
   const started = performance.now();
   let res: Dispatcher.ResponseData;
   try {
-    res = await services.upstream.send(upstream, { signal, headersTimeout: target.firstByteTimeout, bodyTimeout: target.idleTimeout });
+    // undici's (coarse) timers stay as a backstop; a stream's gaps are timed by `timers` alone.
+    res = await services.upstream.send(upstream, { signal, headersTimeout: target.firstByteTimeout, bodyTimeout: call.stream ? undefined : target.idleTimeout });
   } catch (err) {
+    timers.clear();
     throw attemptError(err, ctx, provider.id, deadlineSignal);
   }
+  // A stream's first byte is its first part (primeStream); anything else has arrived with its headers.
+  const streaming = call.stream && res.statusCode >= 200 && res.statusCode < 300 && !String(res.headers['content-type'] ?? '').includes('json');
+  if (!streaming) timers.clear();
   services.metrics.upstreamDuration.observe({ provider: provider.id, operation: ctx.route.operation }, (performance.now() - started) / 1000);
-  return { res, call, deadlineSignal };
+  return { res, call, deadlineSignal, timers };
+}
+
+/** An upstream error answer -> the provider's gateway error (credentials redacted). */
+async function upstreamFailure(ctx: GatewayContext, provider: ProviderInstance, res: Dispatcher.ResponseData): Promise<GatewayError> {
+  const status = res.statusCode;
+  const buf = await readBody(res.body, ERROR_BODY_LIMIT).catch(() => Buffer.alloc(0));
+  const error = provider.mapError(status, buf, res.headers);
+  error.message = redactSecrets(error.message, ctx.secrets);
+  error.provider = provider.id;
+  error.upstreamStatus = status;
+  error.upstreamBody = redactSecrets(buf.toString('utf8', 0, Math.min(buf.length, 4096)), ctx.secrets);
+  error.retryable = true;
+  return error;
+}
+
+/** Upstream calls of one fanned-out operation that run at once. */
+const FAN_OUT_CONCURRENCY = 8;
+
+/** Runs one upstream call per part (bounded concurrency); the answers, in order, go to `response`. */
+async function sendFannedOut(
+  ctx: GatewayContext,
+  services: GatewayServices,
+  provider: ProviderInstance,
+  adapter: OperationAdapter,
+  parts: unknown[],
+): Promise<GatewayResponse> {
+  const answers: unknown[] = new Array(parts.length);
+  let next = 0;
+  let failed = false;
+  let lastCall: ProviderCall | undefined;
+  const one = async (i: number) => {
+    const { res, call, deadlineSignal } = await sendToProvider(ctx, services, provider, adapter, parts[i]);
+    lastCall = call;
+    if (res.statusCode >= 400 || res.statusCode < 200) throw await upstreamFailure(ctx, provider, res);
+    let raw: Buffer;
+    try {
+      raw = await readBody(res.body);
+    } catch (err) {
+      throw attemptError(err, ctx, provider.id, deadlineSignal);
+    }
+    try {
+      answers[i] = JSON.parse(raw.toString('utf8'));
+    } catch {
+      throw new GatewayError('provider_error', `${provider.id} sent an answer that is not JSON.`, { provider: provider.id, retryable: true });
+    }
+  };
+  const worker = async () => {
+    while (next < parts.length && !failed) {
+      try {
+        await one(next++);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(FAN_OUT_CONCURRENCY, parts.length) }, worker));
+  const call = { ...lastCall!, body: targetBody(ctx), rawBody: undefined };
+  return { kind: 'json', status: 200, body: adapter.response ? adapter.response(answers, call) : answers };
 }
 
 /**
@@ -130,18 +211,14 @@ export default defineStage<Record<string, never>>({
         throw new GatewayError('invalid_api_key', `No API key for ${provider.id}.`, { provider: provider.id });
       }
       await ensureJsonBody(ctx, bodyLimit);
-      const { res, call, deadlineSignal } = await sendToProvider(ctx, services, provider, adapter);
-      const status = res.statusCode;
-      if (status >= 400 || status < 200) {
-        const buf = await readBody(res.body, ERROR_BODY_LIMIT).catch(() => Buffer.alloc(0));
-        const error = provider.mapError(status, buf, res.headers);
-        error.message = redactSecrets(error.message, ctx.secrets);
-        error.provider = provider.id;
-        error.upstreamStatus = status;
-        error.upstreamBody = redactSecrets(buf.toString('utf8', 0, Math.min(buf.length, 4096)), ctx.secrets);
-        error.retryable = true;
-        throw error;
+      const parts = adapter.fanOut?.(targetBody(ctx));
+      if (parts) {
+        ctx.response = await sendFannedOut(ctx, services, provider, adapter, parts);
+        return;
       }
+      const { res, call, deadlineSignal, timers } = await sendToProvider(ctx, services, provider, adapter);
+      const status = res.statusCode;
+      if (status >= 400 || status < 200) throw await upstreamFailure(ctx, provider, res);
       const contentType = String(res.headers['content-type'] ?? '');
       let response: GatewayResponse;
       if (wantsBinary(adapter, call)) {
@@ -152,7 +229,7 @@ export default defineStage<Record<string, never>>({
         }
         response = { kind: 'binary', status, headers, contentType: contentType || 'application/octet-stream', body: res.body };
       } else if (call.stream && !contentType.includes('json')) {
-        const parts = await primeStream(mapStream(res.body, adapter, call, ctx, provider.id, deadlineSignal)).catch((err) => {
+        const parts = await primeStream(mapStream(res.body, adapter, call, ctx, provider.id, timers, deadlineSignal), timers).catch((err) => {
           throw attemptError(err, ctx, provider.id, deadlineSignal);
         });
         response = {

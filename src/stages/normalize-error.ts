@@ -1,5 +1,6 @@
 import { defineStage } from '../engine/stage.js';
 import { normalizeError } from '../errors/normalize.js';
+import { redactObject } from '../errors/redact.js';
 
 /**
  * Outermost stage: whatever the rest of the chain throws becomes one catalogue error on
@@ -17,7 +18,8 @@ export default defineStage<Record<string, never>>({
       } catch (err) {
         const normalized = normalizeError(err, ctx.target?.provider);
         if (normalized.code === 'internal_error') {
-          services.logger.error({ requestId: ctx.id, err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err) }, 'unexpected error');
+          const detail = err instanceof Error ? { message: err.message, stack: err.stack } : { message: String(err) };
+          services.logger.error({ requestId: ctx.id, err: redactObject(detail, ctx.secrets) }, 'unexpected error');
         }
         ctx.error = normalized;
       }

@@ -1,7 +1,7 @@
 import type { ValidateFunction } from 'ajv';
 import { defineStage } from '../engine/stage.js';
 import { PROVIDER_ROUTES } from '../http/route-table.js';
-import { describeError, validatorFor } from '../config/schema-validator.js';
+import { firstProblem, validatorFor } from '../config/schema-validator.js';
 import { badRequest } from '../errors/gateway-error.js';
 import { ensureJsonBody } from '../engine/request-body.js';
 import { SEMANTIC_RULES } from '../validation/semantic-rules.js';
@@ -44,8 +44,8 @@ export default defineStage<Record<string, never>>({
         await ensureJsonBody(ctx, limit);
         const validate = validators.get(route.key);
         if (validate && !validate(ctx.body)) {
-          const { key, message } = describeError(validate.errors![0]!);
-          throw badRequest(`${key || 'body'}: ${message}`, key || undefined);
+          const { key, message } = firstProblem(validate.errors)!;
+          throw badRequest(`${key || 'body'}: ${message}`, key || 'body');
         }
         SEMANTIC_RULES[route.operation]?.(ctx.body);
       } else if (route.body === 'multipart') {

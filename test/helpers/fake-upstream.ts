@@ -58,7 +58,11 @@ export class FakeUpstream {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
+    try {
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+    } catch {
+      return; // the sender cut the request off (an upload the gateway aborted): nothing was received
+    }
     const body = Buffer.concat(chunks);
     const url = req.url ?? '/';
     const path = url.split('?')[0]!;

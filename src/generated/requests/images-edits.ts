@@ -5,13 +5,13 @@
  */
 
 /**
- * POST /v1/images/edits (multipart/form-data): the text fields. The image and mask files are checked separately (PNG, square, under 4 MB, same size).
+ * POST /v1/images/edits (multipart/form-data): the text fields. The image and mask files are checked separately (PNG, square, under 4 MB, same size); the family rules (dall-e-2 sizes, dall-e-3 cannot edit) answer 422.
  */
 export interface ImageEditRequest {
   prompt: string;
-  model?: 'dall-e-2';
+  model?: string;
   n?: number;
-  size?: '256x256' | '512x512' | '1024x1024';
+  size?: string;
   response_format?: 'url' | 'b64_json';
   user?: string;
   [k: string]: unknown;

@@ -26,15 +26,21 @@ export async function* parseSse(source: AsyncIterable<Buffer | string>): AsyncGe
     }
   }
   buffer += decoder.end();
-  // A final event without its blank line is incomplete: it is dropped, as browsers do.
+  // At the end of the stream, a last event whose lines are complete but which lacks its blank
+  // line is still an event (some servers end with "data: [DONE]\n"); a cut-off line is dropped.
+  if (buffer.endsWith('\n')) {
+    const event = parseBlock(buffer);
+    if (event) yield event;
+  }
 }
 
+/** A blank line: two line ends in a row, each LF or CRLF, in any mix. */
+const BLANK_LINE = /\r?\n\r?\n/;
+
 function findBoundary(text: string): { at: number; length: number } | undefined {
-  const lf = text.indexOf('\n\n');
-  const crlf = text.indexOf('\r\n\r\n');
-  if (lf < 0 && crlf < 0) return undefined;
-  if (crlf >= 0 && (lf < 0 || crlf < lf)) return { at: crlf, length: 4 };
-  return { at: lf, length: 2 };
+  if (text.indexOf('\n') < 0) return undefined;
+  const m = BLANK_LINE.exec(text);
+  return m ? { at: m.index, length: m[0].length } : undefined;
 }
 
 function parseBlock(block: string): SseEvent | undefined {

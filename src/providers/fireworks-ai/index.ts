@@ -1,4 +1,5 @@
 import { openAICompatible } from '../openai-compatible/openai-compatible.js';
+import { fireworksFineTuning } from './fine-tuning.js';
 
 /** Fireworks AI: OpenAI-compatible API at https://api.fireworks.ai/inference/v1. */
 export default openAICompatible({
@@ -7,4 +8,5 @@ export default openAICompatible({
   defaultBaseUrl: 'https://api.fireworks.ai/inference/v1',
   requiresKey: true,
   operations: ['chat.completions', 'completions', 'embeddings', 'models.list'],
+  overrides: fireworksFineTuning,
 });

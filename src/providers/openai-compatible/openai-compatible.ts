@@ -73,6 +73,11 @@ export interface OpenAICompatibleOptions {
   authHeaders?: (apiKey: string | undefined, call: ProviderCall) => Record<string, string>;
   /** Builds the full URL (default base URL + OpenAI path + query). */
   url?: (base: string, path: string, call: ProviderCall) => string;
+  /**
+   * The base URL of a call when neither custom_host nor `providers.<id>.baseUrl` gives one, for
+   * providers whose public address depends on the request (a per-customer host name).
+   */
+  baseUrlFor?: (call: ProviderCall) => string;
   /** Replaces or adds operation adapters (e.g. completions mapped onto chat). */
   overrides?: Partial<Record<Operation, OperationAdapter>>;
   /** The provider's error module (default: OpenAI's error shape). */
@@ -117,7 +122,11 @@ export function openAICompatible(options: OpenAICompatibleOptions): ProviderDefi
         const spec = OPENAI_PATHS[op];
         const adapter: OperationAdapter = {
           request(call: ProviderCall): UpstreamRequest {
-            const base = call.target.baseUrl ? trimSlash(call.target.baseUrl) : baseUrl;
+            const base = call.target.baseUrl
+              ? trimSlash(call.target.baseUrl)
+              : options.baseUrlFor && !settings.baseUrl
+                ? trimSlash(options.baseUrlFor(call))
+                : baseUrl;
             const headers: Record<string, string> = { ...extraHeaders, ...authHeaders(call.apiKey, call) };
             let body: UpstreamRequest['body'] = null;
             if (spec.kind === 'json') {

@@ -13,6 +13,12 @@ export interface ParamRule {
   max?: number;
   /** Converts the value; returning undefined drops it. */
   transform?: (value: any, request: Record<string, any>) => unknown;
+  /**
+   * Builds the value from the whole request, for destinations made of several request fields
+   * (a system prompt lifted out of the messages, a tool choice that depends on two fields);
+   * the table key then only names the destination. Returning undefined sets nothing.
+   */
+  compute?: (request: Record<string, any>) => unknown;
 }
 
 /** A rule, a destination path as shorthand, or false to drop the field. */
@@ -21,6 +27,8 @@ export type ParamTable = Record<string, ParamRule | string | false>;
 export interface CompileOptions {
   /** Copy fields the table does not name (OpenAI-compatible upstreams accept extras). */
   passUnknown?: boolean;
+  /** Put the fields the table does not name under this dotted path instead of the top level (implies passUnknown). */
+  unknownTo?: string;
 }
 
 type Setter = (out: Record<string, any>, request: Record<string, any>) => void;
@@ -43,8 +51,10 @@ export function compileParamTable(table: ParamTable, options: CompileOptions = {
     const rule: ParamRule = typeof spec === 'string' ? { to: spec } : spec;
     const path = (rule.to ?? field).split('.');
     setters.push((out, request) => {
-      let value = request[field];
-      if (value === undefined || value === null) {
+      let value = rule.compute ? rule.compute(request) : request[field];
+      if (rule.compute) {
+        if (value === undefined) return;
+      } else if (value === undefined || value === null) {
         if (rule.default === undefined) return;
         value = typeof rule.default === 'function' ? (rule.default as (r: Record<string, any>) => unknown)(request) : rule.default;
         if (value === undefined) return;
@@ -59,10 +69,17 @@ export function compileParamTable(table: ParamTable, options: CompileOptions = {
       setPath(out, path, value);
     });
   }
-  const passUnknown = options.passUnknown ?? false;
+  const unknownPath = options.unknownTo?.split('.');
+  const passUnknown = (options.passUnknown ?? false) || unknownPath !== undefined;
   return (request) => {
     const out: Record<string, any> = {};
-    if (passUnknown) for (const key of Object.keys(request)) if (!named.has(key)) out[key] = request[key];
+    if (passUnknown) {
+      for (const key of Object.keys(request)) {
+        if (named.has(key) || request[key] === undefined) continue;
+        if (unknownPath) setPath(out, [...unknownPath, key], request[key]);
+        else out[key] = request[key];
+      }
+    }
     for (const set of setters) set(out, request);
     return out;
   };

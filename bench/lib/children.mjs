@@ -1,0 +1,185 @@
+// Child processes of the bench: the fake upstream, the bare proxy and the gateway (built dist/).
+// Every child gets an IPC channel, so it goes away with the bench even if the bench is killed.
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { request } from 'undici';
+
+const LIB = fileURLToPath(new URL('.', import.meta.url));
+export const ROOT = join(LIB, '..', '..');
+
+const live = new Set();
+
+/** Stops every child still running (SIGTERM, then SIGKILL after 3 s). */
+export async function stopAll() {
+  await Promise.all([...live].map((c) => c.stop()));
+}
+
+function track(child, name) {
+  let exited = false;
+  const exit = new Promise((resolve) => child.once('exit', (code, signal) => {
+    exited = true;
+    resolve({ code, signal });
+  }));
+  const terminate = async () => {
+    live.delete(handle);
+    if (exited) return exit;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 3_000);
+    const result = await exit;
+    clearTimeout(timer);
+    return result;
+  };
+  const handle = {
+    child,
+    name,
+    pid: child.pid,
+    exit,
+    terminate,
+    get exited() {
+      return exited;
+    },
+    stop: terminate,
+  };
+  live.add(handle);
+  return handle;
+}
+
+/** Waits for a "READY <port>" line on the child's stdout. */
+function readyPort(child, name, timeoutMs = 10_000) {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const timer = setTimeout(() => reject(new Error(`${name} did not start within ${timeoutMs} ms`)), timeoutMs);
+    child.stdout.on('data', (chunk) => {
+      text += chunk;
+      const m = /READY (\d+)/.exec(text);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited with code ${code} before it was ready`));
+    });
+  });
+}
+
+function spawnNode(args, options = {}) {
+  return spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit', 'ipc'], ...options });
+}
+
+/** Starts the fake upstream; scenario files may add routes to it. */
+export async function startFake(scenarioFiles) {
+  const child = spawnNode([join(LIB, 'fake-upstream.mjs'), ...scenarioFiles]);
+  const handle = track(child, 'fake upstream');
+  const port = await readyPort(child, 'fake upstream');
+  const url = `http://127.0.0.1:${port}`;
+  return Object.assign(handle, {
+    url,
+    /** { connections, requests } the fake has seen so far (its own stats requests not counted). */
+    async stats() {
+      const res = await request(`${url}/_bench/stats`, { reset: true }); // its own connection, closed after
+      return res.body.json();
+    },
+  });
+}
+
+/** Starts the bare forwarding proxy in front of `upstream`. */
+export async function startProxy(upstream) {
+  const child = spawnNode([join(LIB, 'bare-proxy.mjs'), upstream]);
+  const handle = track(child, 'bare proxy');
+  const port = await readyPort(child, 'bare proxy');
+  return Object.assign(handle, { url: `http://127.0.0.1:${port}` });
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitHealthy(url, handle, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (handle.exited) throw new Error('the gateway exited while starting (see its output above)');
+    try {
+      const res = await request(`${url}/health`);
+      await res.body.dump();
+      if (res.statusCode === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`the gateway was not healthy within ${timeoutMs} ms`);
+}
+
+/**
+ * Starts `node <root>/dist/main.js --config <bench config>` with its own data folder. `cpuProfDir` adds
+ * --cpu-prof (the profile is written when the gateway exits). Log lines (stdout) go to a file.
+ */
+export async function startGateway(config, { cpuProfDir, label = 'gateway', root = ROOT } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
+  const port = await freePort();
+  const full = { ...config, server: { ...config.server, host: '127.0.0.1', port } };
+  const configPath = join(dir, 'gateway.json');
+  writeFileSync(configPath, JSON.stringify(full, null, 2));
+  const env = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GATEWAY_') && k !== 'LOG_LEVEL' && k !== 'NODE_OPTIONS') env[k] = v;
+  env.GATEWAY_DATA_DIR = join(dir, 'data');
+  env.NODE_ENV = 'production';
+  const args = ['--import', pathToFileURL(join(LIB, 'exit-with-parent.mjs')).href];
+  if (cpuProfDir) args.push('--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`, `--cpu-prof-name=${label}.cpuprofile`);
+  args.push(join(root, 'dist', 'main.js'), '--config', configPath);
+  const child = spawnNode(args, { env, cwd: root });
+  const logPath = join(dir, 'gateway.log');
+  const log = createWriteStream(logPath);
+  child.stdout.pipe(log);
+  const handle = track(child, label);
+  const url = `http://127.0.0.1:${port}`;
+  const cleanUp = async () => {
+    // The pipe ends the log file when the child's stdout closes (after it exits).
+    if (!log.writableFinished) {
+      await new Promise((r) => {
+        const t = setTimeout(r, 2_000);
+        log.once('finish', () => {
+          clearTimeout(t);
+          r();
+        });
+      });
+    }
+    const lines = readFileSync(logPath, 'utf8').split('\n').filter(Boolean);
+    rmSync(dir, { recursive: true, force: true });
+    return lines;
+  };
+  try {
+    await waitHealthy(url, handle);
+  } catch (err) {
+    await handle.terminate();
+    await cleanUp();
+    throw err;
+  }
+  return Object.assign(handle, {
+    url,
+    logPath,
+    /** Peak resident set size so far (VmHWM), in MB. */
+    peakRssMb() {
+      const m = /VmHWM:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+      return m ? Number(m[1]) / 1024 : null;
+    },
+    /** Stops the gateway; returns its exit and the log lines it wrote (warn and above). */
+    async stop() {
+      const exit = await handle.terminate();
+      return { ...exit, logLines: await cleanUp() };
+    },
+  });
+}

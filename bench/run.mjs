@@ -1,0 +1,414 @@
+// The gateway benchmark. `npm run bench` builds dist/ and runs this file.
+//
+// What it does: starts a fake upstream (bench/lib/fake-upstream.mjs) and a bare forwarding proxy
+// (bench/lib/bare-proxy.mjs: node:http + undici, no logic: the floor for any Node gateway) as child
+// processes, then for every scenario starts the built gateway (node dist/main.js) as a child with a
+// bench config (providers.openai.baseUrl -> the fake, logging.level warn, the default pipelines),
+// and at each concurrency drives three targets with a closed-loop load generator (bench/lib/load.mjs):
+//   direct   straight to the fake upstream
+//   proxy    through the bare proxy
+//   gateway  through the gateway
+// It prints two fixed-width tables (every row; then the gateway against direct and proxy, with the
+// gateway's peak RSS = VmHWM of its process) and writes the same as JSON to bench/results/latest.json.
+//
+// Options:
+//   --only <names>         scenarios to run (comma- or space-separated names; default all)
+//   --concurrency 1,16     concurrency levels (default 1,16,64)
+//   --targets gateway      which targets to drive (default direct,proxy,gateway)
+//   --profile              run the gateway with --cpu-prof; prints the top costs and keeps the
+//                          profile in bench/results/profiles/<scenario>.cpuprofile
+//   --gateway-dir <path>   the gateway build to run: <path>/dist/main.js with its pipelines/ (default:
+//                          this repository), e.g. another checkout to compare two builds
+//   --list                 list the scenarios and exit
+// Environment: BENCH_SECONDS (measured seconds per row, default 4), BENCH_WARMUP (default 1),
+//   BENCH_LOG_LEVEL (the gateway's logging.level, default warn).
+//
+// Scenarios: every bench/scenarios/*.mjs default-exports
+//   {
+//     name: 'openai-chat',                  // unique; used by --only
+//     description: '...',
+//     stream: true,                          // optional: show time to first byte for this scenario
+//     concurrency: [1, 4],                   // optional: the levels this scenario runs at instead of the
+//                                            // default 1,16,64 (with --concurrency: the levels in both)
+//     upstream: { 'POST /x/:id': (req, res, ctx) => ... },   // optional: extra fake-upstream routes
+//                                            // (run inside the fake's process; see fake-upstream.mjs)
+//     setup({ fakeUrl }) {                   // called once the fake is up
+//       return {
+//         gatewayConfig: { ... },            // deep-merged into the bench gateway config (objects merge,
+//                                            // arrays and scalars replace)
+//         request: { method, path, headers, body },   // what the load generator sends the gateway;
+//                                            // body: object (sent as JSON), string or Buffer
+//         upstreamRequest: { ... } | null,   // optional: what the direct and proxy rows send
+//                                            // (default: request; null: no direct/proxy rows)
+//         expect(sample, target) -> true | 'what is wrong',   // optional: checked on one answer per
+//                                            // row; sample = { status, headers, body: Buffer }.
+//                                            // Default: status 2xx.
+//       };
+//     },
+//   }
+// The bench gateway config before merging: { logging: { level }, providers: { openai: { baseUrl:
+// `${fakeUrl}/v1` } } } (server host/port and the data folder are set by the bench).
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT, startFake, startGateway, startProxy, stopAll } from './lib/children.mjs';
+import { runCell } from './lib/load.mjs';
+import { cpuBetween, cpuSnapshot } from './lib/cpu.mjs';
+import { formatTable } from './lib/table.mjs';
+import { formatProfile, summarizeProfile } from './lib/profile-summary.mjs';
+
+const BENCH_DIR = join(ROOT, 'bench');
+const RESULTS_DIR = join(BENCH_DIR, 'results');
+const TARGETS = ['direct', 'proxy', 'gateway'];
+
+/** Goals, reported in the notes (not asserted). */
+const GOALS = { throughputRatioAt64: 0.7, addedP50AtC1Ms: 0.3, streamFirstByteLaterMs: 0.5, peakRssMb: 150 };
+
+function parseArgs(argv) {
+  const opts = { only: [], concurrency: [1, 16, 64], targets: TARGETS, profile: false, list: false, gatewayDir: ROOT };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const values = () => {
+      const out = [];
+      while (i + 1 < argv.length && !argv[i + 1].startsWith('--')) out.push(...argv[++i].split(',').filter(Boolean));
+      return out;
+    };
+    if (arg === '--only') opts.only.push(...values());
+    else if (arg === '--concurrency') {
+      opts.concurrency = values().map(Number);
+      opts.concurrencyGiven = true;
+    }
+    else if (arg === '--targets') opts.targets = values();
+    else if (arg === '--profile') opts.profile = true;
+    else if (arg === '--gateway-dir') opts.gatewayDir = resolve(argv[++i] ?? '.');
+    else if (arg === '--list') opts.list = true;
+    else if (arg === '--help' || arg === '-h') opts.help = true;
+    else throw new Error(`unknown option ${arg} (see the top of bench/run.mjs)`);
+  }
+  if (!opts.concurrency.length || opts.concurrency.some((c) => !Number.isInteger(c) || c < 1 || c > 1024)) {
+    throw new Error('--concurrency takes positive integers, e.g. --concurrency 1,16');
+  }
+  const badTarget = opts.targets.find((t) => !TARGETS.includes(t));
+  if (badTarget) throw new Error(`unknown target ${badTarget} (one of ${TARGETS.join(', ')})`);
+  return opts;
+}
+
+function seconds(name, fallback, min) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min || n > 600) throw new Error(`${name} must be a number of seconds (${min}-600)`);
+  return n;
+}
+
+async function loadScenarios() {
+  const dir = join(BENCH_DIR, 'scenarios');
+  const files = readdirSync(dir).filter((f) => f.endsWith('.mjs')).sort();
+  const out = [];
+  for (const file of files) {
+    const path = join(dir, file);
+    const mod = await import(pathToFileURL(path).href);
+    const scenario = mod.default;
+    if (!scenario?.name || typeof scenario.setup !== 'function') throw new Error(`${file}: must default-export { name, setup() }`);
+    if (out.some((s) => s.name === scenario.name)) throw new Error(`${file}: scenario name ${scenario.name} is used twice`);
+    out.push({ ...scenario, file: path });
+  }
+  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+function isObject(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && !Buffer.isBuffer(v);
+}
+
+export function deepMerge(base, extra) {
+  const out = { ...base };
+  for (const [key, value] of Object.entries(extra ?? {})) out[key] = isObject(value) && isObject(out[key]) ? deepMerge(out[key], value) : value;
+  return out;
+}
+
+function check(setup, sample, target) {
+  if (!sample) return 'no answer';
+  const verdict = setup.expect ? setup.expect(sample, target) : sample.status >= 200 && sample.status < 300 ? true : `status ${sample.status}`;
+  return verdict === true || verdict === undefined ? 'ok' : String(verdict);
+}
+
+function round(n, digits = 3) {
+  return n === null || n === undefined ? null : Number(n.toFixed(digits));
+}
+
+function progress(text) {
+  if (process.stderr.isTTY) process.stderr.write(`\r\x1b[K${text}`);
+  else process.stderr.write(`${text}\n`);
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const all = await loadScenarios();
+  if (opts.help || opts.list) {
+    if (opts.help) process.stdout.write('usage: npm run bench -- [--only names] [--concurrency 1,16,64] [--targets direct,proxy,gateway] [--profile] [--gateway-dir path] [--list]\n\n');
+    for (const s of all) process.stdout.write(`${s.name.padEnd(28)} ${s.description ?? ''}\n`);
+    return;
+  }
+  const unknown = opts.only.filter((n) => !all.some((s) => s.name === n));
+  if (unknown.length) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${all.map((s) => s.name).join(', ')}`);
+  const scenarios = opts.only.length ? all.filter((s) => opts.only.includes(s.name)) : all;
+  const warmupMs = seconds('BENCH_WARMUP', 1, 0) * 1000;
+  const measureMs = seconds('BENCH_SECONDS', 4, 0.1) * 1000;
+  const logLevel = process.env.BENCH_LOG_LEVEL || 'warn';
+  if (!existsSync(join(opts.gatewayDir, 'dist', 'main.js'))) throw new Error(`${join(opts.gatewayDir, 'dist', 'main.js')} is missing: run \`npm run build\` (npm run bench does)`);
+
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const profileDir = join(RESULTS_DIR, 'profiles');
+  if (opts.profile) mkdirSync(profileDir, { recursive: true });
+
+  const fake = await startFake(scenarios.map((s) => s.file));
+  const proxy = await startProxy(fake.url);
+  const rows = [];
+  const gateways = [];
+  const notes = [];
+  const profiles = [];
+  try {
+    for (const scenario of scenarios) {
+      const setup = await scenario.setup({ fakeUrl: fake.url });
+      const base = { logging: { level: logLevel }, providers: { openai: { baseUrl: `${fake.url}/v1` } } };
+      const config = deepMerge(base, setup.gatewayConfig);
+      // A scenario's own levels replace the default list; with --concurrency, only the levels in both run.
+      const levels = !scenario.concurrency
+        ? opts.concurrency
+        : opts.concurrencyGiven
+          ? opts.concurrency.filter((c) => scenario.concurrency.includes(c))
+          : scenario.concurrency;
+      const targets = setup.upstreamRequest === null ? opts.targets.filter((t) => t === 'gateway') : opts.targets;
+      const wantsGateway = targets.includes('gateway');
+      progress(`${scenario.name}: starting the gateway`);
+      const gateway = wantsGateway
+        ? await startGateway(config, { cpuProfDir: opts.profile ? profileDir : undefined, label: scenario.name, root: opts.gatewayDir })
+        : undefined;
+      let gatewayExit;
+      try {
+        for (const concurrency of levels) {
+          for (const target of targets) {
+            progress(`${scenario.name}: c=${concurrency} ${target}`);
+            const origin = target === 'direct' ? fake.url : target === 'proxy' ? proxy.url : gateway.url;
+            const request = target === 'gateway' ? setup.request : (setup.upstreamRequest ?? setup.request);
+            const pids = { bench: process.pid, fake: fake.pid, proxy: proxy.pid, gateway: gateway?.pid };
+            const before = await fake.stats();
+            const result = await runCell({ origin, request, concurrency, warmupMs, measureMs, onMeasure: () => cpuSnapshot(pids) });
+            const cpu = cpuBetween(result.marks.start, result.marks.end);
+            const after = await fake.stats();
+            const upstreamRequests = after.requests - before.requests;
+            const upstreamConnections = after.connections - before.connections - 1; // minus the stats request's own
+            // The process this row measures: the fake itself for direct, else the proxy or the gateway.
+            const served = cpu.procs[target === 'direct' ? 'fake' : target];
+            rows.push({
+              scenario: scenario.name,
+              stream: scenario.stream === true,
+              concurrency,
+              target,
+              requests: result.requests,
+              errors: result.errors,
+              statuses: result.statuses,
+              lastError: result.lastError,
+              seconds: round(result.seconds),
+              rps: round(result.rps, 1),
+              responseMBps: round(result.responseMBps, 2),
+              p50: round(result.latency.p50),
+              p90: round(result.latency.p90),
+              p99: round(result.latency.p99),
+              max: round(result.latency.max),
+              ttfbP50: round(result.ttfb.p50),
+              ttfbP99: round(result.ttfb.p99),
+              check: check(setup, result.sample, target),
+              monotonicWindowUs: [Number(result.marks.start.at / 1000n), Number(result.marks.end.at / 1000n)],
+              cpuPct: Object.fromEntries(Object.entries(cpu.procs).map(([k, v]) => [k, round(v.pct, 1)])),
+              servedCpuPct: round(served?.pct, 1),
+              servedCpuUsPerRequest: result.requests ? round((served.seconds * 1e6) / result.requests, 1) : null,
+              upstreamRequests,
+              upstreamConnections,
+              othersCpuPct: round(cpu.othersPct, 1),
+              stealPct: round(cpu.stealPct, 1),
+            });
+          }
+        }
+      } finally {
+        if (gateway) {
+          const peak = gateway.exited ? null : gateway.peakRssMb();
+          gatewayExit = await gateway.stop();
+          gateways.push({ scenario: scenario.name, peakRssMb: round(peak, 1), exit: gatewayExit.code ?? gatewayExit.signal });
+          if (gatewayExit.logLines.length) {
+            notes.push(`${scenario.name}: the gateway logged ${gatewayExit.logLines.length} line(s) at ${logLevel} or above; first: ${gatewayExit.logLines[0].slice(0, 300)}`);
+          }
+        }
+      }
+      if (opts.profile && wantsGateway) {
+        const file = join(profileDir, `${scenario.name}.cpuprofile`);
+        const windows = rows.filter((r) => r.scenario === scenario.name && r.target === 'gateway').map((r) => r.monotonicWindowUs);
+        if (existsSync(file)) profiles.push({ scenario: scenario.name, file, summary: summarizeProfile(JSON.parse(readFileSync(file, 'utf8')), windows) });
+        else notes.push(`${scenario.name}: no CPU profile was written (the gateway exited with ${gatewayExit?.code ?? gatewayExit?.signal})`);
+      }
+    }
+  } finally {
+    if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
+    await stopAll();
+  }
+
+  const summary = summarize(rows, gateways);
+  printReport({ rows, summary, gateways, notes, warmupMs, measureMs, logLevel });
+  for (const p of profiles) {
+    process.stdout.write(`\nCPU profile of the gateway, ${p.scenario} (${p.file.slice(ROOT.length + 1)}):\n${formatProfile(p.summary, 25)}\n`);
+  }
+  const results = {
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model,
+    warmupSeconds: warmupMs / 1000,
+    measureSeconds: measureMs / 1000,
+    gatewayLogLevel: logLevel,
+    gatewayDir: opts.gatewayDir,
+    goals: GOALS,
+    rows,
+    summary,
+    gateways,
+    notes,
+    profiles: profiles.map((p) => ({
+      scenario: p.scenario,
+      file: p.file.slice(ROOT.length + 1),
+      busyMs: round(p.summary.busyMs, 1),
+      topSelf: [...p.summary.functions].sort((a, b) => b.selfMs - a.selfMs).slice(0, 25).map((f) => ({ name: f.name, selfPct: round(f.selfPct, 2), totalPct: round(f.totalPct, 2) })),
+      areas: [...p.summary.categories].sort((a, b) => b.selfMs - a.selfMs).map((c) => ({ name: c.name, selfPct: round(c.selfPct, 2), totalPct: round(c.totalPct, 2) })),
+    })),
+  };
+  writeFileSync(join(RESULTS_DIR, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+  process.stdout.write(`\nResults: bench/results/latest.json\n`);
+  if (rows.some((r) => r.check !== 'ok' || r.requests === 0)) process.exitCode = 1;
+}
+
+/** The gateway against direct and proxy, per scenario and concurrency. */
+function summarize(rows, gateways) {
+  const out = [];
+  const keys = [...new Set(rows.map((r) => `${r.scenario}\u0000${r.concurrency}`))];
+  for (const key of keys) {
+    const [scenario, c] = key.split('\u0000');
+    const concurrency = Number(c);
+    const pick = (target) => rows.find((r) => r.scenario === scenario && r.concurrency === concurrency && r.target === target);
+    const d = pick('direct');
+    const p = pick('proxy');
+    const g = pick('gateway');
+    if (!g) continue;
+    const diff = (a, b) => (a != null && b != null ? round(a - b) : null);
+    out.push({
+      scenario,
+      concurrency,
+      stream: g.stream,
+      gatewayRps: g.rps,
+      proxyRps: p?.rps ?? null,
+      directRps: d?.rps ?? null,
+      throughputVsProxy: p?.rps ? round(g.rps / p.rps, 3) : null,
+      addedP50VsDirect: diff(g.p50, d?.p50),
+      addedP50VsProxy: diff(g.p50, p?.p50),
+      addedP99VsDirect: diff(g.p99, d?.p99),
+      ttfbP50: { direct: d?.ttfbP50 ?? null, proxy: p?.ttfbP50 ?? null, gateway: g.ttfbP50 },
+      firstByteLaterVsDirect: diff(g.ttfbP50, d?.ttfbP50),
+      firstByteLaterVsProxy: diff(g.ttfbP50, p?.ttfbP50),
+      peakRssMb: gateways.find((x) => x.scenario === scenario)?.peakRssMb ?? null,
+    });
+  }
+  return out;
+}
+
+function printReport({ rows, summary, gateways, notes, warmupMs, measureMs, logLevel }) {
+  const w = (s) => process.stdout.write(`${s}\n`);
+  w(`AI gateway bench: node ${process.version}, ${cpus().length} CPU(s), ${warmupMs / 1000}s warm-up + ${measureMs / 1000}s per row, gateway logging.level ${logLevel}`);
+  w('MB/s: answer bodies received. Latencies in ms (to the last byte; ttfb = to the first body byte). Closed loop: c workers, one keep-alive connection each.');
+  w('cpu% and cpu us/req: the process the row measures (fake for direct, else proxy or gateway), % of one core.');
+  w('up conns: TCP connections the fake upstream accepted during the row (warm-up included); more than c means keep-alive was lost.');
+  w('others%: CPU used by processes outside the bench during the row, steal%: taken by the host; high values mean noisy figures.\n');
+  w(
+    formatTable(
+      [
+        { title: 'scenario', value: (r) => r.scenario },
+        { title: 'c', value: (r) => r.concurrency, digits: 0 },
+        { title: 'target', value: (r) => r.target },
+        { title: 'rps', value: (r) => (r.rps < 100 ? r.rps.toFixed(1) : r.rps.toFixed(0)), align: 'right' },
+        { title: 'MB/s', value: (r) => r.responseMBps, digits: 1 },
+        { title: 'p50', value: (r) => r.p50, digits: 3 },
+        { title: 'p90', value: (r) => r.p90, digits: 3 },
+        { title: 'p99', value: (r) => r.p99, digits: 3 },
+        { title: 'ttfb p50', value: (r) => (r.stream ? r.ttfbP50 : null), digits: 3 },
+        { title: 'ttfb p99', value: (r) => (r.stream ? r.ttfbP99 : null), digits: 3 },
+        { title: 'requests', value: (r) => r.requests, digits: 0 },
+        { title: 'errors', value: (r) => r.errors, digits: 0 },
+        { title: 'cpu%', value: (r) => r.servedCpuPct, digits: 0 },
+        { title: 'cpu us/req', value: (r) => r.servedCpuUsPerRequest, digits: 0 },
+        { title: 'up conns', value: (r) => r.upstreamConnections, digits: 0 },
+        { title: 'others%', value: (r) => r.othersCpuPct, digits: 0 },
+        { title: 'steal%', value: (r) => r.stealPct, digits: 0 },
+        { title: 'check', value: (r) => (r.check === 'ok' ? 'ok' : r.check.slice(0, 80)) },
+      ],
+      rows,
+    ),
+  );
+  w('\nThe gateway against direct and the bare proxy (+ = ms the gateway adds; first byte = ttfb p50):\n');
+  w(
+    formatTable(
+      [
+        { title: 'scenario', value: (s) => s.scenario },
+        { title: 'c', value: (s) => s.concurrency, digits: 0 },
+        { title: 'gw rps', value: (s) => (s.gatewayRps < 100 ? s.gatewayRps.toFixed(1) : s.gatewayRps.toFixed(0)), align: 'right' },
+        { title: 'proxy rps', value: (s) => (s.proxyRps === null ? null : s.proxyRps < 100 ? s.proxyRps.toFixed(1) : s.proxyRps.toFixed(0)), align: 'right' },
+        { title: 'gw/proxy', value: (s) => s.throughputVsProxy, digits: 2 },
+        { title: '+p50 vs direct', value: (s) => s.addedP50VsDirect, digits: 3 },
+        { title: '+p50 vs proxy', value: (s) => s.addedP50VsProxy, digits: 3 },
+        { title: '+p99 vs direct', value: (s) => s.addedP99VsDirect, digits: 3 },
+        { title: '1st byte direct', value: (s) => (s.stream ? s.ttfbP50.direct : null), digits: 3 },
+        { title: 'proxy', value: (s) => (s.stream ? s.ttfbP50.proxy : null), digits: 3 },
+        { title: 'gw', value: (s) => (s.stream ? s.ttfbP50.gateway : null), digits: 3 },
+        { title: '+1st byte vs direct', value: (s) => (s.stream ? s.firstByteLaterVsDirect : null), digits: 3 },
+        { title: 'peak RSS MB', value: (s) => s.peakRssMb, digits: 1 },
+      ],
+      summary,
+    ),
+  );
+  w('\nGoals (notes, not asserted):');
+  const verdict = (ok) => (ok === null ? 'n/a' : ok ? 'met' : 'missed');
+  for (const s of summary) {
+    if (s.concurrency === 64 && s.throughputVsProxy !== null) {
+      w(`  ${s.scenario} c=64: throughput ${s.throughputVsProxy.toFixed(2)} of the bare proxy (goal >= ${GOALS.throughputRatioAt64}): ${verdict(s.throughputVsProxy >= GOALS.throughputRatioAt64)}`);
+    }
+    if (s.concurrency === 1 && s.addedP50VsDirect !== null) {
+      w(`  ${s.scenario} c=1: adds ${s.addedP50VsDirect.toFixed(3)} ms at p50 (goal <= ${GOALS.addedP50AtC1Ms}): ${verdict(s.addedP50VsDirect <= GOALS.addedP50AtC1Ms)}`);
+    }
+    if (s.stream && s.concurrency === 1 && s.firstByteLaterVsDirect !== null) {
+      w(`  ${s.scenario} c=1: first byte ${s.firstByteLaterVsDirect.toFixed(3)} ms later than direct (goal <= ${GOALS.streamFirstByteLaterMs}): ${verdict(s.firstByteLaterVsDirect <= GOALS.streamFirstByteLaterMs)}`);
+    }
+  }
+  for (const g of gateways) {
+    w(`  ${g.scenario}: gateway peak RSS ${g.peakRssMb ?? '-'} MB (goal <= ${GOALS.peakRssMb}): ${verdict(g.peakRssMb === null ? null : g.peakRssMb <= GOALS.peakRssMb)}`);
+  }
+  const failed = rows.filter((r) => r.check !== 'ok' || r.errors > 0);
+  for (const r of failed) {
+    notes.push(`${r.scenario} c=${r.concurrency} ${r.target}: check ${r.check}; ${r.errors} error(s) ${JSON.stringify(r.statuses)}${r.lastError ? ` last: ${r.lastError}` : ''}`);
+  }
+  if (notes.length) {
+    w('\nNotes:');
+    for (const n of notes) w(`  ${n}`);
+  }
+}
+
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    if (interrupted) return;
+    interrupted = true;
+    process.stderr.write(`\n${signal}: stopping the children\n`);
+    stopAll().finally(() => process.exit(130));
+  });
+}
+
+main().catch(async (err) => {
+  process.stderr.write(`\nbench failed: ${err?.stack ?? err}\n`);
+  await stopAll();
+  process.exit(1);
+});

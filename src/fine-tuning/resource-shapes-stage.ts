@@ -1,0 +1,55 @@
+import { defineStage } from '../engine/stage.js';
+import type { Operation } from '../engine/operations.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import { openAIFile } from '../files/file-shape.js';
+import { specEvents, specJob, specJobList } from './job-shape.js';
+
+type Shape = (body: any, provider: string) => unknown | undefined;
+
+const isFile = (f: any) => f?.object === 'file' && typeof f.status === 'string' && typeof f.created_at === 'number';
+
+/** Each shape returns the answer in the spec's shape, or undefined when it already is (bytes pass). */
+const SHAPES: Partial<Record<Operation, Shape>> = {
+  'fine_tuning.jobs.create': specJob,
+  'fine_tuning.jobs.retrieve': specJob,
+  'fine_tuning.jobs.cancel': specJob,
+  'fine_tuning.jobs.list': specJobList,
+  'fine_tuning.jobs.events': (body) => specEvents(body),
+  'files.create': (body) => (isFile(body) ? undefined : openAIFile(body)),
+  'files.retrieve': (body) => (isFile(body) ? undefined : openAIFile(body)),
+  'files.list': (body) =>
+    Array.isArray(body?.data) && typeof body.has_more === 'boolean' && body.data.every(isFile)
+      ? undefined
+      : { ...body, object: 'list', data: (body?.data ?? []).map((f: any) => (isFile(f) ? f : openAIFile(f))), has_more: body?.has_more === true },
+  'images.generations': (body) => (typeof body?.created === 'number' ? undefined : { ...body, created: Math.floor(Date.now() / 1000) }),
+};
+
+/**
+ * Answers of provider APIs put in the spec's resource shapes after forwarding: fine-tuning
+ * jobs (the spec's statuses, hyperparameters defaulting to "auto", organization_id,
+ * result_files, trained_tokens), event and file lists (`has_more`), file objects, image
+ * results (`created`). Answers already in shape pass through as the upstream's bytes.
+ */
+export default defineStage<Record<string, never>>({
+  name: 'resource-shapes',
+  description: 'Puts files, fine-tuning and image answers in the spec resource shapes.',
+  schema: { type: 'object', additionalProperties: false },
+  create() {
+    return async (ctx, next) => {
+      await next();
+      const shape = SHAPES[ctx.route.operation];
+      const response = ctx.response;
+      if (!shape || ctx.state.gatewayServed || ctx.error || response?.kind !== 'json' || response.status >= 300) return;
+      let body = response.body;
+      if (body === undefined && response.raw) {
+        try {
+          body = JSON.parse(response.raw.toString('utf8'));
+        } catch {
+          throw new GatewayError('provider_error', `${ctx.target?.provider ?? 'The provider'} sent an answer that is not JSON.`, { provider: ctx.target?.provider });
+        }
+      }
+      const shaped = shape(body, ctx.target?.provider ?? '');
+      if (shaped !== undefined) ctx.response = { kind: 'json', status: response.status, headers: response.headers, body: shaped };
+    };
+  },
+});

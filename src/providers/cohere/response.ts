@@ -1,0 +1,27 @@
+import type { ProviderCall } from '../provider.js';
+import { chatCompletion, type ChatAnswer } from '../shared/openai-answer.js';
+import { finishReason, usageFrom } from './finish.js';
+
+/** A Cohere v2 chat answer -> an OpenAI chat.completion. The tool plan is the text before the tool calls. */
+export function fromCohereChat(body: any, call: ProviderCall) {
+  const message = body?.message ?? {};
+  let text = '';
+  for (const part of Array.isArray(message.content) ? message.content : []) {
+    if (part?.type === 'text') text += String(part.text ?? '');
+  }
+  const toolCalls = (Array.isArray(message.tool_calls) ? message.tool_calls : []).map((c: any) => ({
+    id: String(c.id),
+    name: String(c.function?.name),
+    arguments: typeof c.function?.arguments === 'string' ? c.function.arguments : JSON.stringify(c.function?.arguments ?? {}),
+  }));
+  if (toolCalls.length > 0 && text === '' && typeof message.tool_plan === 'string') text = message.tool_plan;
+  const answer: ChatAnswer = {
+    id: String(body?.id ?? ''),
+    model: String(call.body?.model ?? ''),
+    text,
+    toolCalls,
+    finishReason: finishReason(body?.finish_reason),
+    usage: usageFrom(body?.usage),
+  };
+  return chatCompletion(answer);
+}

@@ -1,0 +1,37 @@
+import type { CounterSlot, RateCounter, SlotState } from './counter.js';
+
+/** Counters of one instance. Expired windows are swept as new ones appear. */
+export class MemoryRateCounter implements RateCounter {
+  private readonly slots = new Map<string, { requests: number; tokens: number; expiresAt: number }>();
+  private nextSweep = 0;
+
+  private slot(key: string, ttlMs: number, now: number) {
+    let slot = this.slots.get(key);
+    if (!slot || slot.expiresAt <= now) {
+      slot = { requests: 0, tokens: 0, expiresAt: now + ttlMs };
+      this.slots.set(key, slot);
+    }
+    return slot;
+  }
+
+  private sweep(now: number): void {
+    if (now < this.nextSweep) return;
+    this.nextSweep = now + 10_000;
+    for (const [key, slot] of this.slots) if (slot.expiresAt <= now) this.slots.delete(key);
+  }
+
+  async hit(slots: CounterSlot[]): Promise<SlotState[]> {
+    const now = Date.now();
+    this.sweep(now);
+    return slots.map(({ key, ttlMs }) => {
+      const slot = this.slot(key, ttlMs, now);
+      slot.requests++;
+      return { requests: slot.requests, tokens: slot.tokens };
+    });
+  }
+
+  async addTokens(slots: CounterSlot[], tokens: number): Promise<void> {
+    const now = Date.now();
+    for (const { key, ttlMs } of slots) this.slot(key, ttlMs, now).tokens += tokens;
+  }
+}

@@ -1,0 +1,56 @@
+import type { CacheConfig, RetryConfig } from '../generated/routing.js';
+import type { Predicate } from './conditions.js';
+
+/** Settings a target passes to its children (after the contract's inheritance rules). */
+export interface TargetSettings {
+  provider?: string;
+  apiKey?: string;
+  customHost?: string;
+  /** Provider-specific fields (azure_*, aws_*, vertex_*). */
+  options: Record<string, unknown>;
+  overrideParams?: Record<string, unknown>;
+  forwardHeaders?: string[];
+  retry?: RetryConfig;
+  requestTimeout?: number;
+  firstByteTimeout?: number;
+  idleTimeout?: number;
+  inputGuardrails?: string[];
+  outputGuardrails?: string[];
+  cache?: CacheConfig;
+}
+
+export type StrategyMode = 'single' | 'fallback' | 'loadbalance' | 'conditional';
+
+export interface CompiledCondition {
+  test: Predicate;
+  /** Index into the node's children. */
+  child: number;
+}
+
+/** One node of a compiled routing config: a leaf target, or a group tried by its strategy. */
+export interface PlanNode {
+  /** Index path ("0", "1.2"); the root of a config without targets is "0". */
+  index: string;
+  /** Where the node sits in the config, for messages ("targets[1].targets[0]"). */
+  path: string;
+  name?: string;
+  weight: number;
+  settings: TargetSettings;
+  /** Secret values of this node (keys, cloud credentials), scrubbed from answers and logs. */
+  secrets: string[];
+  children?: PlanNode[];
+  mode: StrategyMode;
+  /** Statuses that move on to the next target; undefined: the mode's default. */
+  onStatusCodes?: ReadonlySet<number>;
+  conditions?: CompiledCondition[];
+  /** Index into children used by conditional mode when no condition matches. */
+  defaultChild?: number;
+}
+
+export interface CompiledPlan {
+  root: PlanNode;
+  /** The whole request's deadline (ms), from the root's request_timeout. */
+  requestTimeout?: number;
+  /** Whether any node routes on conditions (x-gateway-metadata and the body are then read). */
+  conditional: boolean;
+}

@@ -1,0 +1,82 @@
+import { defineStage } from '../engine/stage.js';
+import { parseBooleanHeader, type GatewayResponse } from '../engine/context.js';
+import { ensureJsonBody } from '../engine/request-body.js';
+import { cacheKey } from '../cache/cache-key.js';
+import { MAX_CACHED_BYTES, type CachedAnswer } from '../cache/cache-store.js';
+import { captureStream, replayChunks } from '../cache/stream-capture.js';
+import { responseCache } from '../routing/resilience-services.js';
+
+export const CACHE_STATUS = 'x-gateway-cache-status';
+const DEFAULT_MAX_AGE = 300;
+
+function fromCache(hit: CachedAnswer): GatewayResponse {
+  if (hit.kind === 'json') return { kind: 'json', status: hit.status, raw: Buffer.from(hit.body, 'utf8') };
+  return { kind: 'stream', status: hit.status, format: hit.format, includeUsage: false, parts: replayChunks(hit.chunks) };
+}
+
+/**
+ * The `simple` answer cache of a routing config (ctx.target.cache): an identical request
+ * (route, provider, address, provider-key hash, body) within max_age seconds is answered from
+ * the cache, streams replayed from their recorded chunks. Only complete 2xx answers are
+ * stored. `x-gateway-cache-force-refresh: true` skips the lookup and stores the new answer.
+ * Sets x-gateway-cache-status: HIT, MISS, REFRESH, or DISABLED (cache off for this target or
+ * route). Runs once per target attempt, after route.
+ */
+export default defineStage<Record<string, never>>({
+  name: 'cache',
+  description: 'Answers identical requests from the response cache (routing config cache: simple).',
+  schema: { type: 'object', additionalProperties: false },
+  create(_config, services) {
+    const store = responseCache(services);
+    const bodyLimit = services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
+    let lastWarning = 0;
+    const warn = (err: unknown) => {
+      const now = Date.now();
+      if (now - lastWarning < 10_000) return;
+      lastWarning = now;
+      services.logger.warn({ err: (err as Error)?.message }, 'response cache unavailable');
+    };
+    return async (ctx, next) => {
+      const target = ctx.target;
+      const cache = target?.cache;
+      if (!target || !cache) return next();
+      const headers = ctx.responseHeaders;
+      if (cache.mode !== 'simple') {
+        headers[CACHE_STATUS] = 'DISABLED';
+        return next();
+      }
+      if (ctx.route.body === 'json') await ensureJsonBody(ctx, bodyLimit);
+      const key = cacheKey(ctx, target);
+      if (!key) {
+        headers[CACHE_STATUS] = 'DISABLED';
+        return next();
+      }
+      const refresh = parseBooleanHeader(ctx.headers['x-gateway-cache-force-refresh']);
+      if (!refresh) {
+        const hit = await store.get(key).catch((err) => {
+          warn(err);
+          return undefined;
+        });
+        if (hit) {
+          headers[CACHE_STATUS] = 'HIT';
+          ctx.response = fromCache(hit);
+          return;
+        }
+      }
+      headers[CACHE_STATUS] = refresh ? 'REFRESH' : 'MISS';
+      await next();
+      const response = ctx.response;
+      if (!response || response.status < 200 || response.status >= 300) return;
+      const ttlMs = (cache.max_age ?? DEFAULT_MAX_AGE) * 1000;
+      if (response.kind === 'json') {
+        const body = response.raw ? response.raw.toString('utf8') : JSON.stringify(response.body);
+        if (body.length <= MAX_CACHED_BYTES) store.set(key, { kind: 'json', status: response.status, body }, ttlMs).catch(warn);
+      } else if (response.kind === 'stream') {
+        const { status, format } = response;
+        response.parts = captureStream(response.parts, format, response.includeUsage, (chunks) => {
+          store.set(key, { kind: 'stream', status, format, chunks }, ttlMs).catch(warn);
+        });
+      }
+    };
+  },
+});

@@ -1,0 +1,126 @@
+import pRetry from 'p-retry';
+import { defineStage } from '../engine/stage.js';
+import type { GatewayContext } from '../engine/context.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import { normalizeError } from '../errors/normalize.js';
+import type { RetryConfig } from '../generated/routing.js';
+import { recordAttempt } from '../routing/attempts.js';
+import { callerGone, callerGoneError, DEFAULT_RETRY_STATUSES, deadlinePassed, isTransportFailure, remainingMs } from '../routing/failure.js';
+
+interface RetryStageConfig extends RetryConfig {
+  /** First backoff in ms (doubles each retry, with jitter). */
+  initialDelayMs?: number;
+  /** Longest backoff in ms. */
+  maxDelayMs?: number;
+  /** A Retry-After longer than this (ms) is not waited for: the failure is answered instead. */
+  maxRetryAfterMs?: number;
+}
+
+/** Waits `ms`, or less when the caller goes away. Never throws. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** Exponential backoff with "equal jitter": half the step fixed, half random. */
+export function backoffDelay(retryIndex: number, initialMs: number, maxMs: number, random: () => number = Math.random): number {
+  const step = Math.min(maxMs, initialMs * 2 ** retryIndex);
+  return step / 2 + random() * (step / 2);
+}
+
+/**
+ * Retries the current target (ctx.target.retry, inherited from the routing config; the
+ * stage config is the default for requests without one): `attempts` extra tries on the
+ * listed statuses (default 429, 500, 502, 503, 504), timeouts and network errors, with
+ * exponential backoff and jitter, or the upstream's Retry-After when use_retry_after_header
+ * is set. A wait that would end past the request's deadline is not started (the failure is
+ * answered, or routing falls back); a caller who goes away cuts any wait short and no
+ * further try starts.
+ */
+export default defineStage<RetryStageConfig>({
+  name: 'retry',
+  description: 'Retries failed upstream attempts with backoff, within the request deadline.',
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      attempts: { type: 'integer', minimum: 0, maximum: 5 },
+      on_status_codes: { type: 'array', items: { type: 'integer', minimum: 100, maximum: 599 } },
+      use_retry_after_header: { type: 'boolean' },
+      initialDelayMs: { type: 'integer', minimum: 0, default: 100 },
+      maxDelayMs: { type: 'integer', minimum: 0, default: 2000 },
+      maxRetryAfterMs: { type: 'integer', minimum: 0, default: 60000 },
+    },
+  },
+  create(config, services) {
+    const initialMs = config.initialDelayMs ?? 100;
+    const maxMs = config.maxDelayMs ?? 2000;
+    const maxRetryAfterMs = config.maxRetryAfterMs ?? 60_000;
+    const fallbackRetry: RetryConfig | undefined = config.attempts ? config : undefined;
+    const defaultStatuses = new Set(DEFAULT_RETRY_STATUSES);
+
+    function retryable(err: GatewayError, statuses: ReadonlySet<number>, ctx: GatewayContext): boolean {
+      if (callerGone(ctx) || deadlinePassed(ctx)) return false;
+      if (err.upstreamStatus !== undefined) return statuses.has(err.upstreamStatus);
+      return isTransportFailure(err);
+    }
+
+    return async (ctx, next) => {
+      const target = ctx.target;
+      const retry = target?.retry ?? fallbackRetry;
+      const extra = retry?.attempts ?? 0;
+      if (!target || extra <= 0) return next();
+      const statuses = retry!.on_status_codes ? new Set(retry!.on_status_codes) : defaultStatuses;
+      const useRetryAfter = retry!.use_retry_after_header === true;
+      try {
+        await pRetry(
+          async () => {
+            const startedAt = performance.now();
+            ctx.response = undefined;
+            try {
+              await next();
+            } catch (err) {
+              const failure = err instanceof GatewayError ? err : normalizeError(err, target.provider);
+              recordAttempt(ctx, target, startedAt, failure, services.metrics);
+              throw failure;
+            }
+            recordAttempt(ctx, target, startedAt, undefined);
+          },
+          {
+            retries: extra,
+            minTimeout: 0,
+            factor: 1,
+            signal: ctx.signal,
+            shouldRetry: async ({ error, retriesConsumed }) => {
+              const failure = error as GatewayError;
+              if (!retryable(failure, statuses, ctx)) return false;
+              let wait: number;
+              if (useRetryAfter && failure.retryAfter !== undefined) {
+                wait = failure.retryAfter * 1000;
+                if (wait > maxRetryAfterMs) return false;
+              } else {
+                wait = backoffDelay(retriesConsumed, initialMs, maxMs);
+              }
+              if (wait >= remainingMs(ctx)) return false;
+              if (wait > 0) await pause(wait, ctx.signal);
+              if (callerGone(ctx) || deadlinePassed(ctx)) return false;
+              ctx.retryCount++;
+              return true;
+            },
+          },
+        );
+      } catch (err) {
+        if (callerGone(ctx)) throw callerGoneError(target.provider);
+        throw err;
+      }
+    };
+  },
+});
