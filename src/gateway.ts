@@ -1,4 +1,4 @@
-import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo, Socket } from 'node:net';
@@ -101,12 +101,17 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   mountOpsRoutes(app, services, () => draining);
   for (const capability of capabilities) capability.routes?.(app, services);
   const finishHooks = capabilities.flatMap((c) => (c.onFinish ? [c.onFinish] : []));
+  // Provider routes without path parameters are looked up in one Map before express is
+  // reached: the hot path pays for no router. Every route is also mounted on express, which
+  // serves the parameterised ones and any spelling the Map does not hold (trailing slash...).
+  const directRoutes = new Map<string, (req: IncomingMessage, res: ServerResponse) => void>();
   for (const route of PROVIDER_ROUTES) {
     const pipeline = pipelines.get(route.key);
     if (!pipeline) continue;
     const handler = createPipelineHandler(route, pipeline.run, services, finishHooks);
     const method = route.method.toLowerCase() as 'get' | 'post' | 'delete';
     app[method](route.path, handler as unknown as express.RequestHandler);
+    if (!route.path.includes(':')) directRoutes.set(`${route.method} ${route.path}`, handler);
   }
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
@@ -124,12 +129,16 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   });
   // Counts in-flight requests; registered before the app so that, while draining, the
   // connection: close header is set before any handler (even a synchronous one) answers.
-  server.on('request', (_req, res) => {
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     active++;
     res.once('close', () => active--);
     if (draining) res.setHeader('connection', 'close');
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const direct = directRoutes.get(`${req.method} ${q < 0 ? url : url.slice(0, q)}`);
+    if (direct) direct(req, res);
+    else app(req, res);
   });
-  server.on('request', app);
 
   let url = '';
   const gateway: Gateway = {

@@ -137,7 +137,9 @@ export async function startGateway(config, { cpuProfDir, label = 'gateway', root
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GATEWAY_') && k !== 'LOG_LEVEL' && k !== 'NODE_OPTIONS') env[k] = v;
   env.GATEWAY_DATA_DIR = join(dir, 'data');
   env.NODE_ENV = 'production';
-  const args = ['--import', pathToFileURL(join(LIB, 'exit-with-parent.mjs')).href];
+  // BENCH_GATEWAY_NODE_ARGS: extra node flags for the gateway (e.g. V8 heap settings to compare).
+  const extra = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const args = [...extra, '--import', pathToFileURL(join(LIB, 'exit-with-parent.mjs')).href];
   if (cpuProfDir) args.push('--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`, `--cpu-prof-name=${label}.cpuprofile`);
   args.push(join(root, 'dist', 'main.js'), '--config', configPath);
   const child = spawnNode(args, { env, cwd: root });

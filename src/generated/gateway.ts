@@ -309,6 +309,10 @@ export interface RoutingTarget {
   vertex_project_id?: string;
   vertex_region?: string;
   /**
+   * Fireworks account, for its fine-tuning API.
+   */
+  fireworks_account_id?: string;
+  /**
    * The service account key, as a JSON string or object.
    */
   vertex_service_account_json?:

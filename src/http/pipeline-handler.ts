@@ -65,8 +65,7 @@ export function createPipelineHandler(route: RouteSpec, run: RunPipeline, servic
         const provider = ctx.target?.provider ?? 'none';
         const status = ctx.error && !res.headersSent ? ctx.error.status : res.statusCode;
         const seconds = (performance.now() - ctx.startedAt) / 1000;
-        metrics.requests.inc({ route: route.key, provider, status: String(status) });
-        metrics.duration.observe({ route: route.key, provider }, seconds);
+        metrics.recordRequest(route.key, provider, status, seconds);
         for (const hook of finishHooks) {
           try {
             hook(ctx);

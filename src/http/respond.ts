@@ -6,6 +6,8 @@ import { toErrorBody } from '../errors/error-body.js';
 import { normalizeError } from '../errors/normalize.js';
 import { redactObject, redactSecrets } from '../errors/redact.js';
 import { OpenAIChunkWriter, sseErrorEvent } from '../protocol/openai/chunk-writer.js';
+import { PartStream } from '../protocol/part-stream.js';
+import type { StreamPart } from '../protocol/stream-parts.js';
 
 /** Headers every provider-routed answer carries. */
 export function gatewayHeaders(ctx: GatewayContext): Record<string, string> {
@@ -76,16 +78,42 @@ async function writeStream(ctx: GatewayContext, response: Extract<GatewayRespons
     connection: 'keep-alive',
     'x-accel-buffering': 'no',
   });
-  res.flushHeaders();
   const writer = new OpenAIChunkWriter(response.format, response.includeUsage);
+  // Parts that arrive together (one upstream chunk usually carries several events) leave in
+  // one socket write. The forward stage's own stream hands them over in groups; a wrapped
+  // stream (cache, guardrails) gives one part at a time, and its text gathers until the event
+  // loop turns. The headers go out with the first write.
+  let pending = '';
+  let flushScheduled = false;
+  let blocked: Promise<void> | undefined;
+  const flush = () => {
+    flushScheduled = false;
+    if (!pending || res.destroyed) return;
+    const text = pending;
+    pending = '';
+    if (!res.write(text)) blocked = waitDrain(res).then(() => (blocked = undefined));
+  };
+  const grouped = response.parts instanceof PartStream;
+  const batches: AsyncIterable<StreamPart[]> = grouped ? (response.parts as PartStream).batches() : singleParts(response.parts);
   let completed = false;
   try {
-    for await (const part of response.parts) {
+    for await (const batch of batches) {
       if (res.destroyed) return;
-      const text = writer.write(part);
-      if (part.type === 'done') completed = true;
-      if (text && !res.write(text)) await waitDrain(res);
+      for (const part of batch) {
+        const text = writer.write(part);
+        if (text) pending += text;
+        if (part.type === 'done') {
+          completed = true;
+          break;
+        }
+      }
       if (completed) break;
+      if (grouped) flush();
+      else if (pending && !flushScheduled) {
+        flushScheduled = true;
+        setImmediate(flush);
+      }
+      if (blocked) await blocked;
     }
     if (!completed) {
       throw new GatewayError('provider_error', `The ${ctx.target?.provider ?? 'upstream'} stream ended before the answer was complete.`, {
@@ -93,12 +121,21 @@ async function writeStream(ctx: GatewayContext, response: Extract<GatewayRespons
       });
     }
     ctx.state.usage = writer.lastUsage ?? ctx.state.usage;
-    res.end();
+    const rest = pending;
+    pending = '';
+    if (rest) res.end(rest);
+    else res.end();
   } catch (err) {
     const normalized = normalizeError(err, ctx.target?.provider);
     ctx.error = normalized;
-    if (!res.destroyed) res.end(sseErrorEvent(errorPayload(ctx, normalized)));
+    const rest = pending;
+    pending = '';
+    if (!res.destroyed) res.end(rest + sseErrorEvent(errorPayload(ctx, normalized)));
   }
+}
+
+async function* singleParts(parts: AsyncIterable<StreamPart>): AsyncGenerator<StreamPart[]> {
+  for await (const part of parts) yield [part];
 }
 
 /** The HTTP edge: writes ctx.response or ctx.error. The only place answers are written. */

@@ -12,7 +12,7 @@ import { GatewayError } from '../errors/gateway-error.js';
  * Either one firing aborts the request with a retryable 504 request_timeout.
  */
 export class AttemptTimers {
-  private readonly controller = new AbortController();
+  private controller: AbortController | undefined;
   private firstByte: NodeJS.Timeout | undefined;
   private idle: NodeJS.Timeout | undefined;
 
@@ -31,11 +31,13 @@ export class AttemptTimers {
   }
 
   get signal(): AbortSignal {
+    this.controller ??= new AbortController();
     return this.controller.signal;
   }
 
   private fire(message: string): void {
     this.clear();
+    this.controller ??= new AbortController();
     this.controller.abort(new GatewayError('request_timeout', message, { provider: this.provider, retryable: true }));
   }
 

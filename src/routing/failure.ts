@@ -20,6 +20,14 @@ export function remainingMs(ctx: GatewayContext): number {
   return ctx.deadline === undefined ? Number.POSITIVE_INFINITY : ctx.deadline - performance.now();
 }
 
+/**
+ * A streamed upload (multipart) that already went upstream cannot be sent again: no retry and
+ * no fallback after its first attempt; the failure goes back to the caller.
+ */
+export function uploadSpent(ctx: GatewayContext): boolean {
+  return ctx.state.uploadSent === true;
+}
+
 export function deadlinePassed(ctx: GatewayContext): boolean {
   return remainingMs(ctx) <= 0;
 }

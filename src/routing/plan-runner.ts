@@ -15,6 +15,7 @@ import {
   countsForBreaker,
   deadlineError,
   deadlinePassed,
+  uploadSpent,
   isCircuitOpen,
   isRoutingFailure,
 } from './failure.js';
@@ -131,7 +132,7 @@ export class PlanRunner {
         }
         const failure = toGatewayError(err, run.ctx.target?.provider);
         last = failure;
-        if (callerGone(run.ctx) || !this.movesOn(node, failure)) throw failure;
+        if (callerGone(run.ctx) || uploadSpent(run.ctx) || !this.movesOn(node, failure)) throw failure;
       }
     }
     if (last) throw last;

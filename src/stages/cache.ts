@@ -39,8 +39,12 @@ export default defineStage<Record<string, never>>({
     return async (ctx, next) => {
       const target = ctx.target;
       const cache = target?.cache;
-      if (!target || !cache) return next();
       const headers = ctx.responseHeaders;
+      if (!target || !cache) {
+        // An earlier attempt's status must not stick to an answer from a target without a cache.
+        if (headers[CACHE_STATUS]) headers[CACHE_STATUS] = 'DISABLED';
+        return next();
+      }
       if (cache.mode !== 'simple') {
         headers[CACHE_STATUS] = 'DISABLED';
         return next();

@@ -6,13 +6,15 @@ import { badRequest, GatewayError, internalError } from '../errors/gateway-error
 import { normalizeError } from '../errors/normalize.js';
 import { redactSecrets } from '../errors/redact.js';
 import { ensureJsonBody } from '../engine/request-body.js';
-import { frameEvents } from '../protocol/framing.js';
+import { frameEventBatches } from '../protocol/framing.js';
+import { PartStream } from '../protocol/part-stream.js';
 import type { StreamPart } from '../protocol/stream-parts.js';
 import type { OperationAdapter, ProviderCall, ProviderInstance } from '../providers/provider.js';
 import { readBody } from '../upstream/read-body.js';
 import { AttemptTimers } from '../routing/attempt-timers.js';
 
 const ERROR_BODY_LIMIT = 256 * 1024;
+const ignore = () => undefined;
 const PASSED_HEADERS = ['content-length', 'content-disposition'];
 
 /** The signal of one attempt: the caller going away, the request's deadline passing, or the attempt's own timers firing. */
@@ -41,35 +43,58 @@ async function* mapStream(
   provider: string,
   timers: AttemptTimers,
   deadlineSignal?: AbortSignal,
-): AsyncGenerator<StreamPart> {
+): AsyncGenerator<StreamPart[]> {
   const stream = adapter.stream!;
   const map = stream.createMapper(call);
+  // The consumer stops reading at the answer's end; leaving the iterator must not destroy the
+  // body (that builds an AbortError per stream), so the rest is drained instead.
+  const chunks = body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>;
+  let complete = false;
   try {
-    for await (const event of frameEvents(stream.framing, timers.active ? timers.watch(body) : body)) {
-      const out = map(event);
-      if (out === undefined) continue;
-      if (Array.isArray(out)) yield* out;
-      else yield out;
+    for await (const events of frameEventBatches(stream.framing, timers.active ? timers.watch(chunks) : chunks)) {
+      const parts: StreamPart[] = [];
+      for (const event of events) {
+        let out: ReturnType<typeof map>;
+        try {
+          out = map(event);
+        } catch (err) {
+          // The parts before a failing event still reach the caller, then the failure.
+          if (parts.length) yield parts;
+          throw err;
+        }
+        if (out === undefined) continue;
+        if (Array.isArray(out)) for (const part of out) parts.push(part);
+        else parts.push(out);
+      }
+      if (parts.length === 0) continue;
+      if (parts.some((p) => p.type === 'done')) complete = true;
+      yield parts;
     }
   } catch (err) {
     throw attemptError(err, ctx, provider, deadlineSignal);
   } finally {
-    if (!body.destroyed) body.destroy();
+    if (!body.readableEnded && !body.destroyed) {
+      body.on('error', ignore);
+      if (complete) body.dump({ limit: 64 * 1024 }).catch(ignore);
+      else body.destroy();
+    }
   }
 }
 
 /**
- * Waits for the stream's first part, so that a failure before the first byte can still fall
+ * Waits for the stream's first parts, so that a failure before the first byte can still fall
  * back; the first part ends the attempt's first_byte_timeout.
  */
-async function primeStream(parts: AsyncGenerator<StreamPart>, timers: AttemptTimers): Promise<AsyncIterable<StreamPart>> {
-  const first = await parts.next();
+async function primeStream(batches: AsyncGenerator<StreamPart[]>, timers: AttemptTimers): Promise<PartStream> {
+  const first = await batches.next();
   timers.firstByteArrived();
-  return (async function* () {
-    if (first.done) return;
-    yield first.value;
-    yield* parts;
-  })();
+  return new PartStream(
+    (async function* () {
+      if (first.done) return;
+      yield first.value;
+      yield* batches;
+    })(),
+  );
 }
 
 function wantsBinary(adapter: OperationAdapter, call: ProviderCall): boolean {
@@ -112,6 +137,7 @@ async function sendToProvider(ctx: GatewayContext, services: GatewayServices, pr
   // Set by the forward-identity stage when the pipeline has it.
   const identityHeaders = ctx.state.identityHeaders as Record<string, string> | undefined;
   if (identityHeaders) for (const [name, value] of Object.entries(identityHeaders)) upstream.headers[name.toLowerCase()] = value;
+  if (ctx.route.body === 'multipart') ctx.state.uploadSent = true;
   const started = performance.now();
   let res: Dispatcher.ResponseData;
   try {
@@ -124,7 +150,7 @@ async function sendToProvider(ctx: GatewayContext, services: GatewayServices, pr
   // A stream's first byte is its first part (primeStream); anything else has arrived with its headers.
   const streaming = call.stream && res.statusCode >= 200 && res.statusCode < 300 && !String(res.headers['content-type'] ?? '').includes('json');
   if (!streaming) timers.clear();
-  services.metrics.upstreamDuration.observe({ provider: provider.id, operation: ctx.route.operation }, (performance.now() - started) / 1000);
+  services.metrics.recordUpstream(provider.id, ctx.route.operation, (performance.now() - started) / 1000);
   return { res, call, deadlineSignal, timers };
 }
 

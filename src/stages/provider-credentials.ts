@@ -13,6 +13,7 @@ export const PROVIDER_OPTION_FIELDS = [
   'vertex_project_id',
   'vertex_region',
   'vertex_service_account_json',
+  'fireworks_account_id',
 ] as const;
 
 const OPTION_HEADERS = PROVIDER_OPTION_FIELDS.map((field) => [field, `x-gateway-${field.replace(/_/g, '-')}`] as const);

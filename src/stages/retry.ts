@@ -5,7 +5,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { normalizeError } from '../errors/normalize.js';
 import type { RetryConfig } from '../generated/routing.js';
 import { recordAttempt } from '../routing/attempts.js';
-import { callerGone, callerGoneError, DEFAULT_RETRY_STATUSES, deadlinePassed, isTransportFailure, remainingMs } from '../routing/failure.js';
+import { callerGone, callerGoneError, DEFAULT_RETRY_STATUSES, deadlinePassed, isTransportFailure, remainingMs, uploadSpent } from '../routing/failure.js';
 
 interface RetryStageConfig extends RetryConfig {
   /** First backoff in ms (doubles each retry, with jitter). */
@@ -68,7 +68,7 @@ export default defineStage<RetryStageConfig>({
     const defaultStatuses = new Set(DEFAULT_RETRY_STATUSES);
 
     function retryable(err: GatewayError, statuses: ReadonlySet<number>, ctx: GatewayContext): boolean {
-      if (callerGone(ctx) || deadlinePassed(ctx)) return false;
+      if (callerGone(ctx) || deadlinePassed(ctx) || uploadSpent(ctx)) return false;
       if (err.upstreamStatus !== undefined) return statuses.has(err.upstreamStatus);
       return isTransportFailure(err);
     }

@@ -256,7 +256,7 @@ describe('google (Gemini API) through the gateway', () => {
     expect(assembleChat(raw.events)).toEqual(comparable(whole));
 
     // and through the SDK
-    const stream = await client.chat.completions.create({ ...(request as any), stream: true });
+    const stream = (await client.chat.completions.create({ ...(request as any), stream: true })) as unknown as AsyncIterable<any>;
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
     expect(text).toBe(whole.choices[0]!.message.content);

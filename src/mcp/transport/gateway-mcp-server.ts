@@ -1,4 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import {
   CallToolRequestSchema,
@@ -24,6 +25,13 @@ export const GATEWAY_CAPABILITIES: ServerCapabilities = {
   completions: {},
 };
 
+/**
+ * One JSON Schema validator for every Server: the SDK would otherwise build a new Ajv for each
+ * (that is, for every stateless request). The gateway never asks clients for input, so it is
+ * rarely used at all.
+ */
+const SHARED_VALIDATOR = new AjvJsonSchemaValidator();
+
 /** The identity of the HTTP request that carried a JSON-RPC message (every request is authenticated). */
 export function authInfoFor(identity: Identity): AuthInfo {
   return { token: '', clientId: `${identity.kind}:${identity.id}`, scopes: identity.scopes ?? [], extra: { identity } };
@@ -48,7 +56,7 @@ export function instructionsFor(aggregator: Aggregator, server: string | undefin
 export function createGatewayMcpServer(aggregator: Aggregator, pinned: string | undefined): Server {
   const server = new Server(
     { name: pinned ? `ai-gateway/${pinned}` : 'ai-gateway', version: GATEWAY_VERSION },
-    { capabilities: GATEWAY_CAPABILITIES, instructions: instructionsFor(aggregator, pinned) },
+    { capabilities: GATEWAY_CAPABILITIES, instructions: instructionsFor(aggregator, pinned), jsonSchemaValidator: SHARED_VALIDATOR },
   );
   const view = (extra: { authInfo?: AuthInfo }): View => ({ identity: identityOf(extra), server: pinned });
   const op = (params: Record<string, unknown> | undefined, extra: { signal: AbortSignal; sendNotification: (n: any) => Promise<void> }): OperationContext => {

@@ -1,11 +1,15 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { Agent } from 'undici';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Identity } from '../../engine/context.js';
 import type { IdentityForwardingConfig, McpServerConfig } from '../../generated/gateway.js';
 import type { Logger } from '../../observability/logger.js';
 import { identityHeaders } from '../identity-forwarding.js';
+import { undiciFetch } from './undici-fetch.js';
 import { UpstreamServer } from './upstream-server.js';
+
+const NETWORK_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 /**
  * A remote Streamable HTTP tool server: one shared MCP session opened by the gateway with the
@@ -20,6 +24,7 @@ export class RemoteServer extends UpstreamServer {
   readonly secrets: string[];
   private readonly callHeaders = new AsyncLocalStorage<Record<string, string>>();
   private readonly fetch: FetchLike;
+  private readonly agent = new Agent({ keepAliveTimeout: 30_000, connections: 64 });
 
   constructor(
     name: string,
@@ -30,13 +35,14 @@ export class RemoteServer extends UpstreamServer {
     super(name, config, logger);
     this.secrets = Object.values(config.headers ?? {}).filter((v) => v.length >= 4);
     const configured = Object.entries(config.headers ?? {});
+    const send = undiciFetch(this.agent);
     this.fetch = (url, init) => {
       const headers = new Headers(init?.headers);
       for (const [k, v] of configured) headers.set(k, v);
       // The caller's identity (computed by the gateway) wins over a configured header of the same name.
       const identity = this.callHeaders.getStore();
       if (identity) for (const [k, v] of Object.entries(identity)) headers.set(k, v);
-      return fetch(url, { ...init, headers });
+      return send(url, { ...init, headers });
     };
   }
 
@@ -53,10 +59,19 @@ export class RemoteServer extends UpstreamServer {
     return this.callHeaders.run(headers, fn);
   }
 
+  override async close(): Promise<void> {
+    await super.close();
+    await this.agent.close().catch(() => undefined);
+  }
+
+  protected override isSessionLost(err: unknown): boolean {
+    return err instanceof StreamableHTTPError && err.code === 404;
+  }
+
   protected override isConnectionFailure(err: unknown): boolean {
     // The server forgot our session (404) or cannot be reached at all: open a new session.
     if (err instanceof StreamableHTTPError) return err.code === 404;
-    const e = err as { name?: string; cause?: { code?: string } };
-    return e?.name === 'TypeError' && /fetch failed/.test(String((err as Error).message));
+    const code = String((err as { code?: unknown })?.code ?? '');
+    return NETWORK_FAILURES.has(code) || (code.startsWith('UND_ERR') && code !== 'UND_ERR_ABORTED');
   }
 }

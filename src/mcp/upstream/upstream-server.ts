@@ -171,7 +171,7 @@ export abstract class UpstreamServer extends EventEmitter {
    * Sends one request for a caller: the caller's `_meta` kept (without gateway-reserved keys),
    * the identity attached (process: `_meta["io.gateway/identity"]`; remote: headers).
    */
-  async request(method: string, params: Record<string, unknown> | undefined, ctx: CallContext): Promise<Record<string, unknown>> {
+  async request(method: string, params: Record<string, unknown> | undefined, ctx: CallContext, retried = false): Promise<Record<string, unknown>> {
     const client = this.client;
     if (this.status !== 'ready' || !client) {
       throw new RpcFailure(RPC.SERVER_UNAVAILABLE, `Tool server ${this.name} is unavailable (${this.status === 'stopped' ? 'stopped' : this.status === 'starting' ? 'starting' : 'restarting'}).`);
@@ -194,13 +194,39 @@ export abstract class UpstreamServer extends EventEmitter {
         }),
       )) as Record<string, unknown>;
     } catch (err) {
+      if (!retried && this.isSessionLost(err)) {
+        // The server forgot our session (it restarted): open a new one now and try once more.
+        await this.reopen(client);
+        return this.request(method, params, ctx, true);
+      }
       if (this.isConnectionFailure(err)) this.broken();
       throw upstreamFailure(this.name, err, this.secrets);
     }
   }
 
+  /** Replaces a connection whose session the server no longer knows, without waiting for backoff. */
+  private async reopen(client: Client): Promise<void> {
+    // Another request may have reopened it already (or be doing so: connect() is shared).
+    if (this.client && this.client !== client) return;
+    if (this.client === client) {
+      this.client = undefined;
+      this.setStatus('down');
+      void client.close().catch(() => undefined);
+    }
+    if (this.retryTimer) {
+      clearTimeout(this.retryTimer);
+      this.retryTimer = undefined;
+    }
+    await this.connect();
+  }
+
   /** Whether a request failure means the connection is gone (subclasses know their transport). */
   protected isConnectionFailure(_err: unknown): boolean {
+    return false;
+  }
+
+  /** Whether the server no longer knows this connection's session (worth one immediate retry). */
+  protected isSessionLost(_err: unknown): boolean {
     return false;
   }
 

@@ -9,41 +9,60 @@ export interface SseEvent {
 
 /**
  * The one place SSE text is parsed: splits a byte stream into events as bytes arrive
- * (events may span chunks; a UTF-8 character may be split across chunks).
+ * (events may span chunks; a UTF-8 character may be split across chunks). Yields the events
+ * of each arriving chunk together, so that consumers handle a chunk's events in one go.
  */
-export async function* parseSse(source: AsyncIterable<Buffer | string>): AsyncGenerator<SseEvent> {
+export async function* parseSseBatches(source: AsyncIterable<Buffer | string>): AsyncGenerator<SseEvent[]> {
   const decoder = new StringDecoder('utf8');
   let buffer = '';
   for await (const chunk of source) {
     buffer += typeof chunk === 'string' ? chunk : decoder.write(chunk);
-    let boundary = findBoundary(buffer);
-    while (boundary) {
-      const block = buffer.slice(0, boundary.at);
-      buffer = buffer.slice(boundary.at + boundary.length);
-      const event = parseBlock(block);
-      if (event) yield event;
-      boundary = findBoundary(buffer);
+    const events: SseEvent[] = [];
+    let from = 0;
+    for (;;) {
+      const boundary = findBoundary(buffer, from);
+      if (!boundary) break;
+      const event = parseBlock(buffer.slice(from, boundary.at));
+      if (event) events.push(event);
+      from = boundary.end;
     }
+    if (from > 0) buffer = buffer.slice(from);
+    if (events.length) yield events;
   }
   buffer += decoder.end();
   // At the end of the stream, a last event whose lines are complete but which lacks its blank
   // line is still an event (some servers end with "data: [DONE]\n"); a cut-off line is dropped.
   if (buffer.endsWith('\n')) {
     const event = parseBlock(buffer);
-    if (event) yield event;
+    if (event) yield [event];
   }
 }
 
-/** A blank line: two line ends in a row, each LF or CRLF, in any mix. */
-const BLANK_LINE = /\r?\n\r?\n/;
+/** The same events one at a time. */
+export async function* parseSse(source: AsyncIterable<Buffer | string>): AsyncGenerator<SseEvent> {
+  for await (const batch of parseSseBatches(source)) yield* batch;
+}
 
-function findBoundary(text: string): { at: number; length: number } | undefined {
-  if (text.indexOf('\n') < 0) return undefined;
-  const m = BLANK_LINE.exec(text);
-  return m ? { at: m.index, length: m[0].length } : undefined;
+/**
+ * The next blank line at or after `from`: a line end (LF or CRLF) followed by another, in any
+ * mix. `at` is where the event's text ends, `end` where the next event begins.
+ */
+function findBoundary(text: string, from: number): { at: number; end: number } | undefined {
+  let p = text.indexOf('\n', from);
+  while (p >= 0) {
+    const next = p + 1;
+    let end = -1;
+    if (text.charCodeAt(next) === 10) end = next + 1;
+    else if (text.charCodeAt(next) === 13 && text.charCodeAt(next + 1) === 10) end = next + 2;
+    if (end > 0) return { at: p > from && text.charCodeAt(p - 1) === 13 ? p - 1 : p, end };
+    p = text.indexOf('\n', next);
+  }
+  return undefined;
 }
 
 function parseBlock(block: string): SseEvent | undefined {
+  // The common case: one `data: ...` line.
+  if (block.startsWith('data: ') && block.indexOf('\n') < 0 && !block.endsWith('\r')) return { event: undefined, data: block.slice(6), id: undefined };
   let data: string | undefined;
   let event: string | undefined;
   let id: string | undefined;

@@ -19,19 +19,17 @@ export class PostgresStore implements SqlStore {
     this.pool = new pg.Pool({ connectionString: url, max: 10 });
     this.pool.on('error', () => undefined);
     if (schema) {
+      // Once per new connection: pg runs a client's queries in order, so these precede any
+      // query of the checkout that follows.
       this.pool.on('connect', (client) => {
-        void client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`).then(() => client.query(`SET search_path TO "${schema}"`)).catch(() => undefined);
+        client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`).catch(() => undefined);
+        client.query(`SET search_path TO "${schema}"`).catch(() => undefined);
       });
     }
   }
 
-  private async client(): Promise<pg.PoolClient> {
-    const client = await this.pool.connect();
-    if (this.schema) {
-      await client.query(`CREATE SCHEMA IF NOT EXISTS "${this.schema}"`);
-      await client.query(`SET search_path TO "${this.schema}"`);
-    }
-    return client;
+  private client(): Promise<pg.PoolClient> {
+    return this.pool.connect();
   }
 
   private async withClient<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -44,11 +42,11 @@ export class PostgresStore implements SqlStore {
   }
 
   async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
-    return this.withClient(async (c) => (await c.query(toPositional(sql), params)).rows as T[]);
+    return (await this.pool.query(toPositional(sql), params)).rows as T[];
   }
 
   async execute(sql: string, params: unknown[] = []): Promise<number> {
-    return this.withClient(async (c) => (await c.query(toPositional(sql), params)).rowCount ?? 0);
+    return (await this.pool.query(toPositional(sql), params)).rowCount ?? 0;
   }
 
   async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {

@@ -167,6 +167,13 @@ describe('/mcp aggregates process and remote tool servers (auth disabled)', () =
     expect(gw.logs.records().filter((r) => r.mcpServer === 'local' && r.msg === 'tool server connected').length).toBeGreaterThanOrEqual(2);
   });
 
+  it('opens a new session with a remote server that forgot it (restarted), without failing the call', async () => {
+    const initsBefore = remote.requests.filter((r) => r.body?.method === 'initialize').length;
+    remote.dropSessions();
+    expect(textOf(await client.callTool({ name: 'remote__echo', arguments: { text: 'after restart' } }))).toBe('echo: after restart');
+    expect(remote.requests.filter((r) => r.body?.method === 'initialize').length).toBe(initsBefore + 1);
+  });
+
   it('serves a client that keeps no session (a POST without initialize or session id)', async () => {
     const res = await rawPost(`${gw.url}/mcp`, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'remote__echo', arguments: { text: 'stateless' } } }, { 'mcp-protocol-version': '2025-06-18' });
     expect(res.status).toBe(200);
