@@ -1,4 +1,5 @@
 import type { CompiledPipeline } from '../engine/pipeline-compiler.js';
+import { abortableWait } from '../engine/abortable-wait.js';
 import type { Logger } from '../observability/logger.js';
 import { PROVIDER_ROUTES } from '../http/route-table.js';
 import type { GatewayFileStore } from '../files/gateway-files.js';
@@ -24,19 +25,6 @@ export interface ExecutionDeps {
 
 const PAGE = 200;
 
-/** Waits `ms` or until `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted || ms <= 0) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
 
 export const INTERRUPTED_ERROR = {
   code: 'batch_line_interrupted',
@@ -179,7 +167,7 @@ export class BatchExecution {
     while (!stopOrCancel.aborted) {
       const wait = this.pauseUntil - Date.now();
       if (wait > 0) {
-        await sleep(wait, stopOrCancel);
+        await abortableWait(wait, stopOrCancel);
         continue;
       }
       if (this.inFlight.size >= this.deps.concurrency) {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { BatchRow, BatchStore } from './batch-store.js';
+import type { BatchRow } from './batch-store.js';
 import { BatchExecution, type ExecutionDeps } from './batch-execution.js';
 import type { CredentialVault } from './credential-vault.js';
 import { writeOutputFiles } from './output-files.js';

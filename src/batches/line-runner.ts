@@ -1,4 +1,5 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { createContext } from '../http/pipeline-handler.js';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import type { GatewayContext } from '../engine/context.js';
@@ -16,28 +17,12 @@ function lineContext(route: RouteSpec, headers: Record<string, string>, body: st
   req.method = route.method;
   req.url = route.path;
   req.headers = { ...headers, 'content-type': 'application/json', 'content-length': String(raw.length) };
-  const res = new ServerResponse(req);
-  return {
-    id: randomUUID(),
-    startedAt: performance.now(),
-    route,
-    req,
-    res,
-    headers: req.headers,
-    params: {},
-    query: new URLSearchParams(),
-    signal,
-    debug: false,
-    body: JSON.parse(body),
-    rawBody: raw,
-    bodyChanged: false,
-    bodyRead: true,
-    attempts: [],
-    retryCount: 0,
-    responseHeaders: {},
-    secrets: [],
-    state: { batchLine: true },
-  };
+  const ctx = createContext(route, req, new ServerResponse(req), {}, signal);
+  ctx.body = JSON.parse(body);
+  ctx.rawBody = raw;
+  ctx.bodyRead = true;
+  ctx.state.batchLine = true;
+  return ctx;
 }
 
 export interface LineOutcome {

@@ -12,7 +12,8 @@ export type RunPipeline = (ctx: GatewayContext) => Promise<void>;
 /** Hooks run once the answer is fully written (token counting, cache fill, audit). */
 export type FinishHook = (ctx: GatewayContext) => void;
 
-function createContext(route: RouteSpec, req: IncomingMessage, res: ServerResponse, params: Record<string, string>, signal: AbortSignal): GatewayContext {
+/** A fresh context for one request of `route` (also used for the lines of gateway-run batches). */
+export function createContext(route: RouteSpec, req: IncomingMessage, res: ServerResponse, params: Record<string, string>, signal: AbortSignal): GatewayContext {
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   return {

@@ -1,4 +1,5 @@
 import pRetry from 'p-retry';
+import { abortableWait } from '../engine/abortable-wait.js';
 import { defineStage } from '../engine/stage.js';
 import type { GatewayContext } from '../engine/context.js';
 import { GatewayError } from '../errors/gateway-error.js';
@@ -16,19 +17,6 @@ interface RetryStageConfig extends RetryConfig {
   maxRetryAfterMs?: number;
 }
 
-/** Waits `ms`, or less when the caller goes away. Never throws. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
 
 /** Exponential backoff with "equal jitter": half the step fixed, half random. */
 export function backoffDelay(retryIndex: number, initialMs: number, maxMs: number, random: () => number = Math.random): number {
@@ -110,7 +98,7 @@ export default defineStage<RetryStageConfig>({
                 wait = backoffDelay(retriesConsumed, initialMs, maxMs);
               }
               if (wait >= remainingMs(ctx)) return false;
-              if (wait > 0) await pause(wait, ctx.signal);
+              if (wait > 0) await abortableWait(wait, ctx.signal);
               if (callerGone(ctx) || deadlinePassed(ctx)) return false;
               ctx.retryCount++;
               return true;

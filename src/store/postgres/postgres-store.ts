@@ -15,7 +15,7 @@ export class PostgresStore implements SqlStore {
   readonly dialect = 'postgres' as const;
   private readonly pool: pg.Pool;
 
-  constructor(url: string, private readonly schema?: string) {
+  constructor(url: string, schema?: string) {
     this.pool = new pg.Pool({ connectionString: url, max: 10 });
     this.pool.on('error', () => undefined);
     if (schema) {
