@@ -1,64 +1,36 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics, Gauge } from 'prom-client';
+import { Counter, Registry, collectDefaultMetrics, Gauge } from 'prom-client';
+import { SeriesCounter, SeriesHistogram } from './series-metrics.js';
 
-/** The gateway's Prometheus metrics, served at /metrics. One registry per gateway instance. */
+const BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/**
+ * The gateway's Prometheus metrics, served at /metrics. One registry per gateway instance.
+ * The per-request series (requests, durations) are SeriesCounter/SeriesHistogram, which cost a
+ * Map lookup per update; the rest are prom-client's own.
+ */
 export class Metrics {
   readonly registry = new Registry();
-  readonly requests: Counter<'route' | 'provider' | 'status'>;
-  readonly duration: Histogram<'route' | 'provider'>;
-  readonly upstreamDuration: Histogram<'provider' | 'operation'>;
+  readonly requests = new SeriesCounter('gateway_requests_total', 'Requests answered, by route, provider and HTTP status.', ['route', 'provider', 'status']);
+  readonly duration = new SeriesHistogram(
+    'gateway_request_duration_seconds',
+    'Time from request to the end of the answer (streams included), by route and provider.',
+    ['route', 'provider'],
+    BUCKETS,
+  );
+  readonly upstreamDuration = new SeriesHistogram(
+    'gateway_upstream_duration_seconds',
+    'Time from sending an upstream request to its response headers, by provider and operation.',
+    ['provider', 'operation'],
+    BUCKETS,
+  );
   readonly upstreamErrors: Counter<'provider' | 'code'>;
   readonly inFlight: Gauge;
 
-  /** Labelled children, looked up once per label set (prom-client hashes label objects on every call). */
-  private readonly requestChildren = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
-  private readonly upstreamChildren = new Map<string, { observe(v: number): void }>();
-
-  /** Counts one answered request and its duration. */
-  recordRequest(route: string, provider: string, status: number, seconds: number): void {
-    const key = `${route}\u0000${provider}\u0000${status}`;
-    let child = this.requestChildren.get(key);
-    if (!child) {
-      child = { count: this.requests.labels(route, provider, String(status)), time: this.duration.labels(route, provider) };
-      this.requestChildren.set(key, child);
-    }
-    child.count.inc();
-    child.time.observe(seconds);
-  }
-
-  /** Records the time an upstream took to send its response headers. */
-  recordUpstream(provider: string, operation: string, seconds: number): void {
-    const key = `${provider}\u0000${operation}`;
-    let child = this.upstreamChildren.get(key);
-    if (!child) {
-      child = this.upstreamDuration.labels(provider, operation);
-      this.upstreamChildren.set(key, child);
-    }
-    child.observe(seconds);
-  }
-
   constructor(defaults = true) {
     if (defaults) collectDefaultMetrics({ register: this.registry, prefix: 'gateway_process_' });
-    const buckets = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
-    this.requests = new Counter({
-      name: 'gateway_requests_total',
-      help: 'Requests answered, by route, provider and HTTP status.',
-      labelNames: ['route', 'provider', 'status'],
-      registers: [this.registry],
-    });
-    this.duration = new Histogram({
-      name: 'gateway_request_duration_seconds',
-      help: 'Time from request to the end of the answer (streams included), by route and provider.',
-      labelNames: ['route', 'provider'],
-      buckets,
-      registers: [this.registry],
-    });
-    this.upstreamDuration = new Histogram({
-      name: 'gateway_upstream_duration_seconds',
-      help: 'Time from sending an upstream request to its response headers, by provider and operation.',
-      labelNames: ['provider', 'operation'],
-      buckets,
-      registers: [this.registry],
-    });
+    for (const metric of [this.requests, this.duration, this.upstreamDuration]) {
+      this.registry.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);
+    }
     this.upstreamErrors = new Counter({
       name: 'gateway_upstream_errors_total',
       help: 'Failed upstream attempts, by provider and gateway error code.',
@@ -66,5 +38,16 @@ export class Metrics {
       registers: [this.registry],
     });
     this.inFlight = new Gauge({ name: 'gateway_requests_in_flight', help: 'Requests being served.', registers: [this.registry] });
+  }
+
+  /** Counts one answered request and its duration. */
+  recordRequest(route: string, provider: string, status: number, seconds: number): void {
+    this.requests.inc([route, provider, String(status)]);
+    this.duration.observe([route, provider], seconds);
+  }
+
+  /** Records the time an upstream took to send its response headers. */
+  recordUpstream(provider: string, operation: string, seconds: number): void {
+    this.upstreamDuration.observe([provider, operation], seconds);
   }
 }

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis, RedisOptions } from 'ioredis';
 import type { GatewayServices } from '../engine/services.js';
 import { GuardrailRegistry } from '../guardrails/registry.js';
 import type { CacheStore } from '../cache/cache-store.js';
@@ -33,12 +33,22 @@ export function usesRedis(services: GatewayServices): boolean {
   return Boolean(config.redis?.url) && (config.cache?.store === 'redis' || Boolean(config.rateLimits?.length));
 }
 
+const REDIS_CLASS = 'redis-class';
+
+/** Loads the Redis client library, only for configs that name a Redis (it is not small). */
+export async function loadRedisClient(services: GatewayServices): Promise<void> {
+  if (!services.config.redis?.url || services.extensions.has(REDIS_CLASS)) return;
+  services.extensions.set(REDIS_CLASS, (await import('ioredis')).Redis);
+}
+
 /** One Redis client per gateway, closed at shutdown. Commands fail fast while it is disconnected. */
 export function sharedRedis(services: GatewayServices): Redis | undefined {
   const url = services.config.redis?.url;
   if (!url) return undefined;
+  const RedisClient = services.extensions.get(REDIS_CLASS) as (new (url: string, options: RedisOptions) => Redis) | undefined;
+  if (!RedisClient) throw new Error('loadRedisClient() must run before sharedRedis()');
   return once(services, 'redis-client', () => {
-    const client = new Redis(url, {
+    const client = new RedisClient(url, {
       lazyConnect: true,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,

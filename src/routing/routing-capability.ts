@@ -1,7 +1,7 @@
 import type { Capability } from '../capability.js';
 import { ConfigError } from '../config/load-config.js';
 import { GuardrailConfigError } from '../guardrails/registry.js';
-import { breakerRegistry, guardrailRegistry, rateLimiter, redisReady, responseCache, sharedRedis, usesRedis } from './resilience-services.js';
+import { breakerRegistry, guardrailRegistry, loadRedisClient, rateLimiter, redisReady, responseCache, sharedRedis, usesRedis } from './resilience-services.js';
 
 /**
  * Routing and resilience: checks guardrails at start-up, connects the shared Redis client
@@ -17,6 +17,7 @@ export const routingCapability: Capability = {
       if (err instanceof GuardrailConfigError) throw new ConfigError(err.problems, 'guardrails');
       throw err;
     }
+    await loadRedisClient(services);
     if (usesRedis(services)) {
       const client = sharedRedis(services)!;
       if (!(await redisReady(client, 3000))) {

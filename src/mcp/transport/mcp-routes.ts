@@ -51,8 +51,7 @@ export function mountMcpRoutes(app: Express, services: GatewayServices, parts: M
     const started = performance.now();
     let identityLabel: string | undefined;
     res.once('close', () => {
-      metrics.requests.inc({ route: 'mcp', provider: 'none', status: String(res.statusCode) });
-      metrics.duration.observe({ route: 'mcp', provider: 'none' }, (performance.now() - started) / 1000);
+      metrics.recordRequest('mcp', 'none', res.statusCode, (performance.now() - started) / 1000);
       if (logRequests) {
         logger.info(
           { method: req.method, route: pinned ? `/mcp/${pinned}` : '/mcp', status: res.statusCode, ms: Math.round((performance.now() - started) * 100) / 100, ...(identityLabel ? { user: identityLabel } : {}) },
