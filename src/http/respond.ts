@@ -96,6 +96,7 @@ async function writeStream(ctx: GatewayContext, response: Extract<GatewayRespons
   const grouped = response.parts instanceof PartStream;
   const batches: AsyncIterable<StreamPart[]> = grouped ? (response.parts as PartStream).batches() : singleParts(response.parts);
   let completed = false;
+  let wroteFirst = false;
   try {
     for await (const batch of batches) {
       if (res.destroyed) return;
@@ -108,8 +109,12 @@ async function writeStream(ctx: GatewayContext, response: Extract<GatewayRespons
         }
       }
       if (completed) break;
-      if (grouped) flush();
-      else if (pending && !flushScheduled) {
+      // The first group goes out at once; later ones that arrive in the same turn of the
+      // event loop share one write.
+      if (grouped && !wroteFirst) {
+        wroteFirst = true;
+        flush();
+      } else if (pending && !flushScheduled) {
         flushScheduled = true;
         setImmediate(flush);
       }

@@ -88,13 +88,7 @@ async function* mapStream(
 async function primeStream(batches: AsyncGenerator<StreamPart[]>, timers: AttemptTimers): Promise<PartStream> {
   const first = await batches.next();
   timers.firstByteArrived();
-  return new PartStream(
-    (async function* () {
-      if (first.done) return;
-      yield first.value;
-      yield* batches;
-    })(),
-  );
+  return new PartStream(first.done ? undefined : first.value, batches);
 }
 
 function wantsBinary(adapter: OperationAdapter, call: ProviderCall): boolean {
