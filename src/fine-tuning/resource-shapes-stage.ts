@@ -2,9 +2,10 @@ import { defineStage } from '../engine/stage.js';
 import type { Operation } from '../engine/operations.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { openAIFile } from '../files/file-shape.js';
+import { windowList } from '../files/list-page.js';
 import { specEvents, specJob, specJobList } from './job-shape.js';
 
-type Shape = (body: any, provider: string) => unknown | undefined;
+type Shape = (body: any, provider: string, query: URLSearchParams) => unknown | undefined;
 
 const isFile = (f: any) => f?.object === 'file' && typeof f.status === 'string' && typeof f.created_at === 'number';
 
@@ -21,14 +22,28 @@ const SHAPES: Partial<Record<Operation, Shape>> = {
     Array.isArray(body?.data) && typeof body.has_more === 'boolean' && body.data.every(isFile)
       ? undefined
       : { ...body, object: 'list', data: (body?.data ?? []).map((f: any) => (isFile(f) ? f : openAIFile(f))), has_more: body?.has_more === true },
+  'models.list': (body, _provider, query) => modelPage(body, query),
   'images.generations': (body) => (typeof body?.created === 'number' ? undefined : { ...body, created: Math.floor(Date.now() / 1000) }),
 };
+
+/** A provider's model list as the contract's list: newest first, `limit` (default 20) and `after`, `has_more`. */
+function modelPage(body: any, query: URLSearchParams) {
+  const models: Array<{ id: string; created?: number }> = Array.isArray(body?.data) ? body.data.filter((m: any) => typeof m?.id === 'string') : [];
+  const newestFirst = models
+    .map((m, i) => ({ m, i }))
+    .sort((a, b) => (b.m.created ?? 0) - (a.m.created ?? 0) || a.i - b.i)
+    .map((e) => e.m);
+  const page = windowList(newestFirst, query);
+  // The provider itself may hold more than it sent (its own pagination).
+  if (!page.has_more && body?.has_more === true) page.has_more = true;
+  return page;
+}
 
 /**
  * Answers of provider APIs put in the spec's resource shapes after forwarding: fine-tuning
  * jobs (the spec's statuses, hyperparameters defaulting to "auto", organization_id,
- * result_files, trained_tokens), event and file lists (`has_more`), file objects, image
- * results (`created`). Answers already in shape pass through as the upstream's bytes.
+ * result_files, trained_tokens), event, file and model lists (`has_more`; models windowed by
+ * `limit`/`after`), file objects, image results (`created`). Answers already in shape pass through as the upstream's bytes.
  */
 export default defineStage<Record<string, never>>({
   name: 'resource-shapes',
@@ -48,7 +63,7 @@ export default defineStage<Record<string, never>>({
           throw new GatewayError('provider_error', `${ctx.target?.provider ?? 'The provider'} sent an answer that is not JSON.`, { provider: ctx.target?.provider });
         }
       }
-      const shaped = shape(body, ctx.target?.provider ?? '');
+      const shaped = shape(body, ctx.target?.provider ?? '', ctx.query);
       if (shaped !== undefined) ctx.response = { kind: 'json', status: response.status, headers: response.headers, body: shaped };
     };
   },

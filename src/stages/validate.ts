@@ -14,7 +14,7 @@ export function registerBodyValidator(routeKey: string, validator: BodyValidator
   BODY_VALIDATORS.set(routeKey, validator);
 }
 
-const LIST_OPERATIONS = new Set(['files.list', 'batches.list', 'fine_tuning.jobs.list', 'fine_tuning.jobs.events']);
+const LIST_OPERATIONS = new Set(['files.list', 'batches.list', 'fine_tuning.jobs.list', 'fine_tuning.jobs.events', 'models.list']);
 
 function checkListQuery(query: URLSearchParams): void {
   const limit = query.get('limit');

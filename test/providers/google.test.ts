@@ -447,6 +447,8 @@ describe('google (Gemini API) through the gateway', () => {
         { id: 'text-embedding-004', object: 'model', created: 0, owned_by: 'google' },
       ],
       has_more: true,
+      first_id: 'gemini-2.0-flash',
+      last_id: 'text-embedding-004',
     });
     const sent = upstream.received('GET /v1beta/models').at(-1)!;
     expect(sent.url).toBe('/v1beta/models?pageSize=1000');
