@@ -23,7 +23,7 @@ describe('GET /v1/models as the contract list', () => {
   it('answers the newest 20 first with has_more', async () => {
     const res = await fetch(`${gw.url}/v1/models`, { headers });
     expect(res.status).toBe(200);
-    const body = await res.json();
+    const body: any = await res.json();
     expect(body.object).toBe('list');
     expect(body.has_more).toBe(true);
     expect(body.data).toHaveLength(20);
@@ -33,7 +33,7 @@ describe('GET /v1/models as the contract list', () => {
 
   it('pages with limit and after', async () => {
     const res = await fetch(`${gw.url}/v1/models?limit=10&after=model-05`, { headers });
-    const body = await res.json();
+    const body: any = await res.json();
     expect(body.data.map((m: { id: string }) => m.id)).toEqual(['model-04', 'model-03', 'model-02', 'model-01', 'model-00']);
     expect(body.has_more).toBe(false);
   });
@@ -41,7 +41,7 @@ describe('GET /v1/models as the contract list', () => {
   it('refuses a limit out of bounds', async () => {
     const res = await fetch(`${gw.url}/v1/models?limit=101`, { headers });
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toMatchObject({ code: 'missing_required_parameter', param: 'limit' });
+    expect(((await res.json()) as any).error).toMatchObject({ code: 'missing_required_parameter', param: 'limit' });
   });
 
   it('works through the openai SDK', async () => {
