@@ -1,23 +1,12 @@
-import type { CacheConfig, RetryConfig } from '../generated/routing.js';
+import type { ResolvedTarget } from '../engine/context.js';
 import type { Predicate } from './conditions.js';
 
-/** Settings a target passes to its children (after the contract's inheritance rules). */
-export interface TargetSettings {
-  provider?: string;
-  apiKey?: string;
-  customHost?: string;
-  /** Provider-specific fields (azure_*, aws_*, vertex_*). */
-  options: Record<string, unknown>;
-  overrideParams?: Record<string, unknown>;
-  forwardHeaders?: string[];
-  retry?: RetryConfig;
-  requestTimeout?: number;
-  firstByteTimeout?: number;
-  idleTimeout?: number;
-  inputGuardrails?: string[];
-  outputGuardrails?: string[];
-  cache?: CacheConfig;
-}
+/**
+ * Settings a target passes to its children (after the contract's inheritance rules): a
+ * ResolvedTarget still being built, whose provider may come from a parent and whose address is
+ * the config's custom_host.
+ */
+export type TargetSettings = Omit<ResolvedTarget, 'provider' | 'baseUrl' | 'index'> & { provider?: string; customHost?: string };
 
 export type StrategyMode = 'single' | 'fallback' | 'loadbalance' | 'conditional';
 
