@@ -69,7 +69,7 @@ describe('TLS and mTLS', () => {
     it('serves provider routes over HTTPS too', async () => {
       const res = await request(`${gw.url}/v1/models`, { headers: { 'x-gateway-provider': 'openai', 'x-gateway-api-key': 'sk-test-1234567890' }, dispatcher: agent('good') });
       expect(res.statusCode).toBe(200);
-      expect(await res.body.json()).toEqual({ object: 'list', data: [] });
+      expect(await res.body.json()).toEqual({ object: 'list', data: [], has_more: false, first_id: null, last_id: null });
     });
   });
 
