@@ -3,7 +3,6 @@ import type { CompiledPipeline } from '../engine/pipeline-compiler.js';
 import { getExtension } from '../engine/services.js';
 import { GatewayFileStore } from '../files/gateway-files.js';
 import { fileUploadRules, UPLOAD_FILE_LIMIT } from '../files/file-upload.js';
-import resourceShapes from '../fine-tuning/resource-shapes-stage.js';
 import { IMAGE_LIMIT, imageEditRules } from '../images/image-edit-upload.js';
 import { uploadValidator } from '../multipart/upload-validator.js';
 import { registerBodyValidator } from '../stages/validate.js';
@@ -35,7 +34,6 @@ export const filesBatchesCapability: Capability = {
   async setup(services) {
     registerUploadChecks();
     services.stages.register(gatewayBatches);
-    services.stages.register(resourceShapes);
     const store = getStore(services);
     await store.migrate(FILES_BATCHES_MIGRATIONS);
     const config = services.config;

@@ -31,6 +31,9 @@ interface Run {
   secretsAdded: Set<PlanNode>;
 }
 
+/** Single-target runs resolve no plan nodes, so they share one empty set. */
+const NO_NODES: Set<PlanNode> = new Set();
+
 function toGatewayError(err: unknown, provider?: string): GatewayError {
   return err instanceof GatewayError ? err : normalizeError(err, provider);
 }
@@ -60,7 +63,7 @@ export class PlanRunner {
 
   /** One target named by the request headers (no routing config). */
   async runSingle(ctx: GatewayContext, target: ResolvedTarget, next: () => Promise<void>): Promise<void> {
-    await this.attempt(target, { ctx, next, secretsAdded: new Set() });
+    await this.attempt(target, { ctx, next, secretsAdded: NO_NODES });
   }
 
   private async prepareConditions(run: Run): Promise<void> {

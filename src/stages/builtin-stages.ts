@@ -9,6 +9,7 @@ import rateLimit from './rate-limit.js';
 import guardrail from './guardrail.js';
 import cache from './cache.js';
 import retry from './retry.js';
+import resourceShapes from './resource-shapes.js';
 
 /** The stages that ship with the gateway; plugins add more. */
-export const BUILTIN_STAGES: StageDefinition[] = [normalizeError, authenticate, validate, route, forward, forwardIdentity, rateLimit, guardrail, cache, retry];
+export const BUILTIN_STAGES: StageDefinition[] = [normalizeError, authenticate, validate, route, forward, forwardIdentity, rateLimit, guardrail, cache, retry, resourceShapes];

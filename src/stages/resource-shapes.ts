@@ -3,7 +3,7 @@ import type { Operation } from '../engine/operations.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { openAIFile } from '../files/file-shape.js';
 import { windowList } from '../files/list-page.js';
-import { specEvents, specJob, specJobList } from './job-shape.js';
+import { specEvents, specJob, specJobList } from '../fine-tuning/job-shape.js';
 
 type Shape = (body: any, provider: string, query: URLSearchParams) => unknown | undefined;
 
