@@ -1,9 +1,10 @@
-import type { Capability } from './capability.js';
-import { storeCapability } from './store/store-capability.js';
-import { authCapability } from './auth/auth-capability.js';
-import { mcpCapability } from './mcp/mcp-capability.js';
-import { routingCapability } from './routing/routing-capability.js';
-import { filesBatchesCapability } from './batches/files-batches-capability.js';
+import type { Capability } from './kernel/capability.js';
+import { storeCapability } from './kernel/store/store-capability.js';
+import { authCapability } from './features/auth/auth-capability.js';
+import { mcpCapability } from './features/mcp/mcp-capability.js';
+import { routingCapability } from './features/models/routing/routing-capability.js';
+import { filesBatchesCapability } from './features/files-batches/files-batches-capability.js';
+import { responsesCapability } from './features/models/responses/responses-capability.js';
 
 /** Built-in capabilities, set up in this order. */
 export const CAPABILITIES: Capability[] = [
@@ -12,4 +13,5 @@ export const CAPABILITIES: Capability[] = [
   mcpCapability,
   routingCapability,
   filesBatchesCapability,
+  responsesCapability,
 ];

@@ -2,28 +2,33 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo, Socket } from 'node:net';
-import express from 'express';
 import type { GatewayConfig } from './generated/gateway.js';
 import type { DestinationStream } from 'pino';
-import { createLogger } from './observability/logger.js';
-import { Metrics } from './observability/metrics.js';
-import { ProviderRegistry } from './providers/provider-registry.js';
-import { BUILTIN_PROVIDERS } from './providers/builtin-providers.js';
-import { StageRegistry } from './engine/stage-registry.js';
+import { createLogger } from './kernel/observability/logger.js';
+import { registerSecrets } from './kernel/errors/redact.js';
+import { configSecrets } from './kernel/config/config-secrets.js';
+import { Metrics } from './kernel/observability/metrics.js';
+import { ExtensionKinds } from './kernel/engine/extension.js';
+import { StageRegistry } from './kernel/engine/stage-registry.js';
+import { compilePipelines, PipelineError, type CompiledPipeline } from './kernel/engine/pipeline-compiler.js';
+import { loadPlugins } from './kernel/engine/plugin-loader.js';
+import { GatewayServices } from './kernel/engine/services.js';
+import { LIFECYCLE, type Lifecycle } from './kernel/engine/lifecycle.js';
+import type { ContextEdge } from './kernel/engine/context.js';
+import { UpstreamClient } from './kernel/upstream/upstream-client.js';
+import { HTTP_EDGE, HttpEdge } from './kernel/http/pipeline-handler.js';
+import { clientErrorHandler, serveDespiteExpectation } from './kernel/http/client-error.js';
+import { upstreamDeadlines } from './features/models/routing/deadline-defaults.js';
+import { exposureWarnings } from './features/auth/exposure.js';
+import { ConfigError } from './kernel/config/load-config.js';
+import { parseDuration } from './kernel/config/defaults.js';
+import { DEFAULT_PIPELINES_DIR } from './kernel/paths.js';
+import type { Capability } from './kernel/capability.js';
+import { normalizeError } from './contract/errors/normalize.js';
+import { Rejection } from './contract/errors/rejection.js';
+import { ROUTES } from './contract/routes.js';
 import { BUILTIN_STAGES } from './stages/builtin-stages.js';
-import { compilePipelines, PipelineError } from './engine/pipeline-compiler.js';
-import { loadPlugins } from './engine/plugin-loader.js';
-import type { GatewayServices } from './engine/services.js';
-import { UpstreamClient } from './upstream/upstream-client.js';
-import { PROVIDER_ROUTES } from './http/route-table.js';
-import { createPipelineHandler } from './http/pipeline-handler.js';
-import { mountOpsRoutes } from './http/ops-routes.js';
-import { errorHandler, notFoundHandler } from './http/express-errors.js';
-import { ConfigError } from './config/load-config.js';
-import { parseDuration } from './config/defaults.js';
-import { DEFAULT_PIPELINES_DIR } from './paths.js';
 import { CAPABILITIES } from './capabilities.js';
-import type { Capability } from './capability.js';
 
 export interface GatewayOptions {
   /** Where logs go (default stdout); tests pass a collecting stream. */
@@ -35,6 +40,8 @@ export interface GatewayOptions {
 export interface Gateway {
   server: Server;
   services: GatewayServices;
+  /** The compiled pipeline of each route, by route key ("POST /v1/chat/completions", "*" for unknown routes). */
+  pipelines: Map<string, CompiledPipeline>;
   /** Starts listening; resolves with the base URL. */
   listen(port?: number, host?: string): Promise<string>;
   /** Stops accepting, lets in-flight requests and streams finish (up to the grace period), closes everything. */
@@ -54,96 +61,66 @@ function tlsOptions(config: GatewayConfig) {
   return options;
 }
 
-/** Builds the whole gateway from a validated config: services, capabilities, plugins, pipelines, routes. */
+/** What every request context reaches: how `ctx.reject` builds its error (the contract's body). */
+const CONTEXT_EDGE: ContextEdge = { rejection: (status, detail) => new Rejection(status, detail) };
+
+/**
+ * Builds the whole gateway from a validated config: services and the extension kinds, the
+ * capabilities, plugins, the compiled pipelines of every route, the HTTP edge and server.
+ */
 export async function createGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
+  // Every secret of the config is known to the one redactor before anything can log or answer.
+  registerSecrets(configSecrets(config));
   const logger = createLogger(config.logging?.level ?? 'info', options.logDestination);
-  const stages = new StageRegistry();
-  const providers = new ProviderRegistry();
+  const kinds = new ExtensionKinds();
+  const stages = kinds.add(new StageRegistry());
   for (const stage of BUILTIN_STAGES) stages.register(stage);
-  for (const provider of BUILTIN_PROVIDERS) providers.register(provider);
-  const services: GatewayServices = {
-    config,
-    logger,
-    metrics: new Metrics(),
-    providers,
-    upstream: new UpstreamClient(),
-    stages,
-    readiness: new Map([['config', () => true]]),
-    closers: [],
-    extensions: new Map(),
-  };
+  const services = new GatewayServices(config, logger, new Metrics(), new UpstreamClient(upstreamDeadlines(config)), kinds, (err, upstream) => normalizeError(err, upstream));
+  services.readiness.set('config', () => true);
+  const lifecycle: Lifecycle = services.provide(LIFECYCLE, { draining: false });
   const capabilities = options.capabilities ?? CAPABILITIES;
+  let pipelines: Map<string, CompiledPipeline>;
   try {
     for (const capability of capabilities) await capability.setup?.(services);
-    const pluginProblems = await loadPlugins(config.plugins ?? [], stages, providers);
+    const pluginProblems = await loadPlugins(config.plugins ?? [], kinds);
     if (pluginProblems.length) throw new ConfigError(pluginProblems, 'plugins');
-    const providerProblems = providers.instantiate(config);
-    if (providerProblems.length) throw new ConfigError(providerProblems, 'providers');
+    for (const capability of capabilities) await capability.prepare?.(services);
+    pipelines = compilePipelines({ shippedDir: DEFAULT_PIPELINES_DIR, userDir: config.pipelines?.dir, routes: ROUTES, stages, services });
   } catch (err) {
     await runClosers(services);
     throw err;
   }
-  let pipelines;
-  try {
-    pipelines = compilePipelines(config.pipelines?.dir ?? DEFAULT_PIPELINES_DIR, stages, services);
-    // Work the gateway runs itself (batch lines) goes through the same compiled chains.
-    services.extensions.set('pipelines', pipelines);
-  } catch (err) {
-    await runClosers(services);
-    throw err;
-  }
-
-  let draining = false;
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.set('query parser', 'simple');
-  mountOpsRoutes(app, services, () => draining);
-  for (const capability of capabilities) capability.routes?.(app, services);
-  const finishHooks = capabilities.flatMap((c) => (c.onFinish ? [c.onFinish] : []));
-  // Provider routes without path parameters are looked up in one Map before express is
-  // reached: the hot path pays for no router. Every route is also mounted on express, which
-  // serves the parameterised ones and any spelling the Map does not hold (trailing slash...).
-  const directRoutes = new Map<string, (req: IncomingMessage, res: ServerResponse) => void>();
-  for (const route of PROVIDER_ROUTES) {
-    const pipeline = pipelines.get(route.key);
-    if (!pipeline) continue;
-    const handler = createPipelineHandler(route, pipeline.run, services, finishHooks);
-    const method = route.method.toLowerCase() as 'get' | 'post' | 'delete';
-    app[method](route.path, handler as unknown as express.RequestHandler);
-    if (!route.path.includes(':')) directRoutes.set(`${route.method} ${route.path}`, handler);
-  }
-  app.use(notFoundHandler);
-  app.use(errorHandler(logger));
+  const edge = services.provide(HTTP_EDGE, new HttpEdge(services, ROUTES, pipelines, CONTEXT_EDGE));
 
   const tls = tlsOptions(config);
   const server: Server = tls ? (createHttpsServer(tls) as unknown as Server) : createHttpServer();
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   server.requestTimeout = 0;
+  // A request Node cannot parse (headers too large, a control character in a header) gets the
+  // contract's body; an Expect value other than 100-continue is ignored.
+  server.on('clientError', clientErrorHandler(services.mapError));
+  server.on('checkExpectation', serveDespiteExpectation(server));
   const sockets = new Set<Socket>();
   let active = 0;
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
-  // Counts in-flight requests; registered before the app so that, while draining, the
-  // connection: close header is set before any handler (even a synchronous one) answers.
+  // Counts in-flight requests; while draining, the connection: close header is set before
+  // any stage answers.
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     active++;
     res.once('close', () => active--);
-    if (draining) res.setHeader('connection', 'close');
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    const direct = directRoutes.get(`${req.method} ${q < 0 ? url : url.slice(0, q)}`);
-    if (direct) direct(req, res);
-    else app(req, res);
+    if (lifecycle.draining) res.setHeader('connection', 'close');
+    edge.handle(req, res);
   });
 
   let url = '';
   const gateway: Gateway = {
     server,
     services,
+    pipelines,
     get url() {
       return url;
     },
@@ -158,11 +135,12 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       const address = server.address() as AddressInfo;
       const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
       url = `${tls ? 'https' : 'http'}://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${address.port}`;
+      for (const line of exposureWarnings(config, host)) logger.warn({ host }, line);
       for (const capability of capabilities) await capability.start?.(services);
       return url;
     },
     async close(graceMs = parseDuration(config.server?.shutdownGracePeriod ?? '30s')) {
-      draining = true;
+      lifecycle.draining = true;
       for (const capability of capabilities) await Promise.resolve(capability.drain?.(services)).catch(() => undefined);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { ConfigError, configPathFrom, loadConfigFile } from './config/load-config.js';
+import { ConfigError, configPathFrom, loadConfigFile } from './kernel/config/load-config.js';
 import type { Gateway } from './gateway.js';
 
 /** The lines a start-up failure prints: one per problem, each naming the key (or file) at fault. */

@@ -1,6 +1,8 @@
-// A 20 MB audio upload (POST /v1/audio/transcriptions, multipart) through the gateway: the form is
-// checked while it streams (file type, 25 MB limit, fields) and the caller's bytes go upstream as
-// they arrive, so the gateway's peak RSS should stay far below the size of the upload.
+// A 25 MB audio upload (POST /v1/audio/transcriptions, multipart; the largest the API takes)
+// through the gateway: the form is read whole and checked before anything goes upstream (file
+// type, 25 MB limit, every field whatever its place), the file part spooled to a temporary file
+// as it arrives, then sent from there; the gateway's peak RSS should stay far below the size of
+// the upload.
 import { randomBytes } from 'node:crypto';
 import { OPENAI_HEADERS } from '../lib/requests.mjs';
 
@@ -13,12 +15,12 @@ function form() {
       `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="meeting.mp3"\r\nContent-Type: audio/mpeg\r\n\r\n`,
   );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-  return Buffer.concat([head, randomBytes(20 * MB), tail]);
+  return Buffer.concat([head, randomBytes(25 * MB), tail]);
 }
 
 export default {
   name: 'large-transcription-upload',
-  description: 'POST /v1/audio/transcriptions with a 20 MB file (multipart streamed through, checked on the way)',
+  description: 'POST /v1/audio/transcriptions with a 25 MB file (spooled, checked whole, then sent)',
   concurrency: [1, 4],
   setup() {
     const headers = { ...OPENAI_HEADERS, 'content-type': `multipart/form-data; boundary=${boundary}` };

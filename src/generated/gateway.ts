@@ -131,7 +131,7 @@ export interface AuthConfig {
    */
   header?: string;
   /**
-   * Bearer token for the token operations (env GATEWAY_ADMIN_TOKEN).
+   * Bearer token for the token operations (env GATEWAY_ADMIN_TOKEN): at least 32 random characters, never a placeholder from the examples.
    */
   adminToken?: string;
   /**
@@ -218,6 +218,10 @@ export interface ProviderSettings {
    * Most keep-alive connections per upstream origin.
    */
   connections?: number;
+  /**
+   * This provider's own key, used by routing targets of this provider that name no api_key when the request's key belongs to another provider (a request's key only ever goes to the provider it names).
+   */
+  apiKey?: string;
   [k: string]: unknown;
 }
 export interface RoutingSettings {
@@ -230,6 +234,7 @@ export interface RoutingSettings {
    * A config name (configs.<name>) used when a request sends none.
    */
   defaultConfig?: string;
+  defaults?: RoutingDefaults;
 }
 export interface CircuitBreakerConfig {
   /**
@@ -240,6 +245,19 @@ export interface CircuitBreakerConfig {
    * Time before an open circuit half-opens, e.g. "30s".
    */
   cooldown: string;
+}
+/**
+ * Deadlines of every upstream attempt whose routing config sets none, so that no request or stream waits forever.
+ */
+export interface RoutingDefaults {
+  /**
+   * Wait for the upstream's first byte: milliseconds, or a duration such as "120s" (default 120 s).
+   */
+  first_byte_timeout?: number | string;
+  /**
+   * Longest gap between two chunks of an upstream answer: milliseconds, or a duration such as "60s" (default 60 s).
+   */
+  idle_timeout?: number | string;
 }
 export interface RoutingTarget {
   /**
@@ -389,74 +407,15 @@ export interface GuardrailConfig {
    */
   checks: [GuardrailCheck, ...GuardrailCheck[]];
 }
+/**
+ * One check: `type` names its kind (regex, contains, wordCount, characterCount, jsonParse, jsonSchema, pii, modelAllowList, webhook, or a guardrail-check a plugin registers); the other keys are its settings, checked against the kind's schema (schema/checks/<type>.schema.json for the built-in ones) when the gateway starts.
+ */
 export interface GuardrailCheck {
-  type:
-    | 'regex'
-    | 'contains'
-    | 'wordCount'
-    | 'characterCount'
-    | 'jsonParse'
-    | 'jsonSchema'
-    | 'pii'
-    | 'modelAllowList'
-    | 'webhook';
   /**
-   * regex: the pattern (fails when it matches, unless `not: true`).
+   * The check kind.
    */
-  pattern?: string;
-  flags?: string;
-  /**
-   * Invert: the check fails when the pattern or words do NOT match.
-   */
-  not?: boolean;
-  /**
-   * contains: words or phrases.
-   */
-  words?: string[];
-  /**
-   * contains: any, all or none of the words must be present for the check to pass (default any; use none for a block-list).
-   */
-  operator?: 'any' | 'all' | 'none';
-  /**
-   * contains: match case (default false). Words and phrases match whole words.
-   */
-  caseSensitive?: boolean;
-  /**
-   * wordCount / characterCount: the fewest allowed.
-   */
-  min?: number;
-  /**
-   * wordCount / characterCount: the most allowed.
-   */
-  max?: number;
-  /**
-   * jsonSchema: the schema the text (parsed as JSON) must satisfy.
-   */
-  schema?: {
-    [k: string]: unknown;
-  };
-  /**
-   * pii: which kinds to detect (default all). Redaction masks each as [REDACTED_<KIND>].
-   */
-  categories?: ('email' | 'phone' | 'ssn' | 'credit_card' | 'ip_address' | 'iban')[];
-  /**
-   * modelAllowList: allowed model names or glob patterns.
-   */
-  models?: string[];
-  /**
-   * webhook: address that gets POST {guardrail, phase, text, model, request_id} and answers {"verdict": true|false, "reason"?}. No answer in time, an error status or another shape fails the check.
-   */
-  url?: string;
-  /**
-   * webhook: headers sent with each call.
-   */
-  headers?: {
-    [k: string]: string;
-  };
-  /**
-   * webhook: ms to wait for the verdict (default 5000).
-   */
-  timeout?: number;
+  type: string;
+  [k: string]: unknown;
 }
 export interface RateLimitRule {
   per: 'key' | 'token' | 'user' | 'team' | 'ip';

@@ -1,31 +1,36 @@
-import { defineStage } from '../engine/stage.js';
-import { parseBooleanHeader, type GatewayResponse } from '../engine/context.js';
-import { ensureJsonBody } from '../engine/request-body.js';
-import { cacheKey } from '../cache/cache-key.js';
-import { MAX_CACHED_BYTES, type CachedAnswer } from '../cache/cache-store.js';
-import { captureStream, replayChunks } from '../cache/stream-capture.js';
-import { responseCache } from '../routing/resilience-services.js';
+import type { CacheStageConfig } from '../generated/stages/cache.js';
+import { schemaDocument } from '../kernel/config/schema-validator.js';
+import { defineStage } from '../kernel/engine/stage.js';
+import { parseBooleanHeader } from '../kernel/engine/context.js';
+import { ensureJsonBody } from '../kernel/engine/request-body.js';
+import { TARGET, type ModelContext } from '../features/models/model-request.js';
+import { modelAnswer, modelStream, type ModelAnswer } from '../features/models/stream-answer.js';
+import { cacheKey } from '../features/models/cache/cache-key.js';
+import { MAX_CACHED_BYTES, type CachedAnswer } from '../features/models/cache/cache-store.js';
+import { captureStream, replayChunks } from '../features/models/cache/stream-capture.js';
+import { responseCache } from '../features/models/routing/resilience-services.js';
 
 export const CACHE_STATUS = 'x-gateway-cache-status';
 const DEFAULT_MAX_AGE = 300;
 
-function fromCache(hit: CachedAnswer): GatewayResponse {
+function fromCache(ctx: ModelContext, hit: CachedAnswer): ModelAnswer {
   if (hit.kind === 'json') return { kind: 'json', status: hit.status, raw: Buffer.from(hit.body, 'utf8') };
-  return { kind: 'stream', status: hit.status, format: hit.format, includeUsage: false, parts: replayChunks(hit.chunks) };
+  return modelStream(ctx, hit.status, hit.format, false, replayChunks(hit.chunks, hit.format));
 }
 
 /**
- * The `simple` answer cache of a routing config (ctx.target.cache): an identical request
+ * The `simple` answer cache of a routing config (the target's cache): an identical request
  * (route, provider, address, provider-key hash, body) within max_age seconds is answered from
  * the cache, streams replayed from their recorded chunks. Only complete 2xx answers are
  * stored. `x-gateway-cache-force-refresh: true` skips the lookup and stores the new answer.
  * Sets x-gateway-cache-status: HIT, MISS, REFRESH, or DISABLED (cache off for this target or
  * route). Runs once per target attempt, after route.
  */
-export default defineStage<Record<string, never>>({
+export default defineStage<CacheStageConfig, ModelContext>({
   name: 'cache',
   description: 'Answers identical requests from the response cache (routing config cache: simple).',
-  schema: { type: 'object', additionalProperties: false },
+  schema: schemaDocument('stages/cache.schema.json'),
+  requires: [TARGET],
   create(_config, services) {
     const store = responseCache(services);
     const bodyLimit = services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
@@ -37,7 +42,7 @@ export default defineStage<Record<string, never>>({
       services.logger.warn({ err: (err as Error)?.message }, 'response cache unavailable');
     };
     return async (ctx, next) => {
-      const target = ctx.target;
+      const target = ctx.get(TARGET);
       const cache = target?.cache;
       const headers = ctx.responseHeaders;
       if (!target || !cache) {
@@ -49,7 +54,7 @@ export default defineStage<Record<string, never>>({
         headers[CACHE_STATUS] = 'DISABLED';
         return next();
       }
-      if (ctx.route.body === 'json') await ensureJsonBody(ctx, bodyLimit);
+      if (ctx.endpoint.body === 'json') await ensureJsonBody(ctx, bodyLimit);
       const key = cacheKey(ctx, target);
       if (!key) {
         headers[CACHE_STATUS] = 'DISABLED';
@@ -63,14 +68,14 @@ export default defineStage<Record<string, never>>({
         });
         if (hit) {
           headers[CACHE_STATUS] = 'HIT';
-          ctx.response = fromCache(hit);
+          ctx.response = fromCache(ctx, hit);
           return;
         }
       }
       headers[CACHE_STATUS] = refresh ? 'REFRESH' : 'MISS';
       await next();
-      const response = ctx.response;
-      if (!response || response.status < 200 || response.status >= 300) return;
+      const response = modelAnswer(ctx);
+      if (!response || response.kind === 'direct' || response.status < 200 || response.status >= 300) return;
       const ttlMs = (cache.max_age ?? DEFAULT_MAX_AGE) * 1000;
       if (response.kind === 'json') {
         const body = response.raw ? response.raw.toString('utf8') : JSON.stringify(response.body);

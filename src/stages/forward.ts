@@ -1,17 +1,27 @@
 import type { Dispatcher } from 'undici';
-import { defineStage } from '../engine/stage.js';
-import type { GatewayContext, GatewayResponse } from '../engine/context.js';
-import type { GatewayServices } from '../engine/services.js';
-import { badRequest, GatewayError, internalError } from '../errors/gateway-error.js';
-import { normalizeError } from '../errors/normalize.js';
-import { redactSecrets } from '../errors/redact.js';
-import { ensureJsonBody } from '../engine/request-body.js';
-import { frameEventBatches } from '../protocol/framing.js';
-import { PartStream } from '../protocol/part-stream.js';
-import type { StreamPart } from '../protocol/stream-parts.js';
-import type { OperationAdapter, ProviderCall, ProviderInstance } from '../providers/provider.js';
-import { readBody } from '../upstream/read-body.js';
-import { AttemptTimers } from '../routing/attempt-timers.js';
+import type { ForwardStageConfig } from '../generated/stages/forward.js';
+import { schemaDocument } from '../kernel/config/schema-validator.js';
+import { defineStage } from '../kernel/engine/stage.js';
+import type { BinaryAnswer, GatewayResponse, JsonAnswer, StreamAnswer } from '../kernel/engine/context.js';
+import type { GatewayServices } from '../kernel/engine/services.js';
+import { BODY, BODY_CHANGED, ensureJsonBody, RAW_BODY } from '../kernel/engine/request-body.js';
+import { redactSecrets } from '../kernel/errors/redact.js';
+import { readBody } from '../features/models/providers/shared/read-body.js';
+import { badRequest, GatewayError } from '../contract/errors/gateway-error.js';
+import { normalizeError } from '../contract/errors/normalize.js';
+import { frameEventBatches } from '../contract/framing.js';
+import { PartStream } from '../contract/part-stream.js';
+import type { StreamPart } from '../contract/stream-parts.js';
+import type { OperationAdapter, ProviderCall, ProviderInstance } from '../features/models/providers/provider.js';
+import { PROVIDERS } from '../features/models/providers/provider-registry.js';
+import { AttemptTimers } from '../features/models/routing/attempt-timers.js';
+import { DEADLINE, TARGET, UPLOAD_SENT, type ModelContext } from '../features/models/model-request.js';
+import { modelStream } from '../features/models/stream-answer.js';
+import { IDENTITY_FORWARD_HEADERS } from '../features/mcp/identity-forwarding.js';
+import { OPENAI_HEADERS, passedHeaders } from '../features/models/providers/shared/upstream-headers.js';
+import { streamFormat } from '../contract/stream-format.js';
+
+type GatewayContext = ModelContext;
 
 const ERROR_BODY_LIMIT = 256 * 1024;
 const ignore = () => undefined;
@@ -19,8 +29,9 @@ const PASSED_HEADERS = ['content-length', 'content-disposition'];
 
 /** The signal of one attempt: the caller going away, the request's deadline passing, or the attempt's own timers firing. */
 function attemptSignal(ctx: GatewayContext, timers: AttemptTimers): { signal: AbortSignal; deadlineSignal?: AbortSignal } {
-  if (ctx.deadline === undefined) return { signal: timers.active ? AbortSignal.any([ctx.signal, timers.signal]) : ctx.signal };
-  const remaining = Math.max(1, Math.ceil(ctx.deadline - performance.now()));
+  const deadline = ctx.get(DEADLINE);
+  if (deadline === undefined) return { signal: timers.active ? AbortSignal.any([ctx.signal, timers.signal]) : ctx.signal };
+  const remaining = Math.max(1, Math.ceil(deadline - performance.now()));
   const deadlineSignal = AbortSignal.timeout(remaining);
   return { signal: AbortSignal.any(timers.active ? [ctx.signal, deadlineSignal, timers.signal] : [ctx.signal, deadlineSignal]), deadlineSignal };
 }
@@ -70,6 +81,12 @@ async function* mapStream(
       if (parts.some((p) => p.type === 'done')) complete = true;
       yield parts;
     }
+    // Parts a provider gives only once its stream ended (e.g. Bedrock without a metadata event)
+    const tail = complete ? undefined : map.end?.();
+    if (tail?.length) {
+      if (tail.some((p) => p.type === 'done')) complete = true;
+      yield tail;
+    }
   } catch (err) {
     throw attemptError(err, ctx, provider, deadlineSignal);
   } finally {
@@ -97,28 +114,28 @@ function wantsBinary(adapter: OperationAdapter, call: ProviderCall): boolean {
 
 /** The request body for the current target: override_params applied. */
 function targetBody(ctx: GatewayContext): any {
-  const target = ctx.target!;
-  return target.overrideParams && ctx.body ? { ...ctx.body, ...target.overrideParams } : ctx.body;
+  const target = ctx.get(TARGET)!;
+  const body = ctx.get(BODY);
+  return target.overrideParams && body ? { ...body, ...target.overrideParams } : body;
 }
 
 /** Sends one upstream call; `partBody` replaces the body for one call of a fanned-out operation. */
 async function sendToProvider(ctx: GatewayContext, services: GatewayServices, provider: ProviderInstance, adapter: OperationAdapter, partBody?: unknown) {
-  const target = ctx.target!;
+  const target = ctx.get(TARGET)!;
   const body = partBody ?? targetBody(ctx);
-  const unchanged = partBody === undefined && !ctx.bodyChanged && !target.overrideParams;
+  const unchanged = partBody === undefined && !ctx.has(BODY_CHANGED) && !target.overrideParams;
   const timers = new AttemptTimers(provider.id, target.firstByteTimeout, target.idleTimeout);
   const { signal, deadlineSignal } = attemptSignal(ctx, timers);
   const call: ProviderCall = {
-    operation: ctx.route.operation,
+    operation: ctx.endpoint.operation,
     body,
-    rawBody: unchanged ? ctx.rawBody : undefined,
+    rawBody: unchanged ? ctx.get(RAW_BODY) : undefined,
     stream: body?.stream === true && adapter.stream !== undefined,
     target,
     apiKey: target.apiKey,
     params: ctx.params,
     query: ctx.query,
     headers: ctx.headers,
-    req: ctx.req,
     signal,
   };
   const upstream = await adapter.request(call, provider);
@@ -129,14 +146,15 @@ async function sendToProvider(ctx: GatewayContext, services: GatewayServices, pr
     }
   }
   // Set by the forward-identity stage when the pipeline has it.
-  const identityHeaders = ctx.state.identityHeaders as Record<string, string> | undefined;
-  if (identityHeaders) for (const [name, value] of Object.entries(identityHeaders)) upstream.headers[name.toLowerCase()] = value;
-  if (ctx.route.body === 'multipart') ctx.state.uploadSent = true;
+  const identityHeaders = ctx.get(IDENTITY_FORWARD_HEADERS);
+  if (identityHeaders) for (const name in identityHeaders) upstream.headers[name.toLowerCase()] = identityHeaders[name]!;
+  if (ctx.endpoint.body === 'multipart') ctx.set(UPLOAD_SENT, true);
   const started = performance.now();
   let res: Dispatcher.ResponseData;
   try {
-    // undici's (coarse) timers stay as a backstop; a stream's gaps are timed by `timers` alone.
-    res = await services.upstream.send(upstream, { signal, headersTimeout: target.firstByteTimeout, bodyTimeout: call.stream ? undefined : target.idleTimeout });
+    // undici's (coarse) timers stay as a backstop (they do not run while the caller applies
+    // backpressure); without target values, undici's defaults are routing.defaults'.
+    res = await services.upstream.send(upstream, { signal, headersTimeout: target.firstByteTimeout, bodyTimeout: target.idleTimeout });
   } catch (err) {
     timers.clear();
     throw attemptError(err, ctx, provider.id, deadlineSignal);
@@ -144,7 +162,7 @@ async function sendToProvider(ctx: GatewayContext, services: GatewayServices, pr
   // A stream's first byte is its first part (primeStream); anything else has arrived with its headers.
   const streaming = call.stream && res.statusCode >= 200 && res.statusCode < 300 && !String(res.headers['content-type'] ?? '').includes('json');
   if (!streaming) timers.clear();
-  services.metrics.recordUpstream(provider.id, ctx.route.operation, (performance.now() - started) / 1000);
+  services.metrics.recordUpstream(provider.id, ctx.endpoint.operation, (performance.now() - started) / 1000);
   return { res, call, deadlineSignal, timers };
 }
 
@@ -158,6 +176,8 @@ async function upstreamFailure(ctx: GatewayContext, provider: ProviderInstance, 
   error.upstreamStatus = status;
   error.upstreamBody = redactSecrets(buf.toString('utf8', 0, Math.min(buf.length, 4096)), ctx.secrets);
   error.retryable = true;
+  // The provider's request id and rate-limit headers reach the caller on errors too
+  error.headers = { ...passedHeaders(provider.passHeaders ?? OPENAI_HEADERS, res.headers), ...error.headers };
   return error;
 }
 
@@ -212,20 +232,21 @@ async function sendFannedOut(
  * passed through where the provider speaks OpenAI, the provider's answer mapped otherwise,
  * streams as parts (after their first part arrived), binary bodies as node streams.
  */
-export default defineStage<Record<string, never>>({
+export default defineStage<ForwardStageConfig, GatewayContext>({
   name: 'forward',
   description: 'Sends the request to the chosen provider and reads its answer.',
-  schema: { type: 'object', additionalProperties: false },
+  schema: schemaDocument('stages/forward.schema.json'),
+  requires: [TARGET],
   create(_config, services) {
     const bodyLimit = services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
+    const providers = services.require(PROVIDERS);
     return async (ctx) => {
-      const target = ctx.target;
-      if (!target) throw internalError(new Error('forward ran without a target: put the route stage before it'));
-      const provider = services.providers.get(target.provider);
+      const target = ctx.get(TARGET)!;
+      const provider = providers.get(target.provider);
       if (!provider) throw badRequest(`Unknown provider "${target.provider}".`, 'x-gateway-provider');
-      const adapter = provider.operations[ctx.route.operation];
+      const adapter = provider.operations[ctx.endpoint.operation];
       if (!adapter) {
-        throw badRequest(`Provider ${provider.id} does not support ${ctx.route.key} (${ctx.route.operation}).`, 'x-gateway-provider');
+        throw badRequest(`Provider ${provider.id} does not support ${ctx.route} (${ctx.endpoint.operation}).`, 'x-gateway-provider');
       }
       if (provider.requiresKey && !target.apiKey) {
         throw new GatewayError('invalid_api_key', `No API key for ${provider.id}.`, { provider: provider.id });
@@ -240,7 +261,7 @@ export default defineStage<Record<string, never>>({
       const status = res.statusCode;
       if (status >= 400 || status < 200) throw await upstreamFailure(ctx, provider, res);
       const contentType = String(res.headers['content-type'] ?? '');
-      let response: GatewayResponse;
+      let response: JsonAnswer | StreamAnswer | BinaryAnswer;
       if (wantsBinary(adapter, call)) {
         const headers: Record<string, string> = {};
         for (const name of PASSED_HEADERS) {
@@ -252,13 +273,15 @@ export default defineStage<Record<string, never>>({
         const parts = await primeStream(mapStream(res.body, adapter, call, ctx, provider.id, timers, deadlineSignal), timers).catch((err) => {
           throw attemptError(err, ctx, provider.id, deadlineSignal);
         });
-        response = {
-          kind: 'stream',
+        response = modelStream(
+          ctx,
           status,
-          format: ctx.route.operation === 'completions' ? 'text' : 'chat',
-          includeUsage: call.body?.stream_options?.include_usage === true,
+          streamFormat(ctx.endpoint.operation),
+          call.body?.stream_options?.include_usage === true,
           parts,
-        };
+          undefined,
+          call.body,
+        );
       } else {
         let raw: Buffer;
         try {
@@ -266,7 +289,7 @@ export default defineStage<Record<string, never>>({
         } catch (err) {
           throw attemptError(err, ctx, provider.id, deadlineSignal);
         }
-        if (adapter.response) {
+        if (adapter.response && (!adapter.responseNeeded || adapter.responseNeeded(raw))) {
           let parsed: unknown;
           try {
             parsed = JSON.parse(raw.toString('utf8'));
@@ -278,6 +301,9 @@ export default defineStage<Record<string, never>>({
           response = { kind: 'json', status, raw };
         }
       }
+      // The provider's request id and rate-limit headers (CONTRACT section 2)
+      const passed = passedHeaders(provider.passHeaders ?? OPENAI_HEADERS, res.headers);
+      for (const name in passed) (response.headers ??= {})[name] = passed[name]!;
       ctx.response = response;
     };
   },

@@ -1,24 +1,24 @@
-import { defineStage } from '../engine/stage.js';
-import type { GatewayContext } from '../engine/context.js';
-import { ensureJsonBody } from '../engine/request-body.js';
-import { GatewayError } from '../errors/gateway-error.js';
-import { PipelineError } from '../engine/pipeline-compiler.js';
-import { GuardrailConfigError, type GuardrailOutcome, type GuardrailRegistry } from '../guardrails/registry.js';
-import { inputPieces, outputPieces } from '../guardrails/extract.js';
-import { TextView } from '../guardrails/text-view.js';
-import { assembleStream, replay } from '../guardrails/stream-text.js';
-import { guardrailRegistry } from '../routing/resilience-services.js';
+import type { GuardrailStageConfig } from '../generated/stages/guardrail.js';
+import { schemaDocument } from '../kernel/config/schema-validator.js';
+import { defineStage } from '../kernel/engine/stage.js';
+import { defineSlot } from '../kernel/engine/slot.js';
+import { BODY, BODY_CHANGED, ensureJsonBody } from '../kernel/engine/request-body.js';
+import { PipelineError } from '../kernel/engine/pipeline-compiler.js';
+import { GatewayError } from '../contract/errors/gateway-error.js';
+import { TARGET, type ModelContext } from '../features/models/model-request.js';
+import { modelAnswer } from '../features/models/stream-answer.js';
+import { GuardrailConfigError, type GuardrailOutcome, type GuardrailRegistry } from '../features/models/guardrails/registry.js';
+import { inputPieces, outputPieces } from '../features/models/guardrails/extract.js';
+import { TextView } from '../features/models/guardrails/text-view.js';
+import { assembleStream, replay } from '../features/models/guardrails/stream-text.js';
+import { guardrailRegistry } from '../features/models/routing/resilience-services.js';
 
-interface GuardrailStageConfig {
-  /** Guardrail ids run on every request of the pipeline, before the target's own. */
-  input?: string[];
-  /** Guardrail ids run on every answer of the pipeline, before the target's own. */
-  output?: string[];
-}
+type GatewayContext = ModelContext;
 
 export const VERDICT_HEADER = 'x-gateway-guardrail-verdict';
 const RANK: Record<GuardrailOutcome, number> = { passed: 0, redacted: 1, flagged: 2 };
-const INPUT_DONE = 'guardrail.inputDone';
+/** Input guardrail runs already done for this request (ids and model). */
+const INPUT_DONE = defineSlot<Set<string>>('guardrail-input-done', 'the input guardrails already run');
 
 const NONE: string[] = [];
 
@@ -34,27 +34,28 @@ function noteVerdict(ctx: GatewayContext, outcome: GuardrailOutcome): void {
 }
 
 function modelOf(ctx: GatewayContext): string | undefined {
-  const model = ctx.target?.overrideParams?.model ?? ctx.body?.model;
+  const model = ctx.get(TARGET)?.overrideParams?.model ?? ctx.get(BODY)?.model;
   return typeof model === 'string' ? model : undefined;
 }
 
 async function checkInput(ctx: GatewayContext, registry: GuardrailRegistry, ids: string[], bodyLimit: number): Promise<void> {
-  if (ctx.route.body === 'json') await ensureJsonBody(ctx, bodyLimit);
+  if (ctx.endpoint.body === 'json') await ensureJsonBody(ctx, bodyLimit);
   const model = modelOf(ctx);
   // Input guardrails run once per request (and again only for a target that changes the model).
-  const done = (ctx.state[INPUT_DONE] ??= new Set<string>()) as Set<string>;
+  let done = ctx.get(INPUT_DONE);
+  if (!done) ctx.set(INPUT_DONE, (done = new Set<string>()));
   const key = `${ids.join(',')}|${model ?? ''}`;
   if (done.has(key)) return;
-  const view = new TextView(ctx.route.body === 'json' ? inputPieces(ctx.route.operation, ctx.body) : []);
+  const view = new TextView(ctx.endpoint.body === 'json' ? inputPieces(ctx.endpoint.operation, ctx.get(BODY)) : []);
   const outcome = await registry.apply(ids, view, { phase: 'input', model, requestId: ctx.id, signal: ctx.signal });
-  if (view.changed) ctx.bodyChanged = true;
+  if (view.changed) ctx.set(BODY_CHANGED, true);
   noteVerdict(ctx, outcome);
   done.add(key);
 }
 
 async function checkOutput(ctx: GatewayContext, registry: GuardrailRegistry, ids: string[]): Promise<void> {
-  const response = ctx.response;
-  if (!response || response.status < 200 || response.status >= 300) return;
+  const response = modelAnswer(ctx);
+  if (!response || response.kind === 'direct' || response.status < 200 || response.status >= 300) return;
   const run = { phase: 'output' as const, model: modelOf(ctx), requestId: ctx.id, signal: ctx.signal };
   if (response.kind === 'json') {
     let body = response.body;
@@ -75,8 +76,9 @@ async function checkOutput(ctx: GatewayContext, registry: GuardrailRegistry, ids
   } else if (response.kind === 'stream') {
     const assembled = await assembleStream(response.parts, response.format);
     if (!assembled.complete) {
-      throw new GatewayError('provider_error', `The ${ctx.target?.provider ?? 'upstream'} stream ended before the answer was complete.`, {
-        provider: ctx.target?.provider,
+      const provider = ctx.get(TARGET)?.provider;
+      throw new GatewayError('provider_error', `The ${provider ?? 'upstream'} stream ended before the answer was complete.`, {
+        provider,
         retryable: true,
       });
     }
@@ -93,19 +95,13 @@ async function checkOutput(ctx: GatewayContext, registry: GuardrailRegistry, ids
  * request's text before anything is sent upstream (deny: 422; redact: the body sent upstream
  * is masked). Output guardrails check the answer; a streamed answer is read to its end first,
  * checked, then replayed (so a denied stream is a plain 422 and never a half-sent answer).
- * Runs once per target attempt, after route.
+ * Runs once per target attempt, after fallback.
  */
-export default defineStage<GuardrailStageConfig>({
+export default defineStage<GuardrailStageConfig, GatewayContext>({
   name: 'guardrail',
   description: 'Runs input and output guardrails (deny, flag, redact).',
-  schema: {
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-      input: { type: 'array', items: { type: 'string' } },
-      output: { type: 'array', items: { type: 'string' } },
-    },
-  },
+  schema: schemaDocument('stages/guardrail.schema.json'),
+  requires: [TARGET],
   create(config, services) {
     let registry: GuardrailRegistry;
     try {
@@ -118,8 +114,9 @@ export default defineStage<GuardrailStageConfig>({
     if (unknown.length) throw new Error(unknown.join('; '));
     const bodyLimit = services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
     return async (ctx, next) => {
-      const input = union(config.input, ctx.target?.inputGuardrails);
-      const output = union(config.output, ctx.target?.outputGuardrails);
+      const target = ctx.get(TARGET);
+      const input = union(config.input, target?.inputGuardrails);
+      const output = union(config.output, target?.outputGuardrails);
       if (input.length) await checkInput(ctx, registry, input, bodyLimit);
       await next();
       if (output.length) await checkOutput(ctx, registry, output);

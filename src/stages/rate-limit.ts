@@ -1,10 +1,13 @@
-import { defineStage } from '../engine/stage.js';
-import type { GatewayContext } from '../engine/context.js';
-import type { StreamPart } from '../protocol/stream-parts.js';
-import type { CounterSlot } from '../rate-limit/counter.js';
-import { TOKEN_SLOTS, type RateLimiter } from '../rate-limit/limiter.js';
-import { noteStreamUsage, usedTokens } from '../rate-limit/usage.js';
-import { rateLimiter } from '../routing/resilience-services.js';
+import type { RateLimitStageConfig } from '../generated/stages/rate-limit.js';
+import { schemaDocument } from '../kernel/config/schema-validator.js';
+import type { GatewayContext } from '../kernel/engine/context.js';
+import { CALLER } from '../kernel/engine/report.js';
+import { defineStage } from '../kernel/engine/stage.js';
+import type { StreamPart } from '../contract/stream-parts.js';
+import type { CounterSlot } from '../features/models/rate-limit/counter.js';
+import { TOKEN_SLOTS, type RateLimiter } from '../features/models/rate-limit/limiter.js';
+import { noteStreamUsage, usedTokens } from '../features/models/rate-limit/usage.js';
+import { rateLimiter } from '../features/models/routing/resilience-services.js';
 import { CACHE_STATUS } from './cache.js';
 
 async function* chargeAtEnd(parts: AsyncIterable<StreamPart>, ctx: GatewayContext, limiter: RateLimiter, slots: CounterSlot[]): AsyncGenerator<StreamPart> {
@@ -21,23 +24,27 @@ async function* chargeAtEnd(parts: AsyncIterable<StreamPart>, ctx: GatewayContex
  * that covers it, sets X-RateLimit-Limit / -Remaining / -Reset, refuses with 429 and
  * Retry-After past a limit. Token budgets are charged from the answer's usage (JSON `usage`,
  * or a stream's usage part) once the answer is known; answers served from the cache are not
- * charged. Put it before validate so error answers carry the headers too.
+ * charged. Put it before validate so error answers carry the headers too. Without rules the
+ * stage is left out of the pipeline.
  */
-export default defineStage<Record<string, never>>({
+export default defineStage<RateLimitStageConfig>({
   name: 'rate-limit',
   description: 'Applies the gateway rate limits (requests and tokens per window).',
-  schema: { type: 'object', additionalProperties: false },
-  create(_config, services) {
+  schema: schemaDocument('stages/rate-limit.schema.json'),
+  requires: [CALLER],
+  once: true,
+  create(config, services) {
     const limiter = rateLimiter(services);
+    if (!limiter) return null;
+    const defaultRules = config.defaultRules !== false;
     return async (ctx, next) => {
-      if (!limiter) return next();
-      await limiter.check(ctx);
-      const slots = ctx.state[TOKEN_SLOTS] as CounterSlot[] | undefined;
+      await limiter.check(ctx, defaultRules);
+      const slots = ctx.get(TOKEN_SLOTS);
       if (!slots) return next();
       await next();
       if (ctx.responseHeaders[CACHE_STATUS] === 'HIT') return;
       const response = ctx.response;
-      if (response?.kind === 'stream') response.parts = chargeAtEnd(response.parts, ctx, limiter, slots);
+      if (response?.kind === 'stream') response.parts = chargeAtEnd(response.parts as AsyncIterable<StreamPart>, ctx, limiter, slots);
       else {
         const tokens = usedTokens(ctx);
         if (tokens > 0) void limiter.charge(slots, tokens);

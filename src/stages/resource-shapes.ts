@@ -1,9 +1,12 @@
-import { defineStage } from '../engine/stage.js';
-import type { Operation } from '../engine/operations.js';
-import { GatewayError } from '../errors/gateway-error.js';
-import { openAIFile } from '../files/file-shape.js';
-import { windowList } from '../files/list-page.js';
-import { specEvents, specJob, specJobList } from '../fine-tuning/job-shape.js';
+import type { ResourceShapesStageConfig } from '../generated/stages/resource-shapes.js';
+import { schemaDocument } from '../kernel/config/schema-validator.js';
+import { defineStage } from '../kernel/engine/stage.js';
+import type { Operation } from '../contract/operations.js';
+import { GatewayError } from '../contract/errors/gateway-error.js';
+import { GATEWAY_SERVED, TARGET, type ModelContext } from '../features/models/model-request.js';
+import { openAIFile } from '../contract/openai/files.js';
+import { windowList } from '../contract/openai/lists.js';
+import { specEvents, specJob, specJobList } from '../contract/openai/fine-tuning-jobs.js';
 
 type Shape = (body: any, provider: string, query: URLSearchParams) => unknown | undefined;
 
@@ -45,25 +48,26 @@ function modelPage(body: any, query: URLSearchParams) {
  * result_files, trained_tokens), event, file and model lists (`has_more`; models windowed by
  * `limit`/`after`), file objects, image results (`created`). Answers already in shape pass through as the upstream's bytes.
  */
-export default defineStage<Record<string, never>>({
+export default defineStage<ResourceShapesStageConfig, ModelContext>({
   name: 'resource-shapes',
   description: 'Puts files, fine-tuning and image answers in the spec resource shapes.',
-  schema: { type: 'object', additionalProperties: false },
+  schema: schemaDocument('stages/resource-shapes.schema.json'),
   create() {
     return async (ctx, next) => {
       await next();
-      const shape = SHAPES[ctx.route.operation];
+      const shape = SHAPES[ctx.endpoint.operation];
       const response = ctx.response;
-      if (!shape || ctx.state.gatewayServed || ctx.error || response?.kind !== 'json' || response.status >= 300) return;
+      if (!shape || ctx.has(GATEWAY_SERVED) || ctx.error || response?.kind !== 'json' || response.status >= 300) return;
       let body = response.body;
       if (body === undefined && response.raw) {
         try {
           body = JSON.parse(response.raw.toString('utf8'));
         } catch {
-          throw new GatewayError('provider_error', `${ctx.target?.provider ?? 'The provider'} sent an answer that is not JSON.`, { provider: ctx.target?.provider });
+          const provider = ctx.get(TARGET)?.provider;
+          throw new GatewayError('provider_error', `${provider ?? 'The provider'} sent an answer that is not JSON.`, { provider });
         }
       }
-      const shaped = shape(body, ctx.target?.provider ?? '', ctx.query);
+      const shaped = shape(body, ctx.get(TARGET)?.provider ?? '', ctx.query);
       if (shaped !== undefined) ctx.response = { kind: 'json', status: response.status, headers: response.headers, body: shaped };
     };
   },

@@ -1,22 +1,16 @@
 import pRetry from 'p-retry';
-import { abortableWait } from '../engine/abortable-wait.js';
-import { defineStage } from '../engine/stage.js';
-import type { GatewayContext } from '../engine/context.js';
-import { GatewayError } from '../errors/gateway-error.js';
-import { normalizeError } from '../errors/normalize.js';
 import type { RetryConfig } from '../generated/routing.js';
-import { recordAttempt } from '../routing/attempts.js';
-import { callerGone, callerGoneError, DEFAULT_RETRY_STATUSES, deadlinePassed, isTransportFailure, remainingMs, uploadSpent } from '../routing/failure.js';
-
-interface RetryStageConfig extends RetryConfig {
-  /** First backoff in ms (doubles each retry, with jitter). */
-  initialDelayMs?: number;
-  /** Longest backoff in ms. */
-  maxDelayMs?: number;
-  /** A Retry-After longer than this (ms) is not waited for: the failure is answered instead. */
-  maxRetryAfterMs?: number;
-}
-
+import type { RetryStageConfig } from '../generated/stages/retry.js';
+import { schemaDocument } from '../kernel/config/schema-validator.js';
+import { abortableWait } from '../kernel/engine/abortable-wait.js';
+import type { GatewayContext } from '../kernel/engine/context.js';
+import { RETRIES } from '../kernel/engine/report.js';
+import { defineStage } from '../kernel/engine/stage.js';
+import { GatewayError } from '../contract/errors/gateway-error.js';
+import { normalizeError } from '../contract/errors/normalize.js';
+import { TARGET } from '../features/models/model-request.js';
+import { recordAttempt } from '../features/models/routing/attempts.js';
+import { callerGone, callerGoneError, DEFAULT_RETRY_STATUSES, deadlinePassed, isTransportFailure, remainingMs, uploadSpent } from '../features/models/routing/failure.js';
 
 /** Exponential backoff with "equal jitter": half the step fixed, half random. */
 export function backoffDelay(retryIndex: number, initialMs: number, maxMs: number, random: () => number = Math.random): number {
@@ -25,7 +19,7 @@ export function backoffDelay(retryIndex: number, initialMs: number, maxMs: numbe
 }
 
 /**
- * Retries the current target (ctx.target.retry, inherited from the routing config; the
+ * Retries the current target (the target's retry, inherited from the routing config; the
  * stage config is the default for requests without one): `attempts` extra tries on the
  * listed statuses (default 429, 500, 502, 503, 504), timeouts and network errors, with
  * exponential backoff and jitter, or the upstream's Retry-After when use_retry_after_header
@@ -36,23 +30,14 @@ export function backoffDelay(retryIndex: number, initialMs: number, maxMs: numbe
 export default defineStage<RetryStageConfig>({
   name: 'retry',
   description: 'Retries failed upstream attempts with backoff, within the request deadline.',
-  schema: {
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-      attempts: { type: 'integer', minimum: 0, maximum: 5 },
-      on_status_codes: { type: 'array', items: { type: 'integer', minimum: 100, maximum: 599 } },
-      use_retry_after_header: { type: 'boolean' },
-      initialDelayMs: { type: 'integer', minimum: 0, default: 100 },
-      maxDelayMs: { type: 'integer', minimum: 0, default: 2000 },
-      maxRetryAfterMs: { type: 'integer', minimum: 0, default: 60000 },
-    },
-  },
+  schema: schemaDocument('stages/retry.schema.json'),
+  requires: [TARGET],
+  repeats: true,
   create(config, services) {
     const initialMs = config.initialDelayMs ?? 100;
     const maxMs = config.maxDelayMs ?? 2000;
     const maxRetryAfterMs = config.maxRetryAfterMs ?? 60_000;
-    const fallbackRetry: RetryConfig | undefined = config.attempts ? config : undefined;
+    const fallbackRetry: RetryConfig | undefined = config.attempts ? { attempts: config.attempts, on_status_codes: config.on_status_codes, use_retry_after_header: config.use_retry_after_header } : undefined;
     const defaultStatuses = new Set(DEFAULT_RETRY_STATUSES);
 
     function retryable(err: GatewayError, statuses: ReadonlySet<number>, ctx: GatewayContext): boolean {
@@ -62,7 +47,7 @@ export default defineStage<RetryStageConfig>({
     }
 
     return async (ctx, next) => {
-      const target = ctx.target;
+      const target = ctx.get(TARGET);
       const retry = target?.retry ?? fallbackRetry;
       const extra = retry?.attempts ?? 0;
       if (!target || extra <= 0) return next();
@@ -77,10 +62,10 @@ export default defineStage<RetryStageConfig>({
               await next();
             } catch (err) {
               const failure = err instanceof GatewayError ? err : normalizeError(err, target.provider);
-              recordAttempt(ctx, target, startedAt, failure, services.metrics);
+              recordAttempt(ctx, target!, startedAt, failure, services.metrics);
               throw failure;
             }
-            recordAttempt(ctx, target, startedAt, undefined);
+            recordAttempt(ctx, target!, startedAt, undefined);
           },
           {
             retries: extra,
@@ -100,13 +85,13 @@ export default defineStage<RetryStageConfig>({
               if (wait >= remainingMs(ctx)) return false;
               if (wait > 0) await abortableWait(wait, ctx.signal);
               if (callerGone(ctx) || deadlinePassed(ctx)) return false;
-              ctx.retryCount++;
+              ctx.set(RETRIES, (ctx.get(RETRIES) ?? 0) + 1);
               return true;
             },
           },
         );
       } catch (err) {
-        if (callerGone(ctx)) throw callerGoneError(target.provider);
+        if (callerGone(ctx)) throw callerGoneError(target!.provider);
         throw err;
       }
     };

@@ -1,20 +1,25 @@
-import { defineStage } from '../engine/stage.js';
-import { headerValue, type ResolvedTarget, type GatewayContext } from '../engine/context.js';
-import { badRequest } from '../errors/gateway-error.js';
-import { PipelineError } from '../engine/pipeline-compiler.js';
-import { providerOptionsFrom } from './provider-credentials.js';
-import type { GatewayServices } from '../engine/services.js';
-import { PlanError } from '../routing/compile-plan.js';
-import { GuardrailConfigError } from '../guardrails/registry.js';
-import { PlanRunner } from '../routing/plan-runner.js';
-import { breakerRegistry, routingConfigs } from '../routing/resilience-services.js';
-import type { RoutingConfigs } from '../routing/config-source.js';
+import type { RouteStageConfig } from '../generated/stages/route.js';
+import { schemaDocument } from '../kernel/config/schema-validator.js';
+import { headerValue } from '../kernel/engine/context.js';
+import { BODY, ensureJsonBody, requestMetadata } from '../kernel/engine/request-body.js';
+import type { GatewayServices } from '../kernel/engine/services.js';
+import { defineStage } from '../kernel/engine/stage.js';
+import { ExtensionConfigError } from '../kernel/engine/extension.js';
+import { PipelineError } from '../kernel/engine/pipeline-compiler.js';
+import { badRequest } from '../contract/errors/gateway-error.js';
+import { PROVIDER, PROVIDER_KEY, ROUTING, type ModelContext } from '../features/models/model-request.js';
+import type { ResolvedTarget } from '../features/models/providers/provider.js';
+import { PlanError } from '../features/models/routing/compile-plan.js';
+import { GuardrailConfigError } from '../features/models/guardrails/registry.js';
+import { providerOptionsFrom } from '../features/models/routing/provider-credentials.js';
+import { routingConfigs } from '../features/models/routing/resilience-services.js';
+import type { RoutingConfigs } from '../features/models/routing/config-source.js';
 
 /** The single target named by the request headers (x-gateway-provider and the provider key). */
-export function targetFromHeaders(ctx: GatewayContext, services: GatewayServices): ResolvedTarget {
-  const provider = ctx.providerHeader;
+export function targetFromHeaders(ctx: ModelContext, services: GatewayServices): ResolvedTarget {
+  const provider = ctx.get(PROVIDER);
   if (!provider) throw badRequest('The x-gateway-provider header is required.', 'x-gateway-provider');
-  const target: ResolvedTarget = { provider, apiKey: ctx.providerKey, options: providerOptionsFrom(ctx) };
+  const target: ResolvedTarget = { provider, apiKey: ctx.get(PROVIDER_KEY), options: providerOptionsFrom(ctx) };
   const customHost = headerValue(ctx.headers, 'x-gateway-custom-host');
   if (customHost) target.baseUrl = checkCustomHost(customHost, services, 'x-gateway-custom-host');
   return target;
@@ -30,17 +35,21 @@ export function checkCustomHost(value: string, services: GatewayServices, param:
 }
 
 /**
- * Picks the upstream target(s). With a routing config (x-gateway-config, or
- * routing.defaultConfig) the config's plan decides: single, fallback, loadbalance or
- * conditional, nested to any depth; without one it is the provider the headers name. The
- * rest of the chain (guardrail, cache, retry, forward) runs once per target attempt, with
- * ctx.target set. Named configs are compiled here, once, at start-up.
+ * Decides where the request goes. With a routing config (x-gateway-config, or the stage's
+ * defaultConfig, or routing.defaultConfig) it is the config's plan (single, fallback,
+ * loadbalance or conditional, nested to any depth), with what its conditions test
+ * (x-gateway-metadata and the body) read once; without one it is the provider the headers
+ * name. The fallback stage after it runs the decision. Named configs are compiled once, at
+ * start-up.
  */
-export default defineStage<Record<string, never>>({
+export default defineStage<RouteStageConfig, ModelContext>({
   name: 'route',
-  description: 'Chooses the upstream target(s) for the request: fallback, load balancing, conditions, circuit breakers, deadlines.',
-  schema: { type: 'object', additionalProperties: false },
-  create(_config, services) {
+  description: 'Decides where the request goes: the routing config (x-gateway-config or a default) or the provider the headers name.',
+  schema: schemaDocument('stages/route.schema.json'),
+  requires: [PROVIDER],
+  provides: [ROUTING],
+  once: true,
+  create(config, services) {
     let configs: RoutingConfigs;
     try {
       configs = routingConfigs(services);
@@ -48,11 +57,25 @@ export default defineStage<Record<string, never>>({
       if (err instanceof PlanError || err instanceof GuardrailConfigError) throw new PipelineError(err.problems);
       throw err;
     }
-    const runner = new PlanRunner(services, breakerRegistry(services), services.config.server?.bodyLimit ?? 10 * 1024 * 1024);
+    if (config.defaultConfig !== undefined && !configs.has(config.defaultConfig)) {
+      throw new ExtensionConfigError([`defaultConfig: names no config under configs (${config.defaultConfig})`]);
+    }
+    const defaultName = config.defaultConfig ?? services.config.routing?.defaultConfig;
+    const bodyLimit = services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
     return async (ctx, next) => {
-      const plan = configs.planFor(ctx);
-      if (plan) await runner.run(ctx, plan, next);
-      else await runner.runSingle(ctx, targetFromHeaders(ctx, services), next);
+      const plan = configs.planFor(ctx, defaultName);
+      if (!plan) {
+        ctx.set(ROUTING, { single: targetFromHeaders(ctx, services) });
+      } else if (plan.conditional) {
+        const metadata = requestMetadata(ctx);
+        await ensureJsonBody(ctx, bodyLimit);
+        const body = ctx.get(BODY);
+        const params = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+        ctx.set(ROUTING, { plan, conditionInput: { metadata, params } });
+      } else {
+        ctx.set(ROUTING, { plan });
+      }
+      await next();
     };
   },
 });

@@ -1,17 +1,29 @@
 import type { ValidateFunction } from 'ajv';
-import { defineStage } from '../engine/stage.js';
-import { PROVIDER_ROUTES } from '../http/route-table.js';
-import { firstProblem, validatorFor } from '../config/schema-validator.js';
-import { badRequest } from '../errors/gateway-error.js';
-import { ensureJsonBody } from '../engine/request-body.js';
-import { SEMANTIC_RULES } from '../validation/semantic-rules.js';
-import type { GatewayContext } from '../engine/context.js';
+import type { ValidateStageConfig } from '../generated/stages/validate.js';
+import { firstProblem, schemaDocument, validatorFor } from '../kernel/config/schema-validator.js';
+import type { GatewayContext } from '../kernel/engine/context.js';
+import { BODY, ensureJsonBody } from '../kernel/engine/request-body.js';
+import { defineStage } from '../kernel/engine/stage.js';
+import { uploadValidator } from '../kernel/http/multipart/upload-validator.js';
+import { badRequest } from '../contract/errors/gateway-error.js';
+import { PROVIDER_ROUTES } from '../contract/routes.js';
+import type { ModelContext } from '../features/models/model-request.js';
+import { SEMANTIC_RULES } from '../features/models/validation/semantic-rules.js';
+import { fileUploadRules, UPLOAD_FILE_LIMIT, uploadSpoolPath } from '../features/files-batches/file-upload.js';
+import { IMAGE_LIMIT, imageEditRules } from '../features/media/image-edit-upload.js';
+import { AUDIO_FILE_LIMIT, audioUploadRules } from '../features/media/audio-upload.js';
 
-/** Validates request parts no schema reaches (multipart uploads); provided by the capability that owns them. */
-export type BodyValidator = (ctx: GatewayContext) => Promise<void>;
-const BODY_VALIDATORS = new Map<string, BodyValidator>();
-export function registerBodyValidator(routeKey: string, validator: BodyValidator): void {
-  BODY_VALIDATORS.set(routeKey, validator);
+/**
+ * Checks of request parts no schema reaches: the uploads of multipart routes, read whole (file
+ * parts spooled to `spoolDir`) and checked before anything goes upstream.
+ */
+function uploadChecks(spoolDir: string): Record<string, (ctx: GatewayContext) => Promise<void>> {
+  return {
+    'POST /v1/images/edits': uploadValidator(imageEditRules('requests/images-edits.schema.json'), { maxFileBytes: 2 * IMAGE_LIMIT, param: 'image', spoolDir }),
+    'POST /v1/audio/transcriptions': uploadValidator(audioUploadRules('requests/audio-transcriptions.schema.json'), { maxFileBytes: AUDIO_FILE_LIMIT, param: 'file', spoolDir }),
+    'POST /v1/audio/translations': uploadValidator(audioUploadRules('requests/audio-translations.schema.json'), { maxFileBytes: AUDIO_FILE_LIMIT, param: 'file', spoolDir }),
+    'POST /v1/files': uploadValidator(fileUploadRules('requests/files-upload.schema.json'), { maxFileBytes: UPLOAD_FILE_LIMIT, param: 'file', spoolDir }),
+  };
 }
 
 const LIST_OPERATIONS = new Set(['files.list', 'batches.list', 'fine_tuning.jobs.list', 'fine_tuning.jobs.events', 'models.list']);
@@ -27,30 +39,34 @@ function checkListQuery(query: URLSearchParams): void {
 
 /**
  * Request validation before anything goes upstream: the body against its schema in
- * schema/requests/ (compiled once, here), then the semantic rules (422), then list query
- * parameters. The first problem is answered, with its `param`.
+ * schema/requests/ (compiled once, here), then the semantic rules (422), uploads read whole,
+ * then list query parameters. The first problem is answered, with its `param`.
  */
-export default defineStage<Record<string, never>>({
+export default defineStage<ValidateStageConfig, ModelContext>({
   name: 'validate',
   description: 'Validates the request body and query against the schemas and rules.',
-  schema: { type: 'object', additionalProperties: false },
-  create(_config, services) {
+  schema: schemaDocument('stages/validate.schema.json'),
+  once: true,
+  create(config, services) {
     const validators = new Map<string, ValidateFunction>();
     for (const route of PROVIDER_ROUTES) if (route.schema && route.body === 'json') validators.set(route.key, validatorFor(route.schema));
     const limit = services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
+    const semantic = config.semantic !== false;
+    const uploads = uploadChecks(uploadSpoolPath(services.config));
     return async (ctx, next) => {
-      const route = ctx.route;
+      const route = ctx.endpoint;
       if (route.body === 'json') {
         await ensureJsonBody(ctx, limit);
+        const body = ctx.get(BODY);
         const validate = validators.get(route.key);
-        if (validate && !validate(ctx.body)) {
+        if (validate && !validate(body)) {
           const { key, message } = firstProblem(validate.errors)!;
           throw badRequest(`${key || 'body'}: ${message}`, key || 'body');
         }
-        SEMANTIC_RULES[route.operation]?.(ctx.body);
+        if (semantic) SEMANTIC_RULES[route.operation]?.(body);
       } else if (route.body === 'multipart') {
-        const custom = BODY_VALIDATORS.get(route.key);
-        if (custom) await custom(ctx);
+        const upload = uploads[route.key];
+        if (upload) await upload(ctx);
       }
       if (LIST_OPERATIONS.has(route.operation)) checkListQuery(ctx.query);
       await next();

@@ -5,7 +5,7 @@ import { FakeUpstream, sseChunks } from '../helpers/fake-upstream.js';
 import { fixtureJson } from '../helpers/fixtures.js';
 import { startGateway, type TestGateway } from '../helpers/start-gateway.js';
 import { freePort } from '../helpers/built-gateway.js';
-import { PROVIDER_ROUTES } from '../../src/http/route-table.js';
+import { PROVIDER_ROUTES } from '../../src/contract/routes.js';
 
 /**
  * One error shape everywhere: every failure a caller can meet, from the HTTP edge, the

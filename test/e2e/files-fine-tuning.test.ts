@@ -80,7 +80,7 @@ describe('files, provider batches and fine-tuning through the openai SDK', () =>
   });
 
   describe('files', () => {
-    it('uploads 12 MB to openai byte for byte, with the client form and length untouched', async () => {
+    it('uploads 12 MB to openai byte for byte, the form checked whole first and sent with its exact length', async () => {
       const file = await client('openai').files.create({ file: await toFile(payload, 'train.jsonl'), purpose: 'fine-tune' });
       expect(file).toEqual(fixtureJson('openai', 'file'));
       const sent = upstream.received('POST /v1/files').at(-1)!;

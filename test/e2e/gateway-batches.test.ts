@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI, { toFile } from 'openai';
-import { buildConfig } from '../../src/config/load-config.js';
+import { buildConfig } from '../../src/kernel/config/load-config.js';
 import { createGateway, type Gateway } from '../../src/gateway.js';
 import { FakeUpstream } from '../helpers/fake-upstream.js';
 import { LogCollector } from '../helpers/start-gateway.js';

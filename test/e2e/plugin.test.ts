@@ -41,12 +41,21 @@ describe('plugins through the config', () => {
     expect(res.headers.get('x-served-by')).toBe('gateway-example');
   });
 
-  it('the example pipeline is the shipped default pipeline plus the plugin stage', () => {
-    const shipped = parseYaml(readFileSync('pipelines/default.yaml', 'utf8'));
-    const example = parseYaml(readFileSync('examples/pipelines-with-plugin/default.yaml', 'utf8'));
-    const withoutPlugin = example.stages.filter((s: unknown) => !(typeof s === 'object' && s && 'header-stamp' in s));
-    expect(withoutPlugin).toEqual(shipped.stages);
-    expect(example.stages[1]).toEqual({ 'header-stamp': { header: 'x-served-by', value: 'gateway-example' } });
+  it('the example pipeline is the shipped provider pipeline plus the plugin stage, after normalize-error', () => {
+    const shipped = parseYaml(readFileSync('pipelines/provider.yaml', 'utf8'));
+    const example = parseYaml(readFileSync('examples/pipelines-with-plugin/provider.yaml', 'utf8'));
+    expect(example).toMatchObject({ name: shipped.name, extends: shipped.name });
+    expect(shipped.stages[0]).toBe('normalize-error');
+    expect(example.insert).toEqual([{ after: 'normalize-error', stages: [{ 'header-stamp': { header: 'x-served-by', value: 'gateway-example' } }] }]);
+  });
+
+  it('runs the plugin stage on every provider family, and on no other route', async () => {
+    const embeddings = await fetch(`${gw.url}/v1/embeddings`, { method: 'POST', body: '{}' });
+    expect(embeddings.status).toBe(400);
+    expect(embeddings.headers.get('x-served-by')).toBe('gateway-example');
+    const health = await fetch(`${gw.url}/health`);
+    expect(health.status).toBe(200);
+    expect(health.headers.get('x-served-by')).toBeNull();
   });
 
   it('a gateway without the plugin has no such header', async () => {
@@ -67,9 +76,9 @@ describe('plugins through the config', () => {
       writeFileSync(
         join(dir, 'explode.mjs'),
         `export const name = 'explode'; export const schema = { type: 'object' };
-         export function create() { return async (ctx) => { throw new Error('cannot use key ' + ctx.providerKey); }; }`,
+         export function create() { return async (ctx) => { throw new Error('cannot use key ' + ctx.headers['x-gateway-api-key']); }; }`,
       );
-      writeFileSync(join(dir, 'default.yaml'), 'name: default\nroutes: ["*"]\nstages: [normalize-error, authenticate, explode]\n');
+      writeFileSync(join(dir, 'models.yaml'), 'name: models\nextends: models\ninsert:\n  - after: authenticate\n    stages: [explode]\n');
       const broken = await startGateway({ plugins: [join(dir, 'explode.mjs')], pipelines: { dir } });
       try {
         const res = await fetch(`${broken.url}/v1/models`, { headers: { 'x-gateway-provider': 'openai', 'x-gateway-api-key': key } });
@@ -99,7 +108,10 @@ describe('plugins through the config', () => {
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
     async function startupProblems(stageConfig: string): Promise<string[]> {
-      writeFileSync(join(dir, 'default.yaml'), `name: default\nroutes: ["*"]\nstages:\n  - normalize-error\n  - header-stamp: ${stageConfig}\n  - authenticate\n  - route\n  - forward\n`);
+      writeFileSync(
+        join(dir, 'chat.yaml'),
+        `name: chat\nroutes: ["POST /v1/chat/completions"]\nstages:\n  - normalize-error\n  - header-stamp: ${stageConfig}\n  - authenticate\n  - route\n  - fallback\n  - forward\n`,
+      );
       try {
         const started = await startGateway({ plugins: ['./examples/plugins/header-stamp.mjs'], pipelines: { dir } });
         await started.close();
@@ -120,7 +132,7 @@ describe('plugins through the config', () => {
     ])('%s is refused', async (config, expected) => {
       const problems = await startupProblems(config);
       expect(problems.map((p) => p.slice(p.indexOf(': ') + 2))).toEqual(expected);
-      expect(problems.every((p) => p.startsWith(join(dir, 'default.yaml').replace(`${process.cwd()}/`, '')))).toBe(true);
+      expect(problems.every((p) => p.startsWith(join(dir, 'chat.yaml').replace(`${process.cwd()}/`, '')))).toBe(true);
     });
 
     it('a valid config starts', async () => {

@@ -84,7 +84,8 @@ describe('gateway start-up (the built process)', { timeout: 90_000 }, () => {
     [{ GATEWAY_AUTH_TYPE: 'magic' }, 'auth.type: must be one of bearer, api-key, oauth, mtls'],
     [{ GATEWAY_AUTH_ENABLED: 'perhaps' }, 'auth.enabled: must be boolean'],
     [{ GATEWAY_PORT: 'eighty' }, 'server.port: must be integer'],
-    [{ GATEWAY_ADMIN_TOKEN: 'short' }, 'auth.adminToken: must be at least 16 characters'],
+    [{ GATEWAY_ADMIN_TOKEN: 'short' }, 'auth.adminToken: must be at least 32 characters (generate one: openssl rand -hex 32)'],
+    [{ GATEWAY_ADMIN_TOKEN: 'change-me-to-a-long-random-string' }, 'auth.adminToken: is a placeholder from the examples, known to anyone; set a random value (openssl rand -hex 32)'],
   ])('validates the environment override %o like the file', async (env, line) => {
     const config = file('ok.yaml', 'server:\n  port: 8787\n');
     expect(await failsWith(['--config', config], env)).toEqual([line]);
@@ -132,18 +133,18 @@ describe('gateway start-up (the built process)', { timeout: 90_000 }, () => {
   });
 
   it('stops at an unknown stage in a pipeline', async () => {
-    file('pipes-unknown/default.yaml', 'name: default\nroutes: ["*"]\nstages:\n  - normalize-error\n  - teleport\n  - forward\n');
+    file('pipes-unknown/chat.yaml', 'name: chat\nroutes: ["POST /v1/chat/completions"]\nstages:\n  - normalize-error\n  - teleport\n  - forward\n');
     const config = file('unknown-stage.yaml', `pipelines:\n  dir: ${join(dir, 'pipes-unknown')}\n`);
     const lines = await failsWith(['--config', config]);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^.*pipes-unknown\/default\.yaml: stages\[1\]: unknown stage "teleport" \(known: .*authenticate.*forward.*\)$/);
+    expect(lines[0]).toMatch(/^.*pipes-unknown\/chat\.yaml: stages\[1\]: unknown stage "teleport" \(known: .*authenticate.*forward.*\)$/);
   });
 
   it('stops at a stage config that fails the stage schema', async () => {
-    file('pipes-bad/default.yaml', 'name: default\nroutes: ["*"]\nstages:\n  - normalize-error\n  - authenticate: { providerKey: sometimes }\n  - forward\n');
+    file('pipes-bad/chat.yaml', 'name: chat\nroutes: ["POST /v1/chat/completions"]\nstages:\n  - normalize-error\n  - authenticate: { providerKey: sometimes }\n  - forward\n');
     const config = file('bad-stage.yaml', `pipelines:\n  dir: ${join(dir, 'pipes-bad')}\n`);
     const lines = await failsWith(['--config', config]);
-    expect(lines).toEqual([`${join(dir, 'pipes-bad', 'default.yaml')}: stages[1].authenticate.providerKey: must be boolean`]);
+    expect(lines).toEqual([`${join(dir, 'pipes-bad', 'chat.yaml')}: stages[1].authenticate.providerKey: must be boolean`]);
   });
 
   it('loads the example plugin from examples/configs/with-plugin.yaml and runs its stage', async () => {
@@ -157,12 +158,12 @@ describe('gateway start-up (the built process)', { timeout: 90_000 }, () => {
   });
 
   it('stops when a plugin stage is configured against its schema', async () => {
-    file('pipes-plugin/default.yaml', 'name: default\nroutes: ["*"]\nstages:\n  - normalize-error\n  - header-stamp: { header: x-served-by }\n  - forward\n');
+    file('pipes-plugin/chat.yaml', 'name: chat\nroutes: ["POST /v1/chat/completions"]\nstages:\n  - normalize-error\n  - header-stamp: { header: x-served-by }\n  - forward\n');
     const config = file(
       'plugin-bad.yaml',
       `plugins:\n  - ${join(ROOT, 'examples/plugins/header-stamp.mjs')}\npipelines:\n  dir: ${join(dir, 'pipes-plugin')}\n`,
     );
-    expect(await failsWith(['--config', config])).toEqual([`${join(dir, 'pipes-plugin', 'default.yaml')}: stages[1].header-stamp.value: is required`]);
+    expect(await failsWith(['--config', config])).toEqual([`${join(dir, 'pipes-plugin', 'chat.yaml')}: stages[1].header-stamp.value: is required`]);
   });
 
   it('stops when a plugin module cannot be loaded', async () => {

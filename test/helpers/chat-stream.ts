@@ -33,6 +33,7 @@ export async function postStream(url: string, body: unknown, headers: Record<str
  * Reassembles chat.completion.chunk events into the chat.completion a non-streamed request
  * answers, checking OpenAI's delta rules on the way: the first delta of a tool call carries its
  * id, type and function name; later deltas of that call carry only its index and argument text.
+ * Reasoning text deltas join into reasoning_content; thinking_blocks deltas (whole blocks) add up.
  */
 export function assembleChat(events: any[]): { id: string; model: string; choices: any[]; usage?: any } {
   const choices = new Map<number, { index: number; message: any; finish_reason: string | null }>();
@@ -49,6 +50,8 @@ export function assembleChat(events: any[]): { id: string; model: string; choice
       }
       const delta = c.delta ?? {};
       if (typeof delta.content === 'string') choice.message.content = (choice.message.content ?? '') + delta.content;
+      if (typeof delta.reasoning_content === 'string') choice.message.reasoning_content = (choice.message.reasoning_content ?? '') + delta.reasoning_content;
+      if (Array.isArray(delta.thinking_blocks)) (choice.message.thinking_blocks ??= []).push(...delta.thinking_blocks);
       for (const call of delta.tool_calls ?? []) {
         const calls: any[] = (choice.message.tool_calls ??= []);
         const known = calls[call.index];
@@ -57,7 +60,9 @@ export function assembleChat(events: any[]): { id: string; model: string; choice
           if (typeof call.id !== 'string' || call.type !== 'function' || typeof call.function?.name !== 'string') {
             throw new Error(`the first delta of tool call ${call.index} must carry id, type and function.name: ${JSON.stringify(call)}`);
           }
-          calls.push({ id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments ?? '' } });
+          const whole: any = { id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments ?? '' } };
+          if (call.extra_content) whole.extra_content = call.extra_content;
+          calls.push(whole);
         } else {
           if (call.id !== undefined || call.type !== undefined || call.function?.name !== undefined) {
             throw new Error(`a later delta of tool call ${call.index} must carry only index and arguments: ${JSON.stringify(call)}`);

@@ -12,7 +12,8 @@ function crc32(data: Buffer): number {
   return (c ^ 0xffffffff) >>> 0;
 }
 
-function chunk(type: string, body: Buffer): Buffer {
+/** One PNG chunk: length, type, body and CRC. */
+export function pngChunk(type: string, body: Buffer): Buffer {
   const head = Buffer.alloc(8);
   head.writeUInt32BE(body.length, 0);
   head.write(type, 4, 'latin1');
@@ -87,10 +88,10 @@ export function makePng(opts: PngOptions): Buffer {
     }
     prev = line;
   }
-  const parts = [Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr)];
-  if (colorType === 3) parts.push(chunk('PLTE', Buffer.from([0, 0, 0, 255, 255, 255])));
-  if (opts.trns) parts.push(chunk('tRNS', opts.trns));
-  parts.push(chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0)));
+  const parts = [Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), pngChunk('IHDR', ihdr)];
+  if (colorType === 3) parts.push(pngChunk('PLTE', Buffer.from([0, 0, 0, 255, 255, 255])));
+  if (opts.trns) parts.push(pngChunk('tRNS', opts.trns));
+  parts.push(pngChunk('IDAT', deflateSync(raw)), pngChunk('IEND', Buffer.alloc(0)));
   if (opts.padding) parts.push(Buffer.alloc(opts.padding));
   return Buffer.concat(parts);
 }

@@ -12,12 +12,24 @@ export interface AuthTokenCreateRequest {
   team?: string;
   email?: string;
   name?: string;
+  /**
+   * @maxItems 64
+   */
   roles?: string[];
   organization?: string;
   scopes?: ('mcp:read' | 'mcp:write')[];
   permissions?: {
+    /**
+     * @maxItems 256
+     */
     servers?: string[];
+    /**
+     * @maxItems 1024
+     */
     tools?: string[];
   };
+  /**
+   * A number followed by d, h, m or s; at most 3650 days.
+   */
   expiresIn?: string;
 }

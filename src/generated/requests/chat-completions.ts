@@ -56,6 +56,10 @@ export interface ChatCompletionRequest {
   seed?: number;
   logprobs?: boolean;
   top_logprobs?: number;
+  /**
+   * How much the model reasons; mapped to each provider's control (Anthropic and Bedrock thinking budgets, Gemini thinkingConfig).
+   */
+  reasoning_effort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
   logit_bias?: {
     [k: string]: number;
   };
@@ -66,11 +70,35 @@ export interface ChatMessage {
   content?: string | null | ContentPart[];
   name?: string;
   tool_call_id?: string;
+  /**
+   * The reasoning of an earlier assistant answer; sent back only to providers that take it.
+   */
+  reasoning_content?: string | null;
+  /**
+   * The reasoning blocks of an earlier assistant answer, sent back to the provider as its own blocks, signatures intact.
+   */
+  thinking_blocks?: ThinkingBlock[] | null;
+  cache_control?: CacheControl;
   tool_calls?: MessageToolCall[];
   [k: string]: unknown;
 }
 export interface ContentPart {
   type: string;
+  [k: string]: unknown;
+}
+export interface ThinkingBlock {
+  type: 'thinking' | 'redacted_thinking';
+  thinking?: string;
+  signature?: string | null;
+  data?: string;
+  [k: string]: unknown;
+}
+/**
+ * A prompt-caching breakpoint at the end of this message (Anthropic, Bedrock).
+ */
+export interface CacheControl {
+  type: string;
+  ttl?: string;
   [k: string]: unknown;
 }
 export interface MessageToolCall {

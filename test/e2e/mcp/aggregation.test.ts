@@ -12,7 +12,7 @@ describe('/mcp aggregates process and remote tool servers (auth disabled)', () =
 
   beforeAll(async () => {
     // In the gateway's own environment, never in a tool server's.
-    process.env.GATEWAY_ADMIN_TOKEN = 'admin-token-of-the-gateway-0001';
+    process.env.GATEWAY_ADMIN_TOKEN = 'admin-token-of-the-gateway-0001-0123456789';
     remote = await new HttpToolServer().start();
     gw = await startGateway({
       mcpServers: {

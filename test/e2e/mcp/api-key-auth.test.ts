@@ -4,7 +4,7 @@ import { FakeUpstream } from '../../helpers/fake-upstream.js';
 import { HttpToolServer } from '../../helpers/http-tool-server.js';
 import { connectClient, rawPost, textOf } from '../../helpers/mcp.js';
 
-const ADMIN = 'admin-token-0123456789abcdef';
+const ADMIN = 'admin-token-0123456789abcdef0123456789';
 const KEY = 'config-key-for-team-red-0001';
 const EXPIRED_KEY = 'config-key-that-expired-0002';
 const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };

@@ -4,7 +4,7 @@ import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { HttpToolServer } from '../../helpers/http-tool-server.js';
 import { connectClient, rawPost, stdioToolServer, textOf } from '../../helpers/mcp.js';
 
-const ADMIN = 'admin-token-0123456789abcdef';
+const ADMIN = 'admin-token-0123456789abcdef0123456789';
 const SIGNING = 'identity-signing-secret-0123';
 
 describe('bearer tokens: token operations and /mcp behind them', () => {

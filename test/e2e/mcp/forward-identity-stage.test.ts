@@ -16,8 +16,8 @@ describe('the forward-identity stage on a provider route', () => {
 
   beforeAll(async () => {
     writeFileSync(
-      join(dir, 'default.yaml'),
-      'name: default\nroutes: ["*"]\nstages: [normalize-error, authenticate, forward-identity, validate, route, forward]\n',
+      join(dir, 'models.yaml'),
+      'name: models\nextends: models\ninsert:\n  - after: authenticate\n    stages: [forward-identity]\n',
     );
     upstream = await new FakeUpstream().on('GET /v1/models', { json: { object: 'list', data: [] } }).start();
     gw = await startGateway({

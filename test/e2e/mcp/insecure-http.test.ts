@@ -2,13 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildConfig } from '../../../src/config/load-config.js';
+import { buildConfig } from '../../../src/kernel/config/load-config.js';
 import { createGateway, type Gateway } from '../../../src/gateway.js';
-import { credentialTransportAllowed } from '../../../src/auth/transport-security.js';
+import { credentialTransportAllowed } from '../../../src/features/auth/transport-security.js';
 import { LogCollector } from '../../helpers/start-gateway.js';
 import { rawPost } from '../../helpers/mcp.js';
 
-const ADMIN = 'admin-token-0123456789abcdef';
+const ADMIN = 'admin-token-0123456789abcdef0123456789';
 
 /** A non-loopback IPv4 address of this machine (e.g. eth0), if it has one. */
 function externalAddress(): string | undefined {

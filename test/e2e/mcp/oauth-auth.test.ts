@@ -114,6 +114,31 @@ describe('oauth with auth.audience set', () => {
   });
 });
 
+describe('oauth with a client id and no auth.audience', () => {
+  let issuer: FakeOidcIssuer;
+  let gw: TestGateway;
+
+  beforeAll(async () => {
+    issuer = await new FakeOidcIssuer().start();
+    gw = await startGateway({ auth: { enabled: true, type: 'oauth', issuer: issuer.url, clientId: 'gateway-client' } });
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await issuer?.stop();
+  });
+
+  it("accepts a token for the client id and one for the gateway's /mcp URL, and no other audience", async () => {
+    for (const aud of ['gateway-client', `${gw.url}/mcp`]) {
+      expect((await rawPost(`${gw.url}/mcp`, list, { authorization: `Bearer ${await issuer.mint({ audience: aud })}` })).status, aud).toBe(200);
+    }
+    for (const aud of ['other-client', 'https://elsewhere.example/mcp']) {
+      const res = await rawPost(`${gw.url}/mcp`, list, { authorization: `Bearer ${await issuer.mint({ audience: aud })}` });
+      expect(res.status, aud).toBe(401);
+      expect(res.json.error.message).toMatch(/another audience/);
+    }
+  });
+});
+
 describe('oauth with an unreachable issuer', () => {
   let gw: TestGateway;
   beforeAll(async () => {

@@ -105,7 +105,7 @@ describe('TLS and mTLS', () => {
     beforeAll(async () => {
       gw = await startGateway({
         server: { ssl: { enabled: true, cert: certs.serverCert, key: certs.serverKey } },
-        auth: { enabled: true, type: 'bearer', adminToken: 'admin-token-0123456789abcdef' },
+        auth: { enabled: true, type: 'bearer', adminToken: 'admin-token-0123456789abcdef0123456789' },
         mcpServers: { remote: { url: remote.url } },
       });
     });
@@ -113,7 +113,7 @@ describe('TLS and mTLS', () => {
 
     it('issues and uses a token over HTTPS', async () => {
       const dispatcher = agent();
-      const created = await request(`${gw.url}/v1/auth/tokens`, { method: 'POST', headers: { authorization: 'Bearer admin-token-0123456789abcdef', 'content-type': 'application/json' }, body: '{"user":"tls-user"}', dispatcher });
+      const created = await request(`${gw.url}/v1/auth/tokens`, { method: 'POST', headers: { authorization: 'Bearer admin-token-0123456789abcdef0123456789', 'content-type': 'application/json' }, body: '{"user":"tls-user"}', dispatcher });
       expect(created.statusCode).toBe(201);
       const { token } = (await created.body.json()) as { token: string };
       const client = await connectClient(`${gw.url}/mcp`, { Authorization: `Bearer ${token}` }, fetchWith(dispatcher));

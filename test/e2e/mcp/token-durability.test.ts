@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { LogCollector, startGateway, type TestGateway } from '../../helpers/start-gateway.js';
-import { buildConfig } from '../../../src/config/load-config.js';
+import { buildConfig } from '../../../src/kernel/config/load-config.js';
 import { createGateway } from '../../../src/gateway.js';
 import { rawPost } from '../../helpers/mcp.js';
 
 const PG_URL = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const ADMIN = 'admin-token-0123456789abcdef';
+const ADMIN = 'admin-token-0123456789abcdef0123456789';
 const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
 const auth = { enabled: true, type: 'bearer', adminToken: ADMIN };
 

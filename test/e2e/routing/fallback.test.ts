@@ -207,7 +207,7 @@ describe('fallback across targets, under faults', () => {
       chatBody(),
       fallback({}, [
         { provider: 'openai' },
-        { strategy: { mode: 'fallback' }, provider: 'openai', targets: [{ custom_host: `${c.url}/v1` }, { provider: 'groq' }] },
+        { strategy: { mode: 'fallback' }, provider: 'openai', targets: [{ custom_host: `${c.url}/v1` }, { provider: 'groq', api_key: 'gsk-target-b-key-123456' }] },
       ]),
     );
     expect(res.status).toBe(200);
@@ -222,7 +222,7 @@ describe('fallback across targets, under faults', () => {
     await post(gw.url, CHAT, chatBody(), {
       ...fallback({ override_params: { temperature: 0 }, forward_headers: ['x-trace'] }, [
         { provider: 'openai', override_params: { model: 'gpt-a' } },
-        { provider: 'groq', override_params: { model: 'llama-b' }, forward_headers: [] },
+        { provider: 'groq', api_key: 'gsk-target-b-key-123456', override_params: { model: 'llama-b' }, forward_headers: [] },
       ]),
       'x-trace': 'trace-1',
     });

@@ -30,11 +30,12 @@ describe('guardrails', () => {
       hook: { checks: [{ type: 'webhook', url: `${hook.url}/verdict`, timeout: 1000 }] },
       polite: { checks: [{ type: 'contains', words: ['forbidden'], operator: 'none' }] },
     };
-    gw = await startGateway({ providers: { openai: { baseUrl: `${a.url}/v1` }, groq: { baseUrl: `${b.url}/v1` } }, guardrails });
+    gw = await startGateway({ providers: { openai: { baseUrl: `${a.url}/v1` }, groq: { baseUrl: `${b.url}/v1`, apiKey: 'gsk-groq-configured-key-01' } }, guardrails });
     pipelinesDir = mkdtempSync(join(tmpdir(), 'gw-pipelines-'));
     writeFileSync(
-      join(pipelinesDir, 'default.yaml'),
-      'name: default\nroutes: ["*"]\nstages:\n  - normalize-error\n  - authenticate\n  - validate\n  - route\n  - guardrail: { input: [no-secrets], output: [mask-pii] }\n  - forward\n',
+      join(pipelinesDir, 'provider.yaml'),
+      // Every provider family extends the shipped `provider` pipeline: this one replaces it, with the guardrail stage configured.
+      'name: provider\nextends: provider\nconfigure:\n  guardrail: { input: [no-secrets], output: [mask-pii] }\n',
     );
     pipelineGw = await startGateway({ providers: { openai: { baseUrl: `${a.url}/v1` } }, guardrails, pipelines: { dir: pipelinesDir } });
   });

@@ -15,7 +15,7 @@ describe('retries, deadlines and callers who leave', () => {
 
   beforeAll(async () => {
     [a, b] = await Promise.all([new FakeUpstream().start(), new FakeUpstream().start()]);
-    gw = await startGateway({ providers: { openai: { baseUrl: `${a.url}/v1` }, groq: { baseUrl: `${b.url}/v1` } } });
+    gw = await startGateway({ providers: { openai: { baseUrl: `${a.url}/v1` }, groq: { baseUrl: `${b.url}/v1`, apiKey: 'gsk-groq-configured-key-01' } } });
   });
   afterAll(async () => {
     await gw?.close();

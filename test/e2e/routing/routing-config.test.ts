@@ -17,7 +17,7 @@ describe('routing configs: where they come from, how they are checked', () => {
   beforeAll(async () => {
     [a, b] = await Promise.all([new FakeUpstream().start(), new FakeUpstream().start()]);
     gw = await startGateway({
-      providers: { openai: { baseUrl: `${a.url}/v1` }, groq: { baseUrl: `${b.url}/v1` } },
+      providers: { openai: { baseUrl: `${a.url}/v1` }, groq: { baseUrl: `${b.url}/v1`, apiKey: 'gsk-groq-configured-key-01' } },
       guardrails: { 'no-pii': { checks: [{ type: 'pii' }] } },
       configs: {
         resilient: {
@@ -213,12 +213,12 @@ describe('routing configs checked at start-up', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gw-pipelines-'));
     try {
       writeFileSync(
-        join(dir, 'default.yaml'),
-        'name: default\nroutes: ["*"]\nstages:\n  - normalize-error\n  - authenticate\n  - route\n  - guardrail: { input: [ghost] }\n  - forward\n',
+        join(dir, 'chat.yaml'),
+        'name: chat\nroutes: ["POST /v1/chat/completions"]\nstages:\n  - normalize-error\n  - authenticate\n  - route\n  - fallback\n  - guardrail: { input: [ghost] }\n  - forward\n',
       );
       const err = await startGateway({ pipelines: { dir }, guardrails: { ok: { checks: [{ type: 'pii' }] } } }).catch((e) => e);
       expect(err.problems).toHaveLength(1);
-      expect(err.problems[0]).toMatch(/default\.yaml: stages\[3\]\.guardrail: input\[0\]: names no guardrail \(guardrails\.ghost is not defined\)$/);
+      expect(err.problems[0]).toMatch(/chat\.yaml: stages\[4\]\.guardrail: input\[0\]: names no guardrail \(guardrails\.ghost is not defined\)$/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

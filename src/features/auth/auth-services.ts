@@ -1,0 +1,25 @@
+import type { Identity } from '../../kernel/engine/context.js';
+import { defineSlot } from '../../kernel/engine/slot.js';
+import { defineService } from '../../kernel/engine/services.js';
+import type { ConfigKeys } from './config-keys.js';
+import type { ProviderRouteAuthenticator } from './provider-route-auth.js';
+import type { TokenService } from './token-service.js';
+import { ALL_SCOPES } from './scopes.js';
+
+/** Tokens issued by the token operations (durable, in the store). */
+export const TOKEN_SERVICE = defineService<TokenService>('token-service');
+/** Keys of auth.apiKeys. */
+export const CONFIG_KEYS = defineService<ConfigKeys>('config-keys');
+/** Gateway credentials on provider routes (x-gateway-token). */
+export const PROVIDER_ROUTE_AUTH = defineService<ProviderRouteAuthenticator>('provider-route-auth');
+
+/** Set by authenticate with credential gateway: ctx.identity is the caller of the tool-server endpoint (anonymous with auth disabled). */
+export const GATEWAY_CALLER = defineSlot<true>('gateway-caller', 'a gateway credential (authenticate with credential: gateway)');
+/** Set by authenticate with credential admin: the admin token was checked. */
+export const ADMIN = defineSlot<true>('admin', 'the admin credential (authenticate with credential: admin)');
+
+/** The caller of /mcp when auth is disabled: every scope, no narrowing. */
+export const ANONYMOUS: Identity = Object.freeze({ kind: 'anonymous', id: 'anonymous', scopes: [...ALL_SCOPES] }) as Identity;
+
+/** The caller of a token operation once the admin token checked. */
+export const ADMIN_IDENTITY: Identity = Object.freeze({ kind: 'admin', id: 'admin', user: 'admin' }) as Identity;

@@ -1,0 +1,66 @@
+import type { Identity } from '../../kernel/engine/context.js';
+import type { ConfiguredApiKey } from '../../generated/gateway.js';
+import { digestsEqual, hashSecret } from './secrets.js';
+import { ALL_SCOPES } from './scopes.js';
+
+interface KeyEntry {
+  hash: string;
+  /** Unix seconds; undefined: never expires. */
+  expiresAt?: number;
+  identity: Identity;
+}
+
+export type KeyCheck = { ok: true; identity: Identity } | { ok: false; reason: 'unknown' | 'expired' };
+
+/** `expiresAt` of a config key: Unix seconds or an ISO 8601 date. */
+export function expiresAtSeconds(value: number | string | undefined, where: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'number') return value;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw new Error(`${where}: must be Unix seconds or an ISO 8601 date`);
+  return Math.floor(ms / 1000);
+}
+
+/**
+ * The keys of auth.apiKeys, hashed once at start-up (the values are not kept). A presented key
+ * is hashed and compared with every entry in constant time.
+ */
+export class ConfigKeys {
+  private readonly entries: KeyEntry[];
+
+  constructor(keys: ConfiguredApiKey[] = []) {
+    this.entries = keys.map((k, i) => ({
+      hash: hashSecret(k.key),
+      expiresAt: expiresAtSeconds(k.expiresAt, `auth.apiKeys[${i}].expiresAt`),
+      identity: {
+        kind: 'api-key',
+        id: `config-key-${i}`,
+        user: k.user,
+        email: k.email,
+        name: k.name,
+        team: k.team,
+        roles: k.roles,
+        organization: k.organization,
+        scopes: k.scopes ?? [...ALL_SCOPES],
+        permissions: k.permissions,
+      },
+    }));
+  }
+
+  get size(): number {
+    return this.entries.length;
+  }
+
+  check(value: string): KeyCheck {
+    const hash = hashSecret(value);
+    let found: KeyEntry | undefined;
+    for (const entry of this.entries) {
+      // No early exit: every entry is compared.
+      if (digestsEqual(hash, entry.hash) && !found) found = entry;
+    }
+    if (!found) return { ok: false, reason: 'unknown' };
+    if (found.expiresAt !== undefined && found.expiresAt <= Date.now() / 1000) return { ok: false, reason: 'expired' };
+    return { ok: true, identity: { ...found.identity } };
+  }
+}

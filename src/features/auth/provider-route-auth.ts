@@ -1,0 +1,36 @@
+import { headerValue, type GatewayContext } from '../../kernel/engine/context.js';
+import type { GatewayConfig } from '../../generated/gateway.js';
+import { unauthenticated } from './challenge.js';
+import type { ConfigKeys } from './config-keys.js';
+import { checkGatewayCredential } from './gateway-credentials.js';
+import { publicBaseUrl } from './public-url.js';
+import type { TokenService } from './token-service.js';
+import { insecureTransportError } from './transport-security.js';
+
+/** Checks a gateway credential (x-gateway-token) on a provider route and sets ctx.identity. */
+export interface ProviderRouteAuthenticator {
+  authenticate(ctx: GatewayContext, required: boolean): Promise<void>;
+}
+
+/**
+ * The gateway credential of the authenticate stage on provider routes: a gateway token or
+ * config key in x-gateway-token sets ctx.identity (for logs, limits and identity forwarding);
+ * it is demanded when auth.providerRoutes is true.
+ */
+export function createProviderRouteAuth(config: GatewayConfig, tokens: TokenService, keys: ConfigKeys): ProviderRouteAuthenticator {
+  return {
+    async authenticate(ctx: GatewayContext, required: boolean) {
+      const value = headerValue(ctx.headers, 'x-gateway-token')?.trim();
+      if (!value) {
+        if (required) throw unauthenticated('A gateway credential is required on this route: send it in x-gateway-token.', publicBaseUrl(ctx.req, config));
+        return;
+      }
+      ctx.secrets.push(value);
+      const insecure = insecureTransportError(ctx.req, config);
+      if (insecure) throw insecure;
+      const result = await checkGatewayCredential(value, tokens, keys);
+      if (!result.ok) throw unauthenticated(`x-gateway-token: ${result.message}`, publicBaseUrl(ctx.req, config));
+      ctx.identity = result.identity;
+    },
+  };
+}

@@ -1,0 +1,158 @@
+import type { Identity } from '../../kernel/engine/context.js';
+import type { AuthTokenCreateRequest } from '../../generated/requests/auth-tokens-create.js';
+import { hashSecret, newTokenId, newTokenValue, parseLifetime, TOKEN_PREFIX } from './secrets.js';
+import { badRequest } from '../../contract/errors/gateway-error.js';
+import type { TokenRecord, TokenStore } from './token-store.js';
+import { ALL_SCOPES } from './scopes.js';
+
+/** The token resource of the token operations (the value only on create and rotate). */
+export interface TokenResource {
+  id: string;
+  object: 'auth.token';
+  token?: string;
+  user: string;
+  team: string | null;
+  email?: string;
+  name?: string;
+  roles?: string[];
+  organization?: string;
+  scopes: string[];
+  permissions: { servers?: string[]; tools?: string[] } | null;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+  rotated_at?: number;
+}
+
+export type TokenCheck = { ok: true; identity: Identity } | { ok: false; reason: 'unknown' | 'expired' | 'revoked' };
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** What newTokenId makes (ids of older forms included): anything else names no token, and never reaches a store. */
+const TOKEN_ID = /^tok_[A-Za-z0-9_-]{1,64}$/;
+const isTokenId = (id: string) => TOKEN_ID.test(id);
+
+/** The longest lifetime a token may have: ten years. */
+export const MAX_TOKEN_LIFETIME_DAYS = 3650;
+export const MAX_TOKEN_LIFETIME_S = MAX_TOKEN_LIFETIME_DAYS * 86_400;
+
+/** A token lifetime in seconds; a 400 naming expiresIn when it is zero or longer than ten years. */
+export function tokenLifetime(text: string, param = 'expiresIn'): number {
+  let seconds: number;
+  try {
+    seconds = parseLifetime(text);
+  } catch {
+    throw badRequest(`${param} must be a number followed by d, h, m or s (e.g. 30d).`, param);
+  }
+  if (!Number.isSafeInteger(seconds) || seconds > MAX_TOKEN_LIFETIME_S) {
+    throw badRequest(`${param} must be at most ${MAX_TOKEN_LIFETIME_DAYS} days (${MAX_TOKEN_LIFETIME_DAYS}d).`, param);
+  }
+  if (seconds < 1) throw badRequest(`${param} must be at least 1 second.`, param);
+  return seconds;
+}
+
+export function toResource(record: TokenRecord, token?: string): TokenResource {
+  const out: TokenResource = { id: record.id, object: 'auth.token' } as TokenResource;
+  if (token) out.token = token;
+  out.user = record.user;
+  out.team = record.team;
+  if (record.email !== null) out.email = record.email;
+  if (record.name !== null) out.name = record.name;
+  if (record.roles !== null) out.roles = record.roles;
+  if (record.organization !== null) out.organization = record.organization;
+  out.scopes = record.scopes;
+  out.permissions = record.permissions;
+  out.created_at = record.createdAt;
+  out.expires_at = record.expiresAt;
+  out.revoked_at = record.revokedAt;
+  if (record.rotatedAt !== null) out.rotated_at = record.rotatedAt;
+  return out;
+}
+
+export function identityOfToken(record: TokenRecord): Identity {
+  return {
+    kind: 'token',
+    id: record.id,
+    user: record.user,
+    email: record.email ?? undefined,
+    name: record.name ?? undefined,
+    team: record.team ?? undefined,
+    roles: record.roles ?? undefined,
+    organization: record.organization ?? undefined,
+    scopes: record.scopes,
+    permissions: record.permissions ?? undefined,
+  };
+}
+
+/**
+ * Issues, lists, revokes and rotates gateway tokens, and checks a presented value. Values are
+ * shown once and stored only as SHA-256 hashes; every check reads the store, so a revoked or
+ * rotated token fails at once on every instance sharing it.
+ */
+export class TokenService {
+  constructor(
+    private readonly store: TokenStore,
+    private readonly defaultLifetime: string,
+  ) {}
+
+  async create(request: AuthTokenCreateRequest): Promise<TokenResource> {
+    const now = nowSeconds();
+    const lifetime = request.expiresIn === undefined ? tokenLifetime(this.defaultLifetime, 'auth.tokenExpiration') : tokenLifetime(request.expiresIn);
+    const record: TokenRecord = {
+      id: newTokenId(),
+      user: request.user,
+      team: request.team ?? null,
+      email: request.email ?? null,
+      name: request.name ?? null,
+      roles: request.roles ?? null,
+      organization: request.organization ?? null,
+      scopes: request.scopes ?? [...ALL_SCOPES],
+      permissions: request.permissions ?? null,
+      createdAt: now,
+      expiresAt: now + lifetime,
+      revokedAt: null,
+      rotatedAt: null,
+    };
+    const token = newTokenValue();
+    await this.store.insert(record, hashSecret(token));
+    return toResource(record, token);
+  }
+
+  async list(): Promise<TokenResource[]> {
+    return (await this.store.list()).map((r) => toResource(r));
+  }
+
+  /** Revokes (idempotent: revoking twice keeps the first time); undefined for an unknown id. */
+  async revoke(id: string): Promise<TokenResource | undefined> {
+    if (!isTokenId(id)) return undefined;
+    const record = await this.store.revoke(id, nowSeconds());
+    return record ? toResource(record) : undefined;
+  }
+
+  /**
+   * A new value for the same token (same id, user, scopes); the old value stops working at once.
+   * The lifetime starts again: expires_at moves to now + the token's original lifetime.
+   */
+  async rotate(id: string): Promise<{ resource?: TokenResource; problem?: 'unknown' | 'revoked' | 'expired' }> {
+    if (!isTokenId(id)) return { problem: 'unknown' };
+    const record = await this.store.get(id);
+    if (!record) return { problem: 'unknown' };
+    const now = nowSeconds();
+    if (record.revokedAt !== null) return { problem: 'revoked' };
+    if (record.expiresAt !== null && record.expiresAt <= now) return { problem: 'expired' };
+    const expiresAt = record.expiresAt === null ? null : now + (record.expiresAt - record.createdAt);
+    const token = newTokenValue();
+    if (!(await this.store.rotate(id, hashSecret(token), now, expiresAt))) return { problem: 'revoked' };
+    return { resource: toResource({ ...record, expiresAt, rotatedAt: now }, token) };
+  }
+
+  /** Checks a presented value against the store (expiry and revocation included). */
+  async check(value: string): Promise<TokenCheck> {
+    if (!value.startsWith(TOKEN_PREFIX)) return { ok: false, reason: 'unknown' };
+    const record = await this.store.findByHash(hashSecret(value));
+    if (!record) return { ok: false, reason: 'unknown' };
+    if (record.revokedAt !== null) return { ok: false, reason: 'revoked' };
+    if (record.expiresAt !== null && record.expiresAt <= nowSeconds()) return { ok: false, reason: 'expired' };
+    return { ok: true, identity: identityOfToken(record) };
+  }
+}

@@ -1,0 +1,17 @@
+import { defineService } from '../../kernel/engine/services.js';
+import type { Aggregator } from './aggregator.js';
+import type { AuditLog } from './audit.js';
+import type { LegacySessions } from './transport/legacy-sessions.js';
+import type { ModernEndpoint } from './transport/modern-http.js';
+import type { ServerPool } from './upstream/server-pool.js';
+
+/** The parts of the tool-server endpoint: tool servers, the aggregator, the two transports, the audit log. */
+export interface McpParts {
+  pool: ServerPool;
+  aggregator: Aggregator;
+  legacy: LegacySessions;
+  modern: ModernEndpoint;
+  audit: AuditLog;
+}
+
+export const MCP = defineService<McpParts>('mcp');

@@ -1,0 +1,161 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Identity } from '../../../kernel/engine/context.js';
+import { badRequest, notFound } from '../../../contract/errors/gateway-error.js';
+import type { Logger } from '../../../kernel/observability/logger.js';
+import type { Aggregator } from '../aggregator.js';
+import type { ListKind } from '../upstream/upstream-server.js';
+import { authInfoFor, createGatewayMcpServer } from './gateway-mcp-server.js';
+
+interface Session {
+  id: string;
+  transport: StreamableHTTPServerTransport;
+  server: Server;
+  /** The credential that opened it; only it may use the session. */
+  owner: string;
+  /** The endpoint it was opened on: /mcp (undefined) or /mcp/<server>. */
+  pinned?: string;
+  /** The identity of its latest request (for list-changed filtering). */
+  identity: Identity;
+  lastSeen: number;
+  /** HTTP requests (and open GET streams) of this session in progress. */
+  active: number;
+}
+
+const IDLE_MS = 30 * 60_000;
+const MAX_SESSIONS = 10_000;
+
+export const ownerOf = (identity: Identity) => `${identity.kind}:${identity.id}`;
+
+function hasProgressToken(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m) => (m as { params?: { _meta?: { progressToken?: unknown } } })?.params?._meta?.progressToken !== undefined);
+}
+
+/**
+ * Streamable HTTP for the handshake-era revisions (2025-03-26 .. 2025-11-25), through the SDK:
+ * an `initialize` POST opens a session (Mcp-Session-Id) bound to the credential that opened it
+ * and to the endpoint; POST, GET (the server stream) and DELETE then need the same caller on the
+ * same endpoint, else 404. A POST without a session id that is not `initialize` is served
+ * statelessly (a fresh transport and server for that request), for clients that keep no session.
+ */
+export class LegacySessions {
+  private readonly sessions = new Map<string, Session>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(
+    private readonly aggregator: Aggregator,
+    private readonly logger: Logger,
+  ) {
+    this.sweeper = setInterval(() => this.sweep(), 60_000);
+    this.sweeper.unref();
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse, identity: Identity, pinned: string | undefined, body: unknown): Promise<void> {
+    const sessionId = req.headers['mcp-session-id'];
+    (req as IncomingMessage & { auth?: unknown }).auth = authInfoFor(identity);
+    if (typeof sessionId === 'string' && sessionId) {
+      const session = this.sessions.get(sessionId);
+      // Another caller's session, or one opened on another endpoint, does not exist for this caller.
+      if (!session || session.owner !== ownerOf(identity) || session.pinned !== pinned) {
+        throw notFound('No such session: open a new one with initialize.', 'Mcp-Session-Id');
+      }
+      session.identity = identity;
+      session.lastSeen = Date.now();
+      session.active++;
+      res.once('close', () => {
+        session.active--;
+        session.lastSeen = Date.now();
+      });
+      await session.transport.handleRequest(req, res, body);
+      return;
+    }
+    if (req.method !== 'POST') {
+      throw badRequest('An Mcp-Session-Id header is required for GET and DELETE (open a session with initialize).', 'Mcp-Session-Id');
+    }
+    if (isInitializeRequest(body)) await this.open(req, res, identity, pinned, body);
+    else await this.stateless(req, res, pinned, body);
+  }
+
+  private async open(req: IncomingMessage, res: ServerResponse, identity: Identity, pinned: string | undefined, body: unknown): Promise<void> {
+    if (this.sessions.size >= MAX_SESSIONS) this.evictOldest();
+    const server = createGatewayMcpServer(this.aggregator, pinned);
+    let session: Session | undefined;
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        session = { id, transport, server, owner: ownerOf(identity), pinned, identity, lastSeen: Date.now(), active: 0 };
+        this.sessions.set(id, session);
+      },
+      onsessionclosed: (id) => {
+        this.sessions.delete(id);
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) this.sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+    if (!session) await server.close().catch(() => undefined);
+    else this.logger.debug({ sessionId: session.id, owner: session.owner }, 'mcp session opened');
+  }
+
+  private async stateless(req: IncomingMessage, res: ServerResponse, pinned: string | undefined, body: unknown): Promise<void> {
+    const server = createGatewayMcpServer(this.aggregator, pinned);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !hasProgressToken(body) });
+    res.once('close', () => {
+      void transport.close().catch(() => undefined);
+      void server.close().catch(() => undefined);
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  /** Tells every session that may see `server` that its tools, prompts or resources changed. */
+  notifyListChanged(server: string, kind: ListKind): void {
+    for (const session of this.sessions.values()) {
+      if (session.pinned && session.pinned !== server) continue;
+      if (!this.aggregator.maySee(session.identity, server)) continue;
+      const send =
+        kind === 'tools' ? session.server.sendToolListChanged() : kind === 'prompts' ? session.server.sendPromptListChanged() : session.server.sendResourceListChanged();
+      void send.catch(() => undefined);
+    }
+  }
+
+  private sweep(): void {
+    const cutoff = Date.now() - IDLE_MS;
+    for (const session of [...this.sessions.values()]) {
+      if (session.active === 0 && session.lastSeen < cutoff) this.drop(session);
+    }
+  }
+
+  private evictOldest(): void {
+    let oldest: Session | undefined;
+    for (const s of this.sessions.values()) if (!oldest || s.lastSeen < oldest.lastSeen) oldest = s;
+    if (oldest) this.drop(oldest);
+  }
+
+  private drop(session: Session): void {
+    this.sessions.delete(session.id);
+    void session.transport.close().catch(() => undefined);
+    void session.server.close().catch(() => undefined);
+  }
+
+  /** Ends every session's server stream (GET), so that shutdown does not wait for them; calls in flight go on. */
+  drain(): void {
+    for (const session of this.sessions.values()) session.transport.closeStandaloneSSEStream();
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    await Promise.all([...this.sessions.values()].map((s) => Promise.all([s.transport.close().catch(() => undefined), s.server.close().catch(() => undefined)])));
+    this.sessions.clear();
+  }
+}

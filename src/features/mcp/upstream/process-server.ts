@@ -1,0 +1,69 @@
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Identity } from '../../../kernel/engine/context.js';
+import type { IdentityForwardingConfig, McpServerConfig } from '../../../generated/gateway.js';
+import type { Logger } from '../../../kernel/observability/logger.js';
+import { forwardedIdentity } from '../identity-forwarding.js';
+import { UpstreamServer } from './upstream-server.js';
+
+/**
+ * A tool server the gateway runs as a child process (stdio): started once and shared, restarted
+ * with backoff when it dies, its stderr logged line by line under its name (configured env
+ * values masked), stopped at shutdown. It receives only the safe default environment plus
+ * `env`. The caller's identity travels in `params._meta["io.gateway/identity"]`.
+ */
+export class ProcessServer extends UpstreamServer {
+  readonly kind = 'process' as const;
+  readonly secrets: string[];
+
+  constructor(
+    name: string,
+    config: McpServerConfig,
+    logger: Logger,
+    private readonly forwarding: IdentityForwardingConfig,
+  ) {
+    super(name, config, logger);
+    // Every env value is a credential as far as callers and logs are concerned (the redactor
+    // skips values too short or too plain to mask).
+    this.secrets = Object.values(config.env ?? {});
+  }
+
+  protected createTransport(): Transport {
+    const transport = new StdioClientTransport({
+      command: this.config.command!,
+      args: this.config.args ?? [],
+      env: this.config.env,
+      cwd: this.config.cwd,
+      stderr: 'pipe',
+    });
+    const stderr = transport.stderr as Readable | null;
+    if (stderr) {
+      // A stream error (the pipe breaking as the child dies) must not become an uncaught one.
+      stderr.on('error', (err) => this.logger.debug({ mcpServer: this.name, err: this.redact(err.message) }, 'tool server stderr failed'));
+      const lines = createInterface({ input: stderr, crlfDelay: Infinity });
+      lines.on('error', () => undefined);
+      lines.on('line', (line) => {
+        if (line.trim()) this.logger.info({ mcpServer: this.name, stderr: this.redact(line).slice(0, 4096) }, 'tool server stderr');
+      });
+    }
+    // The SDK pipes the child's stderr into the stream above without listening for its errors.
+    const start = transport.start.bind(transport);
+    transport.start = async () => {
+      await start();
+      const child = (transport as unknown as { _process?: { stderr?: Readable | null; stdout?: Readable | null } })._process;
+      child?.stderr?.on('error', () => undefined);
+    };
+    return transport;
+  }
+
+  protected identityMeta(identity: Identity): Record<string, string> | undefined {
+    const values = forwardedIdentity(identity, this.forwarding);
+    return Object.keys(values).length ? (values as Record<string, string>) : undefined;
+  }
+
+  protected withIdentity<T>(_identity: Identity, fn: () => Promise<T>): Promise<T> {
+    return fn();
+  }
+}

@@ -1,0 +1,246 @@
+import { EventEmitter } from 'node:events';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResultSchema,
+  ToolListChangedNotificationSchema,
+  type Progress,
+  type ServerCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Identity } from '../../../kernel/engine/context.js';
+import type { McpServerConfig } from '../../../generated/gateway.js';
+import type { Logger } from '../../../kernel/observability/logger.js';
+import { RpcFailure, RPC, upstreamFailure } from '../rpc-errors.js';
+import { redactRelayed, redactSecrets } from '../../../kernel/errors/redact.js';
+import { IDENTITY_META_KEY } from '../identity-forwarding.js';
+
+export type ListKind = 'tools' | 'prompts' | 'resources';
+export type UpstreamStatus = 'starting' | 'ready' | 'down' | 'stopped';
+
+/** One request made on behalf of a caller. */
+export interface CallContext {
+  identity: Identity;
+  /** The caller's `_meta` (gateway-reserved keys are dropped). */
+  meta?: Record<string, unknown>;
+  signal?: AbortSignal;
+  onprogress?: (progress: Progress) => void;
+}
+
+export const GATEWAY_VERSION = '0.1.0';
+const DEFAULT_TIMEOUT_MS = 60_000;
+const BACKOFF_FIRST_MS = 500;
+const BACKOFF_MAX_MS = 30_000;
+/** Up this long, a server's restart count starts again from the first delay. */
+const STABLE_AFTER_MS = 60_000;
+
+/**
+ * A tool server the gateway connects to once and shares between callers (an SDK Client over a
+ * transport). Subclasses make the transport; this class connects, reconnects with backoff
+ * when the connection ends, relays list-changed notifications ('list_changed' events) and
+ * sends requests for callers. Events: 'list_changed' (kind), 'status' (status).
+ */
+export abstract class UpstreamServer extends EventEmitter {
+  status: UpstreamStatus = 'starting';
+  protected client?: Client;
+  private attempts = 0;
+  private connectedAt = 0;
+  private retryTimer?: NodeJS.Timeout;
+  private connecting?: Promise<void>;
+  protected stopping = false;
+  readonly timeoutMs: number;
+
+  constructor(
+    readonly name: string,
+    protected readonly config: McpServerConfig,
+    protected readonly logger: Logger,
+  ) {
+    super();
+    this.timeoutMs = config.timeout ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  abstract readonly kind: 'process' | 'remote';
+  /** A fresh transport for one connection. */
+  protected abstract createTransport(): Transport;
+  /** Values that must never reach a caller or a log line (configured headers, env values). */
+  abstract readonly secrets: string[];
+  /** The `_meta` identity entry (process servers) — remote servers get headers instead. */
+  protected abstract identityMeta(identity: Identity): Record<string, string> | undefined;
+  /** Runs `fn` with the caller's identity attached to the requests it makes (remote servers). */
+  protected abstract withIdentity<T>(identity: Identity, fn: () => Promise<T>): Promise<T>;
+
+  get capabilities(): ServerCapabilities | undefined {
+    return this.status === 'ready' ? this.client?.getServerCapabilities() : undefined;
+  }
+
+  get instructions(): string | undefined {
+    return this.client?.getInstructions();
+  }
+
+  /** First connection; resolves once it succeeded or failed (a failure is retried in the background). */
+  start(): Promise<void> {
+    return this.connect();
+  }
+
+  private connect(): Promise<void> {
+    if (this.connecting) return this.connecting;
+    this.connecting = this.open().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private async open(): Promise<void> {
+    if (this.stopping) return;
+    const client = new Client({ name: 'ai-gateway', version: GATEWAY_VERSION }, { capabilities: {} });
+    for (const [schema, kind] of [
+      [ToolListChangedNotificationSchema, 'tools'],
+      [PromptListChangedNotificationSchema, 'prompts'],
+      [ResourceListChangedNotificationSchema, 'resources'],
+    ] as const) {
+      client.setNotificationHandler(schema, () => {
+        if (this.client === client) this.emit('list_changed', kind);
+      });
+    }
+    client.onerror = (err) => this.logger.debug({ mcpServer: this.name, err: this.redact(err.message) }, 'tool server transport error');
+    client.onclose = () => this.closed(client);
+    try {
+      await client.connect(this.createTransport(), { timeout: Math.min(this.timeoutMs, 30_000) });
+    } catch (err) {
+      void client.close().catch(() => undefined);
+      if (this.stopping) return;
+      this.logger.warn({ mcpServer: this.name, err: this.redact((err as Error).message) }, 'tool server did not start');
+      this.setStatus('down');
+      this.scheduleRetry();
+      return;
+    }
+    if (this.stopping) {
+      await client.close().catch(() => undefined);
+      return;
+    }
+    this.client = client;
+    this.connectedAt = Date.now();
+    this.setStatus('ready');
+    this.logger.info({ mcpServer: this.name, kind: this.kind }, 'tool server connected');
+    for (const kind of ['tools', 'prompts', 'resources'] as const) this.emit('list_changed', kind);
+  }
+
+  private closed(client: Client): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    if (this.stopping) return;
+    this.logger.warn({ mcpServer: this.name }, 'tool server connection ended; restarting');
+    this.setStatus('down');
+    for (const kind of ['tools', 'prompts', 'resources'] as const) this.emit('list_changed', kind);
+    this.scheduleRetry();
+  }
+
+  /** Marks the connection broken (a network failure on a call) and reconnects. */
+  protected broken(): void {
+    const client = this.client;
+    if (!client) return;
+    void client.close().catch(() => undefined);
+    this.closed(client);
+  }
+
+  private scheduleRetry(): void {
+    if (this.stopping || this.retryTimer) return;
+    if (this.connectedAt && Date.now() - this.connectedAt > STABLE_AFTER_MS) this.attempts = 0;
+    const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** this.attempts);
+    this.attempts++;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      void this.connect();
+    }, delay);
+    this.retryTimer.unref();
+  }
+
+  private setStatus(status: UpstreamStatus): void {
+    if (this.status === status) return;
+    this.status = status;
+    this.emit('status', status);
+  }
+
+  /** Text from or about the tool server, with its credentials (and the gateway's) masked. */
+  protected redact(text: string): string {
+    return redactSecrets(text, this.secrets);
+  }
+
+  /**
+   * Sends one request for a caller: the caller's `_meta` kept (without gateway-reserved keys),
+   * the identity attached (process: `_meta["io.gateway/identity"]`; remote: headers).
+   */
+  async request(method: string, params: Record<string, unknown> | undefined, ctx: CallContext, retried = false): Promise<Record<string, unknown>> {
+    const client = this.client;
+    if (this.status !== 'ready' || !client) {
+      throw new RpcFailure(RPC.SERVER_UNAVAILABLE, `Tool server ${this.name} is unavailable (${this.status === 'stopped' ? 'stopped' : this.status === 'starting' ? 'starting' : 'restarting'}).`);
+    }
+    const meta: Record<string, unknown> = { ...(ctx.meta ?? {}) };
+    delete meta[IDENTITY_META_KEY];
+    delete meta.progressToken;
+    const identity = this.identityMeta(ctx.identity);
+    if (identity) meta[IDENTITY_META_KEY] = identity;
+    const outParams: Record<string, unknown> = { ...(params ?? {}) };
+    if (Object.keys(meta).length) outParams._meta = meta;
+    else delete outParams._meta;
+    const onprogress = ctx.onprogress;
+    try {
+      const result = (await this.withIdentity(ctx.identity, () =>
+        client.request({ method, params: outParams } as never, ResultSchema, {
+          signal: ctx.signal,
+          timeout: this.timeoutMs,
+          onprogress: onprogress && ((progress: Progress) => onprogress(redactRelayed(progress, this.secrets))),
+          resetTimeoutOnProgress: onprogress !== undefined,
+        }),
+      )) as Record<string, unknown>;
+      // A tool server may echo what it was configured with (an Authorization header, an env value).
+      return redactRelayed(result, this.secrets);
+    } catch (err) {
+      if (!retried && this.isSessionLost(err)) {
+        // The server forgot our session (it restarted): open a new one now and try once more.
+        await this.reopen(client);
+        return this.request(method, params, ctx, true);
+      }
+      if (this.isConnectionFailure(err)) this.broken();
+      throw upstreamFailure(this.name, err, this.secrets);
+    }
+  }
+
+  /** Replaces a connection whose session the server no longer knows, without waiting for backoff. */
+  private async reopen(client: Client): Promise<void> {
+    // Another request may have reopened it already (or be doing so: connect() is shared).
+    if (this.client && this.client !== client) return;
+    if (this.client === client) {
+      this.client = undefined;
+      this.setStatus('down');
+      void client.close().catch(() => undefined);
+    }
+    if (this.retryTimer) {
+      clearTimeout(this.retryTimer);
+      this.retryTimer = undefined;
+    }
+    await this.connect();
+  }
+
+  /** Whether a request failure means the connection is gone (subclasses know their transport). */
+  protected isConnectionFailure(_err: unknown): boolean {
+    return false;
+  }
+
+  /** Whether the server no longer knows this connection's session (worth one immediate retry). */
+  protected isSessionLost(_err: unknown): boolean {
+    return false;
+  }
+
+  async close(): Promise<void> {
+    this.stopping = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    await this.connecting?.catch(() => undefined);
+    const client = this.client;
+    this.client = undefined;
+    this.setStatus('stopped');
+    await client?.close().catch(() => undefined);
+  }
+}

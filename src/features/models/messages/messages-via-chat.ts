@@ -1,0 +1,69 @@
+/**
+ * /v1/messages and /v1/messages/count_tokens on a provider without Anthropic's API, built on
+ * its chat translation: the Messages request becomes a chat request (./to-chat.ts), the chat
+ * answer a Message (./from-chat.ts), and the chat stream's parts are written as Anthropic
+ * events by the edge (OpenAI chunks of OpenAI-compatible providers are read back into parts).
+ */
+import type { StreamPart } from '../../../contract/stream-parts.js';
+import { ChunkReader } from '../../../contract/openai/chunk-reader.js';
+import type { OperationAdapter, ProviderCall } from '../providers/provider.js';
+import { transformMapper } from '../providers/shared/stream-mapper.js';
+import { chatFromMessages, estimateInputTokens, type MessagesTranslationOptions } from './to-chat.js';
+import { messageFromChat } from './from-chat.js';
+
+/** The chat call of a Messages call, made once per call. */
+function chatCallOf(options: MessagesTranslationOptions) {
+  const calls = new WeakMap<ProviderCall, ProviderCall>();
+  return (call: ProviderCall): ProviderCall => {
+    let chat = calls.get(call);
+    if (!chat) {
+      chat = { ...call, operation: 'chat.completions', body: chatFromMessages(call.body ?? {}, options), rawBody: undefined };
+      calls.set(call, chat);
+    }
+    return chat;
+  };
+}
+
+export function messagesViaChat(chat: OperationAdapter, options: MessagesTranslationOptions = {}): OperationAdapter {
+  const chatCall = chatCallOf(options);
+  const adapter: OperationAdapter = {
+    request: (call, provider) => chat.request(chatCall(call), provider),
+    response: (body, call) => {
+      const completion = chat.response ? chat.response(body, chatCall(call)) : body;
+      return messageFromChat(completion, call.body?.model);
+    },
+  };
+  const stream = chat.stream;
+  if (stream) {
+    adapter.stream = {
+      framing: stream.framing,
+      createMapper(call) {
+        const chatBody = chatCall(call).body;
+        const inner = stream.createMapper(chatCall(call));
+        const reader = new ChunkReader();
+        return transformMapper(inner, (parts) => {
+          const out: StreamPart[] = [];
+          for (const part of parts) {
+            if (part.type === 'chunk') out.push(...reader.read(part.data));
+            else out.push(part);
+          }
+          for (const part of out) {
+            // Anthropic clients read the input tokens from message_start: an estimate until the provider tells
+            if (part.type === 'meta' && part.inputTokens === undefined) part.inputTokens = estimateInputTokens(chatBody);
+          }
+          return out;
+        });
+      },
+    };
+  }
+  return adapter;
+}
+
+/** /v1/messages/count_tokens through a provider's chat-request token counter. */
+export function countTokensViaChat(counter: OperationAdapter, options: MessagesTranslationOptions = {}): OperationAdapter {
+  const chatCall = chatCallOf(options);
+  return {
+    request: (call, provider) => counter.request(chatCall(call), provider),
+    response: (body, call) => (counter.response ? counter.response(body, chatCall(call)) : body),
+  };
+}

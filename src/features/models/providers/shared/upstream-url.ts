@@ -1,0 +1,11 @@
+import type { ProviderCall, ProviderInstance } from '../provider.js';
+
+/** The URL without one trailing slash. */
+export function trimSlash(url: string): string {
+  return url.endsWith('/') ? url.slice(0, -1) : url;
+}
+
+/** The base URL of one call: the target's custom host when routing allows it, else the provider's. */
+export function baseUrlOf(call: ProviderCall, provider: ProviderInstance): string {
+  return call.target.baseUrl ? trimSlash(call.target.baseUrl) : provider.baseUrl;
+}

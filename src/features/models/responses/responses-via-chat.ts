@@ -1,0 +1,48 @@
+/**
+ * POST /v1/responses on a provider without the Responses API, built on its chat translation:
+ * the request becomes a chat request (./to-chat.ts), the chat answer a response
+ * (./from-chat.ts), and the chat stream's parts are written as Responses events by the edge
+ * (OpenAI chunks of OpenAI-compatible providers are read back into parts).
+ */
+import type { StreamPart } from '../../../contract/stream-parts.js';
+import { ChunkReader } from '../../../contract/openai/chunk-reader.js';
+import type { OperationAdapter, ProviderCall } from '../providers/provider.js';
+import { transformMapper } from '../providers/shared/stream-mapper.js';
+import { chatFromResponses } from './to-chat.js';
+import { responseFromChat } from './from-chat.js';
+
+export function responsesViaChat(chat: OperationAdapter): OperationAdapter {
+  const calls = new WeakMap<ProviderCall, ProviderCall>();
+  const chatCall = (call: ProviderCall): ProviderCall => {
+    let out = calls.get(call);
+    if (!out) {
+      out = { ...call, operation: 'chat.completions', body: chatFromResponses(call.body ?? {}), rawBody: undefined };
+      calls.set(call, out);
+    }
+    return out;
+  };
+  const adapter: OperationAdapter = {
+    request: (call, provider) => chat.request(chatCall(call), provider),
+    response: (body, call) => responseFromChat(chat.response ? (chat.response(body, chatCall(call)) as Record<string, any>) : body, call.body ?? {}),
+  };
+  const stream = chat.stream;
+  if (stream) {
+    adapter.stream = {
+      framing: stream.framing,
+      createMapper(call) {
+        const inner = stream.createMapper(chatCall(call));
+        const reader = new ChunkReader();
+        return transformMapper(inner, (parts) => {
+          if (!parts.some((p) => p.type === 'chunk')) return parts;
+          const out: StreamPart[] = [];
+          for (const part of parts) {
+            if (part.type === 'chunk') out.push(...reader.read(part.data));
+            else out.push(part);
+          }
+          return out;
+        });
+      },
+    };
+  }
+  return adapter;
+}

@@ -1,0 +1,99 @@
+import type { ValidateFunction } from 'ajv';
+import type { GatewayContext } from '../../../kernel/engine/context.js';
+import { headerValue } from '../../../kernel/engine/context.js';
+import type { RoutingTarget } from '../../../generated/routing.js';
+import type { GatewayConfig } from '../../../generated/gateway.js';
+import { badRequest } from '../../../contract/errors/gateway-error.js';
+import { describeErrors, validatorFor } from '../../../kernel/config/schema-validator.js';
+import { compilePlan, PlanError, type PlanEnvironment } from './compile-plan.js';
+import type { CompiledPlan } from './plan.js';
+import { LruMap } from '../../../kernel/lru.js';
+
+const HEADER = 'x-gateway-config';
+const HEADER_PLANS = 256;
+
+/**
+ * Where a request's routing config comes from: the x-gateway-config header (a JSON object,
+ * validated and compiled per distinct header value, kept in a small LRU) or the name of a
+ * config under `configs.<name>` (compiled once at start-up), else routing.defaultConfig.
+ */
+export class RoutingConfigs {
+  private readonly named = new Map<string, CompiledPlan>();
+  /** Header text -> its plan, or the 400 message it earns. */
+  private readonly fromHeaders = new LruMap<string, CompiledPlan | string>(HEADER_PLANS);
+  private readonly validate: ValidateFunction;
+  private readonly defaultName?: string;
+
+  /** Throws PlanError with `configs.<name>.<path>: ...` lines when a named config is unusable. */
+  constructor(
+    config: GatewayConfig,
+    private readonly env: PlanEnvironment,
+  ) {
+    this.validate = validatorFor('routing.schema.json');
+    this.defaultName = config.routing?.defaultConfig;
+    const problems: string[] = [];
+    for (const [name, raw] of Object.entries(config.configs ?? {})) {
+      try {
+        this.named.set(name, compilePlan(raw as RoutingTarget, env));
+      } catch (err) {
+        if (!(err instanceof PlanError)) throw err;
+        for (const line of err.problems) problems.push(`configs.${name}.${line}`);
+      }
+    }
+    if (this.defaultName && !this.named.has(this.defaultName) && !problems.length) {
+      problems.push(`routing.defaultConfig: names no config under configs (${this.defaultName})`);
+    }
+    if (problems.length) throw new PlanError(problems);
+  }
+
+  /** Whether `name` is a config under configs. */
+  has(name: string): boolean {
+    return this.named.has(name);
+  }
+
+  /**
+   * The plan for this request, or undefined when it has no routing config. 400 for a bad header.
+   * `defaultName` (a pipeline's own default) replaces routing.defaultConfig.
+   */
+  planFor(ctx: GatewayContext<any>, defaultName = this.defaultName): CompiledPlan | undefined {
+    const header = headerValue(ctx.headers, HEADER)?.trim();
+    if (!header) return defaultName ? this.named.get(defaultName) : undefined;
+    if (header.startsWith('{')) {
+      let plan = this.fromHeaders.get(header);
+      if (plan === undefined) {
+        plan = this.compileHeader(header);
+        this.fromHeaders.set(header, plan);
+      }
+      if (typeof plan === 'string') throw badRequest(plan, HEADER);
+      return plan;
+    }
+    const plan = this.named.get(header);
+    if (!plan) {
+      const names = [...this.named.keys()];
+      throw badRequest(
+        `${HEADER}: no config named "${header}"${names.length ? ` (configs: ${names.join(', ')})` : ''}; send a JSON object or the name of a config.`,
+        HEADER,
+      );
+    }
+    return plan;
+  }
+
+  private compileHeader(text: string): CompiledPlan | string {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (err) {
+      // The parser's message quotes the text (keys included): only the position is told.
+      const at = /position (\d+)/.exec((err as Error).message)?.[1];
+      return `${HEADER}: is not valid JSON${at ? ` (at position ${at})` : ''}`;
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return `${HEADER}: must be a JSON object`;
+    if (!this.validate(parsed)) return describeErrors(this.validate.errors).map((line) => `${HEADER}: ${line}`).join('; ');
+    try {
+      return compilePlan(parsed as RoutingTarget, this.env);
+    } catch (err) {
+      if (err instanceof PlanError) return err.problems.map((line) => `${HEADER}: ${line}`).join('; ');
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,57 @@
+import type { ResolvedTarget } from '../providers/provider.js';
+import type { ConditionInput, Predicate } from './conditions.js';
+
+/**
+ * Settings a target passes to its children (after the contract's inheritance rules): a
+ * ResolvedTarget still being built, whose provider may come from a parent and whose address is
+ * the config's custom_host.
+ */
+export type TargetSettings = Omit<ResolvedTarget, 'provider' | 'baseUrl' | 'index'> & { provider?: string; customHost?: string };
+
+export type StrategyMode = 'single' | 'fallback' | 'loadbalance' | 'conditional';
+
+export interface CompiledCondition {
+  test: Predicate;
+  /** Index into the node's children. */
+  child: number;
+}
+
+/** One node of a compiled routing config: a leaf target, or a group tried by its strategy. */
+export interface PlanNode {
+  /** Index path ("0", "1.2"); the root of a config without targets is "0". */
+  index: string;
+  /** Where the node sits in the config, for messages ("targets[1].targets[0]"). */
+  path: string;
+  name?: string;
+  weight: number;
+  settings: TargetSettings;
+  /** Secret values of this node (keys, cloud credentials), scrubbed from answers and logs. */
+  secrets: string[];
+  children?: PlanNode[];
+  mode: StrategyMode;
+  /** Statuses that move on to the next target; undefined: the mode's default. */
+  onStatusCodes?: ReadonlySet<number>;
+  conditions?: CompiledCondition[];
+  /** Index into children used by conditional mode when no condition matches. */
+  defaultChild?: number;
+}
+
+export interface CompiledPlan {
+  root: PlanNode;
+  /** The whole request's deadline (ms), from the root's request_timeout. */
+  requestTimeout?: number;
+  /** Whether any node routes on conditions (x-gateway-metadata and the body are then read). */
+  conditional: boolean;
+  /**
+   * The provider the request's own key belongs to when the request names none in
+   * x-gateway-provider: that of the config's first target (depth first).
+   */
+  firstProvider?: string;
+}
+
+/**
+ * What the route stage decided for a request, for the fallback stage to run: the routing
+ * config's plan (with the condition input read once, for conditional plans), or the one target
+ * the request headers name.
+ */
+export type RoutingDecision = { plan: CompiledPlan; conditionInput?: ConditionInput; single?: undefined } | { single: ResolvedTarget; plan?: undefined };

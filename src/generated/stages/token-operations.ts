@@ -1,0 +1,15 @@
+/* eslint-disable */
+/**
+ * DO NOT EDIT: generated from schema/stages/token-operations.schema.json by scripts/generate-types.mjs.
+ * Edit the schema and run `npm run gen:types`; `npm test` fails when they drift apart.
+ */
+
+/**
+ * The token operations: POST /v1/auth/tokens (issue), GET (list), DELETE /v1/auth/tokens/{id} (revoke), POST /v1/auth/tokens/{id}/rotate. Each is audited in the log.
+ */
+export interface TokenOperationsStageConfig {
+  /**
+   * Largest request body accepted, in bytes.
+   */
+  bodyLimit?: number;
+}

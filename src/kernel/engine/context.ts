@@ -1,0 +1,229 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import type { AnswerError } from '../errors/answer-error.js';
+import type { Slot } from './slot.js';
+
+/** Who is calling, when the caller sent a gateway credential (token, config key, OAuth, cert). */
+export interface Identity {
+  /** 'anonymous': /mcp with auth disabled (no credential checked). */
+  kind: 'token' | 'api-key' | 'oauth' | 'mtls' | 'admin' | 'anonymous' | (string & {});
+  /** Stable id of the credential (token id, key hash, subject). */
+  id: string;
+  user?: string;
+  email?: string;
+  name?: string;
+  team?: string;
+  roles?: string[];
+  organization?: string;
+  scopes?: string[];
+  permissions?: { servers?: string[]; tools?: string[] };
+}
+
+export type HttpMethod = 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH' | 'OPTIONS' | 'HEAD';
+
+/** One entry of the route table, as the kernel sees it (features add their own fields). */
+export interface RouteDef {
+  /** '*' only for the table's catch-all entry (unknown routes). */
+  method: HttpMethod | '*';
+  /** The path with `{param}` segments, e.g. /v1/files/{file_id}; '*' for the catch-all. */
+  path: string;
+  /** "METHOD /path", e.g. "POST /v1/files/{file_id}"; '*' for the catch-all. */
+  key: string;
+  /** How the request body is read: JSON (parsed once, lazily), multipart (streamed), or not at all by the edge. */
+  body: 'json' | 'multipart' | 'none';
+}
+
+/** Turns stream parts into the bytes of an event stream (OpenAI SSE, Anthropic SSE...). */
+export interface StreamEncoder<P = unknown> {
+  /** Text for one part ('' or undefined: nothing to write). */
+  write(part: P): string | undefined;
+  /** Whether `part` ends the answer (nothing after it is read). */
+  isEnd(part: P): boolean;
+  /** The one event that ends a stream cut by a failure (the error body as data). */
+  failure(body: unknown): string;
+  /** The error for a stream that ended without its end part. */
+  incomplete(): unknown;
+  /** Called once the whole stream was written (usage accounting...). */
+  completed?(): void;
+}
+
+export interface JsonAnswer {
+  kind: 'json';
+  status: number;
+  headers?: Record<string, string>;
+  /** Upstream bytes passed through untouched, when nothing had to change. */
+  raw?: Buffer;
+  /** The answer as an object (written when `raw` is absent). */
+  body?: unknown;
+}
+
+export interface StreamAnswer<P = any> {
+  kind: 'stream';
+  status: number;
+  headers?: Record<string, string>;
+  /** The parts, in order; a stream with a `batches()` method hands them over in groups. */
+  parts: AsyncIterable<P>;
+  /** Makes the encoder of this answer (called once, when the edge starts writing). */
+  encoder(): StreamEncoder<P>;
+  contentType?: string;
+}
+
+export interface BinaryAnswer {
+  kind: 'binary';
+  status: number;
+  headers?: Record<string, string>;
+  contentType: string;
+  body: Readable | Buffer;
+}
+
+/** An answer without a body (204 to a preflight, 202 to a notification). */
+export interface EmptyAnswer {
+  kind: 'empty';
+  status: number;
+  headers?: Record<string, string>;
+}
+
+/** The stage wrote (or is writing) the answer on the socket itself (MCP's transport): the edge writes nothing. */
+export interface DirectAnswer {
+  kind: 'direct';
+}
+
+export type GatewayResponse = JsonAnswer | StreamAnswer | BinaryAnswer | EmptyAnswer | DirectAnswer;
+
+/** Edge services every context reaches (one object per gateway, shared by every request). */
+export interface ContextEdge {
+  /** Makes the error of `ctx.reject` (the contract's error body with the given status). */
+  rejection(status: number, detail: { type?: string; code?: string; message?: string; param?: string | null }): Error;
+}
+
+/** Adds the headers of a pipeline's stages to an answer (see CompiledPipeline.decorate). */
+export type AnswerDecorator = (ctx: GatewayContext<any>, headers: Record<string, string>) => void;
+
+const DIRECT: DirectAnswer = Object.freeze({ kind: 'direct' });
+
+const EMPTY_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
+/**
+ * Everything a request carries through its pipeline. The fixed fields are the ones every route
+ * has (and the stable plugin API: route, method, path, headers, identity, responseHeaders,
+ * reject); feature data lives in typed slots (`get`/`set` with a Slot).
+ */
+export class GatewayContext<E extends RouteDef = RouteDef> {
+  readonly id: string;
+  /** performance.now() when the request arrived. */
+  readonly startedAt: number;
+  /** The matched route pattern, e.g. "POST /v1/files/{file_id}" ('*' for an unknown route). */
+  readonly route: string;
+  readonly method: string;
+  /** The request path, without the query. */
+  readonly path: string;
+  /** Request headers, lower case. */
+  readonly headers: IncomingHttpHeaders;
+  /** Path parameters of the route ({file_id}...). */
+  readonly params: Record<string, string>;
+  /** Aborted when the caller disconnects: no upstream call or retry outlives the caller. */
+  readonly signal: AbortSignal;
+  /** The route table entry served. */
+  readonly endpoint: E;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  /** x-gateway-debug: true (adds error.debug to error answers). */
+  debug: boolean;
+  /** The authenticated caller, or null. */
+  identity: Identity | null = null;
+  /** Headers added to whatever the answer is, errors included. */
+  responseHeaders: Record<string, string> = {};
+  response: GatewayResponse | undefined = undefined;
+  error: AnswerError | undefined = undefined;
+  /** Credentials seen in this request; scrubbed from every error and log line. */
+  secrets: string[] = [];
+  private readonly rawQuery: string;
+  private parsedQuery: URLSearchParams | undefined;
+  private readonly slots: unknown[] = [];
+
+  constructor(
+    private readonly edge: ContextEdge,
+    id: string,
+    endpoint: E,
+    req: IncomingMessage,
+    res: ServerResponse,
+    params: Record<string, string> | undefined,
+    signal: AbortSignal,
+    private readonly decorate?: AnswerDecorator,
+  ) {
+    this.id = id;
+    this.startedAt = performance.now();
+    this.endpoint = endpoint;
+    this.route = endpoint.key;
+    this.req = req;
+    this.res = res;
+    this.method = req.method ?? 'GET';
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    this.path = q < 0 ? url : url.slice(0, q);
+    this.rawQuery = q < 0 ? '' : url.slice(q + 1);
+    this.headers = req.headers;
+    this.params = params ?? EMPTY_PARAMS;
+    this.signal = signal;
+    const debug = req.headers['x-gateway-debug'];
+    this.debug = debug === 'true' || debug === '1';
+  }
+
+  /** The query string's parameters (parsed on first use). */
+  get query(): URLSearchParams {
+    return (this.parsedQuery ??= new URLSearchParams(this.rawQuery));
+  }
+
+  get<T>(slot: Slot<T>): T | undefined {
+    return this.slots[slot.index] as T | undefined;
+  }
+
+  set<T>(slot: Slot<T>, value: T | undefined): void {
+    this.slots[slot.index] = value;
+  }
+
+  has(slot: Slot<unknown>): boolean {
+    return this.slots[slot.index] !== undefined;
+  }
+
+  /**
+   * The headers every answer of this request carries: the request id, those the pipeline's
+   * stages add (x-gateway-provider...), and ctx.responseHeaders.
+   */
+  answerHeaders(): Record<string, string> {
+    const headers: Record<string, string> = { 'x-gateway-request-id': this.id };
+    this.decorate?.(this, headers);
+    const own = this.responseHeaders;
+    for (const key in own) headers[key] = own[key]!;
+    return headers;
+  }
+
+  /**
+   * For a stage that writes the answer on the socket itself (a protocol transport): puts the
+   * answer's headers on the response and marks the answer as written by the stage.
+   */
+  claimResponse(): ServerResponse {
+    const headers = this.answerHeaders();
+    for (const key in headers) this.res.setHeader(key, headers[key]!);
+    this.response = DIRECT;
+    return this.res;
+  }
+
+  /**
+   * Answers with the contract's error body and `status`; nothing after the calling stage runs
+   * (it throws: stages before it see the failure as their `next()` failing).
+   */
+  reject(status: number, detail: { type?: string; code?: string; message?: string; param?: string | null } = {}): never {
+    throw this.edge.rejection(status, detail);
+  }
+}
+
+export function parseBooleanHeader(value: string | string[] | undefined): boolean {
+  const v = Array.isArray(value) ? value[0] : value;
+  return v === 'true' || v === '1';
+}
+
+export function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}

@@ -1,0 +1,86 @@
+import type { IncomingMessage } from 'node:http';
+import { badRequest, RequestError } from '../errors/request-error.js';
+import { headerValue, type GatewayContext } from './context.js';
+import { defineSlot } from './slot.js';
+
+/** The request body: the parsed JSON object, or the upload of a multipart route. */
+export const BODY = defineSlot<any>('body', 'the request body');
+/** The JSON body's bytes as received; sent upstream as they are while BODY_CHANGED is unset. */
+export const RAW_BODY = defineSlot<Buffer>('raw-body', 'the raw request body');
+/** Set once a stage changed the parsed body (override_params, redaction): the bytes no longer match. */
+export const BODY_CHANGED = defineSlot<true>('body-changed', 'a changed-body flag');
+/** The x-gateway-metadata header as an object (parsed on first use). */
+export const METADATA = defineSlot<Record<string, unknown>>('metadata', 'the request metadata');
+
+/** Reads a request body into one Buffer, refusing more than `limit` bytes. */
+export function readRequestBytes(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length']);
+    if (declared > limit) {
+      req.resume();
+      reject(badRequest(`The request body is larger than ${limit} bytes.`, 'body'));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.removeAllListeners('data');
+        req.resume();
+        reject(badRequest(`The request body is larger than ${limit} bytes.`, 'body'));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
+    req.once('error', reject);
+    req.once('aborted', () => reject(new RequestError(400, 'The request body was cut off.', 'body')));
+  });
+}
+
+/**
+ * Reads and parses the JSON body of a JSON route once (idempotent: later calls find it in the
+ * BODY slot). Malformed JSON and a body that is not an object are 400s.
+ */
+export async function ensureJsonBody(ctx: GatewayContext, limit: number): Promise<void> {
+  if (ctx.endpoint.body !== 'json' || ctx.has(BODY)) return;
+  const raw = await readRequestBytes(ctx.req, limit);
+  if (raw.length === 0) throw badRequest('The request body is empty; a JSON object is required.', 'body');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw.toString('utf8'));
+  } catch (err) {
+    throw badRequest(`The request body is not valid JSON: ${(err as Error).message}`, 'body');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw badRequest('The request body must be a JSON object.', 'body');
+  }
+  ctx.set(RAW_BODY, raw);
+  ctx.set(BODY, parsed);
+}
+
+/**
+ * The x-gateway-metadata header (a JSON object) of this request, parsed once; {} without one.
+ * Throws a 400 naming the header when it is not a JSON object.
+ */
+export function requestMetadata(ctx: GatewayContext): Record<string, unknown> {
+  const known = ctx.get(METADATA);
+  if (known) return known;
+  let metadata: Record<string, unknown> = {};
+  const raw = headerValue(ctx.headers, 'x-gateway-metadata');
+  if (raw) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      throw badRequest('x-gateway-metadata must be a JSON object.', 'x-gateway-metadata');
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      throw badRequest('x-gateway-metadata must be a JSON object.', 'x-gateway-metadata');
+    }
+    metadata = parsed as Record<string, unknown>;
+  }
+  ctx.set(METADATA, metadata);
+  return metadata;
+}

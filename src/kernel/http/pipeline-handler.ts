@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { GatewayContext, type ContextEdge, type RouteDef } from '../engine/context.js';
+import type { CompiledPipeline } from '../engine/pipeline-compiler.js';
+import { QUIET, RETRIES, UPSTREAM } from '../engine/report.js';
+import { defineService, type GatewayServices } from '../engine/services.js';
+import { RequestError } from '../errors/request-error.js';
+import { respond, writeError, type AnswerWriter } from './respond.js';
+import { Router } from './router.js';
+
+export type RunPipeline = (ctx: GatewayContext<any>) => Promise<void>;
+
+function waitClose(res: ServerResponse): Promise<void> {
+  if (res.writableFinished || res.destroyed || res.closed) return Promise.resolve();
+  return new Promise((resolve) => res.once('close', () => resolve()));
+}
+
+/**
+ * The HTTP edge of every route: finds the route in the table, builds the request's context,
+ * runs the route's compiled pipeline, writes the answer (or the error, in the contract's
+ * body), then records one metrics sample and writes one log line with the request id. The
+ * caller going away aborts ctx.signal.
+ */
+export class HttpEdge {
+  private readonly router: Router<RouteDef>;
+  private readonly catchAll: RouteDef;
+  private readonly logRequests: boolean;
+  /** The answer writer of each pipeline (its debug fields), made once. */
+  private readonly writers = new WeakMap<CompiledPipeline, AnswerWriter>();
+  private readonly plainWriter: AnswerWriter;
+
+  constructor(
+    private readonly services: GatewayServices,
+    routes: readonly RouteDef[],
+    private pipelines: Map<string, CompiledPipeline>,
+    private readonly contextEdge: ContextEdge,
+  ) {
+    this.router = new Router(routes);
+    this.catchAll = routes.find((r) => r.key === '*') ?? { method: '*', path: '*', key: '*', body: 'none' };
+    this.logRequests = services.config.logging?.requests !== false;
+    this.plainWriter = { mapError: services.mapError };
+  }
+
+  private writerFor(pipeline: CompiledPipeline | undefined): AnswerWriter {
+    if (!pipeline?.debug) return this.plainWriter;
+    let writer = this.writers.get(pipeline);
+    if (!writer) this.writers.set(pipeline, (writer = { mapError: this.services.mapError, debug: pipeline.debug }));
+    return writer;
+  }
+
+  /** The compiled pipeline of a route (by its key), for work the gateway runs itself (batch lines). */
+  pipelineFor(routeKey: string): CompiledPipeline | undefined {
+    return this.pipelines.get(routeKey);
+  }
+
+  /** Serves new requests with other compiled pipelines (a reload); requests in flight finish on theirs. */
+  usePipelines(pipelines: Map<string, CompiledPipeline>): void {
+    this.pipelines = pipelines;
+  }
+
+  /** A fresh context for one request of `route` (also used for the lines of gateway-run batches). */
+  createContext<E extends RouteDef>(route: E, req: IncomingMessage, res: ServerResponse, params: Record<string, string> | undefined, signal: AbortSignal): GatewayContext<E> {
+    const pipeline = this.pipelines.get(route.key);
+    return new GatewayContext(this.contextEdge, randomUUID(), route, req, res, params, signal, pipeline?.decorate);
+  }
+
+  /** The node:http request listener. */
+  readonly handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const found = this.router.match(req.method ?? 'GET', q < 0 ? url : url.slice(0, q));
+    const route = found?.route ?? this.catchAll;
+    const pipeline = this.pipelines.get(route.key);
+    const controller = new AbortController();
+    const ctx = new GatewayContext(this.contextEdge, randomUUID(), route, req, res, found?.params, controller.signal, pipeline?.decorate);
+    res.once('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    void this.serve(ctx, pipeline, controller.signal, found?.malformed);
+  };
+
+  private async serve(ctx: GatewayContext<any>, pipeline: CompiledPipeline | undefined, signal: AbortSignal, malformed?: string): Promise<void> {
+    const { metrics, logger, mapError } = this.services;
+    const res = ctx.res;
+    const writer = this.writerFor(pipeline);
+    metrics.inFlight.inc();
+    try {
+      if (malformed) throw new RequestError(400, `The request path holds a malformed percent-encoding (${malformed}).`, 'path');
+      if (!pipeline) throw new RequestError(404, `No route ${ctx.method} ${ctx.path}.`);
+      await pipeline.run(ctx);
+    } catch (err) {
+      ctx.error = mapError(err, ctx.get(UPSTREAM));
+    }
+    try {
+      await respond(ctx, writer);
+    } catch (err) {
+      logger.error({ requestId: ctx.id, err: (err as Error)?.message }, 'failed to write the answer');
+      if (!res.headersSent) {
+        try {
+          writeError(ctx, mapError(err), writer);
+        } catch {
+          res.destroy();
+        }
+      }
+    }
+    // An answer a stage writes itself (a protocol's event stream) is done when the socket says so.
+    if (ctx.response?.kind === 'direct') await waitClose(res);
+    metrics.inFlight.dec();
+    const provider = ctx.get(UPSTREAM) ?? 'none';
+    const status = ctx.error && !res.headersSent ? ctx.error.status : res.statusCode;
+    const seconds = (performance.now() - ctx.startedAt) / 1000;
+    metrics.recordRequest(ctx.route, provider, status, seconds);
+    if (this.logRequests) {
+      const level = ctx.has(QUIET) && !ctx.error ? 'debug' : 'info';
+      logger[level](
+        {
+          requestId: ctx.id,
+          method: ctx.method,
+          route: ctx.route,
+          status,
+          provider,
+          retries: ctx.get(RETRIES) ?? 0,
+          ms: Math.round(seconds * 100000) / 100,
+          ...(ctx.identity && ctx.identity.kind !== 'anonymous' ? { user: ctx.identity.user ?? ctx.identity.id } : {}),
+          ...(ctx.error ? { error: ctx.error.code ?? 'error' } : {}),
+          ...(signal.aborted ? { clientGone: true } : {}),
+        },
+        'request',
+      );
+    }
+  }
+}
+
+/** The HTTP edge of this gateway (provided once the pipelines are compiled). */
+export const HTTP_EDGE = defineService<HttpEdge>('http-edge');

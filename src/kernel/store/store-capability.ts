@@ -1,0 +1,26 @@
+import type { Capability } from '../capability.js';
+import { defineService, type GatewayServices } from '../engine/services.js';
+import type { SqlStore } from './sql-store.js';
+import { SqliteStore } from './sqlite/sqlite-store.js';
+import { PostgresStore } from './postgres/postgres-store.js';
+
+/** The store of this gateway (set up by the store capability, first in the list). */
+export const STORE = defineService<SqlStore>('store');
+
+export function getStore(services: GatewayServices): SqlStore {
+  return services.require(STORE);
+}
+
+/** Opens the configured store (storage.type) once at start-up and closes it last at shutdown. */
+export const storeCapability: Capability = {
+  name: 'store',
+  async setup(services) {
+    const storage = services.config.storage ?? {};
+    const store: SqlStore =
+      storage.type === 'postgres' ? new PostgresStore(storage.url!, storage.schema) : new SqliteStore(storage.path ?? './data/gateway.db');
+    if (store instanceof PostgresStore) await store.query('SELECT 1');
+    services.provide(STORE, store);
+    services.readiness.set('store', () => true);
+    services.closers.push(() => store.close());
+  },
+};

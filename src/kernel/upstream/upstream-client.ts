@@ -1,0 +1,57 @@
+import { Agent, request, type Dispatcher } from 'undici';
+import type { Readable } from 'node:stream';
+
+export interface UpstreamRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string | Buffer | Readable | null;
+}
+
+export interface SendOptions {
+  signal?: AbortSignal;
+  /** ms to wait for response headers (first byte). */
+  headersTimeout?: number;
+  /** ms allowed between body chunks. */
+  bodyTimeout?: number;
+}
+
+/**
+ * Upstream HTTP through undici's request API on keep-alive pools (one pool per origin, made
+ * by the Agent). No fetch, no web streams: bodies are node streams.
+ */
+export class UpstreamClient {
+  readonly agent: Agent;
+
+  /**
+   * `headersTimeout` / `bodyTimeout` are the deadlines of every request that sets none of its
+   * own (routing.defaults: first_byte_timeout 120 s, idle_timeout 60 s), kept by undici's own
+   * timers at no cost per request.
+   */
+  constructor(options: { connections?: number; keepAliveTimeout?: number; headersTimeout?: number; bodyTimeout?: number } = {}) {
+    this.agent = new Agent({
+      connections: options.connections ?? 256,
+      keepAliveTimeout: options.keepAliveTimeout ?? 30_000,
+      keepAliveMaxTimeout: 600_000,
+      headersTimeout: options.headersTimeout ?? 120_000,
+      bodyTimeout: options.bodyTimeout ?? 60_000,
+      pipelining: 1,
+    });
+  }
+
+  send(upstream: UpstreamRequest, options: SendOptions = {}): Promise<Dispatcher.ResponseData> {
+    return request(upstream.url, {
+      dispatcher: this.agent,
+      method: upstream.method as Dispatcher.HttpMethod,
+      headers: upstream.headers,
+      body: upstream.body ?? null,
+      signal: options.signal,
+      headersTimeout: options.headersTimeout,
+      bodyTimeout: options.bodyTimeout,
+    });
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}

@@ -1,0 +1,30 @@
+// A process (stdio) tool server that gives away what it was configured with, for the redaction
+// tests: `env` answers the values of the variables named in ECHO_VARS (text and structured
+// content), `fail` fails with a JSON-RPC error quoting them (message and data), and on start
+// it writes them to stderr.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+
+const names = (process.env.ECHO_VARS ?? '').split(',').filter(Boolean);
+const values = () => Object.fromEntries(names.map((n) => [n, process.env[n] ?? null]));
+const server = new Server({ name: 'echo-credentials', version: '1.0.0' }, { capabilities: { tools: {} } });
+
+server.setRequestHandler(ListToolsRequestSchema, async () => ({
+  tools: [
+    { name: 'env', description: 'Answers its configured values', inputSchema: { type: 'object' } },
+    { name: 'fail', description: 'Fails quoting its configured values', inputSchema: { type: 'object' } },
+  ],
+}));
+
+server.setRequestHandler(CallToolRequestSchema, async (req) => {
+  if (req.params.name === 'env') {
+    return { content: [{ type: 'text', text: JSON.stringify(values()) }, { type: 'text', text: Object.values(values()).join(' | ') }], structuredContent: values() };
+  }
+  if (req.params.name === 'fail') throw new McpError(-32001, `refused with ${Object.values(values()).join(' and ')}`, { values: values(), encoded: Object.values(values()).map((v) => encodeURIComponent(String(v))) });
+  throw new McpError(-32602, `Unknown tool: ${req.params.name}`);
+});
+
+process.stderr.write(`starting with ${Object.values(values()).join(' ')} ${JSON.stringify(values())}\n`);
+await new Promise((r) => setTimeout(r, 20));
+await server.connect(new StdioServerTransport());

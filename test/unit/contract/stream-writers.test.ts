@@ -1,0 +1,175 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { AnthropicMessagesWriter } from '../../../src/contract/anthropic/messages-writer.js';
+import { ResponsesWriter } from '../../../src/contract/openai/responses-writer.js';
+import { OpenAIChunkWriter } from '../../../src/contract/openai/chunk-writer.js';
+import { ChunkReader } from '../../../src/contract/openai/chunk-reader.js';
+import type { StreamPart } from '../../../src/contract/stream-parts.js';
+
+function events(text: string): Array<{ event: string; data: any }> {
+  return text
+    .split('\n\n')
+    .filter(Boolean)
+    .map((block) => ({ event: /^event: (.*)$/m.exec(block)![1]!, data: JSON.parse(/^data: (.*)$/m.exec(block)![1]!) }));
+}
+
+const META: StreamPart = { type: 'meta', id: 'chatcmpl-abc', model: 'm', created: 1700000000, inputTokens: 50, cachedTokens: 10 };
+const ANSWER: StreamPart[] = [
+  META,
+  { type: 'reasoning', choice: 0, text: 'Think ' },
+  { type: 'reasoning', choice: 0, text: 'hard.' },
+  { type: 'thinking-block', choice: 0, block: { type: 'thinking', thinking: 'Think hard.', signature: 'sig1' } },
+  { type: 'thinking-block', choice: 0, block: { type: 'redacted_thinking', data: 'opaque' } },
+  { type: 'text', choice: 0, text: 'Hello' },
+  { type: 'tool-call-start', choice: 0, index: 0, id: 'call_1', name: 'f' },
+  { type: 'tool-call-args', choice: 0, index: 0, args: '{"a":' },
+  { type: 'tool-call-start', choice: 0, index: 1, id: 'call_2', name: 'g', signature: 'gsig' },
+  { type: 'tool-call-args', choice: 0, index: 0, args: '1}' },
+  { type: 'tool-call-args', choice: 0, index: 1, args: '{}' },
+  { type: 'finish', choice: 0, reason: 'tool_calls' },
+  { type: 'usage', usage: { prompt_tokens: 50, completion_tokens: 20, total_tokens: 70, prompt_tokens_details: { cached_tokens: 10 } } },
+  { type: 'done' },
+];
+
+describe('AnthropicMessagesWriter', () => {
+  it('writes message_start with input tokens, blocks in order each closed before the next kind, message_delta with the usage', () => {
+    const writer = new AnthropicMessagesWriter();
+    const out = events(ANSWER.map((p) => writer.write(p)).join(''));
+    expect(out.map((e) => e.event)).toEqual([
+      'message_start',
+      'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_delta', 'content_block_stop',
+      'content_block_start', 'content_block_stop',
+      'content_block_start', 'content_block_delta', 'content_block_stop',
+      'content_block_start', 'content_block_delta',
+      'content_block_start', 'content_block_delta', 'content_block_stop',
+      'content_block_start', 'content_block_delta', 'content_block_delta',
+      'content_block_stop', 'content_block_stop',
+      'message_delta', 'message_stop',
+    ]);
+    expect(out[0]!.data.message).toMatchObject({ id: 'msg_abc', model: 'm', usage: { input_tokens: 40, cache_read_input_tokens: 10 } });
+    expect(out[4]!.data.delta).toEqual({ type: 'signature_delta', signature: 'sig1' });
+    expect(out[6]!.data.content_block).toEqual({ type: 'redacted_thinking', data: 'opaque' });
+    // the call's signature in an empty thinking block right before its tool_use
+    expect(out[13]!.data.content_block).toEqual({ type: 'thinking', thinking: '', signature: '' });
+    expect(out[14]!.data.delta).toEqual({ type: 'signature_delta', signature: 'gsig' });
+    expect(out.at(-2)!.data).toEqual({ type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { input_tokens: 40, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 10 } });
+    expect(writer.failure({ type: 'error', error: { type: 'api_error', message: 'x' } })).toBe('event: error\ndata: {"type":"error","error":{"type":"api_error","message":"x"}}\n\n');
+  });
+
+  it('passes upstream events through and adds nothing after them', () => {
+    const writer = new AnthropicMessagesWriter();
+    const text = [{ type: 'event', event: 'message_stop', data: '{"type":"message_stop"}' } as StreamPart, { type: 'done' } as StreamPart].map((p) => writer.write(p)).join('');
+    expect(text).toBe('event: message_stop\ndata: {"type":"message_stop"}\n\n');
+  });
+
+  it('never puts a delta in a block of another kind, whatever order the parts come in (property)', () => {
+    const part = fc.oneof(
+      fc.string({ minLength: 1, maxLength: 5 }).map((text) => ({ type: 'text', choice: 0, text }) as StreamPart),
+      fc.string({ minLength: 1, maxLength: 5 }).map((text) => ({ type: 'reasoning', choice: 0, text }) as StreamPart),
+      fc.constant({ type: 'thinking-block', choice: 0, block: { type: 'thinking', thinking: 'x', signature: 's' } } as StreamPart),
+      fc.constant({ type: 'thinking-block', choice: 0, block: { type: 'redacted_thinking', data: 'd' } } as StreamPart),
+      fc.nat(2).map((index) => ({ type: 'tool-call-start', choice: 0, index, id: `c${index}`, name: 'f' }) as StreamPart),
+      fc.nat(2).map((index) => ({ type: 'tool-call-args', choice: 0, index, args: '{' }) as StreamPart),
+    );
+    fc.assert(
+      fc.property(fc.array(part, { maxLength: 30 }), (parts) => {
+        const writer = new AnthropicMessagesWriter();
+        const out = events([META, ...parts, { type: 'done' } as StreamPart].map((p) => writer.write(p)).join(''));
+        const kinds = new Map<number, string>();
+        const open = new Set<number>();
+        for (const { event, data } of out) {
+          if (event === 'content_block_start') {
+            kinds.set(data.index, data.content_block.type);
+            open.add(data.index);
+          }
+          if (event === 'content_block_delta') {
+            expect(open.has(data.index)).toBe(true);
+            const kind = kinds.get(data.index);
+            if (data.delta.type === 'text_delta') expect(kind).toBe('text');
+            if (data.delta.type === 'thinking_delta' || data.delta.type === 'signature_delta') expect(kind).toBe('thinking');
+            if (data.delta.type === 'input_json_delta') expect(kind).toBe('tool_use');
+          }
+          if (event === 'content_block_stop') open.delete(data.index);
+        }
+        expect(open.size).toBe(0);
+        expect(out.at(-1)!.event).toBe('message_stop');
+        expect(out.filter((e) => e.event === 'message_start')).toHaveLength(1);
+      }),
+    );
+  });
+});
+
+describe('ResponsesWriter', () => {
+  it('writes the Responses events of each item and response.completed with the whole response; a silent writer holds the same response', () => {
+    const request = { model: 'm', instructions: 'Be brief.', tools: [{ type: 'function', name: 'f' }], store: false };
+    const writer = new ResponsesWriter(request);
+    const silent = new ResponsesWriter(request, true);
+    const text = ANSWER.map((p) => {
+      silent.write(p);
+      return writer.write(p);
+    }).join('');
+    const out = events(text);
+    expect(out.map((e) => e.data.sequence_number)).toEqual(out.map((_, i) => i));
+    expect(out[0]!.event).toBe('response.created');
+    expect(out[0]!.data.response).toMatchObject({ id: 'resp_abc', status: 'in_progress', instructions: 'Be brief.', store: false, output: [] });
+    const completed = out.at(-1)!;
+    expect(completed.event).toBe('response.completed');
+    expect(completed.data.response.output).toEqual([
+      { id: 'rs_abc_0', type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text: 'Think hard.' }], encrypted_content: 'sig1' },
+      { id: 'rs_abc_1', type: 'reasoning', summary: [], encrypted_content: 'opaque' },
+      { id: 'msg_abc_2', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Hello', annotations: [], logprobs: [] }] },
+      { id: 'fc_abc_3', type: 'function_call', status: 'completed', call_id: 'call_1', name: 'f', arguments: '{"a":1}' },
+      { id: 'fc_abc_4', type: 'function_call', status: 'completed', call_id: 'call_2', name: 'g', arguments: '{}', extra_content: { google: { thought_signature: 'gsig' } } },
+    ]);
+    expect(completed.data.response.usage).toEqual({ input_tokens: 50, input_tokens_details: { cached_tokens: 10 }, output_tokens: 20, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 70 });
+    expect(silent.result()).toEqual(completed.data.response);
+  });
+
+  it('ends an answer cut by the token limit with response.incomplete', () => {
+    const writer = new ResponsesWriter({ model: 'm' });
+    const out = events([META, { type: 'text', choice: 0, text: 'Hi' }, { type: 'finish', choice: 0, reason: 'length' }, { type: 'done' }].map((p) => writer.write(p as StreamPart)).join(''));
+    expect(out.at(-1)!.event).toBe('response.incomplete');
+    expect(out.at(-1)!.data.response).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } });
+  });
+});
+
+describe('OpenAIChunkWriter and ChunkReader', () => {
+  it('reads back what the chunk writer wrote: reasoning, thinking blocks, tool calls with signatures, finish, usage', () => {
+    const writer = new OpenAIChunkWriter('chat', true);
+    const text = ANSWER.map((p) => writer.write(p)).join('');
+    const reader = new ChunkReader();
+    const parts = text
+      .split('\n\n')
+      .filter((e) => e.startsWith('data: ') && e !== 'data: [DONE]')
+      .flatMap((e) => reader.read(e.slice(6)));
+    const { inputTokens: _i, cachedTokens: _c, ...meta } = META as any;
+    expect(parts).toEqual([meta, ...ANSWER.slice(1, -1)]);
+  });
+});
+
+describe('ResponsesWriter (property)', () => {
+  it('closes every item it opened and reports the same response as a silent writer, whatever order the parts come in', () => {
+    const part = fc.oneof(
+      fc.string({ minLength: 1, maxLength: 5 }).map((text) => ({ type: 'text', choice: 0, text }) as StreamPart),
+      fc.string({ minLength: 1, maxLength: 5 }).map((text) => ({ type: 'reasoning', choice: 0, text }) as StreamPart),
+      fc.constant({ type: 'thinking-block', choice: 0, block: { type: 'thinking', thinking: 'x', signature: 's' } } as StreamPart),
+      fc.constant({ type: 'thinking-block', choice: 0, block: { type: 'redacted_thinking', data: 'd' } } as StreamPart),
+      fc.nat(2).map((index) => ({ type: 'tool-call-start', choice: 0, index, id: `c${index}`, name: 'f' }) as StreamPart),
+      fc.nat(2).map((index) => ({ type: 'tool-call-args', choice: 0, index, args: '{' }) as StreamPart),
+    );
+    fc.assert(
+      fc.property(fc.array(part, { maxLength: 30 }), (parts) => {
+        const writer = new ResponsesWriter({ model: 'm' });
+        const silent = new ResponsesWriter({ model: 'm' }, true);
+        const all = [META, ...parts, { type: 'done' } as StreamPart];
+        const out = events(all.map((p) => (silent.write(p), writer.write(p))).join(''));
+        const added = out.filter((e) => e.event === 'response.output_item.added').map((e) => e.data.output_index);
+        const done = out.filter((e) => e.event === 'response.output_item.done').map((e) => e.data.output_index);
+        expect([...done].sort()).toEqual([...added].sort());
+        const final = out.at(-1)!.data.response;
+        expect(final.output.every((item: any) => item.status === undefined || item.status === 'completed')).toBe(true);
+        expect(silent.result()).toEqual(final);
+      }),
+    );
+  });
+});

@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { compilePlan, PlanError, type PlanEnvironment } from '../../../../../src/features/models/routing/compile-plan.js';
+
+const env: PlanEnvironment = {
+  hasProvider: (id) => ['openai', 'groq', 'azure-openai'].includes(id),
+  providerIds: () => ['azure-openai', 'groq', 'openai'],
+  allowCustomHost: false,
+  hasGuardrail: (id) => id === 'no-pii',
+};
+
+function problems(config: unknown, e: PlanEnvironment = env): string[] {
+  try {
+    compilePlan(config as any, e);
+  } catch (err) {
+    if (err instanceof PlanError) return err.problems;
+    throw err;
+  }
+  return [];
+}
+
+describe('compilePlan', () => {
+  it('gives nested targets index paths and resolves inheritance', () => {
+    const plan = compilePlan(
+      {
+        strategy: { mode: 'fallback' },
+        provider: 'openai',
+        api_key: 'sk-root',
+        retry: { attempts: 2 },
+        cache: { mode: 'simple', max_age: 60 },
+        request_timeout: 5000,
+        idle_timeout: 700,
+        override_params: { temperature: 0, model: 'root-model' },
+        forward_headers: ['x-trace'],
+        azure_api_version: '2024-02-01',
+        targets: [
+          { api_key: 'sk-a' },
+          {
+            strategy: { mode: 'loadbalance' },
+            retry: { attempts: 1, on_status_codes: [503] },
+            override_params: { model: 'group-model' },
+            targets: [
+              { provider: 'groq', weight: 3, override_params: { top_p: 0.5 }, cache: { mode: 'disabled' } },
+              { weight: 1, idle_timeout: 100, azure_api_version: '2025-01-01' },
+            ],
+          },
+        ],
+      },
+      env,
+    );
+    const [a, group] = plan.root.children!;
+    expect(plan.requestTimeout).toBe(5000);
+    expect(a!.index).toBe('0');
+    expect(a!.settings).toMatchObject({ provider: 'openai', apiKey: 'sk-a', retry: { attempts: 2 }, idleTimeout: 700, forwardHeaders: ['x-trace'] });
+    expect(group!.index).toBe('1');
+    expect(group!.mode).toBe('loadbalance');
+    const [g0, g1] = group!.children!;
+    expect(g0!.index).toBe('1.0');
+    expect(g1!.index).toBe('1.1');
+    // retry and cache are replaced as a whole by the child that sets them.
+    expect(g0!.settings.retry).toEqual({ attempts: 1, on_status_codes: [503] });
+    expect(g0!.settings.cache).toEqual({ mode: 'disabled' });
+    expect(g1!.settings.cache).toEqual({ mode: 'simple', max_age: 60 });
+    // override_params merge down the tree, the child winning.
+    expect(g0!.settings.overrideParams).toEqual({ temperature: 0, model: 'group-model', top_p: 0.5 });
+    expect(g0!.settings).toMatchObject({ provider: 'groq', apiKey: 'sk-root' });
+    expect(g1!.settings).toMatchObject({ provider: 'openai', idleTimeout: 100, options: { azure_api_version: '2025-01-01' } });
+    expect(g0!.settings.options).toEqual({ azure_api_version: '2024-02-01' });
+    expect(g0!.weight).toBe(3);
+    expect(g1!.secrets).toContain('sk-root');
+  });
+
+  it('makes a config without targets a single target with index 0', () => {
+    const plan = compilePlan({ provider: 'openai', api_key: 'k' }, env);
+    expect(plan.root.children).toBeUndefined();
+    expect(plan.root.index).toBe('0');
+  });
+
+  it('defaults to fallback for several targets without a strategy', () => {
+    expect(compilePlan({ targets: [{ provider: 'openai' }, { provider: 'groq' }] }, env).root.mode).toBe('fallback');
+  });
+
+  it('reports unknown providers, custom hosts, unknown guardrails and bad conditions with their key paths', () => {
+    expect(
+      problems({
+        strategy: { mode: 'conditional', conditions: [{ query: { 'metadata.x': { $bad: 1 } }, then: 'nope' }], default: 'missing' },
+        targets: [
+          { name: 'a', provider: 'anthropix' },
+          { name: 'b', provider: 'openai', custom_host: 'http://evil.example', input_guardrails: ['no-pii', 'nope'] },
+        ],
+      }),
+    ).toEqual([
+      'targets[0].provider: unknown provider "anthropix" (known: azure-openai, groq, openai)',
+      'targets[1].custom_host: is not allowed: this gateway does not set routing.allowCustomHost',
+      'targets[1].input_guardrails[1]: names no guardrail (guardrails.nope is not defined)',
+      'strategy.conditions[0].then: names no target of this group ("nope")',
+      'strategy.conditions[0].query.metadata.x.$bad: unknown operator $bad (known: $eq $ne $in $nin $gt $gte $lt $lte $regex $and $or)',
+      'strategy.default: names no target of this group ("missing")',
+    ]);
+  });
+
+  it('accepts custom_host where routing.allowCustomHost is on, and checks it is a URL', () => {
+    const open = { ...env, allowCustomHost: true };
+    expect(problems({ provider: 'openai', custom_host: 'http://127.0.0.1:9/v1' }, open)).toEqual([]);
+    expect(problems({ provider: 'openai', custom_host: 'ftp://x' }, open)).toEqual(['custom_host: must be an http(s) URL']);
+  });
+
+  it('refuses a loadbalance group whose weights are all zero, and strategies without targets', () => {
+    expect(problems({ strategy: { mode: 'loadbalance' }, targets: [{ provider: 'openai', weight: 0 }] })).toEqual([
+      'targets: loadbalance needs at least one target with a weight above 0',
+    ]);
+    expect(problems({ provider: 'openai', strategy: { mode: 'fallback' } })).toEqual(['strategy.mode: fallback needs targets to choose from']);
+    expect(problems({ strategy: { mode: 'conditional' }, targets: [{ provider: 'openai' }] })).toEqual([
+      'strategy: conditional mode needs conditions or a default',
+    ]);
+  });
+});

@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import {
+  REDACTED,
+  SecretMatcher,
+  isSecretField,
+  redactAnswer,
+  redactAnswerBytes,
+  redactingStream,
+  redactLogLine,
+  redactObject,
+  redactRelayed,
+  redactSecrets,
+  registerSecrets,
+} from '../../../../src/kernel/errors/redact.js';
+import { configSecrets } from '../../../../src/kernel/config/config-secrets.js';
+
+describe('redactSecrets', () => {
+  it('masks every occurrence of a known secret, whatever its shape', () => {
+    expect(redactSecrets('key plainsecretvalue4242 and again plainsecretvalue4242.', ['plainsecretvalue4242'])).toBe(`key ${REDACTED} and again ${REDACTED}.`);
+  });
+
+  it('masks bearer values and well-known key shapes it was not told about', () => {
+    expect(redactSecrets('Authorization: Bearer abcdefgh12345678', [])).toBe(`Authorization: Bearer ${REDACTED}`);
+    expect(redactSecrets('Incorrect API key provided: sk-proj-abcdefgh12345678.', [])).toBe(`Incorrect API key provided: ${REDACTED}.`);
+    expect(redactSecrets('gsk_x and gsk-abcdefgh1234', [])).toBe(`gsk_x and ${REDACTED}`);
+  });
+
+  it('leaves ordinary text and too-short "secrets" alone', () => {
+    expect(redactSecrets('The model `gpt-4o` does not exist.', ['abc', undefined, ''])).toBe('The model `gpt-4o` does not exist.');
+  });
+});
+
+describe('redactObject', () => {
+  it('masks fields whose names say they hold a secret, at any depth', () => {
+    const out = redactObject({
+      headers: { authorization: 'Bearer x', 'x-gateway-api-key': 'k', 'content-type': 'application/json' },
+      target: { provider: 'openai', api_key: 'k2', aws_secret_access_key: 's', aws_session_token: 't', password: 'p' },
+      list: [{ token: 'abc' }],
+    });
+    expect(out).toEqual({
+      headers: { authorization: REDACTED, 'x-gateway-api-key': REDACTED, 'content-type': 'application/json' },
+      target: { provider: 'openai', api_key: REDACTED, aws_secret_access_key: REDACTED, aws_session_token: REDACTED, password: REDACTED },
+      list: [{ token: REDACTED }],
+    });
+  });
+
+  it('masks known secret values inside any string', () => {
+    expect(redactObject({ upstream_body: '{"error":"bad key plainsecretvalue4242"}', n: 3 }, ['plainsecretvalue4242'])).toEqual({
+      upstream_body: `{"error":"bad key ${REDACTED}"}`,
+      n: 3,
+    });
+  });
+
+  it('knows the secret field names', () => {
+    for (const name of ['Authorization', 'x-api-key', 'apiKey', 'client_secret', 'refresh_token', 'vertex_service_account_json', 'cookie']) {
+      expect(isSecretField(name)).toBe(true);
+    }
+    for (const name of ['model', 'provider', 'max_tokens', 'tokens', 'prompt_tokens_details']) expect(isSecretField(name)).toBe(false);
+  });
+});
+
+describe('the one redactor', () => {
+  it('masks a secret in each spelling: raw, JSON-escaped (once and twice, \\u escapes), URL-encoded', () => {
+    const secret = 'sé"cr\\et/42 x';
+    const json = JSON.stringify(secret).slice(1, -1);
+    const texts = [
+      `raw ${secret} end`,
+      `json {"m":"${json}"}`,
+      `double ${JSON.stringify(JSON.stringify({ m: secret }))}`,
+      `ascii ${json.replace('é', '\\u00e9')}`,
+      `url ?k=${encodeURIComponent(secret)}`,
+      `form ?k=${encodeURIComponent(secret).replace(/%20/g, '+')}`,
+    ];
+    for (const text of texts) expect(redactAnswer(text, [secret]), text).not.toMatch(/cr|%22|\\\\et/);
+  });
+
+  it('a value given as an Authorization header also stands for its bare credential (and Basic for user:password)', () => {
+    expect(redactAnswer('token abcd1234efgh seen', ['Bearer abcd1234efgh'])).toBe(`token ${REDACTED} seen`);
+    const basic = `Basic ${Buffer.from('alice:pa55word').toString('base64')}`;
+    expect(redactAnswer('password pa55word and alice:pa55word', [basic])).toBe(`password ${REDACTED} and ${REDACTED}`);
+  });
+
+  it('masks short values (4 characters) but not JSON literals, numbers or shorter values', () => {
+    expect(redactAnswer('key k9#x here', ['k9#x'])).toBe(`key ${REDACTED} here`);
+    expect(redactAnswer('{"ok":true,"n":1234}', ['true', '1234', 'on', 'x1'])).toBe('{"ok":true,"n":1234}');
+  });
+
+  it('masks the gateway\'s registered secrets everywhere, and returns clean bytes untouched', () => {
+    registerSecrets(['gateway-held-secret-9931']);
+    expect(redactAnswer('leak gateway-held-secret-9931')).toBe(`leak ${REDACTED}`);
+    const clean = Buffer.from('{"text":"nothing to hide"}');
+    expect(redactAnswerBytes(clean, ['caller-key-0001'])).toBe(clean);
+    expect(redactAnswerBytes(Buffer.from('{"t":"caller-key-0001"}'), ['caller-key-0001']).toString()).toBe(`{"t":"${REDACTED}"}`);
+  });
+
+  it('redacts relayed structures (keys and values) without masking fields by name', () => {
+    const value = { token_count: 12, text: 'sk-relayed-0001 inside', nested: [{ 'sk-relayed-0001': 'x' }] };
+    expect(redactRelayed(value, ['sk-relayed-0001'])).toEqual({ token_count: 12, text: `${REDACTED} inside`, nested: [{ [REDACTED]: 'x' }] });
+    const untouched = { a: 'clean' };
+    expect(redactRelayed(untouched, ['sk-relayed-0001'])).toBe(untouched);
+  });
+
+  it('a matcher compiles once and masks overlapping secrets whole (the longer first)', () => {
+    const m = new SecretMatcher(['abcd', 'abcdefgh']);
+    expect(m.redact('x abcdefgh y abcd')).toBe(`x ${REDACTED} y ${REDACTED}`);
+    expect(m.foundIn(Buffer.from('zzabcdzz'))).toBe(true);
+    expect(new SecretMatcher([]).empty).toBe(true);
+  });
+
+  it('masks log lines as written (JSON text)', () => {
+    registerSecrets(['log-secret-"quoted"-77']);
+    const line = JSON.stringify({ msg: 'x', detail: 'saw log-secret-"quoted"-77' });
+    expect(redactLogLine(line)).not.toContain('quoted');
+  });
+
+  it('collects every secret of a config: credential fields, headers, env, keys, URL passwords, service accounts', () => {
+    const found = configSecrets({
+      auth: { adminToken: 'admin-xyz', clientSecret: 'client-xyz', apiKeys: [{ key: 'cfg-key-xyz', user: 'u' }] },
+      identityForwarding: { signingSecret: 'sign-xyz' },
+      providers: { openai: { apiKey: 'prov-key', headers: { 'OpenAI-Organization': 'org-xyz' } } },
+      mcpServers: { a: { command: 'x', env: { TOKEN: 'env-xyz' } }, b: { url: 'http://x', headers: { Authorization: 'Bearer hdr-xyz' } } },
+      storage: { type: 'postgres', url: 'postgres://gw:pg-pass@db/x' },
+      configs: { c: { targets: [{ provider: 'vertex-ai', vertex_service_account_json: { private_key: 'pk-xyz', client_email: 'e' } }] } },
+      server: { ssl: { key: '/etc/tls/key.pem' } },
+    });
+    for (const v of ['admin-xyz', 'client-xyz', 'cfg-key-xyz', 'sign-xyz', 'prov-key', 'org-xyz', 'env-xyz', 'Bearer hdr-xyz', 'pg-pass', 'pk-xyz']) expect(found).toContain(v);
+    expect(found).not.toContain('/etc/tls/key.pem');
+  });
+});
+
+describe('redactingStream', () => {
+  it('masks secrets however the text is cut into chunks', async () => {
+    const secret = 'stream-secret-"4242"';
+    const text = Buffer.from(`a ${secret} b ${JSON.stringify(secret).slice(1, -1)} c ${'é'.repeat(3)}`);
+    for (const size of [1, 3, 7, 64]) {
+      const out: Buffer[] = [];
+      const stream = redactingStream([secret]);
+      stream.on('data', (c: Buffer) => out.push(c));
+      const done = new Promise((r) => stream.on('end', r));
+      for (let i = 0; i < text.length; i += size) stream.write(text.subarray(i, i + size));
+      stream.end();
+      await done;
+      expect(Buffer.concat(out).toString('utf8'), `chunks of ${size}`).toBe(`a ${REDACTED} b ${REDACTED} c ééé`);
+    }
+  });
+});

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { Metrics } from '../../../../src/kernel/observability/metrics.js';
+
+describe('request metrics in the Prometheus text', () => {
+  it('counts requests per label set and fills cumulative histogram buckets', async () => {
+    const metrics = new Metrics(false);
+    metrics.recordRequest('POST /v1/chat/completions', 'openai', 200, 0.004);
+    metrics.recordRequest('POST /v1/chat/completions', 'openai', 200, 0.3);
+    metrics.recordRequest('POST /v1/chat/completions', 'openai', 502, 0.02);
+    metrics.recordUpstream('openai', 'chat.completions', 0.0005);
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('# TYPE gateway_requests_total counter');
+    expect(text).toContain('gateway_requests_total{route="POST /v1/chat/completions",provider="openai",status="200"} 2');
+    expect(text).toContain('gateway_requests_total{route="POST /v1/chat/completions",provider="openai",status="502"} 1');
+    expect(text).toContain('# TYPE gateway_request_duration_seconds histogram');
+    expect(text).toContain('gateway_request_duration_seconds_bucket{le="0.001",route="POST /v1/chat/completions",provider="openai"} 0');
+    expect(text).toContain('gateway_request_duration_seconds_bucket{le="0.005",route="POST /v1/chat/completions",provider="openai"} 1');
+    expect(text).toContain('gateway_request_duration_seconds_bucket{le="0.025",route="POST /v1/chat/completions",provider="openai"} 2');
+    expect(text).toContain('gateway_request_duration_seconds_bucket{le="0.5",route="POST /v1/chat/completions",provider="openai"} 3');
+    expect(text).toContain('gateway_request_duration_seconds_bucket{le="+Inf",route="POST /v1/chat/completions",provider="openai"} 3');
+    expect(text).toContain('gateway_request_duration_seconds_count{route="POST /v1/chat/completions",provider="openai"} 3');
+    expect(text).toMatch(/gateway_request_duration_seconds_sum\{route="POST \/v1\/chat\/completions",provider="openai"\} 0\.324/);
+    expect(text).toContain('gateway_upstream_duration_seconds_bucket{le="0.001",provider="openai",operation="chat.completions"} 1');
+  });
+});
