@@ -18,7 +18,7 @@ export const storeCapability: Capability = {
     const storage = services.config.storage ?? {};
     const store: SqlStore =
       storage.type === 'postgres' ? new PostgresStore(storage.url!, storage.schema) : new SqliteStore(storage.path ?? './data/gateway.db');
-    if (store instanceof PostgresStore) await store.query('SELECT 1');
+    if (store instanceof PostgresStore) await store.open();
     services.provide(STORE, store);
     services.readiness.set('store', () => true);
     services.closers.push(() => store.close());
