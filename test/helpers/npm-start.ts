@@ -1,16 +1,18 @@
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ROOT, buildGateway, type GatewayProcess } from './built-gateway.js';
 
 /**
  * A folder laid out like a clone after `npm ci`: the repository's package.json (its `start`
- * script as shipped) and dist/ (the test build). `npm start` run there serves the current sources.
+ * script as shipped), its prepare script and dist/ (the test build). `npm start` run there serves the current sources.
  */
 export function packageFolder(): string {
   const dir = mkdtempSync(join(tmpdir(), 'gw-npm-'));
   copyFileSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
+  mkdirSync(join(dir, 'scripts'));
+  copyFileSync(join(ROOT, 'scripts', 'prepare.mjs'), join(dir, 'scripts', 'prepare.mjs'));
   symlinkSync(dirname(buildGateway()), join(dir, 'dist'), 'dir');
   return dir;
 }
