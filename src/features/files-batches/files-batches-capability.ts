@@ -1,4 +1,5 @@
 import { readdirSync, rmSync, statSync } from 'node:fs';
+import cluster from 'node:cluster';
 import { join } from 'node:path';
 import type { Capability } from '../../kernel/capability.js';
 import { HTTP_EDGE } from '../../kernel/http/pipeline-handler.js';
@@ -80,7 +81,9 @@ export const filesBatchesCapability: Capability = {
           maxWaits: settings.maxRateLimitWaits ?? 5,
           maxWaitMs: 60_000,
           interrupted: settings.interruptedLines ?? 'fail',
-          exclusive: store.dialect === 'sqlite',
+          // One process alone on its SQLite file takes batches without leases; the workers of a
+          // cluster share the file and claim each batch with a lease (an atomic conditional UPDATE).
+          exclusive: store.dialect === 'sqlite' && !cluster.isWorker,
           leaseMs: 30_000,
         });
         return { current, parts: { files, batches, runner, vault } as FilesBatches };

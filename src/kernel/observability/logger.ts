@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { pino, type Logger, type DestinationStream } from 'pino';
 import { redactLogLine } from '../errors/redact.js';
 
@@ -35,7 +36,8 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
   return pino(
     {
       level,
-      base: { service: 'ai-gateway' },
+      // The workers of a cluster (server.workers) share stdout: each line says which one wrote it.
+      base: cluster.isWorker ? { service: 'ai-gateway', pid: process.pid } : { service: 'ai-gateway' },
       redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
       hooks: { streamWrite: redactLogLine },
       timestamp: pino.stdTimeFunctions.isoTime,

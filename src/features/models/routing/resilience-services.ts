@@ -8,6 +8,9 @@ import { RedisCacheStore } from '../cache/redis-store.js';
 import { RateLimiter } from '../rate-limit/limiter.js';
 import { MemoryRateCounter } from '../rate-limit/memory-counter.js';
 import { RedisRateCounter } from '../rate-limit/redis-counter.js';
+import { ClusterRateCounter } from '../rate-limit/cluster-counter.js';
+import { ClusterCacheStore } from '../cache/cluster-store.js';
+import { primaryChannel } from '../../../kernel/cluster/primary-channel.js';
 import { PROVIDERS } from '../providers/provider-registry.js';
 import { BreakerRegistry } from './breakers.js';
 import { RoutingConfigs } from './config-source.js';
@@ -104,7 +107,7 @@ export function responseCache(services: GatewayServices): CacheStore {
     // Cached answers survive a reload that leaves the cache settings as they were.
     const settings = { cache: config.cache, redis: redis ? config.redis : undefined };
     return services.resources.keep('response-cache', settings, () =>
-      redis ? new RedisCacheStore(redis, redisKeyPrefix(services)) : new MemoryCacheStore(config.cache?.maxEntries ?? 10_000),
+      redis ? new RedisCacheStore(redis, redisKeyPrefix(services)) : primaryChannel() ? new ClusterCacheStore(primaryChannel()!) : new MemoryCacheStore(config.cache?.maxEntries ?? 10_000),
     );
   });
 }
@@ -116,7 +119,9 @@ export function rateLimiter(services: GatewayServices): RateLimiter | undefined 
     const redis = sharedRedis(services);
     // Counters survive a reload that leaves the limits as they were.
     return services.resources.keep('rate-limiter', { rules, redis: redis ? services.config.redis : undefined }, () => {
-      const counter = redis ? new RedisRateCounter(redis, redisKeyPrefix(services)) : new MemoryRateCounter();
+      // Without Redis, the workers of a cluster count at the primary (one set of limits for all).
+      const channel = primaryChannel();
+      const counter = redis ? new RedisRateCounter(redis, redisKeyPrefix(services)) : channel ? new ClusterRateCounter(channel) : new MemoryRateCounter();
       return new RateLimiter(rules, counter, services.logger);
     });
   });
