@@ -71,7 +71,12 @@ export function runPrimary(path: string, config: GatewayConfig, count: number): 
     if (stopping) return;
     stopping = reason;
     logger.info({ signal: reason }, 'draining');
-    for (const worker of Object.values(cluster.workers ?? {})) if (worker?.isConnected()) worker.send({ type: 'shutdown' });
+    for (const worker of Object.values(cluster.workers ?? {})) {
+      if (!worker) continue;
+      // A worker still starting may not listen for messages yet; its SIGTERM handling covers every stage.
+      if (listening.has(worker.id) && worker.isConnected()) worker.send({ type: 'shutdown' });
+      else worker.process.kill('SIGTERM');
+    }
     if (Object.keys(cluster.workers ?? {}).length === 0) finish();
   };
   const finish = () => {
@@ -87,7 +92,7 @@ export function runPrimary(path: string, config: GatewayConfig, count: number): 
   cluster.on('exit', (worker, code, signal) => {
     listening.delete(worker.id);
     if (stopping) {
-      if (code !== 0) failed = true;
+      if (code !== 0 && signal !== 'SIGTERM') failed = true;
       if (Object.keys(cluster.workers ?? {}).length === 0) finish();
       return;
     }
@@ -126,5 +131,8 @@ export function runPrimary(path: string, config: GatewayConfig, count: number): 
     for (const worker of Object.values(cluster.workers ?? {})) if (worker?.isConnected()) worker.send({ type: 'reload' });
   });
   watchParent(() => stopAll('parent process gone'));
+  if (Object.keys(config.mcpServers ?? {}).length) {
+    logger.warn({ workers: count }, 'server.workers: each worker keeps its own MCP sessions; a client that keeps a session and reconnects to another worker opens a new one');
+  }
   for (let i = 0; i < count; i++) fork();
 }

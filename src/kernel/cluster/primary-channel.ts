@@ -18,7 +18,7 @@ export interface SharedReply {
 }
 
 /** A call not answered this long fails (the primary is gone or stuck), so a request never hangs on it. */
-const CALL_TIMEOUT_MS = 2000;
+const CALL_TIMEOUT_MS = 5000;
 
 /**
  * The worker's side of state shared through the primary of a node:cluster (`server.workers`

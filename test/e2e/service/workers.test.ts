@@ -73,7 +73,10 @@ describe('server.workers (a cluster of 2)', { timeout: 180_000 }, () => {
     // 10 requests on 10 connections, spread over both workers: the limit of 6 holds for the cluster.
     const results = [];
     for (let i = 0; i < 10; i++) results.push(await chat(url));
-    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200, 429, 429, 429, 429]);
+    expect(
+      results.map((r) => r.status),
+      JSON.stringify(logRecords(proc).filter((r) => r.level >= 40)),
+    ).toEqual([200, 200, 200, 200, 200, 200, 429, 429, 429, 429]);
     expect(results.map((r) => r.remaining)).toEqual(['5', '4', '3', '2', '1', '0', '0', '0', '0', '0']);
     expect(first.requests).toHaveLength(6);
     // Both workers answered some of them (each request line names its worker).
@@ -93,10 +96,34 @@ describe('server.workers (a cluster of 2)', { timeout: 180_000 }, () => {
     expect(after.status).toBe(429); // counters survive the reload
     expect(second.requests).toHaveLength(0);
 
+    // A worker killed outright is replaced; the port keeps answering, and the counters (held by the primary) too.
+    process.kill(workers[0]!, 'SIGKILL');
+    await until(() => logRecords(proc!).some((r) => r.msg === 'worker exited; starting another' && r.worker === workers[0]), 'the dead worker was not replaced');
+    const linesBefore = logRecords(proc).filter((r) => r.msg === 'request').length;
+    for (let i = 0; i < 4; i++) expect((await chat(url)).status).toBe(429);
+    await until(() => logRecords(proc!).filter((r) => r.msg === 'request').length >= linesBefore + 4, 'request lines missing');
+    const servedAfter = new Set(
+      logRecords(proc)
+        .filter((r) => r.msg === 'request')
+        .slice(linesBefore)
+        .map((r) => r.pid as number),
+    );
+    expect(servedAfter.has(workers[0]!)).toBe(false);
+    const everyWorker = [...new Set([...workers, ...servedAfter])];
+
     // SIGTERM to the primary: both workers drain and exit, then the primary, with one stopped line.
     proc.child.kill('SIGTERM');
-    expect(await proc.exited).toEqual({ code: 0, signal: null });
-    for (const pid of workers) expect(() => process.kill(pid, 0)).toThrow();
+    const exit = await Promise.race([proc.exited, new Promise((r) => setTimeout(r, 60_000, 'still running'))]);
+    if (exit === 'still running')
+      throw new Error(
+        `the primary did not exit:\n${proc
+          .stdout()
+          .split('\n')
+          .filter((l) => !l.includes('"request"'))
+          .join('\n')}\n${proc.stderr()}`,
+      );
+    expect(exit).toEqual({ code: 0, signal: null });
+    for (const pid of everyWorker) expect(() => process.kill(pid, 0)).toThrow();
     expect(logRecords(proc).at(-1)).toMatchObject({ msg: 'gateway stopped', signal: 'SIGTERM', exitCode: 0 });
   });
 });
