@@ -1,57 +1,55 @@
 #!/usr/bin/env node
-import { ConfigError, configPathFrom, loadConfigFile } from './kernel/config/load-config.js';
-import type { Gateway } from './gateway.js';
+import { parseCommandLine, UsageError, type CommandLine } from './cli/args.js';
+import { helpText, packageInfo } from './cli/help.js';
+import { configPathFrom } from './kernel/config/load-config.js';
 
-/** The lines a start-up failure prints: one per problem, each naming the key (or file) at fault. */
-function startupProblems(err: unknown): string[] {
-  if (err instanceof ConfigError) return err.problems;
-  const code = (err as NodeJS.ErrnoException).code;
-  if (code === 'EADDRINUSE' || code === 'EACCES') return [`server.port: cannot listen (${(err as Error).message})`];
-  return [`gateway failed to start: ${(err as Error).message}`];
-}
-
-function exitWith(problems: string[]): never {
-  for (const line of problems) process.stderr.write(`${line}\n`);
-  process.exit(1);
-}
-
-/** Standalone service: load config -> compile pipelines -> listen; SIGTERM drains and exits 0. */
+/** The command line: serve (default), --check, --print-config, --help, --version. */
 async function main(): Promise<void> {
-  const path = configPathFrom(process.argv.slice(2), process.env);
-  let gateway: Gateway;
+  let command: CommandLine;
   try {
-    const config = loadConfigFile(path);
-    // Loaded after the config is known good, so a bad config is reported at once.
-    const { createGateway, PipelineError } = await import('./gateway.js');
-    gateway = await createGateway(config).catch((err) => {
-      throw err instanceof PipelineError ? new ConfigError(err.problems, 'pipelines') : err;
-    });
+    command = parseCommandLine(process.argv.slice(2));
   } catch (err) {
-    exitWith(startupProblems(err));
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`error: ${err.message}\nRun with --help to see the options.\n`);
+    process.exit(2);
   }
-  try {
-    const url = await gateway.listen();
-    gateway.services.logger.info({ url, config: path }, 'gateway listening');
-  } catch (err) {
-    // Stop what the capabilities started (stores, tool servers) before leaving.
-    await gateway.close(0).catch(() => undefined);
-    exitWith(startupProblems(err));
-  }
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    gateway.services.logger.info({ signal }, 'draining');
-    gateway
-      .close()
-      .then(() => process.exit(0))
-      .catch((err) => {
-        process.stderr.write(`error during shutdown: ${(err as Error).message}\n`);
+  const path = configPathFrom(command.config ? ['--config', command.config] : [], process.env);
+  switch (command.action) {
+    case 'help':
+      process.stdout.write(helpText());
+      return;
+    case 'version':
+      process.stdout.write(`${packageInfo().version}\n`);
+      return;
+    case 'check': {
+      const { checkConfig } = await import('./cli/check.js');
+      const problems = await checkConfig(path);
+      if (problems.length) {
+        for (const line of problems) process.stderr.write(`${line}\n`);
         process.exit(1);
-      });
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+      }
+      process.stdout.write('ok\n');
+      process.exit(0);
+      break;
+    }
+    case 'print-config': {
+      const { loadConfigFile } = await import('./kernel/config/load-config.js');
+      const { problemLines } = await import('./cli/check.js');
+      const { printableConfig } = await import('./cli/print-config.js');
+      try {
+        process.stdout.write(printableConfig(loadConfigFile(path)));
+      } catch (err) {
+        for (const line of problemLines(err)) process.stderr.write(`${line}\n`);
+        process.exit(1);
+      }
+      return;
+    }
+    case 'serve': {
+      const { run } = await import('./cli/run.js');
+      await run(path);
+      return;
+    }
+  }
 }
 
 void main();

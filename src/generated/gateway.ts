@@ -94,6 +94,10 @@ export interface ServerConfig {
    * Largest JSON request body in bytes (default 10 MiB).
    */
   bodyLimit?: number;
+  /**
+   * Processes serving the port (a node:cluster): a number, or "auto" for one per core. Default 1 (no cluster). Rate-limit counters and the memory cache are then held by the primary process for all workers (or in Redis with redis.url); SIGTERM and SIGHUP go to the primary, which drains or reloads every worker.
+   */
+  workers?: number | 'auto';
   ssl?: SslConfig;
 }
 export interface SslConfig {

@@ -14,6 +14,8 @@ export interface Capability {
   prepare?(services: GatewayServices): Promise<void> | void;
   /** Starts background work once the server listens (batch runners, tool servers). */
   start?(services: GatewayServices): Promise<void> | void;
+  /** This config now serves new requests (once listening, and after each reload that swapped it in). */
+  activate?(services: GatewayServices): void;
   /** Shutdown began: end long-lived streams that would never finish by themselves (in-flight requests still finish). */
   drain?(services: GatewayServices): Promise<void> | void;
 }

@@ -1,9 +1,11 @@
 import { readdirSync, rmSync, statSync } from 'node:fs';
+import cluster from 'node:cluster';
 import { join } from 'node:path';
 import type { Capability } from '../../kernel/capability.js';
 import { HTTP_EDGE } from '../../kernel/http/pipeline-handler.js';
 import { spoolDirectory } from '../../kernel/http/multipart/multipart-upload.js';
 import { getStore } from '../../kernel/store/store-capability.js';
+import { defineService, type GatewayServices } from '../../kernel/engine/services.js';
 import { GatewayFileStore } from './gateway-files.js';
 import { BatchRunner } from './batch-runner.js';
 import { BatchStore } from './batch-store.js';
@@ -12,6 +14,9 @@ import { FILES_BATCHES, type FilesBatches } from './files-batches-service.js';
 import gatewayBatches from './gateway-batches-stage.js';
 import { FILES_BATCHES_MIGRATIONS } from './migrations.js';
 import { uploadSpoolPath } from './file-upload.js';
+
+/** Whose pipelines the (possibly kept) batch runner runs its lines through. */
+const RUNNER_TARGET = defineService<{ services: GatewayServices }>('batch-runner-target');
 
 /** Spooled uploads older than this cannot belong to a request still running (a crash left them). */
 const STALE_SPOOL_MS = 24 * 60 * 60 * 1000;
@@ -51,30 +56,49 @@ export const filesBatchesCapability: Capability = {
     const store = getStore(services);
     await store.migrate(FILES_BATCHES_MIGRATIONS);
     const config = services.config;
-    const files = new GatewayFileStore(store, config.storage?.filesDir ?? './data/files');
-    const batches = new BatchStore(store);
-    const vault = new CredentialVault(process.env.GATEWAY_SECRET_KEY || config.auth?.adminToken || undefined);
+    const vaultKey = process.env.GATEWAY_SECRET_KEY || config.auth?.adminToken || undefined;
     const settings = (config.batches ?? {}) as { concurrency?: number; maxRateLimitWaits?: number; interruptedLines?: 'fail' | 'resend' };
-    const runner = new BatchRunner({
-      batches,
-      files,
-      vault,
-      // The HTTP edge, provided by createGateway once the pipelines are compiled (after set-up).
-      get edge() {
-        return services.require(HTTP_EDGE);
+    // The runner (and the batches it runs) is kept across a reload while its settings are
+    // unchanged; it always runs lines through the newest config's pipelines.
+    const kept = services.resources.keep(
+      'files-batches',
+      { storage: config.storage, batches: settings, vaultKey },
+      () => {
+        const current = { services };
+        const files = new GatewayFileStore(store, config.storage?.filesDir ?? './data/files');
+        const batches = new BatchStore(store);
+        const vault = new CredentialVault(vaultKey);
+        const runner = new BatchRunner({
+          batches,
+          files,
+          vault,
+          // The HTTP edge, provided by createGateway once the pipelines are compiled (after set-up).
+          get edge() {
+            return current.services.require(HTTP_EDGE);
+          },
+          logger: services.logger,
+          concurrency: settings.concurrency ?? 8,
+          maxWaits: settings.maxRateLimitWaits ?? 5,
+          maxWaitMs: 60_000,
+          interrupted: settings.interruptedLines ?? 'fail',
+          // One process alone on its SQLite file takes batches without leases; the workers of a
+          // cluster share the file and claim each batch with a lease (an atomic conditional UPDATE).
+          exclusive: store.dialect === 'sqlite' && !cluster.isWorker,
+          leaseMs: 30_000,
+        });
+        return { current, parts: { files, batches, runner, vault } as FilesBatches };
       },
-      logger: services.logger,
-      concurrency: settings.concurrency ?? 8,
-      maxWaits: settings.maxRateLimitWaits ?? 5,
-      maxWaitMs: 60_000,
-      interrupted: settings.interruptedLines ?? 'fail',
-      exclusive: store.dialect === 'sqlite',
-      leaseMs: 30_000,
-    });
-    const fb: FilesBatches = services.provide(FILES_BATCHES, { files, batches, runner, vault });
-    services.closers.push(() => fb.runner.stop(10_000));
+      ({ parts }) => parts.runner.stop(10_000),
+    );
+    services.provide(RUNNER_TARGET, kept.current);
+    services.provide(FILES_BATCHES, kept.parts);
+  },
+  activate(services) {
+    // This config serves now: the runner's next lines run through its pipelines.
+    services.require(RUNNER_TARGET).services = services;
   },
   async start(services) {
+    if (services.resources.wasKept('files-batches')) return; // already running for the config it was kept from
     await services.require(FILES_BATCHES).runner.resumeAll();
   },
 };

@@ -19,28 +19,40 @@ export const mcpCapability: Capability = {
   setup(services) {
     const problems = mcpServerProblems(services.config);
     if (problems.length) throw new ConfigError(problems, 'mcpServers');
-    const pool = new ServerPool(services.config, services.logger);
-    const audit = new AuditLog(services.logger);
-    const aggregator = new Aggregator(pool, audit);
-    const legacy = new LegacySessions(aggregator, services.logger);
-    const modern = new ModernEndpoint(aggregator, services.logger);
-    pool.on('list_changed', (server: string, kind: ListKind) => {
-      legacy.notifyListChanged(server, kind);
-      modern.notifyListChanged(server, kind);
-    });
-    for (const server of pool.servers.values()) services.readiness.set(`mcp:${server.name}`, () => server.status === 'ready');
-    services.provide(MCP, { pool, aggregator, legacy, modern, audit });
-    services.closers.push(async () => {
-      modern.close();
-      await legacy.close();
-      await pool.close();
-    });
+    // Tool servers and the sessions on them are kept across a reload while their settings are unchanged.
+    const settings = { mcpServers: services.config.mcpServers, identityForwarding: services.config.identityForwarding };
+    const parts = services.resources.keep(
+      'mcp',
+      settings,
+      () => {
+        const pool = new ServerPool(services.config, services.logger);
+        const audit = new AuditLog(services.logger);
+        const aggregator = new Aggregator(pool, audit);
+        const legacy = new LegacySessions(aggregator, services.logger);
+        const modern = new ModernEndpoint(aggregator, services.logger);
+        pool.on('list_changed', (server: string, kind: ListKind) => {
+          legacy.notifyListChanged(server, kind);
+          modern.notifyListChanged(server, kind);
+        });
+        return { pool, aggregator, legacy, modern, audit };
+      },
+      async ({ pool, legacy, modern }) => {
+        modern.close();
+        await legacy.close();
+        await pool.close();
+      },
+    );
+    for (const server of parts.pool.servers.values()) services.readiness.set(`mcp:${server.name}`, () => server.status === 'ready');
+    services.provide(MCP, parts);
   },
   async start(services) {
+    if (services.resources.wasKept('mcp')) return; // started by the config it was kept from
     await services.require(MCP).pool.start();
   },
   drain(services) {
     const parts = services.require(MCP);
+    // Shutting down: a tool server that goes away is not started again.
+    parts.pool.stopRestarts();
     parts.modern.close();
     parts.legacy.drain();
   },

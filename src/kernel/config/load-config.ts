@@ -32,11 +32,33 @@ export function configPathFrom(argv: string[], env: NodeJS.ProcessEnv, cwd = pro
   return resolve(cwd, flag ?? env.GATEWAY_CONFIG ?? 'gateway.yaml');
 }
 
+/** Line and column (1-based) of a character offset in `text`. */
+function lineColumn(text: string, offset: number): { line: number; col: number } {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return { line, col: offset - before.lastIndexOf('\n') };
+}
+
+/** Why a config file does not parse, as one line naming the line and column (and the source line). */
+function parseProblem(err: Error & { linePos?: Array<{ line: number; col: number }> }, text: string, source: string): string {
+  let message = err.message.split('\n')[0]!;
+  let at = err.linePos?.[0];
+  const position = /at position (\d+)/.exec(message);
+  if (!at && position) at = lineColumn(text, Number(position[1]));
+  message = message.replace(/ at line \d+, column \d+:?$/, '').replace(/ in JSON at position \d+.*$/, '');
+  if (!at) return `${source}: cannot be parsed: ${message}`;
+  const sourceLine = text.split('\n')[at.line - 1]?.trim();
+  // `{ key: ${VAR} }`: in a flow map, the `{` of ${...} starts another map; quoting the value fixes it.
+  const hint = sourceLine && /\$\{/.test(sourceLine) && /[{[]/.test(sourceLine.replace(/\$\{[^}]*\}/g, '')) ? ' (inside { } or [ ], quote a value that uses ${...}: "${VAR}")' : '';
+  const shown = sourceLine ? `: ${sourceLine.length > 80 ? `${sourceLine.slice(0, 77)}...` : sourceLine}` : '';
+  return `${source}: cannot be parsed: ${message} (line ${at.line}, column ${at.col}${shown})${hint}`;
+}
+
 export function parseConfigText(text: string, source: string): unknown {
   try {
     return source.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
-    throw new ConfigError([`${source}: cannot be parsed: ${(err as Error).message.split('\n')[0]}`], source);
+    throw new ConfigError([parseProblem(err as Error, text, source)], source);
   }
 }
 

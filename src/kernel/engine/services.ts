@@ -5,6 +5,7 @@ import type { UpstreamClient } from '../upstream/upstream-client.js';
 import type { ErrorMapping } from '../errors/answer-error.js';
 import type { ExtensionKinds } from './extension.js';
 import type { StageRegistry } from './stage-registry.js';
+import { KeptResources } from './kept-resources.js';
 
 /** A typed place for a long-lived service shared by stages (store, cache, limiter, token service...). */
 export interface ServiceSlot<T> {
@@ -30,6 +31,8 @@ export class GatewayServices {
   readonly readiness = new Map<string, () => boolean>();
   /** Called at shutdown, last registered first. */
   readonly closers: Array<() => Promise<void> | void> = [];
+  /** Long-lived resources a reload may take over when their settings did not change (see kept-resources.ts). */
+  resources = new KeptResources();
   private readonly provided: unknown[] = [];
 
   constructor(

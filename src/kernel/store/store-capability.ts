@@ -16,11 +16,15 @@ export const storeCapability: Capability = {
   name: 'store',
   async setup(services) {
     const storage = services.config.storage ?? {};
-    const store: SqlStore =
-      storage.type === 'postgres' ? new PostgresStore(storage.url!, storage.schema) : new SqliteStore(storage.path ?? './data/gateway.db');
-    if (store instanceof PostgresStore) await store.open();
+    // Kept across a reload while storage.* is unchanged (closed when the config that opened it retires).
+    const store: SqlStore = services.resources.keep(
+      'store',
+      storage,
+      () => (storage.type === 'postgres' ? new PostgresStore(storage.url!, storage.schema) : new SqliteStore(storage.path ?? './data/gateway.db')),
+      (s) => s.close(),
+    );
+    if (store instanceof PostgresStore && !services.resources.wasKept('store')) await store.open();
     services.provide(STORE, store);
     services.readiness.set('store', () => true);
-    services.closers.push(() => store.close());
   },
 };

@@ -50,6 +50,11 @@ export class ServerPool extends EventEmitter {
     await Promise.all([...this.servers.values()].map((s) => s.start()));
   }
 
+  /** Shutdown began: no server is restarted from now on (calls on a connected one still run). */
+  stopRestarts(): void {
+    for (const server of this.servers.values()) server.stopRestarts();
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.servers.values()].map((s) => s.close()));
   }

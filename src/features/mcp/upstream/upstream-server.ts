@@ -48,6 +48,8 @@ export abstract class UpstreamServer extends EventEmitter {
   private connectedAt = 0;
   private retryTimer?: NodeJS.Timeout;
   private connecting?: Promise<void>;
+  /** The transport of a connection still being opened (closed at once on shutdown). */
+  private opening?: Transport;
   protected stopping = false;
   readonly timeoutMs: number;
 
@@ -105,8 +107,10 @@ export abstract class UpstreamServer extends EventEmitter {
     }
     client.onerror = (err) => this.logger.debug({ mcpServer: this.name, err: this.redact(err.message) }, 'tool server transport error');
     client.onclose = () => this.closed(client);
+    const transport = this.createTransport();
+    this.opening = transport;
     try {
-      await client.connect(this.createTransport(), { timeout: Math.min(this.timeoutMs, 30_000) });
+      await client.connect(transport, { timeout: Math.min(this.timeoutMs, 30_000) });
     } catch (err) {
       void client.close().catch(() => undefined);
       if (this.stopping) return;
@@ -114,6 +118,8 @@ export abstract class UpstreamServer extends EventEmitter {
       this.setStatus('down');
       this.scheduleRetry();
       return;
+    } finally {
+      this.opening = undefined;
     }
     if (this.stopping) {
       await client.close().catch(() => undefined);
@@ -233,10 +239,19 @@ export abstract class UpstreamServer extends EventEmitter {
     return false;
   }
 
+  /** No reconnection from now on (shutdown began); the current connection keeps serving until close(). */
+  stopRestarts(): void {
+    this.stopping = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+  }
+
   async close(): Promise<void> {
     this.stopping = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
+    // A server still starting is not waited for: its transport (process, connection) ends now.
+    await this.opening?.close().catch(() => undefined);
     await this.connecting?.catch(() => undefined);
     const client = this.client;
     this.client = undefined;

@@ -8,6 +8,9 @@ import { RedisCacheStore } from '../cache/redis-store.js';
 import { RateLimiter } from '../rate-limit/limiter.js';
 import { MemoryRateCounter } from '../rate-limit/memory-counter.js';
 import { RedisRateCounter } from '../rate-limit/redis-counter.js';
+import { ClusterRateCounter } from '../rate-limit/cluster-counter.js';
+import { ClusterCacheStore } from '../cache/cluster-store.js';
+import { primaryChannel } from '../../../kernel/cluster/primary-channel.js';
 import { PROVIDERS } from '../providers/provider-registry.js';
 import { BreakerRegistry } from './breakers.js';
 import { RoutingConfigs } from './config-source.js';
@@ -48,27 +51,33 @@ export function sharedRedis(services: GatewayServices): Redis | undefined {
   if (!url) return undefined;
   const RedisClient = services.get(REDIS_CLASS);
   if (!RedisClient) throw new Error('loadRedisClient() must run before sharedRedis()');
-  return services.once(REDIS_CLIENT, () => {
-    const client = new RedisClient(url, {
-      lazyConnect: true,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-      commandTimeout: 1000,
-      connectTimeout: 2000,
-    });
-    let lastWarning = 0;
-    client.on('error', (err: Error) => {
-      const now = Date.now();
-      if (now - lastWarning < 10_000) return;
-      lastWarning = now;
-      services.logger.warn({ err: (err as { code?: string }).code ?? 'redis error' }, 'redis unavailable');
-    });
-    client.connect().catch(() => undefined);
-    services.closers.push(async () => {
-      await client.quit().catch(() => client.disconnect());
-    });
-    return client;
-  });
+  return services.once(REDIS_CLIENT, () =>
+    services.resources.keep(
+      'redis',
+      url,
+      () => {
+        const client = new RedisClient(url, {
+          lazyConnect: true,
+          enableOfflineQueue: false,
+          maxRetriesPerRequest: 1,
+          commandTimeout: 1000,
+          connectTimeout: 2000,
+        });
+        let lastWarning = 0;
+        client.on('error', (err: Error) => {
+          const now = Date.now();
+          if (now - lastWarning < 10_000) return;
+          lastWarning = now;
+          services.logger.warn({ err: (err as { code?: string }).code ?? 'redis error' }, 'redis unavailable');
+        });
+        client.connect().catch(() => undefined);
+        return client;
+      },
+      async (client) => {
+        await client.quit().catch(() => client.disconnect());
+      },
+    ),
+  );
 }
 
 /** Waits until the client is connected (or `ms` passed); false when it did not connect. */
@@ -95,7 +104,11 @@ export function responseCache(services: GatewayServices): CacheStore {
   return services.once(RESPONSE_CACHE, () => {
     const config = services.config;
     const redis = config.cache?.store === 'redis' ? sharedRedis(services) : undefined;
-    return redis ? new RedisCacheStore(redis, redisKeyPrefix(services)) : new MemoryCacheStore(config.cache?.maxEntries ?? 10_000);
+    // Cached answers survive a reload that leaves the cache settings as they were.
+    const settings = { cache: config.cache, redis: redis ? config.redis : undefined };
+    return services.resources.keep('response-cache', settings, () =>
+      redis ? new RedisCacheStore(redis, redisKeyPrefix(services)) : primaryChannel() ? new ClusterCacheStore(primaryChannel()!) : new MemoryCacheStore(config.cache?.maxEntries ?? 10_000),
+    );
   });
 }
 
@@ -104,19 +117,28 @@ export function rateLimiter(services: GatewayServices): RateLimiter | undefined 
   if (!rules?.length) return undefined;
   return services.once(RATE_LIMITER, () => {
     const redis = sharedRedis(services);
-    const counter = redis ? new RedisRateCounter(redis, redisKeyPrefix(services)) : new MemoryRateCounter();
-    return new RateLimiter(rules, counter, services.logger);
+    // Counters survive a reload that leaves the limits as they were.
+    return services.resources.keep('rate-limiter', { rules, redis: redis ? services.config.redis : undefined }, () => {
+      // Without Redis, the workers of a cluster count at the primary (one set of limits for all).
+      const channel = primaryChannel();
+      const counter = redis ? new RedisRateCounter(redis, redisKeyPrefix(services)) : channel ? new ClusterRateCounter(channel) : new MemoryRateCounter();
+      return new RateLimiter(rules, counter, services.logger);
+    });
   });
 }
 
 export function breakerRegistry(services: GatewayServices): BreakerRegistry | undefined {
   const config = services.config.routing?.circuitBreaker;
   if (!config) return undefined;
-  return services.once(BREAKERS, () => {
-    const registry = new BreakerRegistry(config);
-    services.closers.push(() => registry.close());
-    return registry;
-  });
+  // Circuit states survive a reload that leaves routing.circuitBreaker as it was.
+  return services.once(BREAKERS, () =>
+    services.resources.keep(
+      'circuit-breakers',
+      config,
+      () => new BreakerRegistry(config),
+      (registry) => registry.close(),
+    ),
+  );
 }
 
 /** Named routing configs compiled against the providers and guardrails this gateway has. */

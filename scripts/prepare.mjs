@@ -1,0 +1,44 @@
+// `npm ci` / `npm install` build step (the package's `prepare` script): compiles src/ to dist/
+// so that `npm start` serves at once. A build newer than every source is kept as it is (npx
+// runs this script too when it installs the package from a folder); where TypeScript is not
+// installed (an install with --omit=dev of a built tree), an existing build is kept.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+
+const BUILT = join('dist', 'main.js');
+
+/** The newest modification time among the build's inputs (0 when there are none: a built package). */
+function newestSource() {
+  let newest = 0;
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else newest = Math.max(newest, statSync(path).mtimeMs);
+    }
+  };
+  if (existsSync('src')) walk('src');
+  for (const file of ['tsconfig.json', 'tsconfig.build.json']) if (existsSync(file)) newest = Math.max(newest, statSync(file).mtimeMs);
+  return newest;
+}
+
+if (existsSync(BUILT) && statSync(BUILT).mtimeMs > newestSource()) {
+  console.log('prepare: dist/ is up to date');
+  process.exit(0);
+}
+const require = createRequire(import.meta.url);
+let tsc;
+try {
+  tsc = require.resolve('typescript/bin/tsc');
+} catch {
+  if (existsSync(BUILT)) {
+    console.log('prepare: TypeScript is not installed; keeping the existing build in dist/');
+    process.exit(0);
+  }
+  console.error('prepare: TypeScript is not installed and dist/ holds no build; run `npm ci` with dev dependencies');
+  process.exit(1);
+}
+const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+process.exit(result.status ?? 1);

@@ -1,0 +1,138 @@
+import cluster, { type Worker } from 'node:cluster';
+import type { GatewayConfig } from '../generated/gateway.js';
+import { createLogger } from '../kernel/observability/logger.js';
+import { registerSecrets } from '../kernel/errors/redact.js';
+import { configSecrets } from '../kernel/config/config-secrets.js';
+import { loadConfigFile } from '../kernel/config/load-config.js';
+import type { SharedCall, SharedReply } from '../kernel/cluster/primary-channel.js';
+import { MemoryRateCounter } from '../features/models/rate-limit/memory-counter.js';
+import { MemoryCacheStore } from '../features/models/cache/memory-store.js';
+import { problemLines } from './check.js';
+import { watchParent } from './parent-watch.js';
+
+/** Workers that die this many times within CRASH_WINDOW_MS stop the gateway (a crash loop). */
+const MAX_CRASHES = 5;
+const CRASH_WINDOW_MS = 60_000;
+
+/** State the primary holds for every worker (used when no Redis is configured). */
+function sharedState(config: GatewayConfig) {
+  const services: Record<string, Record<string, (...args: any[]) => Promise<unknown>>> = {};
+  const counter = new MemoryRateCounter();
+  services['rate-limit'] = { hit: (slots) => counter.hit(slots), addTokens: (slots, tokens) => counter.addTokens(slots, tokens) };
+  const cache = new MemoryCacheStore(config.cache?.maxEntries ?? 10_000);
+  services.cache = { get: (key) => cache.get(key), set: (key, value, ttl) => cache.set(key, value, ttl) };
+  return services;
+}
+
+/**
+ * The primary of `server.workers`: forks the workers (each a whole gateway serving the shared
+ * port), logs one start-up line once all listen, holds the shared counters and cache, restarts
+ * a worker that dies, and handles SIGTERM/SIGINT (every worker drains, then the primary exits)
+ * and SIGHUP (the config is checked once, then every worker reloads) once for all.
+ */
+export function runPrimary(path: string, config: GatewayConfig, count: number): void {
+  registerSecrets(configSecrets(config));
+  const logger = createLogger(config.logging?.level ?? 'info');
+  const shared = sharedState(config);
+  const listening = new Map<number, Record<string, unknown>>();
+  const crashes: number[] = [];
+  let started = false;
+  let stopping: string | undefined;
+  let failed = false;
+
+  const fork = (): Worker => {
+    const worker = cluster.fork();
+    worker.on('message', (msg: { type?: string; fields?: Record<string, unknown> }) => {
+      if (msg?.type === 'gw-listening') {
+        listening.set(worker.id, msg.fields ?? {});
+        if (!started && listening.size === count) {
+          started = true;
+          const first = [...listening.values()][0]!;
+          logger.info({ ...first, pid: process.pid, workers: [...Object.values(cluster.workers ?? {})].map((w) => w!.process.pid) }, 'gateway listening');
+        }
+      } else if (msg?.type === 'gw-shared-call') {
+        const call = msg as unknown as SharedCall;
+        const fn = shared[call.service]?.[call.op];
+        const reply = (r: Omit<SharedReply, 'type' | 'id'>) => {
+          if (worker.isConnected()) worker.send({ type: 'gw-shared-reply', id: call.id, ...r } satisfies SharedReply);
+        };
+        if (!fn) reply({ error: `no shared ${call.service}.${call.op}` });
+        else
+          fn(...call.args).then(
+            (result) => reply({ result: result ?? null }),
+            (err: Error) => reply({ error: err.message }),
+          );
+      }
+    });
+    return worker;
+  };
+
+  const stopAll = (reason: string) => {
+    if (stopping) return;
+    stopping = reason;
+    logger.info({ signal: reason }, 'draining');
+    for (const worker of Object.values(cluster.workers ?? {})) {
+      if (!worker) continue;
+      // A worker still starting may not listen for messages yet; its SIGTERM handling covers every stage.
+      if (listening.has(worker.id) && worker.isConnected()) worker.send({ type: 'shutdown' });
+      else worker.process.kill('SIGTERM');
+    }
+    if (Object.keys(cluster.workers ?? {}).length === 0) finish();
+  };
+  const finish = () => {
+    const code = failed ? 1 : 0;
+    logger.info({ signal: stopping, exitCode: code }, 'gateway stopped');
+    const timer = setTimeout(() => process.exit(code), 1000);
+    logger.flush(() => {
+      clearTimeout(timer);
+      process.exit(code);
+    });
+  };
+
+  cluster.on('exit', (worker, code, signal) => {
+    listening.delete(worker.id);
+    if (stopping) {
+      if (code !== 0 && signal !== 'SIGTERM') failed = true;
+      if (Object.keys(cluster.workers ?? {}).length === 0) finish();
+      return;
+    }
+    if (!started) {
+      // A worker that could not start (its pipelines, its port): the gateway does not start.
+      failed = true;
+      stopAll('a worker failed to start');
+      return;
+    }
+    const now = Date.now();
+    crashes.push(now);
+    while (crashes.length && crashes[0]! < now - CRASH_WINDOW_MS) crashes.shift();
+    logger.error({ worker: worker.process.pid, code, signal }, 'worker exited; starting another');
+    if (crashes.length >= MAX_CRASHES) {
+      failed = true;
+      stopAll('workers keep crashing');
+      return;
+    }
+    fork();
+  });
+
+  process.on('SIGTERM', () => stopAll('SIGTERM'));
+  process.on('SIGINT', () => stopAll('SIGINT'));
+  process.on('SIGHUP', () => {
+    if (stopping) return;
+    // Checked once here, so a bad file gives one line per problem (not one per worker).
+    try {
+      const next = loadConfigFile(path);
+      registerSecrets(configSecrets(next));
+      const workers = next.server?.workers ?? 1;
+      if (workers !== (config.server?.workers ?? 1)) logger.warn({ workers }, 'server.workers: a new number of workers takes effect at the next start');
+    } catch (err) {
+      for (const line of problemLines(err)) logger.error({ reload: 'failed; the running config stays' }, line);
+      return;
+    }
+    for (const worker of Object.values(cluster.workers ?? {})) if (worker?.isConnected()) worker.send({ type: 'reload' });
+  });
+  watchParent(() => stopAll('parent process gone'));
+  if (Object.keys(config.mcpServers ?? {}).length) {
+    logger.warn({ workers: count }, 'server.workers: each worker keeps its own MCP sessions; a client that keeps a session and reconnects to another worker opens a new one');
+  }
+  for (let i = 0; i < count; i++) fork();
+}

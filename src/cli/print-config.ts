@@ -1,0 +1,39 @@
+import { stringify } from 'yaml';
+import type { GatewayConfig } from '../generated/gateway.js';
+import { configSecrets } from '../kernel/config/config-secrets.js';
+import { isSecretField } from '../kernel/errors/redact.js';
+
+const REDACTED = '[REDACTED]';
+
+/** The config with every secret it holds shown as [REDACTED] (whole values, and passwords inside URLs). */
+export function redactedConfig(config: GatewayConfig): unknown {
+  const secrets = [...new Set(configSecrets(config))].filter((s) => s.length > 0).sort((a, b) => b.length - a.length);
+  const whole = new Set(secrets);
+  const mask = (text: string): string => {
+    if (whole.has(text)) return REDACTED;
+    let out = text;
+    for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    // A password inside a URL is also shown encoded there.
+    for (const secret of secrets) {
+      const encoded = encodeURIComponent(secret);
+      if (encoded !== secret && out.includes(encoded)) out = out.split(encoded).join(REDACTED);
+    }
+    return out;
+  };
+  const walk = (node: unknown, key: string): unknown => {
+    if (typeof node === 'string') return isSecretField(key) && node !== '' ? REDACTED : mask(node);
+    if (Array.isArray(node)) return node.map((v) => walk(v, key));
+    if (node && typeof node === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(node as Record<string, unknown>)) out[k] = walk(v, k);
+      return out;
+    }
+    return node;
+  };
+  return walk(config, '');
+}
+
+/** The effective config as YAML, secrets masked (what --print-config prints). */
+export function printableConfig(config: GatewayConfig): string {
+  return stringify(redactedConfig(config), { lineWidth: 0 });
+}

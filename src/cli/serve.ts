@@ -1,0 +1,123 @@
+import type { Gateway } from '../gateway.js';
+import type { Logger } from '../kernel/observability/logger.js';
+import { loadConfigFile } from '../kernel/config/load-config.js';
+import { problemLines } from './check.js';
+import { startupFields } from './startup-summary.js';
+import { watchParent } from './parent-watch.js';
+
+/** How an instance is told to stop and reload: by its own signals, or by the primary of a cluster. */
+export interface ServeOptions {
+  /** A cluster worker: SIGHUP comes from the primary as a message (a signal to the group is the primary's to handle). */
+  worker?: boolean;
+  /** Called once listening, with the start-up fields (a worker reports them to the primary). */
+  onListening?(fields: Record<string, unknown>): void;
+}
+
+function writeProblems(problems: string[]): void {
+  for (const line of problems) process.stderr.write(`${line}\n`);
+}
+
+/** Flushes the log and exits (the last line written reaches stdout first). */
+function exitAfterFlush(logger: Logger | undefined, code: number): void {
+  if (!logger) process.exit(code);
+  const timer = setTimeout(() => process.exit(code), 1000);
+  // (fsync of a pipe fails with EINVAL; the lines were written all the same)
+  logger.flush(() => {
+    clearTimeout(timer);
+    process.exit(code);
+  });
+}
+
+/**
+ * Runs one gateway instance: load the config, build, listen, log the start-up line. SIGTERM and
+ * SIGINT (handled from the first moment, so also while tool servers start) drain and exit 0; a
+ * gateway whose parent process went away drains too; SIGHUP reloads the config file and the
+ * pipelines, keeping the running config on any problem (one log line per problem).
+ */
+export async function serve(path: string, options: ServeOptions = {}): Promise<void> {
+  let gateway: Gateway | undefined;
+  let stopping: string | undefined;
+  let reloading: Promise<void> = Promise.resolve();
+
+  const stop = (reason: string): void => {
+    if (stopping) return;
+    stopping = reason;
+    // Before the gateway exists, the start-up sequence notices `stopping` and closes what it made.
+    if (gateway) void drainAndExit(gateway, reason);
+  };
+  const drainAndExit = async (gw: Gateway, reason: string) => {
+    const logger = gw.services.logger;
+    logger.info({ signal: reason }, 'draining');
+    let code = 0;
+    try {
+      await reloading;
+      await gw.close();
+    } catch (err) {
+      code = 1;
+      logger.error({ err: (err as Error).message }, 'error during shutdown');
+    }
+    logger.info({ signal: reason, exitCode: code }, 'gateway stopped');
+    exitAfterFlush(logger, code);
+  };
+  const reload = (): void => {
+    const gw = gateway;
+    if (!gw || stopping) return;
+    reloading = reloading.then(async () => {
+      if (stopping) return;
+      const logger = gw.services.logger;
+      try {
+        await gw.reload(loadConfigFile(path));
+      } catch (err) {
+        for (const line of problemLines(err)) logger.error({ reload: 'failed; the running config stays' }, line);
+        return;
+      }
+      logger.info(startupFields(gw, path), 'config reloaded');
+    });
+  };
+
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  if (options.worker) {
+    process.on('SIGHUP', () => undefined); // the primary tells every worker once
+    process.on('message', (msg: { type?: string }) => {
+      if (msg?.type === 'reload') reload();
+      else if (msg?.type === 'shutdown') stop('SIGTERM');
+    });
+    process.on('disconnect', () => stop('primary gone'));
+  } else {
+    process.on('SIGHUP', reload);
+  }
+
+  let config;
+  try {
+    config = loadConfigFile(path);
+  } catch (err) {
+    writeProblems(problemLines(err));
+    process.exit(1);
+  }
+  try {
+    const { createGateway } = await import('../gateway.js');
+    gateway = await createGateway(config);
+  } catch (err) {
+    writeProblems(problemLines(err));
+    process.exit(1);
+  }
+  const gw = gateway;
+  if (stopping) return drainAndExit(gw, stopping);
+  watchParent(() => stop('parent process gone'));
+  try {
+    await gw.listen();
+  } catch (err) {
+    if (!gw.listenAddress) {
+      // The port could not be opened: stop what the capabilities set up (stores) before leaving.
+      await gw.close(0).catch(() => undefined);
+      writeProblems(problemLines(err));
+      process.exit(1);
+    }
+    gw.services.logger.error({ err: (err as Error).message }, 'a capability failed to start');
+  }
+  if (stopping) return; // drainAndExit runs
+  const fields = startupFields(gw, path);
+  if (options.onListening) options.onListening(fields);
+  else gw.services.logger.info(fields, 'gateway listening');
+}
