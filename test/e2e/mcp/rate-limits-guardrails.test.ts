@@ -202,7 +202,11 @@ describe('guardrails on MCP tool arguments and results (deny, flag, redact)', ()
 
   it('/mcp/<server> and the 2026-07-28 revision are checked too; tools outside `tools` are not', async () => {
     const V = '2026-07-28';
-    const meta = { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': V,
+      'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
     const modern = await rawPost(
       `${gw.url}/mcp/remote`,
       { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'echo', arguments: { text: 'sk-abcdefgh1234' }, _meta: meta } },
@@ -215,7 +219,10 @@ describe('guardrails on MCP tool arguments and results (deny, flag, redact)', ()
 
   it('a batch with a refused call is answered by the gateway alone, one error per request', async () => {
     const before = remote.calls.length;
-    const res = await rawPost(`${gw.url}/mcp`, [call('remote__echo', { text: 'ok' }, 1), call('remote__echo', { text: 'sk-abcdefgh1234' }, 2)], { ...as(ALICE), 'mcp-protocol-version': '2025-03-26' });
+    const res = await rawPost(`${gw.url}/mcp`, [call('remote__echo', { text: 'ok' }, 1), call('remote__echo', { text: 'sk-abcdefgh1234' }, 2)], {
+      ...as(ALICE),
+      'mcp-protocol-version': '2025-03-26',
+    });
     expect(res.status).toBe(200);
     expect(res.json).toEqual([
       { jsonrpc: '2.0', id: 1, error: expect.objectContaining({ code: -32005, message: expect.stringMatching(/^Not run/) }) },
