@@ -43,5 +43,6 @@ export const mcpCapability: Capability = {
     const parts = services.require(MCP);
     parts.modern.close();
     parts.legacy.drain();
+    parts.pool.drain();
   },
 };

@@ -50,6 +50,11 @@ export class ServerPool extends EventEmitter {
     await Promise.all([...this.servers.values()].map((s) => s.start()));
   }
 
+  /** Shutdown began: no server is restarted from now on. */
+  drain(): void {
+    for (const s of this.servers.values()) s.drain();
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.servers.values()].map((s) => s.close()));
   }
