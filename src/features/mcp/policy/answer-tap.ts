@@ -4,10 +4,14 @@ import { StringDecoder } from 'node:string_decoder';
 type Json = Record<string, unknown>;
 
 /**
- * Changes one JSON-RPC message of the answer: gives the message to write instead, or undefined
- * to leave it as it is (its bytes then pass untouched).
+ * What a stage wants to see of the answer: `wants` picks the messages (cheap, synchronous);
+ * `rewrite` gives the message to write instead, or undefined to leave it as it is (its bytes
+ * then pass untouched).
  */
-export type MessageRewrite = (message: Json) => Promise<Json | undefined>;
+export interface MessageTap {
+  wants(message: Json): boolean;
+  rewrite(message: Json): Promise<Json | undefined>;
+}
 
 type Mode = 'json' | 'sse' | 'pass';
 
@@ -41,26 +45,29 @@ function contentTypeIn(headers: OutgoingHttpHeaders | undefined): unknown {
   return undefined;
 }
 
-/** One SSE event (its text up to and including the blank line), rewritten when its data is a message to change. */
-async function rewriteEvent(event: string, rewrite: MessageRewrite): Promise<string> {
-  const lines = event.split('\n');
-  const data = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(l.startsWith('data: ') ? 6 : 5));
-  if (!data.length) return event;
-  let message: unknown;
+/** The JSON-RPC message an SSE event carries (its data lines), if any. */
+function eventMessage(event: string): Json | undefined {
+  const data = event
+    .split('\n')
+    .filter((l) => l.startsWith('data:'))
+    .map((l) => l.slice(l.startsWith('data: ') ? 6 : 5));
+  if (!data.length) return undefined;
   try {
-    message = JSON.parse(data.join('\n'));
+    const message: unknown = JSON.parse(data.join('\n'));
+    return message && typeof message === 'object' && !Array.isArray(message) ? (message as Json) : undefined;
   } catch {
-    return event;
+    return undefined;
   }
-  if (!message || typeof message !== 'object' || Array.isArray(message)) return event;
-  const changed = await rewrite(message as Json);
-  if (!changed) return event;
-  const kept = lines.filter((l) => l !== '' && !l.startsWith('data:'));
-  return `${[...kept, `data: ${JSON.stringify(changed)}`].join('\n')}\n\n`;
+}
+
+/** The event with its data replaced by `message` (its other fields kept). */
+function withMessage(event: string, message: Json): string {
+  const kept = event.split('\n').filter((l) => l !== '' && !l.startsWith('data:'));
+  return `${[...kept, `data: ${JSON.stringify(message)}`].join('\n')}\n\n`;
 }
 
 /** A JSON answer body (one message or a batch) with the messages to change rewritten; undefined when none changed. */
-async function rewriteJson(bytes: Buffer, rewrite: MessageRewrite): Promise<Buffer | undefined> {
+async function rewriteJson(bytes: Buffer, tap: MessageTap): Promise<Buffer | undefined> {
   let body: unknown;
   try {
     body = JSON.parse(bytes.toString('utf8'));
@@ -71,8 +78,8 @@ async function rewriteJson(bytes: Buffer, rewrite: MessageRewrite): Promise<Buff
   let changed = false;
   const out = await Promise.all(
     list.map(async (m) => {
-      if (!m || typeof m !== 'object' || Array.isArray(m)) return m;
-      const next = await rewrite(m as Json);
+      if (!m || typeof m !== 'object' || Array.isArray(m) || !tap.wants(m as Json)) return m;
+      const next = await tap.rewrite(m as Json);
       if (!next) return m;
       changed = true;
       return next;
@@ -86,12 +93,12 @@ async function rewriteJson(bytes: Buffer, rewrite: MessageRewrite): Promise<Buff
  * Lets a stage see and change the JSON-RPC messages the MCP transport writes on this answer,
  * whatever the transport (it writes a JSON body or an event stream on the response): a JSON
  * answer is held until it ends, parsed, and written with the changed messages (and a new
- * Content-Length); an event stream passes event by event, in order, as each event arrives
- * (never held to the stream's end, so requests from the server to the client in the same
- * stream reach the client at once), an event whose data is a message to change rewritten on
- * its way. Anything else passes untouched. Messages `rewrite` leaves alone keep their bytes.
+ * Content-Length); an event stream passes event by event, in order, each written as it comes
+ * (progress, and requests from the server to the client, are not held back or delayed) unless
+ * an earlier event is still being rewritten; an event whose message the tap wants is written
+ * once rewritten. Anything else passes untouched. Messages left alone keep their bytes.
  */
-export function tapJsonRpcAnswer(res: ServerResponse, rewrite: MessageRewrite, onFailure: (err: unknown) => void): void {
+export function tapJsonRpcAnswer(res: ServerResponse, tap: MessageTap, onFailure: (err: unknown) => void): void {
   type Fn = (...args: unknown[]) => unknown;
   const saved = { writeHead: res.writeHead as Fn, write: res.write as Fn, end: res.end as Fn, flushHeaders: res.flushHeaders as Fn };
   const original = {
@@ -106,6 +113,8 @@ export function tapJsonRpcAnswer(res: ServerResponse, rewrite: MessageRewrite, o
   const decoder = new StringDecoder('utf8');
   let pending = '';
   let queue: Promise<void> = Promise.resolve();
+  /** Events waiting in the queue (an event is written at once only when none is). */
+  let busy = 0;
 
   const decide = (headers?: OutgoingHttpHeaders): Mode => {
     mode ??= modeOf(contentTypeIn(headers) ?? res.getHeader('content-type'));
@@ -128,9 +137,20 @@ export function tapJsonRpcAnswer(res: ServerResponse, rewrite: MessageRewrite, o
     while ((at = pending.indexOf('\n\n')) >= 0) {
       const event = pending.slice(0, at + 2);
       pending = pending.slice(at + 2);
+      const message = eventMessage(event);
+      const wanted = message !== undefined && tap.wants(message);
+      if (!wanted && busy === 0) {
+        if (!res.destroyed) original.write(event);
+        continue;
+      }
+      busy++;
       enqueue(async () => {
-        const out = await rewriteEvent(event, rewrite);
-        if (!res.destroyed) original.write(out);
+        try {
+          const changed = wanted ? await tap.rewrite(message) : undefined;
+          if (!res.destroyed) original.write(changed ? withMessage(event, changed) : event);
+        } finally {
+          busy--;
+        }
       });
     }
   };
@@ -174,7 +194,7 @@ export function tapJsonRpcAnswer(res: ServerResponse, rewrite: MessageRewrite, o
       if (bytes) held.push(bytes);
       enqueue(async () => {
         const whole = Buffer.concat(held);
-        const body = (await rewriteJson(whole, rewrite)) ?? whole;
+        const body = (await rewriteJson(whole, tap)) ?? whole;
         if (res.destroyed) return;
         const headers = { ...withoutLength(head?.headers), 'content-length': String(body.length) };
         res.removeHeader('content-length');
@@ -188,11 +208,13 @@ export function tapJsonRpcAnswer(res: ServerResponse, rewrite: MessageRewrite, o
       if (bytes) streamText(decoder.write(bytes));
       const rest = decoder.end();
       if (rest) streamText(rest);
-      enqueue(async () => {
-        if (pending) original.write(pending);
+      const finish = () => {
+        if (pending && !res.destroyed) original.write(pending);
         pending = '';
         original.end(done);
-      });
+      };
+      if (busy === 0) finish();
+      else enqueue(async () => finish());
     }
     return res;
   } as ServerResponse['end'];

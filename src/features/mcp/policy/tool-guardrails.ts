@@ -139,19 +139,20 @@ export function toolGuardrails(registry: GuardrailRegistry, settings: ToolGuardr
       const byId = new Map(calls.map((c) => [c.id, c]));
       tapJsonRpcAnswer(
         ctx.res,
-        async (message) => {
-          if (!isRequestId(message.id) || message.method !== undefined || !('result' in message)) return undefined;
-          const call = byId.get(message.id);
-          if (!call) return undefined;
-          byId.delete(message.id);
-          const changed = await checkResult(ctx, call, message);
-          const outcome = (changed?.result as Json | undefined)?._meta as Json | undefined;
-          const mark = outcome?.[VERDICT_META] as GuardrailOutcome | undefined;
-          if (mark && !ctx.res.headersSent) {
-            const current = ctx.res.getHeader(VERDICT_HEADER) as GuardrailOutcome | undefined;
-            ctx.res.setHeader(VERDICT_HEADER, current ? worse(current, mark) : mark);
-          }
-          return changed;
+        {
+          wants: (message) => isRequestId(message.id) && message.method === undefined && 'result' in message && byId.has(message.id),
+          rewrite: async (message) => {
+            const call = byId.get(message.id as JsonRpcId)!;
+            byId.delete(call.id);
+            const changed = await checkResult(ctx, call, message);
+            const outcome = (changed?.result as Json | undefined)?._meta as Json | undefined;
+            const mark = outcome?.[VERDICT_META] as GuardrailOutcome | undefined;
+            if (mark && !ctx.res.headersSent) {
+              const current = ctx.res.getHeader(VERDICT_HEADER) as GuardrailOutcome | undefined;
+              ctx.res.setHeader(VERDICT_HEADER, current ? worse(current, mark) : mark);
+            }
+            return changed;
+          },
         },
         (err) => logger.error({ requestId: ctx.id, err: (err as Error)?.message }, 'mcp answer could not be checked'),
       );
