@@ -502,6 +502,10 @@ export interface McpServerConfig {
    * Per-request timeout in ms.
    */
   timeout?: number;
+  /**
+   * How long (ms) a call waits for the server while it is still starting or reconnecting after it was up, before failing with -32004.
+   */
+  startTimeout?: number;
 }
 export interface IdentityForwardingConfig {
   enabled?: boolean;

@@ -6,6 +6,7 @@ import type { BinaryAnswer, GatewayResponse, JsonAnswer, StreamAnswer } from '..
 import type { GatewayServices } from '../kernel/engine/services.js';
 import { BODY, BODY_CHANGED, ensureJsonBody, RAW_BODY } from '../kernel/engine/request-body.js';
 import { redactSecrets } from '../kernel/errors/redact.js';
+import { upstreamBodyText } from '../kernel/upstream/body-text.js';
 import { readBody } from '../features/models/providers/shared/read-body.js';
 import { badRequest, GatewayError } from '../contract/errors/gateway-error.js';
 import { normalizeError } from '../contract/errors/normalize.js';
@@ -170,11 +171,13 @@ async function sendToProvider(ctx: GatewayContext, services: GatewayServices, pr
 async function upstreamFailure(ctx: GatewayContext, provider: ProviderInstance, res: Dispatcher.ResponseData): Promise<GatewayError> {
   const status = res.statusCode;
   const buf = await readBody(res.body, ERROR_BODY_LIMIT).catch(() => Buffer.alloc(0));
-  const error = provider.mapError(status, buf, res.headers);
+  // Compressed, UTF-16 or binary bodies are read as text first (or not shown), so the redactor sees every secret.
+  const body = upstreamBodyText(buf, res.headers, ERROR_BODY_LIMIT);
+  const error = provider.mapError(status, body.text ? Buffer.from(body.text, 'utf8') : Buffer.alloc(0), res.headers);
   error.message = redactSecrets(error.message, ctx.secrets);
   error.provider = provider.id;
   error.upstreamStatus = status;
-  error.upstreamBody = redactSecrets(buf.toString('utf8', 0, Math.min(buf.length, 4096)), ctx.secrets);
+  error.upstreamBody = body.text === undefined ? `(${body.description}, not shown)` : redactSecrets(body.text.slice(0, 4096), ctx.secrets);
   error.retryable = true;
   // The provider's request id and rate-limit headers reach the caller on errors too
   error.headers = { ...passedHeaders(provider.passHeaders ?? OPENAI_HEADERS, res.headers), ...error.headers };

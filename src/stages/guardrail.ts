@@ -12,6 +12,8 @@ import { inputPieces, outputPieces } from '../features/models/guardrails/extract
 import { TextView } from '../features/models/guardrails/text-view.js';
 import { assembleStream, replay } from '../features/models/guardrails/stream-text.js';
 import { guardrailRegistry } from '../features/models/routing/resilience-services.js';
+import { GATEWAY_CALLER } from '../features/auth/auth-services.js';
+import { toolGuardrails } from '../features/mcp/policy/tool-guardrails.js';
 
 type GatewayContext = ModelContext;
 
@@ -89,6 +91,11 @@ async function checkOutput(ctx: GatewayContext, registry: GuardrailRegistry, ids
   }
 }
 
+/** Whether a guardrail stage config is the MCP kind (tool arguments and results). */
+function forTools(config: GuardrailStageConfig): boolean {
+  return config.toolArguments !== undefined || config.toolResults !== undefined || config.tools !== undefined;
+}
+
 /**
  * Guardrails of guardrails.<id>: the stage's own `input` / `output` lists plus the current
  * target's input_guardrails / output_guardrails (routing config). Input guardrails check the
@@ -96,12 +103,15 @@ async function checkOutput(ctx: GatewayContext, registry: GuardrailRegistry, ids
  * is masked). Output guardrails check the answer; a streamed answer is read to its end first,
  * checked, then replayed (so a denied stream is a plain 422 and never a half-sent answer).
  * Runs once per target attempt, after fallback.
+ *
+ * In the MCP pipeline the stage takes `toolArguments`, `toolResults` (and `tools`) instead, and
+ * checks tools/call arguments and tool results (features/mcp/policy/tool-guardrails.ts).
  */
 export default defineStage<GuardrailStageConfig, GatewayContext>({
   name: 'guardrail',
   description: 'Runs input and output guardrails (deny, flag, redact).',
   schema: schemaDocument('stages/guardrail.schema.json'),
-  requires: [TARGET],
+  requires: (config) => (forTools(config ?? {}) ? [GATEWAY_CALLER] : [TARGET]),
   create(config, services) {
     let registry: GuardrailRegistry;
     try {
@@ -110,9 +120,21 @@ export default defineStage<GuardrailStageConfig, GatewayContext>({
       if (err instanceof GuardrailConfigError) throw new PipelineError(err.problems);
       throw err;
     }
+    const bodyLimit = services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
+    if (forTools(config)) {
+      if (config.input !== undefined || config.output !== undefined) {
+        throw new Error('give either input/output (provider routes) or toolArguments/toolResults (MCP), not both');
+      }
+      const unknown = [...registry.unknown(config.toolArguments, 'toolArguments'), ...registry.unknown(config.toolResults, 'toolResults')];
+      if (unknown.length) throw new Error(unknown.join('; '));
+      const toolArguments = config.toolArguments ?? [];
+      const toolResults = config.toolResults ?? [];
+      // Nothing configured: the stage is left out (mcp.yaml ships it empty, for `configure`).
+      if (!toolArguments.length && !toolResults.length) return null;
+      return toolGuardrails(registry, { toolArguments, toolResults, tools: config.tools, bodyLimit }, services.logger);
+    }
     const unknown = [...registry.unknown(config.input, 'input'), ...registry.unknown(config.output, 'output')];
     if (unknown.length) throw new Error(unknown.join('; '));
-    const bodyLimit = services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
     return async (ctx, next) => {
       const target = ctx.get(TARGET);
       const input = union(config.input, target?.inputGuardrails);

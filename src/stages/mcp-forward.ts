@@ -1,11 +1,10 @@
 import type { McpForwardStageConfig } from '../generated/stages/mcp-forward.js';
 import { schemaDocument } from '../kernel/config/schema-validator.js';
-import { readRequestBytes } from '../kernel/engine/request-body.js';
 import { defineStage } from '../kernel/engine/stage.js';
-import { badRequest } from '../contract/errors/gateway-error.js';
 import { GATEWAY_CALLER } from '../features/auth/auth-services.js';
 import { MCP } from '../features/mcp/mcp-services.js';
 import { isModernRequest } from '../features/mcp/transport/modern-http.js';
+import { mcpMessage } from '../features/mcp/policy/mcp-message.js';
 
 /**
  * Hands the request to the tool-server transport: /mcp (every tool server the caller may use,
@@ -26,16 +25,8 @@ export default defineStage<McpForwardStageConfig>({
     return async (ctx) => {
       const identity = ctx.identity!;
       const pinned = ctx.params.server;
-      let body: unknown;
-      if (ctx.method === 'POST') {
-        const raw = await readRequestBytes(ctx.req, bodyLimit);
-        if (raw.length === 0) throw badRequest('The request body is empty; a JSON-RPC message is required.', 'body');
-        try {
-          body = JSON.parse(raw.toString('utf8'));
-        } catch (err) {
-          throw badRequest(`The request body is not valid JSON: ${(err as Error).message}`, 'body');
-        }
-      }
+      // Read once: a stage before this one (rate limits, guardrails) may have parsed it already.
+      const body = await mcpMessage(ctx, bodyLimit);
       const modernRequest = isModernRequest(ctx.req);
       const res = ctx.claimResponse();
       if (modernRequest) await modern.handle(ctx.req, res, identity, pinned, body);

@@ -9,6 +9,7 @@ import { TOKEN_SLOTS, type RateLimiter } from '../features/models/rate-limit/lim
 import { noteStreamUsage, usedTokens } from '../features/models/rate-limit/usage.js';
 import { rateLimiter } from '../features/models/routing/resilience-services.js';
 import { CACHE_STATUS } from './cache.js';
+import { carriesRequest, mcpMessage } from '../features/mcp/policy/mcp-message.js';
 
 async function* chargeAtEnd(parts: AsyncIterable<StreamPart>, ctx: GatewayContext, limiter: RateLimiter, slots: CounterSlot[]): AsyncGenerator<StreamPart> {
   try {
@@ -26,6 +27,12 @@ async function* chargeAtEnd(parts: AsyncIterable<StreamPart>, ctx: GatewayContex
  * or a stream's usage part) once the answer is known; answers served from the cache are not
  * charged. Put it before validate so error answers carry the headers too. Without rules the
  * stage is left out of the pipeline.
+ *
+ * In the MCP pipeline (`count: json-rpc-requests`) a hit is a POST that carries a JSON-RPC
+ * request (tools/call, tools/list, initialize...): notifications, the client's answers to the
+ * tool server's own requests (elicitation, sampling, roots), GET streams and DELETE pass
+ * uncounted, so a limit never cuts a call that is already running. A refusal is the same 429
+ * with Retry-After and the contract's error body, before anything reaches a tool server.
  */
 export default defineStage<RateLimitStageConfig>({
   name: 'rate-limit',
@@ -37,6 +44,13 @@ export default defineStage<RateLimitStageConfig>({
     const limiter = rateLimiter(services);
     if (!limiter) return null;
     const defaultRules = config.defaultRules !== false;
+    if (config.count === 'json-rpc-requests') {
+      const bodyLimit = services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
+      return async (ctx, next) => {
+        if (ctx.method === 'POST' && carriesRequest(await mcpMessage(ctx, bodyLimit))) await limiter.check(ctx, defaultRules);
+        await next();
+      };
+    }
     return async (ctx, next) => {
       await limiter.check(ctx, defaultRules);
       const slots = ctx.get(TOKEN_SLOTS);

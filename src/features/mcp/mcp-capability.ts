@@ -55,5 +55,6 @@ export const mcpCapability: Capability = {
     parts.pool.stopRestarts();
     parts.modern.close();
     parts.legacy.drain();
+    parts.pool.drain();
   },
 };

@@ -36,6 +36,55 @@ export function maskable(value: unknown): value is string {
   return typeof value === 'string' && value.length >= MIN_SECRET_LENGTH && !NOT_SECRET.test(value.trim());
 }
 
+/**
+ * A secret shorter than MIN_SECRET_LENGTH (a 2-character env value, a 3-character header
+ * value). Masking it inside running text would mangle answers (every "eu" or "ab1"), so it is
+ * masked only where it stands as a whole value: a relayed field (tool result, JSON-RPC error
+ * data) whose value is exactly it, and a JSON string `"<value>"` inside text (a tool's JSON text,
+ * an upstream's JSON error body, a JSON log line), in both JSON escapings. JSON literals and
+ * numbers are never secrets.
+ */
+export function shortSecret(value: unknown): boolean {
+  return typeof value === 'string' && value.trim().length > 0 && value.length < MIN_SECRET_LENGTH && !NOT_SECRET.test(value.trim());
+}
+
+/** The short secrets one configured value stands for: itself, or the short credential of an Authorization value. */
+export function shortParts(value: unknown): string[] {
+  if (typeof value !== 'string') return NONE;
+  let parts = SHORT_PARTS.get(value);
+  if (parts) return parts;
+  if (shortSecret(value)) parts = [value];
+  else {
+    const credential = AUTH_SCHEME.exec(value.trim())?.[2];
+    parts = credential !== undefined && shortSecret(credential) ? [credential] : NONE;
+  }
+  // Asked for every request secret of every answer: remembered (a bounded number).
+  if (SHORT_PARTS.size >= 4096) SHORT_PARTS.clear();
+  SHORT_PARTS.set(value, parts);
+  return parts;
+}
+
+const NONE: string[] = [];
+const SHORT_PARTS = new Map<string, string[]>();
+
+/** The whole-value spellings of a short secret inside text, each with what it becomes. */
+function quotedForms(value: string): Array<[string, string]> {
+  const json = JSON.stringify(value).slice(1, -1);
+  const twice = JSON.stringify(json).slice(1, -1);
+  return [
+    [`"${json}"`, `"${REDACTED}"`],
+    [`\\"${twice}\\"`, `\\"${REDACTED}\\"`],
+  ];
+}
+
+function redactQuoted(text: string, values: Iterable<string>): string {
+  let out = text;
+  for (const value of values) {
+    for (const [form, mask] of quotedForms(value)) if (out.includes(form)) out = out.split(form).join(mask);
+  }
+  return out;
+}
+
 const AUTH_SCHEME = /^(bearer|basic|token|bot|apikey|api-key|key|dpop)\s+(\S(?:.*\S)?)\s*$/i;
 
 /** The values one secret stands for: itself, and the credential inside an Authorization value. */
@@ -98,23 +147,38 @@ function formsOf(values: Iterable<string | undefined | null>): string[] {
 export class SecretMatcher {
   /** Every spelling of every secret, longest first. */
   readonly forms: string[];
+  /** Secrets too short to mask in running text (see shortSecret): masked as whole values only. */
+  readonly shortValues: string[];
   private readonly buffers: Buffer[];
   private readonly pattern: RegExp | undefined;
 
   constructor(values: Iterable<string | undefined | null>) {
-    this.forms = formsOf(values);
+    const list = [...values];
+    this.forms = formsOf(list);
+    this.shortValues = [...new Set(list.flatMap(shortParts))];
     this.buffers = this.forms.map((f) => Buffer.from(f, 'utf8'));
     this.pattern = this.forms.length ? new RegExp(this.forms.map(escapeRegExp).join('|'), 'g') : undefined;
   }
 
+  /** Whether answers have nothing to mask (short secrets are not masked in answers). */
   get empty(): boolean {
     return this.pattern === undefined;
   }
 
-  /** The text with every secret masked (the same string when there was none). */
+  /** The text with every secret masked (the same string when there was none); short secrets aside. */
   redact(text: string): string {
     if (!this.pattern || text.length < MIN_SECRET_LENGTH) return text;
     return text.replace(this.pattern, REDACTED);
+  }
+
+  /** The short secrets masked where they stand as a whole JSON string (errors, debug fields, log lines). */
+  redactShort(text: string): string {
+    return this.shortValues.length ? redactQuoted(text, this.shortValues) : text;
+  }
+
+  /** Whether `value` is, as a whole, one of the short secrets. */
+  isShortSecret(value: string): boolean {
+    return this.shortValues.length > 0 && this.shortValues.includes(value.trim());
   }
 
   /** The spellings as bytes, longest first. */
@@ -155,7 +219,9 @@ function prepared(secret: string): Prepared[] {
 /** Masks a request's own secrets (few, known only per request): native substring search per form. */
 function redactValues(text: string, values: Iterable<string | undefined>): string {
   let forms: string[] | undefined;
+  let short: string[] | undefined;
   for (const secret of values) {
+    for (const part of shortParts(secret)) if (text.includes(part)) (short ??= []).push(part);
     if (!maskable(secret)) continue;
     for (const p of prepared(secret)) {
       // The common case: the stable run is absent, and so is every spelling of the value.
@@ -164,16 +230,18 @@ function redactValues(text: string, values: Iterable<string | undefined>): strin
       for (const f of secretForms(p.value)) forms.push(f);
     }
   }
-  if (!forms) return text;
-  forms.sort((a, b) => b.length - a.length);
   let out = text;
-  for (const form of forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
-  return out;
+  if (forms) {
+    forms.sort((a, b) => b.length - a.length);
+    for (const form of forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
+  }
+  return short ? redactQuoted(out, short) : out;
 }
 
 /** Whether bytes may carry a request secret (the same cheap check, on bytes). */
 function bytesMayContain(buf: Buffer, values: readonly (string | undefined)[]): boolean {
   for (const secret of values) {
+    for (const part of shortParts(secret)) if (buf.indexOf(part) >= 0) return true;
     if (!maskable(secret)) continue;
     for (const p of prepared(secret)) if (p.run === undefined || buf.indexOf(p.run) >= 0) return true;
   }
@@ -187,7 +255,7 @@ const registered = new Set<string>();
 export function registerSecrets(values: Iterable<string | undefined | null>): void {
   let added = false;
   for (const value of values) {
-    if (maskable(value) && !registered.has(value)) {
+    if (typeof value === 'string' && (maskable(value) || shortParts(value).length > 0) && !registered.has(value)) {
       registered.add(value);
       added = true;
     }
@@ -197,7 +265,7 @@ export function registerSecrets(values: Iterable<string | undefined | null>): vo
 
 /** Whether anything would be masked at all: the gateway holds secrets, or the request carries one. */
 export function holdsSecrets(requestSecrets: readonly (string | undefined)[] = []): boolean {
-  return !gatewaySecrets.empty || requestSecrets.some(maskable);
+  return !gatewaySecrets.empty || requestSecrets.some((s) => maskable(s) || shortParts(s).length > 0);
 }
 
 /** Masks the gateway's secrets and the request's: for answers and tool results (exact text otherwise kept). */
@@ -219,10 +287,12 @@ const KEY_SHAPES = /\b(sk|pk|rk|gsk|xai|key)-[A-Za-z0-9_-]{8,}/g;
 
 /**
  * Masks known secrets and credential shapes the gateway was not told about (bearer values,
- * well-known key prefixes): for error messages, debug fields and log lines.
+ * well-known key prefixes): for error messages, debug fields and log lines. The gateway's short
+ * secrets (see shortSecret) are masked here where they stand as a whole JSON string, but not in
+ * answers (redactAnswer), where a 2-letter env value would mask every "en" of every answer.
  */
 export function redactSecrets(text: string, requestSecrets: Iterable<string | undefined> = []): string {
-  const out = redactAnswer(text, requestSecrets);
+  const out = gatewaySecrets.redactShort(redactAnswer(text, requestSecrets));
   return out.replace(BEARER, `$1${REDACTED}`).replace(KEY_SHAPES, REDACTED);
 }
 
@@ -249,12 +319,15 @@ export function redactObject<T>(value: T, secrets: Iterable<string | undefined> 
 /**
  * Masks secret values in a value relayed from elsewhere (tool results, JSON-RPC errors): every
  * string, keys included, keeping the structure; fields are not masked by name (a tool's
- * `token_count` is not a credential). Returns the same object when nothing was found.
+ * `token_count` is not a credential), but a string that is, as a whole, a short secret (see
+ * shortSecret) is. Returns the same object when nothing was found.
  */
 export function redactRelayed<T>(value: T, secrets: Iterable<string | undefined> = []): T {
   const list = [...secrets];
+  const short = list.flatMap(shortParts).map((s) => s.trim());
+  const wholeShort = (text: string) => (short.length > 0 && short.includes(text.trim())) || gatewaySecrets.isShortSecret(text);
   const walk = (v: unknown, depth: number): unknown => {
-    if (typeof v === 'string') return redactAnswer(v, list);
+    if (typeof v === 'string') return wholeShort(v) ? REDACTED : redactAnswer(v, list);
     if (v === null || typeof v !== 'object' || depth > 64) return v;
     if (Array.isArray(v)) {
       let changed = false;

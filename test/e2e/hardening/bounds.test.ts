@@ -79,6 +79,30 @@ describe.each([['sqlite'], ['postgres']])('token lifetimes are bounded (%s)', (k
   });
 });
 
+describe('the default token lifetime (auth.tokenExpiration) is bounded like expiresIn', () => {
+  it.each(['3651d', '87601h', '0s'])('auth.tokenExpiration %s stops start-up naming the key', async (tokenExpiration) => {
+    const failed = await startGateway({ auth: { enabled: true, type: 'bearer', adminToken: ADMIN, tokenExpiration } }).then(
+      async (gw) => {
+        await gw.close();
+        return undefined;
+      },
+      (err: { problems?: string[] }) => err,
+    );
+    expect(failed?.problems).toEqual(['auth.tokenExpiration: must be between 1s and 3650d']);
+  });
+
+  it('3650d is accepted, and a token issued without expiresIn lives that long', async () => {
+    const gw = await startGateway({ auth: { enabled: true, type: 'bearer', adminToken: ADMIN, tokenExpiration: '3650d' }, logging: { level: 'warn' } });
+    try {
+      const res = await createToken(gw.url, { user: 'u' });
+      expect(res.status).toBe(201);
+      expect(res.json.expires_at - res.json.created_at).toBe(3650 * 86_400);
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
 describe('requests Node cannot parse get the contract body', () => {
   let gw: TestGateway;
   beforeAll(async () => {

@@ -49,7 +49,8 @@ function remoteToolServer(): Promise<{ server: HttpServer; url: string }> {
     server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
       const h = extra.requestInfo?.headers ?? {};
       const got = { authorization: h.authorization, key: h['x-api-key'] };
-      if (req.params.name === 'fail') throw new McpError(-32001, `refused: ${got.authorization} / ${got.key}`, { got, url: `https://x.example/?k=${encodeURIComponent(String(got.key))}` });
+      if (req.params.name === 'fail')
+        throw new McpError(-32001, `refused: ${got.authorization} / ${got.key}`, { got, url: `https://x.example/?k=${encodeURIComponent(String(got.key))}` });
       return { content: [{ type: 'text', text: JSON.stringify(got) }], structuredContent: got, _meta: { echoed: `${got.authorization}` } };
     });
     return server;
@@ -160,5 +161,62 @@ describe('no secret reaches a caller or a log line, in any escaping', () => {
 
   it('no log line holds any of them', async () => {
     expectClean(gw.logs.text, 'the log');
+  });
+});
+
+describe('secrets shorter than 4 characters are masked where they stand as a whole value', () => {
+  const T = { env: 'q9', header: 'z7k', bearer: 't3' };
+  let gw: TestGateway;
+  let remote: { server: HttpServer; url: string };
+  let client: Client;
+
+  beforeAll(async () => {
+    remote = await remoteToolServer();
+    gw = await startGateway({
+      logging: { level: 'debug' },
+      mcpServers: {
+        remote: { url: remote.url, headers: { Authorization: `Bearer ${T.bearer}`, 'X-Api-Key': T.header } },
+        // NUM is a number: numbers and JSON literals are never treated as secrets.
+        proc: { command: process.execPath, args: [join(here, '..', '..', 'helpers', 'echo-credentials-tool-server.mjs')], env: { ECHO_VARS: 'TINY,NUM', TINY: T.env, NUM: '1' } },
+      },
+    });
+    client = await connectClient(`${gw.url}/mcp`);
+    await eventually(async () => (await client.listTools()).tools.length === 4, 15_000, 'both tool servers');
+  });
+  afterAll(async () => {
+    await client?.close();
+    await gw?.close();
+    await new Promise((r) => remote?.server.close(r));
+  });
+
+  it("a process server's short env value: masked as a field of structured content and as a JSON string in text; numbers kept", async () => {
+    const result = await client.callTool({ name: 'proc__env', arguments: {} });
+    expect(result.structuredContent).toEqual({ TINY: '[REDACTED]', NUM: '1' });
+    const [json, joined] = (result.content as Array<{ text: string }>).map((c) => c.text);
+    expect(JSON.parse(json!)).toEqual({ TINY: '[REDACTED]', NUM: '1' });
+    // Inside running text a 2-character value is left alone: masking it there would mangle answers.
+    expect(joined).toBe('q9 | 1');
+    const failed = await client.callTool({ name: 'proc__fail', arguments: {} }).then(
+      (r) => r,
+      (e) => e,
+    );
+    expect(failed.data.values).toEqual({ TINY: '[REDACTED]', NUM: '1' });
+  });
+
+  it("a remote server's short header values (a bare 2-character bearer credential too) are masked as whole fields", async () => {
+    const result = await client.callTool({ name: 'remote__headers', arguments: {} });
+    expect(result.structuredContent).toEqual({ authorization: '[REDACTED]', key: '[REDACTED]' });
+    expect(JSON.stringify(result.content)).not.toMatch(/\\"(t3|z7k)\\"/);
+    const failed = await client.callTool({ name: 'remote__fail', arguments: {} }).then(
+      (r) => r,
+      (e) => e,
+    );
+    expect(failed.data.got).toEqual({ authorization: '[REDACTED]', key: '[REDACTED]' });
+  });
+
+  it('log lines hold none of them as a value (the stderr line quoting them as JSON included)', async () => {
+    const stderr = await eventually(() => gw.logs.records().find((r) => r.msg === 'tool server stderr' && r.mcpServer === 'proc'), 5000, 'the stderr line');
+    expect(stderr.stderr).toContain('{"TINY":"[REDACTED]","NUM":"1"}');
+    for (const value of Object.values(T)) expect(gw.logs.text).not.toContain(`"${value}"`);
   });
 });

@@ -55,6 +55,11 @@ export class ServerPool extends EventEmitter {
     for (const server of this.servers.values()) server.stopRestarts();
   }
 
+  /** Shutdown began: no server is restarted from now on. */
+  drain(): void {
+    for (const s of this.servers.values()) s.drain();
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.servers.values()].map((s) => s.close()));
   }

@@ -30,6 +30,8 @@ export interface CallContext {
 
 export const GATEWAY_VERSION = '0.1.0';
 const DEFAULT_TIMEOUT_MS = 60_000;
+/** How long a call waits for a server that is still starting or reconnecting (mcpServers.<name>.startTimeout). */
+const DEFAULT_START_TIMEOUT_MS = 10_000;
 const BACKOFF_FIRST_MS = 500;
 const BACKOFF_MAX_MS = 30_000;
 /** Up this long, a server's restart count starts again from the first delay. */
@@ -51,7 +53,10 @@ export abstract class UpstreamServer extends EventEmitter {
   /** The transport of a connection still being opened (closed at once on shutdown). */
   private opening?: Transport;
   protected stopping = false;
+  /** Set once the gateway drains: a server that ends is not restarted. */
+  private draining = false;
   readonly timeoutMs: number;
+  readonly startTimeoutMs: number;
 
   constructor(
     readonly name: string,
@@ -60,6 +65,7 @@ export abstract class UpstreamServer extends EventEmitter {
   ) {
     super();
     this.timeoutMs = config.timeout ?? DEFAULT_TIMEOUT_MS;
+    this.startTimeoutMs = config.startTimeout ?? DEFAULT_START_TIMEOUT_MS;
   }
 
   abstract readonly kind: 'process' | 'remote';
@@ -151,7 +157,7 @@ export abstract class UpstreamServer extends EventEmitter {
   }
 
   private scheduleRetry(): void {
-    if (this.stopping || this.retryTimer) return;
+    if (this.stopping || this.draining || this.retryTimer) return;
     if (this.connectedAt && Date.now() - this.connectedAt > STABLE_AFTER_MS) this.attempts = 0;
     const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** this.attempts);
     this.attempts++;
@@ -178,6 +184,7 @@ export abstract class UpstreamServer extends EventEmitter {
    * the identity attached (process: `_meta["io.gateway/identity"]`; remote: headers).
    */
   async request(method: string, params: Record<string, unknown> | undefined, ctx: CallContext, retried = false): Promise<Record<string, unknown>> {
+    if (this.status !== 'ready' || !this.client) await this.whenReady(ctx.signal);
     const client = this.client;
     if (this.status !== 'ready' || !client) {
       throw new RpcFailure(RPC.SERVER_UNAVAILABLE, `Tool server ${this.name} is unavailable (${this.status === 'stopped' ? 'stopped' : this.status === 'starting' ? 'starting' : 'restarting'}).`);
@@ -242,6 +249,37 @@ export abstract class UpstreamServer extends EventEmitter {
   /** No reconnection from now on (shutdown began); the current connection keeps serving until close(). */
   stopRestarts(): void {
     this.stopping = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+  }
+
+  /**
+   * Waits (up to startTimeout) for a server that is still starting, or reconnecting after it
+   * was up; a server whose first start failed, or that is stopped or draining, fails at once.
+   */
+  private async whenReady(signal?: AbortSignal): Promise<void> {
+    const coming = this.status === 'starting' || (this.status === 'down' && this.connectedAt > 0);
+    if (!coming || this.stopping || this.draining || signal?.aborted) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.off('status', onStatus);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const onStatus = (status: UpstreamStatus) => {
+        if (status === 'ready' || status === 'stopped') done();
+      };
+      const timer = setTimeout(done, this.startTimeoutMs);
+      timer.unref();
+      this.on('status', onStatus);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  /** The gateway is draining: calls in flight go on, but a server that ends stays down. */
+  drain(): void {
+    this.draining = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
   }

@@ -34,6 +34,8 @@ export interface GuardrailRunContext {
   model?: string;
   requestId: string;
   signal: AbortSignal;
+  /** What a deny names as refused (default: "request" for input, "answer" for output). */
+  subject?: string;
 }
 
 /**
@@ -112,7 +114,7 @@ export class GuardrailRegistry {
     if (!failed.length) return 'passed';
     if (guardrail.action === 'deny') {
       const first = failed[0]!;
-      const what = run.phase === 'input' ? 'request' : 'answer';
+      const what = run.subject ?? (run.phase === 'input' ? 'request' : 'answer');
       throw new GatewayError('guardrail_failed', `Guardrail "${guardrail.id}" denied the ${what}: ${first.check.type} check failed (${first.r.detail}).`);
     }
     if (guardrail.action === 'flag') return 'flagged';

@@ -85,7 +85,26 @@ describe('the one redactor', () => {
     expect(redactAnswer('{"ok":true,"n":1234}', ['true', '1234', 'on', 'x1'])).toBe('{"ok":true,"n":1234}');
   });
 
-  it('masks the gateway\'s registered secrets everywhere, and returns clean bytes untouched', () => {
+  it('masks secrets shorter than 4 characters only where they stand as a whole value', () => {
+    // Relayed structures (tool results, JSON-RPC error data): a field that is exactly the secret, or the bare credential of a short bearer value.
+    expect(redactRelayed({ TINY: 'q9', NUM: '1', text: 'q9 stays inside running text', list: ['t3', 'ok'] }, ['q9', '1', 'Bearer t3'])).toEqual({
+      TINY: REDACTED,
+      NUM: '1',
+      text: 'q9 stays inside running text',
+      list: [REDACTED, 'ok'],
+    });
+    // Inside text: as a JSON string, in both escapings; never as a run of letters in prose.
+    expect(redactAnswer('{"TINY":"q9","NUM":"1"} and q9 in prose', ['q9', '1'])).toBe(`{"TINY":"${REDACTED}","NUM":"1"} and q9 in prose`);
+    expect(redactAnswer(JSON.stringify({ text: JSON.stringify({ k: 'q9' }) }), ['q9'])).toBe(JSON.stringify({ text: JSON.stringify({ k: REDACTED }) }));
+    // The gateway's own short secrets: in errors, debug fields and log lines, not in answers (a 2-letter value would mask every "en").
+    registerSecrets(['z7']);
+    expect(redactSecrets('upstream said {"org":"z7"}')).toBe(`upstream said {"org":"${REDACTED}"}`);
+    expect(redactLogLine(JSON.stringify({ msg: 'x', header: 'z7' }))).toBe(JSON.stringify({ msg: 'x', header: REDACTED }));
+    expect(redactAnswer('{"lang":"z7"}')).toBe('{"lang":"z7"}');
+    expect(redactRelayed({ org: 'z7' })).toEqual({ org: REDACTED });
+  });
+
+  it("masks the gateway's registered secrets everywhere, and returns clean bytes untouched", () => {
     registerSecrets(['gateway-held-secret-9931']);
     expect(redactAnswer('leak gateway-held-secret-9931')).toBe(`leak ${REDACTED}`);
     const clean = Buffer.from('{"text":"nothing to hide"}');

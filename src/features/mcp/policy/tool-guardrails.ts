@@ -1,0 +1,182 @@
+import type { GatewayContext } from '../../../kernel/engine/context.js';
+import type { Middleware } from '../../../kernel/engine/stage.js';
+import type { Logger } from '../../../kernel/observability/logger.js';
+import { GatewayError } from '../../../contract/errors/gateway-error.js';
+import type { GuardrailOutcome, GuardrailRegistry } from '../../models/guardrails/registry.js';
+import { TextView } from '../../models/guardrails/text-view.js';
+import { SEPARATOR } from '../naming.js';
+import { tapJsonRpcAnswer } from './answer-tap.js';
+import { isRequestId, mcpMessage, messagesOf, type JsonRpcId, type JsonRpcMessage } from './mcp-message.js';
+import { argumentPieces, resultPieces } from './tool-text.js';
+
+type Json = Record<string, unknown>;
+
+/**
+ * The JSON-RPC error code of a tool call or result a deny guardrail refused (the gateway's own
+ * range, next to -32003 forbidden and -32004 server unavailable). `data` carries the contract's
+ * error object (type guardrail_error, code guardrail_failed).
+ */
+export const GUARDRAIL_DENIED = -32005;
+
+export const VERDICT_HEADER = 'x-gateway-guardrail-verdict';
+/** Where a tool result says what the guardrails did to it (flagged or redacted). */
+export const VERDICT_META = 'io.gateway/guardrail-verdict';
+
+const RANK: Record<GuardrailOutcome, number> = { passed: 0, redacted: 1, flagged: 2 };
+
+export interface ToolGuardrailSettings {
+  /** Guardrail ids run on the arguments of every tools/call. */
+  toolArguments: string[];
+  /** Guardrail ids run on every tool result. */
+  toolResults: string[];
+  /** Only calls of these tools (`server__tool` names or patterns such as `server__*`); every tool when absent. */
+  tools?: string[];
+  bodyLimit: number;
+}
+
+function pattern(p: string): RegExp {
+  return new RegExp(
+    `^${p
+      .split('*')
+      .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
+}
+
+interface ToolCall {
+  id: JsonRpcId;
+  /** server__tool, whichever endpoint it came through. */
+  tool: string;
+  message: JsonRpcMessage;
+}
+
+function toolCalls(body: unknown, pinned: string | undefined, covers: (tool: string) => boolean): ToolCall[] {
+  const calls: ToolCall[] = [];
+  for (const m of messagesOf(body)) {
+    if (m.method !== 'tools/call' || !isRequestId(m.id)) continue;
+    const name = typeof m.params?.name === 'string' ? m.params.name : '';
+    const tool = pinned ? `${pinned}${SEPARATOR}${name}` : name;
+    if (covers(tool)) calls.push({ id: m.id, tool, message: m });
+  }
+  return calls;
+}
+
+function worse(a: GuardrailOutcome, b: GuardrailOutcome): GuardrailOutcome {
+  return RANK[b] > RANK[a] ? b : a;
+}
+
+function rpcError(id: JsonRpcId, err: GatewayError): Json {
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: { code: GUARDRAIL_DENIED, message: err.message, data: { type: err.type, code: err.code, message: err.message, param: null, provider: null } },
+  };
+}
+
+/**
+ * Guardrails on MCP tool calls, as a stage of the MCP pipeline: `toolArguments` check the
+ * strings of a tools/call's `arguments` before the call reaches its tool server (deny: the call
+ * is answered with a JSON-RPC error, code -32005, and never sent; redact: the server gets the
+ * masked arguments; flag: the call goes on, the answer carries x-gateway-guardrail-verdict);
+ * `toolResults` check the text of the tool's result before it reaches the caller (deny: the
+ * caller gets the JSON-RPC error instead of the result; redact: the masked result; flag and
+ * redact also mark the result's `_meta["io.gateway/guardrail-verdict"]`). Other messages pass.
+ */
+export function toolGuardrails(registry: GuardrailRegistry, settings: ToolGuardrailSettings, logger: Logger): Middleware {
+  const patterns = settings.tools?.map(pattern);
+  const covers = (tool: string) => !patterns || patterns.some((p) => p.test(tool));
+  const { toolArguments, toolResults } = settings;
+
+  const denied = (ctx: GatewayContext, call: ToolCall, phase: string, err: GatewayError) =>
+    logger.warn({ requestId: ctx.id, tool: call.tool, phase, reason: err.message }, 'mcp tool call refused by a guardrail');
+
+  async function checkArguments(ctx: GatewayContext, call: ToolCall): Promise<GuardrailOutcome> {
+    const view = new TextView(argumentPieces(call.message.params));
+    return registry.apply(toolArguments, view, { phase: 'input', requestId: ctx.id, signal: ctx.signal, subject: `call of tool ${call.tool}` });
+  }
+
+  async function checkResult(ctx: GatewayContext, call: ToolCall, message: Json): Promise<Json | undefined> {
+    const result = message.result;
+    if (!result || typeof result !== 'object' || Array.isArray(result)) return undefined;
+    const view = new TextView(resultPieces(result as Json));
+    let outcome: GuardrailOutcome;
+    try {
+      outcome = await registry.apply(toolResults, view, { phase: 'output', requestId: ctx.id, signal: ctx.signal, subject: `result of tool ${call.tool}` });
+    } catch (err) {
+      const failure = err instanceof GatewayError ? err : new GatewayError('internal_error', 'The gateway could not check the tool result.', { cause: err });
+      if (failure.code === 'guardrail_failed') denied(ctx, call, 'result', failure);
+      else logger.error({ requestId: ctx.id, tool: call.tool, err: (err as Error)?.message }, 'mcp tool result guardrail failed');
+      return rpcError(call.id, failure);
+    }
+    if (outcome === 'passed') return undefined;
+    const meta = ((result as Json)._meta ?? {}) as Json;
+    return { ...message, result: { ...(result as Json), _meta: { ...meta, [VERDICT_META]: outcome } } };
+  }
+
+  return async (ctx, next) => {
+    const body = await mcpMessage(ctx, settings.bodyLimit);
+    const calls = toolCalls(body, ctx.params.server, covers);
+    if (!calls.length) return next();
+    let verdict: GuardrailOutcome = 'passed';
+    if (toolArguments.length) {
+      const refusals = new Map<JsonRpcId, GatewayError>();
+      for (const call of calls) {
+        try {
+          verdict = worse(verdict, await checkArguments(ctx, call));
+        } catch (err) {
+          if (!(err instanceof GatewayError) || err.code !== 'guardrail_failed') throw err;
+          denied(ctx, call, 'arguments', err);
+          refusals.set(call.id, err);
+        }
+      }
+      if (refusals.size) {
+        answerRefused(ctx, body, refusals);
+        return;
+      }
+    }
+    if (verdict !== 'passed') ctx.responseHeaders[VERDICT_HEADER] = verdict;
+    if (toolResults.length) {
+      const byId = new Map(calls.map((c) => [c.id, c]));
+      tapJsonRpcAnswer(
+        ctx.res,
+        {
+          wants: (message) => isRequestId(message.id) && message.method === undefined && 'result' in message && byId.has(message.id),
+          rewrite: async (message) => {
+            const call = byId.get(message.id as JsonRpcId)!;
+            byId.delete(call.id);
+            const changed = await checkResult(ctx, call, message);
+            const outcome = (changed?.result as Json | undefined)?._meta as Json | undefined;
+            const mark = outcome?.[VERDICT_META] as GuardrailOutcome | undefined;
+            if (mark && !ctx.res.headersSent) {
+              const current = ctx.res.getHeader(VERDICT_HEADER) as GuardrailOutcome | undefined;
+              ctx.res.setHeader(VERDICT_HEADER, current ? worse(current, mark) : mark);
+            }
+            return changed;
+          },
+        },
+        (err) => logger.error({ requestId: ctx.id, err: (err as Error)?.message }, 'mcp answer could not be checked'),
+      );
+    }
+    await next();
+  };
+}
+
+/**
+ * A body with a refused tool call gets an answer from the gateway alone (nothing reaches a
+ * tool server): one JSON-RPC error per request of the body, the refused calls naming their
+ * guardrail, the other requests of a batch saying they were not run.
+ */
+function answerRefused(ctx: GatewayContext, body: unknown, refusals: Map<JsonRpcId, GatewayError>): void {
+  const replies = messagesOf(body)
+    .filter((m) => typeof m.method === 'string' && isRequestId(m.id))
+    .map((m) => {
+      const id = m.id as JsonRpcId;
+      const refusal = refusals.get(id);
+      if (refusal) return rpcError(id, refusal);
+      return rpcError(id, new GatewayError('guardrail_failed', 'Not run: another call of this batch was refused by a guardrail.'));
+    });
+  const text = JSON.stringify(Array.isArray(body) ? replies : replies[0]);
+  const res = ctx.claimResponse();
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
