@@ -259,7 +259,8 @@ async function main() {
       if (opts.profile && wantsGateway) {
         const file = join(profileDir, `${scenario.name}.cpuprofile`);
         const windows = rows.filter((r) => r.scenario === scenario.name && r.target === 'gateway').map((r) => r.monotonicWindowUs);
-        if (existsSync(file)) profiles.push({ scenario: scenario.name, file, summary: summarizeProfile(JSON.parse(readFileSync(file, 'utf8')), windows) });
+        const requests = rows.filter((r) => r.scenario === scenario.name && r.target === 'gateway').reduce((n, r) => n + r.requests, 0);
+        if (existsSync(file)) profiles.push({ scenario: scenario.name, file, requests, summary: summarizeProfile(JSON.parse(readFileSync(file, 'utf8')), windows) });
         else notes.push(`${scenario.name}: no CPU profile was written (the gateway exited with ${gatewayExit?.code ?? gatewayExit?.signal})`);
       }
     }
@@ -271,7 +272,7 @@ async function main() {
   const summary = summarize(rows, gateways);
   printReport({ rows, summary, gateways, notes, warmupMs, measureMs, logLevel });
   for (const p of profiles) {
-    process.stdout.write(`\nCPU profile of the gateway, ${p.scenario} (${p.file.slice(ROOT.length + 1)}):\n${formatProfile(p.summary, 25)}\n`);
+    process.stdout.write(`\nCPU profile of the gateway, ${p.scenario} (${p.file.slice(ROOT.length + 1)}):\n${formatProfile(p.summary, 25, p.summary.windowed ? p.requests : 0)}\n`);
   }
   const results = {
     date: new Date().toISOString(),

@@ -2,7 +2,6 @@ import type { Capability } from '../capability.js';
 import { defineService, type GatewayServices } from '../engine/services.js';
 import type { SqlStore } from './sql-store.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
-import { PostgresStore } from './postgres/postgres-store.js';
 
 /** The store of this gateway (set up by the store capability, first in the list). */
 export const STORE = defineService<SqlStore>('store');
@@ -16,9 +15,15 @@ export const storeCapability: Capability = {
   name: 'store',
   async setup(services) {
     const storage = services.config.storage ?? {};
-    const store: SqlStore =
-      storage.type === 'postgres' ? new PostgresStore(storage.url!, storage.schema) : new SqliteStore(storage.path ?? './data/gateway.db');
-    if (store instanceof PostgresStore) await store.query('SELECT 1');
+    let store: SqlStore;
+    if (storage.type === 'postgres') {
+      // The PostgreSQL client is loaded only by a gateway that uses it.
+      const { PostgresStore } = await import('./postgres/postgres-store.js');
+      store = new PostgresStore(storage.url!, storage.schema);
+      await store.query('SELECT 1');
+    } else {
+      store = new SqliteStore(storage.path ?? './data/gateway.db');
+    }
     services.provide(STORE, store);
     services.readiness.set('store', () => true);
     services.closers.push(() => store.close());

@@ -1,0 +1,16 @@
+import { storeCapability } from './kernel/store/store-capability.js';
+import { authCapability } from './features/auth/auth-capability.js';
+import { mcpCapability } from './features/mcp/mcp-capability.js';
+import { routingCapability } from './features/models/routing/routing-capability.js';
+import { filesBatchesCapability } from './features/files-batches/files-batches-capability.js';
+import { responsesCapability } from './features/models/responses/responses-capability.js';
+/** Built-in capabilities, set up in this order. */
+export const CAPABILITIES = [
+    storeCapability,
+    authCapability,
+    mcpCapability,
+    routingCapability,
+    filesBatchesCapability,
+    responsesCapability,
+];
+//# sourceMappingURL=capabilities.js.map

@@ -1,0 +1,56 @@
+/** Pieces of Anthropic's Messages API shapes shared by the JSON answers and the stream writer. */
+/** OpenAI finish_reason -> Anthropic stop_reason. */
+const STOP_REASONS = {
+    stop: 'end_turn',
+    length: 'max_tokens',
+    tool_calls: 'tool_use',
+    function_call: 'tool_use',
+    content_filter: 'refusal',
+};
+export function stopReasonOf(reason) {
+    return reason ? STOP_REASONS[reason] : 'end_turn';
+}
+/**
+ * OpenAI usage -> Anthropic usage: input_tokens are the prompt tokens not read from the
+ * cache (Anthropic counts cache reads apart), cache_read_input_tokens the cached ones.
+ */
+export function anthropicUsage(usage, fallbackInput = 0) {
+    const prompt = usage ? Number(usage.prompt_tokens ?? 0) : fallbackInput;
+    const cached = Number(usage?.prompt_tokens_details?.cached_tokens ?? 0);
+    const out = { input_tokens: Math.max(0, prompt - cached), output_tokens: Number(usage?.completion_tokens ?? 0) };
+    out.cache_creation_input_tokens = 0;
+    out.cache_read_input_tokens = cached;
+    return out;
+}
+/** Gateway error codes -> Anthropic error types. */
+const ERROR_TYPES = {
+    invalid_api_key: 'authentication_error',
+    insufficient_permissions: 'permission_error',
+    missing_required_parameter: 'invalid_request_error',
+    semantic_error: 'invalid_request_error',
+    not_found: 'not_found_error',
+    model_not_found: 'not_found_error',
+    guardrail_failed: 'invalid_request_error',
+    content_policy_violation: 'invalid_request_error',
+    rate_limit_exceeded: 'rate_limit_error',
+    request_timeout: 'timeout_error',
+    service_unavailable: 'overloaded_error',
+    provider_error: 'api_error',
+    internal_error: 'api_error',
+};
+/** An error in Anthropic's shape (for requests that carry `anthropic-version`). */
+export function anthropicErrorBody(error, requestId) {
+    const body = { type: 'error', error: { type: ERROR_TYPES[error.code] ?? 'api_error', message: error.message } };
+    if (requestId)
+        body.request_id = requestId;
+    return body;
+}
+/** An Anthropic message id for an answer whose provider id is not one. */
+export function messageIdOf(id) {
+    const text = typeof id === 'string' ? id : '';
+    if (text.startsWith('msg_'))
+        return text;
+    const tail = text.replace(/^chatcmpl[-_]/, '').replace(/[^A-Za-z0-9_-]/g, '');
+    return `msg_${tail || Date.now().toString(36)}`;
+}
+//# sourceMappingURL=shapes.js.map

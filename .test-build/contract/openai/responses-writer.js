@@ -1,0 +1,209 @@
+import { ChunkReader } from './chunk-reader.js';
+import { completionOf, functionCallItem, messageItem, outputItemId, outputText, reasoningItem, responseIdOf, responseObject, responsesUsage, } from './responses-shapes.js';
+/**
+ * Writes stream parts as Responses API events (`event: <type>` + data with `type` and
+ * `sequence_number`): response.created and response.in_progress, then each output item in
+ * order with its added / delta / done events (reasoning as reasoning_text, message text as
+ * output_text, function calls with their argument deltas), then response.completed (or
+ * response.incomplete) holding the whole response. `request` is the Responses request the
+ * answer echoes. Upstream Responses events pass through untouched.
+ */
+export class ResponsesWriter {
+    request;
+    silent;
+    seq = 0;
+    state;
+    open;
+    /** tool call index -> its output item, while its arguments may still come. */
+    calls = new Map();
+    /** The open function call items, in order. */
+    openCalls = [];
+    finish;
+    usage;
+    reader;
+    /** The upstream's own events pass through: nothing is added to them. */
+    passthrough = false;
+    /**
+     * `silent`: keeps the answer's state without writing text (to get the final response of a
+     * stream someone else writes: both see the same parts, and item ids follow from the response
+     * id and the item's position, so both hold the same response).
+     */
+    constructor(request, silent = false) {
+        this.request = request;
+        this.silent = silent;
+    }
+    get lastUsage() {
+        return this.usage;
+    }
+    /** The whole response once the answer is done (undefined before). */
+    result() {
+        return this.state && this.state.status !== 'in_progress' ? responseObject(this.state, this.request) : undefined;
+    }
+    write(part) {
+        if (part.type === 'event')
+            this.passthrough = true;
+        if (this.passthrough)
+            return part.type === 'event' ? (part.event ? `event: ${part.event}\ndata: ${part.data}\n\n` : `data: ${part.data}\n\n`) : '';
+        if (!this.state && part.type !== 'meta' && part.type !== 'chunk') {
+            this.write({ type: 'meta', id: '', model: String(this.request?.model ?? ''), created: Math.floor(Date.now() / 1000) });
+        }
+        switch (part.type) {
+            case 'event':
+                return part.event ? `event: ${part.event}\ndata: ${part.data}\n\n` : `data: ${part.data}\n\n`;
+            case 'chunk':
+                return (this.reader ??= new ChunkReader())
+                    .read(part.data)
+                    .map((p) => this.write(p))
+                    .join('');
+            case 'meta': {
+                if (this.state)
+                    return '';
+                this.state = { id: responseIdOf(part.id), createdAt: part.created, model: part.model, status: 'in_progress', output: [], usage: null };
+                if (this.silent)
+                    return '';
+                const snapshot = this.snapshot();
+                return this.event('response.created', { response: snapshot }) + this.event('response.in_progress', { response: snapshot });
+            }
+            case 'reasoning': {
+                if (part.choice !== 0 || part.text === '')
+                    return '';
+                let out = '';
+                if (this.open?.kind !== 'reasoning')
+                    out += this.openReasoning();
+                const open = this.open;
+                open.text += part.text;
+                return out + this.event('response.reasoning_text.delta', { item_id: open.id, output_index: open.index, content_index: 0, delta: part.text });
+            }
+            case 'thinking-block': {
+                if (part.choice !== 0)
+                    return '';
+                const block = part.block;
+                if (block.type === 'redacted_thinking') {
+                    const out = this.closeAll();
+                    const index = this.state.output.length;
+                    const item = reasoningItem(this.itemId('rs', index), block);
+                    this.state.output.push(item);
+                    return out + this.event('response.output_item.added', { output_index: index, item }) + this.event('response.output_item.done', { output_index: index, item });
+                }
+                let out = '';
+                if (this.open?.kind !== 'reasoning')
+                    out += this.openReasoning();
+                return out + this.closeOpen(block.signature);
+            }
+            case 'text': {
+                if (part.choice !== 0 || part.text === '')
+                    return '';
+                let out = '';
+                if (this.open?.kind !== 'message') {
+                    out += this.closeAll();
+                    const index = this.state.output.length;
+                    const id = this.itemId('msg', index);
+                    this.open = { kind: 'message', index, id, text: '' };
+                    this.state.output.push(messageItem(id, '', 'in_progress'));
+                    out +=
+                        this.event('response.output_item.added', { output_index: index, item: messageItem(id, '', 'in_progress') }) +
+                            this.event('response.content_part.added', { item_id: id, output_index: index, content_index: 0, part: outputText('') });
+                }
+                const open = this.open;
+                open.text += part.text;
+                return out + this.event('response.output_text.delta', { item_id: open.id, output_index: open.index, content_index: 0, delta: part.text, logprobs: [] });
+            }
+            case 'tool-call-start': {
+                if (part.choice !== 0)
+                    return '';
+                const out = this.closeOpen();
+                const index = this.state.output.length;
+                const item = functionCallItem(this.itemId('fc', index), part.id, part.name, '', part.signature, 'in_progress');
+                this.state.output.push(item);
+                const open = { index, item };
+                this.calls.set(part.index, open);
+                this.openCalls.push(open);
+                return out + this.event('response.output_item.added', { output_index: index, item: { ...item } });
+            }
+            case 'tool-call-args': {
+                const call = this.calls.get(part.index);
+                if (part.choice !== 0 || !call || part.args === '')
+                    return '';
+                call.item.arguments += part.args;
+                return this.event('response.function_call_arguments.delta', { item_id: call.item.id, output_index: call.index, delta: part.args });
+            }
+            case 'finish':
+                if (part.choice === 0)
+                    this.finish = part.reason;
+                return '';
+            case 'usage':
+                this.usage = part.usage;
+                return '';
+            case 'done': {
+                const out = this.closeAll();
+                const { status, incomplete } = completionOf(this.finish);
+                this.state.status = status;
+                this.state.incomplete = incomplete;
+                this.state.usage = responsesUsage(this.usage);
+                if (this.silent)
+                    return '';
+                return out + this.event(status === 'completed' ? 'response.completed' : 'response.incomplete', { response: this.snapshot() });
+            }
+        }
+    }
+    /** The event that ends a failed stream (the OpenAI SDK raises it as an error). */
+    failure(body) {
+        return `event: error\ndata: ${JSON.stringify(body)}\n\n`;
+    }
+    event(type, data) {
+        const seq = this.seq++;
+        if (this.silent)
+            return '';
+        return `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq, ...data })}\n\n`;
+    }
+    /** The id of the output item at `index`: made from the response id, the same for every writer of this answer. */
+    itemId(prefix, index) {
+        return outputItemId(prefix, this.state.id, index);
+    }
+    snapshot() {
+        return responseObject({ ...this.state, output: this.state.output.map((item) => structuredClone(item)) }, this.request);
+    }
+    openReasoning() {
+        const out = this.closeAll();
+        const index = this.state.output.length;
+        const id = this.itemId('rs', index);
+        this.open = { kind: 'reasoning', index, id, text: '' };
+        this.state.output.push({ id, type: 'reasoning', summary: [], content: [] });
+        return (out +
+            this.event('response.output_item.added', { output_index: index, item: { id, type: 'reasoning', summary: [], content: [] } }) +
+            this.event('response.content_part.added', { item_id: id, output_index: index, content_index: 0, part: { type: 'reasoning_text', text: '' } }));
+    }
+    /** Closes the open message or reasoning item (a reasoning item with the signature that ended it). */
+    closeOpen(signature) {
+        const open = this.open;
+        if (!open)
+            return '';
+        this.open = undefined;
+        if (open.kind === 'message') {
+            const item = messageItem(open.id, open.text);
+            this.state.output[open.index] = item;
+            return (this.event('response.output_text.done', { item_id: open.id, output_index: open.index, content_index: 0, text: open.text, logprobs: [] }) +
+                this.event('response.content_part.done', { item_id: open.id, output_index: open.index, content_index: 0, part: outputText(open.text) }) +
+                this.event('response.output_item.done', { output_index: open.index, item }));
+        }
+        const item = reasoningItem(open.id, { type: 'thinking', thinking: open.text, signature });
+        this.state.output[open.index] = item;
+        return (this.event('response.reasoning_text.done', { item_id: open.id, output_index: open.index, content_index: 0, text: open.text }) +
+            this.event('response.content_part.done', { item_id: open.id, output_index: open.index, content_index: 0, part: { type: 'reasoning_text', text: open.text } }) +
+            this.event('response.output_item.done', { output_index: open.index, item }));
+    }
+    /** Closes the open item and every function call. */
+    closeAll() {
+        let out = this.closeOpen();
+        for (const { index, item } of this.openCalls) {
+            item.status = 'completed';
+            out +=
+                this.event('response.function_call_arguments.done', { item_id: item.id, output_index: index, arguments: item.arguments }) +
+                    this.event('response.output_item.done', { output_index: index, item: { ...item } });
+        }
+        this.calls.clear();
+        this.openCalls = [];
+        return out;
+    }
+}
+//# sourceMappingURL=responses-writer.js.map

@@ -1,0 +1,66 @@
+function route(method, path, operation, body, schema, format) {
+    const spec = { method, path, key: `${method} ${path}`, operation, body, schema };
+    if (format)
+        spec.format = format;
+    return spec;
+}
+function own(method, path, operation) {
+    return { method, path, key: `${method} ${path}`, operation, body: 'none' };
+}
+export const PROVIDER_ROUTES = [
+    route('POST', '/v1/chat/completions', 'chat.completions', 'json', 'requests/chat-completions.schema.json'),
+    route('POST', '/v1/completions', 'completions', 'json', 'requests/completions.schema.json'),
+    route('POST', '/v1/embeddings', 'embeddings', 'json', 'requests/embeddings.schema.json'),
+    route('POST', '/v1/images/generations', 'images.generations', 'json', 'requests/images-generations.schema.json'),
+    route('POST', '/v1/images/edits', 'images.edits', 'multipart', 'requests/images-edits.schema.json'),
+    route('POST', '/v1/audio/speech', 'audio.speech', 'json', 'requests/audio-speech.schema.json'),
+    route('POST', '/v1/audio/transcriptions', 'audio.transcriptions', 'multipart', 'requests/audio-transcriptions.schema.json'),
+    route('POST', '/v1/audio/translations', 'audio.translations', 'multipart', 'requests/audio-translations.schema.json'),
+    route('POST', '/v1/files', 'files.create', 'multipart', 'requests/files-upload.schema.json'),
+    route('GET', '/v1/files', 'files.list', 'none'),
+    route('GET', '/v1/files/{file_id}', 'files.retrieve', 'none'),
+    route('DELETE', '/v1/files/{file_id}', 'files.delete', 'none'),
+    route('GET', '/v1/files/{file_id}/content', 'files.content', 'none'),
+    route('POST', '/v1/batches', 'batches.create', 'json', 'requests/batches-create.schema.json'),
+    route('GET', '/v1/batches', 'batches.list', 'none'),
+    route('GET', '/v1/batches/{batch_id}', 'batches.retrieve', 'none'),
+    route('POST', '/v1/batches/{batch_id}/cancel', 'batches.cancel', 'none'),
+    route('POST', '/v1/fine_tuning/jobs', 'fine_tuning.jobs.create', 'json', 'requests/fine-tuning-jobs-create.schema.json'),
+    route('GET', '/v1/fine_tuning/jobs', 'fine_tuning.jobs.list', 'none'),
+    route('GET', '/v1/fine_tuning/jobs/{job_id}', 'fine_tuning.jobs.retrieve', 'none'),
+    route('POST', '/v1/fine_tuning/jobs/{job_id}/cancel', 'fine_tuning.jobs.cancel', 'none'),
+    route('GET', '/v1/fine_tuning/jobs/{job_id}/events', 'fine_tuning.jobs.events', 'none'),
+    route('GET', '/v1/models', 'models.list', 'none'),
+    route('POST', '/v1/responses', 'responses.create', 'json', 'requests/responses-create.schema.json'),
+    route('GET', '/v1/responses/{response_id}', 'responses.retrieve', 'none'),
+    route('DELETE', '/v1/responses/{response_id}', 'responses.delete', 'none'),
+    route('POST', '/v1/responses/{response_id}/cancel', 'responses.cancel', 'none'),
+    route('GET', '/v1/responses/{response_id}/input_items', 'responses.input_items', 'none'),
+    route('POST', '/v1/messages', 'messages.create', 'json', 'requests/messages-create.schema.json', 'anthropic'),
+    route('POST', '/v1/messages/count_tokens', 'messages.count_tokens', 'json', 'requests/messages-count-tokens.schema.json', 'anthropic'),
+];
+const MCP_METHODS = ['POST', 'GET', 'DELETE', 'OPTIONS'];
+/** The routes the gateway serves itself (contract sections 1 and 6). */
+export const GATEWAY_ROUTES = [
+    ...MCP_METHODS.map((m) => own(m, '/mcp', 'mcp')),
+    ...MCP_METHODS.map((m) => own(m, '/mcp/{server}', 'mcp')),
+    own('POST', '/v1/auth/tokens', 'auth.tokens.create'),
+    own('GET', '/v1/auth/tokens', 'auth.tokens.list'),
+    own('DELETE', '/v1/auth/tokens/{id}', 'auth.tokens.revoke'),
+    own('POST', '/v1/auth/tokens/{id}/rotate', 'auth.tokens.rotate'),
+    own('GET', '/.well-known/oauth-protected-resource', 'oauth.protected_resource'),
+    own('GET', '/.well-known/oauth-protected-resource/mcp', 'oauth.protected_resource'),
+    own('GET', '/.well-known/oauth-protected-resource/mcp/{server}', 'oauth.protected_resource'),
+    own('GET', '/health', 'health'),
+    own('GET', '/ready', 'ready'),
+    own('GET', '/metrics', 'metrics'),
+];
+/** Any route the table does not hold: answered 404 by the pipeline that claims "*". */
+export const UNKNOWN_ROUTE = { method: '*', path: '*', key: '*', operation: 'not_found', body: 'none' };
+/** The route table: every route the gateway serves, each run through the pipeline that claims it; the catch-all last. */
+export const ROUTES = [...PROVIDER_ROUTES, ...GATEWAY_ROUTES, UNKNOWN_ROUTE];
+export function isProviderRoute(route) {
+    return PROVIDER_OPERATION_SET.has(route.operation);
+}
+const PROVIDER_OPERATION_SET = new Set(PROVIDER_ROUTES.map((r) => r.operation));
+//# sourceMappingURL=routes.js.map

@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=stream-parts.js.map

@@ -1,0 +1,32 @@
+import { schemaDocument } from '../../../kernel/config/schema-validator.js';
+import { unauthenticated } from '../challenge.js';
+import { checkGatewayCredential } from '../gateway-credentials.js';
+import { publicBaseUrl } from '../public-url.js';
+import { bearerValue } from '../secrets.js';
+import { insecureTransportError } from '../transport-security.js';
+import { defineAuthMode } from './auth-mode.js';
+/** Tokens issued by the token operations, in Authorization: Bearer <token>. */
+export default defineAuthMode({
+    name: 'bearer',
+    description: 'Gateway tokens issued by the token operations (Authorization: Bearer).',
+    schema: schemaDocument('auth-modes/bearer.schema.json'),
+    create(_settings, { config, tokens }) {
+        return {
+            async authenticate(ctx) {
+                const base = publicBaseUrl(ctx.req, config);
+                const token = bearerValue(ctx.headers.authorization);
+                if (!token)
+                    throw unauthenticated('Missing credentials: send Authorization: Bearer <token> (a token from POST /v1/auth/tokens).', base);
+                ctx.secrets.push(token);
+                const insecure = insecureTransportError(ctx.req, config);
+                if (insecure)
+                    throw insecure;
+                const result = await checkGatewayCredential(token, tokens, undefined);
+                if (!result.ok)
+                    throw unauthenticated(result.message, base);
+                return result.identity;
+            },
+        };
+    },
+});
+//# sourceMappingURL=bearer.js.map

@@ -1,0 +1,80 @@
+import { firstProblem, schemaDocument, validatorFor } from '../../kernel/config/schema-validator.js';
+import { readRequestBytes } from '../../kernel/engine/request-body.js';
+import { defineStage } from '../../kernel/engine/stage.js';
+import { badRequest, notFound, semanticError } from '../../contract/errors/gateway-error.js';
+import { ADMIN, TOKEN_SERVICE } from './auth-services.js';
+async function jsonBody(ctx, limit) {
+    const raw = await readRequestBytes(ctx.req, limit).catch((err) => {
+        throw err.status === 400 && /larger than/.test(err.message) ? badRequest('The request body is too large.', 'body') : err;
+    });
+    if (raw.length === 0)
+        return {};
+    try {
+        return JSON.parse(raw.toString('utf8'));
+    }
+    catch (err) {
+        throw badRequest(`The request body is not valid JSON: ${err.message}`, 'body');
+    }
+}
+/**
+ * The token operations (contract section 6): POST /v1/auth/tokens issues a token (201, the value
+ * shown only here and on rotate), GET lists every token without values, DELETE
+ * /v1/auth/tokens/{id} revokes, POST /v1/auth/tokens/{id}/rotate issues a new value and ends the
+ * old one. Needs the admin credential from the authenticate stage before it; each operation is
+ * audited in the log.
+ */
+export default defineStage({
+    name: 'token-operations',
+    description: 'Issues, lists, revokes and rotates gateway tokens (the admin API).',
+    schema: schemaDocument('stages/token-operations.schema.json'),
+    requires: [ADMIN],
+    once: true,
+    create(config, services) {
+        const tokens = services.require(TOKEN_SERVICE);
+        const logger = services.logger;
+        const validate = validatorFor('requests/auth-tokens-create.schema.json');
+        const limit = config.bodyLimit ?? 65_536;
+        const json = (ctx, status, body) => {
+            ctx.response = { kind: 'json', status, body };
+        };
+        return async (ctx) => {
+            switch (ctx.endpoint.operation) {
+                case 'auth.tokens.create': {
+                    const body = await jsonBody(ctx, limit);
+                    if (body === null || typeof body !== 'object' || Array.isArray(body))
+                        throw badRequest('The request body must be a JSON object.', 'body');
+                    if (!validate(body)) {
+                        const problem = firstProblem(validate.errors);
+                        throw badRequest(`${problem?.key || 'body'}: ${problem?.message ?? 'is invalid'}`, problem?.key || 'body');
+                    }
+                    const created = await tokens.create(body);
+                    logger.info({ audit: 'token.create', requestId: ctx.id, tokenId: created.id, user: created.user, team: created.team }, 'token issued');
+                    return json(ctx, 201, created);
+                }
+                case 'auth.tokens.list':
+                    return json(ctx, 200, { object: 'list', data: await tokens.list(), has_more: false });
+                case 'auth.tokens.revoke': {
+                    const id = ctx.params.id;
+                    const revoked = await tokens.revoke(id);
+                    if (!revoked)
+                        throw notFound(`No token with id ${id}.`, 'id');
+                    logger.info({ audit: 'token.revoke', requestId: ctx.id, tokenId: id }, 'token revoked');
+                    return json(ctx, 200, revoked);
+                }
+                case 'auth.tokens.rotate': {
+                    const id = ctx.params.id;
+                    const { resource, problem } = await tokens.rotate(id);
+                    if (problem === 'unknown')
+                        throw notFound(`No token with id ${id}.`, 'id');
+                    if (problem)
+                        throw semanticError(`Token ${id} is ${problem} and cannot be rotated; issue a new one.`, 'id');
+                    logger.info({ audit: 'token.rotate', requestId: ctx.id, tokenId: id }, 'token rotated');
+                    return json(ctx, 200, resource);
+                }
+                default:
+                    throw notFound(`The token operations do not serve ${ctx.method} ${ctx.path}.`);
+            }
+        };
+    },
+});
+//# sourceMappingURL=token-operations.js.map

@@ -1,0 +1,31 @@
+import { isIP } from 'node:net';
+import { forbidden } from '../../contract/errors/gateway-error.js';
+/** 127.0.0.0/8, ::1 and their IPv4-mapped forms. */
+export function isLoopbackAddress(address) {
+    if (!address)
+        return false;
+    const a = address.startsWith('::ffff:') ? address.slice(7) : address;
+    if (isIP(a) === 4)
+        return a.startsWith('127.');
+    return a === '::1';
+}
+/**
+ * Whether a credential may be read from this request: always over TLS, and over plain HTTP
+ * only on a loopback address (the address the connection came in on) unless
+ * server.allowInsecureHttp is set (a gateway behind a TLS-terminating proxy).
+ */
+export function credentialTransportAllowed(input, config) {
+    if (input.encrypted)
+        return true;
+    if (config.server?.allowInsecureHttp === true)
+        return true;
+    return isLoopbackAddress(input.localAddress);
+}
+/** The 403 for a credential sent over plain HTTP on a non-loopback address; undefined when allowed. */
+export function insecureTransportError(req, config) {
+    const socket = req.socket;
+    if (credentialTransportAllowed({ encrypted: socket.encrypted === true, localAddress: socket.localAddress }, config))
+        return undefined;
+    return forbidden('Credentials are refused over plain HTTP on a non-loopback address: use HTTPS (server.ssl), or set server.allowInsecureHttp behind a TLS-terminating proxy.');
+}
+//# sourceMappingURL=transport-security.js.map

@@ -1,0 +1,56 @@
+import { createHash } from 'node:crypto';
+import { headerValue } from '../../kernel/engine/context.js';
+import { BODY } from '../../kernel/engine/request-body.js';
+import { badRequest } from '../../contract/errors/gateway-error.js';
+import { PROVIDER, PROVIDER_KEY } from '../models/model-request.js';
+import { GATEWAY_FILE_PREFIX } from './gateway-files.js';
+export const GATEWAY_BATCH_PREFIX = 'batch-gw-';
+export const BATCH_MODE_HEADER = 'x-gateway-batch-mode';
+/** `x-gateway-batch-mode`: `gateway` (the gateway keeps files and runs batches) or `provider`. */
+export function batchModeHeader(ctx) {
+    const value = headerValue(ctx.headers, BATCH_MODE_HEADER)?.trim().toLowerCase();
+    if (value === undefined || value === '')
+        return undefined;
+    if (value !== 'gateway' && value !== 'provider')
+        throw badRequest(`${BATCH_MODE_HEADER} must be gateway or provider.`, BATCH_MODE_HEADER);
+    return value;
+}
+/**
+ * Whether the gateway serves this files or batches request itself: ids it issued (file-gw-,
+ * batch-gw-, a batch over a file-gw- input) always; otherwise when the header asks for it, or
+ * when the named provider has no API for the operation.
+ */
+export function servedByGateway(ctx, providers) {
+    const id = ctx.params.file_id ?? ctx.params.batch_id;
+    if (id?.startsWith(GATEWAY_FILE_PREFIX) || id?.startsWith(GATEWAY_BATCH_PREFIX))
+        return true;
+    if (ctx.endpoint.operation === 'batches.create' && String(ctx.get(BODY)?.input_file_id ?? '').startsWith(GATEWAY_FILE_PREFIX))
+        return true;
+    const mode = batchModeHeader(ctx);
+    if (mode)
+        return mode === 'gateway';
+    const named = ctx.get(PROVIDER);
+    const provider = named ? providers.get(named) : undefined;
+    return provider !== undefined && provider.operations[ctx.endpoint.operation] === undefined;
+}
+/** Whose files and batches these are: the provider and a hash of the provider key. */
+export function ownerScope(ctx) {
+    const provider = ctx.get(PROVIDER);
+    if (!provider)
+        throw badRequest('Files and batches kept by the gateway need x-gateway-provider.', 'x-gateway-provider');
+    return createHash('sha256').update(`${provider}\n${ctx.get(PROVIDER_KEY) ?? ''}`).digest('hex');
+}
+/** The headers a batch line is sent with: the provider, its key and settings, routing config. */
+export function credentialHeaders(ctx) {
+    const out = {};
+    for (const [name, value] of Object.entries(ctx.headers)) {
+        if (typeof value !== 'string')
+            continue;
+        if (name === BATCH_MODE_HEADER || name === 'x-gateway-debug')
+            continue;
+        if (name === 'authorization' || name.startsWith('x-gateway-'))
+            out[name] = value;
+    }
+    return out;
+}
+//# sourceMappingURL=batch-mode.js.map

@@ -1,0 +1,161 @@
+import { pageAfter } from './list-page.js';
+export const ACTIVE_STATUSES = ['validating', 'in_progress', 'finalizing', 'cancelling'];
+const NUMERIC = [
+    'created_ms', 'in_progress_at', 'finalizing_at', 'completed_at', 'failed_at', 'cancelling_at', 'cancelled_at', 'expires_at',
+    'total_count', 'completed_count', 'failed_count', 'lease_until',
+];
+function normalize(row) {
+    const out = { ...row };
+    for (const key of NUMERIC)
+        if (out[key] !== null && out[key] !== undefined)
+            out[key] = Number(out[key]);
+    return out;
+}
+const now = () => Math.floor(Date.now() / 1000);
+/** OpenAI's batch object (the spec's Batch, plus OpenAI's extra timestamps and counts). */
+export function batchObject(row) {
+    return {
+        id: row.id,
+        object: 'batch',
+        endpoint: row.endpoint,
+        errors: row.errors ? JSON.parse(row.errors) : null,
+        input_file_id: row.input_file_id,
+        completion_window: row.completion_window,
+        status: row.status,
+        output_file_id: row.output_file_id,
+        error_file_id: row.error_file_id,
+        created_at: Math.floor(row.created_ms / 1000),
+        in_progress_at: row.in_progress_at,
+        expires_at: row.expires_at,
+        finalizing_at: row.finalizing_at,
+        completed_at: row.completed_at,
+        failed_at: row.failed_at,
+        expired_at: null,
+        cancelling_at: row.cancelling_at,
+        cancelled_at: row.cancelled_at,
+        request_counts: { total: row.total_count, completed: row.completed_count, failed: row.failed_count },
+        metadata: row.metadata ? JSON.parse(row.metadata) : null,
+    };
+}
+/** Batches the gateway runs and their lines, durably (every state change is one write). */
+export class BatchStore {
+    store;
+    constructor(store) {
+        this.store = store;
+    }
+    async create(row) {
+        const created_ms = Date.now();
+        await this.store.execute(`INSERT INTO gateway_batches (id, scope, provider, endpoint, input_file_id, completion_window, status, metadata, created_ms, expires_at, credentials)
+       VALUES (?, ?, ?, ?, ?, ?, 'validating', ?, ?, ?, ?)`, [row.id, row.scope, row.provider, row.endpoint, row.input_file_id, row.completion_window, row.metadata, created_ms, Math.floor(created_ms / 1000) + 86_400, row.credentials]);
+        return (await this.byId(row.id));
+    }
+    async byId(id) {
+        const rows = await this.store.query('SELECT * FROM gateway_batches WHERE id = ?', [id]);
+        return rows[0] ? normalize(rows[0]) : undefined;
+    }
+    async get(scope, id) {
+        const row = await this.byId(id);
+        return row && row.scope === scope ? row : undefined;
+    }
+    list(scope, limit, after) {
+        return pageAfter(this.store, 'gateway_batches', scope, limit, after, normalize);
+    }
+    async active() {
+        const rows = await this.store.query(`SELECT * FROM gateway_batches WHERE status IN (${ACTIVE_STATUSES.map(() => '?').join(', ')}) ORDER BY created_ms`, ACTIVE_STATUSES);
+        return rows.map(normalize);
+    }
+    /** Sets the given columns. */
+    async update(id, fields) {
+        const keys = Object.keys(fields);
+        if (!keys.length)
+            return;
+        await this.store.execute(`UPDATE gateway_batches SET ${keys.map((k) => `${k} = ?`).join(', ')} WHERE id = ?`, [...keys.map((k) => fields[k]), id]);
+    }
+    /** Moves to `status` only from one of `from`; false when another change came first. */
+    async transition(id, from, status, fields = {}) {
+        const stamp = {};
+        const t = now();
+        if (status === 'in_progress')
+            stamp.in_progress_at = t;
+        if (status === 'finalizing')
+            stamp.finalizing_at = t;
+        if (status === 'completed')
+            stamp.completed_at = t;
+        if (status === 'failed')
+            stamp.failed_at = t;
+        if (status === 'cancelling')
+            stamp.cancelling_at = t;
+        if (status === 'cancelled')
+            stamp.cancelled_at = t;
+        const all = { ...stamp, ...fields, status };
+        const keys = Object.keys(all);
+        const changed = await this.store.execute(`UPDATE gateway_batches SET ${keys.map((k) => `${k} = ?`).join(', ')} WHERE id = ? AND status IN (${from.map(() => '?').join(', ')})`, [...keys.map((k) => all[k]), id, ...from]);
+        return changed > 0;
+    }
+    /**
+     * Takes the batch for this runner: free, already its own, or its lease ran out. With SQLite
+     * only one process uses the store, so a restarted process takes its batches back at once.
+     */
+    async claim(id, runner, leaseMs, exclusive) {
+        const t = Date.now();
+        if (exclusive)
+            return (await this.store.execute('UPDATE gateway_batches SET runner = ?, lease_until = ? WHERE id = ?', [runner, t + leaseMs, id])) > 0;
+        const changed = await this.store.execute('UPDATE gateway_batches SET runner = ?, lease_until = ? WHERE id = ? AND (runner IS NULL OR runner = ? OR lease_until < ?)', [runner, t + leaseMs, id, runner, t]);
+        return changed > 0;
+    }
+    async release(id, runner) {
+        await this.store.execute('UPDATE gateway_batches SET runner = NULL, lease_until = NULL WHERE id = ? AND runner = ?', [id, runner]);
+    }
+    async insertLines(batchId, lines) {
+        await this.store.transaction(async (tx) => {
+            for (const line of lines) {
+                await tx.execute(`INSERT INTO gateway_batch_lines (batch_id, line_no, custom_id, body, state) VALUES (?, ?, ?, ?, 'pending')`, [
+                    batchId,
+                    line.line_no,
+                    line.custom_id,
+                    line.body,
+                ]);
+            }
+        });
+    }
+    async deleteLines(batchId) {
+        await this.store.execute('DELETE FROM gateway_batch_lines WHERE batch_id = ?', [batchId]);
+    }
+    async lines(batchId, states, afterLine, limit) {
+        return this.store.query(`SELECT * FROM gateway_batch_lines WHERE batch_id = ? AND state IN (${states.map(() => '?').join(', ')}) AND line_no > ? ORDER BY line_no LIMIT ?`, [batchId, ...states, afterLine, limit]);
+    }
+    /** Records that the line is about to be sent; false when it is not pending any more. */
+    async markSending(batchId, lineNo) {
+        const changed = await this.store.execute(`UPDATE gateway_batch_lines SET state = 'sending', attempts = attempts + 1 WHERE batch_id = ? AND line_no = ? AND state = 'pending'`, [batchId, lineNo]);
+        return changed > 0;
+    }
+    /** The upstream refused the line without running it (429): it waits and goes again. */
+    async backToPending(batchId, lineNo) {
+        await this.store.execute(`UPDATE gateway_batch_lines SET state = 'pending', waits = waits + 1 WHERE batch_id = ? AND line_no = ?`, [batchId, lineNo]);
+    }
+    /** Records a line's result and counts it, in one transaction. */
+    async recordResult(batchId, lineNo, result) {
+        await this.store.transaction(async (tx) => {
+            const changed = await tx.execute(`UPDATE gateway_batch_lines SET state = ?, result_id = ?, status_code = ?, request_id = ?, response = ?, error = ?
+         WHERE batch_id = ? AND line_no = ? AND state IN ('sending', 'pending')`, [
+                result.ok ? 'succeeded' : 'failed',
+                result.resultId,
+                result.statusCode,
+                result.requestId,
+                result.response,
+                result.error ? JSON.stringify(result.error) : null,
+                batchId,
+                lineNo,
+            ]);
+            if (!changed)
+                return;
+            const column = result.ok ? 'completed_count' : 'failed_count';
+            await tx.execute(`UPDATE gateway_batches SET ${column} = ${column} + 1 WHERE id = ?`, [batchId]);
+        });
+    }
+    async countLines(batchId, state) {
+        const rows = await this.store.query('SELECT COUNT(*) AS n FROM gateway_batch_lines WHERE batch_id = ? AND state = ?', [batchId, state]);
+        return Number(rows[0]?.n ?? 0);
+    }
+}
+//# sourceMappingURL=batch-store.js.map

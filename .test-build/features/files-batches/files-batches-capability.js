@@ -1,0 +1,80 @@
+import { readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { HTTP_EDGE } from '../../kernel/http/pipeline-handler.js';
+import { spoolDirectory } from '../../kernel/http/multipart/multipart-upload.js';
+import { getStore } from '../../kernel/store/store-capability.js';
+import { GatewayFileStore } from './gateway-files.js';
+import { BatchRunner } from './batch-runner.js';
+import { BatchStore } from './batch-store.js';
+import { CredentialVault } from './credential-vault.js';
+import { FILES_BATCHES } from './files-batches-service.js';
+import gatewayBatches from './gateway-batches-stage.js';
+import { FILES_BATCHES_MIGRATIONS } from './migrations.js';
+import { uploadSpoolPath } from './file-upload.js';
+/** Spooled uploads older than this cannot belong to a request still running (a crash left them). */
+const STALE_SPOOL_MS = 24 * 60 * 60 * 1000;
+function removeStaleSpool(dir) {
+    let names;
+    try {
+        names = readdirSync(dir);
+    }
+    catch {
+        return;
+    }
+    const cutoff = Date.now() - STALE_SPOOL_MS;
+    for (const name of names) {
+        const path = join(dir, name);
+        try {
+            if (statSync(path).mtimeMs < cutoff)
+                rmSync(path, { force: true });
+        }
+        catch {
+            // Removed meanwhile.
+        }
+    }
+}
+/**
+ * Files and batches the gateway keeps and runs itself: the stage `gateway-batches`, the file
+ * store under storage.filesDir, and the batch runner, which runs each line through its route's
+ * compiled pipeline and resumes unfinished batches once the server listens. The spool folder of
+ * uploads (see file-upload.ts) is made at start, and what a crash left in it removed.
+ */
+export const filesBatchesCapability = {
+    name: 'files-batches',
+    async setup(services) {
+        // The spool folder of uploads (validate stage) is made here, once, with what a crash left removed.
+        const spool = uploadSpoolPath(services.config);
+        removeStaleSpool(spool);
+        spoolDirectory(spool);
+        services.stages.register(gatewayBatches);
+        const store = getStore(services);
+        await store.migrate(FILES_BATCHES_MIGRATIONS);
+        const config = services.config;
+        const files = new GatewayFileStore(store, config.storage?.filesDir ?? './data/files');
+        const batches = new BatchStore(store);
+        const vault = new CredentialVault(process.env.GATEWAY_SECRET_KEY || config.auth?.adminToken || undefined);
+        const settings = (config.batches ?? {});
+        const runner = new BatchRunner({
+            batches,
+            files,
+            vault,
+            // The HTTP edge, provided by createGateway once the pipelines are compiled (after set-up).
+            get edge() {
+                return services.require(HTTP_EDGE);
+            },
+            logger: services.logger,
+            concurrency: settings.concurrency ?? 8,
+            maxWaits: settings.maxRateLimitWaits ?? 5,
+            maxWaitMs: 60_000,
+            interrupted: settings.interruptedLines ?? 'fail',
+            exclusive: store.dialect === 'sqlite',
+            leaseMs: 30_000,
+        });
+        const fb = services.provide(FILES_BATCHES, { files, batches, runner, vault });
+        services.closers.push(() => fb.runner.stop(10_000));
+    },
+    async start(services) {
+        await services.require(FILES_BATCHES).runner.resumeAll();
+    },
+};
+//# sourceMappingURL=files-batches-capability.js.map

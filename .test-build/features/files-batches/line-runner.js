@@ -1,0 +1,64 @@
+import { randomBytes } from 'node:crypto';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
+import { BODY, RAW_BODY } from '../../kernel/engine/request-body.js';
+import { errorPayload } from '../../kernel/http/respond.js';
+import { GatewayError } from '../../contract/errors/gateway-error.js';
+import { normalizeError } from '../../contract/errors/normalize.js';
+import { BATCH_LINE, TARGET } from '../models/model-request.js';
+/** A request context for one batch line, as if the caller had sent it with the batch's headers. */
+function lineContext(edge, route, headers, body, signal) {
+    const req = new IncomingMessage(new Socket());
+    const raw = Buffer.from(body, 'utf8');
+    req.method = route.method;
+    req.url = route.path;
+    req.headers = { ...headers, 'content-type': 'application/json', 'content-length': String(raw.length) };
+    const ctx = edge.createContext(route, req, new ServerResponse(req), {}, signal);
+    ctx.set(BODY, JSON.parse(body));
+    ctx.set(RAW_BODY, raw);
+    ctx.set(BATCH_LINE, true);
+    return ctx;
+}
+/**
+ * Runs one batch line through the route's compiled pipeline (authentication, validation,
+ * routing, retries, the provider adapter and forward: everything a live request gets) and
+ * turns what it answered into the line's result.
+ */
+export async function runLine(edge, pipeline, route, headers, body, signal) {
+    const ctx = lineContext(edge, route, headers, body, signal);
+    const resultId = `batch_req_${randomBytes(12).toString('hex')}`;
+    try {
+        await pipeline.run(ctx);
+    }
+    catch (err) {
+        ctx.error = normalizeError(err, ctx.get(TARGET)?.provider);
+    }
+    const response = ctx.response;
+    if (!ctx.error && response?.kind === 'json') {
+        const text = response.raw ? response.raw.toString('utf8') : JSON.stringify(response.body);
+        return {
+            rateLimited: false,
+            result: { ok: response.status < 400, resultId, statusCode: response.status, requestId: ctx.id, response: text, error: null },
+        };
+    }
+    if (!ctx.error && response?.kind === 'stream') {
+        for await (const _part of response.parts) {
+            // A line never streams (checked when the batch is validated); drain what came.
+        }
+    }
+    const err = ctx.error ?? new GatewayError('provider_error', 'The provider did not answer with JSON.', { provider: ctx.get(TARGET)?.provider });
+    const code = err.code ?? 'provider_error';
+    return {
+        rateLimited: code === 'rate_limit_exceeded',
+        retryAfter: err.retryAfter,
+        result: {
+            ok: false,
+            resultId,
+            statusCode: err.status,
+            requestId: ctx.id,
+            response: JSON.stringify(errorPayload(ctx, err)),
+            error: { code, message: err.message },
+        },
+    };
+}
+//# sourceMappingURL=line-runner.js.map

@@ -1,0 +1,203 @@
+import { authorize } from './authorization.js';
+import { gatewayUri, prefixedName, splitName, splitUri } from './naming.js';
+import { forbiddenCall, RpcFailure, unknownName } from './rpc-errors.js';
+const MAX_PAGES = 50;
+const LISTS = {
+    tools: { method: 'tools/list', capability: 'tools', what: 'tool' },
+    prompts: { method: 'prompts/list', capability: 'prompts', what: 'prompt' },
+    resources: { method: 'resources/list', capability: 'resources', what: 'resource' },
+    resourceTemplates: { method: 'resources/templates/list', capability: 'resources', what: 'resource template' },
+};
+/**
+ * The MCP operations of the gateway over its tool servers, for one caller's view. Every list
+ * entry and every call goes through the one decision function (`authorize`); lists show only
+ * what the caller may use, calls outside it are refused with a JSON-RPC error; each decision
+ * is audited. A server that is down drops out of lists and fails its own calls; the rest work.
+ */
+export class Aggregator {
+    pool;
+    audit;
+    constructor(pool, audit) {
+        this.pool = pool;
+        this.audit = audit;
+    }
+    /** The servers of a view, in config order. */
+    serversOf(view) {
+        if (view.server) {
+            const one = this.pool.get(view.server);
+            return one ? [one] : [];
+        }
+        return [...this.pool.servers.values()];
+    }
+    /** Whether the caller may see anything of `server` (list-changed notifications, /mcp/<server>). */
+    maySee(identity, server) {
+        return authorize(identity, { action: 'list', server }).allowed;
+    }
+    async fetchAll(server, key, view, op) {
+        const { method } = LISTS[key];
+        const items = [];
+        let cursor;
+        for (let page = 0; page < MAX_PAGES; page++) {
+            const result = await server.request(method, cursor ? { cursor } : {}, { identity: view.identity, meta: op.meta, signal: op.signal });
+            const got = result[key];
+            if (Array.isArray(got))
+                items.push(...got);
+            cursor = typeof result.nextCursor === 'string' && result.nextCursor ? result.nextCursor : undefined;
+            if (!cursor)
+                break;
+        }
+        return items;
+    }
+    /** tools/list, prompts/list, resources/list, resources/templates/list: all pages of every visible server, filtered. */
+    async list(key, view, op = {}) {
+        const started = performance.now();
+        const { capability } = LISTS[key];
+        let hidden = 0;
+        const servers = this.serversOf(view).filter((s) => {
+            if (authorize(view.identity, { action: 'list', server: s.name }).allowed)
+                return true;
+            hidden++;
+            return false;
+        });
+        const perServer = await Promise.all(servers.map(async (server) => {
+            if (!server.capabilities?.[capability])
+                return [];
+            try {
+                return (await this.fetchAll(server, key, view, op)).flatMap((item) => {
+                    const mapped = this.mapListItem(key, server.name, item, view);
+                    if (!mapped)
+                        return [];
+                    if (key === 'tools' && !authorize(view.identity, { action: 'list', server: server.name, tool: String(item.name) }).allowed) {
+                        hidden++;
+                        return [];
+                    }
+                    return [mapped];
+                });
+            }
+            catch {
+                // A server that fails its list drops out of it; the others still answer.
+                return [];
+            }
+        }));
+        const items = perServer.flat();
+        this.audit.record(view.identity, { method: LISTS[key].method, server: view.server, allowed: true, outcome: 'ok', ms: performance.now() - started, shown: items.length, hidden });
+        return items;
+    }
+    mapListItem(key, server, item, view) {
+        if (view.server)
+            return item;
+        if (key === 'resourceTemplates') {
+            if (typeof item.uriTemplate !== 'string')
+                return undefined;
+            return { ...item, name: prefixedName(server, String(item.name ?? '')), uriTemplate: gatewayUri(server, item.uriTemplate) };
+        }
+        if (typeof item.name !== 'string')
+            return undefined;
+        const out = { ...item, name: prefixedName(server, item.name) };
+        if (key === 'resources') {
+            if (typeof item.uri !== 'string')
+                return undefined;
+            out.uri = gatewayUri(server, item.uri);
+        }
+        return out;
+    }
+    /** Resolves a name of the view to its server and own name. */
+    resolveName(view, name, what) {
+        if (typeof name !== 'string' || !name)
+            throw new RpcFailure(-32602, `The ${what} name is required.`);
+        if (view.server)
+            return { server: this.pool.get(view.server), name };
+        const parts = splitName(name);
+        const server = parts && this.pool.get(parts.server);
+        if (!parts || !server)
+            throw unknownName(what, name);
+        return { server, name: parts.name };
+    }
+    resolveUri(view, uri) {
+        if (typeof uri !== 'string' || !uri)
+            throw new RpcFailure(-32602, 'The resource uri is required.');
+        if (view.server)
+            return { server: this.pool.get(view.server), uri };
+        const parts = splitUri(uri);
+        const server = parts && this.pool.get(parts.server);
+        if (!parts || !server)
+            throw unknownName('resource', uri);
+        return { server, uri: parts.uri };
+    }
+    /** Decides, runs, audits one request on one server. */
+    async guarded(view, method, scope, name, run) {
+        const started = performance.now();
+        const decision = authorize(view.identity, scope);
+        if (!decision.allowed) {
+            this.audit.record(view.identity, { method, server: scope.server, name, allowed: false, reason: decision.reason, outcome: 'denied', ms: performance.now() - started });
+            throw forbiddenCall(decision.reason);
+        }
+        try {
+            const result = await run();
+            this.audit.record(view.identity, { method, server: scope.server, name, allowed: true, outcome: result.isError === true ? 'tool_error' : 'ok', ms: performance.now() - started });
+            return result;
+        }
+        catch (err) {
+            this.audit.record(view.identity, { method, server: scope.server, name, allowed: true, outcome: 'error', reason: err.message, ms: performance.now() - started });
+            throw err;
+        }
+    }
+    async callTool(view, params, op = {}) {
+        const { server, name } = this.resolveName(view, params.name, 'tool');
+        const result = await this.guarded(view, 'tools/call', { action: 'call', server: server.name, tool: name }, name, () => server.request('tools/call', { ...params, name }, { identity: view.identity, meta: op.meta, signal: op.signal, onprogress: op.onprogress }));
+        return view.server ? result : this.mapContentUris(server.name, result);
+    }
+    async getPrompt(view, params, op = {}) {
+        const { server, name } = this.resolveName(view, params.name, 'prompt');
+        const result = await this.guarded(view, 'prompts/get', { action: 'read', server: server.name }, name, () => server.request('prompts/get', { ...params, name }, { identity: view.identity, meta: op.meta, signal: op.signal }));
+        if (view.server || !Array.isArray(result.messages))
+            return result;
+        return { ...result, messages: result.messages.map((m) => (m.content ? { ...m, content: this.mapContentItem(server.name, m.content) } : m)) };
+    }
+    async readResource(view, params, op = {}) {
+        const { server, uri } = this.resolveUri(view, params.uri);
+        const result = await this.guarded(view, 'resources/read', { action: 'read', server: server.name }, uri, () => server.request('resources/read', { ...params, uri }, { identity: view.identity, meta: op.meta, signal: op.signal }));
+        if (view.server || !Array.isArray(result.contents))
+            return result;
+        return { ...result, contents: result.contents.map((c) => (typeof c.uri === 'string' ? { ...c, uri: gatewayUri(server.name, c.uri) } : c)) };
+    }
+    async complete(view, params, op = {}) {
+        const ref = (params.ref ?? {});
+        let server;
+        let outRef;
+        if (ref.type === 'ref/prompt') {
+            const r = this.resolveName(view, ref.name, 'prompt');
+            server = r.server;
+            outRef = { ...ref, name: r.name };
+        }
+        else if (ref.type === 'ref/resource') {
+            const r = this.resolveUri(view, ref.uri);
+            server = r.server;
+            outRef = { ...ref, uri: r.uri };
+        }
+        else {
+            throw new RpcFailure(-32602, 'completion/complete needs a ref of type ref/prompt or ref/resource.');
+        }
+        return this.guarded(view, 'completion/complete', { action: 'read', server: server.name }, String(outRef.name ?? outRef.uri), async () => {
+            if (!server.capabilities?.completions)
+                return { completion: { values: [], hasMore: false } };
+            return server.request('completion/complete', { ...params, ref: outRef }, { identity: view.identity, meta: op.meta, signal: op.signal });
+        });
+    }
+    /** Resource links and embedded resources in a tool result point back through the gateway. */
+    mapContentUris(server, result) {
+        if (!Array.isArray(result.content))
+            return result;
+        return { ...result, content: result.content.map((c) => this.mapContentItem(server, c)) };
+    }
+    mapContentItem(server, item) {
+        if (item?.type === 'resource_link' && typeof item.uri === 'string')
+            return { ...item, uri: gatewayUri(server, item.uri) };
+        if (item?.type === 'resource' && item.resource && typeof item.resource.uri === 'string') {
+            const resource = item.resource;
+            return { ...item, resource: { ...resource, uri: gatewayUri(server, String(resource.uri)) } };
+        }
+        return item;
+    }
+}
+//# sourceMappingURL=aggregator.js.map

@@ -1,0 +1,228 @@
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { headerValue } from '../../../kernel/engine/context.js';
+import { RpcFailure, RPC } from '../rpc-errors.js';
+import { GATEWAY_VERSION } from '../upstream/upstream-server.js';
+import { GATEWAY_CAPABILITIES, instructionsFor } from './gateway-mcp-server.js';
+/** Revisions served statelessly with per-request `_meta` (no initialize, no session). */
+export const MODERN_VERSIONS = ['2026-07-28'];
+/** Every revision the endpoint speaks, newest first. */
+export const ALL_VERSIONS = [...MODERN_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS];
+const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
+const META_SUBSCRIPTION = 'io.modelcontextprotocol/subscriptionId';
+const KEEP_ALIVE_MS = 15_000;
+/**
+ * Whether a request speaks a handshake-free revision: its MCP-Protocol-Version is not one of
+ * the handshake-era versions (an unknown version is answered by the modern path with
+ * UnsupportedProtocolVersionError). No header: the handshake era (2025-03-26 default).
+ */
+export function isModernRequest(req) {
+    const version = headerValue(req.headers, 'mcp-protocol-version')?.trim();
+    return !!version && !SUPPORTED_PROTOCOL_VERSIONS.includes(version);
+}
+/** `=?base64?...?=` header values decoded (MCP's sentinel for non-ASCII names). */
+export function decodeHeaderValue(value) {
+    const m = /^=\?base64\?([A-Za-z0-9+/=]*)\?=$/.exec(value);
+    return m ? Buffer.from(m[1], 'base64').toString('utf8') : value;
+}
+function sendJson(res, status, body) {
+    const text = JSON.stringify(body);
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+}
+function rpcError(id, code, message, data) {
+    return { jsonrpc: '2.0', ...(id === undefined ? {} : { id }), error: { code, message, ...(data === undefined ? {} : { data }) } };
+}
+function openEventStream(res) {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no', connection: 'keep-alive' });
+    res.flushHeaders();
+}
+function writeEvent(res, message) {
+    res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+}
+/**
+ * Streamable HTTP of the stateless revision (2026-07-28): each POST carries one JSON-RPC
+ * request with its protocol version in `_meta` and the MCP-Protocol-Version, Mcp-Method and
+ * Mcp-Name headers (checked against the body: 400 HeaderMismatch); `server/discover` tells
+ * what the gateway supports; list changes come on `subscriptions/listen` streams.
+ */
+export class ModernEndpoint {
+    aggregator;
+    logger;
+    listeners = new Set();
+    constructor(aggregator, logger) {
+        this.aggregator = aggregator;
+        this.logger = logger;
+    }
+    async handle(req, res, identity, pinned, body) {
+        const version = headerValue(req.headers, 'mcp-protocol-version').trim();
+        const message = (body ?? {});
+        const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : undefined;
+        if (!MODERN_VERSIONS.includes(version)) {
+            sendJson(res, 400, rpcError(id, RPC.UNSUPPORTED_PROTOCOL_VERSION, 'Unsupported protocol version', { supported: ALL_VERSIONS, requested: version }));
+            return;
+        }
+        if (req.method !== 'POST') {
+            sendJson(res, 400, rpcError(undefined, RPC.INVALID_REQUEST, `Protocol version ${version} has no ${req.method} on the MCP endpoint: POST each request.`));
+            return;
+        }
+        if (!body || typeof body !== 'object' || Array.isArray(body) || message.jsonrpc !== '2.0' || typeof message.method !== 'string') {
+            sendJson(res, 400, rpcError(id, RPC.INVALID_REQUEST, 'The body must be one JSON-RPC 2.0 request or notification.'));
+            return;
+        }
+        const method = message.method;
+        const params = message.params ?? {};
+        if (id === undefined) {
+            // This revision defines no client notification over HTTP (cancelling is closing the
+            // response stream); a notification is accepted and needs no answer.
+            res.writeHead(202).end();
+            return;
+        }
+        const mismatch = this.headerMismatch(req, method, params, version);
+        if (mismatch) {
+            sendJson(res, 400, rpcError(id, RPC.HEADER_MISMATCH, `Header mismatch: ${mismatch}`));
+            return;
+        }
+        const view = { identity, server: pinned };
+        if (method === 'subscriptions/listen') {
+            this.listen(res, id, view, params);
+            return;
+        }
+        const controller = new AbortController();
+        res.once('close', () => {
+            if (!res.writableFinished)
+                controller.abort();
+        });
+        const meta = params._meta;
+        const progressToken = meta?.progressToken;
+        let streaming = false;
+        const op = { signal: controller.signal, meta };
+        if (progressToken !== undefined) {
+            op.onprogress = (p) => {
+                if (!streaming) {
+                    openEventStream(res);
+                    streaming = true;
+                }
+                writeEvent(res, { jsonrpc: '2.0', method: 'notifications/progress', params: { ...p, progressToken } });
+            };
+        }
+        let reply;
+        let status = 200;
+        try {
+            reply = { jsonrpc: '2.0', id, result: await this.dispatch(method, params, view, op) };
+        }
+        catch (err) {
+            if (err instanceof RpcFailure) {
+                if (err.code === RPC.METHOD_NOT_FOUND)
+                    status = 404;
+                reply = rpcError(id, err.code, err.message, err.data);
+            }
+            else {
+                this.logger.error({ err: err.message }, 'mcp request failed');
+                reply = rpcError(id, RPC.INTERNAL_ERROR, 'The gateway hit an unexpected error.');
+            }
+        }
+        if (res.destroyed)
+            return;
+        if (streaming) {
+            writeEvent(res, reply);
+            res.end();
+        }
+        else
+            sendJson(res, status, reply);
+    }
+    /** The first problem of the request-metadata headers, if any. */
+    headerMismatch(req, method, params, version) {
+        const metaVersion = params._meta?.[META_VERSION];
+        if (metaVersion !== version)
+            return `MCP-Protocol-Version header ${version} does not match _meta ${META_VERSION} ${JSON.stringify(metaVersion ?? null)}`;
+        const methodHeader = headerValue(req.headers, 'mcp-method');
+        if (methodHeader === undefined)
+            return 'the Mcp-Method header is missing';
+        if (methodHeader !== method)
+            return `Mcp-Method header value '${methodHeader}' does not match body value '${method}'`;
+        if (method === 'tools/call' || method === 'prompts/get' || method === 'resources/read') {
+            const nameHeader = headerValue(req.headers, 'mcp-name');
+            const bodyValue = method === 'resources/read' ? params.uri : params.name;
+            if (nameHeader === undefined)
+                return 'the Mcp-Name header is missing';
+            const decoded = decodeHeaderValue(nameHeader);
+            if (decoded !== bodyValue)
+                return `Mcp-Name header value '${decoded}' does not match body value '${String(bodyValue)}'`;
+        }
+        return undefined;
+    }
+    async dispatch(method, params, view, op) {
+        const cacheable = { ttlMs: 0, cacheScope: 'private' };
+        switch (method) {
+            case 'server/discover':
+                return {
+                    resultType: 'complete',
+                    supportedVersions: ALL_VERSIONS,
+                    capabilities: GATEWAY_CAPABILITIES,
+                    instructions: instructionsFor(this.aggregator, view.server),
+                    ...cacheable,
+                    _meta: { 'io.modelcontextprotocol/serverInfo': { name: view.server ? `ai-gateway/${view.server}` : 'ai-gateway', version: GATEWAY_VERSION } },
+                };
+            case 'ping':
+                return { resultType: 'complete' };
+            case 'tools/list':
+                return { resultType: 'complete', tools: await this.aggregator.list('tools', view, op), ...cacheable };
+            case 'prompts/list':
+                return { resultType: 'complete', prompts: await this.aggregator.list('prompts', view, op), ...cacheable };
+            case 'resources/list':
+                return { resultType: 'complete', resources: await this.aggregator.list('resources', view, op), ...cacheable };
+            case 'resources/templates/list':
+                return { resultType: 'complete', resourceTemplates: await this.aggregator.list('resourceTemplates', view, op), ...cacheable };
+            case 'tools/call':
+                return { resultType: 'complete', ...(await this.aggregator.callTool(view, params, op)) };
+            case 'prompts/get':
+                return { resultType: 'complete', ...(await this.aggregator.getPrompt(view, params, op)) };
+            case 'resources/read':
+                return { resultType: 'complete', ...cacheable, ...(await this.aggregator.readResource(view, params, op)) };
+            case 'completion/complete':
+                return { resultType: 'complete', ...(await this.aggregator.complete(view, params, op)) };
+            default:
+                throw new RpcFailure(RPC.METHOD_NOT_FOUND, `Method not found: ${method}`);
+        }
+    }
+    /** subscriptions/listen: an SSE stream of the list-changed notifications the caller opted in to. */
+    listen(res, id, view, params) {
+        const asked = (params.notifications ?? {});
+        const filter = {};
+        for (const key of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'])
+            if (asked[key] === true)
+                filter[key] = true;
+        openEventStream(res);
+        writeEvent(res, { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: filter, _meta: { [META_SUBSCRIPTION]: id } } });
+        const timer = setInterval(() => res.write(':\n\n'), KEEP_ALIVE_MS);
+        timer.unref();
+        const listener = { res, id, identity: view.identity, pinned: view.server, filter, timer };
+        this.listeners.add(listener);
+        res.once('close', () => {
+            clearInterval(timer);
+            this.listeners.delete(listener);
+        });
+    }
+    notifyListChanged(server, kind) {
+        const key = kind === 'tools' ? 'toolsListChanged' : kind === 'prompts' ? 'promptsListChanged' : 'resourcesListChanged';
+        for (const l of this.listeners) {
+            if (!l.filter[key])
+                continue;
+            if (l.pinned && l.pinned !== server)
+                continue;
+            if (!this.aggregator.maySee(l.identity, server))
+                continue;
+            writeEvent(l.res, { jsonrpc: '2.0', method: `notifications/${kind}/list_changed`, params: { _meta: { [META_SUBSCRIPTION]: l.id } } });
+        }
+    }
+    /** Ends every subscription gracefully (its final response), at shutdown. */
+    close() {
+        for (const l of this.listeners) {
+            clearInterval(l.timer);
+            writeEvent(l.res, { jsonrpc: '2.0', id: l.id, result: { resultType: 'complete', _meta: { [META_SUBSCRIPTION]: l.id } } });
+            l.res.end();
+        }
+        this.listeners.clear();
+    }
+}
+//# sourceMappingURL=modern-http.js.map

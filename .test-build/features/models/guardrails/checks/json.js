@@ -1,0 +1,63 @@
+import { Ajv } from 'ajv';
+import { schemaDocument } from '../../../../kernel/config/schema-validator.js';
+import { ExtensionConfigError } from '../../../../kernel/engine/extension.js';
+import { defineCheck } from '../check-kind.js';
+import { need } from './need.js';
+const ajv = new Ajv({ allErrors: false, strict: false });
+/** Parses text as JSON, or the first ```json fenced block in it. */
+export function parseJsonText(text) {
+    const attempts = [text.trim()];
+    const fenced = /```(?:json)?\s*([\s\S]*?)```/i.exec(text);
+    if (fenced)
+        attempts.push(fenced[1].trim());
+    let error = 'empty text';
+    for (const candidate of attempts) {
+        if (!candidate)
+            continue;
+        try {
+            return { ok: true, value: JSON.parse(candidate) };
+        }
+        catch (err) {
+            error = err.message;
+        }
+    }
+    return { ok: false, error };
+}
+/** Fails unless the text (or its first ```json block) is valid JSON. */
+export const jsonParse = defineCheck({
+    name: 'jsonParse',
+    description: 'Fails unless the text is valid JSON.',
+    schema: schemaDocument('checks/jsonParse.schema.json'),
+    create: () => ({ text }) => {
+        const parsed = parseJsonText(text);
+        return parsed.ok ? { passed: true, detail: 'valid JSON' } : { passed: false, detail: `not valid JSON (${parsed.error})` };
+    },
+});
+/** Fails unless the text, parsed as JSON, satisfies the schema. */
+export const jsonSchema = defineCheck({
+    name: 'jsonSchema',
+    description: 'Fails unless the text, parsed as JSON, satisfies a JSON Schema.',
+    schema: schemaDocument('checks/jsonSchema.schema.json'),
+    create(check, { path }) {
+        const problems = [];
+        if (!need(check, 'schema', 'jsonSchema', 'the JSON Schema', path, problems))
+            throw new ExtensionConfigError(problems);
+        let validate;
+        try {
+            validate = ajv.compile(check.schema);
+        }
+        catch (err) {
+            throw new ExtensionConfigError([`${path}.schema: is not a valid JSON Schema: ${err.message}`]);
+        }
+        return ({ text }) => {
+            const parsed = parseJsonText(text);
+            if (!parsed.ok)
+                return { passed: false, detail: `not valid JSON (${parsed.error})` };
+            if (validate(parsed.value))
+                return { passed: true, detail: 'matches the schema' };
+            const e = validate.errors?.[0];
+            return { passed: false, detail: `does not match the schema (${e ? `${e.instancePath || '/'} ${e.message}` : 'invalid'})` };
+        };
+    },
+});
+//# sourceMappingURL=json.js.map

@@ -1,0 +1,130 @@
+/**
+ * Reads a whole stream of parts (output guardrails need the whole answer before anything is
+ * sent). Text deltas of OpenAI-shaped chunks and translated text parts become pieces grouped
+ * by choice; masking a piece rewrites the chunk it came from.
+ */
+export async function assembleStream(source, streamFormat) {
+    const format = streamFormat === 'text' ? 'text' : 'chat';
+    const entries = [];
+    const pieces = [];
+    let complete = false;
+    let copies = 1000;
+    for await (const part of source) {
+        const entry = { part: { ...part }, dirty: false };
+        entries.push(entry);
+        if (part.type === 'text') {
+            pieces.push({ text: part.text, group: part.choice, write: (text) => (entry.part.text = text) });
+        }
+        else if (part.type === 'chunk') {
+            let parsed;
+            try {
+                parsed = JSON.parse(part.data);
+            }
+            catch {
+                continue;
+            }
+            if (!Array.isArray(parsed?.choices))
+                continue;
+            entry.parsed = parsed;
+            parsed.choices.forEach((choice, i) => {
+                const group = typeof choice?.index === 'number' ? choice.index : i;
+                const holder = format === 'chat' ? choice?.delta : choice;
+                const key = format === 'chat' ? 'content' : 'text';
+                if (holder && typeof holder[key] === 'string' && holder[key] !== '') {
+                    pieces.push({
+                        text: holder[key],
+                        group,
+                        write: (text) => {
+                            holder[key] = text;
+                            entry.dirty = true;
+                        },
+                    });
+                }
+            });
+        }
+        else if (part.type === 'event') {
+            // an upstream event in the answer's own format (Anthropic Messages, Responses)
+            let parsed;
+            try {
+                parsed = JSON.parse(part.data);
+            }
+            catch {
+                continue;
+            }
+            entry.parsed = parsed;
+            for (const [holder, key, whole] of eventTexts(parsed)) {
+                pieces.push({
+                    text: holder[key],
+                    // deltas join into the answer's text; events that repeat the whole text are checked apart
+                    group: whole ? ++copies : 0,
+                    write: (text) => {
+                        holder[key] = text;
+                        entry.dirty = true;
+                    },
+                });
+            }
+        }
+        if (part.type === 'done') {
+            complete = true;
+            break;
+        }
+    }
+    return {
+        pieces,
+        complete,
+        parts: () => entries.map((e) => {
+            if (!e.dirty)
+                return e.part;
+            return e.part.type === 'event' ? { ...e.part, data: JSON.stringify(e.parsed) } : { type: 'chunk', data: JSON.stringify(e.parsed) };
+        }),
+    };
+}
+export async function* replay(parts) {
+    yield* parts;
+}
+/** The answer text an Anthropic or Responses event holds: [object, key, whether it repeats the whole text]. */
+function eventTexts(data) {
+    const out = [];
+    const text = (holder, key, whole) => {
+        if (holder && typeof holder[key] === 'string' && holder[key] !== '')
+            out.push([holder, key, whole]);
+    };
+    const messageItems = (items) => {
+        if (!Array.isArray(items))
+            return;
+        for (const item of items)
+            if (item?.type === 'message' && Array.isArray(item.content))
+                for (const c of item.content)
+                    if (c?.type === 'output_text')
+                        text(c, 'text', true);
+    };
+    switch (data?.type) {
+        case 'content_block_delta':
+            if (data.delta?.type === 'text_delta')
+                text(data.delta, 'text', false);
+            break;
+        case 'content_block_start':
+            if (data.content_block?.type === 'text')
+                text(data.content_block, 'text', false);
+            break;
+        case 'response.output_text.delta':
+            text(data, 'delta', false);
+            break;
+        case 'response.output_text.done':
+            text(data, 'text', true);
+            break;
+        case 'response.content_part.done':
+            if (data.part?.type === 'output_text')
+                text(data.part, 'text', true);
+            break;
+        case 'response.output_item.done':
+            messageItems([data.item]);
+            break;
+        case 'response.completed':
+        case 'response.incomplete':
+            messageItems(data.response?.output);
+            break;
+    }
+    return out;
+}
+//# sourceMappingURL=stream-text.js.map

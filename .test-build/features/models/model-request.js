@@ -1,0 +1,29 @@
+import { defineSlot } from '../../kernel/engine/slot.js';
+/** The provider named by x-gateway-provider (set by authenticate, with the key; undefined when a routing config names the providers). */
+export const PROVIDER = defineSlot('provider', 'the provider credentials (x-gateway-provider and its key)');
+/** The provider key from x-gateway-api-key or Authorization. */
+export const PROVIDER_KEY = defineSlot('provider-key', 'a provider key');
+/** The routing decision of the request: the routing config's plan, or the one target the headers name (route). */
+export const ROUTING = defineSlot('routing', 'a routing decision');
+/** The upstream target of the current attempt, every inherited setting resolved (fallback, once per attempt). */
+export const TARGET = defineSlot('target', 'a target');
+/** Every upstream attempt so far (error.debug under x-gateway-debug). */
+export const ATTEMPTS = defineSlot('attempts', 'the attempts');
+/** Monotonic deadline (performance.now() based) for the whole request, when one is set. */
+export const DEADLINE = defineSlot('deadline', 'a deadline');
+/** Token usage the answer reported (a stream's usage part, or the JSON answer's usage). */
+export const USAGE = defineSlot('usage', 'the usage of the answer');
+/** An upload already went upstream: unless it is a spooled form (read whole by validate), it cannot be sent again (no retry, no fallback). */
+export const UPLOAD_SENT = defineSlot('upload-sent', 'an upload-sent flag');
+/** The gateway served the request itself (its own files and batches): no provider shapes apply. */
+export const GATEWAY_SERVED = defineSlot('gateway-served', 'a gateway-served flag');
+/** The request is one line of a batch the gateway runs (not a caller's HTTP request). */
+export const BATCH_LINE = defineSlot('batch-line', 'a batch-line flag');
+/** Appends to the request's attempt list. */
+export function attemptsOf(ctx) {
+    let list = ctx.get(ATTEMPTS);
+    if (!list)
+        ctx.set(ATTEMPTS, (list = []));
+    return list;
+}
+//# sourceMappingURL=model-request.js.map

@@ -1,0 +1,44 @@
+import { parseErrorBody, upstreamError } from '../shared/upstream-error.js';
+/**
+ * Anthropic's errors: {"type":"error","error":{"type":"...","message":"..."}}.
+ * not_found_error about the model -> model_not_found; rate_limit_error (429) -> rate limit
+ * with Retry-After; overloaded_error (529) -> provider_error (retryable, falls back); the
+ * rest by status through the shared rules.
+ */
+const BY_TYPE = {
+    authentication_error: 'invalid_api_key',
+    permission_error: 'invalid_api_key',
+    rate_limit_error: 'rate_limit_exceeded',
+    overloaded_error: 'provider_error',
+    api_error: 'provider_error',
+};
+/** HTTP statuses of the error types, for errors that arrive inside a stream. */
+const STATUS_OF_TYPE = {
+    invalid_request_error: 400,
+    authentication_error: 401,
+    permission_error: 403,
+    not_found_error: 404,
+    request_too_large: 413,
+    rate_limit_error: 429,
+    api_error: 500,
+    overloaded_error: 529,
+};
+export function mapAnthropicError(status, body, headers) {
+    const parsed = parseErrorBody(body);
+    const err = typeof parsed === 'object' && parsed !== null ? parsed.error : undefined;
+    const type = typeof err?.type === 'string' ? err.type : undefined;
+    const message = typeof err?.message === 'string' ? err.message : typeof parsed === 'string' ? parsed.slice(0, 500) : undefined;
+    let gatewayCode = type ? BY_TYPE[type] : undefined;
+    if (type === 'not_found_error' && /^model\b/i.test(message ?? ''))
+        gatewayCode = 'model_not_found';
+    if (status === 529)
+        gatewayCode = 'provider_error';
+    return upstreamError('anthropic', status, { message, code: type, gatewayCode }, headers);
+}
+/** An `error` event in the middle of a stream. */
+export function anthropicStreamError(error) {
+    const type = typeof error?.type === 'string' ? error.type : 'api_error';
+    const status = STATUS_OF_TYPE[type] ?? 500;
+    return mapAnthropicError(status, Buffer.from(JSON.stringify({ type: 'error', error })), {});
+}
+//# sourceMappingURL=errors.js.map

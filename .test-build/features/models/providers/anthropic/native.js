@@ -1,0 +1,58 @@
+import { GatewayError } from '../../../../contract/errors/gateway-error.js';
+import { baseUrlOf } from '../shared/upstream-url.js';
+import { jsonRequestBody } from '../openai-compatible/openai-compatible.js';
+import { anthropicStreamError } from './errors.js';
+/**
+ * Anthropic's own Messages API routes (/v1/messages, /v1/messages/count_tokens) forwarded as
+ * they are: the caller's bytes go upstream, the answer's bytes (or SSE events) come back
+ * untouched. The caller's anthropic-version and anthropic-beta headers go with them.
+ */
+const PROTOCOL_HEADERS = ['anthropic-version', 'anthropic-beta'];
+/** Events pass through; message_stop completes the answer; error events and a second message_start fail it. */
+export const ANTHROPIC_PASSTHROUGH_STREAM = {
+    framing: 'sse',
+    createMapper() {
+        let started = false;
+        return (event) => {
+            if (!('data' in event) || event.data === '')
+                return undefined;
+            const type = event.event ?? /"type"\s*:\s*"([^"]+)"/.exec(event.data)?.[1];
+            if (type === 'error') {
+                let data;
+                try {
+                    data = JSON.parse(event.data);
+                }
+                catch {
+                    data = {};
+                }
+                throw anthropicStreamError(data.error);
+            }
+            if (type === 'message_start') {
+                if (started)
+                    throw new GatewayError('provider_error', 'anthropic started a second message inside an open one; the answer is broken.', { provider: 'anthropic', retryable: true });
+                started = true;
+            }
+            const part = { type: 'event', event: type, data: event.data };
+            return type === 'message_stop' ? [part, { type: 'done' }] : part;
+        };
+    },
+};
+export function nativeMessagesAdapter(path, defaultVersion, extraHeaders) {
+    const adapter = {
+        request(call, provider) {
+            const headers = { 'anthropic-version': defaultVersion, ...extraHeaders };
+            for (const name of PROTOCOL_HEADERS) {
+                const value = call.headers[name];
+                if (typeof value === 'string' && value !== '')
+                    headers[name] = value;
+            }
+            headers['x-api-key'] = call.apiKey ?? '';
+            headers['content-type'] = 'application/json';
+            return { method: 'POST', url: `${baseUrlOf(call, provider)}${path}`, headers, body: jsonRequestBody(call) };
+        },
+    };
+    if (path === '/v1/messages')
+        adapter.stream = ANTHROPIC_PASSTHROUGH_STREAM;
+    return adapter;
+}
+//# sourceMappingURL=native.js.map

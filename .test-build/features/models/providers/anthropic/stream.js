@@ -1,0 +1,124 @@
+import { GatewayError } from '../../../../contract/errors/gateway-error.js';
+import { nowSeconds } from '../shared/openai-answer.js';
+import { ToolCallStream } from '../shared/tool-call-stream.js';
+import { answersThroughJsonTool, JSON_RESPONSE_TOOL } from '../shared/json-response.js';
+import { forcedJsonTool } from './request.js';
+import { finishReason, usageFrom } from './finish.js';
+import { anthropicStreamError } from './errors.js';
+/**
+ * Anthropic's SSE events -> stream parts, event by event:
+ * message_start -> meta; content_block_start (tool_use) -> tool-call-start; text_delta -> text;
+ * thinking_delta -> reasoning, and the thinking block (with the signature of its
+ * signature_delta) when it stops; redacted_thinking -> its block at once; input_json_delta ->
+ * tool-call-args; content_block_stop closes a call; message_delta -> finish and usage;
+ * message_stop -> done; ping is skipped; error throws the mapped error. A second message_start
+ * inside an open message is a broken stream (an error, never a tool call with cut arguments).
+ * Tool calls are numbered 0..n-1 although Anthropic's block index counts text blocks too.
+ */
+export const ANTHROPIC_STREAM = {
+    framing: 'sse',
+    createMapper(call) {
+        const tools = new ToolCallStream('anthropic');
+        const jsonTool = answersThroughJsonTool(call.body ?? {}, forcedJsonTool(call.body ?? {}));
+        const jsonBlocks = new Set();
+        const thinking = new Map();
+        let startUsage = {};
+        let started = false;
+        return (event) => {
+            if (!('data' in event) || event.data === '')
+                return undefined;
+            let data;
+            try {
+                data = JSON.parse(event.data);
+            }
+            catch {
+                throw new GatewayError('provider_error', 'anthropic sent a stream event that is not JSON.', { provider: 'anthropic' });
+            }
+            switch (data?.type) {
+                case 'message_start': {
+                    if (started) {
+                        throw new GatewayError('provider_error', 'anthropic started a second message inside an open one; the answer is broken.', { provider: 'anthropic', retryable: true });
+                    }
+                    started = true;
+                    const message = data.message ?? {};
+                    startUsage = message.usage ?? {};
+                    return {
+                        type: 'meta',
+                        id: String(message.id ?? ''),
+                        model: String(message.model ?? call.body?.model ?? ''),
+                        created: nowSeconds(),
+                        inputTokens: usageFrom(startUsage).prompt_tokens,
+                        cachedTokens: usageFrom(startUsage).prompt_tokens_details?.cached_tokens ?? 0,
+                    };
+                }
+                case 'content_block_start': {
+                    const block = data.content_block ?? {};
+                    if (block.type === 'tool_use') {
+                        if (jsonTool && block.name === JSON_RESPONSE_TOOL) {
+                            jsonBlocks.add(data.index);
+                            return undefined;
+                        }
+                        return tools.start(data.index, String(block.id), String(block.name));
+                    }
+                    if (block.type === 'thinking') {
+                        const text = typeof block.thinking === 'string' ? block.thinking : '';
+                        thinking.set(data.index, { text, signature: typeof block.signature === 'string' ? block.signature : '' });
+                        return text ? { type: 'reasoning', choice: 0, text } : undefined;
+                    }
+                    if (block.type === 'redacted_thinking')
+                        return { type: 'thinking-block', choice: 0, block: { type: 'redacted_thinking', data: String(block.data ?? '') } };
+                    if (block.type === 'text' && typeof block.text === 'string' && block.text !== '')
+                        return { type: 'text', choice: 0, text: block.text };
+                    return undefined;
+                }
+                case 'content_block_delta': {
+                    const delta = data.delta ?? {};
+                    if (delta.type === 'text_delta')
+                        return delta.text ? { type: 'text', choice: 0, text: delta.text } : undefined;
+                    if (delta.type === 'thinking_delta') {
+                        const open = thinking.get(data.index);
+                        if (!open || typeof delta.thinking !== 'string' || delta.thinking === '')
+                            return undefined;
+                        open.text += delta.thinking;
+                        return { type: 'reasoning', choice: 0, text: delta.thinking };
+                    }
+                    if (delta.type === 'signature_delta') {
+                        const open = thinking.get(data.index);
+                        if (open && typeof delta.signature === 'string')
+                            open.signature += delta.signature;
+                        return undefined;
+                    }
+                    if (delta.type === 'input_json_delta') {
+                        if (jsonBlocks.has(data.index))
+                            return delta.partial_json ? { type: 'text', choice: 0, text: delta.partial_json } : undefined;
+                        // input of server-side tools (server_tool_use blocks) has no OpenAI equivalent
+                        return tools.has(data.index) ? tools.args(data.index, delta.partial_json) : undefined;
+                    }
+                    return undefined; // citation deltas have no OpenAI chat equivalent
+                }
+                case 'content_block_stop': {
+                    const open = thinking.get(data.index);
+                    if (open) {
+                        thinking.delete(data.index);
+                        return { type: 'thinking-block', choice: 0, block: { type: 'thinking', thinking: open.text, signature: open.signature } };
+                    }
+                    return tools.has(data.index) ? tools.stop(data.index) : undefined;
+                }
+                case 'message_delta': {
+                    const parts = [];
+                    if (data.delta?.stop_reason)
+                        parts.push({ type: 'finish', choice: 0, reason: finishReason(data.delta.stop_reason, jsonTool) });
+                    parts.push({ type: 'usage', usage: usageFrom({ ...startUsage, ...data.usage }) });
+                    return parts;
+                }
+                case 'message_stop':
+                    return { type: 'done' };
+                case 'error':
+                    throw anthropicStreamError(data.error);
+                default:
+                    return undefined; // ping, and event types added later
+            }
+        };
+    },
+};
+//# sourceMappingURL=stream.js.map

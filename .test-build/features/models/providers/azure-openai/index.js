@@ -1,0 +1,64 @@
+import { badRequest } from '../../../../contract/errors/gateway-error.js';
+import { openAICompatible } from '../openai-compatible/openai-compatible.js';
+import { mapAzureError } from './errors.js';
+import { AZURE_HEADERS } from '../shared/upstream-headers.js';
+export const AZURE_DEFAULT_API_VERSION = '2024-10-21';
+/** The Responses API needs a newer api-version than the default one. */
+export const AZURE_RESPONSES_API_VERSION = '2025-04-01-preview';
+/** Operations addressed to a deployment (a model); the others are resource-wide. */
+const DEPLOYMENT_OPERATIONS = new Set([
+    'chat.completions',
+    'completions',
+    'embeddings',
+    'images.generations',
+    'images.edits',
+    'audio.speech',
+    'audio.transcriptions',
+    'audio.translations',
+]);
+const RESOURCE_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/i;
+const JWT = /^eyJ[\w-]*\.[\w-]+\.[\w-]*$/;
+function option(call, field) {
+    const value = call.target.options?.[field];
+    return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+function resourceHost(call) {
+    const resource = option(call, 'azure_resource_name');
+    if (!resource) {
+        throw badRequest('Azure OpenAI needs the resource name: send x-gateway-azure-resource-name (or azure_resource_name in the target).', 'x-gateway-azure-resource-name');
+    }
+    if (!RESOURCE_NAME.test(resource)) {
+        throw badRequest(`x-gateway-azure-resource-name "${resource}" is not an Azure resource name (letters, digits and hyphens).`, 'x-gateway-azure-resource-name');
+    }
+    return `https://${resource}.openai.azure.com`;
+}
+function azureUrl(base, path, call) {
+    let prefix = '/openai';
+    if (DEPLOYMENT_OPERATIONS.has(call.operation)) {
+        const deployment = option(call, 'azure_deployment_id');
+        if (!deployment) {
+            throw badRequest('Azure OpenAI needs the deployment: send x-gateway-azure-deployment-id (or azure_deployment_id in the target).', 'x-gateway-azure-deployment-id');
+        }
+        prefix = `/openai/deployments/${encodeURIComponent(deployment)}`;
+    }
+    const fallbackVersion = call.operation.startsWith('responses.') ? AZURE_RESPONSES_API_VERSION : AZURE_DEFAULT_API_VERSION;
+    const query = new URLSearchParams({ 'api-version': option(call, 'azure_api_version') ?? fallbackVersion });
+    for (const [key, value] of call.query)
+        if (key !== 'api-version')
+            query.append(key, value);
+    return `${base}${prefix}${path}?${query}`;
+}
+export default openAICompatible({
+    name: 'azure-openai',
+    displayName: 'Azure OpenAI',
+    defaultBaseUrl: 'https://{azure_resource_name}.openai.azure.com',
+    baseUrlFor: resourceHost,
+    hosts: /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?\.openai\.azure\.com$/,
+    url: azureUrl,
+    authHeaders: (key) => (!key ? {} : JWT.test(key) ? { authorization: `Bearer ${key}` } : { 'api-key': key }),
+    passHeaders: AZURE_HEADERS,
+    requiresKey: true,
+    operations: ['chat.completions', 'completions', 'embeddings', 'images.generations', 'images.edits', 'audio.speech', 'audio.transcriptions', 'audio.translations', 'files.create', 'files.list', 'files.retrieve', 'files.delete', 'files.content', 'batches.create', 'batches.list', 'batches.retrieve', 'batches.cancel', 'fine_tuning.jobs.create', 'fine_tuning.jobs.list', 'fine_tuning.jobs.retrieve', 'fine_tuning.jobs.cancel', 'fine_tuning.jobs.events', 'models.list', 'responses.create', 'responses.retrieve', 'responses.delete', 'responses.cancel', 'responses.input_items'],
+    mapError: mapAzureError,
+});
+//# sourceMappingURL=index.js.map

@@ -1,0 +1,60 @@
+import { badRequest } from '../../../../contract/errors/gateway-error.js';
+import { embeddingInputs, embeddingList } from '../shared/embeddings.js';
+import { awsCredentials } from './credentials.js';
+import { signedRequest } from './signing.js';
+import { modelPath } from './paths.js';
+/**
+ * Embeddings through InvokeModel (POST /model/{modelId}/invoke):
+ * - Amazon Titan (amazon.titan-embed-*): one call per input, {"inputText"}; text-v2 models
+ *   also take `dimensions`. Answers: {"embedding", "inputTextTokenCount"}.
+ * - Cohere (cohere.embed-*): one call, {"texts", "input_type"} (input_type from the request,
+ *   default search_document). Answers: {"embeddings": [[...]]} (no token count).
+ */
+const TITAN = /titan-embed/i;
+const TITAN_V2 = /titan-embed-text-v2/i;
+const COHERE = /cohere\.embed/i;
+function family(model) {
+    const id = String(model ?? '');
+    if (TITAN.test(id))
+        return 'titan';
+    if (COHERE.test(id))
+        return 'cohere';
+    throw badRequest(`bedrock embeddings serve Amazon Titan (amazon.titan-embed-*) and Cohere (cohere.embed-*) models, not "${id}".`, 'model');
+}
+function invokeBody(body) {
+    if (family(body.model) === 'titan') {
+        const out = { inputText: body.input };
+        if (TITAN_V2.test(String(body.model)) && typeof body.dimensions === 'number')
+            out.dimensions = body.dimensions;
+        return out;
+    }
+    const out = { texts: embeddingInputs(body, 'bedrock'), input_type: typeof body.input_type === 'string' ? body.input_type : 'search_document' };
+    if (typeof body.truncate === 'string')
+        out.truncate = body.truncate;
+    return out;
+}
+export function bedrockEmbeddings(settings, extraHeaders, baseFor) {
+    return {
+        fanOut(body) {
+            if (family(body?.model) !== 'titan')
+                return undefined;
+            return embeddingInputs(body, 'bedrock').map((input) => ({ ...body, input }));
+        },
+        request(call) {
+            const credentials = awsCredentials(call, settings);
+            const url = `${baseFor(call, credentials.region)}${modelPath(call.body.model, 'invoke')}`;
+            const headers = { ...extraHeaders, 'content-type': 'application/json', accept: 'application/json' };
+            return signedRequest('POST', url, headers, JSON.stringify(invokeBody(call.body)), credentials);
+        },
+        response(answer, call) {
+            const model = String(call.body?.model ?? '');
+            if (Array.isArray(answer)) {
+                const tokens = answer.reduce((sum, a) => sum + Number(a?.inputTextTokenCount ?? 0), 0);
+                return embeddingList(answer.map((a) => a?.embedding ?? []), model, tokens, call.body?.encoding_format);
+            }
+            const vectors = Array.isArray(answer?.embeddings) ? answer.embeddings : (answer?.embeddings?.float ?? []);
+            return embeddingList(vectors, model, 0, call.body?.encoding_format);
+        },
+    };
+}
+//# sourceMappingURL=embeddings.js.map

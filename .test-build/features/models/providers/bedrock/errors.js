@@ -1,0 +1,53 @@
+import { parseErrorBody, upstreamError } from '../shared/upstream-error.js';
+/**
+ * Bedrock's errors: {"message": "..."} with the exception name in x-amzn-errortype (or
+ * `__type`). ThrottlingException -> rate limit with Retry-After; ServiceUnavailable, model
+ * and server errors -> provider_error; unknown model -> model_not_found; bad or expired
+ * credentials -> invalid_api_key; the rest by status through the shared rules.
+ */
+const BY_EXCEPTION = {
+    ThrottlingException: 'rate_limit_exceeded',
+    ServiceQuotaExceededException: 'rate_limit_exceeded',
+    ServiceUnavailableException: 'provider_error',
+    InternalServerException: 'provider_error',
+    ModelErrorException: 'provider_error',
+    ModelStreamErrorException: 'provider_error',
+    ModelNotReadyException: 'provider_error',
+    ModelTimeoutException: 'request_timeout',
+    ResourceNotFoundException: 'model_not_found',
+    AccessDeniedException: 'invalid_api_key',
+    UnrecognizedClientException: 'invalid_api_key',
+    InvalidSignatureException: 'invalid_api_key',
+    ExpiredTokenException: 'invalid_api_key',
+    IncompleteSignatureException: 'invalid_api_key',
+};
+/** Statuses of exceptions that arrive inside a stream. */
+const STATUS_OF_EXCEPTION = {
+    ThrottlingException: 429,
+    ServiceUnavailableException: 503,
+    InternalServerException: 500,
+    ModelStreamErrorException: 424,
+    ValidationException: 400,
+    ModelTimeoutException: 408,
+};
+function exceptionName(raw) {
+    if (typeof raw !== 'string' || raw === '')
+        return undefined;
+    const name = raw.split(':')[0].split('#').pop();
+    return name.charAt(0).toUpperCase() + name.slice(1);
+}
+export function mapBedrockError(status, body, headers) {
+    const parsed = parseErrorBody(body);
+    const fields = typeof parsed === 'object' && parsed !== null ? parsed : {};
+    const header = headers['x-amzn-errortype'];
+    const exception = exceptionName(Array.isArray(header) ? header[0] : header) ?? exceptionName(fields.__type);
+    const message = typeof fields.message === 'string' ? fields.message : typeof fields.Message === 'string' ? fields.Message : typeof parsed === 'string' ? parsed.slice(0, 500) : undefined;
+    const gatewayCode = exception ? BY_EXCEPTION[exception] : undefined;
+    return upstreamError('bedrock', status, { message, code: exception, gatewayCode }, headers);
+}
+/** An exception message inside a ConverseStream (":exception-type" names it, e.g. throttlingException). */
+export function bedrockStreamError(exceptionType, payload) {
+    const exception = exceptionName(exceptionType) ?? 'InternalServerException';
+    return mapBedrockError(STATUS_OF_EXCEPTION[exception] ?? 500, payload, { 'x-amzn-errortype': exception });
+}
+//# sourceMappingURL=errors.js.map

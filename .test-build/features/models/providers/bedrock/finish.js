@@ -1,0 +1,21 @@
+import { usageOf } from '../shared/openai-answer.js';
+/** Converse stopReason -> OpenAI finish_reason. */
+const FINISH = {
+    end_turn: 'stop',
+    stop_sequence: 'stop',
+    max_tokens: 'length',
+    model_context_window_exceeded: 'length',
+    tool_use: 'tool_calls',
+    guardrail_intervened: 'content_filter',
+    content_filtered: 'content_filter',
+};
+export function finishReason(stopReason) {
+    return FINISH[String(stopReason)] ?? 'stop';
+}
+/** Converse usage -> OpenAI usage (cache reads and writes count as prompt tokens). */
+export function usageFrom(usage) {
+    const cacheRead = Number(usage?.cacheReadInputTokens ?? 0);
+    const cacheWrite = Number(usage?.cacheWriteInputTokens ?? 0);
+    return usageOf(Number(usage?.inputTokens ?? 0) + cacheRead + cacheWrite, Number(usage?.outputTokens ?? 0), cacheRead);
+}
+//# sourceMappingURL=finish.js.map

@@ -1,0 +1,35 @@
+import { embeddingInputs, embeddingList } from '../shared/embeddings.js';
+import { compileParamTable } from '../shared/param-table.js';
+import { baseUrlOf } from '../shared/upstream-url.js';
+/**
+ * OpenAI embeddings -> Cohere v2 embed (POST /v2/embed): texts, input_type (from the request,
+ * default search_document), float vectors; dimensions -> output_dimension.
+ */
+export const COHERE_EMBED_TABLE = {
+    model: 'model',
+    input: { to: 'texts', transform: (_input, request) => embeddingInputs(request, 'cohere') },
+    input_type: { default: 'search_document' },
+    embedding_types: { compute: () => ['float'] },
+    dimensions: 'output_dimension',
+    encoding_format: false,
+    user: false,
+};
+const toEmbedRequest = compileParamTable(COHERE_EMBED_TABLE, { passUnknown: true });
+export function cohereEmbeddings(authHeaders) {
+    return {
+        request(call, provider) {
+            return {
+                method: 'POST',
+                url: `${baseUrlOf(call, provider)}/v2/embed`,
+                headers: { ...authHeaders(call.apiKey), 'content-type': 'application/json' },
+                body: JSON.stringify(toEmbedRequest(call.body ?? {})),
+            };
+        },
+        response(body, call) {
+            const vectors = Array.isArray(body?.embeddings) ? body.embeddings : (body?.embeddings?.float ?? []);
+            const tokens = Number(body?.meta?.billed_units?.input_tokens ?? 0);
+            return embeddingList(vectors, String(call.body?.model ?? ''), tokens, call.body?.encoding_format);
+        },
+    };
+}
+//# sourceMappingURL=embeddings.js.map

@@ -1,0 +1,18 @@
+import { parseErrorBody, upstreamError } from '../shared/upstream-error.js';
+/**
+ * Cohere's errors: {"id": "...", "message": "..."} with the HTTP status saying what happened.
+ * 498 (invalid token) -> invalid_api_key; 402 (payment required) -> insufficient_permissions;
+ * 429 -> rate limit with Retry-After; 5xx -> provider_error; unknown model (404 "model ... not
+ * found") -> model_not_found; the rest by the shared rules.
+ */
+const BY_STATUS = {
+    498: 'invalid_api_key',
+    402: 'insufficient_permissions',
+    499: 'provider_error',
+};
+export function mapCohereError(status, body, headers) {
+    const parsed = parseErrorBody(body);
+    const message = typeof parsed === 'object' && parsed !== null ? (typeof parsed.message === 'string' ? parsed.message : undefined) : typeof parsed === 'string' ? parsed.slice(0, 500) : undefined;
+    return upstreamError('cohere', status, { message, gatewayCode: BY_STATUS[status] }, headers);
+}
+//# sourceMappingURL=errors.js.map

@@ -1,0 +1,42 @@
+import { chatCompletion } from '../shared/openai-answer.js';
+import { finishReason, usageFrom } from './finish.js';
+/**
+ * A Cohere v2 chat answer -> an OpenAI chat.completion. The tool plan is the text before the
+ * tool calls; thinking content (reasoning models) becomes `reasoning_content`.
+ */
+export function fromCohereChat(body, call) {
+    const message = body?.message ?? {};
+    let text = '';
+    let reasoning = '';
+    for (const part of Array.isArray(message.content) ? message.content : []) {
+        if (part?.type === 'text')
+            text += String(part.text ?? '');
+        else if (part?.type === 'thinking')
+            reasoning += String(part.thinking ?? '');
+    }
+    const toolCalls = (Array.isArray(message.tool_calls) ? message.tool_calls : []).map((c) => ({
+        id: String(c.id),
+        name: String(c.function?.name),
+        arguments: toolArguments(c.function?.arguments),
+    }));
+    if (toolCalls.length > 0 && text === '' && typeof message.tool_plan === 'string')
+        text = message.tool_plan;
+    const answer = {
+        id: String(body?.id ?? ''),
+        model: String(call.body?.model ?? ''),
+        text,
+        toolCalls,
+        finishReason: finishReason(body?.finish_reason),
+        usage: usageFrom(body?.usage),
+    };
+    if (reasoning !== '')
+        answer.reasoning = reasoning;
+    return chatCompletion(answer);
+}
+/** Tool arguments as JSON object text: Cohere sends null (or "null") for a call without arguments. */
+export function toolArguments(args) {
+    if (args === undefined || args === null || args === '' || args === 'null')
+        return '{}';
+    return typeof args === 'string' ? args : JSON.stringify(args);
+}
+//# sourceMappingURL=response.js.map

@@ -1,0 +1,17 @@
+import { toGeminiRequest } from './chat-request.js';
+import { locate, modelName } from './gemini-endpoint.js';
+export function geminiTokenCountAdapter(endpoint, shape) {
+    return {
+        async request(call) {
+            const { stream: _stream, stream_options: _options, ...chat } = call.body ?? {};
+            const request = toGeminiRequest(chat);
+            const body = shape === 'gemini-api'
+                ? { generateContentRequest: { model: `models/${modelName(call.body)}`, ...request } }
+                : { contents: request.contents, ...(request.systemInstruction ? { systemInstruction: request.systemInstruction } : {}), ...(request.tools ? { tools: request.tools } : {}) };
+            const { url, headers } = await locate(endpoint, { ...call, stream: false }, 'countTokens');
+            return { method: 'POST', url, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) };
+        },
+        response: (body) => ({ input_tokens: Number(body?.totalTokens ?? 0) }),
+    };
+}
+//# sourceMappingURL=count-tokens.js.map

@@ -1,0 +1,30 @@
+import { compileParamTable } from '../shared/param-table.js';
+import { embeddingInputs, embeddingList } from '../shared/embeddings.js';
+import { locate, modelName } from '../gemini/gemini-endpoint.js';
+/** OpenAI embedding fields -> fields of each EmbedContentRequest. */
+export const GOOGLE_EMBEDDING_PARAMS = {
+    dimensions: 'outputDimensionality',
+    task_type: 'taskType',
+};
+const mapParams = compileParamTable(GOOGLE_EMBEDDING_PARAMS);
+export function googleEmbeddingsAdapter(endpoint) {
+    return {
+        async request(call) {
+            const texts = embeddingInputs(call.body ?? {}, 'google');
+            const single = typeof call.body?.input === 'string';
+            const params = mapParams(call.body);
+            const body = single
+                ? { content: { parts: [{ text: texts[0] }] }, ...params }
+                : { requests: texts.map((text) => ({ model: `models/${modelName(call.body)}`, content: { parts: [{ text }] }, ...params })) };
+            const { url, headers } = await locate(endpoint, call, single ? 'embedContent' : 'batchEmbedContents');
+            return { method: 'POST', url, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) };
+        },
+        response(body, call) {
+            const vectors = body?.embedding
+                ? [body.embedding.values ?? []]
+                : (Array.isArray(body?.embeddings) ? body.embeddings : []).map((e) => e?.values ?? []);
+            return embeddingList(vectors, String(call.body?.model ?? ''), 0, call.body?.encoding_format);
+        },
+    };
+}
+//# sourceMappingURL=embeddings.js.map

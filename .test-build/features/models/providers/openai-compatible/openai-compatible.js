@@ -1,0 +1,178 @@
+import { providerSettingsSchema } from '../shared/settings-schema.js';
+import { GatewayError } from '../../../../contract/errors/gateway-error.js';
+import { mapOpenAIError } from './openai-errors.js';
+import { uploadForm } from '../shared/upload-form.js';
+import { mentionsReasoning, renameReasoningInAnswer, renameReasoningInChunk, upstreamChatBody } from './reasoning-dialect.js';
+import { OPENAI_HEADERS } from '../shared/upstream-headers.js';
+/** Paths of the OpenAI API, appended to a base URL that ends in /v1 (or the provider's equivalent). */
+export const OPENAI_PATHS = {
+    'chat.completions': { method: 'POST', path: () => '/chat/completions', kind: 'json' },
+    completions: { method: 'POST', path: () => '/completions', kind: 'json' },
+    embeddings: { method: 'POST', path: () => '/embeddings', kind: 'json' },
+    'images.generations': { method: 'POST', path: () => '/images/generations', kind: 'json' },
+    'images.edits': { method: 'POST', path: () => '/images/edits', kind: 'multipart' },
+    'audio.speech': { method: 'POST', path: () => '/audio/speech', kind: 'json' },
+    'audio.transcriptions': { method: 'POST', path: () => '/audio/transcriptions', kind: 'multipart' },
+    'audio.translations': { method: 'POST', path: () => '/audio/translations', kind: 'multipart' },
+    'files.create': { method: 'POST', path: () => '/files', kind: 'multipart' },
+    'files.list': { method: 'GET', path: () => '/files', kind: 'none' },
+    'files.retrieve': { method: 'GET', path: (p) => `/files/${enc(p.file_id)}`, kind: 'none' },
+    'files.delete': { method: 'DELETE', path: (p) => `/files/${enc(p.file_id)}`, kind: 'none' },
+    'files.content': { method: 'GET', path: (p) => `/files/${enc(p.file_id)}/content`, kind: 'none' },
+    'batches.create': { method: 'POST', path: () => '/batches', kind: 'json' },
+    'batches.list': { method: 'GET', path: () => '/batches', kind: 'none' },
+    'batches.retrieve': { method: 'GET', path: (p) => `/batches/${enc(p.batch_id)}`, kind: 'none' },
+    'batches.cancel': { method: 'POST', path: (p) => `/batches/${enc(p.batch_id)}/cancel`, kind: 'none' },
+    'fine_tuning.jobs.create': { method: 'POST', path: () => '/fine_tuning/jobs', kind: 'json' },
+    'fine_tuning.jobs.list': { method: 'GET', path: () => '/fine_tuning/jobs', kind: 'none' },
+    'fine_tuning.jobs.retrieve': { method: 'GET', path: (p) => `/fine_tuning/jobs/${enc(p.job_id)}`, kind: 'none' },
+    'fine_tuning.jobs.cancel': { method: 'POST', path: (p) => `/fine_tuning/jobs/${enc(p.job_id)}/cancel`, kind: 'none' },
+    'fine_tuning.jobs.events': { method: 'GET', path: (p) => `/fine_tuning/jobs/${enc(p.job_id)}/events`, kind: 'none' },
+    'models.list': { method: 'GET', path: () => '/models', kind: 'none' },
+    'responses.create': { method: 'POST', path: () => '/responses', kind: 'json' },
+    'responses.retrieve': { method: 'GET', path: (p) => `/responses/${enc(p.response_id)}`, kind: 'none' },
+    'responses.delete': { method: 'DELETE', path: (p) => `/responses/${enc(p.response_id)}`, kind: 'none' },
+    'responses.cancel': { method: 'POST', path: (p) => `/responses/${enc(p.response_id)}/cancel`, kind: 'none' },
+    'responses.input_items': { method: 'GET', path: (p) => `/responses/${enc(p.response_id)}/input_items`, kind: 'none' },
+};
+function enc(value) {
+    return encodeURIComponent(value ?? '');
+}
+/** SSE events that are already OpenAI chunks pass through as they are. */
+export const OPENAI_PASSTHROUGH_STREAM = {
+    framing: 'sse',
+    createMapper: () => (event) => {
+        if (!('data' in event))
+            return undefined;
+        const data = event.data;
+        if (data === '[DONE]')
+            return { type: 'done' };
+        if (data === '')
+            return undefined;
+        if (data.startsWith('{"error"')) {
+            const parsed = JSON.parse(data);
+            throw new GatewayError('provider_error', String(parsed.error?.message ?? 'the upstream stream reported an error'));
+        }
+        return { type: 'chunk', data };
+    },
+};
+/** OpenAI chunks from an upstream that names reasoning `reasoning`: renamed, the rest untouched. */
+const RENAMING_STREAM = {
+    framing: 'sse',
+    createMapper: (call) => {
+        const inner = OPENAI_PASSTHROUGH_STREAM.createMapper(call);
+        return (event) => {
+            const part = inner(event);
+            return part && !Array.isArray(part) && part.type === 'chunk' ? { type: 'chunk', data: renameReasoningInChunk(part.data) } : part;
+        };
+    },
+};
+/** Responses events that end a response: the answer is complete after them. */
+const RESPONSE_END_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+/**
+ * A Responses API stream (`event: <type>` + `data: {...}`) passed through event by event; the
+ * answer is complete once the response ended; an `error` event is the upstream failing.
+ */
+export const RESPONSES_PASSTHROUGH_STREAM = {
+    framing: 'sse',
+    createMapper: (call) => (event) => {
+        if (!('data' in event) || event.data === '' || event.data === '[DONE]')
+            return undefined;
+        const type = event.event ?? /"type"\s*:\s*"([^"]+)"/.exec(event.data)?.[1];
+        if (type === 'error') {
+            let parsed;
+            try {
+                parsed = JSON.parse(event.data);
+            }
+            catch {
+                parsed = {};
+            }
+            const err = parsed.error ?? parsed;
+            throw new GatewayError('provider_error', String(err?.message ?? 'the upstream stream reported an error'), { provider: call.target.provider });
+        }
+        const part = { type: 'event', event: type, data: event.data };
+        return type && RESPONSE_END_EVENTS.has(type) ? [part, { type: 'done' }] : part;
+    },
+};
+const BINARY_OPERATIONS = new Set(['audio.speech', 'files.content', 'audio.transcriptions', 'audio.translations']);
+/** The settings most providers take (providers.<id>): schema/providers/provider-settings.schema.json. */
+export const PROVIDER_SETTINGS_SCHEMA = providerSettingsSchema('provider-settings');
+/** The JSON body to send: the caller's bytes when nothing changed them. */
+export function jsonRequestBody(call) {
+    return call.rawBody ?? JSON.stringify(call.body);
+}
+export function trimSlash(url) {
+    return url.endsWith('/') ? url.slice(0, -1) : url;
+}
+/** The shared base of the many OpenAI-compatible providers. */
+export function openAICompatible(options) {
+    const authHeaders = options.authHeaders ?? ((key) => (key ? { authorization: `Bearer ${key}` } : {}));
+    const buildUrl = options.url ?? ((base, path, call) => {
+        const qs = call.query.toString();
+        return `${base}${path}${qs ? `?${qs}` : ''}`;
+    });
+    return {
+        name: options.name,
+        displayName: options.displayName,
+        schema: PROVIDER_SETTINGS_SCHEMA,
+        create(settings) {
+            const baseUrl = trimSlash(settings.baseUrl ?? options.defaultBaseUrl);
+            const extraHeaders = settings.headers ?? {};
+            const operations = {};
+            const dialect = options.reasoning ?? {};
+            for (const op of options.operations) {
+                const spec = OPENAI_PATHS[op];
+                if (!spec)
+                    throw new Error(`${options.name}: ${op} has no OpenAI path`);
+                const adapter = {
+                    request(call) {
+                        const base = call.target.baseUrl
+                            ? trimSlash(call.target.baseUrl)
+                            : options.baseUrlFor && !settings.baseUrl
+                                ? trimSlash(options.baseUrlFor(call))
+                                : baseUrl;
+                        const headers = { ...extraHeaders, ...authHeaders(call.apiKey, call) };
+                        let body = null;
+                        if (spec.kind === 'json') {
+                            headers['content-type'] = 'application/json';
+                            const cleaned = op === 'chat.completions' ? upstreamChatBody(call.body, dialect) : undefined;
+                            body = cleaned ? JSON.stringify(cleaned) : jsonRequestBody(call);
+                        }
+                        else if (spec.kind === 'multipart') {
+                            const form = uploadForm(call);
+                            headers['content-type'] = form.contentType;
+                            headers['content-length'] = String(form.contentLength);
+                            body = form.body;
+                        }
+                        return { method: spec.method, url: buildUrl(base, spec.path(call.params), call), headers, body };
+                    },
+                };
+                if (op === 'chat.completions' || op === 'completions')
+                    adapter.stream = OPENAI_PASSTHROUGH_STREAM;
+                if (op === 'chat.completions' && dialect.renamed) {
+                    adapter.stream = RENAMING_STREAM;
+                    adapter.response = renameReasoningInAnswer;
+                    adapter.responseNeeded = mentionsReasoning;
+                }
+                if (op === 'responses.create')
+                    adapter.stream = RESPONSES_PASSTHROUGH_STREAM;
+                if (BINARY_OPERATIONS.has(op))
+                    adapter.binary = true;
+                operations[op] = adapter;
+            }
+            Object.assign(operations, options.overrides);
+            const mapError = options.mapError ?? mapOpenAIError;
+            return {
+                id: options.name,
+                baseUrl,
+                ...(options.hosts && !settings.baseUrl ? { hosts: options.hosts } : {}),
+                settings,
+                requiresKey: options.requiresKey ?? true,
+                operations,
+                mapError: (status, body, headers) => mapError(options.name, status, body, headers),
+                passHeaders: options.passHeaders ?? OPENAI_HEADERS,
+            };
+        },
+    };
+}
+//# sourceMappingURL=openai-compatible.js.map

@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=provider.js.map

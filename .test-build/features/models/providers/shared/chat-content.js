@@ -1,0 +1,99 @@
+import { badRequest } from '../../../../contract/errors/gateway-error.js';
+/** A `cache_control` value, checked; undefined when absent. */
+export function cacheControlOf(value, param) {
+    if (value === undefined || value === null)
+        return undefined;
+    const v = value;
+    if (typeof value !== 'object' || Array.isArray(value) || typeof v.type !== 'string') {
+        throw badRequest(`${param} must be an object like {"type": "ephemeral"}.`, param);
+    }
+    if (v.ttl !== undefined && typeof v.ttl !== 'string')
+        throw badRequest(`${param}.ttl must be a string such as "5m" or "1h".`, `${param}.ttl`);
+    return v.ttl === undefined ? { type: v.type } : { type: v.type, ttl: v.ttl };
+}
+const DATA_URL = /^data:([^;,]+)((?:;[^;,]*)*?);base64,(.*)$/s;
+/** A base64 data: URL split into its media type and data; undefined for other URLs. */
+export function parseDataUrl(url) {
+    const m = DATA_URL.exec(url);
+    if (!m)
+        return undefined;
+    return { mediaType: m[1].toLowerCase(), data: m[3] };
+}
+/** The pieces of a message's content (a string or a list of parts); `param` names it in errors. */
+export function contentPieces(content, param, provider) {
+    if (content === undefined || content === null)
+        return [];
+    if (typeof content === 'string')
+        return [{ kind: 'text', text: content }];
+    if (!Array.isArray(content))
+        throw badRequest(`${param} must be a string or a list of content parts.`, param);
+    return content.map((part, i) => {
+        const piece = contentPiece(part, `${param}[${i}]`, provider);
+        const cache = cacheControlOf(part?.cache_control, `${param}[${i}].cache_control`);
+        return cache ? { ...piece, cacheControl: cache } : piece;
+    });
+}
+function contentPiece(part, where, provider) {
+    switch (part?.type) {
+        case 'text':
+            return { kind: 'text', text: String(part.text ?? '') };
+        case 'image_url': {
+            const url = typeof part.image_url === 'string' ? part.image_url : part.image_url?.url;
+            if (typeof url !== 'string' || url === '')
+                throw badRequest(`${where}.image_url.url is required.`, `${where}.image_url.url`);
+            const data = parseDataUrl(url);
+            if (data)
+                return { kind: 'image', mediaType: data.mediaType, data: data.data };
+            if (/^https?:\/\//i.test(url))
+                return { kind: 'image-url', url };
+            throw badRequest(`${where}.image_url.url must be an http(s) URL or a base64 data: URL.`, `${where}.image_url.url`);
+        }
+        case 'file': {
+            const data = typeof part.file?.file_data === 'string' ? parseDataUrl(part.file.file_data) : undefined;
+            if (!data)
+                throw badRequest(`${provider} takes files only inline, as a base64 data: URL in file.file_data.`, `${where}.file`);
+            return { kind: 'file', mediaType: data.mediaType, data: data.data, filename: part.file.filename };
+        }
+        default:
+            throw badRequest(`${provider} does not accept content parts of type "${String(part?.type)}".`, `${where}.type`);
+    }
+}
+/** The text of a content value, parts joined; non-text parts are refused. */
+export function contentText(content, param, provider) {
+    return contentPieces(content, param, provider)
+        .map((piece) => {
+        if (piece.kind !== 'text')
+            throw badRequest(`${provider} takes only text in ${param}.`, param);
+        return piece.text;
+    })
+        .join('');
+}
+/** A tool call's JSON arguments as an object (providers with structured tool input). */
+export function parseToolArguments(args, param) {
+    if (args === undefined || args === null || args === '')
+        return {};
+    if (typeof args === 'object')
+        return args;
+    try {
+        const parsed = JSON.parse(String(args));
+        if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
+            return parsed;
+    }
+    catch {
+        // reported below
+    }
+    throw badRequest(`${param} must be a JSON object in a string.`, param);
+}
+/** System and developer messages, in order, as text. */
+export function systemTexts(messages, provider) {
+    const out = [];
+    messages.forEach((m, i) => {
+        if (m?.role === 'system' || m?.role === 'developer') {
+            const text = contentText(m.content, `messages[${i}].content`, provider);
+            if (text !== '')
+                out.push(text);
+        }
+    });
+    return out;
+}
+//# sourceMappingURL=chat-content.js.map

@@ -1,0 +1,40 @@
+import { badRequest } from '../../../../contract/errors/gateway-error.js';
+/**
+ * Chat request fields that only OpenAI's API understands. Tables of providers with their own
+ * API drop them, so that the fields they pass through are the caller's provider-specific extras.
+ */
+export const OPENAI_ONLY_CHAT_FIELDS = {
+    stream_options: false,
+    logprobs: false,
+    top_logprobs: false,
+    logit_bias: false,
+    service_tier: false,
+    store: false,
+    metadata: false,
+    modalities: false,
+    audio: false,
+    prediction: false,
+    reasoning_effort: false,
+    verbosity: false,
+    web_search_options: false,
+    prompt_cache_key: false,
+    safety_identifier: false,
+    functions: false,
+    function_call: false,
+};
+/** A rule for `n`: these providers answer one choice per request. */
+export function oneChoiceOnly(provider) {
+    return {
+        transform: (n) => {
+            if (typeof n === 'number' && n > 1)
+                throw badRequest(`${provider} answers one choice per request: n must be 1.`, 'n');
+            return undefined;
+        },
+    };
+}
+/** OpenAI's `stop` (a string or a list) as a list, or undefined when empty. */
+export function stopList(stop) {
+    const list = typeof stop === 'string' ? [stop] : Array.isArray(stop) ? stop.filter((s) => typeof s === 'string' && s !== '') : [];
+    return list.length ? list : undefined;
+}
+//# sourceMappingURL=openai-fields.js.map

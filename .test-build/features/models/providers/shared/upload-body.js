@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=upload-body.js.map

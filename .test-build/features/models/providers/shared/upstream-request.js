@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=upstream-request.js.map

@@ -1,0 +1,17 @@
+import { BARE_RATELIMIT_HEADERS } from '../shared/upstream-headers.js';
+import { openAICompatible } from '../openai-compatible/openai-compatible.js';
+import { togetherFiles } from './files.js';
+import { togetherFineTuning } from './fine-tuning.js';
+import { togetherImages } from './images.js';
+/** Together AI: OpenAI-compatible API at https://api.together.xyz/v1. */
+export default openAICompatible({
+    name: 'together-ai',
+    displayName: 'Together AI',
+    defaultBaseUrl: 'https://api.together.xyz/v1',
+    reasoning: { renamed: true },
+    passHeaders: BARE_RATELIMIT_HEADERS,
+    requiresKey: true,
+    operations: ['chat.completions', 'completions', 'embeddings', 'images.generations', 'files.create', 'files.list', 'files.retrieve', 'files.delete', 'files.content', 'fine_tuning.jobs.create', 'fine_tuning.jobs.list', 'fine_tuning.jobs.retrieve', 'fine_tuning.jobs.cancel', 'fine_tuning.jobs.events', 'models.list'],
+    overrides: { ...togetherFiles, ...togetherFineTuning, ...togetherImages },
+});
+//# sourceMappingURL=index.js.map

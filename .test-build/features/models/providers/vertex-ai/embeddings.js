@@ -1,0 +1,25 @@
+import { compileParamTable } from '../shared/param-table.js';
+import { embeddingInputs, embeddingList } from '../shared/embeddings.js';
+import { locate } from '../gemini/gemini-endpoint.js';
+/** OpenAI embedding fields -> the predict request's parameters. */
+export const VERTEX_EMBEDDING_PARAMS = {
+    dimensions: 'parameters.outputDimensionality',
+};
+const mapParams = compileParamTable(VERTEX_EMBEDDING_PARAMS);
+export function vertexEmbeddingsAdapter(endpoint) {
+    return {
+        async request(call) {
+            const texts = embeddingInputs(call.body ?? {}, 'vertex-ai');
+            const taskType = typeof call.body?.task_type === 'string' ? call.body.task_type : undefined;
+            const body = { instances: texts.map((content) => (taskType ? { content, task_type: taskType } : { content })), ...mapParams(call.body) };
+            const { url, headers } = await locate(endpoint, call, 'predict');
+            return { method: 'POST', url, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) };
+        },
+        response(body, call) {
+            const predictions = Array.isArray(body?.predictions) ? body.predictions : [];
+            const tokens = predictions.reduce((sum, p) => sum + (Number(p?.embeddings?.statistics?.token_count) || 0), 0);
+            return embeddingList(predictions.map((p) => p?.embeddings?.values ?? []), String(call.body?.model ?? ''), tokens, call.body?.encoding_format);
+        },
+    };
+}
+//# sourceMappingURL=embeddings.js.map

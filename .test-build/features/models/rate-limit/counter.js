@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=counter.js.map

@@ -1,0 +1,165 @@
+import { createHash } from 'node:crypto';
+import { defineSlot } from '../../../kernel/engine/slot.js';
+import { PROVIDER_KEY } from '../model-request.js';
+import { GatewayError } from '../../../contract/errors/gateway-error.js';
+import { parseDuration } from '../../../kernel/config/defaults.js';
+/** The counter slots whose token budgets this request is charged to. */
+export const TOKEN_SLOTS = defineSlot('rate-limit-token-slots', 'the rate-limit token budgets');
+function routeMatcher(routes) {
+    if (!routes?.length)
+        return () => true;
+    const tests = routes.map((r) => {
+        const pattern = r.trim();
+        if (pattern.endsWith('*')) {
+            const prefix = pattern.slice(0, -1);
+            return (paths) => paths.some((p) => p.startsWith(prefix));
+        }
+        return (paths) => paths.includes(pattern);
+    });
+    return (ctx) => {
+        const paths = [ctx.endpoint.path, ctx.path];
+        return tests.some((t) => t(paths));
+    };
+}
+function hashSubject(value) {
+    return createHash('sha256').update(value).digest('base64url').slice(0, 22);
+}
+/** Whom a rule counts for this request; undefined when the request has no such subject (not counted). */
+function subjectOf(ctx, per) {
+    switch (per) {
+        case 'key':
+            return ctx.get(PROVIDER_KEY);
+        case 'token':
+            return ctx.identity ? `${ctx.identity.kind}:${ctx.identity.id}` : undefined;
+        case 'user':
+            return ctx.identity?.user ?? ctx.identity?.email ?? undefined;
+        case 'team':
+            return ctx.identity?.team ?? undefined;
+        case 'ip':
+            return ctx.req.socket?.remoteAddress ?? undefined;
+    }
+}
+/**
+ * Gateway rate limits: fixed windows aligned to the clock (a "1m" window runs from one whole
+ * minute to the next), counted per provider key (hashed), gateway credential, user, team or
+ * client address. Each request is counted in every rule that covers it; past a rule's
+ * `limit` (or once its `tokens` budget is used up) the request is refused with 429 and
+ * Retry-After until the window ends. X-RateLimit-Limit / -Remaining / -Reset (Unix seconds)
+ * describe the tightest rule. When the counter store fails, requests pass (and it is logged).
+ */
+export class RateLimiter {
+    counter;
+    logger;
+    rules;
+    lastWarning = 0;
+    constructor(rules, counter, logger) {
+        this.counter = counter;
+        this.logger = logger;
+        this.rules = rules.map((rule, index) => ({
+            index,
+            per: rule.per,
+            limit: rule.limit,
+            windowMs: parseDuration(rule.window),
+            tokens: rule.tokens,
+            listed: Boolean(rule.routes?.length),
+            matches: routeMatcher(rule.routes),
+        }));
+    }
+    get hasTokenBudgets() {
+        return this.rules.some((r) => r.tokens !== undefined);
+    }
+    /**
+     * Counts this request; sets the X-RateLimit headers; throws 429 past a limit. Rules without
+     * `routes` count it only when `defaultRules` (the provider pipelines).
+     */
+    async check(ctx, defaultRules = true) {
+        const now = Date.now();
+        const counted = [];
+        for (const rule of this.rules) {
+            if (!rule.listed && !defaultRules)
+                continue;
+            if (!rule.matches(ctx))
+                continue;
+            const subject = subjectOf(ctx, rule.per);
+            if (!subject)
+                continue;
+            const window = Math.floor(now / rule.windowMs);
+            const resetAt = (window + 1) * rule.windowMs;
+            counted.push({ rule, resetAt, slot: { key: `${rule.index}:${rule.per}:${rule.windowMs}:${hashSubject(subject)}:${window}`, ttlMs: resetAt - now } });
+        }
+        if (!counted.length)
+            return;
+        let states;
+        try {
+            states = await this.counter.hit(counted.map((c) => c.slot));
+        }
+        catch (err) {
+            this.warn(err);
+            return;
+        }
+        let shown = -1;
+        let shownRemaining = Infinity;
+        let refused = -1;
+        let tokenShown = -1;
+        let tokenRemaining = Infinity;
+        counted.forEach(({ rule }, i) => {
+            const state = states[i];
+            const remaining = rule.limit - state.requests;
+            const overTokens = rule.tokens !== undefined && state.tokens >= rule.tokens;
+            if ((remaining < 0 || overTokens) && (refused < 0 || counted[i].resetAt > counted[refused].resetAt))
+                refused = i;
+            if (remaining < shownRemaining) {
+                shown = i;
+                shownRemaining = remaining;
+            }
+            if (rule.tokens !== undefined && rule.tokens - state.tokens < tokenRemaining) {
+                tokenShown = i;
+                tokenRemaining = rule.tokens - state.tokens;
+            }
+        });
+        const pick = refused >= 0 ? refused : shown;
+        const { rule, resetAt } = counted[pick];
+        const headers = ctx.responseHeaders;
+        headers['x-ratelimit-limit'] = String(rule.limit);
+        headers['x-ratelimit-remaining'] = String(Math.max(0, rule.limit - states[pick].requests));
+        headers['x-ratelimit-reset'] = String(Math.ceil(resetAt / 1000));
+        if (tokenShown >= 0) {
+            const t = counted[tokenShown].rule.tokens;
+            headers['x-ratelimit-limit-tokens'] = String(t);
+            headers['x-ratelimit-remaining-tokens'] = String(Math.max(0, t - states[tokenShown].tokens));
+        }
+        if (refused >= 0) {
+            const state = states[refused];
+            const byTokens = rule.tokens !== undefined && state.tokens >= rule.tokens && state.requests <= rule.limit;
+            const retryAfter = Math.max(1, Math.ceil((resetAt - Date.now()) / 1000));
+            throw new GatewayError('rate_limit_exceeded', `Rate limit exceeded: ${byTokens ? `${rule.tokens} tokens` : `${rule.limit} requests`} per ${windowText(rule.windowMs)} per ${rule.per}. Retry after ${retryAfter} s.`, { headers: { 'retry-after': String(retryAfter) }, retryAfter });
+        }
+        const tokenSlots = counted.filter((c) => c.rule.tokens !== undefined).map((c) => c.slot);
+        if (tokenSlots.length)
+            ctx.set(TOKEN_SLOTS, tokenSlots);
+    }
+    /** Charges the tokens an answer used to the budgets this request was counted in. */
+    async charge(slots, tokens) {
+        try {
+            await this.counter.addTokens(slots, tokens);
+        }
+        catch (err) {
+            this.warn(err);
+        }
+    }
+    warn(err) {
+        const now = Date.now();
+        if (now - this.lastWarning < 10_000)
+            return;
+        this.lastWarning = now;
+        this.logger.warn({ err: err?.message }, 'rate-limit counters unavailable; requests pass uncounted');
+    }
+}
+function windowText(ms) {
+    if (ms % 3_600_000 === 0)
+        return `${ms / 3_600_000}h`;
+    if (ms % 60_000 === 0)
+        return `${ms / 60_000}m`;
+    return `${ms / 1000}s`;
+}
+//# sourceMappingURL=limiter.js.map

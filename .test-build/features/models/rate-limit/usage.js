@@ -1,0 +1,74 @@
+import { USAGE } from '../model-request.js';
+/** Tokens an answer used: the stream's usage (USAGE slot) or the JSON answer's `usage`. */
+export function usedTokens(ctx) {
+    let usage = ctx.get(USAGE);
+    const response = ctx.response;
+    if (!usage && response?.kind === 'json' && response.status < 300) {
+        let body = response.body;
+        if (!body && response.raw) {
+            try {
+                body = JSON.parse(response.raw.toString('utf8'));
+            }
+            catch {
+                body = undefined;
+            }
+        }
+        usage = body?.usage;
+    }
+    if (!usage)
+        return 0;
+    const total = Number(usage.total_tokens ?? (Number(usage.prompt_tokens ?? 0) + Number(usage.completion_tokens ?? 0)));
+    if (Number.isFinite(total) && total > 0)
+        return total;
+    // Anthropic's shape (/v1/messages): input, cache reads and writes, output
+    const u = usage;
+    const anthropic = ['input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens'].reduce((sum, k) => sum + (Number(u[k]) || 0), 0);
+    return anthropic > 0 ? anthropic : 0;
+}
+/**
+ * The usage an upstream event of the answer's own format reports, in OpenAI's shape:
+ * Anthropic's message_start / message_delta, the Responses API's final response.
+ */
+function usageOfEvent(data, seen) {
+    let parsed;
+    try {
+        parsed = JSON.parse(data);
+    }
+    catch {
+        return undefined;
+    }
+    const usage = parsed?.response?.usage ?? parsed?.message?.usage ?? parsed?.usage;
+    if (!usage || typeof usage !== 'object')
+        return undefined;
+    if (typeof usage.total_tokens === 'number') {
+        return { prompt_tokens: Number(usage.input_tokens ?? 0), completion_tokens: Number(usage.output_tokens ?? 0), total_tokens: usage.total_tokens };
+    }
+    const cached = Number(usage.cache_read_input_tokens ?? 0) + Number(usage.cache_creation_input_tokens ?? 0);
+    const prompt = usage.input_tokens !== undefined ? Number(usage.input_tokens) + cached : Number(seen?.prompt_tokens ?? 0);
+    const completion = Number(usage.output_tokens ?? 0);
+    return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}
+/** Passes a stream through, noting the usage it reports (in a usage part or an OpenAI chunk's `usage`) in the USAGE slot. */
+export async function* noteStreamUsage(parts, ctx) {
+    for await (const part of parts) {
+        if (part.type === 'usage')
+            ctx.set(USAGE, part.usage);
+        else if (part.type === 'chunk' && part.data.includes('"usage":{')) {
+            try {
+                const usage = JSON.parse(part.data).usage;
+                if (usage && typeof usage === 'object')
+                    ctx.set(USAGE, usage);
+            }
+            catch {
+                // not JSON: nothing to note
+            }
+        }
+        else if (part.type === 'event' && part.data.includes('"usage":{')) {
+            const usage = usageOfEvent(part.data, ctx.get(USAGE));
+            if (usage)
+                ctx.set(USAGE, usage);
+        }
+        yield part;
+    }
+}
+//# sourceMappingURL=usage.js.map

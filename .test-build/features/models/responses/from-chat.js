@@ -1,0 +1,36 @@
+/**
+ * An OpenAI chat.completion -> a Responses API response: reasoning items (one per thinking
+ * block, or one for reasoning text without blocks), the message, the function calls; status
+ * incomplete for answers cut by the token limit or a content filter; usage in Responses' names.
+ */
+import { completionOf, functionCallItem, messageItem, outputItemId, reasoningItem, responseIdOf, responseObject, responsesUsage, } from '../../../contract/openai/responses-shapes.js';
+export function responseFromChat(chat, request) {
+    const id = responseIdOf(String(chat?.id ?? ''));
+    const choice = chat?.choices?.[0] ?? {};
+    const message = choice.message ?? {};
+    const output = [];
+    const blocks = Array.isArray(message.thinking_blocks) ? message.thinking_blocks : [];
+    if (blocks.length > 0)
+        for (const block of blocks)
+            output.push(reasoningItem(outputItemId('rs', id, output.length), block));
+    else if (typeof message.reasoning_content === 'string' && message.reasoning_content !== '') {
+        output.push(reasoningItem(outputItemId('rs', id, output.length), { type: 'thinking', thinking: message.reasoning_content }));
+    }
+    if (typeof message.content === 'string' && message.content !== '')
+        output.push(messageItem(outputItemId('msg', id, output.length), message.content));
+    for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
+        const signature = call?.extra_content?.google?.thought_signature;
+        output.push(functionCallItem(outputItemId('fc', id, output.length), String(call.id), String(call.function?.name ?? ''), String(call.function?.arguments ?? ''), typeof signature === 'string' ? signature : undefined));
+    }
+    const { status, incomplete } = completionOf(choice.finish_reason);
+    return responseObject({
+        id,
+        createdAt: typeof chat?.created === 'number' ? chat.created : Math.floor(Date.now() / 1000),
+        model: String(chat?.model ?? request.model ?? ''),
+        status,
+        incomplete,
+        output,
+        usage: responsesUsage(chat?.usage),
+    }, request);
+}
+//# sourceMappingURL=from-chat.js.map

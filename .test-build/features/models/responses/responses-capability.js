@@ -1,0 +1,18 @@
+import { getStore } from '../../../kernel/store/store-capability.js';
+import { RESPONSES_MIGRATIONS } from './migrations.js';
+import { RESPONSE_STORE, ResponseStore } from './response-store.js';
+import responsesState from './responses-stage.js';
+/**
+ * The Responses API on every provider: the `responses-state` stage and the responses kept in
+ * the gateway's store (its table is created by a migration at start-up).
+ */
+export const responsesCapability = {
+    name: 'responses',
+    async setup(services) {
+        services.stages.register(responsesState);
+        const store = getStore(services);
+        await store.migrate(RESPONSES_MIGRATIONS);
+        services.provide(RESPONSE_STORE, new ResponseStore(store));
+    },
+};
+//# sourceMappingURL=responses-capability.js.map

@@ -1,0 +1,244 @@
+import { createHash } from 'node:crypto';
+import { schemaDocument } from '../../../kernel/config/schema-validator.js';
+import { defineStage } from '../../../kernel/engine/stage.js';
+import { BODY, BODY_CHANGED, ensureJsonBody } from '../../../kernel/engine/request-body.js';
+import { CALLER } from '../../../kernel/engine/report.js';
+import { badRequest, notFound, semanticError } from '../../../contract/errors/gateway-error.js';
+import { PartStream } from '../../../contract/part-stream.js';
+import { ResponsesWriter } from '../../../contract/openai/responses-writer.js';
+import { GATEWAY_SERVED, PROVIDER_KEY, TARGET } from '../model-request.js';
+import { PROVIDERS } from '../providers/provider-registry.js';
+import { modelAnswer } from '../stream-answer.js';
+import { isTranslated } from '../translations.js';
+import { normalizeInput, outputAsInput } from './input-items.js';
+import { RESPONSE_STORE } from './response-store.js';
+/** Whose responses these are: the gateway credential, else the provider key (hashed). */
+function ownerOf(ctx) {
+    if (ctx.identity)
+        return `identity:${ctx.identity.id}`;
+    return `key:${createHash('sha256')
+        .update(ctx.get(PROVIDER_KEY) ?? '')
+        .digest('hex')}`;
+}
+const END_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+const KEPT_STATUSES = new Set(['completed', 'incomplete', 'failed']);
+/** Whether the target's provider serves `operation` with its own Responses API. */
+function nativeFor(ctx, services, operation) {
+    const target = ctx.get(TARGET);
+    const provider = target ? services.require(PROVIDERS).get(target.provider) : undefined;
+    const adapter = provider?.operations[operation];
+    return adapter !== undefined && !isTranslated(adapter);
+}
+function json(ctx, body, status = 200) {
+    ctx.response = { kind: 'json', status, body };
+    ctx.set(GATEWAY_SERVED, true);
+}
+/** Conversation items of a kept chain, as input for a provider (own ids of translated items dropped for a native one). */
+function conversation(chain, forNative) {
+    const items = [];
+    for (const record of chain) {
+        for (const item of [...record.inputItems, ...outputAsInput(record.response.output)]) {
+            if (forNative && !record.native) {
+                if (item.type === 'reasoning')
+                    continue; // another provider's reasoning means nothing here
+                const { id: _id, ...rest } = item;
+                items.push(rest);
+            }
+            else
+                items.push(item);
+        }
+    }
+    return items;
+}
+/** A page of input items: limit (1-100, default 20), order (desc by default), after (an item id). */
+function itemPage(items, query) {
+    const limitText = query.get('limit');
+    if (limitText !== null && (!/^\d+$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > 100))
+        throw badRequest('limit must be an integer from 1 to 100.', 'limit');
+    const order = query.get('order') ?? 'desc';
+    if (order !== 'asc' && order !== 'desc')
+        throw badRequest('order must be asc or desc.', 'order');
+    const ordered = order === 'desc' ? [...items].reverse() : items;
+    const after = query.get('after');
+    let start = 0;
+    if (after !== null) {
+        const at = ordered.findIndex((item) => item.id === after);
+        if (at < 0)
+            throw notFound(`No input item ${after} in this response.`, 'after');
+        start = at + 1;
+    }
+    const limit = limitText === null ? 20 : Number(limitText);
+    const data = ordered.slice(start, start + limit);
+    return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: start + limit < ordered.length };
+}
+/** Sets previous_response_id back into a response the provider answered without it. */
+function withPrevious(response, previousId) {
+    return previousId ? { ...response, previous_response_id: previousId } : response;
+}
+/**
+ * Keeps a streamed response once the stream completes, before its last event reaches the
+ * caller (so the next request can name it at once). Translated streams: a silent Responses
+ * writer sees the same parts and holds the same response; native ones: the final event's response.
+ */
+function keptStream(parts, request, keep, previousId) {
+    const shadow = new ResponsesWriter(request, true);
+    let final;
+    const PREV_NULL = '"previous_response_id":null';
+    const prevSet = previousId ? `"previous_response_id":${JSON.stringify(previousId)}` : undefined;
+    const observe = async (batch) => {
+        const out = [];
+        for (let part of batch) {
+            if (part.type === 'event') {
+                if (prevSet && part.data.includes(PREV_NULL))
+                    part = { ...part, data: part.data.replace(PREV_NULL, prevSet) };
+                if (part.event && END_EVENTS.has(part.event)) {
+                    try {
+                        final = JSON.parse(part.data).response;
+                    }
+                    catch {
+                        final = undefined;
+                    }
+                }
+            }
+            else
+                shadow.write(part);
+            if (part.type === 'done') {
+                const response = final ?? shadow.result();
+                if (response && KEPT_STATUSES.has(response.status))
+                    await keep(response);
+            }
+            out.push(part);
+        }
+        return out;
+    };
+    if (parts instanceof PartStream) {
+        const source = parts.batches()[Symbol.asyncIterator]();
+        return new PartStream(undefined, {
+            next: async () => {
+                const step = await source.next();
+                return step.done ? step : { done: false, value: await observe(step.value) };
+            },
+            return: async () => (await source.return?.()) ?? { done: true, value: undefined },
+        });
+    }
+    return (async function* () {
+        for await (const part of parts)
+            yield* await observe([part]);
+    })();
+}
+/**
+ * The gateway's side of the Responses API, on any provider. POST: a previous_response_id kept
+ * here becomes the conversation so far (unless the same provider keeps it itself), and the
+ * answer is kept (store, default true) once complete. GET, DELETE, cancel and input_items
+ * answer from the store; ids the gateway does not keep go to a provider with the Responses API
+ * (its own background responses), or are 404. Runs once per target attempt, after route.
+ */
+export default defineStage({
+    name: 'responses-state',
+    description: 'Keeps responses in the gateway store: previous_response_id, store, retrieve, delete, input items.',
+    schema: schemaDocument('stages/responses-state.schema.json'),
+    // The owner of a kept response is the authenticated caller; the provider of the attempt decides native or translated.
+    requires: [CALLER, TARGET],
+    create(_config, services) {
+        const store = services.require(RESPONSE_STORE);
+        const bodyLimit = services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
+        return async (ctx, next) => {
+            const operation = ctx.endpoint.operation;
+            if (!operation.startsWith('responses.'))
+                return next();
+            if (operation !== 'responses.create') {
+                const owner = ownerOf(ctx);
+                const id = ctx.params.response_id ?? '';
+                const record = await store.get(owner, id);
+                if (!record) {
+                    if (nativeFor(ctx, services, 'responses.retrieve'))
+                        return next();
+                    throw notFound(`No response ${id}.`, 'response_id');
+                }
+                switch (operation) {
+                    case 'responses.retrieve':
+                        return json(ctx, record.response);
+                    case 'responses.delete':
+                        await store.delete(owner, id);
+                        return json(ctx, { id, object: 'response.deleted', deleted: true });
+                    case 'responses.cancel':
+                        throw semanticError(`Response ${id} is ${String(record.response.status)}: only background responses in progress can be cancelled.`, 'response_id');
+                    default:
+                        return json(ctx, itemPage(record.inputItems, ctx.query));
+                }
+            }
+            await ensureJsonBody(ctx, bodyLimit);
+            const original = ctx.get(BODY);
+            const previousId = typeof original.previous_response_id === 'string' ? original.previous_response_id : undefined;
+            const keep = original.store !== false;
+            // Nothing to keep and no conversation to restore: the request goes on as it is.
+            if (!keep && !previousId)
+                return next();
+            const owner = ownerOf(ctx);
+            const native = nativeFor(ctx, services, 'responses.create');
+            const inputItems = normalizeInput(original.input);
+            const provider = ctx.get(TARGET).provider;
+            let body = original;
+            let restoredPrevious;
+            if (previousId) {
+                const previous = await store.get(owner, previousId);
+                if (!previous && !native)
+                    throw notFound(`No previous response ${previousId}.`, 'previous_response_id');
+                // the provider keeps its own responses: it resolves the id itself
+                const passThrough = !previous || (native && previous.native && previous.provider === provider);
+                if (!passThrough) {
+                    const chain = await store.chain(owner, previousId);
+                    body = { ...original, input: [...conversation(chain, native), ...inputItems] };
+                    if (native) {
+                        delete body.previous_response_id;
+                        restoredPrevious = previousId;
+                    }
+                }
+            }
+            const keepResponse = async (response) => {
+                await store.put(owner, {
+                    id: String(response.id),
+                    provider,
+                    native,
+                    previousId: previousId ?? null,
+                    response: withPrevious(response, restoredPrevious),
+                    inputItems,
+                });
+            };
+            const changedBefore = ctx.get(BODY_CHANGED);
+            if (body !== original) {
+                ctx.set(BODY, body);
+                ctx.set(BODY_CHANGED, true);
+            }
+            try {
+                await next();
+            }
+            finally {
+                // The next attempt (another target) starts from the caller's own request.
+                ctx.set(BODY, original);
+                ctx.set(BODY_CHANGED, changedBefore);
+            }
+            const response = modelAnswer(ctx);
+            if (!response || response.kind === 'direct' || response.status < 200 || response.status >= 300)
+                return;
+            if (response.kind === 'json') {
+                let answer = response.body;
+                if (answer === undefined && response.raw && (keep || restoredPrevious))
+                    answer = JSON.parse(response.raw.toString('utf8'));
+                if (!answer)
+                    return;
+                if (restoredPrevious) {
+                    answer = withPrevious(answer, restoredPrevious);
+                    ctx.response = { kind: 'json', status: response.status, headers: response.headers, body: answer };
+                }
+                if (keep && KEPT_STATUSES.has(answer.status))
+                    await keepResponse(answer);
+            }
+            else if (response.kind === 'stream' && (keep || restoredPrevious)) {
+                response.parts = keptStream(response.parts, original, keep ? keepResponse : async () => undefined, restoredPrevious);
+                response.request = original;
+            }
+        };
+    },
+});
+//# sourceMappingURL=responses-stage.js.map

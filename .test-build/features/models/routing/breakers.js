@@ -1,0 +1,89 @@
+import { createHash } from 'node:crypto';
+import CircuitBreaker from 'opossum';
+import { parseDuration } from '../../../kernel/config/defaults.js';
+import { LruMap } from '../../../kernel/lru.js';
+/** Thrown by `run` when the target's circuit is open (or half-open with its trial call in flight). */
+export class BreakerOpen extends Error {
+    retryAfterSeconds;
+    constructor(retryAfterSeconds) {
+        super('circuit open');
+        this.retryAfterSeconds = retryAfterSeconds;
+    }
+}
+const MAX_BREAKERS = 10_000;
+/**
+ * One circuit breaker (opossum) per target: provider, address and a hash of the key. A
+ * circuit opens after `failureThreshold` consecutive failures (only failures the caller's
+ * predicate counts: 5xx, 429, timeouts, network errors), stays open for `cooldown`, then
+ * half-opens: the next call is a trial that closes it on success or opens it again.
+ */
+export class BreakerRegistry {
+    entries = new LruMap(MAX_BREAKERS, (_key, entry) => entry.breaker.shutdown());
+    threshold;
+    cooldownMs;
+    constructor(config) {
+        this.threshold = config.failureThreshold;
+        this.cooldownMs = parseDuration(config.cooldown);
+    }
+    static keyFor(provider, baseUrl, apiKey) {
+        const keyHash = apiKey ? createHash('sha256').update(apiKey).digest('base64url').slice(0, 16) : '-';
+        return `${provider}|${baseUrl}|${keyHash}`;
+    }
+    entry(key) {
+        let entry = this.entries.get(key);
+        if (entry)
+            return entry;
+        const breaker = new CircuitBreaker((action) => action(), {
+            name: key,
+            timeout: false,
+            resetTimeout: this.cooldownMs,
+            // Consecutive failures decide (below); opossum's own percentage rule never trips.
+            errorThresholdPercentage: 100,
+            enableSnapshots: false,
+            // opossum passes fire()'s arguments after the error: (err, action, countsAsFailure).
+            errorFilter: ((err, _action, counts) => !counts(err)),
+        });
+        const created = { breaker, consecutive: 0, openedAt: 0 };
+        breaker.on('failure', () => {
+            created.consecutive++;
+            if (created.consecutive >= this.threshold)
+                breaker.open();
+        });
+        breaker.on('success', () => {
+            created.consecutive = 0;
+        });
+        breaker.on('open', () => {
+            created.openedAt = Date.now();
+        });
+        entry = created;
+        this.entries.set(key, entry);
+        return entry;
+    }
+    /** Runs `action` through the target's breaker; throws BreakerOpen without running it when open. */
+    async run(key, countsAsFailure, action) {
+        const entry = this.entry(key);
+        try {
+            await entry.breaker.fire(action, countsAsFailure);
+        }
+        catch (err) {
+            if (err?.code === 'EOPENBREAKER') {
+                const left = Math.max(0, entry.openedAt + this.cooldownMs - Date.now());
+                throw new BreakerOpen(left / 1000);
+            }
+            throw err;
+        }
+    }
+    /** "closed", "open" or "half-open" (for tests and diagnostics). */
+    state(key) {
+        const entry = this.entries.get(key);
+        if (!entry || entry.breaker.closed)
+            return 'closed';
+        return entry.breaker.halfOpen ? 'half-open' : 'open';
+    }
+    close() {
+        for (const entry of this.entries.values())
+            entry.breaker.shutdown();
+        this.entries.clear();
+    }
+}
+//# sourceMappingURL=breakers.js.map

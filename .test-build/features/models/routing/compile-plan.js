@@ -1,0 +1,135 @@
+import { compileQuery, QueryError } from './conditions.js';
+import { inheritSettings, settingsSecrets } from './inheritance.js';
+import { CALLER_VALUE_RULES, callerValueProblem, headerSafe } from '../providers/shared/caller-values.js';
+/** Target fields that become header values upstream. */
+const HEADER_FIELDS = ['api_key', 'aws_access_key_id', 'aws_secret_access_key', 'aws_session_token'];
+/** A config that cannot be compiled; one line per problem, each naming its key path. */
+export class PlanError extends Error {
+    problems;
+    constructor(problems) {
+        super(problems.join('; '));
+        this.problems = problems;
+        this.name = 'PlanError';
+    }
+}
+function join(path, key) {
+    return path ? `${path}.${key}` : key;
+}
+function checkSettings(node, path, env, problems) {
+    if (node.provider !== undefined && !env.hasProvider(node.provider)) {
+        problems.push(`${join(path, 'provider')}: unknown provider "${node.provider}" (known: ${env.providerIds().join(', ')})`);
+    }
+    if (node.custom_host !== undefined) {
+        if (!env.allowCustomHost)
+            problems.push(`${join(path, 'custom_host')}: is not allowed: this gateway does not set routing.allowCustomHost`);
+        else if (!/^https?:\/\/[^\s/]+/i.test(node.custom_host))
+            problems.push(`${join(path, 'custom_host')}: must be an http(s) URL`);
+    }
+    const fields = node;
+    for (const field of Object.keys(CALLER_VALUE_RULES)) {
+        const problem = callerValueProblem(field, fields[field]);
+        if (problem)
+            problems.push(`${join(path, field)}: ${problem}`);
+    }
+    for (const field of HEADER_FIELDS) {
+        const value = fields[field];
+        if (typeof value === 'string' && !headerSafe(value))
+            problems.push(`${join(path, field)}: must not contain line breaks, NUL or characters a header cannot carry`);
+    }
+    for (const key of ['input_guardrails', 'output_guardrails']) {
+        node[key]?.forEach((id, i) => {
+            if (!env.hasGuardrail(id))
+                problems.push(`${join(path, key)}[${i}]: names no guardrail (guardrails.${id} is not defined)`);
+        });
+    }
+}
+function childIndexByName(children, name) {
+    return children.findIndex((c) => c.name === name);
+}
+function compileNode(node, parent, index, path, env, problems, flags) {
+    checkSettings(node, path, env, problems);
+    const settings = inheritSettings(parent, node);
+    const children = node.targets;
+    const strategy = node.strategy;
+    const mode = strategy?.mode ?? (children && children.length > 1 ? 'fallback' : 'single');
+    const out = {
+        index,
+        path,
+        name: node.name,
+        weight: node.weight ?? 1,
+        settings,
+        secrets: settingsSecrets(settings),
+        mode,
+        onStatusCodes: strategy?.on_status_codes ? new Set(strategy.on_status_codes) : undefined,
+    };
+    if (!children) {
+        if (strategy && strategy.mode !== 'single')
+            problems.push(`${join(path, 'strategy.mode')}: ${strategy.mode} needs targets to choose from`);
+        return out;
+    }
+    out.children = children.map((child, i) => compileNode(child, settings, index === '' ? String(i) : `${index}.${i}`, `${join(path, 'targets')}[${i}]`, env, problems, flags));
+    const strategyPath = join(path, 'strategy');
+    if (mode === 'loadbalance' && !children.some((c) => (c.weight ?? 1) > 0)) {
+        problems.push(`${join(path, 'targets')}: loadbalance needs at least one target with a weight above 0`);
+    }
+    if (mode === 'conditional') {
+        flags.conditional = true;
+        const conditions = [];
+        (strategy?.conditions ?? []).forEach((condition, i) => {
+            const cpath = `${strategyPath}.conditions[${i}]`;
+            const child = childIndexByName(children, condition.then);
+            if (child < 0)
+                problems.push(`${cpath}.then: names no target of this group ("${condition.then}")`);
+            try {
+                const test = compileQuery(condition.query, `${cpath}.query`);
+                if (child >= 0)
+                    conditions.push({ test, child });
+            }
+            catch (err) {
+                if (err instanceof QueryError)
+                    problems.push(err.message);
+                else
+                    throw err;
+            }
+        });
+        out.conditions = conditions;
+        if (strategy?.default !== undefined) {
+            const child = childIndexByName(children, strategy.default);
+            if (child < 0)
+                problems.push(`${strategyPath}.default: names no target of this group ("${strategy.default}")`);
+            else
+                out.defaultChild = child;
+        }
+        if (!strategy?.conditions?.length && strategy?.default === undefined) {
+            problems.push(`${strategyPath}: conditional mode needs conditions or a default`);
+        }
+    }
+    else if (strategy?.conditions || strategy?.default !== undefined) {
+        problems.push(`${strategyPath}: conditions and default apply only to mode conditional`);
+    }
+    return out;
+}
+/**
+ * Compiles a routing config (already valid against schema/routing.schema.json) into a plan:
+ * inheritance resolved, conditions compiled, providers, guardrails and custom hosts checked.
+ * Throws PlanError listing every problem.
+ */
+export function compilePlan(config, env) {
+    const problems = [];
+    const flags = { conditional: false };
+    const root = compileNode(config, undefined, config.targets ? '' : '0', '', env, problems, flags);
+    if (problems.length)
+        throw new PlanError(problems);
+    return { root, requestTimeout: config.request_timeout, conditional: flags.conditional, firstProvider: firstProvider(root) };
+}
+function firstProvider(node) {
+    if (!node.children)
+        return node.settings.provider;
+    for (const child of node.children) {
+        const found = firstProvider(child);
+        if (found)
+            return found;
+    }
+    return node.settings.provider;
+}
+//# sourceMappingURL=compile-plan.js.map

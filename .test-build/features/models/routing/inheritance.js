@@ -1,0 +1,50 @@
+import { PROVIDER_OPTION_FIELDS } from './provider-credentials.js';
+/**
+ * The contract's inheritance: a child's own value wins, settings it omits come from its parent;
+ * `retry` and `cache` are replaced as a whole, never merged; `override_params` merge, child wins.
+ */
+export function inheritSettings(parent, node) {
+    const base = parent ?? { options: {} };
+    const options = { ...base.options };
+    for (const field of PROVIDER_OPTION_FIELDS) {
+        const value = node[field];
+        if (value !== undefined)
+            options[field] = value;
+    }
+    const overrideParams = node.override_params || base.overrideParams ? { ...base.overrideParams, ...node.override_params } : undefined;
+    return {
+        provider: node.provider ?? base.provider,
+        apiKey: node.api_key ?? base.apiKey,
+        customHost: node.custom_host ?? base.customHost,
+        options,
+        overrideParams,
+        forwardHeaders: node.forward_headers ?? base.forwardHeaders,
+        retry: node.retry ?? base.retry,
+        requestTimeout: node.request_timeout ?? base.requestTimeout,
+        firstByteTimeout: node.first_byte_timeout ?? base.firstByteTimeout,
+        idleTimeout: node.idle_timeout ?? base.idleTimeout,
+        inputGuardrails: node.input_guardrails ?? base.inputGuardrails,
+        outputGuardrails: node.output_guardrails ?? base.outputGuardrails,
+        cache: node.cache ?? base.cache,
+    };
+}
+const SECRET_OPTIONS = ['aws_access_key_id', 'aws_secret_access_key', 'aws_session_token', 'vertex_service_account_json'];
+/** The secret values a target's settings carry. */
+export function settingsSecrets(settings) {
+    const out = [];
+    if (settings.apiKey)
+        out.push(settings.apiKey);
+    for (const field of SECRET_OPTIONS) {
+        const value = settings.options[field];
+        if (typeof value === 'string' && value)
+            out.push(value);
+        else if (value && typeof value === 'object') {
+            out.push(JSON.stringify(value));
+            const key = value.private_key;
+            if (typeof key === 'string')
+                out.push(key);
+        }
+    }
+    return out;
+}
+//# sourceMappingURL=inheritance.js.map

@@ -1,0 +1,218 @@
+import { UPSTREAM } from '../../../kernel/engine/report.js';
+import { badRequest, GatewayError, internalError } from '../../../contract/errors/gateway-error.js';
+import { normalizeError } from '../../../contract/errors/normalize.js';
+import { ATTEMPTS, DEADLINE, PROVIDER, PROVIDER_KEY, TARGET } from '../model-request.js';
+import { providerOptionsFrom } from './provider-credentials.js';
+import { recordAttempt } from './attempts.js';
+import { BreakerOpen, BreakerRegistry } from './breakers.js';
+import { callerGone, callerGoneError, CircuitOpenError, countsForBreaker, deadlineError, deadlinePassed, uploadSpent, isCircuitOpen, isRoutingFailure, } from './failure.js';
+import { weightedOrder } from './weighted.js';
+/** Single-target runs resolve no plan nodes, so they share one empty set. */
+const NO_NODES = new Set();
+function toGatewayError(err, provider) {
+    return err instanceof GatewayError ? err : normalizeError(err, provider);
+}
+/**
+ * Runs a request through a compiled plan: picks targets by each group's strategy, calls the
+ * rest of the pipeline (`next`) once per target attempt with the TARGET slot set, and decides
+ * after each failure whether another target may be tried. No new attempt starts once the
+ * caller has gone or the request's deadline has passed.
+ */
+export class PlanRunner {
+    services;
+    breakers;
+    providers;
+    /** Targets of another provider than the request's key's owner, resolved without a key (-> that owner). */
+    keyless = new WeakMap();
+    constructor(services, breakers, providers) {
+        this.services = services;
+        this.breakers = breakers;
+        this.providers = providers;
+    }
+    /** Runs a routing config's plan; `conditionInput` is what its conditions test (read by the route stage). */
+    async run(ctx, plan, conditionInput, next) {
+        if (plan.requestTimeout !== undefined) {
+            const deadline = ctx.startedAt + plan.requestTimeout;
+            const current = ctx.get(DEADLINE);
+            ctx.set(DEADLINE, current === undefined ? deadline : Math.min(current, deadline));
+        }
+        const run = { ctx, next, secretsAdded: new Set(), conditionInput, keyOwner: ctx.get(PROVIDER) ?? plan.firstProvider };
+        await this.runNode(plan.root, run);
+    }
+    /** One target named by the request headers (no routing config). */
+    async runSingle(ctx, target, next) {
+        await this.attempt(target, { ctx, next, secretsAdded: NO_NODES });
+    }
+    order(node, run) {
+        const children = node.children;
+        switch (node.mode) {
+            case 'single':
+                return [0];
+            case 'fallback':
+                return children.map((_, i) => i);
+            case 'loadbalance':
+                return weightedOrder(children.map((c) => c.weight));
+            case 'conditional': {
+                const input = run.conditionInput;
+                const hit = node.conditions.find((c) => c.test(input));
+                if (hit)
+                    return [hit.child];
+                if (node.defaultChild !== undefined)
+                    return [node.defaultChild];
+                throw badRequest(`x-gateway-config: ${node.path ? `${node.path}.` : ''}strategy: no condition matched this request and the config has no default.`, 'x-gateway-config');
+            }
+        }
+    }
+    /** After a child failed with `err`, may the group try its next child? */
+    movesOn(node, err) {
+        if (node.mode === 'fallback')
+            return isRoutingFailure(err, node.onStatusCodes);
+        if (node.mode === 'loadbalance')
+            return node.onStatusCodes !== undefined && isRoutingFailure(err, node.onStatusCodes);
+        return false;
+    }
+    async runNode(node, run) {
+        if (!node.children) {
+            await this.attempt(this.resolveLeaf(node, run), run);
+            return;
+        }
+        let last;
+        let open;
+        for (const i of this.order(node, run)) {
+            if (last && (callerGone(run.ctx) || deadlinePassed(run.ctx)))
+                break;
+            try {
+                await this.runNode(node.children[i], run);
+                return;
+            }
+            catch (err) {
+                if (isCircuitOpen(err)) {
+                    open = pickSooner(open, err);
+                    continue;
+                }
+                const failure = toGatewayError(err, run.ctx.get(TARGET)?.provider);
+                last = failure;
+                if (callerGone(run.ctx) || uploadSpent(run.ctx) || !this.movesOn(node, failure))
+                    throw failure;
+            }
+        }
+        if (last)
+            throw last;
+        throw open ?? new CircuitOpenError('Every target of this request has its circuit open.');
+    }
+    resolveLeaf(node, run) {
+        const ctx = run.ctx;
+        const s = node.settings;
+        const provider = s.provider ?? ctx.get(PROVIDER);
+        if (!provider) {
+            throw badRequest(`x-gateway-config: ${node.path ? `${node.path}.` : ''}provider: this target has no provider (set provider on it or a parent, or send x-gateway-provider).`, 'x-gateway-config');
+        }
+        if (!run.secretsAdded.has(node)) {
+            run.secretsAdded.add(node);
+            ctx.secrets.push(...node.secrets);
+        }
+        run.headerOptions ??= providerOptionsFrom(ctx);
+        const target = {
+            provider,
+            apiKey: s.apiKey ?? this.keyFor(provider, run),
+            options: { ...run.headerOptions, ...s.options },
+            index: node.index,
+        };
+        if (target.apiKey === undefined && ctx.has(PROVIDER_KEY) && provider !== run.keyOwner)
+            this.keyless.set(target, run.keyOwner ?? 'another provider');
+        if (s.customHost !== undefined)
+            target.baseUrl = s.customHost;
+        if (s.overrideParams !== undefined)
+            target.overrideParams = s.overrideParams;
+        if (s.forwardHeaders !== undefined)
+            target.forwardHeaders = s.forwardHeaders;
+        if (s.retry !== undefined)
+            target.retry = s.retry;
+        if (s.requestTimeout !== undefined)
+            target.requestTimeout = s.requestTimeout;
+        if (s.firstByteTimeout !== undefined)
+            target.firstByteTimeout = s.firstByteTimeout;
+        if (s.idleTimeout !== undefined)
+            target.idleTimeout = s.idleTimeout;
+        if (s.inputGuardrails !== undefined)
+            target.inputGuardrails = s.inputGuardrails;
+        if (s.outputGuardrails !== undefined)
+            target.outputGuardrails = s.outputGuardrails;
+        if (s.cache !== undefined)
+            target.cache = s.cache;
+        return target;
+    }
+    /**
+     * The key of a target that names none: the request's own key goes only to the provider it
+     * belongs to; a target of another provider uses its provider's configured key
+     * (providers.<id>.apiKey), and without one fails as 401 naming that provider, sending nothing.
+     */
+    keyFor(provider, run) {
+        const configured = this.services.config.providers?.[provider]?.apiKey;
+        const own = typeof configured === 'string' && configured ? configured : undefined;
+        return provider === run.keyOwner ? (run.ctx.get(PROVIDER_KEY) ?? own) : own;
+    }
+    /** One target attempt (its retries included, when a retry stage follows): through its breaker when breakers are on. */
+    async attempt(target, run) {
+        const ctx = run.ctx;
+        if (callerGone(ctx))
+            throw callerGoneError(target.provider);
+        if (deadlinePassed(ctx))
+            throw deadlineError(target.provider);
+        const action = () => this.callTarget(target, run);
+        if (!this.breakers)
+            return action();
+        const baseUrl = target.baseUrl ?? this.providers.get(target.provider)?.baseUrl ?? '';
+        const key = BreakerRegistry.keyFor(target.provider, baseUrl, target.apiKey);
+        try {
+            await this.breakers.run(key, (err) => countsForBreaker(err, ctx), action);
+        }
+        catch (err) {
+            if (err instanceof BreakerOpen) {
+                throw new CircuitOpenError(`Every target of this request has its circuit open (last: ${target.provider}${target.index !== undefined ? ` target ${target.index}` : ''}).`, err.retryAfterSeconds);
+            }
+            throw err;
+        }
+    }
+    async callTarget(target, run) {
+        const ctx = run.ctx;
+        ctx.set(TARGET, target);
+        ctx.set(UPSTREAM, target.provider);
+        ctx.response = undefined;
+        const requestDeadline = ctx.get(DEADLINE);
+        if (target.requestTimeout !== undefined) {
+            const own = performance.now() + target.requestTimeout;
+            ctx.set(DEADLINE, requestDeadline === undefined ? own : Math.min(requestDeadline, own));
+        }
+        const recorded = ctx.get(ATTEMPTS)?.length ?? 0;
+        const startedAt = performance.now();
+        try {
+            const owner = this.keyless.get(target);
+            if (owner && this.providers.get(target.provider)?.requiresKey !== false) {
+                throw new GatewayError('invalid_api_key', `No API key for ${target.provider}: the request's key belongs to ${owner} and is never sent to another provider; give this target its own api_key, or set providers.${target.provider}.apiKey.`, { provider: target.provider });
+            }
+            await run.next();
+            if (!ctx.response)
+                throw internalError(new Error('the pipeline after fallback produced no answer: is forward missing?'));
+            if ((ctx.get(ATTEMPTS)?.length ?? 0) === recorded)
+                recordAttempt(ctx, target, startedAt, undefined);
+        }
+        catch (err) {
+            const failure = toGatewayError(err, target.provider);
+            if ((ctx.get(ATTEMPTS)?.length ?? 0) === recorded)
+                recordAttempt(ctx, target, startedAt, failure, this.services.metrics);
+            throw failure;
+        }
+        finally {
+            ctx.set(DEADLINE, requestDeadline);
+        }
+    }
+}
+function pickSooner(a, b) {
+    if (!a)
+        return b;
+    const ra = Number(a.headers?.['retry-after'] ?? Infinity);
+    const rb = Number(b.headers?.['retry-after'] ?? Infinity);
+    return rb < ra ? b : a;
+}
+//# sourceMappingURL=plan-runner.js.map

@@ -1,0 +1,128 @@
+import { defineService } from '../../../kernel/engine/services.js';
+import { GuardrailRegistry } from '../guardrails/registry.js';
+import { GUARDRAIL_CHECKS } from '../guardrails/check-kind.js';
+import { MemoryCacheStore } from '../cache/memory-store.js';
+import { RedisCacheStore } from '../cache/redis-store.js';
+import { RateLimiter } from '../rate-limit/limiter.js';
+import { MemoryRateCounter } from '../rate-limit/memory-counter.js';
+import { RedisRateCounter } from '../rate-limit/redis-counter.js';
+import { PROVIDERS } from '../providers/provider-registry.js';
+import { BreakerRegistry } from './breakers.js';
+import { RoutingConfigs } from './config-source.js';
+/**
+ * The long-lived parts of routing and resilience, each made once per gateway (on first use,
+ * by the routing capability at start-up or by a stage factory) and kept in typed service
+ * slots: the shared Redis client, guardrails, the answer cache, the rate limiter, circuit
+ * breakers and the compiled named routing configs.
+ */
+const REDIS_CLASS = defineService('redis-class');
+const REDIS_CLIENT = defineService('redis-client');
+export const GUARDRAILS = defineService('guardrails');
+export const RESPONSE_CACHE = defineService('response-cache');
+export const RATE_LIMITER = defineService('rate-limiter');
+export const BREAKERS = defineService('circuit-breakers');
+export const ROUTING_CONFIGS = defineService('routing-configs');
+export function redisKeyPrefix(services) {
+    return services.config.redis?.keyPrefix ?? 'gw:';
+}
+/** Whether this config keeps anything in Redis (cache.store redis, or rate limits with redis.url). */
+export function usesRedis(services) {
+    const config = services.config;
+    return Boolean(config.redis?.url) && (config.cache?.store === 'redis' || Boolean(config.rateLimits?.length));
+}
+/** Loads the Redis client library, only for configs that name a Redis (it is not small). */
+export async function loadRedisClient(services) {
+    if (!services.config.redis?.url || services.has(REDIS_CLASS))
+        return;
+    services.provide(REDIS_CLASS, (await import('ioredis')).Redis);
+}
+/** One Redis client per gateway, closed at shutdown. Commands fail fast while it is disconnected. */
+export function sharedRedis(services) {
+    const url = services.config.redis?.url;
+    if (!url)
+        return undefined;
+    const RedisClient = services.get(REDIS_CLASS);
+    if (!RedisClient)
+        throw new Error('loadRedisClient() must run before sharedRedis()');
+    return services.once(REDIS_CLIENT, () => {
+        const client = new RedisClient(url, {
+            lazyConnect: true,
+            enableOfflineQueue: false,
+            maxRetriesPerRequest: 1,
+            commandTimeout: 1000,
+            connectTimeout: 2000,
+        });
+        let lastWarning = 0;
+        client.on('error', (err) => {
+            const now = Date.now();
+            if (now - lastWarning < 10_000)
+                return;
+            lastWarning = now;
+            services.logger.warn({ err: err.code ?? 'redis error' }, 'redis unavailable');
+        });
+        client.connect().catch(() => undefined);
+        services.closers.push(async () => {
+            await client.quit().catch(() => client.disconnect());
+        });
+        return client;
+    });
+}
+/** Waits until the client is connected (or `ms` passed); false when it did not connect. */
+export function redisReady(client, ms) {
+    if (client.status === 'ready')
+        return Promise.resolve(true);
+    return new Promise((resolve) => {
+        const done = (ok) => {
+            clearTimeout(timer);
+            client.off('ready', onReady);
+            resolve(ok);
+        };
+        const onReady = () => done(true);
+        const timer = setTimeout(() => done(false), ms);
+        client.on('ready', onReady);
+    });
+}
+/** guardrails.<id>, compiled with the check kinds registered (built-ins and plugins). */
+export function guardrailRegistry(services) {
+    return services.once(GUARDRAILS, () => new GuardrailRegistry(services.config, services.require(GUARDRAIL_CHECKS), () => services.upstream));
+}
+export function responseCache(services) {
+    return services.once(RESPONSE_CACHE, () => {
+        const config = services.config;
+        const redis = config.cache?.store === 'redis' ? sharedRedis(services) : undefined;
+        return redis ? new RedisCacheStore(redis, redisKeyPrefix(services)) : new MemoryCacheStore(config.cache?.maxEntries ?? 10_000);
+    });
+}
+export function rateLimiter(services) {
+    const rules = services.config.rateLimits;
+    if (!rules?.length)
+        return undefined;
+    return services.once(RATE_LIMITER, () => {
+        const redis = sharedRedis(services);
+        const counter = redis ? new RedisRateCounter(redis, redisKeyPrefix(services)) : new MemoryRateCounter();
+        return new RateLimiter(rules, counter, services.logger);
+    });
+}
+export function breakerRegistry(services) {
+    const config = services.config.routing?.circuitBreaker;
+    if (!config)
+        return undefined;
+    return services.once(BREAKERS, () => {
+        const registry = new BreakerRegistry(config);
+        services.closers.push(() => registry.close());
+        return registry;
+    });
+}
+/** Named routing configs compiled against the providers and guardrails this gateway has. */
+export function routingConfigs(services) {
+    return services.once(ROUTING_CONFIGS, () => {
+        const providers = services.require(PROVIDERS);
+        return new RoutingConfigs(services.config, {
+            hasProvider: (id) => providers.has(id),
+            providerIds: () => providers.ids(),
+            allowCustomHost: services.config.routing?.allowCustomHost === true,
+            hasGuardrail: (id) => guardrailRegistry(services).has(id),
+        });
+    });
+}
+//# sourceMappingURL=resilience-services.js.map

@@ -1,0 +1,7 @@
+/* eslint-disable */
+/**
+ * DO NOT EDIT: generated from schema/routing.schema.json by scripts/generate-types.mjs.
+ * Edit the schema and run `npm run gen:types`; `npm test` fails when they drift apart.
+ */
+export {};
+//# sourceMappingURL=routing.js.map

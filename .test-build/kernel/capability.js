@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=capability.js.map

@@ -1,0 +1,70 @@
+import { isSecretField } from '../errors/redact.js';
+/** Containers whose every value is a credential: headers sent upstream, a tool server's environment. */
+const SECRET_CONTAINERS = new Set(['headers', 'env']);
+/** Routing-target fields that carry credentials (and are not named like one). */
+const SECRET_OPTIONS = new Set(['vertex_service_account_json', 'aws_access_key_id', 'key']);
+function urlPassword(value) {
+    if (!/^[a-z][a-z0-9+.-]*:\/\/[^/@\s]*:[^/@\s]*@/i.test(value))
+        return undefined;
+    try {
+        const url = new URL(value);
+        return url.password ? decodeURIComponent(url.password) : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+/**
+ * Every secret a gateway config holds, for the redactor: values of fields named like a
+ * credential (adminToken, clientSecret, signingSecret, api_key, apiKey, aws_*, ...), every
+ * value under `headers` (providers, tool servers, webhooks, exporters) and a tool server's
+ * `env`, configured keys (`auth.apiKeys[].key`), service-account JSON (and its private key),
+ * and the password of any URL (storage.url, redis.url).
+ */
+export function configSecrets(config) {
+    const out = [];
+    const add = (value) => {
+        if (typeof value === 'string' && value)
+            out.push(value);
+        else if (value && typeof value === 'object') {
+            out.push(JSON.stringify(value));
+            const key = value.private_key;
+            if (typeof key === 'string')
+                out.push(key);
+        }
+    };
+    const walk = (node, key, parent, depth) => {
+        if (depth > 32 || node === null || node === undefined)
+            return;
+        if (typeof node === 'string') {
+            if (SECRET_CONTAINERS.has(parent) || isSecretField(key) || (SECRET_OPTIONS.has(key) && parent !== 'ssl'))
+                add(node);
+            const password = urlPassword(node);
+            if (password)
+                out.push(password);
+            if (key === 'vertex_service_account_json') {
+                try {
+                    add(JSON.parse(node));
+                }
+                catch {
+                    // Not JSON: the raw value was added.
+                }
+            }
+            return;
+        }
+        if (Array.isArray(node)) {
+            for (const item of node)
+                walk(item, key, parent, depth + 1);
+            return;
+        }
+        if (typeof node === 'object') {
+            if (key === 'vertex_service_account_json')
+                add(node);
+            for (const [k, v] of Object.entries(node))
+                walk(v, k, key, depth + 1);
+        }
+    };
+    walk(config, '', '', 0);
+    return out;
+}
+//# sourceMappingURL=config-secrets.js.map

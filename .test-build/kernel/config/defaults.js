@@ -1,0 +1,31 @@
+import { resolve } from 'node:path';
+/** Fills in the defaults the rest of the gateway relies on; paths become absolute. */
+export function applyDefaults(config, env, cwd) {
+    const dataDir = env.GATEWAY_DATA_DIR ? resolve(cwd, env.GATEWAY_DATA_DIR) : resolve(cwd, 'data');
+    const server = { host: '0.0.0.0', port: 8787, shutdownGracePeriod: '30s', bodyLimit: 10 * 1024 * 1024, ...config.server };
+    const storage = { type: 'sqlite', ...config.storage };
+    storage.path = env.GATEWAY_DATA_DIR ? resolve(dataDir, 'gateway.db') : resolve(cwd, storage.path ?? './data/gateway.db');
+    storage.filesDir = env.GATEWAY_DATA_DIR ? resolve(dataDir, 'files') : resolve(cwd, storage.filesDir ?? './data/files');
+    return {
+        ...config,
+        server,
+        storage,
+        logging: { level: 'info', requests: true, ...config.logging },
+        auth: { enabled: false, type: 'bearer', header: 'X-API-Key', tokenExpiration: '30d', ...config.auth },
+        identityForwarding: { enabled: true, ...config.identityForwarding },
+        routing: { allowCustomHost: false, ...config.routing },
+        providers: config.providers ?? {},
+        pipelines: { dir: config.pipelines?.dir ? resolve(cwd, config.pipelines.dir) : undefined },
+        plugins: (config.plugins ?? []).map((p) => (p.startsWith('.') || p.startsWith('/') ? resolve(cwd, p) : p)),
+    };
+}
+/** "30s" / "500ms" / "5m" / "2h" / "1d" -> milliseconds. */
+export function parseDuration(text) {
+    const m = /^(\d+)(ms|s|m|h|d)$/.exec(text.trim());
+    if (!m)
+        throw new Error(`not a duration: ${text}`);
+    const n = Number(m[1]);
+    const unit = m[2];
+    return unit === 'ms' ? n : unit === 's' ? n * 1000 : unit === 'm' ? n * 60_000 : unit === 'h' ? n * 3_600_000 : n * 86_400_000;
+}
+//# sourceMappingURL=defaults.js.map

@@ -1,0 +1,28 @@
+function section(config, key) {
+    if (!config[key] || typeof config[key] !== 'object')
+        config[key] = {};
+    return config[key];
+}
+function parseBoolean(raw) {
+    const v = raw.trim().toLowerCase();
+    if (['true', '1', 'yes', 'on'].includes(v))
+        return true;
+    if (['false', '0', 'no', 'off'].includes(v))
+        return false;
+    return raw; // left as a string so validation names the key
+}
+function parseInteger(raw) {
+    return /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : raw;
+}
+export function applyEnvOverrides(config, env) {
+    if (env.GATEWAY_AUTH_TYPE)
+        section(config, 'auth').type = env.GATEWAY_AUTH_TYPE;
+    if (env.GATEWAY_AUTH_ENABLED)
+        section(config, 'auth').enabled = parseBoolean(env.GATEWAY_AUTH_ENABLED);
+    if (env.GATEWAY_ADMIN_TOKEN)
+        section(config, 'auth').adminToken = env.GATEWAY_ADMIN_TOKEN;
+    if (env.GATEWAY_PORT)
+        section(config, 'server').port = parseInteger(env.GATEWAY_PORT);
+    return config;
+}
+//# sourceMappingURL=env-overrides.js.map

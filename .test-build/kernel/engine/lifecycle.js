@@ -1,0 +1,3 @@
+import { defineService } from './services.js';
+export const LIFECYCLE = defineService('lifecycle');
+//# sourceMappingURL=lifecycle.js.map

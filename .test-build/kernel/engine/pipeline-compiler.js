@@ -1,0 +1,278 @@
+import { compose } from './compose.js';
+import { ExtensionConfigError } from './extension.js';
+import { displayPath, readPipelineFiles, resolvePipelines, sameFolder } from './pipeline-files.js';
+import { QueryError } from './query.js';
+import { ensureJsonBody } from './request-body.js';
+import { compareSpecificity, parsePattern, patternMatches } from './route-patterns.js';
+import { slotsOf } from './stage.js';
+import { compileWhen } from './when.js';
+export class PipelineError extends Error {
+    problems;
+    constructor(problems) {
+        super(`invalid pipelines:\n${problems.join('\n')}`);
+        this.problems = problems;
+        this.name = 'PipelineError';
+    }
+}
+function where(entry) {
+    return `${entry.file}: ${entry.at}`;
+}
+/** Checks each stage of a pipeline: known, config valid against its schema, `when:` compiled. */
+function checkStages(pipeline, registry, problems) {
+    const before = problems.length;
+    const defs = [];
+    const configs = [];
+    const whens = [];
+    for (const entry of pipeline.stages) {
+        const def = registry.get(entry.name);
+        if (!def) {
+            problems.push(`${where(entry)}: unknown stage "${entry.name}" (known: ${registry.names().join(', ')})`);
+            continue;
+        }
+        const configPath = entry.configuredAt ? entry.configuredAt.at : `${entry.at}.${entry.name}`;
+        try {
+            configs.push(registry.validate(entry.name, entry.config, configPath));
+        }
+        catch (err) {
+            if (!(err instanceof ExtensionConfigError))
+                throw err;
+            const file = entry.configuredAt?.file ?? entry.file;
+            for (const line of err.problems)
+                problems.push(`${file}: ${line}`);
+            continue;
+        }
+        defs.push(def);
+        if (entry.when === undefined)
+            whens.push(undefined);
+        else {
+            try {
+                whens.push(compileWhen(entry.when, `${entry.at}.when`));
+            }
+            catch (err) {
+                if (!(err instanceof QueryError))
+                    throw err;
+                problems.push(`${entry.file}: ${err.message}`);
+            }
+        }
+    }
+    return problems.length > before ? undefined : { pipeline, defs, configs, whens };
+}
+function list(names) {
+    return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
+}
+/**
+ * Checks the order of a pipeline against what its stages require and provide: every slot a
+ * stage requires must be provided by a stage before it (one without `when:`, which might not
+ * run), and a stage that must run once per request may not follow one that repeats the rest of
+ * the chain (fallback, retry: the stages after them run once per attempt).
+ */
+function checkOrder(checked, registry, problems) {
+    const { pipeline, defs, configs, whens } = checked;
+    const file = pipeline.file;
+    const provided = new Set();
+    let repeatedBy;
+    const providersIn = (slot, from) => defs.flatMap((d, i) => (i >= from && slotsOf(d.provides, configs[i]).includes(slot) ? [d.name] : []));
+    defs.forEach((def, i) => {
+        if (def.once && repeatedBy) {
+            problems.push(`${file}: stage ${def.name} must run once per request, but ${repeatedBy} before it runs the rest of the pipeline once per attempt; put ${def.name} before ${repeatedBy}`);
+        }
+        for (const slot of slotsOf(def.requires, configs[i])) {
+            if (provided.has(slot))
+                continue;
+            const later = [...new Set(providersIn(slot, i + 1))];
+            const conditional = defs.flatMap((d, j) => (j < i && whens[j] && slotsOf(d.provides, configs[j]).includes(slot) ? [d.name] : []));
+            if (conditional.length) {
+                problems.push(`${file}: stage ${def.name} needs ${slot.label}, which ${conditional[0]} provides only when its when: matches; ${def.name} may run without it`);
+            }
+            else if (later.length) {
+                problems.push(`${file}: stage ${def.name} needs ${slot.label}, which ${list(later)} provides; ${later[0]} is not before it`);
+            }
+            else {
+                const anywhere = registry.all().flatMap((d) => (slotsOf(d.provides, {}).includes(slot) ? [d.name] : []));
+                problems.push(anywhere.length
+                    ? `${file}: stage ${def.name} needs ${slot.label}, which ${list(anywhere)} provides; the pipeline has no ${list(anywhere)} before it`
+                    : `${file}: stage ${def.name} needs ${slot.label}, which no stage provides`);
+            }
+        }
+        if (!whens[i])
+            for (const slot of slotsOf(def.provides, configs[i]))
+                provided.add(slot);
+        if (def.repeats)
+            repeatedBy ??= def.name;
+    });
+}
+/** Assigns each route table entry the pipeline with the most specific pattern that claims it. */
+function assignRoutes(pipelines, routes, problems) {
+    const claims = [];
+    for (const pipeline of pipelines) {
+        pipeline.routes.forEach((text, index) => {
+            const pattern = parsePattern(text);
+            if (typeof pattern === 'string') {
+                problems.push(`${pipeline.routesFile}: routes[${index}]: "${text}" ${pattern}`);
+                return;
+            }
+            if (!routes.some((r) => patternMatches(pattern, r))) {
+                problems.push(`${pipeline.routesFile}: routes: no such route "${text}"`);
+                return;
+            }
+            claims.push({ pipeline, pattern, index });
+        });
+    }
+    const byRoute = new Map();
+    const ties = new Set();
+    for (const route of routes) {
+        let best;
+        let tied;
+        for (const claim of claims) {
+            if (!patternMatches(claim.pattern, route))
+                continue;
+            if (!best) {
+                best = claim;
+                continue;
+            }
+            const order = compareSpecificity(claim.pattern, best.pattern);
+            if (order > 0) {
+                best = claim;
+                tied = undefined;
+            }
+            else if (order === 0 && claim.pipeline !== best.pipeline)
+                tied = claim;
+        }
+        if (!best)
+            continue;
+        if (tied) {
+            // The line names the user's file (or the later one) first: that is where the tie was made.
+            const rank = (c) => `${c.pipeline.origin === 'user' ? 1 : 0}${c.pipeline.routesFile}`;
+            const [a, b] = [best, tied].sort((x, y) => (rank(x) < rank(y) ? -1 : 1));
+            const line = `${b.pipeline.routesFile}: routes: "${b.pattern.text}" and "${a.pattern.text}" of ${a.pipeline.routesFile} (pipeline ${a.pipeline.name}) both claim ${route.key === '*' ? 'unknown routes' : route.key} and neither is more specific`;
+            if (!ties.has(line))
+                problems.push(line);
+            ties.add(line);
+            continue;
+        }
+        byRoute.set(route.key, best.pipeline);
+    }
+    return byRoute;
+}
+/** Runs the stage's middleware only for requests its `when:` matches (the JSON body read first when the query needs it). */
+function step(run, when, bodyLimit) {
+    if (!when)
+        return { run };
+    if (!when.usesBody)
+        return { run, when: when.test };
+    const test = when.test;
+    return {
+        run: async (ctx, next) => {
+            await ensureJsonBody(ctx, bodyLimit);
+            return test(ctx) ? run(ctx, next) : next();
+        },
+    };
+}
+function build(checked, routes, services, bodyLimit, problems) {
+    const { pipeline, defs, configs, whens } = checked;
+    const steps = [];
+    const decorators = [];
+    const debuggers = [];
+    defs.forEach((def, i) => {
+        const entry = pipeline.stages[i];
+        let made;
+        try {
+            made = def.create(configs[i], services);
+        }
+        catch (err) {
+            // A stage may report problems of the config sections it compiles (keyed lines of their
+            // own: PipelineError), or of its own config (ExtensionConfigError, keys below the stage).
+            if (err instanceof PipelineError)
+                problems.push(...err.problems);
+            else if (err instanceof ExtensionConfigError)
+                for (const line of err.problems)
+                    problems.push(`${where(entry)}.${entry.name}.${line}`);
+            else
+                problems.push(`${where(entry)}.${entry.name}: ${err.message}`);
+            return;
+        }
+        if (!made)
+            return;
+        if (typeof made === 'function') {
+            steps.push(step(made, whens[i], bodyLimit));
+            return;
+        }
+        steps.push(step(made.run, whens[i], bodyLimit));
+        if (made.decorate)
+            decorators.push(made.decorate);
+        if (made.debug)
+            debuggers.push(made.debug);
+    });
+    const compiled = {
+        name: pipeline.name,
+        file: pipeline.file,
+        description: pipeline.description,
+        stages: defs.map((d) => d.name),
+        routes,
+        run: compose(steps),
+    };
+    if (decorators.length) {
+        compiled.decorate = (ctx, headers) => {
+            for (const d of decorators)
+                d(ctx, headers);
+        };
+    }
+    if (debuggers.length) {
+        compiled.debug = (ctx) => {
+            const out = {};
+            for (const d of debuggers)
+                Object.assign(out, d(ctx));
+            return out;
+        };
+    }
+    return compiled;
+}
+/**
+ * Reads the shipped pipelines and the user's (pipelines.dir), resolves `extends`, checks every
+ * stage name against the registry, every stage config against its schema, every `when:` query
+ * and the order of every pipeline against what its stages require and provide, assigns each
+ * route the pipeline of its most specific pattern, then creates each stage once and composes
+ * each pipeline. Any problem stops start-up with one line naming the file, the stage and the
+ * reason. Returns the pipeline of each route, by route key.
+ */
+export function compilePipelines(options) {
+    const { shippedDir, userDir, routes, stages: registry, services } = options;
+    const bodyLimit = options.bodyLimit ?? services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
+    const problems = [];
+    const shipped = readPipelineFiles(shippedDir, 'shipped', problems);
+    const user = userDir && !sameFolder(userDir, shippedDir) ? readPipelineFiles(userDir, 'user', problems) : [];
+    if (!shipped.length && !user.length && !problems.length)
+        problems.push(`pipelines.dir: ${displayPath(userDir ?? shippedDir)} holds no pipeline files (*.yaml, *.yml, *.json)`);
+    const resolved = resolvePipelines(shipped, user, problems);
+    const checked = new Map();
+    for (const pipeline of resolved) {
+        const c = checkStages(pipeline, registry, problems);
+        if (!c)
+            continue;
+        checkOrder(c, registry, problems);
+        checked.set(pipeline, c);
+    }
+    const byRoute = assignRoutes(resolved, routes, problems);
+    if (problems.length)
+        throw new PipelineError([...new Set(problems)]);
+    const servedRoutes = new Map();
+    for (const route of routes) {
+        const p = byRoute.get(route.key);
+        if (!p)
+            continue;
+        let list = servedRoutes.get(p);
+        if (!list)
+            servedRoutes.set(p, (list = []));
+        list.push(route);
+    }
+    const compiled = new Map();
+    for (const [pipeline, served] of servedRoutes) {
+        const c = build(checked.get(pipeline), served, services, bodyLimit, problems);
+        for (const route of served)
+            compiled.set(route.key, c);
+    }
+    if (problems.length)
+        throw new PipelineError([...new Set(problems)]);
+    return compiled;
+}
+//# sourceMappingURL=pipeline-compiler.js.map

@@ -1,0 +1,58 @@
+import { pathToFileURL } from 'node:url';
+/** The lists a plugin module may export instead of (or beside) one extension, by kind. */
+const LISTS = { stages: 'stage', providers: 'provider', checks: 'guardrail-check', authModes: 'auth-mode' };
+/**
+ * Loads the modules listed under `plugins:`. A plugin exports one extension (`name`, `schema`,
+ * `description`, `create`, and `kind`: stage by default, or guardrail-check, provider,
+ * auth-mode; as named exports or a default object), and/or lists: `stages`, `providers`,
+ * `checks`, `authModes`, or `extensions` (each item with its `kind`). Each is registered in the
+ * registry of its kind, as the built-ins are. Returns one problem line per module at fault.
+ */
+export async function loadPlugins(paths, kinds) {
+    const problems = [];
+    for (const [i, path] of paths.entries()) {
+        const origin = `plugins[${i}] (${path})`;
+        let mod;
+        try {
+            mod = await import(path.startsWith('/') ? pathToFileURL(path).href : path);
+        }
+        catch (err) {
+            problems.push(`${origin}: cannot be loaded: ${err.message.split('\n')[0]}`);
+            continue;
+        }
+        const exported = mod.default && typeof mod.default === 'object' ? mod.default : mod;
+        const register = (kind, ext) => {
+            const registry = typeof kind === 'string' ? kinds.get(kind) : undefined;
+            if (!registry)
+                throw new Error(`${origin}: kind ${JSON.stringify(kind)} is not one of ${kinds.names().join(', ')}`);
+            const { kind: _kind, ...definition } = ext;
+            registry.register(definition, origin);
+        };
+        try {
+            let found = false;
+            if (typeof exported.name === 'string' || typeof exported.create === 'function') {
+                const { default: _default, stages: _s, providers: _p, checks: _c, authModes: _a, extensions: _e, ...single } = exported;
+                register(exported.kind ?? 'stage', single);
+                found = true;
+            }
+            for (const [list, kind] of Object.entries(LISTS)) {
+                for (const ext of exported[list] ?? []) {
+                    register(kind, ext);
+                    found = true;
+                }
+            }
+            for (const ext of exported.extensions ?? []) {
+                register(ext?.kind ?? 'stage', ext);
+                found = true;
+            }
+            if (!found) {
+                problems.push(`${origin}: exports no extension ({ name, schema, create }, with kind ${kinds.names().join(', ')}) and no stages, providers, checks, authModes or extensions list`);
+            }
+        }
+        catch (err) {
+            problems.push(err.message);
+        }
+    }
+    return problems;
+}
+//# sourceMappingURL=plugin-loader.js.map

@@ -1,0 +1,87 @@
+import { badRequest, RequestError } from '../errors/request-error.js';
+import { headerValue } from './context.js';
+import { defineSlot } from './slot.js';
+/** The request body: the parsed JSON object, or the upload of a multipart route. */
+export const BODY = defineSlot('body', 'the request body');
+/** The JSON body's bytes as received; sent upstream as they are while BODY_CHANGED is unset. */
+export const RAW_BODY = defineSlot('raw-body', 'the raw request body');
+/** Set once a stage changed the parsed body (override_params, redaction): the bytes no longer match. */
+export const BODY_CHANGED = defineSlot('body-changed', 'a changed-body flag');
+/** The x-gateway-metadata header as an object (parsed on first use). */
+export const METADATA = defineSlot('metadata', 'the request metadata');
+/** Reads a request body into one Buffer, refusing more than `limit` bytes. */
+export function readRequestBytes(req, limit) {
+    return new Promise((resolve, reject) => {
+        const declared = Number(req.headers['content-length']);
+        if (declared > limit) {
+            req.resume();
+            reject(badRequest(`The request body is larger than ${limit} bytes.`, 'body'));
+            return;
+        }
+        const chunks = [];
+        let size = 0;
+        req.on('data', (chunk) => {
+            size += chunk.length;
+            if (size > limit) {
+                req.removeAllListeners('data');
+                req.resume();
+                reject(badRequest(`The request body is larger than ${limit} bytes.`, 'body'));
+                return;
+            }
+            chunks.push(chunk);
+        });
+        req.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
+        req.once('error', reject);
+        req.once('aborted', () => reject(new RequestError(400, 'The request body was cut off.', 'body')));
+    });
+}
+/**
+ * Reads and parses the JSON body of a JSON route once (idempotent: later calls find it in the
+ * BODY slot). Malformed JSON and a body that is not an object are 400s.
+ */
+export async function ensureJsonBody(ctx, limit) {
+    if (ctx.endpoint.body !== 'json' || ctx.has(BODY))
+        return;
+    const raw = await readRequestBytes(ctx.req, limit);
+    if (raw.length === 0)
+        throw badRequest('The request body is empty; a JSON object is required.', 'body');
+    let parsed;
+    try {
+        parsed = JSON.parse(raw.toString('utf8'));
+    }
+    catch (err) {
+        throw badRequest(`The request body is not valid JSON: ${err.message}`, 'body');
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+        throw badRequest('The request body must be a JSON object.', 'body');
+    }
+    ctx.set(RAW_BODY, raw);
+    ctx.set(BODY, parsed);
+}
+/**
+ * The x-gateway-metadata header (a JSON object) of this request, parsed once; {} without one.
+ * Throws a 400 naming the header when it is not a JSON object.
+ */
+export function requestMetadata(ctx) {
+    const known = ctx.get(METADATA);
+    if (known)
+        return known;
+    let metadata = {};
+    const raw = headerValue(ctx.headers, 'x-gateway-metadata');
+    if (raw) {
+        let parsed;
+        try {
+            parsed = JSON.parse(raw);
+        }
+        catch {
+            throw badRequest('x-gateway-metadata must be a JSON object.', 'x-gateway-metadata');
+        }
+        if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+            throw badRequest('x-gateway-metadata must be a JSON object.', 'x-gateway-metadata');
+        }
+        metadata = parsed;
+    }
+    ctx.set(METADATA, metadata);
+    return metadata;
+}
+//# sourceMappingURL=request-body.js.map

@@ -1,0 +1,327 @@
+/**
+ * The one redactor: every secret the gateway holds (registered once from the config) or is
+ * handed with a request (the caller's keys, kept in ctx.secrets) is masked as [REDACTED]
+ * wherever it would leave the process: answers, error messages and debug fields, JSON-RPC
+ * errors and tool results relayed from tool servers, and every log line.
+ *
+ * A secret is matched in each spelling text may carry it in: as it is, JSON-escaped (once, and
+ * twice for JSON inside a JSON string, and with non-ASCII as \uXXXX), and URL-encoded. A value
+ * given as `<scheme> <credential>` (an Authorization header) also stands for its bare
+ * credential, and a Basic credential for its decoded `user:password` and password.
+ *
+ * Speed: the gateway's own secrets are compiled into one pattern when they are registered; a
+ * request's few secrets are searched with native substring search. Text without any secret
+ * is returned as it is, untouched and uncopied.
+ */
+import { Transform } from 'node:stream';
+export const REDACTED = '[REDACTED]';
+/** Shorter values cannot be masked without mangling ordinary text (every "1" or "on"). */
+export const MIN_SECRET_LENGTH = 4;
+/** Values that cannot be secrets in any useful sense, and whose masking would break JSON. */
+const NOT_SECRET = /^(true|false|null|yes|no|on|off|-?\d+(\.\d+)?)$/i;
+const SECRET_FIELD = /^(authorization|proxy-authorization|x-gateway-api-key|x-gateway-token|api[-_]?key|x-api-key|cookie|set-cookie|.*secret.*|.*password.*|.*token$|aws_session_token|aws_access_key_id|vertex_service_account_json|private_key)$/i;
+/** Whether a field of that name holds a secret (headers, config keys, body fields). */
+export function isSecretField(name) {
+    return SECRET_FIELD.test(name);
+}
+/** Whether `value` is worth masking (long enough, not a bare literal). */
+export function maskable(value) {
+    return typeof value === 'string' && value.length >= MIN_SECRET_LENGTH && !NOT_SECRET.test(value.trim());
+}
+const AUTH_SCHEME = /^(bearer|basic|token|bot|apikey|api-key|key|dpop)\s+(\S(?:.*\S)?)\s*$/i;
+/** The values one secret stands for: itself, and the credential inside an Authorization value. */
+export function secretValues(value) {
+    const out = [value];
+    const trimmed = value.trim();
+    if (trimmed !== value)
+        out.push(trimmed);
+    const m = AUTH_SCHEME.exec(trimmed);
+    if (m) {
+        const credential = m[2];
+        out.push(credential);
+        if (m[1].toLowerCase() === 'basic') {
+            const decoded = Buffer.from(credential, 'base64').toString('utf8');
+            if (/^[^\s:]*:.+$/.test(decoded) && !decoded.includes('\uFFFD')) {
+                out.push(decoded, decoded.slice(decoded.indexOf(':') + 1));
+            }
+        }
+    }
+    return out.filter(maskable);
+}
+function asciiJson(text) {
+    return text.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+/** The spellings of one value that text may carry. */
+export function secretForms(value) {
+    const forms = new Set([value]);
+    const json = JSON.stringify(value).slice(1, -1);
+    forms.add(json);
+    forms.add(asciiJson(json));
+    forms.add(json.replace(/\//g, '\\/'));
+    forms.add(JSON.stringify(json).slice(1, -1));
+    try {
+        const url = encodeURIComponent(value);
+        forms.add(url);
+        forms.add(url.replace(/%20/g, '+'));
+        forms.add(url.toLowerCase() === url ? url : url.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()));
+    }
+    catch {
+        // A lone surrogate has no URL encoding; its other forms still count.
+    }
+    return [...forms].filter((f) => f.length >= MIN_SECRET_LENGTH);
+}
+function escapeRegExp(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+/** Every form of every value, longest first (so a secret containing another is masked whole). */
+function formsOf(values) {
+    const forms = new Set();
+    for (const value of values) {
+        if (!maskable(value))
+            continue;
+        for (const v of secretValues(value))
+            for (const f of secretForms(v))
+                forms.add(f);
+    }
+    return [...forms].sort((a, b) => b.length - a.length);
+}
+/** A fixed set of secrets compiled into one pattern. */
+export class SecretMatcher {
+    /** Every spelling of every secret, longest first. */
+    forms;
+    buffers;
+    pattern;
+    constructor(values) {
+        this.forms = formsOf(values);
+        this.buffers = this.forms.map((f) => Buffer.from(f, 'utf8'));
+        this.pattern = this.forms.length ? new RegExp(this.forms.map(escapeRegExp).join('|'), 'g') : undefined;
+    }
+    get empty() {
+        return this.pattern === undefined;
+    }
+    /** The text with every secret masked (the same string when there was none). */
+    redact(text) {
+        if (!this.pattern || text.length < MIN_SECRET_LENGTH)
+            return text;
+        return text.replace(this.pattern, REDACTED);
+    }
+    /** The spellings as bytes, longest first. */
+    get byteForms() {
+        return this.buffers;
+    }
+    /** Whether the bytes carry any of the secrets (native search, no copy). */
+    foundIn(buf) {
+        for (const b of this.buffers)
+            if (buf.indexOf(b) >= 0)
+                return true;
+        return false;
+    }
+}
+const PREPARED = new Map();
+const NOTHING = [];
+/** A request secret's prepared values; none for a value that cannot be masked (checked once per value). */
+function prepared(secret) {
+    if (secret === undefined)
+        return NOTHING;
+    let out = PREPARED.get(secret);
+    if (out)
+        return out;
+    out = !maskable(secret)
+        ? NOTHING
+        : secretValues(secret).map((value) => {
+            let best;
+            for (const m of value.matchAll(/[A-Za-z0-9_.~-]+/g))
+                if (!best || m[0].length > best.length)
+                    best = m[0];
+            return { value, run: best && best.length >= MIN_SECRET_LENGTH ? best : undefined };
+        });
+    // Only a bounded number of request secrets is remembered.
+    if (PREPARED.size >= 4096)
+        PREPARED.clear();
+    PREPARED.set(secret, out);
+    return out;
+}
+/** Masks a request's own secrets (few, known only per request): native substring search per form. */
+function redactValues(text, values) {
+    let forms;
+    for (const secret of values) {
+        for (const p of prepared(secret)) {
+            // The common case: the stable run is absent, and so is every spelling of the value.
+            if (p.run !== undefined && !text.includes(p.run))
+                continue;
+            forms ??= [];
+            for (const f of secretForms(p.value))
+                forms.push(f);
+        }
+    }
+    if (!forms)
+        return text;
+    forms.sort((a, b) => b.length - a.length);
+    let out = text;
+    for (const form of forms)
+        if (out.includes(form))
+            out = out.split(form).join(REDACTED);
+    return out;
+}
+/** Whether bytes may carry a request secret (the same cheap check, on bytes). */
+function bytesMayContain(buf, values) {
+    for (const secret of values) {
+        for (const p of prepared(secret))
+            if (p.run === undefined || buf.indexOf(p.run) >= 0)
+                return true;
+    }
+    return false;
+}
+let gatewaySecrets = new SecretMatcher([]);
+const registered = new Set();
+/** Adds secrets the gateway holds (config values, tool-server credentials) to the one redactor. */
+export function registerSecrets(values) {
+    let added = false;
+    for (const value of values) {
+        if (maskable(value) && !registered.has(value)) {
+            registered.add(value);
+            added = true;
+        }
+    }
+    if (added)
+        gatewaySecrets = new SecretMatcher(registered);
+}
+/** Whether anything would be masked at all: the gateway holds secrets, or the request carries one. */
+export function holdsSecrets(requestSecrets = []) {
+    return !gatewaySecrets.empty || requestSecrets.some(maskable);
+}
+/** Masks the gateway's secrets and the request's: for answers and tool results (exact text otherwise kept). */
+export function redactAnswer(text, requestSecrets = []) {
+    return gatewaySecrets.redact(redactValues(text, requestSecrets));
+}
+/** The same for bytes: untouched (the same Buffer) unless a secret is found. */
+export function redactAnswerBytes(buf, requestSecrets = []) {
+    const hit = (!gatewaySecrets.empty && gatewaySecrets.foundIn(buf)) || bytesMayContain(buf, requestSecrets);
+    if (!hit)
+        return buf;
+    const text = buf.toString('utf8');
+    const out = redactAnswer(text, requestSecrets);
+    return out === text ? buf : Buffer.from(out, 'utf8');
+}
+const BEARER = /(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
+const KEY_SHAPES = /\b(sk|pk|rk|gsk|xai|key)-[A-Za-z0-9_-]{8,}/g;
+/**
+ * Masks known secrets and credential shapes the gateway was not told about (bearer values,
+ * well-known key prefixes): for error messages, debug fields and log lines.
+ */
+export function redactSecrets(text, requestSecrets = []) {
+    const out = redactAnswer(text, requestSecrets);
+    return out.replace(BEARER, `$1${REDACTED}`).replace(KEY_SHAPES, REDACTED);
+}
+/** Masks a log line as written (JSON text): the gateway's secrets in every escaping, and credential shapes. */
+export function redactLogLine(line) {
+    return redactSecrets(line);
+}
+/** Masks secret-named fields and secret values anywhere in a value (for debug blocks and log fields). */
+export function redactObject(value, secrets = [], depth = 0) {
+    if (depth > 16 || value === null || value === undefined)
+        return value;
+    if (typeof value === 'string')
+        return redactSecrets(value, secrets);
+    if (Array.isArray(value))
+        return value.map((v) => redactObject(v, secrets, depth + 1));
+    if (typeof value === 'object') {
+        const out = {};
+        for (const [k, v] of Object.entries(value)) {
+            out[k] = isSecretField(k) && v != null && v !== '' ? REDACTED : redactObject(v, secrets, depth + 1);
+        }
+        return out;
+    }
+    return value;
+}
+/**
+ * Masks secret values in a value relayed from elsewhere (tool results, JSON-RPC errors): every
+ * string, keys included, keeping the structure; fields are not masked by name (a tool's
+ * `token_count` is not a credential). Returns the same object when nothing was found.
+ */
+export function redactRelayed(value, secrets = []) {
+    const list = [...secrets];
+    const walk = (v, depth) => {
+        if (typeof v === 'string')
+            return redactAnswer(v, list);
+        if (v === null || typeof v !== 'object' || depth > 64)
+            return v;
+        if (Array.isArray(v)) {
+            let changed = false;
+            const out = v.map((item) => {
+                const r = walk(item, depth + 1);
+                if (r !== item)
+                    changed = true;
+                return r;
+            });
+            return changed ? out : v;
+        }
+        let changed = false;
+        const out = {};
+        for (const [k, item] of Object.entries(v)) {
+            const key = redactAnswer(k, list);
+            const r = walk(item, depth + 1);
+            if (r !== item || key !== k)
+                changed = true;
+            out[key] = r;
+        }
+        return changed ? out : v;
+    };
+    return walk(value, 0);
+}
+/** Every byte spelling of the gateway's and a request's secrets, longest first. */
+function byteForms(requestSecrets) {
+    const own = formsOf(requestSecrets);
+    if (!own.length)
+        return gatewaySecrets.byteForms;
+    const forms = new Set(gatewaySecrets.forms);
+    for (const f of own)
+        forms.add(f);
+    return [...forms].sort((a, b) => b.length - a.length).map((f) => Buffer.from(f, 'utf8'));
+}
+const REDACTED_BYTES = Buffer.from(REDACTED);
+function replaceBytes(data, forms) {
+    let out = data;
+    for (const form of forms) {
+        let at = out.indexOf(form);
+        if (at < 0)
+            continue;
+        const parts = [];
+        let from = 0;
+        while (at >= 0) {
+            parts.push(out.subarray(from, at), REDACTED_BYTES);
+            from = at + form.length;
+            at = out.indexOf(form, from);
+        }
+        parts.push(out.subarray(from));
+        out = Buffer.concat(parts);
+    }
+    return out;
+}
+/**
+ * A stream that masks the gateway's and the request's secrets in text passing through (a
+ * transcription as text, an upstream's plain-text answer), whatever the chunking: the last
+ * bytes of each chunk, as many as the longest secret less one, wait for the next.
+ */
+export function redactingStream(requestSecrets) {
+    const forms = byteForms(requestSecrets);
+    const keep = forms.length ? forms[0].length - 1 : 0;
+    let held = Buffer.alloc(0);
+    return new Transform({
+        transform(chunk, _enc, done) {
+            if (!forms.length)
+                return done(null, chunk);
+            const data = replaceBytes(held.length ? Buffer.concat([held, chunk]) : chunk, forms);
+            if (data.length <= keep) {
+                held = data;
+                return done();
+            }
+            held = data.subarray(data.length - keep);
+            done(null, data.subarray(0, data.length - keep));
+        },
+        flush(done) {
+            done(null, held.length ? replaceBytes(held, forms) : undefined);
+        },
+    });
+}
+//# sourceMappingURL=redact.js.map

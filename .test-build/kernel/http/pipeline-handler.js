@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import { CallerSignal } from '../engine/caller-signal.js';
+import { GatewayContext } from '../engine/context.js';
+import { QUIET, RETRIES, UPSTREAM } from '../engine/report.js';
+import { defineService } from '../engine/services.js';
+import { RequestError } from '../errors/request-error.js';
+import { RequestLog } from './request-log.js';
+import { respond, writeError } from './respond.js';
+import { Router } from './router.js';
+function waitClose(res) {
+    if (res.writableFinished || res.destroyed || res.closed)
+        return Promise.resolve();
+    return new Promise((resolve) => res.once('close', () => resolve()));
+}
+/**
+ * The HTTP edge of every route: finds the route in the table, builds the request's context,
+ * runs the route's compiled pipeline, writes the answer (or the error, in the contract's
+ * body), then records one metrics sample and writes one log line with the request id. The
+ * caller going away aborts ctx.signal (a CallerSignal until a stage asks for an AbortSignal).
+ */
+export class HttpEdge {
+    services;
+    pipelines;
+    contextEdge;
+    router;
+    catchAll;
+    logRequests;
+    /** The answer writer of each pipeline (its debug fields), made once. */
+    writers = new WeakMap();
+    plainWriter;
+    requestLog;
+    constructor(services, routes, pipelines, contextEdge) {
+        this.services = services;
+        this.pipelines = pipelines;
+        this.contextEdge = contextEdge;
+        this.router = new Router(routes);
+        this.catchAll = routes.find((r) => r.key === '*') ?? { method: '*', path: '*', key: '*', body: 'none' };
+        this.logRequests = services.config.logging?.requests !== false;
+        this.plainWriter = { mapError: services.mapError };
+        this.requestLog = new RequestLog(services.logger);
+    }
+    writerFor(pipeline) {
+        if (!pipeline?.debug)
+            return this.plainWriter;
+        let writer = this.writers.get(pipeline);
+        if (!writer)
+            this.writers.set(pipeline, (writer = { mapError: this.services.mapError, debug: pipeline.debug }));
+        return writer;
+    }
+    /** The compiled pipeline of a route (by its key), for work the gateway runs itself (batch lines). */
+    pipelineFor(routeKey) {
+        return this.pipelines.get(routeKey);
+    }
+    /** Serves new requests with other compiled pipelines (a reload); requests in flight finish on theirs. */
+    usePipelines(pipelines) {
+        this.pipelines = pipelines;
+    }
+    /** A fresh context for one request of `route` (also used for the lines of gateway-run batches). */
+    createContext(route, req, res, params, signal) {
+        const pipeline = this.pipelines.get(route.key);
+        return new GatewayContext(this.contextEdge, randomUUID(), route, req, res, params, signal, pipeline?.decorate);
+    }
+    /** The node:http request listener. */
+    handle = (req, res) => {
+        const url = req.url ?? '/';
+        const q = url.indexOf('?');
+        const found = this.router.match(req.method ?? 'GET', q < 0 ? url : url.slice(0, q));
+        const route = found?.route ?? this.catchAll;
+        const pipeline = this.pipelines.get(route.key);
+        const caller = new CallerSignal();
+        const ctx = new GatewayContext(this.contextEdge, randomUUID(), route, req, res, found?.params, caller, pipeline?.decorate);
+        res.once('close', () => {
+            if (!res.writableFinished)
+                caller.abort();
+        });
+        void this.serve(ctx, pipeline, found?.malformed);
+    };
+    async serve(ctx, pipeline, malformed) {
+        const { metrics, logger, mapError } = this.services;
+        const res = ctx.res;
+        const writer = this.writerFor(pipeline);
+        metrics.inFlight.inc();
+        try {
+            if (malformed)
+                throw new RequestError(400, `The request path holds a malformed percent-encoding (${malformed}).`, 'path');
+            if (!pipeline)
+                throw new RequestError(404, `No route ${ctx.method} ${ctx.path}.`);
+            await pipeline.run(ctx);
+        }
+        catch (err) {
+            ctx.error = mapError(err, ctx.get(UPSTREAM));
+        }
+        try {
+            await respond(ctx, writer);
+        }
+        catch (err) {
+            logger.error({ requestId: ctx.id, err: err?.message }, 'failed to write the answer');
+            if (!res.headersSent) {
+                try {
+                    writeError(ctx, mapError(err), writer);
+                }
+                catch {
+                    res.destroy();
+                }
+            }
+        }
+        // An answer a stage writes itself (a protocol's event stream) is done when the socket says so.
+        if (ctx.response?.kind === 'direct')
+            await waitClose(res);
+        metrics.inFlight.dec();
+        const provider = ctx.get(UPSTREAM) ?? 'none';
+        const status = ctx.error && !res.headersSent ? ctx.error.status : res.statusCode;
+        const seconds = (performance.now() - ctx.startedAt) / 1000;
+        metrics.recordRequest(ctx.route, provider, status, seconds);
+        if (this.logRequests) {
+            const line = {
+                requestId: ctx.id,
+                method: ctx.method,
+                route: ctx.route,
+                status,
+                provider,
+                retries: ctx.get(RETRIES) ?? 0,
+                ms: Math.round(seconds * 100000) / 100,
+            };
+            if (ctx.identity && ctx.identity.kind !== 'anonymous')
+                line.user = ctx.identity.user ?? ctx.identity.id;
+            if (ctx.error)
+                line.error = ctx.error.code ?? 'error';
+            if (ctx.callerGone)
+                line.clientGone = true;
+            this.requestLog.write(ctx.has(QUIET) && !ctx.error ? 'debug' : 'info', line);
+        }
+    }
+}
+/** The HTTP edge of this gateway (provided once the pipelines are compiled). */
+export const HTTP_EDGE = defineService('http-edge');
+//# sourceMappingURL=pipeline-handler.js.map

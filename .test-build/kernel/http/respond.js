@@ -1,0 +1,215 @@
+import { pipeline } from 'node:stream/promises';
+import { holdsSecrets, redactAnswer, redactAnswerBytes, redactingStream, redactObject, redactSecrets } from '../errors/redact.js';
+/**
+ * Every answer leaves through the one redactor (kernel/errors/redact.ts): the gateway's secrets
+ * and the request's (ctx.secrets) are masked in JSON answers, stream flushes, the error event
+ * that ends a failed stream, error messages and debug blocks, and text bodies. Text without a
+ * secret passes as it is (one native search per secret, no copy).
+ */
+/** Content types of answers read as text (masked for secrets); everything else passes as bytes. */
+const TEXTUAL = /^(text\/|application\/(json|[\w.+-]*\+json|xml|x-ndjson|jsonl))/i;
+/** The debug block of x-gateway-debug: true (credentials redacted). */
+function debugInfo(ctx, err, writer) {
+    return redactObject({
+        ...err.debugFields?.(),
+        ...writer.debug?.(ctx),
+        timings: { total_ms: Math.round((performance.now() - ctx.startedAt) * 100) / 100 },
+        request_id: ctx.id,
+    }, ctx.secrets);
+}
+/** The error's body as the answer carries it: message redacted, debug block under x-gateway-debug. */
+export function errorPayload(ctx, err, writer) {
+    err.message = redactSecrets(err.message, ctx.secrets);
+    return err.answerBody(ctx.debug && writer ? debugInfo(ctx, err, writer) : undefined);
+}
+export function writeError(ctx, err, writer) {
+    const res = ctx.res;
+    if (res.headersSent) {
+        res.destroy();
+        return;
+    }
+    const body = redactAnswer(JSON.stringify(errorPayload(ctx, err, writer)), ctx.secrets);
+    const headers = ctx.answerHeaders();
+    if (err.headers)
+        for (const key in err.headers)
+            headers[key] = err.headers[key];
+    headers['content-type'] = 'application/json';
+    headers['content-length'] = String(Buffer.byteLength(body));
+    res.writeHead(err.status, headers);
+    res.end(body);
+}
+function waitDrain(res) {
+    return new Promise((resolve) => {
+        const done = () => {
+            res.off('drain', done);
+            res.off('close', done);
+            resolve();
+        };
+        res.on('drain', done);
+        res.on('close', done);
+    });
+}
+/**
+ * Writes a stream of parts through its encoder; a failure after the first byte ends it with one
+ * error event (the encoder's `failure`) and nothing else.
+ */
+async function writeStream(ctx, response, writer) {
+    const res = ctx.res;
+    const headers = ctx.answerHeaders();
+    if (response.headers)
+        for (const key in response.headers)
+            headers[key] = response.headers[key];
+    headers['content-type'] = response.contentType ?? 'text/event-stream; charset=utf-8';
+    headers['cache-control'] = 'no-cache';
+    headers.connection = 'keep-alive';
+    headers['x-accel-buffering'] = 'no';
+    res.writeHead(response.status, headers);
+    const encoder = response.encoder();
+    // Parts that arrive together (one upstream chunk usually carries several events) leave in
+    // one socket write. A stream with batches() hands them over in groups; a wrapped stream
+    // (cache, guardrails) gives one part at a time, and its text gathers until the event loop
+    // turns. The headers go out with the first write.
+    let pending = '';
+    let flushScheduled = false;
+    let blocked;
+    const flush = () => {
+        flushScheduled = false;
+        if (!pending || res.destroyed)
+            return;
+        const text = redactAnswer(pending, ctx.secrets);
+        pending = '';
+        if (!res.write(text))
+            blocked = waitDrain(res).then(() => (blocked = undefined));
+    };
+    const source = response.parts;
+    const grouped = typeof source.batches === 'function';
+    const batches = grouped ? source.batches() : singleParts(source);
+    let completed = false;
+    let wroteFirst = false;
+    try {
+        for await (const batch of batches) {
+            if (res.destroyed)
+                return;
+            for (const part of batch) {
+                const text = encoder.write(part);
+                if (text)
+                    pending += text;
+                if (encoder.isEnd(part)) {
+                    completed = true;
+                    break;
+                }
+            }
+            if (completed)
+                break;
+            // The first group goes out at once; later ones that arrive in the same turn of the
+            // event loop share one write.
+            if (grouped && !wroteFirst) {
+                wroteFirst = true;
+                flush();
+            }
+            else if (pending && !flushScheduled) {
+                flushScheduled = true;
+                setImmediate(flush);
+            }
+            if (blocked)
+                await blocked;
+        }
+        if (!completed)
+            throw encoder.incomplete();
+        encoder.completed?.();
+        const rest = pending && redactAnswer(pending, ctx.secrets);
+        pending = '';
+        if (rest)
+            res.end(rest);
+        else
+            res.end();
+    }
+    catch (err) {
+        const failure = writer.mapError(err);
+        ctx.error = failure;
+        const rest = pending;
+        pending = '';
+        if (!res.destroyed)
+            res.end(redactAnswer(rest + encoder.failure(errorPayload(ctx, failure, writer)), ctx.secrets));
+    }
+}
+async function* singleParts(parts) {
+    for await (const part of parts)
+        yield [part];
+}
+/**
+ * The HTTP edge: writes ctx.response or ctx.error, for every route. The only place answers are
+ * written (besides a stage that claimed the response for a protocol transport).
+ */
+export async function respond(ctx, writer) {
+    const res = ctx.res;
+    const response = ctx.response;
+    if (ctx.error || !response) {
+        writeError(ctx, ctx.error ?? writer.mapError(new Error('The pipeline produced no answer.')), writer);
+        return;
+    }
+    if (res.destroyed)
+        return;
+    switch (response.kind) {
+        case 'json': {
+            // A provider may echo a credential (its key in an answer): masked, at the cost of a search when none is there.
+            const payload = response.raw ? redactAnswerBytes(response.raw, ctx.secrets) : redactAnswer(JSON.stringify(response.body), ctx.secrets);
+            const length = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
+            const headers = ctx.answerHeaders();
+            if (response.headers)
+                for (const key in response.headers)
+                    headers[key] = response.headers[key];
+            headers['content-type'] = 'application/json';
+            headers['content-length'] = String(length);
+            res.writeHead(response.status, headers);
+            res.end(payload);
+            return;
+        }
+        case 'stream':
+            await writeStream(ctx, response, writer);
+            return;
+        case 'binary': {
+            const headers = ctx.answerHeaders();
+            if (response.headers)
+                for (const key in response.headers)
+                    headers[key] = response.headers[key];
+            headers['content-type'] = response.contentType;
+            // Text an upstream wrote (a transcription as text, subtitles) is masked like any answer; bytes are not.
+            const text = TEXTUAL.test(response.contentType);
+            if (Buffer.isBuffer(response.body)) {
+                const body = text ? redactAnswerBytes(response.body, ctx.secrets) : response.body;
+                if (body !== response.body)
+                    headers['content-length'] = String(body.length);
+                res.writeHead(response.status, headers);
+                res.end(body);
+                return;
+            }
+            // A masked stream may change length: its length is then the one the chunks give.
+            if (text && holdsSecrets(ctx.secrets))
+                delete headers['content-length'];
+            res.writeHead(response.status, headers);
+            try {
+                if (text)
+                    await pipeline(response.body, redactingStream(ctx.secrets), res);
+                else
+                    await pipeline(response.body, res);
+            }
+            catch {
+                res.destroy();
+            }
+            return;
+        }
+        case 'empty': {
+            const headers = ctx.answerHeaders();
+            if (response.headers)
+                for (const key in response.headers)
+                    headers[key] = response.headers[key];
+            res.writeHead(response.status, headers);
+            res.end();
+            return;
+        }
+        case 'direct':
+            return;
+    }
+}
+//# sourceMappingURL=respond.js.map

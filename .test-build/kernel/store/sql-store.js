@@ -1,0 +1,2 @@
+export const MIGRATIONS_TABLE = 'gateway_migrations';
+//# sourceMappingURL=sql-store.js.map

@@ -1,0 +1,139 @@
+import { schemaDocument } from '../kernel/config/schema-validator.js';
+import { headerValue } from '../kernel/engine/context.js';
+import { ExtensionConfigError } from '../kernel/engine/extension.js';
+import { PipelineError } from '../kernel/engine/pipeline-compiler.js';
+import { CALLER } from '../kernel/engine/report.js';
+import { defineStage } from '../kernel/engine/stage.js';
+import { badRequest, GatewayError } from '../contract/errors/gateway-error.js';
+import { PROVIDER, PROVIDER_KEY } from '../features/models/model-request.js';
+import { PROVIDERS } from '../features/models/providers/provider-registry.js';
+import { providerKeyFrom, rememberRequestCredentials } from '../features/models/routing/provider-credentials.js';
+import { checkAdmin } from '../features/auth/admin-check.js';
+import { ADMIN, ADMIN_IDENTITY, ANONYMOUS, CONFIG_KEYS, GATEWAY_CALLER, PROVIDER_ROUTE_AUTH, TOKEN_SERVICE } from '../features/auth/auth-services.js';
+import { AUTH_MODES } from '../features/auth/modes/auth-mode.js';
+/**
+ * Provider routes: the provider header first (missing or unknown: 400, unless a routing config
+ * names the providers), then the provider key (missing: 401), then the gateway credential
+ * when sent or when auth.providerRoutes demands it.
+ */
+function providerCredentials(config, services) {
+    const requireKey = config.providerKey ?? true;
+    const defaultConfig = services.config.routing?.defaultConfig;
+    const demandGatewayCredential = services.config.auth?.providerRoutes === true;
+    const providers = services.require(PROVIDERS);
+    const gatewayAuth = services.get(PROVIDER_ROUTE_AUTH);
+    return async (ctx, next) => {
+        const provider = headerValue(ctx.headers, 'x-gateway-provider')?.trim().toLowerCase();
+        const routed = Boolean(defaultConfig) || Boolean(headerValue(ctx.headers, 'x-gateway-config'));
+        if (provider)
+            ctx.set(PROVIDER, provider);
+        const key = providerKeyFrom(ctx);
+        if (key) {
+            ctx.set(PROVIDER_KEY, key);
+            ctx.secrets.push(key);
+        }
+        rememberRequestCredentials(ctx);
+        if (!routed) {
+            if (!provider)
+                throw badRequest('The x-gateway-provider header is required (or send a routing config in x-gateway-config).', 'x-gateway-provider');
+            if (!providers.has(provider)) {
+                throw badRequest(`Unknown provider "${provider}". Known providers: ${providers.ids().join(', ')}.`, 'x-gateway-provider');
+            }
+            const instance = providers.get(provider);
+            if (requireKey && !key && instance?.requiresKey !== false) {
+                throw new GatewayError('invalid_api_key', `No API key for ${provider}: send it in x-gateway-api-key or Authorization: Bearer <key>.`, { provider });
+            }
+        }
+        else if (provider && !providers.has(provider)) {
+            throw badRequest(`Unknown provider "${provider}". Known providers: ${providers.ids().join(', ')}.`, 'x-gateway-provider');
+        }
+        if (gatewayAuth && (demandGatewayCredential || headerValue(ctx.headers, 'x-gateway-token'))) {
+            await gatewayAuth.authenticate(ctx, demandGatewayCredential);
+        }
+        else if (demandGatewayCredential) {
+            throw new GatewayError('invalid_api_key', 'A gateway credential (x-gateway-token) is required on this route.');
+        }
+        ctx.set(CALLER, true);
+        await next();
+    };
+}
+/** The path of the endpoint served (its route's path, parameters filled in): OAuth's default audience. */
+function resourcePath(ctx) {
+    return ctx.endpoint.path.replace(/\{(\w+)\}/g, (_m, name) => ctx.params[name] ?? '');
+}
+/** The tool-server endpoint: the auth mode of auth.type (or the stage's `mode`); anonymous when auth is disabled. */
+function gatewayCredential(config, services) {
+    const auth = services.config.auth ?? {};
+    if (!auth.enabled && config.mode === undefined) {
+        return async (ctx, next) => {
+            ctx.identity = ANONYMOUS;
+            ctx.set(CALLER, true);
+            ctx.set(GATEWAY_CALLER, true);
+            await next();
+        };
+    }
+    const modes = services.require(AUTH_MODES);
+    const name = config.mode ?? auth.type ?? 'bearer';
+    const def = modes.get(name);
+    if (!def)
+        throw new ExtensionConfigError([`mode: unknown auth mode "${name}" (known: ${modes.names().join(', ')})`]);
+    // Built-in modes read their settings from the auth section (the keys their schema names); the stage's options come on top.
+    const known = Object.keys(def.schema.properties ?? {});
+    const fromAuth = Object.fromEntries(known.flatMap((k) => (auth[k] !== undefined ? [[k, auth[k]]] : [])));
+    let settings;
+    try {
+        settings = modes.validate(name, { ...fromAuth, ...config.options }, config.options ? 'options' : 'auth');
+    }
+    catch (err) {
+        // Settings that came from the auth section are named by their key there (auth.issuer).
+        if (err instanceof ExtensionConfigError && !config.options)
+            throw new PipelineError(err.problems);
+        throw err;
+    }
+    const authenticator = def.create(settings, {
+        config: services.config,
+        tokens: services.require(TOKEN_SERVICE),
+        keys: services.require(CONFIG_KEYS),
+        logger: services.logger,
+        services,
+    });
+    return async (ctx, next) => {
+        ctx.identity = await authenticator.authenticate(ctx, resourcePath(ctx));
+        ctx.set(CALLER, true);
+        ctx.set(GATEWAY_CALLER, true);
+        await next();
+    };
+}
+/** The token operations: Authorization: Bearer <admin token>. */
+function adminCredential(services) {
+    return async (ctx, next) => {
+        checkAdmin(ctx.req, services.config);
+        ctx.identity = ADMIN_IDENTITY;
+        ctx.set(CALLER, true);
+        ctx.set(ADMIN, true);
+        await next();
+    };
+}
+/**
+ * Who is calling, by the credential the pipeline's routes take: `provider` (provider routes:
+ * x-gateway-provider and its key, and x-gateway-token), `gateway` (/mcp: the auth mode, with
+ * the WWW-Authenticate challenge on a 401), or `admin` (the token operations).
+ */
+export default defineStage({
+    name: 'authenticate',
+    description: 'Checks the caller: provider credentials, the gateway auth mode (/mcp), or the admin token.',
+    schema: schemaDocument('stages/authenticate.schema.json'),
+    once: true,
+    provides: (config) => config.credential === 'gateway' ? [CALLER, GATEWAY_CALLER] : config.credential === 'admin' ? [CALLER, ADMIN] : [CALLER, PROVIDER, PROVIDER_KEY],
+    create(config, services) {
+        switch (config.credential ?? 'provider') {
+            case 'gateway':
+                return gatewayCredential(config, services);
+            case 'admin':
+                return adminCredential(services);
+            default:
+                return providerCredentials(config, services);
+        }
+    },
+});
+//# sourceMappingURL=authenticate.js.map

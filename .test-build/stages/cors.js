@@ -1,0 +1,46 @@
+import { schemaDocument } from '../kernel/config/schema-validator.js';
+import { headerValue } from '../kernel/engine/context.js';
+import { defineStage } from '../kernel/engine/stage.js';
+import { forbidden } from '../contract/errors/gateway-error.js';
+import { originAllowed } from '../features/mcp/transport/origin.js';
+/**
+ * The Origin rule (DNS-rebinding protection) and CORS: a request whose Origin header is present
+ * and not allowed (server.allowedOrigins) is refused with 403; an allowed origin gets
+ * Access-Control-Allow-Origin and the exposed headers on every answer, errors included; an
+ * OPTIONS preflight is answered here with 204.
+ */
+export default defineStage({
+    name: 'cors',
+    description: 'Checks the Origin header (403 for a foreign origin), adds CORS headers and answers preflights.',
+    schema: schemaDocument('stages/cors.schema.json'),
+    once: true,
+    create(config, services) {
+        const allowedOrigins = services.config.server?.allowedOrigins;
+        const auth = services.config.auth;
+        const apiKeyHeader = auth?.type === 'api-key' ? (auth.header ?? 'X-API-Key') : undefined;
+        const exposed = (config.exposeHeaders ?? []).join(', ');
+        const methods = (config.methods ?? []).join(', ');
+        const allowHeaders = [...(config.allowHeaders ?? []), ...(apiKeyHeader ? [apiKeyHeader] : [])].join(', ');
+        const maxAge = String(config.maxAge ?? 600);
+        return async (ctx, next) => {
+            const origin = headerValue(ctx.headers, 'origin');
+            if (!originAllowed(origin, allowedOrigins))
+                throw forbidden(`Origin ${origin} is not allowed (server.allowedOrigins).`);
+            if (origin !== undefined) {
+                ctx.responseHeaders['access-control-allow-origin'] = origin;
+                if (exposed)
+                    ctx.responseHeaders['access-control-expose-headers'] = exposed;
+                ctx.responseHeaders.vary = 'Origin';
+            }
+            if (ctx.method === 'OPTIONS') {
+                ctx.responseHeaders['access-control-allow-methods'] = methods;
+                ctx.responseHeaders['access-control-allow-headers'] = allowHeaders;
+                ctx.responseHeaders['access-control-max-age'] = maxAge;
+                ctx.response = { kind: 'empty', status: 204 };
+                return;
+            }
+            await next();
+        };
+    },
+});
+//# sourceMappingURL=cors.js.map

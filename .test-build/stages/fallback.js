@@ -1,0 +1,44 @@
+import { schemaDocument } from '../kernel/config/schema-validator.js';
+import { RETRIES } from '../kernel/engine/report.js';
+import { defineStage } from '../kernel/engine/stage.js';
+import { ATTEMPTS, ROUTING, TARGET } from '../features/models/model-request.js';
+import { PROVIDERS } from '../features/models/providers/provider-registry.js';
+import { PlanRunner } from '../features/models/routing/plan-runner.js';
+import { breakerRegistry } from '../features/models/routing/resilience-services.js';
+/**
+ * Runs the route stage's decision: the strategy of each group of targets (single, fallback,
+ * loadbalance, conditional), circuit breakers and deadlines, calling the rest of the pipeline
+ * (guardrail, cache, retry, forward) once per target attempt with the TARGET slot set. Every
+ * answer of its pipelines carries x-gateway-provider (the provider that answered, or the one an
+ * error names), x-gateway-retry-count and, with a routing config, x-gateway-target-index;
+ * error.debug lists the attempts.
+ */
+export default defineStage({
+    name: 'fallback',
+    description: 'Runs the routing strategy (fallback, loadbalance, conditional) with circuit breakers and deadlines, once per target attempt.',
+    schema: schemaDocument('stages/fallback.schema.json'),
+    requires: [ROUTING],
+    provides: [TARGET],
+    once: true,
+    repeats: true,
+    create(_config, services) {
+        const runner = new PlanRunner(services, breakerRegistry(services), services.require(PROVIDERS));
+        return {
+            run: (ctx, next) => {
+                const decision = ctx.get(ROUTING);
+                return decision.plan ? runner.run(ctx, decision.plan, decision.conditionInput, next) : runner.runSingle(ctx, decision.single, next);
+            },
+            decorate(ctx, headers) {
+                headers['x-gateway-retry-count'] = String(ctx.get(RETRIES) ?? 0);
+                const target = ctx.get(TARGET);
+                const provider = target?.provider ?? ctx.error?.provider ?? undefined;
+                if (provider)
+                    headers['x-gateway-provider'] = provider;
+                if (target?.index !== undefined)
+                    headers['x-gateway-target-index'] = target.index;
+            },
+            debug: (ctx) => ({ attempts: ctx.get(ATTEMPTS) ?? [] }),
+        };
+    },
+});
+//# sourceMappingURL=fallback.js.map

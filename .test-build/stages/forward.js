@@ -1,0 +1,310 @@
+import { schemaDocument } from '../kernel/config/schema-validator.js';
+import { defineStage } from '../kernel/engine/stage.js';
+import { BODY, BODY_CHANGED, ensureJsonBody, RAW_BODY } from '../kernel/engine/request-body.js';
+import { redactSecrets } from '../kernel/errors/redact.js';
+import { readBody } from '../features/models/providers/shared/read-body.js';
+import { badRequest, GatewayError } from '../contract/errors/gateway-error.js';
+import { normalizeError } from '../contract/errors/normalize.js';
+import { frameEventBatches } from '../contract/framing.js';
+import { PartStream } from '../contract/part-stream.js';
+import { PROVIDERS } from '../features/models/providers/provider-registry.js';
+import { AttemptTimers } from '../features/models/routing/attempt-timers.js';
+import { DEADLINE, TARGET, UPLOAD_SENT } from '../features/models/model-request.js';
+import { modelStream } from '../features/models/stream-answer.js';
+import { IDENTITY_FORWARD_HEADERS } from '../features/mcp/identity-forwarding.js';
+import { OPENAI_HEADERS, passedHeaders } from '../features/models/providers/shared/upstream-headers.js';
+import { streamFormat } from '../contract/stream-format.js';
+const ERROR_BODY_LIMIT = 256 * 1024;
+const ignore = () => undefined;
+const PASSED_HEADERS = ['content-length', 'content-disposition'];
+/** The signal of one attempt: the caller going away, the request's deadline passing, or the attempt's own timers firing. */
+function attemptSignal(ctx, timers) {
+    const deadline = ctx.get(DEADLINE);
+    // Without a deadline or timers, the caller's own cheap signal (no AbortSignal is made).
+    if (deadline === undefined)
+        return { signal: timers.active ? AbortSignal.any([ctx.signal, timers.signal]) : ctx.callerSignal };
+    const remaining = Math.max(1, Math.ceil(deadline - performance.now()));
+    const deadlineSignal = AbortSignal.timeout(remaining);
+    return { signal: AbortSignal.any(timers.active ? [ctx.signal, deadlineSignal, timers.signal] : [ctx.signal, deadlineSignal]), deadlineSignal };
+}
+/** Maps a failure of the upstream exchange to a gateway error, telling a deadline from a gone caller. */
+export function attemptError(err, ctx, provider, deadlineSignal) {
+    if (err instanceof GatewayError)
+        return err;
+    if (deadlineSignal?.aborted) {
+        return new GatewayError('request_timeout', `The request deadline passed while waiting for ${provider}.`, { provider, retryable: false });
+    }
+    if (ctx.callerGone)
+        return new GatewayError('request_timeout', 'The caller went away.', { provider, retryable: false });
+    return normalizeError(err, provider);
+}
+async function* mapStream(body, adapter, call, ctx, provider, timers, deadlineSignal) {
+    const stream = adapter.stream;
+    const map = stream.createMapper(call);
+    // The consumer stops reading at the answer's end; leaving the iterator must not destroy the
+    // body (that builds an AbortError per stream), so the rest is drained instead.
+    const chunks = body.iterator({ destroyOnReturn: false });
+    let complete = false;
+    try {
+        for await (const events of frameEventBatches(stream.framing, timers.active ? timers.watch(chunks) : chunks)) {
+            const parts = [];
+            for (const event of events) {
+                let out;
+                try {
+                    out = map(event);
+                }
+                catch (err) {
+                    // The parts before a failing event still reach the caller, then the failure.
+                    if (parts.length)
+                        yield parts;
+                    throw err;
+                }
+                if (out === undefined)
+                    continue;
+                if (Array.isArray(out))
+                    for (const part of out)
+                        parts.push(part);
+                else
+                    parts.push(out);
+            }
+            if (parts.length === 0)
+                continue;
+            if (parts.some((p) => p.type === 'done'))
+                complete = true;
+            yield parts;
+        }
+        // Parts a provider gives only once its stream ended (e.g. Bedrock without a metadata event)
+        const tail = complete ? undefined : map.end?.();
+        if (tail?.length) {
+            if (tail.some((p) => p.type === 'done'))
+                complete = true;
+            yield tail;
+        }
+    }
+    catch (err) {
+        throw attemptError(err, ctx, provider, deadlineSignal);
+    }
+    finally {
+        if (!body.readableEnded && !body.destroyed) {
+            body.on('error', ignore);
+            if (complete)
+                body.dump({ limit: 64 * 1024 }).catch(ignore);
+            else
+                body.destroy();
+        }
+    }
+}
+/**
+ * Waits for the stream's first parts, so that a failure before the first byte can still fall
+ * back; the first part ends the attempt's first_byte_timeout.
+ */
+async function primeStream(batches, timers) {
+    const first = await batches.next();
+    timers.firstByteArrived();
+    return new PartStream(first.done ? undefined : first.value, batches);
+}
+function wantsBinary(adapter, call) {
+    return typeof adapter.binary === 'function' ? adapter.binary(call) : adapter.binary === true;
+}
+/** The request body for the current target: override_params applied. */
+function targetBody(ctx) {
+    const target = ctx.get(TARGET);
+    const body = ctx.get(BODY);
+    return target.overrideParams && body ? { ...body, ...target.overrideParams } : body;
+}
+/** Sends one upstream call; `partBody` replaces the body for one call of a fanned-out operation. */
+async function sendToProvider(ctx, services, provider, adapter, partBody) {
+    const target = ctx.get(TARGET);
+    const body = partBody ?? targetBody(ctx);
+    const unchanged = partBody === undefined && !ctx.has(BODY_CHANGED) && !target.overrideParams;
+    const timers = new AttemptTimers(provider.id, target.firstByteTimeout, target.idleTimeout);
+    const { signal, deadlineSignal } = attemptSignal(ctx, timers);
+    const call = {
+        operation: ctx.endpoint.operation,
+        body,
+        rawBody: unchanged ? ctx.get(RAW_BODY) : undefined,
+        stream: body?.stream === true && adapter.stream !== undefined,
+        target,
+        apiKey: target.apiKey,
+        params: ctx.params,
+        // Made on first use: most calls read neither the query nor an AbortSignal.
+        get query() {
+            return ctx.query;
+        },
+        headers: ctx.headers,
+        get signal() {
+            return signal === ctx.callerSignal ? ctx.signal : signal;
+        },
+    };
+    const upstream = await adapter.request(call, provider);
+    if (target.forwardHeaders) {
+        for (const name of target.forwardHeaders) {
+            const value = ctx.headers[name.toLowerCase()];
+            if (typeof value === 'string')
+                upstream.headers[name.toLowerCase()] = value;
+        }
+    }
+    // Set by the forward-identity stage when the pipeline has it.
+    const identityHeaders = ctx.get(IDENTITY_FORWARD_HEADERS);
+    if (identityHeaders)
+        for (const name in identityHeaders)
+            upstream.headers[name.toLowerCase()] = identityHeaders[name];
+    if (ctx.endpoint.body === 'multipart')
+        ctx.set(UPLOAD_SENT, true);
+    const started = performance.now();
+    let res;
+    try {
+        // undici's (coarse) timers stay as a backstop (they do not run while the caller applies
+        // backpressure); without target values, undici's defaults are routing.defaults'.
+        res = await services.upstream.send(upstream, { signal, headersTimeout: target.firstByteTimeout, bodyTimeout: target.idleTimeout });
+    }
+    catch (err) {
+        timers.clear();
+        throw attemptError(err, ctx, provider.id, deadlineSignal);
+    }
+    // A stream's first byte is its first part (primeStream); anything else has arrived with its headers.
+    const streaming = call.stream && res.statusCode >= 200 && res.statusCode < 300 && !String(res.headers['content-type'] ?? '').includes('json');
+    if (!streaming)
+        timers.clear();
+    services.metrics.recordUpstream(provider.id, ctx.endpoint.operation, (performance.now() - started) / 1000);
+    return { res, call, deadlineSignal, timers };
+}
+/** An upstream error answer -> the provider's gateway error (credentials redacted). */
+async function upstreamFailure(ctx, provider, res) {
+    const status = res.statusCode;
+    const buf = await readBody(res.body, ERROR_BODY_LIMIT).catch(() => Buffer.alloc(0));
+    const error = provider.mapError(status, buf, res.headers);
+    error.message = redactSecrets(error.message, ctx.secrets);
+    error.provider = provider.id;
+    error.upstreamStatus = status;
+    error.upstreamBody = redactSecrets(buf.toString('utf8', 0, Math.min(buf.length, 4096)), ctx.secrets);
+    error.retryable = true;
+    // The provider's request id and rate-limit headers reach the caller on errors too
+    error.headers = { ...passedHeaders(provider.passHeaders ?? OPENAI_HEADERS, res.headers), ...error.headers };
+    return error;
+}
+/** Upstream calls of one fanned-out operation that run at once. */
+const FAN_OUT_CONCURRENCY = 8;
+/** Runs one upstream call per part (bounded concurrency); the answers, in order, go to `response`. */
+async function sendFannedOut(ctx, services, provider, adapter, parts) {
+    const answers = new Array(parts.length);
+    let next = 0;
+    let failed = false;
+    let lastCall;
+    const one = async (i) => {
+        const { res, call, deadlineSignal } = await sendToProvider(ctx, services, provider, adapter, parts[i]);
+        lastCall = call;
+        if (res.statusCode >= 400 || res.statusCode < 200)
+            throw await upstreamFailure(ctx, provider, res);
+        let raw;
+        try {
+            raw = await readBody(res.body);
+        }
+        catch (err) {
+            throw attemptError(err, ctx, provider.id, deadlineSignal);
+        }
+        try {
+            answers[i] = JSON.parse(raw.toString('utf8'));
+        }
+        catch {
+            throw new GatewayError('provider_error', `${provider.id} sent an answer that is not JSON.`, { provider: provider.id, retryable: true });
+        }
+    };
+    const worker = async () => {
+        while (next < parts.length && !failed) {
+            try {
+                await one(next++);
+            }
+            catch (err) {
+                failed = true;
+                throw err;
+            }
+        }
+    };
+    await Promise.all(Array.from({ length: Math.min(FAN_OUT_CONCURRENCY, parts.length) }, worker));
+    const call = { ...lastCall, body: targetBody(ctx), rawBody: undefined };
+    return { kind: 'json', status: 200, body: adapter.response ? adapter.response(answers, call) : answers };
+}
+/**
+ * Sends the request to the current target's provider and sets `ctx.response`: upstream bytes
+ * passed through where the provider speaks OpenAI, the provider's answer mapped otherwise,
+ * streams as parts (after their first part arrived), binary bodies as node streams.
+ */
+export default defineStage({
+    name: 'forward',
+    description: 'Sends the request to the chosen provider and reads its answer.',
+    schema: schemaDocument('stages/forward.schema.json'),
+    requires: [TARGET],
+    create(_config, services) {
+        const bodyLimit = services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
+        const providers = services.require(PROVIDERS);
+        return async (ctx) => {
+            const target = ctx.get(TARGET);
+            const provider = providers.get(target.provider);
+            if (!provider)
+                throw badRequest(`Unknown provider "${target.provider}".`, 'x-gateway-provider');
+            const adapter = provider.operations[ctx.endpoint.operation];
+            if (!adapter) {
+                throw badRequest(`Provider ${provider.id} does not support ${ctx.route} (${ctx.endpoint.operation}).`, 'x-gateway-provider');
+            }
+            if (provider.requiresKey && !target.apiKey) {
+                throw new GatewayError('invalid_api_key', `No API key for ${provider.id}.`, { provider: provider.id });
+            }
+            await ensureJsonBody(ctx, bodyLimit);
+            const parts = adapter.fanOut?.(targetBody(ctx));
+            if (parts) {
+                ctx.response = await sendFannedOut(ctx, services, provider, adapter, parts);
+                return;
+            }
+            const { res, call, deadlineSignal, timers } = await sendToProvider(ctx, services, provider, adapter);
+            const status = res.statusCode;
+            if (status >= 400 || status < 200)
+                throw await upstreamFailure(ctx, provider, res);
+            const contentType = String(res.headers['content-type'] ?? '');
+            let response;
+            if (wantsBinary(adapter, call)) {
+                const headers = {};
+                for (const name of PASSED_HEADERS) {
+                    const value = res.headers[name];
+                    if (typeof value === 'string')
+                        headers[name] = value;
+                }
+                response = { kind: 'binary', status, headers, contentType: contentType || 'application/octet-stream', body: res.body };
+            }
+            else if (call.stream && !contentType.includes('json')) {
+                const parts = await primeStream(mapStream(res.body, adapter, call, ctx, provider.id, timers, deadlineSignal), timers).catch((err) => {
+                    throw attemptError(err, ctx, provider.id, deadlineSignal);
+                });
+                response = modelStream(ctx, status, streamFormat(ctx.endpoint.operation), call.body?.stream_options?.include_usage === true, parts, undefined, call.body);
+            }
+            else {
+                let raw;
+                try {
+                    raw = await readBody(res.body);
+                }
+                catch (err) {
+                    throw attemptError(err, ctx, provider.id, deadlineSignal);
+                }
+                if (adapter.response && (!adapter.responseNeeded || adapter.responseNeeded(raw))) {
+                    let parsed;
+                    try {
+                        parsed = JSON.parse(raw.toString('utf8'));
+                    }
+                    catch {
+                        throw new GatewayError('provider_error', `${provider.id} sent an answer that is not JSON.`, { provider: provider.id, retryable: true });
+                    }
+                    response = { kind: 'json', status, body: adapter.response(parsed, call) };
+                }
+                else {
+                    response = { kind: 'json', status, raw };
+                }
+            }
+            // The provider's request id and rate-limit headers (CONTRACT section 2)
+            const passed = passedHeaders(provider.passHeaders ?? OPENAI_HEADERS, res.headers);
+            for (const name in passed)
+                (response.headers ??= {})[name] = passed[name];
+            ctx.response = response;
+        };
+    },
+});
+//# sourceMappingURL=forward.js.map

@@ -1,0 +1,130 @@
+import { schemaDocument } from '../kernel/config/schema-validator.js';
+import { defineStage } from '../kernel/engine/stage.js';
+import { defineSlot } from '../kernel/engine/slot.js';
+import { BODY, BODY_CHANGED, ensureJsonBody } from '../kernel/engine/request-body.js';
+import { PipelineError } from '../kernel/engine/pipeline-compiler.js';
+import { GatewayError } from '../contract/errors/gateway-error.js';
+import { TARGET } from '../features/models/model-request.js';
+import { modelAnswer } from '../features/models/stream-answer.js';
+import { GuardrailConfigError } from '../features/models/guardrails/registry.js';
+import { inputPieces, outputPieces } from '../features/models/guardrails/extract.js';
+import { TextView } from '../features/models/guardrails/text-view.js';
+import { assembleStream, replay } from '../features/models/guardrails/stream-text.js';
+import { guardrailRegistry } from '../features/models/routing/resilience-services.js';
+export const VERDICT_HEADER = 'x-gateway-guardrail-verdict';
+const RANK = { passed: 0, redacted: 1, flagged: 2 };
+/** Input guardrail runs already done for this request (ids and model). */
+const INPUT_DONE = defineSlot('guardrail-input-done', 'the input guardrails already run');
+const NONE = [];
+function union(a, b) {
+    if (!a?.length)
+        return b ?? NONE;
+    if (!b?.length)
+        return a;
+    return [...new Set([...a, ...b])];
+}
+function noteVerdict(ctx, outcome) {
+    const current = ctx.responseHeaders[VERDICT_HEADER];
+    if (!current || RANK[outcome] > RANK[current])
+        ctx.responseHeaders[VERDICT_HEADER] = outcome;
+}
+function modelOf(ctx) {
+    const model = ctx.get(TARGET)?.overrideParams?.model ?? ctx.get(BODY)?.model;
+    return typeof model === 'string' ? model : undefined;
+}
+async function checkInput(ctx, registry, ids, bodyLimit) {
+    if (ctx.endpoint.body === 'json')
+        await ensureJsonBody(ctx, bodyLimit);
+    const model = modelOf(ctx);
+    // Input guardrails run once per request (and again only for a target that changes the model).
+    let done = ctx.get(INPUT_DONE);
+    if (!done)
+        ctx.set(INPUT_DONE, (done = new Set()));
+    const key = `${ids.join(',')}|${model ?? ''}`;
+    if (done.has(key))
+        return;
+    const view = new TextView(ctx.endpoint.body === 'json' ? inputPieces(ctx.endpoint.operation, ctx.get(BODY)) : []);
+    const outcome = await registry.apply(ids, view, { phase: 'input', model, requestId: ctx.id, signal: ctx.signal });
+    if (view.changed)
+        ctx.set(BODY_CHANGED, true);
+    noteVerdict(ctx, outcome);
+    done.add(key);
+}
+async function checkOutput(ctx, registry, ids) {
+    const response = modelAnswer(ctx);
+    if (!response || response.kind === 'direct' || response.status < 200 || response.status >= 300)
+        return;
+    const run = { phase: 'output', model: modelOf(ctx), requestId: ctx.id, signal: ctx.signal };
+    if (response.kind === 'json') {
+        let body = response.body;
+        if (body === undefined && response.raw) {
+            try {
+                body = JSON.parse(response.raw.toString('utf8'));
+            }
+            catch {
+                return;
+            }
+        }
+        const view = new TextView(outputPieces(body));
+        const outcome = await registry.apply(ids, view, run);
+        if (view.changed) {
+            response.body = body;
+            response.raw = undefined;
+        }
+        noteVerdict(ctx, outcome);
+    }
+    else if (response.kind === 'stream') {
+        const assembled = await assembleStream(response.parts, response.format);
+        if (!assembled.complete) {
+            const provider = ctx.get(TARGET)?.provider;
+            throw new GatewayError('provider_error', `The ${provider ?? 'upstream'} stream ended before the answer was complete.`, {
+                provider,
+                retryable: true,
+            });
+        }
+        const view = new TextView(assembled.pieces);
+        const outcome = await registry.apply(ids, view, run);
+        response.parts = replay(assembled.parts());
+        noteVerdict(ctx, outcome);
+    }
+}
+/**
+ * Guardrails of guardrails.<id>: the stage's own `input` / `output` lists plus the current
+ * target's input_guardrails / output_guardrails (routing config). Input guardrails check the
+ * request's text before anything is sent upstream (deny: 422; redact: the body sent upstream
+ * is masked). Output guardrails check the answer; a streamed answer is read to its end first,
+ * checked, then replayed (so a denied stream is a plain 422 and never a half-sent answer).
+ * Runs once per target attempt, after fallback.
+ */
+export default defineStage({
+    name: 'guardrail',
+    description: 'Runs input and output guardrails (deny, flag, redact).',
+    schema: schemaDocument('stages/guardrail.schema.json'),
+    requires: [TARGET],
+    create(config, services) {
+        let registry;
+        try {
+            registry = guardrailRegistry(services);
+        }
+        catch (err) {
+            if (err instanceof GuardrailConfigError)
+                throw new PipelineError(err.problems);
+            throw err;
+        }
+        const unknown = [...registry.unknown(config.input, 'input'), ...registry.unknown(config.output, 'output')];
+        if (unknown.length)
+            throw new Error(unknown.join('; '));
+        const bodyLimit = services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
+        return async (ctx, next) => {
+            const target = ctx.get(TARGET);
+            const input = union(config.input, target?.inputGuardrails);
+            const output = union(config.output, target?.outputGuardrails);
+            if (input.length)
+                await checkInput(ctx, registry, input, bodyLimit);
+            await next();
+            if (output.length)
+                await checkOutput(ctx, registry, output);
+        };
+    },
+});
+//# sourceMappingURL=guardrail.js.map

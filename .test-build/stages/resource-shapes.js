@@ -1,0 +1,70 @@
+import { schemaDocument } from '../kernel/config/schema-validator.js';
+import { defineStage } from '../kernel/engine/stage.js';
+import { GatewayError } from '../contract/errors/gateway-error.js';
+import { GATEWAY_SERVED, TARGET } from '../features/models/model-request.js';
+import { openAIFile } from '../contract/openai/files.js';
+import { windowList } from '../contract/openai/lists.js';
+import { specEvents, specJob, specJobList } from '../contract/openai/fine-tuning-jobs.js';
+const isFile = (f) => f?.object === 'file' && typeof f.status === 'string' && typeof f.created_at === 'number';
+/** Each shape returns the answer in the spec's shape, or undefined when it already is (bytes pass). */
+const SHAPES = {
+    'fine_tuning.jobs.create': specJob,
+    'fine_tuning.jobs.retrieve': specJob,
+    'fine_tuning.jobs.cancel': specJob,
+    'fine_tuning.jobs.list': specJobList,
+    'fine_tuning.jobs.events': (body) => specEvents(body),
+    'files.create': (body) => (isFile(body) ? undefined : openAIFile(body)),
+    'files.retrieve': (body) => (isFile(body) ? undefined : openAIFile(body)),
+    'files.list': (body) => Array.isArray(body?.data) && typeof body.has_more === 'boolean' && body.data.every(isFile)
+        ? undefined
+        : { ...body, object: 'list', data: (body?.data ?? []).map((f) => (isFile(f) ? f : openAIFile(f))), has_more: body?.has_more === true },
+    'models.list': (body, _provider, query) => modelPage(body, query),
+    'images.generations': (body) => (typeof body?.created === 'number' ? undefined : { ...body, created: Math.floor(Date.now() / 1000) }),
+};
+/** A provider's model list as the contract's list: newest first, `limit` (default 20) and `after`, `has_more`. */
+function modelPage(body, query) {
+    const models = Array.isArray(body?.data) ? body.data.filter((m) => typeof m?.id === 'string') : [];
+    const newestFirst = models
+        .map((m, i) => ({ m, i }))
+        .sort((a, b) => (b.m.created ?? 0) - (a.m.created ?? 0) || a.i - b.i)
+        .map((e) => e.m);
+    const page = windowList(newestFirst, query);
+    // The provider itself may hold more than it sent (its own pagination).
+    if (!page.has_more && body?.has_more === true)
+        page.has_more = true;
+    return page;
+}
+/**
+ * Answers of provider APIs put in the spec's resource shapes after forwarding: fine-tuning
+ * jobs (the spec's statuses, hyperparameters defaulting to "auto", organization_id,
+ * result_files, trained_tokens), event, file and model lists (`has_more`; models windowed by
+ * `limit`/`after`), file objects, image results (`created`). Answers already in shape pass through as the upstream's bytes.
+ */
+export default defineStage({
+    name: 'resource-shapes',
+    description: 'Puts files, fine-tuning and image answers in the spec resource shapes.',
+    schema: schemaDocument('stages/resource-shapes.schema.json'),
+    create() {
+        return async (ctx, next) => {
+            await next();
+            const shape = SHAPES[ctx.endpoint.operation];
+            const response = ctx.response;
+            if (!shape || ctx.has(GATEWAY_SERVED) || ctx.error || response?.kind !== 'json' || response.status >= 300)
+                return;
+            let body = response.body;
+            if (body === undefined && response.raw) {
+                try {
+                    body = JSON.parse(response.raw.toString('utf8'));
+                }
+                catch {
+                    const provider = ctx.get(TARGET)?.provider;
+                    throw new GatewayError('provider_error', `${provider ?? 'The provider'} sent an answer that is not JSON.`, { provider });
+                }
+            }
+            const shaped = shape(body, ctx.get(TARGET)?.provider ?? '', ctx.query);
+            if (shaped !== undefined)
+                ctx.response = { kind: 'json', status: response.status, headers: response.headers, body: shaped };
+        };
+    },
+});
+//# sourceMappingURL=resource-shapes.js.map

@@ -1,0 +1,82 @@
+import { schemaDocument } from '../kernel/config/schema-validator.js';
+import { headerValue } from '../kernel/engine/context.js';
+import { BODY, ensureJsonBody, requestMetadata } from '../kernel/engine/request-body.js';
+import { defineStage } from '../kernel/engine/stage.js';
+import { ExtensionConfigError } from '../kernel/engine/extension.js';
+import { PipelineError } from '../kernel/engine/pipeline-compiler.js';
+import { badRequest } from '../contract/errors/gateway-error.js';
+import { PROVIDER, PROVIDER_KEY, ROUTING } from '../features/models/model-request.js';
+import { PlanError } from '../features/models/routing/compile-plan.js';
+import { GuardrailConfigError } from '../features/models/guardrails/registry.js';
+import { providerOptionsFrom } from '../features/models/routing/provider-credentials.js';
+import { routingConfigs } from '../features/models/routing/resilience-services.js';
+/** The single target named by the request headers (x-gateway-provider and the provider key). */
+export function targetFromHeaders(ctx, services) {
+    const provider = ctx.get(PROVIDER);
+    if (!provider)
+        throw badRequest('The x-gateway-provider header is required.', 'x-gateway-provider');
+    const target = { provider, apiKey: ctx.get(PROVIDER_KEY), options: providerOptionsFrom(ctx) };
+    const customHost = headerValue(ctx.headers, 'x-gateway-custom-host');
+    if (customHost)
+        target.baseUrl = checkCustomHost(customHost, services, 'x-gateway-custom-host');
+    return target;
+}
+/** custom_host is honoured only where routing.allowCustomHost is true. */
+export function checkCustomHost(value, services, param) {
+    if (services.config.routing?.allowCustomHost !== true) {
+        throw badRequest(`${param} is not allowed: this gateway does not set routing.allowCustomHost.`, param);
+    }
+    if (!/^https?:\/\/[^\s/]+/i.test(value))
+        throw badRequest(`${param} must be an http(s) URL.`, param);
+    return value;
+}
+/**
+ * Decides where the request goes. With a routing config (x-gateway-config, or the stage's
+ * defaultConfig, or routing.defaultConfig) it is the config's plan (single, fallback,
+ * loadbalance or conditional, nested to any depth), with what its conditions test
+ * (x-gateway-metadata and the body) read once; without one it is the provider the headers
+ * name. The fallback stage after it runs the decision. Named configs are compiled once, at
+ * start-up.
+ */
+export default defineStage({
+    name: 'route',
+    description: 'Decides where the request goes: the routing config (x-gateway-config or a default) or the provider the headers name.',
+    schema: schemaDocument('stages/route.schema.json'),
+    requires: [PROVIDER],
+    provides: [ROUTING],
+    once: true,
+    create(config, services) {
+        let configs;
+        try {
+            configs = routingConfigs(services);
+        }
+        catch (err) {
+            if (err instanceof PlanError || err instanceof GuardrailConfigError)
+                throw new PipelineError(err.problems);
+            throw err;
+        }
+        if (config.defaultConfig !== undefined && !configs.has(config.defaultConfig)) {
+            throw new ExtensionConfigError([`defaultConfig: names no config under configs (${config.defaultConfig})`]);
+        }
+        const defaultName = config.defaultConfig ?? services.config.routing?.defaultConfig;
+        const bodyLimit = services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
+        return async (ctx, next) => {
+            const plan = configs.planFor(ctx, defaultName);
+            if (!plan) {
+                ctx.set(ROUTING, { single: targetFromHeaders(ctx, services) });
+            }
+            else if (plan.conditional) {
+                const metadata = requestMetadata(ctx);
+                await ensureJsonBody(ctx, bodyLimit);
+                const body = ctx.get(BODY);
+                const params = body && typeof body === 'object' && !Array.isArray(body) ? body : {};
+                ctx.set(ROUTING, { plan, conditionInput: { metadata, params } });
+            }
+            else {
+                ctx.set(ROUTING, { plan });
+            }
+            await next();
+        };
+    },
+});
+//# sourceMappingURL=route.js.map
