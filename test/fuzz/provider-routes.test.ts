@@ -142,7 +142,8 @@ describe('fuzz: provider routes', { timeout: 600_000 }, () => {
       const what = `${req.method} ${req.path} ${JSON.stringify(req.headers).slice(0, 300)} ${String(req.body ?? '').slice(0, 200)}`;
       if (answer.status === 0) throw new Error(`${what}: the connection was closed without an answer`);
       const stream = String(answer.headers['content-type'] ?? '').startsWith('text/event-stream');
-      if (answer.status >= 400) expectContractError(answer, what);
+      const anthropicShape = req.path.startsWith('/v1/messages') && Object.keys(req.headers).some((h) => h.toLowerCase() === 'anthropic-version');
+      if (answer.status >= 400) (anthropicShape ? expectAnthropicError : expectContractError)(answer, what);
       else if (stream && answer.status === 200) {
         // A stream ends with [DONE] or with one event carrying the whole error body.
         const events = answer.text.split('\n\n').filter((e) => e.startsWith('data: '));
@@ -154,6 +155,22 @@ describe('fuzz: provider routes', { timeout: 600_000 }, () => {
     });
   });
 });
+
+/**
+ * Contract section 2: errors on /v1/messages use Anthropic's error shape when the request
+ * carries `anthropic-version`: `{ type: "error", error: { type, message } }`.
+ */
+function expectAnthropicError(answer: { status: number; text: string }, what: string): void {
+  let body: any;
+  try {
+    body = JSON.parse(answer.text);
+  } catch {
+    throw new Error(`${what}: ${answer.status} with a body that is not JSON: ${answer.text.slice(0, 300)}`);
+  }
+  const ok = body?.type === 'error' && typeof body.error?.type === 'string' && typeof body.error?.message === 'string';
+  if (!ok) throw new Error(`${what}: ${answer.status} without Anthropic's error body: ${answer.text.slice(0, 300)}`);
+  if (answer.status === 500) throw new Error(`${what}: a ${answer.status} (the gateway failed unexpectedly): ${answer.text.slice(0, 300)}`);
+}
 
 /** The status an error event's code stands for (an SSE error has no status of its own). */
 function statusOf(event: string): number {

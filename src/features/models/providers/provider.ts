@@ -83,6 +83,8 @@ export interface OperationAdapter {
    * `response` then gets the list of answers, in order, with the whole request as call.body.
    */
   fanOut?(body: any): unknown[] | undefined;
+  /** The operation is served through the provider's chat translation, not an API of its own. */
+  viaChat?: true;
 }
 
 /** A provider as created for one gateway config. */
