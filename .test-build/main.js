@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { ConfigError, configPathFrom, loadConfigFile } from './kernel/config/load-config.js';
+import { holdYoungGeneration, releaseYoungGeneration } from './kernel/memory/startup-heap.js';
 /** The lines a start-up failure prints: one per problem, each naming the key (or file) at fault. */
 function startupProblems(err) {
     if (err instanceof ConfigError)
@@ -16,6 +17,7 @@ function exitWith(problems) {
 }
 /** Standalone service: load config -> compile pipelines -> listen; SIGTERM drains and exits 0. */
 async function main() {
+    holdYoungGeneration();
     const path = configPathFrom(process.argv.slice(2), process.env);
     let gateway;
     try {
@@ -31,6 +33,7 @@ async function main() {
     }
     try {
         const url = await gateway.listen();
+        releaseYoungGeneration();
         gateway.services.logger.info({ url, config: path }, 'gateway listening');
     }
     catch (err) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { ConfigError, configPathFrom, loadConfigFile } from './kernel/config/load-config.js';
 import type { Gateway } from './gateway.js';
+import { holdYoungGeneration, releaseYoungGeneration } from './kernel/memory/startup-heap.js';
 
 /** The lines a start-up failure prints: one per problem, each naming the key (or file) at fault. */
 function startupProblems(err: unknown): string[] {
@@ -17,6 +18,7 @@ function exitWith(problems: string[]): never {
 
 /** Standalone service: load config -> compile pipelines -> listen; SIGTERM drains and exits 0. */
 async function main(): Promise<void> {
+  holdYoungGeneration();
   const path = configPathFrom(process.argv.slice(2), process.env);
   let gateway: Gateway;
   try {
@@ -31,6 +33,7 @@ async function main(): Promise<void> {
   }
   try {
     const url = await gateway.listen();
+    releaseYoungGeneration();
     gateway.services.logger.info({ url, config: path }, 'gateway listening');
   } catch (err) {
     // Stop what the capabilities started (stores, tool servers) before leaving.

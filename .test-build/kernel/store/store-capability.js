@@ -14,8 +14,9 @@ export const storeCapability = {
         if (storage.type === 'postgres') {
             // The PostgreSQL client is loaded only by a gateway that uses it.
             const { PostgresStore } = await import('./postgres/postgres-store.js');
-            store = new PostgresStore(storage.url, storage.schema);
-            await store.query('SELECT 1');
+            const postgres = new PostgresStore(storage.url, storage.schema);
+            await postgres.open();
+            store = postgres;
         }
         else {
             store = new SqliteStore(storage.path ?? './data/gateway.db');

@@ -5,23 +5,35 @@ function toPositional(sql) {
     let n = 0;
     return sql.replace(/\?/g, () => `$${++n}`);
 }
+/** A schema name as a quoted SQL identifier. */
+function quoteIdent(name) {
+    return `"${name.replace(/"/g, '""')}"`;
+}
 // BIGINT columns come back as numbers (timestamps and counters fit in 2^53).
 pg.types.setTypeParser(20, (v) => Number(v));
 /** The shared store for several gateway instances: a pg Pool, optionally inside one schema. */
 export class PostgresStore {
     dialect = 'postgres';
     pool;
+    schema;
     constructor(url, schema) {
-        this.pool = new pg.Pool({ connectionString: url, max: 10 });
+        this.schema = schema;
+        // The schema is every connection's search path from its start-up packet on; migrate() creates it.
+        const options = schema ? `-c search_path=${quoteIdent(schema)}` : undefined;
+        this.pool = new pg.Pool({ connectionString: url, max: 10, ...(options ? { options } : {}) });
         this.pool.on('error', () => undefined);
-        if (schema) {
-            // Once per new connection: pg runs a client's queries in order, so these precede any
-            // query of the checkout that follows.
-            this.pool.on('connect', (client) => {
-                client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`).catch(() => undefined);
-                client.query(`SET search_path TO "${schema}"`).catch(() => undefined);
-            });
+    }
+    /** Checks the connection and creates the schema when it is missing (several instances may race: that is fine). */
+    async open() {
+        if (!this.schema) {
+            await this.pool.query('SELECT 1');
+            return;
         }
+        await this.pool.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(this.schema)}`).catch((err) => {
+            // Two instances creating it at once: one wins, the other sees a duplicate.
+            if (err.code !== '42P06' && err.code !== '23505')
+                throw err;
+        });
     }
     client() {
         return this.pool.connect();
@@ -65,6 +77,8 @@ export class PostgresStore {
             // One instance migrates at a time; the others wait, then find the work done.
             await client.query('SELECT pg_advisory_lock(727274)');
             try {
+                if (this.schema)
+                    await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(this.schema)}`);
                 await client.query(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`);
                 for (const migration of migrations) {
                     const done = await client.query(`SELECT id FROM ${MIGRATIONS_TABLE} WHERE id = $1`, [migration.id]);
