@@ -5,7 +5,6 @@
  * shortly before it expires. Concurrent requests for one account share one exchange.
  */
 import { createHash } from 'node:crypto';
-import type { importPKCS8 } from 'jose';
 import { request } from 'undici';
 import { badRequest, GatewayError } from '../../../../contract/errors/gateway-error.js';
 import { readBody } from '../shared/read-body.js';
