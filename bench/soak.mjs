@@ -287,7 +287,8 @@ async function main() {
   let failed = false;
   // RSS after the first two minutes (or the first fifth of a short run) against the highest later value.
   const settleMinutes = Math.min(2, MINUTES / 5);
-  const settled = rows.filter((r) => r.at <= settleMinutes + 1e-9).at(-1) ?? rows[0];
+  // (the row reported closest to that time: report times drift by a few ms)
+  const settled = rows.reduce((best, r) => (Math.abs(r.at - settleMinutes) < Math.abs(best.at - settleMinutes) ? r : best), rows[0]);
   const later = rows.filter((r) => r.at > settled.at);
   if (later.length) {
     const highest = Math.max(...later.map((r) => r.rss));
