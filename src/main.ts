@@ -2,6 +2,7 @@
 import { parseCommandLine, UsageError, type CommandLine } from './cli/args.js';
 import { helpText, packageInfo } from './cli/help.js';
 import { configPathFrom } from './kernel/config/load-config.js';
+import { holdYoungGeneration } from './kernel/memory/startup-heap.js';
 
 /** The command line: serve (default), --check, --print-config, --help, --version. */
 async function main(): Promise<void> {
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
       return;
     }
     case 'serve': {
+      holdYoungGeneration();
       const { run } = await import('./cli/run.js');
       await run(path);
       return;

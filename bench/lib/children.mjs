@@ -173,6 +173,11 @@ export async function startGateway(config, { cpuProfDir, label = 'gateway', root
   return Object.assign(handle, {
     url,
     logPath,
+    /** Resident set size now (VmRSS), in MB. */
+    rssMb() {
+      const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+      return m ? Number(m[1]) / 1024 : null;
+    },
     /** Peak resident set size so far (VmHWM), in MB. */
     peakRssMb() {
       const m = /VmHWM:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));

@@ -118,18 +118,25 @@ function pct(n) {
   return `${n.toFixed(1).padStart(5)}%`;
 }
 
-/** A printable report of the top items. */
-export function formatProfile(summary, top = 25) {
+/**
+ * A printable report of the top items. With `requests` (answers served during the windows),
+ * each line also gives microseconds per request: self and inclusive.
+ */
+export function formatProfile(summary, top = 25, requests = 0) {
   const out = [];
   const scope = summary.windowed ? 'during the measured gateway rows' : 'over the whole run, start-up included';
-  out.push(`CPU busy ${summary.busyMs.toFixed(0)} ms, idle ${summary.idleMs.toFixed(0)} ms (${scope})`);
-  out.push('', `Top ${top} functions by self time:`, '   self  incl.  function');
-  for (const f of [...summary.functions].sort((a, b) => b.selfMs - a.selfMs).slice(0, top)) out.push(`${pct(f.selfPct)} ${pct(f.totalPct)}  ${f.name}`);
-  out.push('', 'By package / area (self time, and time with that area anywhere on the stack):', '   self  incl.  area');
-  for (const c of [...summary.categories].sort((a, b) => b.selfMs - a.selfMs).slice(0, top)) out.push(`${pct(c.selfPct)} ${pct(c.totalPct)}  ${c.name}`);
-  out.push('', `Top ${top} gateway functions (dist/) by inclusive time:`, '   self  incl.  function');
+  const perReq = requests > 0;
+  const us = (ms) => ((ms * 1000) / requests).toFixed(1).padStart(7);
+  out.push(`CPU busy ${summary.busyMs.toFixed(0)} ms, idle ${summary.idleMs.toFixed(0)} ms (${scope})${perReq ? `; ${requests} requests: ${((summary.busyMs * 1000) / requests).toFixed(0)} us of CPU per request` : ''}`);
+  const head = perReq ? '   self  incl.  self us/req  incl. us/req  ' : '   self  incl.  ';
+  const line = (e) => `${pct(e.selfPct)} ${pct(e.totalPct)}  ${perReq ? `${us(e.selfMs).padStart(11)}  ${us(e.totalMs).padStart(12)}  ` : ''}${e.name}`;
+  out.push('', `Top ${top} functions by self time:`, `${head}function`);
+  for (const f of [...summary.functions].sort((a, b) => b.selfMs - a.selfMs).slice(0, top)) out.push(line(f));
+  out.push('', 'By package / area (self time, and time with that area anywhere on the stack):', `${head}area`);
+  for (const c of [...summary.categories].sort((a, b) => b.selfMs - a.selfMs).slice(0, top)) out.push(line(c));
+  out.push('', `Top ${top} gateway functions (dist/) by inclusive time:`, `${head}function`);
   const own = summary.functions.filter((f) => f.name.includes(' dist/'));
-  for (const f of own.sort((a, b) => b.totalMs - a.totalMs).slice(0, top)) out.push(`${pct(f.selfPct)} ${pct(f.totalPct)}  ${f.name}`);
+  for (const f of own.sort((a, b) => b.totalMs - a.totalMs).slice(0, top)) out.push(line(f));
   return out.join('\n');
 }
 

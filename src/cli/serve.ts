@@ -4,6 +4,7 @@ import { loadConfigFile } from '../kernel/config/load-config.js';
 import { problemLines } from './check.js';
 import { startupFields } from './startup-summary.js';
 import { watchParent } from './parent-watch.js';
+import { releaseYoungGeneration } from '../kernel/memory/startup-heap.js';
 
 /** How an instance is told to stop and reload: by its own signals, or by the primary of a cluster. */
 export interface ServeOptions {
@@ -117,6 +118,7 @@ export async function serve(path: string, options: ServeOptions = {}): Promise<v
     gw.services.logger.error({ err: (err as Error).message }, 'a capability failed to start');
   }
   if (stopping) return; // drainAndExit runs
+  releaseYoungGeneration();
   const fields = startupFields(gw, path);
   if (options.onListening) options.onListening(fields);
   else gw.services.logger.info(fields, 'gateway listening');

@@ -3,6 +3,7 @@ import type { ForwardStageConfig } from '../generated/stages/forward.js';
 import { schemaDocument } from '../kernel/config/schema-validator.js';
 import { defineStage } from '../kernel/engine/stage.js';
 import type { BinaryAnswer, GatewayResponse, JsonAnswer, StreamAnswer } from '../kernel/engine/context.js';
+import type { CallerSignal } from '../kernel/engine/caller-signal.js';
 import type { GatewayServices } from '../kernel/engine/services.js';
 import { BODY, BODY_CHANGED, ensureJsonBody, RAW_BODY } from '../kernel/engine/request-body.js';
 import { redactSecrets } from '../kernel/errors/redact.js';
@@ -29,9 +30,10 @@ const ignore = () => undefined;
 const PASSED_HEADERS = ['content-length', 'content-disposition'];
 
 /** The signal of one attempt: the caller going away, the request's deadline passing, or the attempt's own timers firing. */
-function attemptSignal(ctx: GatewayContext, timers: AttemptTimers): { signal: AbortSignal; deadlineSignal?: AbortSignal } {
+function attemptSignal(ctx: GatewayContext, timers: AttemptTimers): { signal: AbortSignal | CallerSignal; deadlineSignal?: AbortSignal } {
   const deadline = ctx.get(DEADLINE);
-  if (deadline === undefined) return { signal: timers.active ? AbortSignal.any([ctx.signal, timers.signal]) : ctx.signal };
+  // Without a deadline or timers, the caller's own cheap signal (no AbortSignal is made).
+  if (deadline === undefined) return { signal: timers.active ? AbortSignal.any([ctx.signal, timers.signal]) : ctx.callerSignal };
   const remaining = Math.max(1, Math.ceil(deadline - performance.now()));
   const deadlineSignal = AbortSignal.timeout(remaining);
   return { signal: AbortSignal.any(timers.active ? [ctx.signal, deadlineSignal, timers.signal] : [ctx.signal, deadlineSignal]), deadlineSignal };
@@ -43,7 +45,7 @@ export function attemptError(err: unknown, ctx: GatewayContext, provider: string
   if (deadlineSignal?.aborted) {
     return new GatewayError('request_timeout', `The request deadline passed while waiting for ${provider}.`, { provider, retryable: false });
   }
-  if (ctx.signal.aborted) return new GatewayError('request_timeout', 'The caller went away.', { provider, retryable: false });
+  if (ctx.callerGone) return new GatewayError('request_timeout', 'The caller went away.', { provider, retryable: false });
   return normalizeError(err, provider);
 }
 
@@ -135,9 +137,14 @@ async function sendToProvider(ctx: GatewayContext, services: GatewayServices, pr
     target,
     apiKey: target.apiKey,
     params: ctx.params,
-    query: ctx.query,
+    // Made on first use: most calls read neither the query nor an AbortSignal.
+    get query() {
+      return ctx.query;
+    },
     headers: ctx.headers,
-    signal,
+    get signal() {
+      return signal === ctx.callerSignal ? ctx.signal : (signal as AbortSignal);
+    },
   };
   const upstream = await adapter.request(call, provider);
   if (target.forwardHeaders) {

@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import type { createRemoteJWKSet, JWTPayload } from 'jose';
 import type { Identity } from '../../kernel/engine/context.js';
 import type { AuthConfig } from '../../generated/gateway.js';
 import { GatewayError } from '../../contract/errors/gateway-error.js';
@@ -96,12 +96,15 @@ export class OAuthVerifier {
     const doc = (await res.body.json()) as { issuer?: string; jwks_uri?: string };
     if (typeof doc.jwks_uri !== 'string') throw new Error('discovery document has no jwks_uri');
     if (typeof doc.issuer !== 'string' || trimSlash(doc.issuer) !== issuer) throw new Error(`discovery document names issuer ${doc.issuer}, not ${issuer}`);
+    // jose is loaded when a gateway uses OAuth, not at start-up.
+    const { createRemoteJWKSet } = await import('jose');
     return { issuer: doc.issuer, jwks: createRemoteJWKSet(new URL(doc.jwks_uri)) };
   }
 
   /** The identity of a valid token; throws OAuthRejection (401/403) or a 503 GatewayError. */
   async verify(token: string, audiences: string[]): Promise<Identity> {
     const { issuer, jwks } = await this.discover();
+    const { jwtVerify } = await import('jose');
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, jwks, { issuer, audience: audiences, clockTolerance: CLOCK_TOLERANCE_S }));

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { AnswerError } from '../errors/answer-error.js';
+import { CallerSignal } from './caller-signal.js';
 import type { Slot } from './slot.js';
 
 /** Who is calling, when the caller sent a gateway credential (token, config key, OAuth, cert). */
@@ -121,8 +122,12 @@ export class GatewayContext<E extends RouteDef = RouteDef> {
   readonly headers: IncomingHttpHeaders;
   /** Path parameters of the route ({file_id}...). */
   readonly params: Record<string, string>;
-  /** Aborted when the caller disconnects: no upstream call or retry outlives the caller. */
-  readonly signal: AbortSignal;
+  /**
+   * Aborted when the caller disconnects (for an upstream call: `callerSignal`, no retry outlives
+   * the caller either). A cheap CallerSignal stands for it until a stage asks for this one.
+   */
+  readonly callerSignal: AbortSignal | CallerSignal;
+  private abortSignal: AbortSignal | undefined;
   /** The route table entry served. */
   readonly endpoint: E;
   readonly req: IncomingMessage;
@@ -148,7 +153,7 @@ export class GatewayContext<E extends RouteDef = RouteDef> {
     req: IncomingMessage,
     res: ServerResponse,
     params: Record<string, string> | undefined,
-    signal: AbortSignal,
+    signal: AbortSignal | CallerSignal,
     private readonly decorate?: AnswerDecorator,
   ) {
     this.id = id;
@@ -164,9 +169,25 @@ export class GatewayContext<E extends RouteDef = RouteDef> {
     this.rawQuery = q < 0 ? '' : url.slice(q + 1);
     this.headers = req.headers;
     this.params = params ?? EMPTY_PARAMS;
-    this.signal = signal;
+    this.callerSignal = signal;
+    if (!(signal instanceof CallerSignal)) this.abortSignal = signal;
     const debug = req.headers['x-gateway-debug'];
     this.debug = debug === 'true' || debug === '1';
+  }
+
+  /** Aborted when the caller disconnects: no upstream call or retry outlives the caller. */
+  get signal(): AbortSignal {
+    if (this.abortSignal) return this.abortSignal;
+    const caller = this.callerSignal as CallerSignal;
+    const controller = new AbortController();
+    if (caller.aborted) controller.abort(caller.reason);
+    else caller.once('abort', () => controller.abort(caller.reason));
+    return (this.abortSignal = controller.signal);
+  }
+
+  /** Whether the caller went away. */
+  get callerGone(): boolean {
+    return this.callerSignal.aborted;
   }
 
   /** The query string's parameters (parsed on first use). */

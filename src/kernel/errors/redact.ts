@@ -202,14 +202,20 @@ interface Prepared {
 
 const PREPARED = new Map<string, Prepared[]>();
 
-function prepared(secret: string): Prepared[] {
+const NOTHING: Prepared[] = [];
+
+/** A request secret's prepared values; none for a value that cannot be masked (checked once per value). */
+function prepared(secret: string | undefined): Prepared[] {
+  if (secret === undefined) return NOTHING;
   let out = PREPARED.get(secret);
   if (out) return out;
-  out = secretValues(secret).map((value) => {
-    let best: string | undefined;
-    for (const m of value.matchAll(/[A-Za-z0-9_.~-]+/g)) if (!best || m[0].length > best.length) best = m[0];
-    return { value, run: best && best.length >= MIN_SECRET_LENGTH ? best : undefined };
-  });
+  out = !maskable(secret)
+    ? NOTHING
+    : secretValues(secret).map((value) => {
+        let best: string | undefined;
+        for (const m of value.matchAll(/[A-Za-z0-9_.~-]+/g)) if (!best || m[0].length > best.length) best = m[0];
+        return { value, run: best && best.length >= MIN_SECRET_LENGTH ? best : undefined };
+      });
   // Only a bounded number of request secrets is remembered.
   if (PREPARED.size >= 4096) PREPARED.clear();
   PREPARED.set(secret, out);
@@ -222,7 +228,6 @@ function redactValues(text: string, values: Iterable<string | undefined>): strin
   let short: string[] | undefined;
   for (const secret of values) {
     for (const part of shortParts(secret)) if (text.includes(part)) (short ??= []).push(part);
-    if (!maskable(secret)) continue;
     for (const p of prepared(secret)) {
       // The common case: the stable run is absent, and so is every spelling of the value.
       if (p.run !== undefined && !text.includes(p.run)) continue;
@@ -242,7 +247,6 @@ function redactValues(text: string, values: Iterable<string | undefined>): strin
 function bytesMayContain(buf: Buffer, values: readonly (string | undefined)[]): boolean {
   for (const secret of values) {
     for (const part of shortParts(secret)) if (buf.indexOf(part) >= 0) return true;
-    if (!maskable(secret)) continue;
     for (const p of prepared(secret)) if (p.run === undefined || buf.indexOf(p.run) >= 0) return true;
   }
   return false;

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { CallerSignal } from '../engine/caller-signal.js';
 import { GatewayContext, type ContextEdge, type RouteDef } from '../engine/context.js';
 import type { CompiledPipeline } from '../engine/pipeline-compiler.js';
 import { QUIET, RETRIES, UPSTREAM } from '../engine/report.js';
 import { defineService, type GatewayServices } from '../engine/services.js';
 import { RequestError } from '../errors/request-error.js';
+import { RequestLog, type RequestLine } from './request-log.js';
 import { respond, writeError, type AnswerWriter } from './respond.js';
 import { Router } from './router.js';
 
@@ -19,7 +21,7 @@ function waitClose(res: ServerResponse): Promise<void> {
  * The HTTP edge of every route: finds the route in the table, builds the request's context,
  * runs the route's compiled pipeline, writes the answer (or the error, in the contract's
  * body), then records one metrics sample and writes one log line with the request id. The
- * caller going away aborts ctx.signal.
+ * caller going away aborts ctx.signal (a CallerSignal until a stage asks for an AbortSignal).
  */
 export class HttpEdge {
   private readonly router: Router<RouteDef>;
@@ -28,6 +30,7 @@ export class HttpEdge {
   /** The answer writer of each pipeline (its debug fields), made once. */
   private readonly writers = new WeakMap<CompiledPipeline, AnswerWriter>();
   private readonly plainWriter: AnswerWriter;
+  private readonly requestLog: RequestLog;
 
   constructor(
     private readonly services: GatewayServices,
@@ -39,6 +42,7 @@ export class HttpEdge {
     this.catchAll = routes.find((r) => r.key === '*') ?? { method: '*', path: '*', key: '*', body: 'none' };
     this.logRequests = services.config.logging?.requests !== false;
     this.plainWriter = { mapError: services.mapError };
+    this.requestLog = new RequestLog(services.logger);
   }
 
   private writerFor(pipeline: CompiledPipeline | undefined): AnswerWriter {
@@ -71,15 +75,15 @@ export class HttpEdge {
     const found = this.router.match(req.method ?? 'GET', q < 0 ? url : url.slice(0, q));
     const route = found?.route ?? this.catchAll;
     const pipeline = this.pipelines.get(route.key);
-    const controller = new AbortController();
-    const ctx = new GatewayContext(this.contextEdge, randomUUID(), route, req, res, found?.params, controller.signal, pipeline?.decorate);
+    const caller = new CallerSignal();
+    const ctx = new GatewayContext(this.contextEdge, randomUUID(), route, req, res, found?.params, caller, pipeline?.decorate);
     res.once('close', () => {
-      if (!res.writableFinished) controller.abort();
+      if (!res.writableFinished) caller.abort();
     });
-    void this.serve(ctx, pipeline, controller.signal, found?.malformed);
+    void this.serve(ctx, pipeline, found?.malformed);
   };
 
-  private async serve(ctx: GatewayContext<any>, pipeline: CompiledPipeline | undefined, signal: AbortSignal, malformed?: string): Promise<void> {
+  private async serve(ctx: GatewayContext<any>, pipeline: CompiledPipeline | undefined, malformed?: string): Promise<void> {
     const { metrics, logger, mapError } = this.services;
     const res = ctx.res;
     const writer = this.writerFor(pipeline);
@@ -111,22 +115,19 @@ export class HttpEdge {
     const seconds = (performance.now() - ctx.startedAt) / 1000;
     metrics.recordRequest(ctx.route, provider, status, seconds);
     if (this.logRequests) {
-      const level = ctx.has(QUIET) && !ctx.error ? 'debug' : 'info';
-      logger[level](
-        {
-          requestId: ctx.id,
-          method: ctx.method,
-          route: ctx.route,
-          status,
-          provider,
-          retries: ctx.get(RETRIES) ?? 0,
-          ms: Math.round(seconds * 100000) / 100,
-          ...(ctx.identity && ctx.identity.kind !== 'anonymous' ? { user: ctx.identity.user ?? ctx.identity.id } : {}),
-          ...(ctx.error ? { error: ctx.error.code ?? 'error' } : {}),
-          ...(signal.aborted ? { clientGone: true } : {}),
-        },
-        'request',
-      );
+      const line: RequestLine = {
+        requestId: ctx.id,
+        method: ctx.method,
+        route: ctx.route,
+        status,
+        provider,
+        retries: ctx.get(RETRIES) ?? 0,
+        ms: Math.round(seconds * 100000) / 100,
+      };
+      if (ctx.identity && ctx.identity.kind !== 'anonymous') line.user = ctx.identity.user ?? ctx.identity.id;
+      if (ctx.error) line.error = ctx.error.code ?? 'error';
+      if (ctx.callerGone) line.clientGone = true;
+      this.requestLog.write(ctx.has(QUIET) && !ctx.error ? 'debug' : 'info', line);
     }
   }
 }

@@ -1,5 +1,6 @@
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Readable } from 'node:stream';
+import type { CallerSignal } from '../engine/caller-signal.js';
 
 export interface UpstreamRequest {
   method: string;
@@ -9,7 +10,8 @@ export interface UpstreamRequest {
 }
 
 export interface SendOptions {
-  signal?: AbortSignal;
+  /** An AbortSignal, or the cheaper CallerSignal (undici takes any emitter of 'abort'). */
+  signal?: AbortSignal | CallerSignal;
   /** ms to wait for response headers (first byte). */
   headersTimeout?: number;
   /** ms allowed between body chunks. */
@@ -45,7 +47,7 @@ export class UpstreamClient {
       method: upstream.method as Dispatcher.HttpMethod,
       headers: upstream.headers,
       body: upstream.body ?? null,
-      signal: options.signal,
+      signal: options.signal as AbortSignal | undefined,
       headersTimeout: options.headersTimeout,
       bodyTimeout: options.bodyTimeout,
     });

@@ -15,7 +15,7 @@ export function defaultFallbackStatus(status: number): boolean {
 
 /** The caller disconnected: nothing more is sent upstream for this request. */
 export function callerGone(ctx: GatewayContext<any>): boolean {
-  return ctx.signal.aborted;
+  return ctx.callerGone;
 }
 
 /** ms left before ctx.deadline (Infinity without one). */

@@ -1,6 +1,10 @@
-import aws4 from 'aws4';
+import { createRequire } from 'node:module';
+import type Aws4 from 'aws4';
 import type { UpstreamRequest } from '../shared/upstream-request.js';
 import type { AwsCredentials } from './credentials.js';
+
+const require = createRequire(import.meta.url);
+let aws4: typeof Aws4 | undefined;
 
 /** Signs a Bedrock runtime request with AWS Signature Version 4 (service "bedrock"). */
 export function signedRequest(method: string, url: string, headers: Record<string, string>, body: string, credentials: AwsCredentials): UpstreamRequest {
@@ -14,6 +18,8 @@ export function signedRequest(method: string, url: string, headers: Record<strin
     headers: { ...headers, host: target.host },
     body,
   };
+  // aws4 is loaded when a gateway first signs a Bedrock request, not at start-up.
+  aws4 ??= require('aws4') as typeof Aws4;
   aws4.sign(request, {
     accessKeyId: credentials.accessKeyId,
     secretAccessKey: credentials.secretAccessKey,

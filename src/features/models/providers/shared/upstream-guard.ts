@@ -58,6 +58,32 @@ export function checkCallerValues(call: ProviderCall, provider: string): void {
  * to one of the provider's own public hosts; and header values a header can carry.
  */
 export function checkUpstreamRequest(req: UpstreamRequest, call: ProviderCall, provider: ProviderInstance, settings: ProviderSettings): void {
+  const configured = call.target.baseUrl ?? (typeof settings.baseUrl === 'string' ? settings.baseUrl : undefined);
+  if (!knownGood(req.url, provider.id, configured)) checkUrl(req, call, provider, configured);
+  for (const name in req.headers) {
+    const value = req.headers[name];
+    if (typeof value === 'string' && !headerSafe(value)) {
+      const param = KEY_HEADERS.has(name.toLowerCase()) ? 'x-gateway-api-key' : name.toLowerCase();
+      throw badRequest(`The ${name} header for ${provider.id} would hold line breaks, NUL or characters a header cannot carry.`, param);
+    }
+  }
+}
+
+/**
+ * URLs that passed the check, per provider and configured base URL: the same few addresses
+ * come back on every request (a bounded number is remembered).
+ */
+const GOOD_URLS = new Map<string, true>();
+
+function urlKey(url: string, provider: string, configured: string | undefined): string {
+  return `${provider}\u0000${configured ?? ''}\u0000${url}`;
+}
+
+function knownGood(url: string, provider: string, configured: string | undefined): boolean {
+  return GOOD_URLS.has(urlKey(url, provider, configured));
+}
+
+function checkUrl(req: UpstreamRequest, call: ProviderCall, provider: ProviderInstance, configured: string | undefined): void {
   const hostParam = HOST_SETTINGS[provider.id] ? settingHeader(HOST_SETTINGS[provider.id]!) : 'x-gateway-provider';
   let url: URL;
   try {
@@ -68,22 +94,20 @@ export function checkUpstreamRequest(req: UpstreamRequest, call: ProviderCall, p
   if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password) {
     throw badRequest(`The request would send ${provider.id} traffic to an address it does not own: check the provider settings it sends.`, hostParam);
   }
-  const rawPath = req.url.slice(req.url.indexOf('//') + 2).replace(/^[^/?#]*/, '').replace(/[?#].*$/s, '');
+  const rawPath = req.url
+    .slice(req.url.indexOf('//') + 2)
+    .replace(/^[^/?#]*/, '')
+    .replace(/[?#].*$/s, '');
   if (url.pathname !== (rawPath || '/')) {
     throw badRequest(`A path parameter of this request ('.', '..' or characters a path cannot hold) would change the ${provider.id} address.`, pathParam(call));
   }
-  const configured = call.target.baseUrl ?? (typeof settings.baseUrl === 'string' ? settings.baseUrl : undefined);
   const expected = configured !== undefined ? origin(configured) : provider.hosts ? undefined : origin(provider.baseUrl);
   const own = expected !== undefined ? url.origin === expected : provider.hosts ? url.protocol === 'https:' && provider.hosts.test(url.host) : true;
   if (!own) {
     throw badRequest(`The request would send ${provider.id} traffic to ${url.host}, which is not a ${provider.id} host: check the provider settings it sends.`, hostParam);
   }
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (typeof value === 'string' && !headerSafe(value)) {
-      const param = KEY_HEADERS.has(name.toLowerCase()) ? 'x-gateway-api-key' : name.toLowerCase();
-      throw badRequest(`The ${name} header for ${provider.id} would hold line breaks, NUL or characters a header cannot carry.`, param);
-    }
-  }
+  if (GOOD_URLS.size >= 4096) GOOD_URLS.clear();
+  GOOD_URLS.set(urlKey(req.url, provider.id, configured), true);
 }
 
 /** The parameter a bad path value came from: an id in the path, else the model. */
@@ -96,13 +120,17 @@ function pathParam(call: ProviderCall): string {
 export function guardProvider(instance: ProviderInstance): ProviderInstance {
   const operations: ProviderInstance['operations'] = {};
   for (const [op, adapter] of Object.entries(instance.operations) as Array<[keyof ProviderInstance['operations'], OperationAdapter]>) {
+    const check = (built: UpstreamRequest, call: ProviderCall): UpstreamRequest => {
+      checkUpstreamRequest(built, call, instance, instance.settings);
+      return built;
+    };
     operations[op] = {
       ...adapter,
-      async request(call, provider) {
+      // A provider that builds its request synchronously (most) is checked in the same turn.
+      request(call, provider) {
         checkCallerValues(call, instance.id);
-        const built = await adapter.request(call, provider);
-        checkUpstreamRequest(built, call, instance, instance.settings);
-        return built;
+        const built = adapter.request(call, provider);
+        return built instanceof Promise ? built.then((b) => check(b, call)) : check(built, call);
       },
     };
   }
@@ -117,4 +145,3 @@ export function settingsProblems(id: string, settings: ProviderSettings): string
   }
   return out;
 }
-

@@ -5,7 +5,6 @@
  * shortly before it expires. Concurrent requests for one account share one exchange.
  */
 import { createHash } from 'node:crypto';
-import { importPKCS8, SignJWT } from 'jose';
 import { request } from 'undici';
 import { badRequest, GatewayError } from '../../../../contract/errors/gateway-error.js';
 import { readBody } from '../shared/read-body.js';
@@ -126,6 +125,8 @@ export class AccessTokens {
 
 /** The signed JWT grant for the account. */
 export async function signGrant(account: ServiceAccount, nowS = Math.floor(Date.now() / 1000)): Promise<string> {
+  // jose is loaded when a service account is first used, not at start-up.
+  const { importPKCS8, SignJWT } = await import('jose');
   let key: Awaited<ReturnType<typeof importPKCS8>>;
   try {
     key = await importPKCS8(account.private_key, 'RS256');

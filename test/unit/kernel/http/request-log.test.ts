@@ -1,0 +1,53 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../../../src/kernel/observability/logger.js';
+import { RequestLog, type RequestLine } from '../../../../src/kernel/http/request-log.js';
+import { registerSecrets } from '../../../../src/kernel/errors/redact.js';
+
+function capture(level: string) {
+  const lines: string[] = [];
+  const dest = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of String(chunk).split('\n')) if (line) lines.push(line);
+      done();
+    },
+  });
+  return { logger: createLogger(level, dest as never), lines };
+}
+
+const withoutTime = (line: string) => line.replace(/"time":"[^"]+"/, '"time":"T"');
+
+describe('the per-request log line', () => {
+  it('is the line pino writes for the same fields', () => {
+    const fields: RequestLine = { requestId: 'b3c1d3a0-4f7e-4c1e-9d1e-2f5a6b7c8d9e', method: 'POST', route: 'POST /v1/chat/completions', status: 200, provider: 'openai', retries: 0, ms: 1.25 };
+    const fast = capture('info');
+    const slow = capture('info');
+    new RequestLog(fast.logger).write('info', fields);
+    slow.logger.info(fields, 'request');
+    expect(withoutTime(fast.lines[0]!)).toBe(withoutTime(slow.lines[0]!));
+    const full: RequestLine = { ...fields, status: 502, provider: 'x"y', user: 'alice', error: 'provider_error', clientGone: true };
+    new RequestLog(fast.logger).write('info', full);
+    slow.logger.info(full, 'request');
+    expect(withoutTime(fast.lines[1]!)).toBe(withoutTime(slow.lines[1]!));
+    expect(JSON.parse(fast.lines[1]!)).toMatchObject({ level: 30, service: 'ai-gateway', provider: 'x"y', user: 'alice', clientGone: true, msg: 'request' });
+    expect(new Date(JSON.parse(fast.lines[1]!).time).getTime()).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  it('follows the logger level', () => {
+    const { logger, lines } = capture('info');
+    const log = new RequestLog(logger);
+    log.write('debug', { requestId: 'r', method: 'GET', route: 'GET /health', status: 200, provider: 'none', retries: 0, ms: 0.1 });
+    expect(lines).toHaveLength(0);
+    logger.level = 'debug';
+    log.write('debug', { requestId: 'r', method: 'GET', route: 'GET /health', status: 200, provider: 'none', retries: 0, ms: 0.1 });
+    expect(JSON.parse(lines[0]!)).toMatchObject({ level: 20, route: 'GET /health', msg: 'request' });
+  });
+
+  it('masks a gateway secret in the user name', () => {
+    registerSecrets(['request-log-secret-value-1234']);
+    const { logger, lines } = capture('info');
+    new RequestLog(logger).write('info', { requestId: 'r', method: 'POST', route: 'POST /mcp', status: 200, provider: 'none', retries: 0, ms: 2, user: 'request-log-secret-value-1234' });
+    expect(lines[0]).not.toContain('request-log-secret-value-1234');
+    expect(JSON.parse(lines[0]!).user).toBe('[REDACTED]');
+  });
+});

@@ -1,0 +1,56 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createLogger, maskSecretFields } from '../../../../src/kernel/observability/logger.js';
+
+function capture() {
+  const lines: string[] = [];
+  const dest = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of String(chunk).split('\n')) if (line) lines.push(line);
+      done();
+    },
+  });
+  return { logger: createLogger('info', dest as never), lines };
+}
+
+describe('log lines', () => {
+  it('mask secret fields by name, at the top, one level down and in request headers', () => {
+    const { logger, lines } = capture();
+    const fields = {
+      headers: { authorization: 'Bearer opaque', accept: 'application/json', 'x-api-key': 'k1' },
+      req: { headers: { cookie: 'session=abc', host: 'gw' }, url: '/v1/x' },
+      apiKey: 'plain',
+      provider: { clientSecret: 'cs', region: 'eu', token: 'tk' },
+      token: 'tt',
+    };
+    logger.info(fields, 'with secrets');
+    const line = JSON.parse(lines[0]!);
+    expect(line).toMatchObject({
+      msg: 'with secrets',
+      service: 'ai-gateway',
+      headers: { authorization: '[REDACTED]', accept: 'application/json', 'x-api-key': '[REDACTED]' },
+      req: { headers: { cookie: '[REDACTED]', host: 'gw' }, url: '/v1/x' },
+      apiKey: '[REDACTED]',
+      provider: { clientSecret: '[REDACTED]', region: 'eu', token: '[REDACTED]' },
+      token: '[REDACTED]',
+    });
+    // The caller's object is left as it was.
+    expect(fields.headers.authorization).toBe('Bearer opaque');
+    expect(fields.provider.clientSecret).toBe('cs');
+  });
+
+  it('leave a line without secret fields as it is (the same object)', () => {
+    const fields = { requestId: 'r1', route: 'POST /v1/chat/completions', status: 200, nested: { tokens: 3 } };
+    expect(maskSecretFields(fields)).toBe(fields);
+    const { logger, lines } = capture();
+    logger.info(fields, 'request');
+    expect(JSON.parse(lines[0]!)).toMatchObject({ level: 30, ...fields, msg: 'request' });
+  });
+
+  it('still mask credential shapes in any field', () => {
+    const { logger, lines } = capture();
+    logger.warn({ detail: 'upstream said: Authorization: Bearer abcdefghijklmnopqrstuvwxyz' }, 'odd');
+    expect(lines[0]).not.toContain('abcdefghijklmnopqrstuvwxyz');
+    expect(JSON.parse(lines[0]!).detail).toContain('[REDACTED]');
+  });
+});
