@@ -20,7 +20,8 @@ export const mcpCapability: Capability = {
     const problems = mcpServerProblems(services.config);
     if (problems.length) throw new ConfigError(problems, 'mcpServers');
     const pool = new ServerPool(services.config, services.logger);
-    const audit = new AuditLog(services.logger);
+    const calls = services.metrics.counter('gateway_mcp_calls_total', 'Tool calls on /mcp, by tool server, tool and outcome (ok, tool_error, error, denied).', ['server', 'tool', 'outcome']);
+    const audit = new AuditLog(services.logger, calls);
     const aggregator = new Aggregator(pool, audit);
     const legacy = new LegacySessions(aggregator, services.logger);
     const modern = new ModernEndpoint(aggregator, services.logger);

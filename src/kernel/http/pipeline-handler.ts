@@ -110,6 +110,14 @@ export class HttpEdge {
     const status = ctx.error && !res.headersSent ? ctx.error.status : res.statusCode;
     const seconds = (performance.now() - ctx.startedAt) / 1000;
     metrics.recordRequest(ctx.route, provider, status, seconds);
+    const observers = metrics.observers;
+    for (let i = 0; i < observers.length; i++) {
+      try {
+        observers[i]!(ctx, status);
+      } catch (err) {
+        logger.warn({ requestId: ctx.id, err: (err as Error)?.message }, 'a metrics observer failed');
+      }
+    }
     if (this.logRequests) {
       const level = ctx.has(QUIET) && !ctx.error ? 'debug' : 'info';
       logger[level](

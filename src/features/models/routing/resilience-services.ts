@@ -10,6 +10,7 @@ import { MemoryRateCounter } from '../rate-limit/memory-counter.js';
 import { RedisRateCounter } from '../rate-limit/redis-counter.js';
 import { PROVIDERS } from '../providers/provider-registry.js';
 import { BreakerRegistry } from './breakers.js';
+import { modelCounters } from '../metrics/model-metrics.js';
 import { RoutingConfigs } from './config-source.js';
 
 /**
@@ -105,7 +106,8 @@ export function rateLimiter(services: GatewayServices): RateLimiter | undefined 
   return services.once(RATE_LIMITER, () => {
     const redis = sharedRedis(services);
     const counter = redis ? new RedisRateCounter(redis, redisKeyPrefix(services)) : new MemoryRateCounter();
-    return new RateLimiter(rules, counter, services.logger);
+    const refused = modelCounters(services.metrics).rateLimited;
+    return new RateLimiter(rules, counter, services.logger, (scope) => refused.inc([scope]));
   });
 }
 
