@@ -30,7 +30,7 @@ function value(text: string, name: string, labels: Record<string, string>): numb
   return found?.value ?? 0;
 }
 
-describe('/metrics answers operators\' questions after real requests', () => {
+describe("/metrics answers operators' questions after real requests", () => {
   let upstream: FakeUpstream;
   let flaky: FakeUpstream;
   let tools: HttpToolServer;
@@ -101,7 +101,12 @@ describe('/metrics answers operators\' questions after real requests', () => {
     const labels = { provider: 'openai', model: 'gpt-4o-mini' };
     const answer = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] });
     expect(answer.usage).toMatchObject({ prompt_tokens: 9, completion_tokens: 9 });
-    const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }], stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'Hi' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     for await (const _chunk of stream) {
       // read it whole
     }
@@ -149,7 +154,11 @@ describe('/metrics answers operators\' questions after real requests', () => {
   it('shows each target circuit: closed, then open once failures reach the threshold', async () => {
     const groqState = async () => samples(await scrape(), 'gateway_circuit_state').find((c) => c.labels.target!.startsWith(`groq|${flaky.url}|`));
     const fail = async () => {
-      const res = await post('/v1/chat/completions', { model: 'llama', messages: [{ role: 'user', content: 'Hi' }] }, { 'x-gateway-provider': 'groq', 'x-gateway-api-key': 'gsk-metrics-flaky-0003' });
+      const res = await post(
+        '/v1/chat/completions',
+        { model: 'llama', messages: [{ role: 'user', content: 'Hi' }] },
+        { 'x-gateway-provider': 'groq', 'x-gateway-api-key': 'gsk-metrics-flaky-0003' },
+      );
       expect(res.status).toBe(502);
       await res.arrayBuffer();
     };
@@ -207,7 +216,15 @@ describe('/metrics answers operators\' questions after real requests', () => {
     const types = new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]!));
     const used = new Set(exprs.flatMap((e) => [...e.matchAll(/\b((?:gateway|process|nodejs)_[a-z0-9_]+)\{/g)].map((m) => m[1]!)));
     for (const name of used) expect(types.has(name.replace(/_(bucket|count|sum)$/, '')), name).toBe(true);
-    for (const name of ['gateway_tokens_total', 'gateway_cache_requests_total', 'gateway_rate_limited_total', 'gateway_upstream_rate_limited_total', 'gateway_circuit_state', 'gateway_mcp_calls_total', 'gateway_batch_lines_total']) {
+    for (const name of [
+      'gateway_tokens_total',
+      'gateway_cache_requests_total',
+      'gateway_rate_limited_total',
+      'gateway_upstream_rate_limited_total',
+      'gateway_circuit_state',
+      'gateway_mcp_calls_total',
+      'gateway_batch_lines_total',
+    ]) {
       expect(used.has(name), name).toBe(true);
       // and each one has samples after the requests above
       expect(samples(text, name).length, name).toBeGreaterThan(0);

@@ -11,11 +11,11 @@ const CIRCUIT_VALUE = { closed: 0, open: 1, 'half-open': 2 } as const;
 /** The counters of model requests: tokens, cache lookups, refusals of the gateway's own limits, upstream 429s. */
 export function modelCounters(metrics: Metrics) {
   return {
-    tokens: metrics.counter('gateway_tokens_total', 'Tokens of answered model requests (not cache hits), by direction (input, output), provider and the model asked for (override_params applied).', [
-      'direction',
-      'provider',
-      'model',
-    ]),
+    tokens: metrics.counter(
+      'gateway_tokens_total',
+      'Tokens of answered model requests (not cache hits), by direction (input, output), provider and the model asked for (override_params applied).',
+      ['direction', 'provider', 'model'],
+    ),
     cache: metrics.counter('gateway_cache_requests_total', 'Answer-cache lookups of model requests, by status (hit, miss, refresh, disabled).', ['status']),
     rateLimited: metrics.counter(
       'gateway_rate_limited_total',
@@ -24,7 +24,7 @@ export function modelCounters(metrics: Metrics) {
     ),
     upstreamRateLimited: metrics.counter(
       'gateway_upstream_rate_limited_total',
-      'Upstream attempts a provider refused with 429 (its own rate limit, not the gateway\'s), by provider.',
+      "Upstream attempts a provider refused with 429 (its own rate limit, not the gateway's), by provider.",
       ['provider'],
     ),
   };
