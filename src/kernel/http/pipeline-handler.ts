@@ -7,6 +7,7 @@ import { defineService, type GatewayServices } from '../engine/services.js';
 import { RequestError } from '../errors/request-error.js';
 import { respond, writeError, type AnswerWriter } from './respond.js';
 import { Router } from './router.js';
+import { TRACING, type Tracing } from '../observability/tracing.js';
 
 export type RunPipeline = (ctx: GatewayContext<any>) => Promise<void>;
 
@@ -28,6 +29,8 @@ export class HttpEdge {
   /** The answer writer of each pipeline (its debug fields), made once. */
   private readonly writers = new WeakMap<CompiledPipeline, AnswerWriter>();
   private readonly plainWriter: AnswerWriter;
+  /** Set when traces are exported (observability.otlp.endpoint). */
+  private readonly tracing: Tracing | undefined;
 
   constructor(
     private readonly services: GatewayServices,
@@ -39,6 +42,7 @@ export class HttpEdge {
     this.catchAll = routes.find((r) => r.key === '*') ?? { method: '*', path: '*', key: '*', body: 'none' };
     this.logRequests = services.config.logging?.requests !== false;
     this.plainWriter = { mapError: services.mapError };
+    this.tracing = services.get(TRACING);
   }
 
   private writerFor(pipeline: CompiledPipeline | undefined): AnswerWriter {
@@ -76,10 +80,30 @@ export class HttpEdge {
     res.once('close', () => {
       if (!res.writableFinished) controller.abort();
     });
-    void this.serve(ctx, pipeline, controller.signal, found?.malformed);
+    if (this.tracing) this.traced(this.tracing, ctx, pipeline, controller.signal, found?.malformed);
+    else void this.serve(ctx, pipeline, controller.signal, found?.malformed);
   };
 
-  private async serve(ctx: GatewayContext<any>, pipeline: CompiledPipeline | undefined, signal: AbortSignal, malformed?: string): Promise<void> {
+  /** Serves a request inside its server span (continuing the caller's traceparent); the span ends with the answer. */
+  private traced(tracing: Tracing, ctx: GatewayContext<any>, pipeline: CompiledPipeline | undefined, signal: AbortSignal, malformed?: string): void {
+    const span = tracing.startRequest(ctx.route === '*' ? ctx.method : ctx.route, ctx.req.headers, {
+      'http.request.method': ctx.method,
+      'http.route': ctx.endpoint.path,
+      'url.path': ctx.path,
+      'gateway.request_id': ctx.id,
+    });
+    void tracing
+      .runIn(span, () => this.serve(ctx, pipeline, signal, malformed))
+      .then((status) => {
+        span.setAttribute('http.response.status_code', status);
+        if (ctx.error && status >= 400) span.fail(ctx.error.message, ctx.error.code ?? String(status));
+        else if (status >= 500) span.fail(`HTTP ${status}`, String(status));
+        span.end();
+      });
+  }
+
+  /** Runs the pipeline, writes the answer, counts and logs it; resolves with the status answered. */
+  private async serve(ctx: GatewayContext<any>, pipeline: CompiledPipeline | undefined, signal: AbortSignal, malformed?: string): Promise<number> {
     const { metrics, logger, mapError } = this.services;
     const res = ctx.res;
     const writer = this.writerFor(pipeline);
@@ -136,6 +160,7 @@ export class HttpEdge {
         'request',
       );
     }
+    return status;
   }
 }
 

@@ -17,21 +17,25 @@ export function requestedModel(ctx: GatewayContext<any>): string | undefined {
 /**
  * The tokens a finished model answer used and the model that answered: a stream's usage (noted
  * when it ended), a translated answer's `usage`, or the usage found in the bytes of an answer
- * that passed through. Worked out once per request (metrics and traces both read it).
+ * that passed through.
  */
+export function factsOf(ctx: GatewayContext<any>): AnswerFacts | undefined {
+  const response = ctx.response;
+  const streamed = ctx.get(USAGE);
+  if (streamed) return usageFacts(streamed as Record<string, unknown>);
+  if (response?.kind !== 'json' || response.status >= 300) return undefined;
+  if (response.body && typeof response.body === 'object') {
+    const body = response.body as { usage?: Record<string, unknown>; model?: unknown };
+    return usageFacts(body.usage, body.model);
+  }
+  return response.raw ? scanAnswer(response.raw) : undefined;
+}
+
+/** factsOf the request's final answer, worked out once (metrics and traces both read it). */
 export function answerFacts(ctx: GatewayContext<any>): AnswerFacts | undefined {
   const known = ctx.get(FACTS);
   if (known !== undefined) return known ?? undefined;
-  let facts: AnswerFacts | undefined;
-  const response = ctx.response;
-  const streamed = ctx.get(USAGE);
-  if (streamed) facts = usageFacts(streamed as Record<string, unknown>);
-  else if (response?.kind === 'json' && response.status < 300) {
-    if (response.body && typeof response.body === 'object') {
-      const body = response.body as { usage?: Record<string, unknown>; model?: unknown };
-      facts = usageFacts(body.usage, body.model);
-    } else if (response.raw) facts = scanAnswer(response.raw);
-  }
+  const facts = factsOf(ctx);
   ctx.set(FACTS, facts ?? null);
   return facts;
 }

@@ -4,6 +4,9 @@ import type { Metrics } from '../../../kernel/observability/metrics.js';
 import { TARGET } from '../model-request.js';
 import { BREAKERS } from '../routing/resilience-services.js';
 import { answerFacts, requestedModel } from './answer-facts.js';
+import { endStreamSpan, genaiOperation, setAnswerAttributes } from './genai-spans.js';
+import type { AnswerFacts } from './usage-scan.js';
+import { TRACING, type Tracing } from '../../../kernel/observability/tracing.js';
 
 const CACHE_HEADER = 'x-gateway-cache-status';
 const CIRCUIT_VALUE = { closed: 0, open: 1, 'half-open': 2 } as const;
@@ -39,14 +42,15 @@ export function registerModelMetrics(services: GatewayServices): void {
   const metrics = services.metrics;
   const { tokens, cache } = modelCounters(metrics);
   const lowered: Record<string, string> = { HIT: 'hit', MISS: 'miss', REFRESH: 'refresh', DISABLED: 'disabled' };
+  const tracing = services.get(TRACING);
   metrics.observe<GatewayContext<any>>('models', (ctx) => {
     const target = ctx.get(TARGET);
     if (!target) return;
     const cacheStatus = ctx.responseHeaders[CACHE_HEADER];
     if (cacheStatus) cache.inc([lowered[cacheStatus] ?? cacheStatus.toLowerCase()]);
-    if (cacheStatus === 'HIT' || ctx.error) return;
-    const facts = answerFacts(ctx);
-    if (!facts || (facts.input === 0 && facts.output === 0)) return;
+    const facts = ctx.error ? undefined : answerFacts(ctx);
+    if (tracing) traceAnswer(tracing, ctx, target.provider, facts);
+    if (!facts || cacheStatus === 'HIT' || (facts.input === 0 && facts.output === 0)) return;
     const model = requestedModel(ctx) ?? facts.model ?? 'unknown';
     if (facts.input > 0) tokens.inc(['input', target.provider, model], facts.input);
     if (facts.output > 0) tokens.inc(['output', target.provider, model], facts.output);
@@ -56,4 +60,15 @@ export function registerModelMetrics(services: GatewayServices): void {
     if (!breakers) return;
     for (const { key, state } of breakers.states()) yield { labels: { target: key }, value: CIRCUIT_VALUE[state] };
   });
+}
+
+/** The GenAI attributes of a model request's server span; a streamed call's span ends here. */
+function traceAnswer(tracing: Tracing, ctx: GatewayContext<any>, provider: string, facts: AnswerFacts | undefined): void {
+  endStreamSpan(ctx, facts);
+  const span = tracing.current();
+  if (!span) return;
+  span.setAttribute('gen_ai.system', provider);
+  span.setAttribute('gen_ai.operation.name', genaiOperation(ctx.endpoint.operation));
+  span.setAttribute('gen_ai.request.model', requestedModel(ctx));
+  setAnswerAttributes(span, facts);
 }

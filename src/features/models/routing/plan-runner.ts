@@ -1,6 +1,7 @@
 import type { GatewayContext } from '../../../kernel/engine/context.js';
 import { UPSTREAM } from '../../../kernel/engine/report.js';
 import type { GatewayServices } from '../../../kernel/engine/services.js';
+import { TRACING, type TraceSpan, type Tracing } from '../../../kernel/observability/tracing.js';
 import { badRequest, GatewayError, internalError } from '../../../contract/errors/gateway-error.js';
 import { normalizeError } from '../../../contract/errors/normalize.js';
 import type { ResolvedTarget } from '../providers/provider.js';
@@ -59,7 +60,11 @@ export class PlanRunner {
     providers: ProviderRegistry,
   ) {
     this.providers = providers;
+    this.tracing = services.get(TRACING);
   }
+
+  /** Set when traces are exported: each target attempt is a span. */
+  private readonly tracing: Tracing | undefined;
 
   /** Runs a routing config's plan; `conditionInput` is what its conditions test (read by the route stage). */
   async run(ctx: GatewayContext<any>, plan: CompiledPlan, conditionInput: ConditionInput | undefined, next: () => Promise<void>): Promise<void> {
@@ -212,6 +217,11 @@ export class PlanRunner {
     }
     const recorded = ctx.get(ATTEMPTS)?.length ?? 0;
     const startedAt = performance.now();
+    const span: TraceSpan | undefined = this.tracing?.startSpan(`attempt ${target.provider}`, 'internal', {
+      'gen_ai.system': target.provider,
+      'gateway.target.index': target.index,
+      'gateway.attempt': recorded + 1,
+    });
     try {
       const owner = this.keyless.get(target);
       if (owner && this.providers.get(target.provider)?.requiresKey !== false) {
@@ -221,15 +231,18 @@ export class PlanRunner {
           { provider: target.provider },
         );
       }
-      await run.next();
+      if (span) await this.tracing!.runIn(span, run.next);
+      else await run.next();
       if (!ctx.response) throw internalError(new Error('the pipeline after fallback produced no answer: is forward missing?'));
       if ((ctx.get(ATTEMPTS)?.length ?? 0) === recorded) recordAttempt(ctx, target, startedAt, undefined);
     } catch (err) {
       const failure = toGatewayError(err, target.provider);
       if ((ctx.get(ATTEMPTS)?.length ?? 0) === recorded) recordAttempt(ctx, target, startedAt, failure, this.services.metrics);
+      span?.fail(failure.message, failure.code);
       throw failure;
     } finally {
       ctx.set(DEADLINE, requestDeadline);
+      span?.end();
     }
   }
 }
