@@ -7,7 +7,7 @@ import { defineService, type GatewayServices } from '../engine/services.js';
 import { RequestError } from '../errors/request-error.js';
 import { respond, writeError, type AnswerWriter } from './respond.js';
 import { Router } from './router.js';
-import { TRACING, type Tracing } from '../observability/tracing.js';
+import { PARENT_SPAN, REQUEST_SPAN, TRACING, type Tracing } from '../observability/tracing.js';
 
 export type RunPipeline = (ctx: GatewayContext<any>) => Promise<void>;
 
@@ -92,14 +92,14 @@ export class HttpEdge {
       'url.path': ctx.path,
       'gateway.request_id': ctx.id,
     });
-    void tracing
-      .runIn(span, () => this.serve(ctx, pipeline, signal, malformed))
-      .then((status) => {
-        span.setAttribute('http.response.status_code', status);
-        if (ctx.error && status >= 400) span.fail(ctx.error.message, ctx.error.code ?? String(status));
-        else if (status >= 500) span.fail(`HTTP ${status}`, String(status));
-        span.end();
-      });
+    ctx.set(REQUEST_SPAN, span);
+    ctx.set(PARENT_SPAN, span);
+    void this.serve(ctx, pipeline, signal, malformed).then((status) => {
+      span.setAttribute('http.response.status_code', status);
+      if (ctx.error && status >= 400) span.fail(ctx.error.message, ctx.error.code ?? String(status));
+      else if (status >= 500) span.fail(`HTTP ${status}`, String(status));
+      span.end();
+    });
   }
 
   /** Runs the pipeline, writes the answer, counts and logs it; resolves with the status answered. */

@@ -58,8 +58,8 @@ async function exporterFor(config: OtlpConfig & { endpoint: string }): Promise<S
 /**
  * Tracing with the OpenTelemetry SDK: its own tracer provider (nothing registered globally, so
  * several gateways in one process keep their own), batched OTLP/HTTP export, parent-based
- * ratio sampling, W3C trace context in and out, and the current span kept in an
- * AsyncLocalStorage of its own.
+ * ratio sampling, W3C trace context in and out; `runIn` keeps a parent in an AsyncLocalStorage
+ * of its own.
  */
 export class OtelTracing implements Tracing {
   private readonly store = new AsyncLocalStorage<OtelSpan>();
@@ -84,8 +84,8 @@ export class OtelTracing implements Tracing {
     return new OtelSpan(this.tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent));
   }
 
-  startSpan(name: string, kind: SpanKindName, attributes?: Record<string, SpanValue | undefined>): TraceSpan {
-    const parent = this.store.getStore();
+  startSpan(name: string, kind: SpanKindName, attributes?: Record<string, SpanValue | undefined>, parentSpan?: TraceSpan): TraceSpan {
+    const parent = (parentSpan as OtelSpan | undefined) ?? this.store.getStore();
     const clean: Record<string, SpanValue> = {};
     if (attributes) for (const key in attributes) if (attributes[key] !== undefined) clean[key] = attributes[key]!;
     return new OtelSpan(this.tracer.startSpan(name, { kind: KINDS[kind], attributes: clean }, parent ? parent.context() : ROOT_CONTEXT));

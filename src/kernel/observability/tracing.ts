@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { GatewayConfig } from '../../generated/gateway.js';
 import { defineService, type GatewayServices } from '../engine/services.js';
+import { defineSlot } from '../engine/slot.js';
 
 export type SpanValue = string | number | boolean;
 
@@ -18,17 +19,19 @@ export type SpanKindName = 'server' | 'client' | 'internal';
 
 /**
  * Traces of this gateway: a server span per request (continuing the caller's W3C traceparent),
- * children of the current span for target attempts, upstream calls and tool calls. The current
- * span follows the async work of a request (AsyncLocalStorage), so code deep in a pipeline
- * starts children without being handed the parent. Only made when traces are exported: the
- * code that would trace asks `services.get(TRACING)` and does nothing when it is undefined.
+ * and children for target attempts, upstream calls and tool calls. On the request path the
+ * parent travels in the request's context (PARENT_SPAN, set by the edge and by each attempt):
+ * a slot read, nothing on every promise. Code that never sees the context (a tool call inside
+ * the MCP transport) finds it through `runIn` (AsyncLocalStorage), which the stage that hands
+ * the request over sets up. Only made when traces are exported: the code that would trace asks
+ * `services.get(TRACING)` and does nothing when it is undefined.
  */
 export interface Tracing {
   /** A server span for an incoming request, child of its traceparent when it carries one. */
   startRequest(name: string, headers: IncomingHttpHeaders, attributes: Record<string, SpanValue>): TraceSpan;
-  /** A child of the current span (a root span when there is none). */
-  startSpan(name: string, kind: SpanKindName, attributes?: Record<string, SpanValue | undefined>): TraceSpan;
-  /** Runs `fn` with `span` as the current span of everything it starts. */
+  /** A child of `parent`, else of the span `runIn` set (a root span when there is none). */
+  startSpan(name: string, kind: SpanKindName, attributes?: Record<string, SpanValue | undefined>, parent?: TraceSpan): TraceSpan;
+  /** Runs `fn` with `span` as the parent of every span it starts without naming one. */
   runIn<T>(span: TraceSpan, fn: () => T): T;
   current(): TraceSpan | undefined;
   /** Sends what is buffered and stops exporting. */
@@ -36,6 +39,10 @@ export interface Tracing {
 }
 
 export const TRACING = defineService<Tracing>('tracing');
+/** The server span of the request (set by the HTTP edge when traces are on). */
+export const REQUEST_SPAN = defineSlot<TraceSpan>('request-span', 'the request span');
+/** The span new children of this request hang under: the request's, or the target attempt's in progress. */
+export const PARENT_SPAN = defineSlot<TraceSpan>('parent-span', 'the parent span');
 
 /**
  * Starts exporting traces when `observability.otlp.endpoint` is set: loads the OpenTelemetry

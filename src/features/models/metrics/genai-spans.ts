@@ -1,6 +1,6 @@
 import type { GatewayContext } from '../../../kernel/engine/context.js';
 import { defineSlot } from '../../../kernel/engine/slot.js';
-import type { TraceSpan, Tracing } from '../../../kernel/observability/tracing.js';
+import { PARENT_SPAN, type TraceSpan, type Tracing } from '../../../kernel/observability/tracing.js';
 import type { ResolvedTarget } from '../providers/provider.js';
 import type { AnswerFacts } from './usage-scan.js';
 import { factsOf, requestedModel } from './answer-facts.js';
@@ -37,14 +37,19 @@ export function startCallSpan(tracing: Tracing, ctx: GatewayContext<any>, target
   } catch {
     address = undefined;
   }
-  const span = tracing.startSpan(model ? `${operation} ${model}` : operation, 'client', {
-    'gen_ai.system': target.provider,
-    'gen_ai.operation.name': operation,
-    'gen_ai.request.model': model,
-    'server.address': address,
-    'server.port': port,
-    'gateway.target.index': target.index,
-  });
+  const span = tracing.startSpan(
+    model ? `${operation} ${model}` : operation,
+    'client',
+    {
+      'gen_ai.system': target.provider,
+      'gen_ai.operation.name': operation,
+      'gen_ai.request.model': model,
+      'server.address': address,
+      'server.port': port,
+      'gateway.target.index': target.index,
+    },
+    ctx.get(PARENT_SPAN),
+  );
   // One call of a fanned-out operation ends once its answer arrived; the call of the answer is the request's.
   if (!part) ctx.set(CALL_SPAN, span);
   return span;

@@ -6,7 +6,7 @@ import { BREAKERS } from '../routing/resilience-services.js';
 import { answerFacts, requestedModel } from './answer-facts.js';
 import { endStreamSpan, genaiOperation, setAnswerAttributes } from './genai-spans.js';
 import type { AnswerFacts } from './usage-scan.js';
-import { TRACING, type Tracing } from '../../../kernel/observability/tracing.js';
+import { REQUEST_SPAN, TRACING } from '../../../kernel/observability/tracing.js';
 
 const CACHE_HEADER = 'x-gateway-cache-status';
 const CIRCUIT_VALUE = { closed: 0, open: 1, 'half-open': 2 } as const;
@@ -49,7 +49,7 @@ export function registerModelMetrics(services: GatewayServices): void {
     const cacheStatus = ctx.responseHeaders[CACHE_HEADER];
     if (cacheStatus) cache.inc([lowered[cacheStatus] ?? cacheStatus.toLowerCase()]);
     const facts = ctx.error ? undefined : answerFacts(ctx);
-    if (tracing) traceAnswer(tracing, ctx, target.provider, facts);
+    if (tracing) traceAnswer(ctx, target.provider, facts);
     if (!facts || cacheStatus === 'HIT' || (facts.input === 0 && facts.output === 0)) return;
     const model = requestedModel(ctx) ?? facts.model ?? 'unknown';
     if (facts.input > 0) tokens.inc(['input', target.provider, model], facts.input);
@@ -63,9 +63,9 @@ export function registerModelMetrics(services: GatewayServices): void {
 }
 
 /** The GenAI attributes of a model request's server span; a streamed call's span ends here. */
-function traceAnswer(tracing: Tracing, ctx: GatewayContext<any>, provider: string, facts: AnswerFacts | undefined): void {
+function traceAnswer(ctx: GatewayContext<any>, provider: string, facts: AnswerFacts | undefined): void {
   endStreamSpan(ctx, facts);
-  const span = tracing.current();
+  const span = ctx.get(REQUEST_SPAN);
   if (!span) return;
   span.setAttribute('gen_ai.system', provider);
   span.setAttribute('gen_ai.operation.name', genaiOperation(ctx.endpoint.operation));

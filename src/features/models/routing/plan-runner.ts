@@ -1,7 +1,7 @@
 import type { GatewayContext } from '../../../kernel/engine/context.js';
 import { UPSTREAM } from '../../../kernel/engine/report.js';
 import type { GatewayServices } from '../../../kernel/engine/services.js';
-import { TRACING, type TraceSpan, type Tracing } from '../../../kernel/observability/tracing.js';
+import { PARENT_SPAN, TRACING, type TraceSpan, type Tracing } from '../../../kernel/observability/tracing.js';
 import { badRequest, GatewayError, internalError } from '../../../contract/errors/gateway-error.js';
 import { normalizeError } from '../../../contract/errors/normalize.js';
 import type { ResolvedTarget } from '../providers/provider.js';
@@ -217,11 +217,14 @@ export class PlanRunner {
     }
     const recorded = ctx.get(ATTEMPTS)?.length ?? 0;
     const startedAt = performance.now();
-    const span: TraceSpan | undefined = this.tracing?.startSpan(`attempt ${target.provider}`, 'internal', {
-      'gen_ai.system': target.provider,
-      'gateway.target.index': target.index,
-      'gateway.attempt': recorded + 1,
-    });
+    const parent = ctx.get(PARENT_SPAN);
+    const span: TraceSpan | undefined = this.tracing?.startSpan(
+      `attempt ${target.provider}`,
+      'internal',
+      { 'gen_ai.system': target.provider, 'gateway.target.index': target.index, 'gateway.attempt': recorded + 1 },
+      parent,
+    );
+    if (span) ctx.set(PARENT_SPAN, span);
     try {
       const owner = this.keyless.get(target);
       if (owner && this.providers.get(target.provider)?.requiresKey !== false) {
@@ -231,8 +234,7 @@ export class PlanRunner {
           { provider: target.provider },
         );
       }
-      if (span) await this.tracing!.runIn(span, run.next);
-      else await run.next();
+      await run.next();
       if (!ctx.response) throw internalError(new Error('the pipeline after fallback produced no answer: is forward missing?'));
       if ((ctx.get(ATTEMPTS)?.length ?? 0) === recorded) recordAttempt(ctx, target, startedAt, undefined);
     } catch (err) {
@@ -242,7 +244,10 @@ export class PlanRunner {
       throw failure;
     } finally {
       ctx.set(DEADLINE, requestDeadline);
-      span?.end();
+      if (span) {
+        span.end();
+        ctx.set(PARENT_SPAN, parent);
+      }
     }
   }
 }
