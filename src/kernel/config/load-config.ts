@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, parseDocument } from 'yaml';
 import type { GatewayConfig } from '../../generated/gateway.js';
 import { expandEnv, type ExpandProblem } from './env-expand.js';
 import { applyEnvOverrides } from './env-overrides.js';
@@ -36,8 +36,28 @@ export function parseConfigText(text: string, source: string): unknown {
   try {
     return source.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
-    throw new ConfigError([`${source}: cannot be parsed: ${(err as Error).message.split('\n')[0]}`], source);
+    throw new ConfigError([parseProblem(text, source, err)], source);
   }
+}
+
+/**
+ * One line naming where a config file stops parsing: `<file>:<line>:<column>: cannot be parsed: <why>`,
+ * with a hint for the usual YAML slip (a `${...}` value inside a `{ }` or `[ ]` flow collection).
+ */
+function parseProblem(text: string, source: string, err: unknown): string {
+  const message = ((err as Error).message ?? String(err)).split('\n')[0]!;
+  let where = (err as { linePos?: Array<{ line: number; col: number }> }).linePos?.[0];
+  // JSON.parse gives an offset at best: the line and column are counted from it, else YAML (a superset of JSON) finds the spot.
+  const offset = /at position (\d+)/.exec(message);
+  if (!where && offset) {
+    const before = text.slice(0, Number(offset[1])).split(/\r?\n/);
+    where = { line: before.length, col: before.at(-1)!.length + 1 };
+  }
+  if (!where) where = parseDocument(text).errors[0]?.linePos?.[0];
+  const why = message.replace(/ at line \d+, column \d+:?$/, '').replace(/ (in JSON )?at position \d+.*$/, '').replace(/:$/, '');
+  const line = where ? text.split(/\r?\n/)[where.line - 1] ?? '' : '';
+  const hint = /[{[][^}\]]*\$\{/.test(line) ? ' (inside { } or [ ], quote a value that holds ${...}: api_key: "${KEY}")' : '';
+  return `${source}${where ? `:${where.line}:${where.col}` : ''}: cannot be parsed: ${why}${hint}`;
 }
 
 export function loadConfigFile(path: string, options: LoadOptions = {}): GatewayConfig {
