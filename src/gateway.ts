@@ -8,6 +8,7 @@ import { createLogger } from './kernel/observability/logger.js';
 import { registerSecrets } from './kernel/errors/redact.js';
 import { configSecrets } from './kernel/config/config-secrets.js';
 import { Metrics } from './kernel/observability/metrics.js';
+import { setupTracing } from './kernel/observability/tracing.js';
 import { ExtensionKinds } from './kernel/engine/extension.js';
 import { StageRegistry } from './kernel/engine/stage-registry.js';
 import { compilePipelines, PipelineError, type CompiledPipeline } from './kernel/engine/pipeline-compiler.js';
@@ -114,6 +115,8 @@ async function buildGeneration(config: GatewayConfig, capabilities: Capability[]
   const lifecycle: Lifecycle = services.provide(LIFECYCLE, { draining: false });
   let pipelines: Map<string, CompiledPipeline>;
   try {
+    // Traces, when observability.otlp.endpoint is set (before the capabilities, which trace their work).
+    await setupTracing(services);
     for (const capability of capabilities) await capability.setup?.(services);
     const pluginProblems = await loadPlugins(config.plugins ?? [], kinds);
     if (pluginProblems.length) throw new ConfigError(pluginProblems, 'plugins');

@@ -24,6 +24,7 @@ export interface GatewayConfig {
   $schema?: string;
   server?: ServerConfig;
   logging?: LoggingConfig;
+  observability?: ObservabilityConfig;
   auth?: AuthConfig;
   /**
    * Per-provider settings, keyed by provider identifier.
@@ -117,6 +118,39 @@ export interface LoggingConfig {
    * Log one line per request.
    */
   requests?: boolean;
+}
+/**
+ * Traces (OpenTelemetry). Prometheus metrics are always served at /metrics.
+ */
+export interface ObservabilityConfig {
+  otlp?: OtlpConfig;
+}
+/**
+ * Export OpenTelemetry spans over OTLP/HTTP. Without an endpoint tracing is off and costs nothing (the OpenTelemetry packages are not loaded).
+ */
+export interface OtlpConfig {
+  /**
+   * Base URL of the OTLP/HTTP receiver (a collector, Jaeger, Tempo...); spans go to <endpoint>/v1/traces. Example: http://127.0.0.1:4318.
+   */
+  endpoint?: string;
+  /**
+   * Wire format of the export.
+   */
+  protocol?: 'http/protobuf' | 'http/json';
+  /**
+   * Headers sent with every export (e.g. Authorization for a hosted backend); their values are secrets.
+   */
+  headers?: {
+    [k: string]: string;
+  };
+  /**
+   * service.name of the spans' resource.
+   */
+  serviceName?: string;
+  /**
+   * Share of new traces recorded (0 to 1); a request continuing a caller's trace follows the caller's sampled flag.
+   */
+  sampleRatio?: number;
 }
 /**
  * Authentication of the tool-server endpoint (/mcp), and of provider routes when providerRoutes is true.

@@ -38,6 +38,10 @@ export class LruMap<K, V> {
     return this.map.values();
   }
 
+  entries(): IterableIterator<[K, V]> {
+    return this.map.entries();
+  }
+
   clear(): void {
     this.map.clear();
   }

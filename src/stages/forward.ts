@@ -22,6 +22,8 @@ import { modelStream } from '../features/models/stream-answer.js';
 import { IDENTITY_FORWARD_HEADERS } from '../features/mcp/identity-forwarding.js';
 import { OPENAI_HEADERS, passedHeaders } from '../features/models/providers/shared/upstream-headers.js';
 import { streamFormat } from '../contract/stream-format.js';
+import { TRACING, type Tracing } from '../kernel/observability/tracing.js';
+import { startCallSpan, tracedForward } from '../features/models/metrics/genai-spans.js';
 
 type GatewayContext = ModelContext;
 
@@ -157,6 +159,10 @@ async function sendToProvider(ctx: GatewayContext, services: GatewayServices, pr
   const identityHeaders = ctx.get(IDENTITY_FORWARD_HEADERS);
   if (identityHeaders) for (const name in identityHeaders) upstream.headers[name.toLowerCase()] = identityHeaders[name]!;
   if (ctx.endpoint.body === 'multipart') ctx.set(UPLOAD_SENT, true);
+  // With traces on: a client span per upstream call (ended by tracedForward), its traceparent sent upstream.
+  const tracing: Tracing | undefined = services.get(TRACING);
+  const span = tracing && startCallSpan(tracing, ctx, target, upstream.url, partBody !== undefined);
+  if (span) upstream.headers.traceparent = span.traceparent();
   const started = performance.now();
   let res: Dispatcher.ResponseData;
   try {
@@ -166,6 +172,11 @@ async function sendToProvider(ctx: GatewayContext, services: GatewayServices, pr
   } catch (err) {
     timers.clear();
     throw attemptError(err, ctx, provider.id, deadlineSignal);
+  }
+  span?.setAttribute('http.response.status_code', res.statusCode);
+  if (span && partBody !== undefined) {
+    if (res.statusCode >= 400) span.fail(`HTTP ${res.statusCode}`, String(res.statusCode));
+    span.end();
   }
   // A stream's first byte is its first part (primeStream); anything else has arrived with its headers.
   const streaming = call.stream && res.statusCode >= 200 && res.statusCode < 300 && !String(res.headers['content-type'] ?? '').includes('json');
@@ -250,7 +261,8 @@ export default defineStage<ForwardStageConfig, GatewayContext>({
   create(_config, services) {
     const bodyLimit = services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
     const providers = services.require(PROVIDERS);
-    return async (ctx) => {
+    const tracing = services.get(TRACING);
+    const forward = async (ctx: GatewayContext) => {
       const target = ctx.get(TARGET)!;
       const provider = providers.get(target.provider);
       if (!provider) throw badRequest(`Unknown provider "${target.provider}".`, 'x-gateway-provider');
@@ -316,5 +328,6 @@ export default defineStage<ForwardStageConfig, GatewayContext>({
       for (const name in passed) (response.headers ??= {})[name] = passed[name]!;
       ctx.response = response;
     };
+    return tracing ? tracedForward(forward) : forward;
   },
 });

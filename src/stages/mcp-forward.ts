@@ -5,6 +5,7 @@ import { GATEWAY_CALLER } from '../features/auth/auth-services.js';
 import { MCP } from '../features/mcp/mcp-services.js';
 import { isModernRequest } from '../features/mcp/transport/modern-http.js';
 import { mcpMessage } from '../features/mcp/policy/mcp-message.js';
+import { REQUEST_SPAN, TRACING } from '../kernel/observability/tracing.js';
 
 /**
  * Hands the request to the tool-server transport: /mcp (every tool server the caller may use,
@@ -21,6 +22,7 @@ export default defineStage<McpForwardStageConfig>({
   once: true,
   create(config, services) {
     const { legacy, modern } = services.require(MCP);
+    const tracing = services.get(TRACING);
     const bodyLimit = config.bodyLimit ?? services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
     return async (ctx) => {
       const identity = ctx.identity!;
@@ -29,8 +31,10 @@ export default defineStage<McpForwardStageConfig>({
       const body = await mcpMessage(ctx, bodyLimit);
       const modernRequest = isModernRequest(ctx.req);
       const res = ctx.claimResponse();
-      if (modernRequest) await modern.handle(ctx.req, res, identity, pinned, body);
-      else await legacy.handle(ctx.req, res, identity, pinned, body);
+      const handle = () => (modernRequest ? modern.handle(ctx.req, res, identity, pinned, body) : legacy.handle(ctx.req, res, identity, pinned, body));
+      // With traces on, the tool calls inside the transport become children of this request's span.
+      const span = tracing && ctx.get(REQUEST_SPAN);
+      await (span ? tracing.runIn(span, handle) : handle());
     };
   },
 });

@@ -97,7 +97,7 @@ describe('gateway start-up (the built process)', { timeout: 90_000 }, () => {
     const broken = file('broken.json', '{"server": {"port": 8787,}}');
     const lines = await failsWith(['--config', broken]);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: cannot be parsed: `));
+    expect(lines[0]).toMatch(new RegExp(`^${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:1:\\d+: cannot be parsed: `));
   });
 
   it('serves from the shipped gateway.yaml, on the port GATEWAY_PORT gives', async () => {

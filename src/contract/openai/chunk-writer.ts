@@ -14,6 +14,8 @@ export class OpenAIChunkWriter {
   private created = 0;
   private readonly roleSent = new Set<number>();
   private usage: Usage | undefined;
+  /** The usage a passed-through chunk carried (already written with it; never written again). */
+  private passedUsage: Usage | undefined;
   private readonly object: string;
 
   constructor(
@@ -23,14 +25,25 @@ export class OpenAIChunkWriter {
     this.object = format === 'chat' ? 'chat.completion.chunk' : 'text_completion';
   }
 
-  /** Usage seen so far (from translated parts); undefined for passthrough chunks. */
+  /** The usage of a passed-through chunk (the last one, when the caller asked for usage). */
+  private noteUsage(data: string): void {
+    try {
+      const usage = JSON.parse(data).usage;
+      if (usage && typeof usage === 'object') this.passedUsage = usage;
+    } catch {
+      // not JSON: the chunk still passes through unchanged
+    }
+  }
+
+  /** Usage seen so far (from translated parts, or the usage chunk a passthrough stream ends with). */
   get lastUsage(): Usage | undefined {
-    return this.usage;
+    return this.usage ?? this.passedUsage;
   }
 
   write(part: StreamPart): string {
     switch (part.type) {
       case 'chunk':
+        if (this.includeUsage && (part.data.includes('"usage":{') || part.data.includes('"usage": {'))) this.noteUsage(part.data);
         return `data: ${part.data}\n\n`;
       case 'event':
         return part.event ? `event: ${part.event}\ndata: ${part.data}\n\n` : `data: ${part.data}\n\n`;

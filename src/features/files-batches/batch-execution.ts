@@ -2,6 +2,7 @@ import type { CompiledPipeline } from '../../kernel/engine/pipeline-compiler.js'
 import type { HttpEdge } from '../../kernel/http/pipeline-handler.js';
 import { abortableWait } from '../../kernel/engine/abortable-wait.js';
 import type { Logger } from '../../kernel/observability/logger.js';
+import type { SeriesCounter } from '../../kernel/observability/series-metrics.js';
 import { PROVIDER_ROUTES } from '../../contract/routes.js';
 import type { GatewayFileStore } from './gateway-files.js';
 import type { BatchRow, BatchStore, LineRow } from './batch-store.js';
@@ -15,6 +16,8 @@ export interface ExecutionDeps {
   /** The HTTP edge: each line runs through its route's compiled pipeline, in a context it makes. */
   edge: HttpEdge;
   logger: Logger;
+  /** Counts each line's outcome (gateway_batch_lines_total{status}). */
+  lines?: SeriesCounter;
   /** Lines of one batch in flight at once. */
   concurrency: number;
   /** How many times one line waits out a 429 before its 429 is its result. */
@@ -200,9 +203,11 @@ export class BatchExecution {
         const waitMs = Math.min(this.deps.maxWaitMs, Math.max(250, (outcome.retryAfter ?? 1) * 1000));
         this.pauseUntil = Math.max(this.pauseUntil, Date.now() + waitMs);
         retry.push(line);
+        this.deps.lines?.inc(['rate_limited']);
         return;
       }
       await batches.recordResult(this.batchId, lineNo, outcome.result);
+      this.deps.lines?.inc([outcome.result.ok ? 'succeeded' : 'failed']);
     })()
       .catch((err) => logger.error({ batch: this.batchId, line: lineNo, err: (err as Error).message }, 'gateway batch line failed to run'))
       .finally(() => this.inFlight.delete(lineNo));

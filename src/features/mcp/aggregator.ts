@@ -6,6 +6,7 @@ import { gatewayUri, prefixedName, splitName, splitUri } from './naming.js';
 import { forbiddenCall, RpcFailure, unknownName } from './rpc-errors.js';
 import type { ServerPool } from './upstream/server-pool.js';
 import type { UpstreamServer } from './upstream/upstream-server.js';
+import type { Tracing } from '../../kernel/observability/tracing.js';
 
 /** Who is asking, and through which endpoint: /mcp (all servers) or /mcp/<server> (one, own names). */
 export interface View {
@@ -43,6 +44,8 @@ export class Aggregator {
   constructor(
     readonly pool: ServerPool,
     private readonly audit: AuditLog,
+    /** Set when traces are exported: each tool call is a span. */
+    private readonly tracing?: Tracing,
   ) {}
 
   /** The servers of a view, in config order. */
@@ -167,9 +170,9 @@ export class Aggregator {
 
   async callTool(view: View, params: Record<string, unknown>, op: OperationContext = {}): Promise<Record<string, unknown>> {
     const { server, name } = this.resolveName(view, params.name, 'tool');
-    const result = await this.guarded(view, 'tools/call', { action: 'call', server: server.name, tool: name }, name, () =>
-      server.request('tools/call', { ...params, name }, { identity: view.identity, meta: op.meta, signal: op.signal, onprogress: op.onprogress }),
-    );
+    const call = () => server.request('tools/call', { ...params, name }, { identity: view.identity, meta: op.meta, signal: op.signal, onprogress: op.onprogress });
+    const traced = this.tracing ? traceToolCall.bind(undefined, this.tracing, server.name, name, call) : call;
+    const result = await this.guarded(view, 'tools/call', { action: 'call', server: server.name, tool: name }, name, traced);
     return view.server ? result : this.mapContentUris(server.name, result);
   }
 
@@ -225,5 +228,25 @@ export class Aggregator {
       return { ...item, resource: { ...resource, uri: gatewayUri(server, String(resource.uri)) } };
     }
     return item;
+  }
+}
+
+/** One tool call as a span (GenAI conventions: execute_tool <tool>), failed on an error or an isError result. */
+async function traceToolCall(tracing: Tracing, server: string, tool: string, call: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
+  const span = tracing.startSpan(`execute_tool ${tool}`, 'internal', {
+    'gen_ai.operation.name': 'execute_tool',
+    'gen_ai.tool.name': tool,
+    'gen_ai.system': 'mcp',
+    'mcp.server': server,
+  });
+  try {
+    const result = await tracing.runIn(span, call);
+    if (result.isError === true) span.fail('the tool answered isError', 'tool_error');
+    return result;
+  } catch (err) {
+    span.fail((err as Error)?.message ?? 'failed', 'error');
+    throw err;
+  } finally {
+    span.end();
   }
 }

@@ -1,5 +1,6 @@
 import type { Identity } from '../../kernel/engine/context.js';
 import type { Logger } from '../../kernel/observability/logger.js';
+import type { SeriesCounter } from '../../kernel/observability/series-metrics.js';
 
 /** One audit line per authorization decision on /mcp: who, what, allowed or not, how long. */
 export interface AuditEntry {
@@ -20,9 +21,14 @@ export function who(identity: Identity): string {
 }
 
 export class AuditLog {
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    /** Counts tool calls (gateway_mcp_calls_total{server,tool,outcome}). */
+    private readonly calls?: SeriesCounter,
+  ) {}
 
   record(identity: Identity, entry: AuditEntry): void {
+    if (entry.method === 'tools/call' && this.calls) this.calls.inc([entry.server ?? 'unknown', entry.name ?? 'unknown', entry.outcome ?? 'ok']);
     const line = {
       audit: 'mcp',
       who: who(identity),

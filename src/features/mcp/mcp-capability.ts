@@ -1,6 +1,7 @@
 import type { Capability } from '../../kernel/capability.js';
 import { ConfigError } from '../../kernel/config/load-config.js';
 import { Aggregator } from './aggregator.js';
+import { TRACING } from '../../kernel/observability/tracing.js';
 import { AuditLog } from './audit.js';
 import { MCP } from './mcp-services.js';
 import { LegacySessions } from './transport/legacy-sessions.js';
@@ -26,8 +27,9 @@ export const mcpCapability: Capability = {
       settings,
       () => {
         const pool = new ServerPool(services.config, services.logger);
-        const audit = new AuditLog(services.logger);
-        const aggregator = new Aggregator(pool, audit);
+        const calls = services.metrics.counter('gateway_mcp_calls_total', 'Tool calls on /mcp, by tool server, tool and outcome (ok, tool_error, error, denied).', ['server', 'tool', 'outcome']);
+        const audit = new AuditLog(services.logger, calls);
+        const aggregator = new Aggregator(pool, audit, services.get(TRACING));
         const legacy = new LegacySessions(aggregator, services.logger);
         const modern = new ModernEndpoint(aggregator, services.logger);
         pool.on('list_changed', (server: string, kind: ListKind) => {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, parseDocument } from 'yaml';
 import type { GatewayConfig } from '../../generated/gateway.js';
 import { expandEnv, type ExpandProblem } from './env-expand.js';
 import { applyEnvOverrides } from './env-overrides.js';
@@ -32,34 +32,32 @@ export function configPathFrom(argv: string[], env: NodeJS.ProcessEnv, cwd = pro
   return resolve(cwd, flag ?? env.GATEWAY_CONFIG ?? 'gateway.yaml');
 }
 
-/** Line and column (1-based) of a character offset in `text`. */
-function lineColumn(text: string, offset: number): { line: number; col: number } {
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length;
-  return { line, col: offset - before.lastIndexOf('\n') };
-}
-
-/** Why a config file does not parse, as one line naming the line and column (and the source line). */
-function parseProblem(err: Error & { linePos?: Array<{ line: number; col: number }> }, text: string, source: string): string {
-  let message = err.message.split('\n')[0]!;
-  let at = err.linePos?.[0];
-  const position = /at position (\d+)/.exec(message);
-  if (!at && position) at = lineColumn(text, Number(position[1]));
-  message = message.replace(/ at line \d+, column \d+:?$/, '').replace(/ in JSON at position \d+.*$/, '');
-  if (!at) return `${source}: cannot be parsed: ${message}`;
-  const sourceLine = text.split('\n')[at.line - 1]?.trim();
-  // `{ key: ${VAR} }`: in a flow map, the `{` of ${...} starts another map; quoting the value fixes it.
-  const hint = sourceLine && /\$\{/.test(sourceLine) && /[{[]/.test(sourceLine.replace(/\$\{[^}]*\}/g, '')) ? ' (inside { } or [ ], quote a value that uses ${...}: "${VAR}")' : '';
-  const shown = sourceLine ? `: ${sourceLine.length > 80 ? `${sourceLine.slice(0, 77)}...` : sourceLine}` : '';
-  return `${source}: cannot be parsed: ${message} (line ${at.line}, column ${at.col}${shown})${hint}`;
-}
-
 export function parseConfigText(text: string, source: string): unknown {
   try {
     return source.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
-    throw new ConfigError([parseProblem(err as Error, text, source)], source);
+    throw new ConfigError([parseProblem(text, source, err)], source);
   }
+}
+
+/**
+ * One line naming where a config file stops parsing: `<file>:<line>:<column>: cannot be parsed: <why>`,
+ * with a hint for the usual YAML slip (a `${...}` value inside a `{ }` or `[ ]` flow collection).
+ */
+function parseProblem(text: string, source: string, err: unknown): string {
+  const message = ((err as Error).message ?? String(err)).split('\n')[0]!;
+  let where = (err as { linePos?: Array<{ line: number; col: number }> }).linePos?.[0];
+  // JSON.parse gives an offset at best: the line and column are counted from it, else YAML (a superset of JSON) finds the spot.
+  const offset = /at position (\d+)/.exec(message);
+  if (!where && offset) {
+    const before = text.slice(0, Number(offset[1])).split(/\r?\n/);
+    where = { line: before.length, col: before.at(-1)!.length + 1 };
+  }
+  if (!where) where = parseDocument(text).errors[0]?.linePos?.[0];
+  const why = message.replace(/ at line \d+, column \d+:?$/, '').replace(/ (in JSON )?at position \d+.*$/, '').replace(/:$/, '');
+  const line = where ? text.split(/\r?\n/)[where.line - 1] ?? '' : '';
+  const hint = /[{[][^}\]]*\$\{/.test(line) ? ' (inside { } or [ ], quote a value that holds ${...}: api_key: "${KEY}")' : '';
+  return `${source}${where ? `:${where.line}:${where.col}` : ''}: cannot be parsed: ${why}${hint}`;
 }
 
 export function loadConfigFile(path: string, options: LoadOptions = {}): GatewayConfig {

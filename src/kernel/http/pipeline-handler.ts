@@ -9,6 +9,7 @@ import { RequestError } from '../errors/request-error.js';
 import { RequestLog, type RequestLine } from './request-log.js';
 import { respond, writeError, type AnswerWriter } from './respond.js';
 import { Router } from './router.js';
+import { PARENT_SPAN, REQUEST_SPAN, TRACING, type Tracing } from '../observability/tracing.js';
 
 export type RunPipeline = (ctx: GatewayContext<any>) => Promise<void>;
 
@@ -31,6 +32,8 @@ export class HttpEdge {
   private readonly writers = new WeakMap<CompiledPipeline, AnswerWriter>();
   private readonly plainWriter: AnswerWriter;
   private readonly requestLog: RequestLog;
+  /** Set when traces are exported (observability.otlp.endpoint). */
+  private readonly tracing: Tracing | undefined;
 
   constructor(
     private readonly services: GatewayServices,
@@ -43,6 +46,7 @@ export class HttpEdge {
     this.logRequests = services.config.logging?.requests !== false;
     this.plainWriter = { mapError: services.mapError };
     this.requestLog = new RequestLog(services.logger);
+    this.tracing = services.get(TRACING);
   }
 
   private writerFor(pipeline: CompiledPipeline | undefined): AnswerWriter {
@@ -80,10 +84,30 @@ export class HttpEdge {
     res.once('close', () => {
       if (!res.writableFinished) caller.abort();
     });
-    void this.serve(ctx, pipeline, found?.malformed);
+    if (this.tracing) this.traced(this.tracing, ctx, pipeline, found?.malformed);
+    else void this.serve(ctx, pipeline, found?.malformed);
   };
 
-  private async serve(ctx: GatewayContext<any>, pipeline: CompiledPipeline | undefined, malformed?: string): Promise<void> {
+  /** Serves a request inside its server span (continuing the caller's traceparent); the span ends with the answer. */
+  private traced(tracing: Tracing, ctx: GatewayContext<any>, pipeline: CompiledPipeline | undefined, malformed?: string): void {
+    const span = tracing.startRequest(ctx.route === '*' ? ctx.method : ctx.route, ctx.req.headers, {
+      'http.request.method': ctx.method,
+      'http.route': ctx.endpoint.path,
+      'url.path': ctx.path,
+      'gateway.request_id': ctx.id,
+    });
+    ctx.set(REQUEST_SPAN, span);
+    ctx.set(PARENT_SPAN, span);
+    void this.serve(ctx, pipeline, malformed).then((status) => {
+      span.setAttribute('http.response.status_code', status);
+      if (ctx.error && status >= 400) span.fail(ctx.error.message, ctx.error.code ?? String(status));
+      else if (status >= 500) span.fail(`HTTP ${status}`, String(status));
+      span.end();
+    });
+  }
+
+  /** Runs the pipeline, writes the answer, counts and logs it; resolves with the status answered. */
+  private async serve(ctx: GatewayContext<any>, pipeline: CompiledPipeline | undefined, malformed?: string): Promise<number> {
     const { metrics, logger, mapError } = this.services;
     const res = ctx.res;
     const writer = this.writerFor(pipeline);
@@ -114,6 +138,14 @@ export class HttpEdge {
     const status = ctx.error && !res.headersSent ? ctx.error.status : res.statusCode;
     const seconds = (performance.now() - ctx.startedAt) / 1000;
     metrics.recordRequest(ctx.route, provider, status, seconds);
+    const observers = metrics.observers;
+    for (let i = 0; i < observers.length; i++) {
+      try {
+        observers[i]!(ctx, status);
+      } catch (err) {
+        logger.warn({ requestId: ctx.id, err: (err as Error)?.message }, 'a metrics observer failed');
+      }
+    }
     if (this.logRequests) {
       const line: RequestLine = {
         requestId: ctx.id,
@@ -129,6 +161,7 @@ export class HttpEdge {
       if (ctx.callerGone) line.clientGone = true;
       this.requestLog.write(ctx.has(QUIET) && !ctx.error ? 'debug' : 'info', line);
     }
+    return status;
   }
 }
 

@@ -87,3 +87,21 @@ export class SeriesHistogram {
     return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
   }
 }
+
+/** A gauge whose samples are read from the state they describe when /metrics is scraped. */
+export class ScrapedGauge {
+  readonly type = 'gauge';
+  readonly aggregator = 'sum';
+
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    public read: () => Iterable<{ labels: Record<string, string>; value: number }>,
+  ) {}
+
+  get(): { name: string; help: string; type: string; aggregator: string; values: MetricValue[] } {
+    const values: MetricValue[] = [];
+    for (const sample of this.read()) values.push({ value: sample.value, labels: sample.labels });
+    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
+  }
+}

@@ -80,9 +80,8 @@ describe('command line', { timeout: 120_000 }, () => {
     expect(result.code).toBe(1);
     const lines = result.stderr.split('\n').filter(Boolean);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain(`${path}: cannot be parsed: `);
-    expect(lines[0]).toContain('(line 4, column 20: groq: { apiKey: ${GROQ_KEY_1} })');
-    expect(lines[0]).toContain('quote a value that uses ${...}');
+    expect(lines[0].startsWith(`${path}:4:20: cannot be parsed: `)).toBe(true);
+    expect(lines[0]).toContain('quote a value that holds ${...}');
   });
 
   it('--print-config: the effective YAML, environment expanded, overrides and defaults applied, secrets [REDACTED]', async () => {

@@ -74,6 +74,8 @@ export class RateLimiter {
     rules: RateLimitRule[],
     private readonly counter: RateCounter,
     private readonly logger: Logger,
+    /** Told the scope (`per`) of each rule that refuses a request (the gateway_rate_limited_total counter). */
+    private readonly onRefused?: (scope: string) => void,
   ) {
     this.rules = rules.map((rule, index) => ({
       index,
@@ -148,6 +150,7 @@ export class RateLimiter {
       const state = states[refused]!;
       const byTokens = rule.tokens !== undefined && state.tokens >= rule.tokens && state.requests <= rule.limit;
       const retryAfter = Math.max(1, Math.ceil((resetAt - Date.now()) / 1000));
+      this.onRefused?.(rule.per);
       throw new GatewayError(
         'rate_limit_exceeded',
         `Rate limit exceeded: ${byTokens ? `${rule.tokens} tokens` : `${rule.limit} requests`} per ${windowText(rule.windowMs)} per ${rule.per}. Retry after ${retryAfter} s.`,

@@ -3,6 +3,7 @@ import type { GatewayError } from '../../../contract/errors/gateway-error.js';
 import type { Metrics } from '../../../kernel/observability/metrics.js';
 import type { ResolvedTarget } from '../providers/provider.js';
 import { attemptsOf } from '../model-request.js';
+import { modelCounters } from '../metrics/model-metrics.js';
 
 export interface AttemptRecord {
   provider: string;
@@ -26,7 +27,10 @@ export function recordAttempt(ctx: GatewayContext<any>, target: ResolvedTarget, 
       message: error.message,
       durationMs,
     });
-    metrics?.upstreamErrors.inc({ provider: target.provider, code: error.code });
+    if (metrics) {
+      metrics.upstreamErrors.inc({ provider: target.provider, code: error.code });
+      if (error.upstreamStatus === 429) modelCounters(metrics).upstreamRateLimited.inc([target.provider]);
+    }
   } else {
     attempts.push({ provider: target.provider, targetIndex: target.index, status: ctx.response && 'status' in ctx.response ? ctx.response.status : 200, durationMs });
   }

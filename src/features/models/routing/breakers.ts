@@ -93,6 +93,13 @@ export class BreakerRegistry {
     return entry.breaker.halfOpen ? 'half-open' : 'open';
   }
 
+  /** Every target's circuit: its key (provider|address|key hash) and state, for the circuit gauge. */
+  *states(): Iterable<{ key: string; state: 'closed' | 'open' | 'half-open' }> {
+    for (const [key, entry] of this.entries.entries()) {
+      yield { key, state: entry.breaker.closed ? 'closed' : entry.breaker.halfOpen ? 'half-open' : 'open' };
+    }
+  }
+
   close(): void {
     for (const entry of this.entries.values()) entry.breaker.shutdown();
     this.entries.clear();

@@ -1,6 +1,7 @@
 import type { GatewayContext } from '../../../kernel/engine/context.js';
 import { UPSTREAM } from '../../../kernel/engine/report.js';
 import type { GatewayServices } from '../../../kernel/engine/services.js';
+import { PARENT_SPAN, TRACING, type TraceSpan, type Tracing } from '../../../kernel/observability/tracing.js';
 import { badRequest, GatewayError, internalError } from '../../../contract/errors/gateway-error.js';
 import { normalizeError } from '../../../contract/errors/normalize.js';
 import type { ResolvedTarget } from '../providers/provider.js';
@@ -59,7 +60,11 @@ export class PlanRunner {
     providers: ProviderRegistry,
   ) {
     this.providers = providers;
+    this.tracing = services.get(TRACING);
   }
+
+  /** Set when traces are exported: each target attempt is a span. */
+  private readonly tracing: Tracing | undefined;
 
   /** Runs a routing config's plan; `conditionInput` is what its conditions test (read by the route stage). */
   async run(ctx: GatewayContext<any>, plan: CompiledPlan, conditionInput: ConditionInput | undefined, next: () => Promise<void>): Promise<void> {
@@ -212,6 +217,14 @@ export class PlanRunner {
     }
     const recorded = ctx.get(ATTEMPTS)?.length ?? 0;
     const startedAt = performance.now();
+    const parent = ctx.get(PARENT_SPAN);
+    const span: TraceSpan | undefined = this.tracing?.startSpan(
+      `attempt ${target.provider}`,
+      'internal',
+      { 'gen_ai.system': target.provider, 'gateway.target.index': target.index, 'gateway.attempt': recorded + 1 },
+      parent,
+    );
+    if (span) ctx.set(PARENT_SPAN, span);
     try {
       const owner = this.keyless.get(target);
       if (owner && this.providers.get(target.provider)?.requiresKey !== false) {
@@ -227,9 +240,14 @@ export class PlanRunner {
     } catch (err) {
       const failure = toGatewayError(err, target.provider);
       if ((ctx.get(ATTEMPTS)?.length ?? 0) === recorded) recordAttempt(ctx, target, startedAt, failure, this.services.metrics);
+      span?.fail(failure.message, failure.code);
       throw failure;
     } finally {
       ctx.set(DEADLINE, requestDeadline);
+      if (span) {
+        span.end();
+        ctx.set(PARENT_SPAN, parent);
+      }
     }
   }
 }

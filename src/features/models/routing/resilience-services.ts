@@ -13,6 +13,7 @@ import { ClusterCacheStore } from '../cache/cluster-store.js';
 import { primaryChannel } from '../../../kernel/cluster/primary-channel.js';
 import { PROVIDERS } from '../providers/provider-registry.js';
 import { BreakerRegistry } from './breakers.js';
+import { modelCounters } from '../metrics/model-metrics.js';
 import { RoutingConfigs } from './config-source.js';
 
 /**
@@ -122,7 +123,8 @@ export function rateLimiter(services: GatewayServices): RateLimiter | undefined 
       // Without Redis, the workers of a cluster count at the primary (one set of limits for all).
       const channel = primaryChannel();
       const counter = redis ? new RedisRateCounter(redis, redisKeyPrefix(services)) : channel ? new ClusterRateCounter(channel) : new MemoryRateCounter();
-      return new RateLimiter(rules, counter, services.logger);
+      const refused = modelCounters(services.metrics).rateLimited;
+      return new RateLimiter(rules, counter, services.logger, (scope) => refused.inc([scope]));
     });
   });
 }

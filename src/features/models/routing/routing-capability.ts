@@ -5,6 +5,7 @@ import { createCheckRegistry, GUARDRAIL_CHECKS } from '../guardrails/check-kind.
 import { BUILTIN_CHECKS } from '../guardrails/checks/builtin-checks.js';
 import { BUILTIN_PROVIDERS } from '../providers/builtin-providers.js';
 import { ProviderRegistry, PROVIDERS } from '../providers/provider-registry.js';
+import { registerModelMetrics } from '../metrics/model-metrics.js';
 import { breakerRegistry, guardrailRegistry, loadRedisClient, rateLimiter, redisReady, responseCache, sharedRedis, usesRedis } from './resilience-services.js';
 
 /**
@@ -22,6 +23,7 @@ export const routingCapability: Capability = {
     for (const provider of BUILTIN_PROVIDERS) providers.register(provider);
     const checks = services.provide(GUARDRAIL_CHECKS, services.kinds.add(createCheckRegistry()));
     for (const check of BUILTIN_CHECKS) checks.register(check);
+    registerModelMetrics(services);
   },
   async prepare(services) {
     const problems = services.require(PROVIDERS).instantiate(services.config);

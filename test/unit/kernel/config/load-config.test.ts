@@ -64,7 +64,33 @@ describe('config loading', () => {
         expect.unreachable();
       } catch (err) {
         expect((err as ConfigError).problems).toHaveLength(1);
-        expect((err as ConfigError).problems[0]).toMatch(new RegExp(`^${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: cannot be parsed: `));
+        expect((err as ConfigError).problems[0]).toMatch(new RegExp(`^${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:1: cannot be parsed: `));
+      }
+    });
+
+    it('names the line and column where a file stops parsing, with a hint for ${...} in a flow collection', () => {
+      const file = join(dir, 'routing.yaml');
+      writeFileSync(file, 'configs:\n  fast:\n    targets: [{ provider: groq, api_key: ${GROQ_KEY_1} }]\n');
+      const problems = (() => {
+        try {
+          loadConfigFile(file, { env: { GROQ_KEY_1: 'gsk-1' } });
+        } catch (err) {
+          return (err as ConfigError).problems;
+        }
+        return [];
+      })();
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toMatch(/:3:\d+: cannot be parsed: .+ \(inside \{ \} or \[ \], quote a value that holds \$\{\.\.\.\}: api_key: "\$\{KEY\}"\)$/);
+      expect(problems[0]!.startsWith(`${file}:3:`)).toBe(true);
+      writeFileSync(file, 'configs:\n  fast:\n    targets: [{ provider: groq, api_key: "${GROQ_KEY_1}" }]\n');
+      expect(loadConfigFile(file, { env: { GROQ_KEY_1: 'gsk-1' } }).configs?.fast).toMatchObject({ targets: [{ provider: 'groq', api_key: 'gsk-1' }] });
+      const json = join(dir, 'bad.json');
+      writeFileSync(json, '{\n  "server": {\n    "port": 8787,\n  }\n}\n');
+      try {
+        loadConfigFile(json, { env: {} });
+        expect.unreachable();
+      } catch (err) {
+        expect((err as ConfigError).problems[0]).toMatch(new RegExp(`^${json.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:4:3: cannot be parsed: `));
       }
     });
 

@@ -1,0 +1,44 @@
+# syntax=docker/dockerfile:1
+# The gateway's container image: a build stage (all dependencies, TypeScript compiled, then
+# pruned to production dependencies) and a slim runtime stage running as the unprivileged
+# `node` user, with its state under a volume. test/e2e/container-build.test.ts runs this file's
+# build-stage commands in a temp folder and starts the result (where no container runtime exists).
+#
+#   docker build -t ai-gateway .
+#   docker run --rm -p 8787:8787 -v gateway-data:/var/lib/gateway ai-gateway
+#   docker run --rm ai-gateway --check            # flags go to the gateway (node dist/main.js)
+ARG NODE_VERSION=20.20
+
+FROM node:${NODE_VERSION}-bookworm-slim AS build
+# better-sqlite3 is compiled here (npm_config_build_from_source: no prebuilt binary is downloaded).
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+ENV npm_config_build_from_source=true
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+RUN npm rebuild better-sqlite3
+COPY tsconfig.json tsconfig.build.json ./
+COPY schema ./schema
+COPY src ./src
+RUN npm run build
+RUN npm prune --omit=dev --no-audit --no-fund
+
+FROM node:${NODE_VERSION}-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    GATEWAY_DATA_DIR=/var/lib/gateway \
+    GATEWAY_CONFIG=/app/gateway.yaml
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json gateway.yaml ./
+COPY schema ./schema
+COPY pipelines ./pipelines
+RUN mkdir -p /var/lib/gateway && chown node:node /var/lib/gateway
+VOLUME ["/var/lib/gateway"]
+USER node
+EXPOSE 8787
+# The gateway drains on SIGTERM and exits 0; node is PID 1's command itself, so signals reach it.
+STOPSIGNAL SIGTERM
+HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.GATEWAY_PORT||8787)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+ENTRYPOINT ["node", "dist/main.js"]

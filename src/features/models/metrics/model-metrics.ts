@@ -1,0 +1,74 @@
+import type { GatewayServices } from '../../../kernel/engine/services.js';
+import type { GatewayContext } from '../../../kernel/engine/context.js';
+import type { Metrics } from '../../../kernel/observability/metrics.js';
+import { TARGET } from '../model-request.js';
+import { BREAKERS } from '../routing/resilience-services.js';
+import { answerFacts, requestedModel } from './answer-facts.js';
+import { endStreamSpan, genaiOperation, setAnswerAttributes } from './genai-spans.js';
+import type { AnswerFacts } from './usage-scan.js';
+import { REQUEST_SPAN, TRACING } from '../../../kernel/observability/tracing.js';
+
+const CACHE_HEADER = 'x-gateway-cache-status';
+const CIRCUIT_VALUE = { closed: 0, open: 1, 'half-open': 2 } as const;
+
+/** The counters of model requests: tokens, cache lookups, refusals of the gateway's own limits, upstream 429s. */
+export function modelCounters(metrics: Metrics) {
+  return {
+    tokens: metrics.counter(
+      'gateway_tokens_total',
+      'Tokens of answered model requests (not cache hits), by direction (input, output), provider and the model asked for (override_params applied).',
+      ['direction', 'provider', 'model'],
+    ),
+    cache: metrics.counter('gateway_cache_requests_total', 'Answer-cache lookups of model requests, by status (hit, miss, refresh, disabled).', ['status']),
+    rateLimited: metrics.counter(
+      'gateway_rate_limited_total',
+      "Requests refused by the gateway's own rate limits (429), by the scope of the rule that refused (key, token, user, team, ip).",
+      ['scope'],
+    ),
+    upstreamRateLimited: metrics.counter(
+      'gateway_upstream_rate_limited_total',
+      "Upstream attempts a provider refused with 429 (its own rate limit, not the gateway's), by provider.",
+      ['provider'],
+    ),
+  };
+}
+
+/**
+ * Registers the model-request metrics of a gateway: a per-request observer counting tokens
+ * and cache statuses, and the circuit breaker gauge (0 closed, 1 open, 2 half-open per
+ * target), read at scrape time.
+ */
+export function registerModelMetrics(services: GatewayServices): void {
+  const metrics = services.metrics;
+  const { tokens, cache } = modelCounters(metrics);
+  const lowered: Record<string, string> = { HIT: 'hit', MISS: 'miss', REFRESH: 'refresh', DISABLED: 'disabled' };
+  const tracing = services.get(TRACING);
+  metrics.observe<GatewayContext<any>>('models', (ctx) => {
+    const target = ctx.get(TARGET);
+    if (!target) return;
+    const cacheStatus = ctx.responseHeaders[CACHE_HEADER];
+    if (cacheStatus) cache.inc([lowered[cacheStatus] ?? cacheStatus.toLowerCase()]);
+    const facts = ctx.error ? undefined : answerFacts(ctx);
+    if (tracing) traceAnswer(ctx, target.provider, facts);
+    if (!facts || cacheStatus === 'HIT' || (facts.input === 0 && facts.output === 0)) return;
+    const model = requestedModel(ctx) ?? facts.model ?? 'unknown';
+    if (facts.input > 0) tokens.inc(['input', target.provider, model], facts.input);
+    if (facts.output > 0) tokens.inc(['output', target.provider, model], facts.output);
+  });
+  metrics.scrapedGauge('gateway_circuit_state', 'Circuit breaker state per target (provider|address|key hash): 0 closed, 1 open, 2 half-open.', function* () {
+    const breakers = services.get(BREAKERS);
+    if (!breakers) return;
+    for (const { key, state } of breakers.states()) yield { labels: { target: key }, value: CIRCUIT_VALUE[state] };
+  });
+}
+
+/** The GenAI attributes of a model request's server span; a streamed call's span ends here. */
+function traceAnswer(ctx: GatewayContext<any>, provider: string, facts: AnswerFacts | undefined): void {
+  endStreamSpan(ctx, facts);
+  const span = ctx.get(REQUEST_SPAN);
+  if (!span) return;
+  span.setAttribute('gen_ai.system', provider);
+  span.setAttribute('gen_ai.operation.name', genaiOperation(ctx.endpoint.operation));
+  span.setAttribute('gen_ai.request.model', requestedModel(ctx));
+  setAnswerAttributes(span, facts);
+}
