@@ -1,6 +1,5 @@
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Readable } from 'node:stream';
-import type { CallerSignal } from '../engine/caller-signal.js';
 
 export interface UpstreamRequest {
   method: string;
@@ -9,9 +8,17 @@ export interface UpstreamRequest {
   body?: string | Buffer | Readable | null;
 }
 
+/** An emitter of 'abort' (the engine's CallerSignal): undici takes one as a request's signal. */
+export interface AbortEmitter {
+  readonly aborted: boolean;
+  on(event: 'abort', listener: () => void): unknown;
+  once(event: 'abort', listener: () => void): unknown;
+  removeListener(event: 'abort', listener: () => void): unknown;
+}
+
 export interface SendOptions {
-  /** An AbortSignal, or the cheaper CallerSignal (undici takes any emitter of 'abort'). */
-  signal?: AbortSignal | CallerSignal;
+  /** An AbortSignal, or a cheaper emitter of 'abort'. */
+  signal?: AbortSignal | AbortEmitter;
   /** ms to wait for response headers (first byte). */
   headersTimeout?: number;
   /** ms allowed between body chunks. */
