@@ -123,8 +123,7 @@ async function buildGeneration(config: GatewayConfig, capabilities: Capability[]
     for (const capability of capabilities) await capability.prepare?.(services);
     pipelines = compilePipelines({ shippedDir: DEFAULT_PIPELINES_DIR, userDir: config.pipelines?.dir, routes: ROUTES, stages, services });
   } catch (err) {
-    await runClosers(services);
-    await services.resources.abandon();
+    await runClosers(services, () => services.resources.abandon());
     throw err;
   }
   const edge = services.provide(HTTP_EDGE, new HttpEdge(services, ROUTES, pipelines, CONTEXT_EDGE));
@@ -228,12 +227,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const retire = (old: Generation, successor: Generation) => {
     const done = (async () => {
       await idle(old, grace());
-      await runClosers(old.services, false);
-      try {
-        await old.services.resources.retire(successor.services.resources);
-      } catch (err) {
-        logger.warn({ err: (err as Error).message }, 'error while closing');
-      }
+      await runClosers(old.services, () => old.services.resources.retire(successor.services.resources), false);
     })();
     retiring.add(done);
     void done.finally(() => retiring.delete(done));
@@ -285,8 +279,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
           listener = fresh;
           describeAddress(fresh, host);
         } catch (err) {
-          await runClosers(gen.services, false);
-          await gen.services.resources.abandon();
+          await runClosers(gen.services, () => gen.services.resources.abandon(), false);
           const code = (err as NodeJS.ErrnoException).code;
           throw new ConfigError([`server.${code === 'EADDRINUSE' || code === 'EACCES' ? 'port' : 'ssl'}: cannot listen (${(err as Error).message})`], 'reload');
         }
@@ -322,15 +315,18 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       for (const l of listeners) for (const socket of l.sockets) socket.destroy();
       await closed;
       await Promise.all(retiring);
-      await runClosers(gen.services, false);
-      await gen.services.resources.closeAll().catch((err) => logger.warn({ err: (err as Error).message }, 'error while closing'));
-      logger.flush?.();
+      await runClosers(gen.services, () => gen.services.resources.closeAll());
     },
   };
   return gateway;
 }
 
-async function runClosers(services: GatewayServices, flush = true): Promise<void> {
+/**
+ * Closes a generation: plugins' closers (last registered first), then its kept resources as
+ * `resources` says (the batch runner finishes its lines first, the store closes last), then the
+ * upstream client those used.
+ */
+async function runClosers(services: GatewayServices, resources: () => Promise<void>, flush = true): Promise<void> {
   for (const close of [...services.closers].reverse()) {
     try {
       await close();
@@ -339,6 +335,7 @@ async function runClosers(services: GatewayServices, flush = true): Promise<void
     }
   }
   services.closers.length = 0;
+  await resources().catch((err) => services.logger.warn({ err: (err as Error).message }, 'error while closing'));
   await services.upstream.close().catch(() => undefined);
   if (flush) services.logger.flush?.();
 }

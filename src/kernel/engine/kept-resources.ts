@@ -66,10 +66,15 @@ export class KeptResources {
 
   private async closeWhere(pick: (key: string) => boolean): Promise<void> {
     const keys = [...this.entries.keys()].reverse().filter(pick);
+    let failure: unknown;
     for (const key of keys) {
       const entry = this.entries.get(key)!;
       this.entries.delete(key);
-      await entry.close?.(entry.value);
+      // One that fails to close does not keep the others open.
+      await Promise.resolve()
+        .then(() => entry.close?.(entry.value))
+        .catch((err: unknown) => (failure ??= err));
     }
+    if (failure !== undefined) throw failure;
   }
 }
