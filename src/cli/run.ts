@@ -13,6 +13,9 @@ export function workerCount(setting: number | 'auto' | undefined): number {
 /** Serves the config at `path`: one process, or with `server.workers` > 1 a node:cluster of them. */
 export async function run(path: string): Promise<void> {
   if (cluster.isWorker) {
+    // The channel to the primary carries shutdown, reload and shared state: it keeps the worker
+    // alive even where a preloaded module unref'd it (a supervisor's exit-with-parent hook).
+    process.channel?.ref();
     await serve(path, { worker: true, onListening: (fields) => process.send!({ type: 'gw-listening', fields }) });
     return;
   }
