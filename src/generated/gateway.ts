@@ -498,6 +498,14 @@ export interface McpServerConfig {
    * Per-request timeout in ms.
    */
   timeout?: number;
+  /**
+   * How long a call waits for the server while it starts or reconnects, in ms (default 10000).
+   */
+  startTimeout?: number;
+  /**
+   * Process server: at most this many client sessions, each with a process of its own (default 64).
+   */
+  maxSessions?: number;
 }
 export interface IdentityForwardingConfig {
   enabled?: boolean;

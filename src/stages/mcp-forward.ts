@@ -6,6 +6,11 @@ import { badRequest } from '../contract/errors/gateway-error.js';
 import { GATEWAY_CALLER } from '../features/auth/auth-services.js';
 import { MCP } from '../features/mcp/mcp-services.js';
 import { isModernRequest } from '../features/mcp/transport/modern-http.js';
+import { ProcessRelay } from '../features/mcp/relay/process-relay.js';
+import type { ProcessServer } from '../features/mcp/upstream/process-server.js';
+import type { RemoteServer } from '../features/mcp/upstream/remote-server.js';
+import { headerValue } from '../kernel/engine/context.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 
 /**
  * Hands the request to the tool-server transport: /mcp (every tool server the caller may use,
@@ -21,14 +26,15 @@ export default defineStage<McpForwardStageConfig>({
   requires: [GATEWAY_CALLER],
   once: true,
   create(config, services) {
-    const { legacy, modern } = services.require(MCP);
+    const { legacy, modern, pool, remoteRelay, processRelay } = services.require(MCP);
     const bodyLimit = config.bodyLimit ?? services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
     return async (ctx) => {
       const identity = ctx.identity!;
       const pinned = ctx.params.server;
       let body: unknown;
+      let raw: Buffer | undefined;
       if (ctx.method === 'POST') {
-        const raw = await readRequestBytes(ctx.req, bodyLimit);
+        raw = await readRequestBytes(ctx.req, bodyLimit);
         if (raw.length === 0) throw badRequest('The request body is empty; a JSON-RPC message is required.', 'body');
         try {
           body = JSON.parse(raw.toString('utf8'));
@@ -38,8 +44,16 @@ export default defineStage<McpForwardStageConfig>({
       }
       const modernRequest = isModernRequest(ctx.req);
       const res = ctx.claimResponse();
-      if (modernRequest) await modern.handle(ctx.req, res, identity, pinned, body);
-      else await legacy.handle(ctx.req, res, identity, pinned, body);
+      if (modernRequest) return modern.handle(ctx.req, res, identity, pinned, body);
+      const server = pinned ? pool.get(pinned) : undefined;
+      if (server?.kind === 'remote') return remoteRelay.handle(ctx.req, res, identity, server as RemoteServer, raw, body);
+      if (server?.kind === 'process') {
+        const sessionId = headerValue(ctx.headers, 'mcp-session-id');
+        if (sessionId ? ProcessRelay.owns(sessionId) : ctx.method === 'POST' && isInitializeRequest(body)) {
+          return processRelay.handle(ctx.req, res, identity, server as ProcessServer, body);
+        }
+      }
+      await legacy.handle(ctx.req, res, identity, pinned, body);
     };
   },
 });

@@ -2,7 +2,12 @@ import type { Capability } from '../../kernel/capability.js';
 import { ConfigError } from '../../kernel/config/load-config.js';
 import { Aggregator } from './aggregator.js';
 import { AuditLog } from './audit.js';
+import { randomBytes } from 'node:crypto';
 import { MCP } from './mcp-services.js';
+import { ProcessRelay } from './relay/process-relay.js';
+import { RemoteRelay } from './relay/remote-relay.js';
+import { sharedSessionKey } from './relay/session-key.js';
+import { SessionSeal } from './relay/session-seal.js';
 import { LegacySessions } from './transport/legacy-sessions.js';
 import { ModernEndpoint } from './transport/modern-http.js';
 import { mcpServerProblems, ServerPool } from './upstream/server-pool.js';
@@ -24,24 +29,32 @@ export const mcpCapability: Capability = {
     const aggregator = new Aggregator(pool, audit);
     const legacy = new LegacySessions(aggregator, services.logger);
     const modern = new ModernEndpoint(aggregator, services.logger);
+    const seal = new SessionSeal(randomBytes(32));
+    const remoteRelay = new RemoteRelay(seal, audit, services.logger);
+    const processRelay = new ProcessRelay(audit, services.logger);
     pool.on('list_changed', (server: string, kind: ListKind) => {
       legacy.notifyListChanged(server, kind);
       modern.notifyListChanged(server, kind);
     });
     for (const server of pool.servers.values()) services.readiness.set(`mcp:${server.name}`, () => server.status === 'ready');
-    services.provide(MCP, { pool, aggregator, legacy, modern, audit });
+    services.provide(MCP, { pool, aggregator, legacy, modern, audit, remoteRelay, processRelay });
     services.closers.push(async () => {
       modern.close();
+      await processRelay.close();
       await legacy.close();
       await pool.close();
     });
   },
   async start(services) {
-    await services.require(MCP).pool.start();
+    const parts = services.require(MCP);
+    // Relayed session ids are sealed under the key every instance shares (sessions on any instance).
+    if (parts.pool.servers.size) parts.remoteRelay.seal.useKey(await sharedSessionKey(services));
+    await parts.pool.start();
   },
   drain(services) {
     const parts = services.require(MCP);
     parts.modern.close();
     parts.legacy.drain();
+    parts.processRelay.drain();
   },
 };

@@ -207,6 +207,35 @@ export abstract class UpstreamServer extends EventEmitter {
     }
   }
 
+  /** Resolves once the server is ready, or after `ms` (then with false): calls to a starting server wait. */
+  whenReady(ms = this.startTimeoutMs): Promise<boolean> {
+    if (this.status === 'ready') return Promise.resolve(true);
+    if (this.status === 'stopped') return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        this.off('status', onStatus);
+        resolve(ok);
+      };
+      const onStatus = (status: UpstreamStatus) => {
+        if (status === 'ready') done(true);
+        else if (status === 'stopped') done(false);
+      };
+      const timer = setTimeout(() => done(false), ms);
+      this.on('status', onStatus);
+    });
+  }
+
+  get startTimeoutMs(): number {
+    return this.config.startTimeout ?? 10_000;
+  }
+
+  /** Replaces the current connection at once (the server forgot its session). */
+  protected async reopenNow(): Promise<void> {
+    if (this.client) await this.reopen(this.client);
+    else await this.connect();
+  }
+
   /** Replaces a connection whose session the server no longer knows, without waiting for backoff. */
   private async reopen(client: Client): Promise<void> {
     // Another request may have reopened it already (or be doing so: connect() is shared).
