@@ -84,6 +84,8 @@ const BASE_TOOLS = [
   { name: 'test_slow', description: 'Waits ms milliseconds, reporting progress; stops when cancelled', inputSchema: { type: 'object', properties: { ms: { type: 'number' } } } },
   { name: 'change_tools', description: 'Adds a tool and sends tools/list_changed', inputSchema: noArgs },
   { name: 'update_watched', description: 'Sends resources/updated for test://watched-resource to subscribers', inputSchema: noArgs },
+  { name: 'slow_status', description: 'How the last test_slow ended: done or cancelled', inputSchema: noArgs },
+  { name: 'test_cancel_client', description: 'Asks the client for a completion, gives up after 300 ms (cancelling it)', inputSchema: noArgs },
   { name: 'whoami', description: 'Answers the identity the gateway forwarded', inputSchema: noArgs },
 ];
 
@@ -124,6 +126,7 @@ function buildServer(context) {
   );
   const added = [];
   const subscriptions = new Set();
+  let lastSlow = 'none';
   let minLevel = 0;
 
   const log = (level, data, extra) => {
@@ -277,9 +280,20 @@ function buildServer(context) {
           await sleep(ms / steps, extra.signal);
           if (token !== undefined && !extra.signal.aborted) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: steps } });
         }
-        context.onSlowEnd?.(extra.signal.aborted);
+        lastSlow = extra.signal.aborted ? 'cancelled' : 'done';
         return text(extra.signal.aborted ? 'cancelled' : 'done');
       }
+      case 'slow_status':
+        return text(lastSlow);
+      case 'test_cancel_client':
+        try {
+          await extra.sendRequest({ method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'never mind' } }], maxTokens: 1 } }, CreateMessageResultSchema, {
+            timeout: 300,
+          });
+          return text('client answered');
+        } catch (err) {
+          return text(`gave up: ${err.message}`);
+        }
       case 'change_tools':
         added.push(`added_${added.length + 1}`);
         await server.sendToolListChanged();

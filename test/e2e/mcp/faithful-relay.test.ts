@@ -1,0 +1,173 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
+import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
+import { startHttpToolServer, stdioToolServerEntry } from '../../helpers/conformance-suite.js';
+import { eventually, textOf } from '../../helpers/mcp.js';
+
+const KEY = 'relay-test-key-0123456789';
+
+/** An SDK client that can answer the server's requests (sampling, elicitation, roots). */
+async function connect(url: string): Promise<Client> {
+  const client = new Client({ name: 'relay-test-client', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { 'x-api-key': KEY } } }));
+  return client;
+}
+
+/**
+ * Everything MCP lets a tool server and a client say to each other passes through
+ * /mcp/<server>, for a remote and a process server: the server's own identity, its requests to
+ * the client and the answers, logging, progress (none lost), cancellation both ways,
+ * subscriptions, list changes, completion, pagination.
+ */
+describe.each(['remote', 'proc'])('faithful relay at /mcp/<server> (%s)', (name) => {
+  let tools: Awaited<ReturnType<typeof startHttpToolServer>>;
+  let gw: TestGateway;
+  let url: string;
+  let client: Client;
+
+  beforeAll(async () => {
+    tools = await startHttpToolServer();
+    gw = await startGateway({
+      logging: { level: 'warn' },
+      auth: { enabled: true, type: 'api-key', apiKeys: [{ key: KEY, user: 'relay@example.com', team: 'tools', scopes: ['mcp:read', 'mcp:write'] }] },
+      mcpServers: {
+        remote: { url: tools.url },
+        proc: stdioToolServerEntry(),
+        paged: stdioToolServerEntry(['--page-size', '5']),
+      },
+    });
+    url = `${gw.url}/mcp/${name}`;
+    client = await connect(url);
+  }, 60_000);
+
+  afterAll(async () => {
+    await client?.close();
+    await gw?.close();
+    await tools?.stop();
+  });
+
+  it("advertises the server's own capabilities, serverInfo and instructions", () => {
+    expect(client.getServerVersion()).toMatchObject({ name: 'gateway-conformance-tools', version: '1.0.0' });
+    expect(client.getServerCapabilities()).toMatchObject({ logging: {}, completions: {}, resources: { subscribe: true, listChanged: true }, tools: { listChanged: true } });
+    expect(client.getInstructions()).toBe('The conformance tool server of the gateway tests.');
+  });
+
+  it("relays sampling/createMessage to the calling client and returns its answer", async () => {
+    let asked = '';
+    client.setRequestHandler(CreateMessageRequestSchema, async (req) => {
+      asked = JSON.stringify(req.params.messages);
+      return { role: 'assistant', content: { type: 'text', text: 'hello from the client' }, model: 'test-model' };
+    });
+    const result = await client.callTool({ name: 'test_sampling', arguments: { prompt: 'say hi' } });
+    expect(asked).toContain('say hi');
+    expect(textOf(result)).toBe('LLM response: hello from the client');
+  });
+
+  it('relays elicitation/create and roots/list', async () => {
+    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { username: 'ada', email: 'ada@example.com' } }));
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///work/project', name: 'project' }] }));
+    const elicited = await client.callTool({ name: 'test_elicitation', arguments: { message: 'who are you?' } });
+    expect(textOf(elicited)).toBe('User response: action=accept, content={"username":"ada","email":"ada@example.com"}');
+    const roots = await client.callTool({ name: 'test_roots', arguments: {} });
+    expect(JSON.parse(textOf(roots))).toEqual([{ uri: 'file:///work/project', name: 'project' }]);
+  });
+
+  it('relays logging/setLevel and the log notifications of a call, before its result', async () => {
+    const logs: string[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      logs.push(String(n.params.data));
+    });
+    await client.setLoggingLevel('info');
+    await client.callTool({ name: 'test_tool_with_logging', arguments: {} });
+    expect(logs).toEqual(['Tool execution started', 'Tool processing data', 'Tool execution completed']);
+    await client.setLoggingLevel('error');
+    await client.callTool({ name: 'test_tool_with_logging', arguments: {} });
+    expect(logs).toHaveLength(3);
+  });
+
+  it('loses no progress notification in 200 consecutive calls (the last one arrives before the result)', async () => {
+    let complete = 0;
+    for (let i = 0; i < 200; i++) {
+      const seen: Progress[] = [];
+      const result = await client.callTool({ name: 'test_slow', arguments: { ms: 0 } }, undefined, { onprogress: (p) => seen.push(p) });
+      expect(textOf(result)).toBe('done');
+      if (seen.length === 4 && seen.at(-1)!.progress === 4) complete++;
+    }
+    expect(complete).toBe(200);
+  }, 60_000);
+
+  it('cancels both ways: the client cancels a call, the server cancels its own request', async () => {
+    const controller = new AbortController();
+    const call = client.callTool({ name: 'test_slow', arguments: { ms: 4000 } }, undefined, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 300);
+    await expect(call).rejects.toThrow();
+    await eventually(async () => textOf(await client.callTool({ name: 'slow_status', arguments: {} })) === 'cancelled', 5000, 'the server to see the cancellation');
+
+    let cancelledByServer = false;
+    client.setRequestHandler(CreateMessageRequestSchema, (_req, extra) => new Promise((_resolve, reject) => {
+      extra.signal.addEventListener('abort', () => {
+        cancelledByServer = true;
+        reject(new Error('cancelled'));
+      });
+    }));
+    const result = await client.callTool({ name: 'test_cancel_client', arguments: {} });
+    expect(textOf(result)).toMatch(/^gave up: /);
+    await eventually(() => cancelledByServer, 3000, 'notifications/cancelled from the server');
+  });
+
+  it('relays resources/subscribe, the update notifications, and unsubscribe', async () => {
+    const updated: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      updated.push(n.params.uri);
+    });
+    await client.subscribeResource({ uri: 'test://watched-resource' });
+    expect(textOf(await client.callTool({ name: 'update_watched', arguments: {} }))).toBe('subscribers: 1');
+    await eventually(() => updated.length === 1, 3000, 'resources/updated');
+    expect(updated).toEqual(['test://watched-resource']);
+    await client.unsubscribeResource({ uri: 'test://watched-resource' });
+    expect(textOf(await client.callTool({ name: 'update_watched', arguments: {} }))).toBe('subscribers: 0');
+  });
+
+  it('relays list-changed notifications and completion', async () => {
+    let changed = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changed++;
+    });
+    await client.callTool({ name: 'change_tools', arguments: {} });
+    await eventually(() => changed === 1, 3000, 'tools/list_changed');
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('added_1');
+    const completion = await client.complete({ ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' }, argument: { name: 'arg1', value: 'par' } });
+    expect(completion.completion.values).toEqual(['paris', 'park', 'party']);
+  });
+
+  it("honours the client's cursor (pages of a paging server)", async () => {
+    const paged = await connect(`${gw.url}/mcp/paged`);
+    try {
+      const first = await paged.listTools();
+      expect(first.tools).toHaveLength(5);
+      expect(first.nextCursor).toBeTruthy();
+      const second = await paged.listTools({ cursor: first.nextCursor });
+      expect(second.tools).toHaveLength(5);
+      expect(second.tools[0]!.name).not.toBe(first.tools[0]!.name);
+    } finally {
+      await paged.close();
+    }
+  });
+
+  it("forwards the caller's identity, never its credential", async () => {
+    const who = JSON.parse(textOf(await client.callTool({ name: 'whoami', arguments: {} })));
+    if (name === 'proc') expect(who.meta).toMatchObject({ email: 'relay@example.com', team: 'tools' });
+    else expect(who.headers).toMatchObject({ 'x-user-email': 'relay@example.com', 'x-user-team': 'tools' });
+    expect(JSON.stringify(who)).not.toContain(KEY);
+  });
+});
