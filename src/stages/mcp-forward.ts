@@ -6,6 +6,7 @@ import { badRequest } from '../contract/errors/gateway-error.js';
 import { GATEWAY_CALLER } from '../features/auth/auth-services.js';
 import { MCP } from '../features/mcp/mcp-services.js';
 import { isModernRequest } from '../features/mcp/transport/modern-http.js';
+import { IDENTITY_FORWARD_HEADERS } from '../features/mcp/identity-forwarding.js';
 import { ProcessRelay } from '../features/mcp/relay/process-relay.js';
 import type { ProcessServer } from '../features/mcp/upstream/process-server.js';
 import type { RemoteServer } from '../features/mcp/upstream/remote-server.js';
@@ -46,7 +47,7 @@ export default defineStage<McpForwardStageConfig>({
       const res = ctx.claimResponse();
       if (modernRequest) return modern.handle(ctx.req, res, identity, pinned, body);
       const server = pinned ? pool.get(pinned) : undefined;
-      if (server?.kind === 'remote') return remoteRelay.handle(ctx.req, res, identity, server as RemoteServer, raw, body);
+      if (server?.kind === 'remote') return remoteRelay.handle(ctx.req, res, identity, server as RemoteServer, raw, body, ctx.get(IDENTITY_FORWARD_HEADERS));
       if (server?.kind === 'process') {
         const sessionId = headerValue(ctx.headers, 'mcp-session-id');
         if (sessionId ? ProcessRelay.owns(sessionId) : ctx.method === 'POST' && isInitializeRequest(body)) {

@@ -171,3 +171,65 @@ describe.each(['remote', 'proc'])('faithful relay at /mcp/<server> (%s)', (name)
     expect(JSON.stringify(who)).not.toContain(KEY);
   });
 });
+
+/** /mcp: the union of the caller's servers, lists paged with opaque cursors, progress kept. */
+describe('aggregated /mcp: capabilities union, opaque cursors, no lost progress', () => {
+  let gw: TestGateway;
+  let client: Client;
+
+  beforeAll(async () => {
+    gw = await startGateway({
+      logging: { level: 'warn' },
+      auth: { enabled: true, type: 'api-key', apiKeys: [{ key: KEY, user: 'relay@example.com', scopes: ['mcp:read', 'mcp:write'] }] },
+      mcpServers: { proc: stdioToolServerEntry(['--page-size', '4']), other: stdioToolServerEntry(['--page-size', '6']) },
+    });
+    await eventually(async () => (await fetch(`${gw.url}/ready`)).status === 200, 15_000, 'the tool servers');
+    client = await connect(`${gw.url}/mcp`);
+  }, 60_000);
+
+  afterAll(async () => {
+    await client?.close();
+    await gw?.close();
+  });
+
+  it('advertises what the servers offer (prompts, resources, completions) and the gateway as itself', () => {
+    expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true }, completions: {} });
+    expect(client.getServerVersion()?.name).toBe('ai-gateway');
+  });
+
+  it('pages with an opaque cursor until every tool of both servers was seen once', async () => {
+    const names: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await client.listTools(cursor ? { cursor } : undefined);
+      names.push(...page.tools.map((t) => t.name));
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor && pages < 20);
+    const direct = await connect(`${gw.url}/mcp/proc`);
+    let own = 0;
+    let c: string | undefined;
+    do {
+      const page = await direct.listTools(c ? { cursor: c } : undefined);
+      own += page.tools.length;
+      c = page.nextCursor;
+    } while (c);
+    await direct.close();
+    expect(pages).toBeGreaterThan(1);
+    expect(new Set(names).size).toBe(names.length);
+    expect(names.filter((n) => n.startsWith('proc__'))).toHaveLength(own);
+    expect(names.filter((n) => n.startsWith('other__'))).toHaveLength(own);
+    await expect(client.listTools({ cursor: 'not-a-cursor' })).rejects.toThrow(/Invalid cursor/);
+  });
+
+  it('loses no progress notification in 200 consecutive calls to a process server', async () => {
+    let complete = 0;
+    for (let i = 0; i < 200; i++) {
+      const seen: Progress[] = [];
+      await client.callTool({ name: 'proc__test_slow', arguments: { ms: 0 } }, undefined, { onprogress: (p) => seen.push(p) });
+      if (seen.length === 4 && seen.at(-1)!.progress === 4) complete++;
+    }
+    expect(complete).toBe(200);
+  }, 60_000);
+});

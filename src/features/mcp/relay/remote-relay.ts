@@ -46,7 +46,11 @@ export class RemoteRelay {
     private readonly logger: Logger,
   ) {}
 
-  async handle(req: IncomingMessage, res: ServerResponse, identity: Identity, server: RemoteServer, raw: Buffer | undefined, body: unknown): Promise<void> {
+  /**
+   * `identityHeaders`: the caller's identity headers as the forward-identity stage computed them
+   * (computed here when the pipeline has no such stage).
+   */
+  async handle(req: IncomingMessage, res: ServerResponse, identity: Identity, server: RemoteServer, raw: Buffer | undefined, body: unknown, identityHeaders?: Record<string, string>): Promise<void> {
     const started = performance.now();
     const sessionHeader = req.headers['mcp-session-id'];
     const messages = messagesOf(body);
@@ -79,7 +83,7 @@ export class RemoteRelay {
       return;
     }
 
-    const headers = server.relayHeaders(identity);
+    const headers = server.relayHeaders(identity, identityHeaders);
     for (const name of PASSED_REQUEST_HEADERS) {
       const value = req.headers[name];
       if (typeof value === 'string') headers[name] = value;
@@ -89,7 +93,10 @@ export class RemoteRelay {
 
     let upstream: Dispatcher.ResponseData;
     const controller = new AbortController();
-    res.once('close', () => controller.abort());
+    // The client went away before the answer was complete: the request to the server ends too.
+    res.once('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
     try {
       upstream = await request(server.url, {
         method: req.method as Dispatcher.HttpMethod,

@@ -58,10 +58,11 @@ export class RemoteServer extends UpstreamServer {
   }
 
   /** The headers a relayed request carries to the server: the configured ones, then the caller's identity. */
-  relayHeaders(identity: Identity): Record<string, string> {
+  relayHeaders(identity: Identity, computed?: Record<string, string>): Record<string, string> {
     const out: Record<string, string> = {};
     for (const [k, v] of this.configured) out[k.toLowerCase()] = v;
-    for (const [k, v] of Object.entries(identityHeaders(identity, this.forwarding))) out[k.toLowerCase()] = v;
+    const values = computed ?? identityHeaders(identity, this.forwarding);
+    for (const k in values) out[k.toLowerCase()] = values[k]!;
     return out;
   }
 

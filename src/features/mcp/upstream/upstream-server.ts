@@ -29,6 +29,27 @@ export interface CallContext {
 }
 
 export const GATEWAY_VERSION = '0.1.0';
+
+/**
+ * The SDK client hands a progress notification to its handler a microtask later, but settles
+ * the request at once when its answer arrives: a progress notification written just before the
+ * answer (the last one, typically) found its handler already gone and was lost. Here progress
+ * notifications reach the client's progress handling as they arrive, in order with the answers
+ * (the request's onprogress, and its timeout reset, as before).
+ */
+function deliverProgressInOrder(client: Client): void {
+  const transport = client.transport;
+  const protocol = client as unknown as { _onprogress?: (n: unknown) => void };
+  const original = transport?.onmessage;
+  if (!transport || !original || typeof protocol._onprogress !== 'function') return;
+  transport.onmessage = (message, extra) => {
+    if ((message as { method?: unknown }).method === 'notifications/progress' && !('id' in message)) {
+      protocol._onprogress!.call(client, message);
+      return;
+    }
+    original.call(transport, message, extra);
+  };
+}
 const DEFAULT_TIMEOUT_MS = 60_000;
 const BACKOFF_FIRST_MS = 500;
 const BACKOFF_MAX_MS = 30_000;
@@ -72,6 +93,11 @@ export abstract class UpstreamServer extends EventEmitter {
 
   get capabilities(): ServerCapabilities | undefined {
     return this.status === 'ready' ? this.client?.getServerCapabilities() : undefined;
+  }
+
+  /** The server's own name and version (from its initialize answer), once connected. */
+  get serverInfo(): { name: string; version: string; title?: string } | undefined {
+    return this.status === 'ready' ? this.client?.getServerVersion() : undefined;
   }
 
   get instructions(): string | undefined {
@@ -119,6 +145,7 @@ export abstract class UpstreamServer extends EventEmitter {
       await client.close().catch(() => undefined);
       return;
     }
+    deliverProgressInOrder(client);
     this.client = client;
     this.connectedAt = Date.now();
     this.setStatus('ready');
