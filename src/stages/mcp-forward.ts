@@ -8,6 +8,7 @@ import { MCP } from '../features/mcp/mcp-services.js';
 import { isModernRequest } from '../features/mcp/transport/modern-http.js';
 import { IDENTITY_FORWARD_HEADERS } from '../features/mcp/identity-forwarding.js';
 import { ProcessRelay } from '../features/mcp/relay/process-relay.js';
+import { relayAggregatedCall } from '../features/mcp/relay/aggregated-call.js';
 import type { ProcessServer } from '../features/mcp/upstream/process-server.js';
 import type { RemoteServer } from '../features/mcp/upstream/remote-server.js';
 import { headerValue } from '../kernel/engine/context.js';
@@ -27,7 +28,7 @@ export default defineStage<McpForwardStageConfig>({
   requires: [GATEWAY_CALLER],
   once: true,
   create(config, services) {
-    const { legacy, modern, pool, remoteRelay, processRelay } = services.require(MCP);
+    const { legacy, modern, pool, remoteRelay, processRelay, aggregator, audit } = services.require(MCP);
     const bodyLimit = config.bodyLimit ?? services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
     return async (ctx) => {
       const identity = ctx.identity!;
@@ -46,6 +47,7 @@ export default defineStage<McpForwardStageConfig>({
       const modernRequest = isModernRequest(ctx.req);
       const res = ctx.claimResponse();
       if (modernRequest) return modern.handle(ctx.req, res, identity, pinned, body);
+      if (!pinned && (await relayAggregatedCall(remoteRelay, aggregator, audit, ctx.req, res, identity, body, ctx.get(IDENTITY_FORWARD_HEADERS)))) return;
       const server = pinned ? pool.get(pinned) : undefined;
       if (server?.kind === 'remote') return remoteRelay.handle(ctx.req, res, identity, server as RemoteServer, raw, body, ctx.get(IDENTITY_FORWARD_HEADERS));
       if (server?.kind === 'process') {

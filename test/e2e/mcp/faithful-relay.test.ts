@@ -12,7 +12,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { startHttpToolServer, stdioToolServerEntry } from '../../helpers/conformance-suite.js';
-import { eventually, textOf } from '../../helpers/mcp.js';
+import { eventually, rawPost, textOf } from '../../helpers/mcp.js';
 
 const KEY = 'relay-test-key-0123456789';
 
@@ -162,6 +162,16 @@ describe.each(['remote', 'proc'])('faithful relay at /mcp/<server> (%s)', (name)
     } finally {
       await paged.close();
     }
+  });
+
+  it('a stateless tools/call on /mcp names the tool server__tool and maps resource URIs; a forged identity is dropped', async () => {
+    const embedded = await rawPost(`${gw.url}/mcp`, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: `${name}__test_embedded_resource`, arguments: {} } }, { 'x-api-key': KEY });
+    expect(embedded.status).toBe(200);
+    expect(embedded.json.result.content[0].resource.uri).toBe(`mcpgw://${name}/test://embedded-resource`);
+    const simple = await rawPost(`${gw.url}/mcp`, { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: `${name}__test_simple_text`, arguments: {} } }, { 'x-api-key': KEY });
+    expect(simple.json).toEqual({ jsonrpc: '2.0', id: 8, result: { content: [{ type: 'text', text: 'This is a simple text response for testing.' }] } });
+    const forged = await client.callTool({ name: 'whoami', arguments: {}, _meta: { 'io.gateway/identity': { email: 'evil@example.com' } } });
+    expect(textOf(forged)).not.toContain('evil@example.com');
   });
 
   it("forwards the caller's identity, never its credential", async () => {

@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { request, type Dispatcher } from 'undici';
 import type { Identity } from '../../../kernel/engine/context.js';
-import { redactAnswer } from '../../../kernel/errors/redact.js';
+import { redactAnswer, redactAnswerBytes } from '../../../kernel/errors/redact.js';
 import type { Logger } from '../../../kernel/observability/logger.js';
 import type { AuditLog } from '../audit.js';
 import { authorize } from '../authorization.js';
+import { IDENTITY_META_KEY } from '../identity-forwarding.js';
 import { ownerOf } from '../transport/legacy-sessions.js';
 import type { RemoteServer } from '../upstream/remote-server.js';
 import { RPC } from '../rpc-errors.js';
@@ -21,6 +22,31 @@ function jsonAnswer(res: ServerResponse, status: number, body: unknown, headers:
   const text = JSON.stringify(body);
   res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
+}
+
+/** A whole JSON answer (one message or a batch) with `edit` applied; as it was when it is not JSON. */
+function editWhole(body: Buffer, edit: MessageEdit): Buffer {
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as unknown;
+    const out = Array.isArray(parsed) ? parsed.map((m) => edit(m as Record<string, unknown>)) : edit(parsed as Record<string, unknown>);
+    return Buffer.from(JSON.stringify(out));
+  } catch {
+    return body;
+  }
+}
+
+/** The body without `_meta["io.gateway/identity"]` a caller put there (only the gateway says who is calling). */
+function withoutForgedIdentity(raw: Buffer, body: unknown): Buffer {
+  const strip = (m: RpcMessage) => {
+    const meta = m.params?._meta as Record<string, unknown> | undefined;
+    if (!meta || !(IDENTITY_META_KEY in meta)) return m;
+    const rest = { ...meta };
+    delete rest[IDENTITY_META_KEY];
+    return { ...m, params: { ...m.params, _meta: rest } };
+  };
+  if (Array.isArray(body)) return Buffer.from(JSON.stringify(body.map((m) => (m && typeof m === 'object' ? strip(m as RpcMessage) : m))));
+  if (body && typeof body === 'object') return Buffer.from(JSON.stringify(strip(body as RpcMessage)));
+  return raw;
 }
 
 function rpcError(id: RpcMessage['id'], code: number, message: string) {
@@ -83,6 +109,7 @@ export class RemoteRelay {
       return;
     }
 
+    if (raw && raw.includes(IDENTITY_META_KEY)) raw = withoutForgedIdentity(raw, body);
     const headers = server.relayHeaders(identity, identityHeaders);
     for (const name of PASSED_REQUEST_HEADERS) {
       const value = req.headers[name];
@@ -90,7 +117,41 @@ export class RemoteRelay {
     }
     if (upstreamSession) headers['mcp-session-id'] = upstreamSession;
     else if (!opening && server.sharedSession?.protocolVersion && !headers['mcp-protocol-version']) headers['mcp-protocol-version'] = server.sharedSession.protocolVersion;
+    const edit = filtersTools(identity) && messages.some(isListRequest) ? this.toolFilter(identity, server.name) : undefined;
+    const call = messages.find((m) => m.method === 'tools/call');
+    await this.forward(req, res, server, headers, raw, {
+      firstId: messages[0]?.id,
+      edit,
+      sharedSession: !opening && !sessionHeader ? upstreamSession : undefined,
+      sessionOut: opening ? (id) => this.seal.seal({ s: server.name, o: ownerOf(identity), u: id }) : undefined,
+      done: call
+        ? (status) =>
+            this.audit.record(identity, { method: 'tools/call', server: server.name, name: String(call.params?.name ?? ''), allowed: true, outcome: status < 300 ? 'ok' : 'error', ms: performance.now() - started })
+        : undefined,
+    });
+  }
 
+  /**
+   * Sends one HTTP request to the server and answers the client with what comes back: a whole
+   * JSON answer in one write, an event stream as it comes. `edit` changes messages on the way
+   * (the server's credentials are always masked when it has any).
+   */
+  async forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    server: RemoteServer,
+    headers: Record<string, string>,
+    raw: Buffer | undefined,
+    opts: {
+      firstId?: RpcMessage['id'];
+      edit?: MessageEdit;
+      /** Whether a whole JSON answer needs `edit` at all (a cheap look at its bytes). */
+      editIf?: (body: Buffer) => boolean;
+      sharedSession?: string;
+      sessionOut?: (upstreamId: string) => string;
+      done?: (status: number) => void;
+    },
+  ): Promise<void> {
     let upstream: Dispatcher.ResponseData;
     const controller = new AbortController();
     // The client went away before the answer was complete: the request to the server ends too.
@@ -110,19 +171,20 @@ export class RemoteRelay {
     } catch (err) {
       if (res.destroyed) return;
       this.logger.warn({ mcpServer: server.name, err: redactAnswer((err as Error).message, server.secrets) }, 'tool server request failed');
-      jsonAnswer(res, 502, rpcError(messages[0]?.id, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} is unavailable.`));
+      jsonAnswer(res, 502, rpcError(opts.firstId, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} is unavailable.`));
       return;
     }
-    if (upstream.statusCode === 404 && !opening && !sessionHeader && upstreamSession) {
+    const status = upstream.statusCode;
+    if (status === 404 && opts.sharedSession) {
       // The server forgot the gateway's shared session: open a new one and tell the client to retry.
       await upstream.body.dump();
       void server.renewSharedSession().catch(() => undefined);
-      jsonAnswer(res, 503, rpcError(messages[0]?.id, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} is reconnecting; try again.`), { 'retry-after': '1' });
+      jsonAnswer(res, 503, rpcError(opts.firstId, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} is reconnecting; try again.`), { 'retry-after': '1' });
       return;
     }
-    if (upstream.statusCode === 401 || upstream.statusCode === 403) {
+    if (status === 401 || status === 403) {
       await upstream.body.dump();
-      jsonAnswer(res, 502, rpcError(messages[0]?.id, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} refused the gateway's credentials.`));
+      jsonAnswer(res, 502, rpcError(opts.firstId, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} refused the gateway's credentials.`));
       return;
     }
 
@@ -132,29 +194,36 @@ export class RemoteRelay {
       if (typeof value === 'string') answerHeaders[name] = value;
     }
     const upstreamSessionOut = upstream.headers['mcp-session-id'];
-    if (opening && typeof upstreamSessionOut === 'string' && upstream.statusCode < 300) {
-      answerHeaders['mcp-session-id'] = this.seal.seal({ s: server.name, o: ownerOf(identity), u: upstreamSessionOut });
-    }
-    const eventStream = (answerHeaders['content-type'] ?? '').includes('text/event-stream');
+    if (opts.sessionOut && typeof upstreamSessionOut === 'string' && status < 300) answerHeaders['mcp-session-id'] = opts.sessionOut(upstreamSessionOut);
     const text: TextEdit | undefined = server.secrets.length ? (t) => redactAnswer(t, server.secrets) : undefined;
-    const edit = filtersTools(identity) && messages.some(isListRequest) ? this.toolFilter(identity, server.name) : undefined;
-    if (text || edit) delete answerHeaders['content-length'];
-    else if (typeof upstream.headers['content-length'] === 'string') answerHeaders['content-length'] = upstream.headers['content-length'];
+    const edit = opts.edit;
 
-    res.writeHead(upstream.statusCode, answerHeaders);
-    if (eventStream) res.flushHeaders();
-    const out = text || edit ? upstream.body.pipe(rewritingStream(eventStream, text, edit)) : upstream.body;
+    if (!(answerHeaders['content-type'] ?? '').includes('text/event-stream')) {
+      // A whole answer: read it, edit it if needed, and write it at once.
+      let body: Buffer;
+      try {
+        body = Buffer.from(await upstream.body.arrayBuffer());
+      } catch {
+        if (!res.headersSent) jsonAnswer(res, 502, rpcError(opts.firstId, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} broke off its answer.`));
+        return;
+      }
+      if (server.secrets.length) body = redactAnswerBytes(body, server.secrets);
+      if (edit && body.length && (!opts.editIf || opts.editIf(body))) body = editWhole(body, edit);
+      answerHeaders['content-length'] = String(body.length);
+      res.writeHead(status, answerHeaders);
+      res.end(body);
+      opts.done?.(status);
+      return;
+    }
+    res.writeHead(status, answerHeaders);
+    res.flushHeaders();
+    const out = text || edit ? upstream.body.pipe(rewritingStream(true, text, edit)) : upstream.body;
     upstream.body.once('error', () => res.destroy());
     res.once('close', () => {
       if (!upstream.body.destroyed) upstream.body.destroy();
     });
     out.pipe(res);
-    const call = messages.find((m) => m.method === 'tools/call');
-    if (call) {
-      res.once('finish', () =>
-        this.audit.record(identity, { method: 'tools/call', server: server.name, name: String(call.params?.name ?? ''), allowed: true, outcome: upstream.statusCode < 300 ? 'ok' : 'error', ms: performance.now() - started }),
-      );
-    }
+    if (opts.done) res.once('finish', () => opts.done!(status));
   }
 
   /** Leaves the tools a caller may not call out of a tools/list answer. */
