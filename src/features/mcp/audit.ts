@@ -23,6 +23,8 @@ export class AuditLog {
   constructor(private readonly logger: Logger) {}
 
   record(identity: Identity, entry: AuditEntry): void {
+    // Allowed decisions are info lines: nothing to build when info is off.
+    if (entry.allowed && !this.logger.isLevelEnabled('info')) return;
     const line = {
       audit: 'mcp',
       who: who(identity),
