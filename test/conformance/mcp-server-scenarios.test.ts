@@ -46,7 +46,7 @@ describe('MCP conformance suite: server scenarios, directly and through the gate
   });
 
   it('passes every server scenario directly against the tool server', () => {
-    expect(direct.size).toBeGreaterThanOrEqual(30);
+    expect(direct.size).toBe(32);
     expect(failuresOf(direct, [...direct.keys()])).toEqual({});
   });
 

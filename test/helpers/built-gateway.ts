@@ -7,8 +7,11 @@ import { fileURLToPath } from 'node:url';
 
 /** The repository root. */
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-/** Where the test build goes: inside the repo (so the built code finds schema/ and pipelines/), out of git's way. */
-const OUT = join(ROOT, 'node_modules', '.cache', 'gateway-test-build');
+/**
+ * Where the test build goes: inside the repo (so the built code finds this checkout's schema/ and
+ * pipelines/), out of git's way, and never behind a symlinked node_modules shared by checkouts.
+ */
+const OUT = join(ROOT, '.test-build');
 const LOCK = `${OUT}.lock`;
 
 function sourceStamp(): string {

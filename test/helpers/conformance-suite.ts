@@ -20,13 +20,13 @@ export interface ScenarioResult {
 }
 
 /**
- * Runs the MCP conformance suite's server scenarios (all of the active suite) against `url`
+ * Runs the MCP conformance suite's server scenarios (all 32: --suite all) against `url`
  * and reads each scenario's checks.json: scenario name -> its checks passed and failed.
  */
 export async function runConformanceSuite(url: string): Promise<Map<string, ScenarioResult>> {
   const out = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
   try {
-    const child = spawn(NODE22, [CONFORMANCE_CLI, 'server', '--url', url, '-o', out], { cwd: out, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(NODE22, [CONFORMANCE_CLI, 'server', '--url', url, '--suite', 'all', '-o', out], { cwd: out, stdio: ['ignore', 'pipe', 'pipe'] });
     let log = '';
     child.stdout.on('data', (d: Buffer) => (log += d.toString()));
     child.stderr.on('data', (d: Buffer) => (log += d.toString()));
