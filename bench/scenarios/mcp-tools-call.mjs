@@ -11,7 +11,7 @@ function reply(res, status, body, headers = {}) {
 }
 
 /** The tool server: initialize, tools/list, tools/call (echo), ping; notifications get 202. */
-function mcpToolServer(req, res, { body }) {
+export function mcpToolServer(req, res, { body }) {
   let message;
   try {
     message = JSON.parse(body.toString('utf8'));
@@ -37,13 +37,13 @@ function mcpToolServer(req, res, { body }) {
   }
 }
 
-const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+export const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
 
-function callBody(name) {
+export function callBody(name) {
   return { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: { text: 'bench' } } };
 }
 
-function expectEcho({ status, body }) {
+export function expectEcho({ status, body }) {
   if (status !== 200) return `status ${status}: ${body.toString('utf8', 0, 300)}`;
   const text = body.toString('utf8');
   // The gateway may answer JSON or one SSE event; both carry the JSON-RPC response.

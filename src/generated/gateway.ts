@@ -537,9 +537,13 @@ export interface McpServerConfig {
    */
   timeout?: number;
   /**
-   * How long (ms) a call waits for the server while it is still starting or reconnecting after it was up, before failing with -32004.
+   * How long a call waits for the server while it starts or reconnects, in ms (default 10000).
    */
   startTimeout?: number;
+  /**
+   * Process server: at most this many client sessions, each with a process of its own (default 64).
+   */
+  maxSessions?: number;
 }
 export interface IdentityForwardingConfig {
   enabled?: boolean;

@@ -7,7 +7,8 @@ import { originAllowed } from '../features/mcp/transport/origin.js';
 
 /**
  * The Origin rule (DNS-rebinding protection) and CORS: a request whose Origin header is present
- * and not allowed (server.allowedOrigins) is refused with 403; an allowed origin gets
+ * and not allowed (server.allowedOrigins, the gateway's own origin, any loopback origin when it
+ * listens on loopback only; see originAllowed) is refused with 403; an allowed origin gets
  * Access-Control-Allow-Origin and the exposed headers on every answer, errors included; an
  * OPTIONS preflight is answered here with 204.
  */
@@ -18,6 +19,8 @@ export default defineStage<CorsStageConfig>({
   once: true,
   create(config, services) {
     const allowedOrigins = services.config.server?.allowedOrigins;
+    const listenHost = services.config.server?.host;
+    const publicUrl = services.config.server?.publicUrl;
     const auth = services.config.auth;
     const apiKeyHeader = auth?.type === 'api-key' ? (auth.header ?? 'X-API-Key') : undefined;
     const exposed = (config.exposeHeaders ?? []).join(', ');
@@ -26,7 +29,7 @@ export default defineStage<CorsStageConfig>({
     const maxAge = String(config.maxAge ?? 600);
     return async (ctx, next) => {
       const origin = headerValue(ctx.headers, 'origin');
-      if (!originAllowed(origin, allowedOrigins)) throw forbidden(`Origin ${origin} is not allowed (server.allowedOrigins).`);
+      if (!originAllowed(origin, allowedOrigins, { host: headerValue(ctx.headers, 'host'), listenHost, publicUrl })) throw forbidden(`Origin ${origin} is not allowed (server.allowedOrigins).`);
       if (origin !== undefined) {
         ctx.responseHeaders['access-control-allow-origin'] = origin;
         if (exposed) ctx.responseHeaders['access-control-expose-headers'] = exposed;

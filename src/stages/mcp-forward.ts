@@ -4,8 +4,15 @@ import { defineStage } from '../kernel/engine/stage.js';
 import { GATEWAY_CALLER } from '../features/auth/auth-services.js';
 import { MCP } from '../features/mcp/mcp-services.js';
 import { isModernRequest } from '../features/mcp/transport/modern-http.js';
-import { mcpMessage } from '../features/mcp/policy/mcp-message.js';
+import { mcpMessage, mcpMessageBytes } from '../features/mcp/policy/mcp-message.js';
 import { REQUEST_SPAN, TRACING } from '../kernel/observability/tracing.js';
+import { IDENTITY_FORWARD_HEADERS } from '../features/mcp/identity-forwarding.js';
+import { ProcessRelay } from '../features/mcp/relay/process-relay.js';
+import { relayAggregatedCall } from '../features/mcp/relay/aggregated-call.js';
+import type { ProcessServer } from '../features/mcp/upstream/process-server.js';
+import type { RemoteServer } from '../features/mcp/upstream/remote-server.js';
+import { headerValue } from '../kernel/engine/context.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 
 /**
  * Hands the request to the tool-server transport: /mcp (every tool server the caller may use,
@@ -21,7 +28,7 @@ export default defineStage<McpForwardStageConfig>({
   requires: [GATEWAY_CALLER],
   once: true,
   create(config, services) {
-    const { legacy, modern } = services.require(MCP);
+    const { legacy, modern, pool, remoteRelay, processRelay, aggregator, audit } = services.require(MCP);
     const tracing = services.get(TRACING);
     const bodyLimit = config.bodyLimit ?? services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
     return async (ctx) => {
@@ -31,7 +38,20 @@ export default defineStage<McpForwardStageConfig>({
       const body = await mcpMessage(ctx, bodyLimit);
       const modernRequest = isModernRequest(ctx.req);
       const res = ctx.claimResponse();
-      const handle = () => (modernRequest ? modern.handle(ctx.req, res, identity, pinned, body) : legacy.handle(ctx.req, res, identity, pinned, body));
+      const handle = async (): Promise<void> => {
+        if (modernRequest) return modern.handle(ctx.req, res, identity, pinned, body);
+        const identityHeaders = ctx.get(IDENTITY_FORWARD_HEADERS);
+        if (!pinned && (await relayAggregatedCall(remoteRelay, aggregator, audit, ctx.req, res, identity, body, identityHeaders))) return;
+        const server = pinned ? pool.get(pinned) : undefined;
+        if (server?.kind === 'remote') return remoteRelay.handle(ctx.req, res, identity, server as RemoteServer, mcpMessageBytes(ctx), body, identityHeaders);
+        if (server?.kind === 'process') {
+          const sessionId = headerValue(ctx.headers, 'mcp-session-id');
+          if (sessionId ? ProcessRelay.owns(sessionId) : ctx.method === 'POST' && isInitializeRequest(body)) {
+            return processRelay.handle(ctx.req, res, identity, server as ProcessServer, body);
+          }
+        }
+        await legacy.handle(ctx.req, res, identity, pinned, body);
+      };
       // With traces on, the tool calls inside the transport become children of this request's span.
       const span = tracing && ctx.get(REQUEST_SPAN);
       await (span ? tracing.runIn(span, handle) : handle());

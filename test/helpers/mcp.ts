@@ -62,7 +62,8 @@ export async function rawPost(url: string, body: unknown, headers: Record<string
   if ((res.headers.get('content-type') ?? '').includes('text/event-stream')) {
     const events = text
       .split('\n')
-      .filter((l) => l.startsWith('data: '))
+      // An event with empty data (a resumable stream's priming event) carries no message.
+      .filter((l) => l.startsWith('data: ') && l.length > 6)
       .map((l) => JSON.parse(l.slice(6)));
     json = events.at(-1);
   } else if (text) {

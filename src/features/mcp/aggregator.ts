@@ -8,6 +8,21 @@ import type { ServerPool } from './upstream/server-pool.js';
 import type { UpstreamServer } from './upstream/upstream-server.js';
 import type { Tracing } from '../../kernel/observability/tracing.js';
 
+/** The opaque cursor of an aggregated list: each server's own cursor under its name. */
+function encodeCursor(next: Record<string, string>): string {
+  return Buffer.from(JSON.stringify(next)).toString('base64url');
+}
+
+function decodeCursor(cursor: string): Record<string, string> {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (value && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string')) return value as Record<string, string>;
+  } catch {
+    // Not one of ours.
+  }
+  throw new RpcFailure(-32602, 'Invalid cursor.');
+}
+
 /** Who is asking, and through which endpoint: /mcp (all servers) or /mcp/<server> (one, own names). */
 export interface View {
   identity: Identity;
@@ -62,35 +77,51 @@ export class Aggregator {
     return authorize(identity, { action: 'list', server }).allowed;
   }
 
-  private async fetchAll(server: UpstreamServer, key: ListKey, view: View, op: OperationContext): Promise<Item[]> {
-    const { method } = LISTS[key];
+  /** One page of `server`'s list (its own cursor, when continuing). */
+  private async fetchPage(server: UpstreamServer, key: ListKey, view: View, op: OperationContext, cursor: string | undefined): Promise<{ items: Item[]; next?: string }> {
+    const result = await server.request(LISTS[key].method, cursor ? { cursor } : {}, { identity: view.identity, meta: op.meta, signal: op.signal });
+    const got = result[key];
+    const next = typeof result.nextCursor === 'string' && result.nextCursor ? result.nextCursor : undefined;
+    return { items: Array.isArray(got) ? (got as Item[]) : [], next };
+  }
+
+  /** Every page of every visible server (for a caller that does not page). */
+  async list(key: ListKey, view: View, op: OperationContext = {}): Promise<Item[]> {
     const items: Item[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const result = await server.request(method, cursor ? { cursor } : {}, { identity: view.identity, meta: op.meta, signal: op.signal });
-      const got = result[key];
-      if (Array.isArray(got)) items.push(...(got as Item[]));
-      cursor = typeof result.nextCursor === 'string' && result.nextCursor ? result.nextCursor : undefined;
+      const got = await this.listPage(key, view, cursor, op);
+      items.push(...got.items);
+      cursor = got.nextCursor;
       if (!cursor) break;
     }
     return items;
   }
 
-  /** tools/list, prompts/list, resources/list, resources/templates/list: all pages of every visible server, filtered. */
-  async list(key: ListKey, view: View, op: OperationContext = {}): Promise<Item[]> {
+  /**
+   * tools/list, prompts/list, resources/list, resources/templates/list, one page: the next page
+   * of every visible server that has one (the first page of each without a cursor), filtered.
+   * The cursor the caller gets is opaque: the servers' own cursors, each under its server.
+   */
+  async listPage(key: ListKey, view: View, cursor: string | undefined, op: OperationContext = {}): Promise<{ items: Item[]; nextCursor?: string }> {
     const started = performance.now();
     const { capability } = LISTS[key];
+    const pending = cursor === undefined ? undefined : decodeCursor(cursor);
     let hidden = 0;
     const servers = this.serversOf(view).filter((s) => {
+      if (pending && !(s.name in pending)) return false;
       if (authorize(view.identity, { action: 'list', server: s.name }).allowed) return true;
       hidden++;
       return false;
     });
+    const next: Record<string, string> = {};
     const perServer = await Promise.all(
       servers.map(async (server) => {
         if (!server.capabilities?.[capability]) return [];
         try {
-          return (await this.fetchAll(server, key, view, op)).flatMap((item) => {
+          const page = await this.fetchPage(server, key, view, op, pending?.[server.name]);
+          if (page.next) next[server.name] = page.next;
+          return page.items.flatMap((item) => {
             const mapped = this.mapListItem(key, server.name, item, view);
             if (!mapped) return [];
             if (key === 'tools' && !authorize(view.identity, { action: 'list', server: server.name, tool: String(item.name) }).allowed) {
@@ -107,7 +138,7 @@ export class Aggregator {
     );
     const items = perServer.flat();
     this.audit.record(view.identity, { method: LISTS[key].method, server: view.server, allowed: true, outcome: 'ok', ms: performance.now() - started, shown: items.length, hidden });
-    return items;
+    return Object.keys(next).length ? { items, nextCursor: encodeCursor(next) } : { items };
   }
 
   private mapListItem(key: ListKey, server: string, item: Item, view: View): Item | undefined {

@@ -29,6 +29,8 @@ export class AuditLog {
 
   record(identity: Identity, entry: AuditEntry): void {
     if (entry.method === 'tools/call' && this.calls) this.calls.inc([entry.server ?? 'unknown', entry.name ?? 'unknown', entry.outcome ?? 'ok']);
+    // Allowed decisions are info lines: nothing to build when info is off.
+    if (entry.allowed && !this.logger.isLevelEnabled('info')) return;
     const line = {
       audit: 'mcp',
       who: who(identity),

@@ -69,10 +69,23 @@ export function forwardedIdentity(identity: Identity | null | undefined, config:
   return out;
 }
 
+/** Signatures made this second, by secret and payload: a busy caller is signed once a second. */
+let signedSecond = 0;
+const signedThisSecond = new Map<string, string>();
+
 /** `t=<unix>,v1=<hex HMAC-SHA256 of "t.email.name.team.roles.org">`, missing fields as empty strings. */
 export function identitySignature(values: ForwardedIdentity, secret: string, unixSeconds = Math.floor(Date.now() / 1000)): string {
   const payload = [String(unixSeconds), values.email ?? '', values.name ?? '', values.team ?? '', values.roles ?? '', values.organization ?? ''].join('.');
-  return `t=${unixSeconds},v1=${createHmac('sha256', secret).update(payload).digest('hex')}`;
+  if (unixSeconds !== signedSecond) {
+    signedSecond = unixSeconds;
+    signedThisSecond.clear();
+  }
+  const key = `${secret.length}:${secret}\n${payload}`;
+  const known = signedThisSecond.get(key);
+  if (known) return known;
+  const signature = `t=${unixSeconds},v1=${createHmac('sha256', secret).update(payload).digest('hex')}`;
+  if (signedThisSecond.size < 10_000) signedThisSecond.set(key, signature);
+  return signature;
 }
 
 /**

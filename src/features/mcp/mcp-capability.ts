@@ -3,7 +3,12 @@ import { ConfigError } from '../../kernel/config/load-config.js';
 import { Aggregator } from './aggregator.js';
 import { TRACING } from '../../kernel/observability/tracing.js';
 import { AuditLog } from './audit.js';
+import { randomBytes } from 'node:crypto';
 import { MCP } from './mcp-services.js';
+import { ProcessRelay } from './relay/process-relay.js';
+import { RemoteRelay } from './relay/remote-relay.js';
+import { sharedSessionKey } from './relay/session-key.js';
+import { SessionSeal } from './relay/session-seal.js';
 import { LegacySessions } from './transport/legacy-sessions.js';
 import { ModernEndpoint } from './transport/modern-http.js';
 import { mcpServerProblems, ServerPool } from './upstream/server-pool.js';
@@ -36,10 +41,14 @@ export const mcpCapability: Capability = {
           legacy.notifyListChanged(server, kind);
           modern.notifyListChanged(server, kind);
         });
-        return { pool, aggregator, legacy, modern, audit };
+        const seal = new SessionSeal(randomBytes(32));
+        const remoteRelay = new RemoteRelay(seal, audit, services.logger);
+        const processRelay = new ProcessRelay(audit, services.logger);
+        return { pool, aggregator, legacy, modern, audit, remoteRelay, processRelay };
       },
-      async ({ pool, legacy, modern }) => {
+      async ({ pool, legacy, modern, processRelay }) => {
         modern.close();
+        await processRelay.close();
         await legacy.close();
         await pool.close();
       },
@@ -49,7 +58,10 @@ export const mcpCapability: Capability = {
   },
   async start(services) {
     if (services.resources.wasKept('mcp')) return; // started by the config it was kept from
-    await services.require(MCP).pool.start();
+    const parts = services.require(MCP);
+    // Relayed session ids are sealed under the key every instance shares (sessions on any instance).
+    if (parts.pool.servers.size) parts.remoteRelay.seal.useKey(await sharedSessionKey(services));
+    await parts.pool.start();
   },
   drain(services) {
     const parts = services.require(MCP);
@@ -58,5 +70,6 @@ export const mcpCapability: Capability = {
     parts.modern.close();
     parts.legacy.drain();
     parts.pool.drain();
+    parts.processRelay.drain();
   },
 };

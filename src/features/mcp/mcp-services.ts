@@ -1,6 +1,8 @@
 import { defineService } from '../../kernel/engine/services.js';
 import type { Aggregator } from './aggregator.js';
 import type { AuditLog } from './audit.js';
+import type { ProcessRelay } from './relay/process-relay.js';
+import type { RemoteRelay } from './relay/remote-relay.js';
 import type { LegacySessions } from './transport/legacy-sessions.js';
 import type { ModernEndpoint } from './transport/modern-http.js';
 import type { ServerPool } from './upstream/server-pool.js';
@@ -12,6 +14,10 @@ export interface McpParts {
   legacy: LegacySessions;
   modern: ModernEndpoint;
   audit: AuditLog;
+  /** /mcp/<server> of a remote server, relayed. */
+  remoteRelay: RemoteRelay;
+  /** /mcp/<server> sessions of a process server, relayed (a process per session). */
+  processRelay: ProcessRelay;
 }
 
 export const MCP = defineService<McpParts>('mcp');

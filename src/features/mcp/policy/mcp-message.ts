@@ -20,7 +20,7 @@ export interface JsonRpcMessage {
  * stage that needs it; the MCP transport takes it from here. Stages may change it in place
  * (a redacted tool argument): the transport forwards what the slot holds.
  */
-export const MCP_MESSAGE = defineSlot<{ body: unknown }>('mcp-message', 'the JSON-RPC message');
+export const MCP_MESSAGE = defineSlot<{ body: unknown; raw?: Buffer }>('mcp-message', 'the JSON-RPC message');
 
 /**
  * The JSON-RPC body of this request: parsed on first use (400 in the contract's body for an
@@ -38,8 +38,24 @@ export async function mcpMessage(ctx: GatewayContext, limit: number): Promise<un
   } catch (err) {
     throw badRequest(`The request body is not valid JSON: ${(err as Error).message}`, 'body');
   }
-  ctx.set(MCP_MESSAGE, { body });
+  ctx.set(MCP_MESSAGE, { body, raw });
   return body;
+}
+
+/**
+ * The bytes to send on for this request's JSON-RPC body: as the client sent them, unless a
+ * stage changed the message (then its JSON); undefined when there is no body.
+ */
+export function mcpMessageBytes(ctx: GatewayContext): Buffer | undefined {
+  const known = ctx.get(MCP_MESSAGE);
+  if (!known || known.body === undefined) return undefined;
+  return (known.raw ??= Buffer.from(JSON.stringify(known.body)));
+}
+
+/** A stage changed the message in place: what is sent on is its JSON, no longer the client's bytes. */
+export function messageChanged(ctx: GatewayContext): void {
+  const known = ctx.get(MCP_MESSAGE);
+  if (known) known.raw = undefined;
 }
 
 /** The messages of a body (a batch or one message); objects only. */

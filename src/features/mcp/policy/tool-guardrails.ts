@@ -6,7 +6,7 @@ import type { GuardrailOutcome, GuardrailRegistry } from '../../models/guardrail
 import { TextView } from '../../models/guardrails/text-view.js';
 import { SEPARATOR } from '../naming.js';
 import { tapJsonRpcAnswer } from './answer-tap.js';
-import { isRequestId, mcpMessage, messagesOf, type JsonRpcId, type JsonRpcMessage } from './mcp-message.js';
+import { isRequestId, mcpMessage, messageChanged, messagesOf, type JsonRpcId, type JsonRpcMessage } from './mcp-message.js';
 import { argumentPieces, resultPieces } from './tool-text.js';
 
 type Json = Record<string, unknown>;
@@ -135,6 +135,8 @@ export function toolGuardrails(registry: GuardrailRegistry, settings: ToolGuardr
       }
     }
     if (verdict !== 'passed') ctx.responseHeaders[VERDICT_HEADER] = verdict;
+    // A redacted argument changed the message in place (a flag may hide a redaction of another call).
+    if (verdict !== 'passed') messageChanged(ctx);
     if (toolResults.length) {
       const byId = new Map(calls.map((c) => [c.id, c]));
       tapJsonRpcAnswer(

@@ -17,13 +17,6 @@ import type { Aggregator, OperationContext, View } from '../aggregator.js';
 import { RpcFailure, RPC } from '../rpc-errors.js';
 import { GATEWAY_VERSION } from '../upstream/upstream-server.js';
 
-/** The capabilities the gateway's endpoint advertises (lists always answer, empty when nothing is there). */
-export const GATEWAY_CAPABILITIES: ServerCapabilities = {
-  tools: { listChanged: true },
-  prompts: { listChanged: true },
-  resources: { listChanged: true },
-  completions: {},
-};
 
 /**
  * One JSON Schema validator for every Server: the SDK would otherwise build a new Ajv for each
@@ -43,6 +36,23 @@ function identityOf(extra: { authInfo?: AuthInfo }): Identity {
   return identity;
 }
 
+/**
+ * What an endpoint advertises: /mcp the union of what the caller's servers offer (tools,
+ * prompts, resources, completions; list changes always, as servers come and go), /mcp/<server>
+ * what that server offers. Servers not up yet count with tools (the gateway's core).
+ */
+export function capabilitiesFor(aggregator: Aggregator, pinned: string | undefined, identity?: Identity): ServerCapabilities {
+  const out: ServerCapabilities = { tools: { listChanged: true } };
+  for (const server of aggregator.serversOf({ identity: identity as Identity, server: pinned })) {
+    if (identity && !aggregator.maySee(identity, server.name)) continue;
+    const caps = server.capabilities;
+    if (caps?.prompts) out.prompts = { listChanged: true };
+    if (caps?.resources) out.resources = { listChanged: true };
+    if (caps?.completions) out.completions = {};
+  }
+  return out;
+}
+
 export function instructionsFor(aggregator: Aggregator, server: string | undefined): string {
   if (server) return aggregator.pool.get(server)?.instructions ?? `Tool server ${server}, through the AI gateway.`;
   const names = aggregator.pool.names();
@@ -53,35 +63,61 @@ export function instructionsFor(aggregator: Aggregator, server: string | undefin
  * A low-level SDK Server for one legacy session (or one stateless request) whose handlers ask
  * the aggregator, as the caller of each HTTP request (its identity rides in authInfo).
  */
-export function createGatewayMcpServer(aggregator: Aggregator, pinned: string | undefined): Server {
-  const server = new Server(
-    { name: pinned ? `ai-gateway/${pinned}` : 'ai-gateway', version: GATEWAY_VERSION },
-    { capabilities: GATEWAY_CAPABILITIES, instructions: instructionsFor(aggregator, pinned), jsonSchemaValidator: SHARED_VALIDATOR },
-  );
+export function createGatewayMcpServer(aggregator: Aggregator, pinned: string | undefined, identity?: Identity): Server {
+  const pinnedServer = pinned ? aggregator.pool.get(pinned) : undefined;
+  const info = pinnedServer?.serverInfo ?? { name: pinned ? `ai-gateway/${pinned}` : 'ai-gateway', version: GATEWAY_VERSION };
+  const capabilities = pinnedServer?.capabilities ? pinnedServer.capabilities : capabilitiesFor(aggregator, pinned, identity);
+  const server = new Server(info, {
+    capabilities,
+    instructions: instructionsFor(aggregator, pinned),
+    jsonSchemaValidator: SHARED_VALIDATOR,
+  });
   const view = (extra: { authInfo?: AuthInfo }): View => ({ identity: identityOf(extra), server: pinned });
+  // Progress notifications of a request are written before its answer: each handler waits for
+  // the ones it sent (sendNotification is asynchronous; the answer must not overtake them).
+  const sent = new WeakMap<OperationContext, Promise<unknown>>();
   const op = (params: Record<string, unknown> | undefined, extra: { signal: AbortSignal; sendNotification: (n: any) => Promise<void> }): OperationContext => {
     const meta = params?._meta as Record<string, unknown> | undefined;
     const progressToken = meta?.progressToken;
-    return {
-      signal: extra.signal,
-      meta,
-      onprogress:
-        progressToken === undefined
-          ? undefined
-          : (p) => {
-              void extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken } }).catch(() => undefined);
-            },
-    };
+    const ctx: OperationContext = { signal: extra.signal, meta };
+    if (progressToken !== undefined) {
+      ctx.onprogress = (p) => {
+        const before = sent.get(ctx) ?? Promise.resolve();
+        sent.set(ctx, before.then(() => extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken } })).catch(() => undefined));
+      };
+    }
+    return ctx;
   };
-  server.setRequestHandler(ListToolsRequestSchema, async (req, extra) => ({ tools: (await aggregator.list('tools', view(extra), op(req.params, extra))) as any }));
-  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => (await aggregator.callTool(view(extra), req.params, op(req.params, extra))) as any);
-  server.setRequestHandler(ListPromptsRequestSchema, async (req, extra) => ({ prompts: (await aggregator.list('prompts', view(extra), op(req.params, extra))) as any }));
-  server.setRequestHandler(GetPromptRequestSchema, async (req, extra) => (await aggregator.getPrompt(view(extra), req.params, op(req.params, extra))) as any);
-  server.setRequestHandler(ListResourcesRequestSchema, async (req, extra) => ({ resources: (await aggregator.list('resources', view(extra), op(req.params, extra))) as any }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async (req, extra) => ({
-    resourceTemplates: (await aggregator.list('resourceTemplates', view(extra), op(req.params, extra))) as any,
-  }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (req, extra) => (await aggregator.readResource(view(extra), req.params, op(req.params, extra))) as any);
-  server.setRequestHandler(CompleteRequestSchema, async (req, extra) => (await aggregator.complete(view(extra), req.params, op(req.params, extra))) as any);
+  const settled = async <T>(ctx: OperationContext, result: Promise<T>): Promise<T> => {
+    try {
+      return await result;
+    } finally {
+      await sent.get(ctx);
+    }
+  };
+  const page = async (key: 'tools' | 'prompts' | 'resources' | 'resourceTemplates', params: Record<string, unknown> | undefined, extra: { authInfo?: AuthInfo; signal: AbortSignal; sendNotification: (n: any) => Promise<void> }) => {
+    const got = await aggregator.listPage(key, view(extra), typeof params?.cursor === 'string' ? params.cursor : undefined, op(params, extra));
+    return { [key]: got.items, ...(got.nextCursor ? { nextCursor: got.nextCursor } : {}) } as any;
+  };
+  // The SDK refuses a handler for a capability not advertised: only those advertised are served.
+  if (capabilities.tools) {
+    server.setRequestHandler(ListToolsRequestSchema, (req, extra) => page('tools', req.params, extra));
+    server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+      const ctx = op(req.params, extra);
+      return (await settled(ctx, aggregator.callTool(view(extra), req.params, ctx))) as any;
+    });
+  }
+  if (capabilities.prompts) {
+    server.setRequestHandler(ListPromptsRequestSchema, (req, extra) => page('prompts', req.params, extra));
+    server.setRequestHandler(GetPromptRequestSchema, async (req, extra) => (await aggregator.getPrompt(view(extra), req.params, op(req.params, extra))) as any);
+  }
+  if (capabilities.resources) {
+    server.setRequestHandler(ListResourcesRequestSchema, (req, extra) => page('resources', req.params, extra));
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, (req, extra) => page('resourceTemplates', req.params, extra));
+    server.setRequestHandler(ReadResourceRequestSchema, async (req, extra) => (await aggregator.readResource(view(extra), req.params, op(req.params, extra))) as any);
+  }
+  if (capabilities.completions) {
+    server.setRequestHandler(CompleteRequestSchema, async (req, extra) => (await aggregator.complete(view(extra), req.params, op(req.params, extra))) as any);
+  }
   return server;
 }

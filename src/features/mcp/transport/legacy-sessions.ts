@@ -86,7 +86,7 @@ export class LegacySessions {
 
   private async open(req: IncomingMessage, res: ServerResponse, identity: Identity, pinned: string | undefined, body: unknown): Promise<void> {
     if (this.sessions.size >= MAX_SESSIONS) this.evictOldest();
-    const server = createGatewayMcpServer(this.aggregator, pinned);
+    const server = createGatewayMcpServer(this.aggregator, pinned, identity);
     let session: Session | undefined;
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

@@ -7,7 +7,7 @@ import type { Aggregator, OperationContext, View } from '../aggregator.js';
 import { RpcFailure, RPC } from '../rpc-errors.js';
 import type { ListKind } from '../upstream/upstream-server.js';
 import { GATEWAY_VERSION } from '../upstream/upstream-server.js';
-import { GATEWAY_CAPABILITIES, instructionsFor } from './gateway-mcp-server.js';
+import { capabilitiesFor, instructionsFor } from './gateway-mcp-server.js';
 
 /** Revisions served statelessly with per-request `_meta` (no initialize, no session). */
 export const MODERN_VERSIONS = ['2026-07-28'];
@@ -173,10 +173,12 @@ export class ModernEndpoint {
         return {
           resultType: 'complete',
           supportedVersions: ALL_VERSIONS,
-          capabilities: GATEWAY_CAPABILITIES,
+          capabilities: (view.server && this.aggregator.pool.get(view.server)?.capabilities) || capabilitiesFor(this.aggregator, view.server, view.identity),
           instructions: instructionsFor(this.aggregator, view.server),
           ...cacheable,
-          _meta: { 'io.modelcontextprotocol/serverInfo': { name: view.server ? `ai-gateway/${view.server}` : 'ai-gateway', version: GATEWAY_VERSION } },
+          _meta: {
+            'io.modelcontextprotocol/serverInfo': (view.server && this.aggregator.pool.get(view.server)?.serverInfo) || { name: view.server ? `ai-gateway/${view.server}` : 'ai-gateway', version: GATEWAY_VERSION },
+          },
         };
       case 'ping':
         return { resultType: 'complete' };

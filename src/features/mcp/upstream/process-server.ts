@@ -58,6 +58,24 @@ export class ProcessServer extends UpstreamServer {
     return transport;
   }
 
+  /** A new process of this server for one relayed client session (not started yet). */
+  spawnSessionTransport(): Transport {
+    return this.createTransport();
+  }
+
+  get maxSessions(): number | undefined {
+    return this.config.maxSessions;
+  }
+
+  /** The `_meta["io.gateway/identity"]` value for a caller (undefined when nothing is forwarded). */
+  identityFor(identity: Identity): Record<string, string> | undefined {
+    return this.identityMeta(identity);
+  }
+
+  redactText(text: string): string {
+    return this.redact(text);
+  }
+
   protected identityMeta(identity: Identity): Record<string, string> | undefined {
     const values = forwardedIdentity(identity, this.forwarding);
     return Object.keys(values).length ? (values as Record<string, string>) : undefined;

@@ -24,7 +24,9 @@ export class RemoteServer extends UpstreamServer {
   readonly secrets: string[];
   private readonly callHeaders = new AsyncLocalStorage<Record<string, string>>();
   private readonly fetch: FetchLike;
-  private readonly agent = new Agent({ keepAliveTimeout: 30_000, connections: 64 });
+  /** The connection pool to the server (the SDK client's session and relayed sessions share it). */
+  readonly agent = new Agent({ keepAliveTimeout: 30_000, connections: 128 });
+  private readonly configured: [string, string][];
 
   constructor(
     name: string,
@@ -35,6 +37,7 @@ export class RemoteServer extends UpstreamServer {
     super(name, config, logger);
     this.secrets = Object.values(config.headers ?? {});
     const configured = Object.entries(config.headers ?? {});
+    this.configured = configured;
     const send = undiciFetch(this.agent);
     this.fetch = (url, init) => {
       const headers = new Headers(init?.headers);
@@ -48,6 +51,31 @@ export class RemoteServer extends UpstreamServer {
 
   protected createTransport(): Transport {
     return new StreamableHTTPClientTransport(new URL(this.config.url!), { fetch: this.fetch, reconnectionOptions: { initialReconnectionDelay: 1000, maxReconnectionDelay: 30_000, reconnectionDelayGrowFactor: 2, maxRetries: 5 } });
+  }
+
+  get url(): string {
+    return this.config.url!;
+  }
+
+  /** The headers a relayed request carries to the server: the configured ones, then the caller's identity. */
+  relayHeaders(identity: Identity, computed?: Record<string, string>): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const [k, v] of this.configured) out[k.toLowerCase()] = v;
+    const values = computed ?? identityHeaders(identity, this.forwarding);
+    for (const k in values) out[k.toLowerCase()] = values[k]!;
+    return out;
+  }
+
+  /** The gateway's own session with the server (for callers that keep none), once connected. */
+  get sharedSession(): { sessionId?: string; protocolVersion?: string } | undefined {
+    const transport = this.client?.transport as StreamableHTTPClientTransport | undefined;
+    if (this.status !== 'ready' || !transport) return undefined;
+    return { sessionId: transport.sessionId, protocolVersion: transport.protocolVersion };
+  }
+
+  /** Opens a new shared session now (the server forgot ours). */
+  async renewSharedSession(): Promise<void> {
+    await this.reopenNow();
   }
 
   protected identityMeta(): undefined {

@@ -29,6 +29,27 @@ export interface CallContext {
 }
 
 export const GATEWAY_VERSION = '0.1.0';
+
+/**
+ * The SDK client hands a progress notification to its handler a microtask later, but settles
+ * the request at once when its answer arrives: a progress notification written just before the
+ * answer (the last one, typically) found its handler already gone and was lost. Here progress
+ * notifications reach the client's progress handling as they arrive, in order with the answers
+ * (the request's onprogress, and its timeout reset, as before).
+ */
+function deliverProgressInOrder(client: Client): void {
+  const transport = client.transport;
+  const protocol = client as unknown as { _onprogress?: (n: unknown) => void };
+  const original = transport?.onmessage;
+  if (!transport || !original || typeof protocol._onprogress !== 'function') return;
+  transport.onmessage = (message, extra) => {
+    if ((message as { method?: unknown }).method === 'notifications/progress' && !('id' in message)) {
+      protocol._onprogress!.call(client, message);
+      return;
+    }
+    original.call(transport, message, extra);
+  };
+}
 const DEFAULT_TIMEOUT_MS = 60_000;
 /** How long a call waits for a server that is still starting or reconnecting (mcpServers.<name>.startTimeout). */
 const DEFAULT_START_TIMEOUT_MS = 10_000;
@@ -82,6 +103,11 @@ export abstract class UpstreamServer extends EventEmitter {
     return this.status === 'ready' ? this.client?.getServerCapabilities() : undefined;
   }
 
+  /** The server's own name and version (from its initialize answer), once connected. */
+  get serverInfo(): { name: string; version: string; title?: string } | undefined {
+    return this.status === 'ready' ? this.client?.getServerVersion() : undefined;
+  }
+
   get instructions(): string | undefined {
     return this.client?.getInstructions();
   }
@@ -131,6 +157,7 @@ export abstract class UpstreamServer extends EventEmitter {
       await client.close().catch(() => undefined);
       return;
     }
+    deliverProgressInOrder(client);
     this.client = client;
     this.connectedAt = Date.now();
     this.setStatus('ready');
@@ -220,6 +247,12 @@ export abstract class UpstreamServer extends EventEmitter {
     }
   }
 
+  /** Replaces the current connection at once (the server forgot its session). */
+  protected async reopenNow(): Promise<void> {
+    if (this.client) await this.reopen(this.client);
+    else await this.connect();
+  }
+
   /** Replaces a connection whose session the server no longer knows, without waiting for backoff. */
   private async reopen(client: Client): Promise<void> {
     // Another request may have reopened it already (or be doing so: connect() is shared).
@@ -255,17 +288,19 @@ export abstract class UpstreamServer extends EventEmitter {
 
   /**
    * Waits (up to startTimeout) for a server that is still starting, or reconnecting after it
-   * was up; a server whose first start failed, or that is stopped or draining, fails at once.
+   * was up, and resolves with whether it is ready; a server whose first start failed, or that
+   * is stopped or draining, answers false at once.
    */
-  private async whenReady(signal?: AbortSignal): Promise<void> {
+  whenReady(signal?: AbortSignal): Promise<boolean> {
+    if (this.status === 'ready') return Promise.resolve(true);
     const coming = this.status === 'starting' || (this.status === 'down' && this.connectedAt > 0);
-    if (!coming || this.stopping || this.draining || signal?.aborted) return;
-    await new Promise<void>((resolve) => {
+    if (!coming || this.stopping || this.draining || signal?.aborted) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
       const done = () => {
         clearTimeout(timer);
         this.off('status', onStatus);
         signal?.removeEventListener('abort', done);
-        resolve();
+        resolve(this.status === 'ready');
       };
       const onStatus = (status: UpstreamStatus) => {
         if (status === 'ready' || status === 'stopped') done();

@@ -1,0 +1,237 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { request, type Dispatcher } from 'undici';
+import type { Identity } from '../../../kernel/engine/context.js';
+import { redactAnswer, redactAnswerBytes } from '../../../kernel/errors/redact.js';
+import type { Logger } from '../../../kernel/observability/logger.js';
+import type { AuditLog } from '../audit.js';
+import { authorize } from '../authorization.js';
+import { IDENTITY_META_KEY } from '../identity-forwarding.js';
+import { ownerOf } from '../transport/legacy-sessions.js';
+import type { RemoteServer } from '../upstream/remote-server.js';
+import { RPC } from '../rpc-errors.js';
+import { filtersTools, firstDenied, isListRequest, messagesOf, type RpcMessage } from './message-guard.js';
+import { rewritingStream, type MessageEdit, type TextEdit } from './message-rewriter.js';
+import type { SessionSeal } from './session-seal.js';
+
+/** Request headers of the client that a tool server needs (nothing else of the caller's request goes). */
+const PASSED_REQUEST_HEADERS = ['content-type', 'accept', 'mcp-protocol-version', 'last-event-id'];
+/** Answer headers of the tool server passed back (its session id is replaced by the sealed one). */
+const PASSED_ANSWER_HEADERS = ['content-type', 'cache-control', 'mcp-protocol-version', 'x-accel-buffering', 'retry-after', 'allow'];
+
+function jsonAnswer(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** A whole JSON answer (one message or a batch) with `edit` applied; as it was when it is not JSON. */
+function editWhole(body: Buffer, edit: MessageEdit): Buffer {
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as unknown;
+    const out = Array.isArray(parsed) ? parsed.map((m) => edit(m as Record<string, unknown>)) : edit(parsed as Record<string, unknown>);
+    return Buffer.from(JSON.stringify(out));
+  } catch {
+    return body;
+  }
+}
+
+/** The body without `_meta["io.gateway/identity"]` a caller put there (only the gateway says who is calling). */
+function withoutForgedIdentity(raw: Buffer, body: unknown): Buffer {
+  const strip = (m: RpcMessage) => {
+    const meta = m.params?._meta as Record<string, unknown> | undefined;
+    if (!meta || !(IDENTITY_META_KEY in meta)) return m;
+    const rest = { ...meta };
+    delete rest[IDENTITY_META_KEY];
+    return { ...m, params: { ...m.params, _meta: rest } };
+  };
+  if (Array.isArray(body)) return Buffer.from(JSON.stringify(body.map((m) => (m && typeof m === 'object' ? strip(m as RpcMessage) : m))));
+  if (body && typeof body === 'object') return Buffer.from(JSON.stringify(strip(body as RpcMessage)));
+  return raw;
+}
+
+function rpcError(id: RpcMessage['id'], code: number, message: string) {
+  return { jsonrpc: '2.0', id: id ?? null, error: { code, message } };
+}
+
+/**
+ * /mcp/<server> for a remote (Streamable HTTP) tool server, as a faithful relay: each client
+ * session is a session of its own with the tool server, and every HTTP request of it (POST,
+ * the GET stream with Last-Event-ID, DELETE) is passed on with the body as it came and the
+ * answer streamed back as it comes, so whatever the two say to each other (the server's own
+ * requests, log and progress notifications, cancellation, subscriptions, resumed streams) passes
+ * unchanged. The gateway only decides (authorization per message), adds the configured headers
+ * and the caller's identity, masks the server's credentials and, for a caller whose
+ * permissions.tools narrow it, leaves unusable tools out of tools/list. The session id the
+ * client gets seals the server's own (any instance serves it). A client that keeps no session
+ * rides on the gateway's shared session with the server.
+ */
+export class RemoteRelay {
+  constructor(
+    readonly seal: SessionSeal,
+    private readonly audit: AuditLog,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * `identityHeaders`: the caller's identity headers as the forward-identity stage computed them
+   * (computed here when the pipeline has no such stage).
+   */
+  async handle(req: IncomingMessage, res: ServerResponse, identity: Identity, server: RemoteServer, raw: Buffer | undefined, body: unknown, identityHeaders?: Record<string, string>): Promise<void> {
+    const started = performance.now();
+    const sessionHeader = req.headers['mcp-session-id'];
+    const messages = messagesOf(body);
+    let upstreamSession: string | undefined;
+    let opening = false;
+    if (typeof sessionHeader === 'string' && sessionHeader) {
+      const session = this.seal.open(sessionHeader);
+      if (!session || session.o !== ownerOf(identity) || session.s !== server.name) {
+        jsonAnswer(res, 404, rpcError(messages[0]?.id, RPC.INVALID_REQUEST, 'No such session: open a new one with initialize.'));
+        return;
+      }
+      upstreamSession = session.u;
+    } else if (messages.some((m) => m.method === 'initialize')) {
+      opening = true;
+    } else if (req.method !== 'POST') {
+      jsonAnswer(res, 400, rpcError(null, RPC.INVALID_REQUEST, 'An Mcp-Session-Id header is required for GET and DELETE (open a session with initialize).'));
+      return;
+    } else {
+      if (!(await server.whenReady())) {
+        jsonAnswer(res, 503, rpcError(messages[0]?.id, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} is unavailable.`));
+        return;
+      }
+      upstreamSession = server.sharedSession?.sessionId;
+    }
+
+    const denied = firstDenied(identity, server.name, messages) ?? (authorize(identity, { action: 'list', server: server.name }).allowed ? undefined : { message: messages[0] ?? {}, reason: 'the credential may not use tool server ' + server.name, scope: { action: 'list' as const, server: server.name } });
+    if (denied) {
+      this.audit.record(identity, { method: String(denied.message.method ?? req.method), server: server.name, name: denied.scope.tool, allowed: false, reason: denied.reason, outcome: 'denied', ms: performance.now() - started });
+      jsonAnswer(res, req.method === 'POST' && denied.message.id !== undefined ? 200 : 403, rpcError(denied.message.id, RPC.FORBIDDEN, `Forbidden: ${denied.reason}.`));
+      return;
+    }
+
+    if (raw && raw.includes(IDENTITY_META_KEY)) raw = withoutForgedIdentity(raw, body);
+    const headers = server.relayHeaders(identity, identityHeaders);
+    for (const name of PASSED_REQUEST_HEADERS) {
+      const value = req.headers[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    if (upstreamSession) headers['mcp-session-id'] = upstreamSession;
+    else if (!opening && server.sharedSession?.protocolVersion && !headers['mcp-protocol-version']) headers['mcp-protocol-version'] = server.sharedSession.protocolVersion;
+    const edit = filtersTools(identity) && messages.some(isListRequest) ? this.toolFilter(identity, server.name) : undefined;
+    const call = messages.find((m) => m.method === 'tools/call');
+    await this.forward(req, res, server, headers, raw, {
+      firstId: messages[0]?.id,
+      edit,
+      sharedSession: !opening && !sessionHeader ? upstreamSession : undefined,
+      sessionOut: opening ? (id) => this.seal.seal({ s: server.name, o: ownerOf(identity), u: id }) : undefined,
+      done: call
+        ? (status) =>
+            this.audit.record(identity, { method: 'tools/call', server: server.name, name: String(call.params?.name ?? ''), allowed: true, outcome: status < 300 ? 'ok' : 'error', ms: performance.now() - started })
+        : undefined,
+    });
+  }
+
+  /**
+   * Sends one HTTP request to the server and answers the client with what comes back: a whole
+   * JSON answer in one write, an event stream as it comes. `edit` changes messages on the way
+   * (the server's credentials are always masked when it has any).
+   */
+  async forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    server: RemoteServer,
+    headers: Record<string, string>,
+    raw: Buffer | undefined,
+    opts: {
+      firstId?: RpcMessage['id'];
+      edit?: MessageEdit;
+      /** Whether a whole JSON answer needs `edit` at all (a cheap look at its bytes). */
+      editIf?: (body: Buffer) => boolean;
+      sharedSession?: string;
+      sessionOut?: (upstreamId: string) => string;
+      done?: (status: number) => void;
+    },
+  ): Promise<void> {
+    let upstream: Dispatcher.ResponseData;
+    const controller = new AbortController();
+    // The client went away before the answer was complete: the request to the server ends too.
+    res.once('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    try {
+      upstream = await request(server.url, {
+        method: req.method as Dispatcher.HttpMethod,
+        headers,
+        body: raw,
+        dispatcher: server.agent,
+        signal: controller.signal,
+        headersTimeout: server.timeoutMs,
+        bodyTimeout: 0,
+      });
+    } catch (err) {
+      if (res.destroyed) return;
+      this.logger.warn({ mcpServer: server.name, err: redactAnswer((err as Error).message, server.secrets) }, 'tool server request failed');
+      jsonAnswer(res, 502, rpcError(opts.firstId, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} is unavailable.`));
+      return;
+    }
+    const status = upstream.statusCode;
+    if (status === 404 && opts.sharedSession) {
+      // The server forgot the gateway's shared session: open a new one and tell the client to retry.
+      await upstream.body.dump();
+      void server.renewSharedSession().catch(() => undefined);
+      jsonAnswer(res, 503, rpcError(opts.firstId, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} is reconnecting; try again.`), { 'retry-after': '1' });
+      return;
+    }
+    if (status === 401 || status === 403) {
+      await upstream.body.dump();
+      jsonAnswer(res, 502, rpcError(opts.firstId, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} refused the gateway's credentials.`));
+      return;
+    }
+
+    const answerHeaders: Record<string, string> = {};
+    for (const name of PASSED_ANSWER_HEADERS) {
+      const value = upstream.headers[name];
+      if (typeof value === 'string') answerHeaders[name] = value;
+    }
+    const upstreamSessionOut = upstream.headers['mcp-session-id'];
+    if (opts.sessionOut && typeof upstreamSessionOut === 'string' && status < 300) answerHeaders['mcp-session-id'] = opts.sessionOut(upstreamSessionOut);
+    const text: TextEdit | undefined = server.secrets.length ? (t) => redactAnswer(t, server.secrets) : undefined;
+    const edit = opts.edit;
+
+    if (!(answerHeaders['content-type'] ?? '').includes('text/event-stream')) {
+      // A whole answer: read it, edit it if needed, and write it at once.
+      let body: Buffer;
+      try {
+        body = Buffer.from(await upstream.body.arrayBuffer());
+      } catch {
+        if (!res.headersSent) jsonAnswer(res, 502, rpcError(opts.firstId, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} broke off its answer.`));
+        return;
+      }
+      if (server.secrets.length) body = redactAnswerBytes(body, server.secrets);
+      if (edit && body.length && (!opts.editIf || opts.editIf(body))) body = editWhole(body, edit);
+      answerHeaders['content-length'] = String(body.length);
+      res.writeHead(status, answerHeaders);
+      res.end(body);
+      opts.done?.(status);
+      return;
+    }
+    res.writeHead(status, answerHeaders);
+    res.flushHeaders();
+    const out = text || edit ? upstream.body.pipe(rewritingStream(true, text, edit)) : upstream.body;
+    upstream.body.once('error', () => res.destroy());
+    res.once('close', () => {
+      if (!upstream.body.destroyed) upstream.body.destroy();
+    });
+    out.pipe(res);
+    if (opts.done) res.once('finish', () => opts.done!(status));
+  }
+
+  /** Leaves the tools a caller may not call out of a tools/list answer. */
+  private toolFilter(identity: Identity, server: string): MessageEdit {
+    return (message) => {
+      const result = message.result as { tools?: Array<{ name?: unknown }> } | undefined;
+      if (!result || !Array.isArray(result.tools)) return message;
+      return { ...message, result: { ...result, tools: result.tools.filter((t) => authorize(identity, { action: 'list', server, tool: String(t.name) }).allowed) } };
+    };
+  }
+}
