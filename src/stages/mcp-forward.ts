@@ -6,7 +6,7 @@ import { badRequest } from '../contract/errors/gateway-error.js';
 import { GATEWAY_CALLER } from '../features/auth/auth-services.js';
 import { MCP } from '../features/mcp/mcp-services.js';
 import { isModernRequest } from '../features/mcp/transport/modern-http.js';
-import { REQUEST_SPAN, TRACING } from '../kernel/observability/tracing.js';
+import { REQUEST_SPAN, TRACING } from '../kernel/engine/tracing.js';
 
 /**
  * Hands the request to the tool-server transport: /mcp (every tool server the caller may use,

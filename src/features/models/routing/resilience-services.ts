@@ -111,12 +111,18 @@ export function rateLimiter(services: GatewayServices): RateLimiter | undefined 
   });
 }
 
+const CIRCUIT_VALUE = { closed: 0, open: 1, 'half-open': 2 } as const;
+
 export function breakerRegistry(services: GatewayServices): BreakerRegistry | undefined {
   const config = services.config.routing?.circuitBreaker;
   if (!config) return undefined;
   return services.once(BREAKERS, () => {
     const registry = new BreakerRegistry(config);
     services.closers.push(() => registry.close());
+    // Read when /metrics is scraped: 0 closed, 1 open, 2 half-open, per target.
+    services.metrics.scrapedGauge('gateway_circuit_state', 'Circuit breaker state per target (provider|address|key hash): 0 closed, 1 open, 2 half-open.', function* () {
+      for (const { key, state } of registry.states()) yield { labels: { target: key }, value: CIRCUIT_VALUE[state] };
+    });
     return registry;
   });
 }
