@@ -8,7 +8,7 @@ import { createLogger } from './kernel/observability/logger.js';
 import { registerSecrets } from './kernel/errors/redact.js';
 import { configSecrets } from './kernel/config/config-secrets.js';
 import { Metrics } from './kernel/observability/metrics.js';
-import { setupTracing } from './kernel/observability/tracing.js';
+import { setupTracing } from './kernel/engine/tracing.js';
 import { ExtensionKinds } from './kernel/engine/extension.js';
 import { StageRegistry } from './kernel/engine/stage-registry.js';
 import { compilePipelines, PipelineError, type CompiledPipeline } from './kernel/engine/pipeline-compiler.js';

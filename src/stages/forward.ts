@@ -22,7 +22,8 @@ import { modelStream } from '../features/models/stream-answer.js';
 import { IDENTITY_FORWARD_HEADERS } from '../features/mcp/identity-forwarding.js';
 import { OPENAI_HEADERS, passedHeaders } from '../features/models/providers/shared/upstream-headers.js';
 import { streamFormat } from '../contract/stream-format.js';
-import { TRACING, type Tracing } from '../kernel/observability/tracing.js';
+import { TRACING } from '../kernel/engine/tracing.js';
+import type { Tracing } from '../kernel/observability/tracing.js';
 import { startCallSpan, tracedForward } from '../features/models/metrics/genai-spans.js';
 
 type GatewayContext = ModelContext;

@@ -5,7 +5,7 @@ import { GATEWAY_CALLER } from '../features/auth/auth-services.js';
 import { MCP } from '../features/mcp/mcp-services.js';
 import { isModernRequest } from '../features/mcp/transport/modern-http.js';
 import { mcpMessage, mcpMessageBytes } from '../features/mcp/policy/mcp-message.js';
-import { REQUEST_SPAN, TRACING } from '../kernel/observability/tracing.js';
+import { REQUEST_SPAN, TRACING } from '../kernel/engine/tracing.js';
 import { IDENTITY_FORWARD_HEADERS } from '../features/mcp/identity-forwarding.js';
 import { ProcessRelay } from '../features/mcp/relay/process-relay.js';
 import { relayAggregatedCall } from '../features/mcp/relay/aggregated-call.js';

@@ -8,7 +8,7 @@ import { fixtureJson } from '../helpers/fixtures.js';
 import { startGateway, type TestGateway } from '../helpers/start-gateway.js';
 import { HttpToolServer } from '../helpers/http-tool-server.js';
 import { connectClient, eventually as eventuallyMaybe, textOf } from '../helpers/mcp.js';
-import { TRACING } from '../../src/kernel/observability/tracing.js';
+import { TRACING } from '../../src/kernel/engine/tracing.js';
 
 const KEY = 'sk-tracing-test-key-0001';
 

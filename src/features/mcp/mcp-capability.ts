@@ -1,7 +1,7 @@
 import type { Capability } from '../../kernel/capability.js';
 import { ConfigError } from '../../kernel/config/load-config.js';
 import { Aggregator } from './aggregator.js';
-import { TRACING } from '../../kernel/observability/tracing.js';
+import { TRACING } from '../../kernel/engine/tracing.js';
 import { AuditLog } from './audit.js';
 import { randomBytes } from 'node:crypto';
 import { MCP } from './mcp-services.js';

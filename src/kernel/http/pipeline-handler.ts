@@ -9,7 +9,8 @@ import { RequestError } from '../errors/request-error.js';
 import { RequestLog, type RequestLine } from './request-log.js';
 import { respond, writeError, type AnswerWriter } from './respond.js';
 import { Router } from './router.js';
-import { PARENT_SPAN, REQUEST_SPAN, TRACING, type Tracing } from '../observability/tracing.js';
+import { PARENT_SPAN, REQUEST_SPAN, TRACING } from '../engine/tracing.js';
+import type { Tracing } from '../observability/tracing.js';
 
 export type RunPipeline = (ctx: GatewayContext<any>) => Promise<void>;
 

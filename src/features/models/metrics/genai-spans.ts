@@ -1,6 +1,7 @@
 import type { GatewayContext } from '../../../kernel/engine/context.js';
 import { defineSlot } from '../../../kernel/engine/slot.js';
-import { PARENT_SPAN, type TraceSpan, type Tracing } from '../../../kernel/observability/tracing.js';
+import { PARENT_SPAN } from '../../../kernel/engine/tracing.js';
+import type { TraceSpan, Tracing } from '../../../kernel/observability/tracing.js';
 import type { ResolvedTarget } from '../providers/provider.js';
 import type { AnswerFacts } from './usage-scan.js';
 import { factsOf, requestedModel } from './answer-facts.js';

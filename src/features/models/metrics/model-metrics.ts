@@ -2,14 +2,12 @@ import type { GatewayServices } from '../../../kernel/engine/services.js';
 import type { GatewayContext } from '../../../kernel/engine/context.js';
 import type { Metrics } from '../../../kernel/observability/metrics.js';
 import { TARGET } from '../model-request.js';
-import { BREAKERS } from '../routing/resilience-services.js';
 import { answerFacts, requestedModel } from './answer-facts.js';
 import { endStreamSpan, genaiOperation, setAnswerAttributes } from './genai-spans.js';
 import type { AnswerFacts } from './usage-scan.js';
-import { REQUEST_SPAN, TRACING } from '../../../kernel/observability/tracing.js';
+import { REQUEST_SPAN, TRACING } from '../../../kernel/engine/tracing.js';
 
 const CACHE_HEADER = 'x-gateway-cache-status';
-const CIRCUIT_VALUE = { closed: 0, open: 1, 'half-open': 2 } as const;
 
 /** The counters of model requests: tokens, cache lookups, refusals of the gateway's own limits, upstream 429s. */
 export function modelCounters(metrics: Metrics) {
@@ -35,8 +33,8 @@ export function modelCounters(metrics: Metrics) {
 
 /**
  * Registers the model-request metrics of a gateway: a per-request observer counting tokens
- * and cache statuses, and the circuit breaker gauge (0 closed, 1 open, 2 half-open per
- * target), read at scrape time.
+ * and cache statuses (and, with traces on, writing the GenAI attributes of the request's span).
+ * The circuit gauge is registered with the breakers (routing/resilience-services.ts).
  */
 export function registerModelMetrics(services: GatewayServices): void {
   const metrics = services.metrics;
@@ -54,11 +52,6 @@ export function registerModelMetrics(services: GatewayServices): void {
     const model = requestedModel(ctx) ?? facts.model ?? 'unknown';
     if (facts.input > 0) tokens.inc(['input', target.provider, model], facts.input);
     if (facts.output > 0) tokens.inc(['output', target.provider, model], facts.output);
-  });
-  metrics.scrapedGauge('gateway_circuit_state', 'Circuit breaker state per target (provider|address|key hash): 0 closed, 1 open, 2 half-open.', function* () {
-    const breakers = services.get(BREAKERS);
-    if (!breakers) return;
-    for (const { key, state } of breakers.states()) yield { labels: { target: key }, value: CIRCUIT_VALUE[state] };
   });
 }
 

@@ -1,7 +1,8 @@
 import type { GatewayContext } from '../../../kernel/engine/context.js';
 import { UPSTREAM } from '../../../kernel/engine/report.js';
 import type { GatewayServices } from '../../../kernel/engine/services.js';
-import { PARENT_SPAN, TRACING, type TraceSpan, type Tracing } from '../../../kernel/observability/tracing.js';
+import { PARENT_SPAN, TRACING } from '../../../kernel/engine/tracing.js';
+import type { TraceSpan, Tracing } from '../../../kernel/observability/tracing.js';
 import { badRequest, GatewayError, internalError } from '../../../contract/errors/gateway-error.js';
 import { normalizeError } from '../../../contract/errors/normalize.js';
 import type { ResolvedTarget } from '../providers/provider.js';

@@ -129,18 +129,25 @@ export function rateLimiter(services: GatewayServices): RateLimiter | undefined 
   });
 }
 
+const CIRCUIT_VALUE = { closed: 0, open: 1, 'half-open': 2 } as const;
+
 export function breakerRegistry(services: GatewayServices): BreakerRegistry | undefined {
   const config = services.config.routing?.circuitBreaker;
   if (!config) return undefined;
   // Circuit states survive a reload that leaves routing.circuitBreaker as it was.
-  return services.once(BREAKERS, () =>
-    services.resources.keep(
+  return services.once(BREAKERS, () => {
+    const registry = services.resources.keep(
       'circuit-breakers',
       config,
       () => new BreakerRegistry(config),
-      (registry) => registry.close(),
-    ),
-  );
+      (r) => r.close(),
+    );
+    // Read when /metrics is scraped: 0 closed, 1 open, 2 half-open, per target.
+    services.metrics.scrapedGauge('gateway_circuit_state', 'Circuit breaker state per target (provider|address|key hash): 0 closed, 1 open, 2 half-open.', function* () {
+      for (const { key, state } of registry.states()) yield { labels: { target: key }, value: CIRCUIT_VALUE[state] };
+    });
+    return registry;
+  });
 }
 
 /** Named routing configs compiled against the providers and guardrails this gateway has. */
