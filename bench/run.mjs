@@ -82,8 +82,7 @@ function parseArgs(argv) {
     else if (arg === '--concurrency') {
       opts.concurrency = values().map(Number);
       opts.concurrencyGiven = true;
-    }
-    else if (arg === '--targets') opts.targets = values();
+    } else if (arg === '--targets') opts.targets = values();
     else if (arg === '--profile') opts.profile = true;
     else if (arg === '--gateway-dir') opts.gatewayDir = resolve(argv[++i] ?? '.');
     else if (arg === '--list') opts.list = true;
@@ -108,7 +107,9 @@ function seconds(name, fallback, min) {
 
 async function loadScenarios() {
   const dir = join(BENCH_DIR, 'scenarios');
-  const files = readdirSync(dir).filter((f) => f.endsWith('.mjs')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.mjs'))
+    .sort();
   const out = [];
   for (const file of files) {
     const path = join(dir, file);
@@ -150,7 +151,8 @@ async function main() {
   const opts = parseArgs(process.argv.slice(2));
   const all = await loadScenarios();
   if (opts.help || opts.list) {
-    if (opts.help) process.stdout.write('usage: npm run bench -- [--only names] [--concurrency 1,16,64] [--targets direct,proxy,gateway] [--profile] [--gateway-dir path] [--list]\n\n');
+    if (opts.help)
+      process.stdout.write('usage: npm run bench -- [--only names] [--concurrency 1,16,64] [--targets direct,proxy,gateway] [--profile] [--gateway-dir path] [--list]\n\n');
     for (const s of all) process.stdout.write(`${s.name.padEnd(28)} ${s.description ?? ''}\n`);
     return;
   }
@@ -179,17 +181,11 @@ async function main() {
       const base = { logging: { level: logLevel }, providers: { openai: { baseUrl: `${fake.url}/v1` } } };
       const config = deepMerge(base, setup.gatewayConfig);
       // A scenario's own levels replace the default list; with --concurrency, only the levels in both run.
-      const levels = !scenario.concurrency
-        ? opts.concurrency
-        : opts.concurrencyGiven
-          ? opts.concurrency.filter((c) => scenario.concurrency.includes(c))
-          : scenario.concurrency;
+      const levels = !scenario.concurrency ? opts.concurrency : opts.concurrencyGiven ? opts.concurrency.filter((c) => scenario.concurrency.includes(c)) : scenario.concurrency;
       const targets = setup.upstreamRequest === null ? opts.targets.filter((t) => t === 'gateway') : opts.targets;
       const wantsGateway = targets.includes('gateway');
       progress(`${scenario.name}: starting the gateway`);
-      const gateway = wantsGateway
-        ? await startGateway(config, { cpuProfDir: opts.profile ? profileDir : undefined, label: scenario.name, root: opts.gatewayDir })
-        : undefined;
+      const gateway = wantsGateway ? await startGateway(config, { cpuProfDir: opts.profile ? profileDir : undefined, label: scenario.name, root: opts.gatewayDir }) : undefined;
       let gatewayExit;
       // RSS of the gateway at rest: started, healthy, no request served yet.
       const restRss = gateway ? gateway.rssMb() : null;
@@ -292,7 +288,10 @@ async function main() {
       scenario: p.scenario,
       file: p.file.slice(ROOT.length + 1),
       busyMs: round(p.summary.busyMs, 1),
-      topSelf: [...p.summary.functions].sort((a, b) => b.selfMs - a.selfMs).slice(0, 25).map((f) => ({ name: f.name, selfPct: round(f.selfPct, 2), totalPct: round(f.totalPct, 2) })),
+      topSelf: [...p.summary.functions]
+        .sort((a, b) => b.selfMs - a.selfMs)
+        .slice(0, 25)
+        .map((f) => ({ name: f.name, selfPct: round(f.selfPct, 2), totalPct: round(f.totalPct, 2) })),
       areas: [...p.summary.categories].sort((a, b) => b.selfMs - a.selfMs).map((c) => ({ name: c.name, selfPct: round(c.selfPct, 2), totalPct: round(c.totalPct, 2) })),
     })),
   };
@@ -397,14 +396,20 @@ function printReport({ rows, summary, gateways, notes, warmupMs, measureMs, logL
       w(`  ${s.scenario} c=64: throughput ${s.throughputVsProxy.toFixed(2)} of the bare proxy (goal >= ${goal}): ${verdict(s.throughputVsProxy >= goal)}`);
     }
     if (s.concurrency === 1 && s.addedP50VsProxy !== null) {
-      w(`  ${s.scenario} c=1: adds ${s.addedP50VsProxy.toFixed(3)} ms at p50 over the bare proxy (goal <= ${GOALS.addedP50AtC1Ms}): ${verdict(s.addedP50VsProxy <= GOALS.addedP50AtC1Ms)}`);
+      w(
+        `  ${s.scenario} c=1: adds ${s.addedP50VsProxy.toFixed(3)} ms at p50 over the bare proxy (goal <= ${GOALS.addedP50AtC1Ms}): ${verdict(s.addedP50VsProxy <= GOALS.addedP50AtC1Ms)}`,
+      );
     }
     if (s.stream && s.concurrency === 1 && s.firstByteLaterVsProxy !== null) {
-      w(`  ${s.scenario} c=1: first byte ${s.firstByteLaterVsProxy.toFixed(3)} ms later than the bare proxy's (goal <= ${GOALS.streamFirstByteLaterMs}): ${verdict(s.firstByteLaterVsProxy <= GOALS.streamFirstByteLaterMs)}`);
+      w(
+        `  ${s.scenario} c=1: first byte ${s.firstByteLaterVsProxy.toFixed(3)} ms later than the bare proxy's (goal <= ${GOALS.streamFirstByteLaterMs}): ${verdict(s.firstByteLaterVsProxy <= GOALS.streamFirstByteLaterMs)}`,
+      );
     }
   }
   for (const g of gateways) {
-    w(`  ${g.scenario}: gateway RSS at rest ${g.restRssMb ?? '-'} MB (goal <= ${GOALS.restRssMb}): ${verdict(g.restRssMb === null ? null : g.restRssMb <= GOALS.restRssMb)}; peak ${g.peakRssMb ?? '-'} MB (goal <= ${GOALS.peakRssMb}): ${verdict(g.peakRssMb === null ? null : g.peakRssMb <= GOALS.peakRssMb)}`);
+    w(
+      `  ${g.scenario}: gateway RSS at rest ${g.restRssMb ?? '-'} MB (goal <= ${GOALS.restRssMb}): ${verdict(g.restRssMb === null ? null : g.restRssMb <= GOALS.restRssMb)}; peak ${g.peakRssMb ?? '-'} MB (goal <= ${GOALS.peakRssMb}): ${verdict(g.peakRssMb === null ? null : g.peakRssMb <= GOALS.peakRssMb)}`,
+    );
   }
   const failed = rows.filter((r) => r.check !== 'ok' || r.errors > 0);
   for (const r of failed) {

@@ -299,7 +299,9 @@ async function main() {
       `RSS at minute ${settled.at.toFixed(1)}: ${settled.rss.toFixed(1)} MB; highest after it: ${highest.toFixed(1)} MB (${growth >= 0 ? '+' : ''}${growth.toFixed(1)} MB; tolerance ${TOLERANCE_MB} MB): ${ok ? 'no growth' : 'GREW'}\n`,
     );
   }
-  process.stdout.write(`Answers that failed: ${errors}; batches: ${batches.done} completed, ${batches.failed} failed of ${batches.started}${batches.lastError ? ` (last: ${batches.lastError})` : ''}\n`);
+  process.stdout.write(
+    `Answers that failed: ${errors}; batches: ${batches.done} completed, ${batches.failed} failed of ${batches.started}${batches.lastError ? ` (last: ${batches.lastError})` : ''}\n`,
+  );
   if (loud.length) process.stdout.write(`The gateway logged ${loud.length} line(s) at warn or above; first: ${loud[0].slice(0, 300)}\n`);
   if (errors > 0 || batches.failed > 0 || batches.done === 0) failed = true;
   if (failed) process.exitCode = 1;

@@ -30,7 +30,9 @@ function groupCpuSeconds(pgid) {
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      const fields = readFileSync(`/proc/${name}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+      const fields = readFileSync(`/proc/${name}/stat`, 'utf8')
+        .replace(/^.*\) /, '')
+        .split(' ');
       if (Number(fields[2]) === pgid) ticks += Number(fields[11]) + Number(fields[12]);
     } catch {
       // gone meanwhile
@@ -43,12 +45,20 @@ async function once(command, args) {
   const port = await freePort();
   const data = mkdtempSync(join(tmpdir(), 'gw-startup-bench-'));
   const t0 = performance.now();
-  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, GATEWAY_PORT: String(port), GATEWAY_HOST: '127.0.0.1', GATEWAY_DATA_DIR: data, LOG_LEVEL: 'warn' }, stdio: 'ignore', detached: true });
+  const child = spawn(command, args, {
+    cwd: ROOT,
+    env: { ...process.env, GATEWAY_PORT: String(port), GATEWAY_HOST: '127.0.0.1', GATEWAY_DATA_DIR: data, LOG_LEVEL: 'warn' },
+    stdio: 'ignore',
+    detached: true,
+  });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   let healthy;
   let cpu;
   for (;;) {
-    const ok = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.status === 200, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) {
       healthy = performance.now() - t0;
       cpu = groupCpuSeconds(child.pid);
@@ -73,7 +83,14 @@ for (const [label, command, args] of [
 ]) {
   const results = [];
   for (let n = 0; n < runs; n++) results.push(await once(command, args));
-  rows.push({ label, healthy: median(results.map((r) => r.healthy)), max: Math.max(...results.map((r) => r.healthy)), cpu: median(results.map((r) => r.cpu)), stopped: median(results.map((r) => r.stopped)), codes: [...new Set(results.map((r) => r.code))].join(',') });
+  rows.push({
+    label,
+    healthy: median(results.map((r) => r.healthy)),
+    max: Math.max(...results.map((r) => r.healthy)),
+    cpu: median(results.map((r) => r.cpu)),
+    stopped: median(results.map((r) => r.stopped)),
+    codes: [...new Set(results.map((r) => r.code))].join(','),
+  });
 }
 console.log(`gateway start-up: node ${process.version}, shipped gateway.yaml, ${runs} runs each (median)\n`);
 console.log(

@@ -83,7 +83,7 @@ for (const protocol of ['http/protobuf', 'http/json']) {
     requests: N,
     spans: N * 3,
     'cpu us/req': ((cpu.user + cpu.system) / N).toFixed(1),
-        'exported KiB': ((exported - sentBefore) / 1024).toFixed(0),
+    'exported KiB': ((exported - sentBefore) / 1024).toFixed(0),
     'requests exported': attempts - attemptsBefore,
   });
 }

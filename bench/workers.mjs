@@ -44,7 +44,12 @@ async function measure(label, url, pids) {
   const gatewaySeconds = Object.entries(cpu.procs)
     .filter(([name]) => name.startsWith('gw'))
     .reduce((sum, [, p]) => sum + p.seconds, 0);
-  return { label, ...result, cpuMsPerRequest: result.requests ? (1000 * gatewaySeconds) / result.requests : null, cpuPct: Object.values(cpu.procs).reduce((s, p) => s + (p.pct ?? 0), 0) };
+  return {
+    label,
+    ...result,
+    cpuMsPerRequest: result.requests ? (1000 * gatewaySeconds) / result.requests : null,
+    cpuPct: Object.values(cpu.procs).reduce((s, p) => s + (p.pct ?? 0), 0),
+  };
 }
 
 async function main() {
@@ -68,7 +73,9 @@ async function main() {
   }
   const bare = rows[0];
   const one = rows[1];
-  console.log(`gateway workers bench: node ${process.version}, ${cpus().length} CPU(s), openai chat (JSON), concurrency ${concurrency}, ${warmupMs / 1000}s warm-up + ${measureMs / 1000}s, logging.level ${logLevel}\n`);
+  console.log(
+    `gateway workers bench: node ${process.version}, ${cpus().length} CPU(s), openai chat (JSON), concurrency ${concurrency}, ${warmupMs / 1000}s warm-up + ${measureMs / 1000}s, logging.level ${logLevel}\n`,
+  );
   console.log(
     formatTable(
       [

@@ -14,10 +14,14 @@ env.FUZZ_SEED ??= String(Math.floor(Math.random() * 2 ** 31));
 if (!env.FUZZ_RUNS) env.FUZZ_SCALE ??= '20';
 process.stdout.write(`fuzz: seed ${env.FUZZ_SEED}, ${env.FUZZ_RUNS ? `${env.FUZZ_RUNS} cases per property` : `scale ${env.FUZZ_SCALE}`}\n`);
 const args = process.argv.slice(2);
-const result = spawnSync(process.execPath, [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...(args.length ? args : ['test/fuzz']), '--testTimeout=0', '--hookTimeout=120000'], {
-  cwd: root,
-  env,
-  stdio: 'inherit',
-});
+const result = spawnSync(
+  process.execPath,
+  [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...(args.length ? args : ['test/fuzz']), '--testTimeout=0', '--hookTimeout=120000'],
+  {
+    cwd: root,
+    env,
+    stdio: 'inherit',
+  },
+);
 if (result.status !== 0) process.stdout.write(`fuzz: failed; replay with FUZZ_SEED=${env.FUZZ_SEED}\n`);
 process.exit(result.status ?? 1);

@@ -37,7 +37,11 @@ for (const file of await schemaFiles(schemaDir)) {
   const target = join(outDir, rel.replace(/\.schema\.json$/, '.ts'));
   if (check) {
     let current = '';
-    try { current = await readFile(target, 'utf8'); } catch { /* missing */ }
+    try {
+      current = await readFile(target, 'utf8');
+    } catch {
+      /* missing */
+    }
     if (current !== ts) drifted.push(relative(root, target));
   } else {
     await mkdir(dirname(target), { recursive: true });

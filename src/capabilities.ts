@@ -7,11 +7,4 @@ import { filesBatchesCapability } from './features/files-batches/files-batches-c
 import { responsesCapability } from './features/models/responses/responses-capability.js';
 
 /** Built-in capabilities, set up in this order. */
-export const CAPABILITIES: Capability[] = [
-  storeCapability,
-  authCapability,
-  mcpCapability,
-  routingCapability,
-  filesBatchesCapability,
-  responsesCapability,
-];
+export const CAPABILITIES: Capability[] = [storeCapability, authCapability, mcpCapability, routingCapability, filesBatchesCapability, responsesCapability];

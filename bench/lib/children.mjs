@@ -20,10 +20,12 @@ export async function stopAll() {
 
 function track(child, name) {
   let exited = false;
-  const exit = new Promise((resolve) => child.once('exit', (code, signal) => {
-    exited = true;
-    resolve({ code, signal });
-  }));
+  const exit = new Promise((resolve) =>
+    child.once('exit', (code, signal) => {
+      exited = true;
+      resolve({ code, signal });
+    }),
+  );
   const terminate = async () => {
     live.delete(handle);
     if (exited) return exit;

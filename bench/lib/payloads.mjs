@@ -3,8 +3,26 @@
 
 /** The assistant text every fake answer carries, split into the pieces a stream sends. */
 export const ANSWER_PIECES = [
-  'Sure', '!', ' Here', ' is', ' a', ' short', ' answer', ' to', ' your', ' question',
-  ':', ' the', ' gateway', ' forwards', ' this', ' stream', ' chunk', ' by', ' chunk', '.',
+  'Sure',
+  '!',
+  ' Here',
+  ' is',
+  ' a',
+  ' short',
+  ' answer',
+  ' to',
+  ' your',
+  ' question',
+  ':',
+  ' the',
+  ' gateway',
+  ' forwards',
+  ' this',
+  ' stream',
+  ' chunk',
+  ' by',
+  ' chunk',
+  '.',
 ];
 export const ANSWER_TEXT = ANSWER_PIECES.join('');
 
@@ -56,11 +74,7 @@ function sse(events) {
   return Buffer.from(events.map((e) => `data: ${typeof e === 'string' ? e : JSON.stringify(e)}\n\n`).join(''));
 }
 
-const openaiEvents = [
-  openaiChunk({ role: 'assistant', content: '', refusal: null }),
-  ...ANSWER_PIECES.map((text) => openaiChunk({ content: text })),
-  openaiChunk({}, 'stop'),
-];
+const openaiEvents = [openaiChunk({ role: 'assistant', content: '', refusal: null }), ...ANSWER_PIECES.map((text) => openaiChunk({ content: text })), openaiChunk({}, 'stop')];
 const openaiUsage = {
   ...openaiChunk({}),
   choices: [],

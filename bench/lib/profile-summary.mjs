@@ -16,7 +16,14 @@ export function categoryOf(frame) {
     return parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
   }
   const dist = url.indexOf('/dist/');
-  if (dist >= 0) return `gateway ${url.slice(dist + 6).split('/').slice(0, -1).join('/') || '.'}`;
+  if (dist >= 0)
+    return `gateway ${
+      url
+        .slice(dist + 6)
+        .split('/')
+        .slice(0, -1)
+        .join('/') || '.'
+    }`;
   if (url.startsWith('node:')) {
     const parts = url.slice(5).split('/');
     return `node:${parts[0] === 'internal' ? parts.slice(0, parts.length > 2 ? 2 : 1).join('/') : parts[0]}`;
@@ -127,7 +134,9 @@ export function formatProfile(summary, top = 25, requests = 0) {
   const scope = summary.windowed ? 'during the measured gateway rows' : 'over the whole run, start-up included';
   const perReq = requests > 0;
   const us = (ms) => ((ms * 1000) / requests).toFixed(1).padStart(7);
-  out.push(`CPU busy ${summary.busyMs.toFixed(0)} ms, idle ${summary.idleMs.toFixed(0)} ms (${scope})${perReq ? `; ${requests} requests: ${((summary.busyMs * 1000) / requests).toFixed(0)} us of CPU per request` : ''}`);
+  out.push(
+    `CPU busy ${summary.busyMs.toFixed(0)} ms, idle ${summary.idleMs.toFixed(0)} ms (${scope})${perReq ? `; ${requests} requests: ${((summary.busyMs * 1000) / requests).toFixed(0)} us of CPU per request` : ''}`,
+  );
   const head = perReq ? '   self  incl.  self us/req  incl. us/req  ' : '   self  incl.  ';
   const line = (e) => `${pct(e.selfPct)} ${pct(e.totalPct)}  ${perReq ? `${us(e.selfMs).padStart(11)}  ${us(e.totalMs).padStart(12)}  ` : ''}${e.name}`;
   out.push('', `Top ${top} functions by self time:`, `${head}function`);

@@ -11,7 +11,11 @@ export function formatTable(columns, rows) {
   const cells = rows.map((row) => columns.map((c) => cellText(c.value(row), c.digits)));
   const widths = columns.map((c, i) => Math.max(c.title.length, ...cells.map((r) => r[i].length)));
   const right = columns.map((c) => (c.align ? c.align === 'right' : c.digits !== undefined));
-  const line = (parts) => parts.map((p, i) => (right[i] ? p.padStart(widths[i]) : p.padEnd(widths[i]))).join('  ').trimEnd();
+  const line = (parts) =>
+    parts
+      .map((p, i) => (right[i] ? p.padStart(widths[i]) : p.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
   const out = [line(columns.map((c) => c.title)), line(widths.map((w) => '-'.repeat(w)))];
   for (const r of cells) out.push(line(r));
   return out.join('\n');

@@ -47,7 +47,14 @@ export function expectEcho({ status, body }) {
   if (status !== 200) return `status ${status}: ${body.toString('utf8', 0, 300)}`;
   const text = body.toString('utf8');
   // The gateway may answer JSON or one SSE event; both carry the JSON-RPC response.
-  const json = JSON.parse(text.startsWith('{') ? text : text.split('\n').find((l) => l.startsWith('data: ')).slice(6));
+  const json = JSON.parse(
+    text.startsWith('{')
+      ? text
+      : text
+          .split('\n')
+          .find((l) => l.startsWith('data: '))
+          .slice(6),
+  );
   return json.result?.content?.[0]?.text === TOOL_RESULT_TEXT || `unexpected answer: ${text.slice(0, 300)}`;
 }
 

@@ -19,7 +19,12 @@ export default {
   setup({ fakeUrl }) {
     return {
       gatewayConfig: { observability: { otlp: { endpoint: fakeUrl, protocol: 'http/protobuf', sampleRatio: Number(process.env.BENCH_TRACE_RATIO ?? 1) } } },
-      request: { method: 'POST', path: '/v1/chat/completions', headers: { ...OPENAI_HEADERS, traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' }, body: openaiChatBody() },
+      request: {
+        method: 'POST',
+        path: '/v1/chat/completions',
+        headers: { ...OPENAI_HEADERS, traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+        body: openaiChatBody(),
+      },
       expect({ status, body }) {
         if (status !== 200) return `status ${status}: ${body.toString('utf8', 0, 300)}`;
         const content = JSON.parse(body.toString('utf8')).choices?.[0]?.message?.content;

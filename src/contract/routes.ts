@@ -22,16 +22,7 @@ export interface RouteSpec {
 
 /** What the gateway serves itself on a route that is not provider-routed. */
 export type GatewayOperation =
-  | 'mcp'
-  | 'auth.tokens.create'
-  | 'auth.tokens.list'
-  | 'auth.tokens.revoke'
-  | 'auth.tokens.rotate'
-  | 'oauth.protected_resource'
-  | 'health'
-  | 'ready'
-  | 'metrics'
-  | 'not_found';
+  'mcp' | 'auth.tokens.create' | 'auth.tokens.list' | 'auth.tokens.revoke' | 'auth.tokens.rotate' | 'oauth.protected_resource' | 'health' | 'ready' | 'metrics' | 'not_found';
 
 /** A route of the gateway's own (the tool-server endpoint, token operations, ops, unknown routes). */
 export interface GatewayRouteSpec {

@@ -124,8 +124,7 @@ export default defineStage<AuthenticateStageConfig>({
   description: 'Checks the caller: provider credentials, the gateway auth mode (/mcp), or the admin token.',
   schema: schemaDocument('stages/authenticate.schema.json'),
   once: true,
-  provides: (config) =>
-    config.credential === 'gateway' ? [CALLER, GATEWAY_CALLER] : config.credential === 'admin' ? [CALLER, ADMIN] : [CALLER, PROVIDER, PROVIDER_KEY],
+  provides: (config) => (config.credential === 'gateway' ? [CALLER, GATEWAY_CALLER] : config.credential === 'admin' ? [CALLER, ADMIN] : [CALLER, PROVIDER, PROVIDER_KEY]),
   create(config, services) {
     switch (config.credential ?? 'provider') {
       case 'gateway':

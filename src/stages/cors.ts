@@ -29,7 +29,8 @@ export default defineStage<CorsStageConfig>({
     const maxAge = String(config.maxAge ?? 600);
     return async (ctx, next) => {
       const origin = headerValue(ctx.headers, 'origin');
-      if (!originAllowed(origin, allowedOrigins, { host: headerValue(ctx.headers, 'host'), listenHost, publicUrl })) throw forbidden(`Origin ${origin} is not allowed (server.allowedOrigins).`);
+      if (!originAllowed(origin, allowedOrigins, { host: headerValue(ctx.headers, 'host'), listenHost, publicUrl }))
+        throw forbidden(`Origin ${origin} is not allowed (server.allowedOrigins).`);
       if (origin !== undefined) {
         ctx.responseHeaders['access-control-allow-origin'] = origin;
         if (exposed) ctx.responseHeaders['access-control-expose-headers'] = exposed;

@@ -207,13 +207,7 @@ async function upstreamFailure(ctx: GatewayContext, provider: ProviderInstance, 
 const FAN_OUT_CONCURRENCY = 8;
 
 /** Runs one upstream call per part (bounded concurrency); the answers, in order, go to `response`. */
-async function sendFannedOut(
-  ctx: GatewayContext,
-  services: GatewayServices,
-  provider: ProviderInstance,
-  adapter: OperationAdapter,
-  parts: unknown[],
-): Promise<GatewayResponse> {
+async function sendFannedOut(ctx: GatewayContext, services: GatewayServices, provider: ProviderInstance, adapter: OperationAdapter, parts: unknown[]): Promise<GatewayResponse> {
   const answers: unknown[] = new Array(parts.length);
   let next = 0;
   let failed = false;
@@ -296,15 +290,7 @@ export default defineStage<ForwardStageConfig, GatewayContext>({
         const parts = await primeStream(mapStream(res.body, adapter, call, ctx, provider.id, timers, deadlineSignal), timers).catch((err) => {
           throw attemptError(err, ctx, provider.id, deadlineSignal);
         });
-        response = modelStream(
-          ctx,
-          status,
-          streamFormat(ctx.endpoint.operation),
-          call.body?.stream_options?.include_usage === true,
-          parts,
-          undefined,
-          call.body,
-        );
+        response = modelStream(ctx, status, streamFormat(ctx.endpoint.operation), call.body?.stream_options?.include_usage === true, parts, undefined, call.body);
       } else {
         let raw: Buffer;
         try {

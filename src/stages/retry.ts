@@ -37,7 +37,9 @@ export default defineStage<RetryStageConfig>({
     const initialMs = config.initialDelayMs ?? 100;
     const maxMs = config.maxDelayMs ?? 2000;
     const maxRetryAfterMs = config.maxRetryAfterMs ?? 60_000;
-    const fallbackRetry: RetryConfig | undefined = config.attempts ? { attempts: config.attempts, on_status_codes: config.on_status_codes, use_retry_after_header: config.use_retry_after_header } : undefined;
+    const fallbackRetry: RetryConfig | undefined = config.attempts
+      ? { attempts: config.attempts, on_status_codes: config.on_status_codes, use_retry_after_header: config.use_retry_after_header }
+      : undefined;
     const defaultStatuses = new Set(DEFAULT_RETRY_STATUSES);
 
     function retryable(err: GatewayError, statuses: ReadonlySet<number>, ctx: GatewayContext): boolean {

@@ -80,7 +80,13 @@ function responsesTools(model: string) {
       { type: 'function_call_output' as const, call_id: PRIOR_CALL_ID, output: '{"temperature_c":21}' },
       { role: 'user' as const, content: 'Now the weather in Paris and the time in London.' },
     ],
-    tools: [WEATHER_TOOL, TIME_TOOL].map((t) => ({ type: 'function' as const, name: t.function.name, description: t.function.description, parameters: t.function.parameters, strict: false })),
+    tools: [WEATHER_TOOL, TIME_TOOL].map((t) => ({
+      type: 'function' as const,
+      name: t.function.name,
+      description: t.function.description,
+      parameters: t.function.parameters,
+      strict: false,
+    })),
     tool_choice: 'auto' as const,
   };
 }

@@ -51,7 +51,11 @@ describe('MCP conformance suite: server scenarios, directly and through the gate
   });
 
   it('without the credential the gateway refuses the suite (auth is on)', async () => {
-    const res = await fetch(`${gw.url}/mcp/remote`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+    const res = await fetch(`${gw.url}/mcp/remote`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    });
     expect(res.status).toBe(401);
   });
 

@@ -43,7 +43,8 @@ function runnableBlocks(): Block[] {
 /** A value for every ${NAME} a text references (names are kept in the value, so they show in failures). */
 function fakeEnv(text: string): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const m of text.matchAll(/\$\{?([A-Z][A-Z0-9_]*)/g)) env[m[1]!] = m[1] === 'GATEWAY_ADMIN_TOKEN' ? 'readme-test-admin-token-0123456789abcdef' : `test-${m[1]!.toLowerCase()}-0123456789`;
+  for (const m of text.matchAll(/\$\{?([A-Z][A-Z0-9_]*)/g))
+    env[m[1]!] = m[1] === 'GATEWAY_ADMIN_TOKEN' ? 'readme-test-admin-token-0123456789abcdef' : `test-${m[1]!.toLowerCase()}-0123456789`;
   return env;
 }
 
@@ -92,7 +93,10 @@ describe('README: every block marked runnable works when pasted', () => {
       it(`README.md:${block.line}: the commands succeed`, async () => {
         let config: Record<string, unknown> = {};
         if (block.note === 'with the config above') {
-          const above = blocks.slice(0, index).reverse().find((b) => b.lang === 'yaml');
+          const above = blocks
+            .slice(0, index)
+            .reverse()
+            .find((b) => b.lang === 'yaml');
           expect(above, 'a runnable YAML block above').toBeDefined();
           config = parseYaml(above!.code);
         } else expect(block.note).toBe('');
@@ -132,7 +136,7 @@ describe('README: the table of providers', () => {
     expect([...table.keys()].sort()).toEqual([...PROVIDER_IDS].sort());
   });
 
-  it('gives each provider\'s default base URL, and the address a chat request is sent to under a configured baseUrl', async () => {
+  it("gives each provider's default base URL, and the address a chat request is sent to under a configured baseUrl", async () => {
     const fake = await new FakeUpstream().start();
     const providers: Record<string, unknown> = {};
     for (const id of PROVIDER_IDS) providers[id] = { baseUrl: `${fake.url}/base` };
@@ -141,12 +145,17 @@ describe('README: the table of providers', () => {
     try {
       const registry = defaults.gateway.services.get(PROVIDERS)!;
       const values = { azure_resource_name: 'res', region: 'us-east-1', deployment: 'dep', project: 'proj', model: 'm1' };
-      const fill = (text: string) => text.replace(/\{(\w+)\}/g, (_, k: string) => (k === 'region' ? `{region}` : (values as Record<string, string>)[k] ?? `{${k}}`));
+      const fill = (text: string) => text.replace(/\{(\w+)\}/g, (_, k: string) => (k === 'region' ? `{region}` : ((values as Record<string, string>)[k] ?? `{${k}}`)));
       for (const id of PROVIDER_IDS) {
         const row = table.get(id)!;
         const base = registry.get(id)!.baseUrl;
         // Templated defaults ({region}, {azure_resource_name}) are shown as the provider fills them.
-        const pattern = new RegExp(`^${row.base.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{\w+\\?\}/g, '[^/]+').replace(/\{\w+\}/g, '[^/]+')}$`);
+        const pattern = new RegExp(
+          `^${row.base
+            .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+            .replace(/\\?\{\w+\\?\}/g, '[^/]+')
+            .replace(/\{\w+\}/g, '[^/]+')}$`,
+        );
         expect(base === row.base || pattern.test(base), `${id}: ${base} vs ${row.base}`).toBe(true);
 
         const res = await fetch(`${configured.url}/v1/chat/completions`, {

@@ -30,7 +30,10 @@ describe('a gateway-run batch survives SIGKILL of the gateway process', () => {
     const chat = new CountingChat({ delayMs: 80 });
     upstream.on('POST /chat/completions', chat.handler);
     const config = join(dir, 'gateway.json');
-    writeFileSync(config, JSON.stringify({ server: { host: '127.0.0.1' }, providers: { deepseek: { baseUrl: upstream.url } }, batches: { concurrency: 4 }, logging: { level: 'warn' } }));
+    writeFileSync(
+      config,
+      JSON.stringify({ server: { host: '127.0.0.1' }, providers: { deepseek: { baseUrl: upstream.url } }, batches: { concurrency: 4 }, logging: { level: 'warn' } }),
+    );
     const port = await freePort();
     const env = { GATEWAY_DATA_DIR: join(dir, 'data'), GATEWAY_PORT: String(port), GATEWAY_SECRET_KEY: 'restart-test-secret-of-this-gateway' };
     const url = `http://127.0.0.1:${port}`;

@@ -113,7 +113,10 @@ describe('bedrock through the gateway', () => {
     const last = JSON.parse(events.at(-1)!.slice(6));
     expect(last).toMatchObject({ status: 'failure', error: { type: 'provider_error', code: 'provider_error' } });
     expect(last.error.message).toMatch(/checksum/);
-    const text = events.slice(0, -1).map((e) => JSON.parse(e.slice(6)).choices[0]?.delta?.content ?? '').join('');
+    const text = events
+      .slice(0, -1)
+      .map((e) => JSON.parse(e.slice(6)).choices[0]?.delta?.content ?? '')
+      .join('');
     expect(text).toBe('A small red square on a white');
   });
 });

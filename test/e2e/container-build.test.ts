@@ -83,7 +83,12 @@ describe('the container image (Dockerfile), built the way the Dockerfile builds 
     // The runtime stage: what it copies from the build stage and from the repository.
     for (const i of runtime.filter((s) => s.op === 'COPY')) {
       const { from, sources, dest } = copyOf(i);
-      copyInto(from === 'build' ? buildDir : ROOT, sources.map((s) => s.replace(/^\/app\//, '')), dest, appDir);
+      copyInto(
+        from === 'build' ? buildDir : ROOT,
+        sources.map((s) => s.replace(/^\/app\//, '')),
+        dest,
+        appDir,
+      );
     }
   }, 900_000);
   afterAll(() => {

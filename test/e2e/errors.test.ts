@@ -19,7 +19,10 @@ function openAIErrors(model: string, key: string): { status: number; body: unkno
   const error = (message: string, type: string, code: string | null, param: string | null = null) => ({ error: { message, type, code, param } });
   switch (model) {
     case 'bad-key':
-      return { status: 401, body: error(`Incorrect API key provided: ${key}. You can find your API key at https://platform.openai.com/account/api-keys.`, 'invalid_request_error', 'invalid_api_key') };
+      return {
+        status: 401,
+        body: error(`Incorrect API key provided: ${key}. You can find your API key at https://platform.openai.com/account/api-keys.`, 'invalid_request_error', 'invalid_api_key'),
+      };
     case 'forbidden':
       return { status: 403, body: error('You are not allowed to sample from this model', 'invalid_request_error', 'model_not_allowed') };
     case 'no-such-model':
@@ -57,7 +60,13 @@ describe('one error shape everywhere', () => {
         const auth = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
         if (body.stream) {
           res.writeHead(200, { 'content-type': 'text/event-stream' });
-          const chunk = (content: string) => ({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: body.model, choices: [{ index: 0, delta: { content }, finish_reason: null }] });
+          const chunk = (content: string) => ({
+            id: 'c1',
+            object: 'chat.completion.chunk',
+            created: 1,
+            model: body.model,
+            choices: [{ index: 0, delta: { content }, finish_reason: null }],
+          });
           for (const text of sseChunks([chunk('Hel'), chunk('lo')], false)) res.write(text);
           // "cut": the connection drops mid-answer; "short": the stream ends without [DONE].
           if (body.model === 'cut') setTimeout(() => res.socket?.destroy(), 50);
@@ -324,7 +333,10 @@ describe('one error shape everywhere', () => {
       });
       expect(res.status).toBe(200);
       await res.arrayBuffer();
-      const line = gw.logs.records().slice(logsBefore).find((r) => r.msg === 'request');
+      const line = gw.logs
+        .records()
+        .slice(logsBefore)
+        .find((r) => r.msg === 'request');
       expect(line).toMatchObject({ requestId: res.headers.get('x-gateway-request-id'), status: 200, provider: 'openai' });
       expect(gw.logs.lines.slice(logsBefore).join('\n')).not.toContain(PLAIN);
     });

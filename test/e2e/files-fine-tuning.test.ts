@@ -38,20 +38,28 @@ describe('files, provider batches and fine-tuning through the openai SDK', () =>
       .on('POST /v1/chat/completions', { json: fixtureJson('openai', 'chat') })
       // together-ai
       .on('POST /together/v1/files/upload', { json: fixtureJson('together-ai', 'file') })
-      .on('GET /together/v1/files', { json: { data: [fixtureJson('together-ai', 'file'), { ...fixtureJson('together-ai', 'file'), id: 'file-newer', created_at: 1715029999, purpose: 'batch-api' }] } })
+      .on('GET /together/v1/files', {
+        json: { data: [fixtureJson('together-ai', 'file'), { ...fixtureJson('together-ai', 'file'), id: 'file-newer', created_at: 1715029999, purpose: 'batch-api' }] },
+      })
       .on('POST /together/v1/fine-tunes', { json: fixtureJson('together-ai', 'fine-tune') })
-      .on('GET /together/v1/fine-tunes/ft-1', { json: { ...fixtureJson('together-ai', 'fine-tune'), status: 'completed', token_count: 4321, updated_at: '2024-11-07T06:31:56.000Z' } })
+      .on('GET /together/v1/fine-tunes/ft-1', {
+        json: { ...fixtureJson('together-ai', 'fine-tune'), status: 'completed', token_count: 4321, updated_at: '2024-11-07T06:31:56.000Z' },
+      })
       .on('GET /together/v1/fine-tunes/ft-1/events', { json: fixtureJson('together-ai', 'fine-tune-events') })
       .on('POST /together/v1/fine-tunes/ft-1/cancel', { json: { ...fixtureJson('together-ai', 'fine-tune'), status: 'cancel_requested' } })
       .on('POST /together/v1/chat/completions', { json: fixtureJson('openai', 'chat') })
       // mistral-ai
       .on('GET /mistral/v1/files', { json: fixtureJson('mistral-ai', 'files') })
       .on('POST /mistral/v1/fine_tuning/jobs', { json: fixtureJson('mistral-ai', 'fine-tuning-job') })
-      .on('GET /mistral/v1/fine_tuning/jobs/job-m', { json: { ...fixtureJson('mistral-ai', 'fine-tuning-job'), status: 'SUCCESS', fine_tuned_model: 'ft:open-mistral-7b:7ad642c1:20240531:support' } })
+      .on('GET /mistral/v1/fine_tuning/jobs/job-m', {
+        json: { ...fixtureJson('mistral-ai', 'fine-tuning-job'), status: 'SUCCESS', fine_tuned_model: 'ft:open-mistral-7b:7ad642c1:20240531:support' },
+      })
       .on('POST /mistral/v1/fine_tuning/jobs/job-m/cancel', { json: { ...fixtureJson('mistral-ai', 'fine-tuning-job'), status: 'CANCELLATION_REQUESTED' } })
       // fireworks-ai
       .on('POST /v1/accounts/acme/supervisedFineTuningJobs', { json: fixtureJson('fireworks-ai', 'sft-job') })
-      .on('GET /v1/accounts/acme/supervisedFineTuningJobs/sftj-9f8e7d', { json: { ...fixtureJson('fireworks-ai', 'sft-job'), state: 'JOB_STATE_COMPLETED', completedTime: '2025-01-10T11:00:00Z' } })
+      .on('GET /v1/accounts/acme/supervisedFineTuningJobs/sftj-9f8e7d', {
+        json: { ...fixtureJson('fireworks-ai', 'sft-job'), state: 'JOB_STATE_COMPLETED', completedTime: '2025-01-10T11:00:00Z' },
+      })
       .on('GET /v1/accounts/acme/supervisedFineTuningJobs', { json: { supervisedFineTuningJobs: [fixtureJson('fireworks-ai', 'sft-job')], nextPageToken: '', totalSize: 1 } })
       .on('POST /v1/accounts/acme/supervisedFineTuningJobs/sftj-9f8e7d:cancel', { json: { ...fixtureJson('fireworks-ai', 'sft-job'), state: 'JOB_STATE_CANCELLED' } })
       // groq
@@ -107,7 +115,15 @@ describe('files, provider batches and fine-tuning through the openai SDK', () =>
     it('uploads to together-ai at /files/upload with file_name, and maps its file objects', async () => {
       const together = client('together-ai');
       const file = await together.files.create({ file: await toFile(payload.subarray(0, 100_000), 'train.jsonl'), purpose: 'fine-tune' });
-      expect(file).toMatchObject({ id: fixtureJson('together-ai', 'file').id, object: 'file', bytes: 2664, created_at: 1715021438, filename: 'train.jsonl', purpose: 'fine-tune', status: 'processed' });
+      expect(file).toMatchObject({
+        id: fixtureJson('together-ai', 'file').id,
+        object: 'file',
+        bytes: 2664,
+        created_at: 1715021438,
+        filename: 'train.jsonl',
+        purpose: 'fine-tune',
+        status: 'processed',
+      });
       const form = await parseForm(upstream.received('POST /together/v1/files/upload').at(-1)!);
       expect(form.fields).toMatchObject({ purpose: ['fine-tune'], file_name: ['train.jsonl'] });
       expect(sha(form.files[0]!.data)).toBe(sha(payload.subarray(0, 100_000)));
@@ -134,7 +150,9 @@ describe('files, provider batches and fine-tuning through the openai SDK', () =>
 
     it('refuses an upload without purpose before it goes upstream', async () => {
       const before = upstream.received('POST /v1/files').length;
-      const err = await client('openai').files.create({ file: await toFile(Buffer.from('{}'), 'a.jsonl') } as any).catch((e) => e);
+      const err = await client('openai')
+        .files.create({ file: await toFile(Buffer.from('{}'), 'a.jsonl') } as any)
+        .catch((e) => e);
       expect(err.status).toBe(400);
       expect(err.error.param).toBe('purpose');
       expect(upstream.received('POST /v1/files').length).toBe(before);
@@ -146,7 +164,12 @@ describe('files, provider batches and fine-tuning through the openai SDK', () =>
       const openai = client('openai');
       const batch = await openai.batches.create({ input_file_id: 'file-abc123', endpoint: '/v1/chat/completions', completion_window: '24h', metadata: { job: 'nightly' } });
       expect(batch).toEqual(fixtureJson('openai', 'batch'));
-      expect(upstream.received('POST /v1/batches').at(-1)!.json()).toEqual({ input_file_id: 'file-abc123', endpoint: '/v1/chat/completions', completion_window: '24h', metadata: { job: 'nightly' } });
+      expect(upstream.received('POST /v1/batches').at(-1)!.json()).toEqual({
+        input_file_id: 'file-abc123',
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+        metadata: { job: 'nightly' },
+      });
       expect((await openai.batches.retrieve('batch_abc123')).status).toBe('in_progress');
       expect((await openai.batches.list({ limit: 3 })).data).toHaveLength(1);
       expect((await openai.batches.cancel('batch_abc123')).status).toBe('cancelling');
@@ -233,7 +256,14 @@ describe('files, provider batches and fine-tuning through the openai SDK', () =>
         suffix: 'support-bot',
         hyperparameters: { n_epochs: 3, batch_size: 16 },
       });
-      expect(job).toMatchObject({ object: 'fine_tuning.job', status: 'created', created_at: 1730957516, fine_tuned_model: null, organization_id: 'together-ai', validation_file: null });
+      expect(job).toMatchObject({
+        object: 'fine_tuning.job',
+        status: 'created',
+        created_at: 1730957516,
+        fine_tuned_model: null,
+        organization_id: 'together-ai',
+        validation_file: null,
+      });
       expect(job.hyperparameters).toMatchObject({ n_epochs: 3, batch_size: 16, learning_rate_multiplier: 'auto' });
       expect(upstream.received('POST /together/v1/fine-tunes').at(-1)!.json()).toEqual({
         model: 'meta-llama/Meta-Llama-3.1-8B-Instruct-Reference',
@@ -243,7 +273,12 @@ describe('files, provider batches and fine-tuning through the openai SDK', () =>
         batch_size: 16,
       });
       const done = await together.fineTuning.jobs.retrieve('ft-1');
-      expect(done).toMatchObject({ status: 'succeeded', fine_tuned_model: 'acme/Meta-Llama-3.1-8B-Instruct-Reference-support-bot-1a2b3c', trained_tokens: 4321, finished_at: 1730961116 });
+      expect(done).toMatchObject({
+        status: 'succeeded',
+        fine_tuned_model: 'acme/Meta-Llama-3.1-8B-Instruct-Reference-support-bot-1a2b3c',
+        trained_tokens: 4321,
+        finished_at: 1730961116,
+      });
       await together.chat.completions.create({ model: done.fine_tuned_model!, messages: [{ role: 'user', content: 'Hi' }] });
       expect(upstream.received('POST /together/v1/chat/completions').at(-1)!.json().model).toBe(done.fine_tuned_model);
       const events = await together.fineTuning.jobs.listEvents('ft-1');
@@ -256,8 +291,18 @@ describe('files, provider batches and fine-tuning through the openai SDK', () =>
 
     it('mistral-ai: maps the create body (training_files, epochs, auto_start), statuses and events', async () => {
       const mistral = client('mistral-ai');
-      const job = await mistral.fineTuning.jobs.create({ model: 'open-mistral-7b', training_file: 'e5b9c1a2-6d3f-4f7a-9c8b-1a2b3c4d5e6f', suffix: 'support', hyperparameters: { n_epochs: 2 } });
-      expect(job).toMatchObject({ status: 'created', training_file: 'e5b9c1a2-6d3f-4f7a-9c8b-1a2b3c4d5e6f', organization_id: 'mistral-ai', hyperparameters: { n_epochs: 2, batch_size: 'auto', learning_rate_multiplier: 'auto' } });
+      const job = await mistral.fineTuning.jobs.create({
+        model: 'open-mistral-7b',
+        training_file: 'e5b9c1a2-6d3f-4f7a-9c8b-1a2b3c4d5e6f',
+        suffix: 'support',
+        hyperparameters: { n_epochs: 2 },
+      });
+      expect(job).toMatchObject({
+        status: 'created',
+        training_file: 'e5b9c1a2-6d3f-4f7a-9c8b-1a2b3c4d5e6f',
+        organization_id: 'mistral-ai',
+        hyperparameters: { n_epochs: 2, batch_size: 'auto', learning_rate_multiplier: 'auto' },
+      });
       expect(upstream.received('POST /mistral/v1/fine_tuning/jobs').at(-1)!.json()).toEqual({
         auto_start: true,
         model: 'open-mistral-7b',
@@ -274,8 +319,19 @@ describe('files, provider batches and fine-tuning through the openai SDK', () =>
 
     it('fireworks-ai: supervised fine-tuning jobs on the control plane, named by account', async () => {
       const fireworks = client('fireworks-ai', { 'x-gateway-fireworks-account-id': 'acme' });
-      const job = await fireworks.fineTuning.jobs.create({ model: 'llama-v3p1-8b-instruct', training_file: 'support-train', suffix: 'support-bot', hyperparameters: { n_epochs: 2, batch_size: 8 } });
-      expect(job).toMatchObject({ id: 'sftj-9f8e7d', status: 'created', organization_id: 'acme', model: 'accounts/fireworks/models/llama-v3p1-8b-instruct', fine_tuned_model: null });
+      const job = await fireworks.fineTuning.jobs.create({
+        model: 'llama-v3p1-8b-instruct',
+        training_file: 'support-train',
+        suffix: 'support-bot',
+        hyperparameters: { n_epochs: 2, batch_size: 8 },
+      });
+      expect(job).toMatchObject({
+        id: 'sftj-9f8e7d',
+        status: 'created',
+        organization_id: 'acme',
+        model: 'accounts/fireworks/models/llama-v3p1-8b-instruct',
+        fine_tuned_model: null,
+      });
       expect(upstream.received('POST /v1/accounts/acme/supervisedFineTuningJobs').at(-1)!.json()).toEqual({
         dataset: 'accounts/acme/datasets/support-train',
         baseModel: 'accounts/fireworks/models/llama-v3p1-8b-instruct',
@@ -287,7 +343,9 @@ describe('files, provider batches and fine-tuning through the openai SDK', () =>
       expect(done).toMatchObject({ status: 'succeeded', fine_tuned_model: 'accounts/acme/models/sftj-9f8e7d' });
       expect((await fireworks.fineTuning.jobs.list()).data.map((j) => j.id)).toEqual(['sftj-9f8e7d']);
       expect((await fireworks.fineTuning.jobs.cancel('sftj-9f8e7d')).status).toBe('cancelled');
-      const noAccount = await client('fireworks-ai').fineTuning.jobs.retrieve('sftj-9f8e7d').catch((e) => e);
+      const noAccount = await client('fireworks-ai')
+        .fineTuning.jobs.retrieve('sftj-9f8e7d')
+        .catch((e) => e);
       expect(noAccount.status).toBe(400);
       expect(noAccount.error.param).toBe('x-gateway-fireworks-account-id');
       const events = await fireworks.fineTuning.jobs.listEvents('sftj-9f8e7d').catch((e) => e);

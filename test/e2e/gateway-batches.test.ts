@@ -76,7 +76,10 @@ describe('batches the gateway runs itself (deepseek has no batch API)', () => {
     expect(created).toMatchObject({ object: 'batch', status: 'validating', input_file_id: file.id, completion_window: '24h', metadata: { job: 'nightly' }, output_file_id: null });
     expect(created.id).toMatch(/^batch-gw-/);
 
-    const done = await until(() => client.batches.retrieve(created.id), (b) => b.status === 'completed');
+    const done = await until(
+      () => client.batches.retrieve(created.id),
+      (b) => b.status === 'completed',
+    );
     expect(done.request_counts).toEqual({ total: 12, completed: 11, failed: 1 });
     expect(done.in_progress_at).toBeGreaterThan(0);
     expect(done.finalizing_at).toBeGreaterThan(0);
@@ -85,7 +88,10 @@ describe('batches the gateway runs itself (deepseek has no batch API)', () => {
     const output = jsonl(await (await client.files.content(done.output_file_id!)).text());
     expect(output.map((l) => l.custom_id)).toEqual(Array.from({ length: 12 }, (_, i) => `req-${i}`).filter((id) => id !== 'req-7'));
     for (const line of output) {
-      expect(line).toMatchObject({ response: { status_code: 200, body: { object: 'chat.completion', choices: [{ message: { content: `answer to ${line.custom_id}` } }] } }, error: null });
+      expect(line).toMatchObject({
+        response: { status_code: 200, body: { object: 'chat.completion', choices: [{ message: { content: `answer to ${line.custom_id}` } }] } },
+        error: null,
+      });
       expect(line.id).toMatch(/^batch_req_/);
       expect(typeof line.response.request_id).toBe('string');
     }
@@ -108,7 +114,10 @@ describe('batches the gateway runs itself (deepseek has no batch API)', () => {
     const input = [chatLine('a'), '{not json', chatLine('a'), JSON.stringify({ custom_id: 'c', method: 'POST', url: '/v1/embeddings', body: {} })].join('\n');
     const file = await client.files.create({ file: await toFile(Buffer.from(input), 'bad.jsonl'), purpose: 'batch' });
     const batch = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
-    const failed = await until(() => client.batches.retrieve(batch.id), (b) => b.status === 'failed');
+    const failed = await until(
+      () => client.batches.retrieve(batch.id),
+      (b) => b.status === 'failed',
+    );
     expect(failed.failed_at).toBeGreaterThan(0);
     expect(failed.errors!.data!.map((e) => [e.code, e.line])).toEqual([
       ['invalid_json_line', 2],
@@ -168,10 +177,16 @@ describe('batches the gateway runs itself (deepseek has no batch API)', () => {
     const input = Array.from({ length: 20 }, (_, i) => chatLine(`c-${i}`)).join('\n');
     const file = await client.files.create({ file: await toFile(Buffer.from(input), 'c.jsonl'), purpose: 'batch' });
     const batch = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
-    await until(async () => chat.answered, (n) => n >= 2);
+    await until(
+      async () => chat.answered,
+      (n) => n >= 2,
+    );
     const cancelling = await client.batches.cancel(batch.id);
     expect(['cancelling', 'cancelled']).toContain(cancelling.status);
-    const cancelled = await until(() => client.batches.retrieve(batch.id), (b) => b.status === 'cancelled');
+    const cancelled = await until(
+      () => client.batches.retrieve(batch.id),
+      (b) => b.status === 'cancelled',
+    );
     expect(cancelled.cancelled_at).toBeGreaterThan(0);
     const sent = [...chat.seen.keys()].length;
     expect(sent).toBeLessThan(20);
@@ -191,11 +206,19 @@ describe('batches the gateway runs itself (deepseek has no batch API)', () => {
     dirs.push(dataDir);
     const gw = await gatewayOn(dataDir, { providers: { openai: { baseUrl: `${upstream.url}/v1` } } });
     gateways.push(gw.gateway);
-    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-openai-owner-000000001', defaultHeaders: { 'x-gateway-provider': 'openai', 'x-gateway-batch-mode': 'gateway' }, maxRetries: 0 });
+    const client = new OpenAI({
+      baseURL: `${gw.url}/v1`,
+      apiKey: 'sk-openai-owner-000000001',
+      defaultHeaders: { 'x-gateway-provider': 'openai', 'x-gateway-batch-mode': 'gateway' },
+      maxRetries: 0,
+    });
     const file = await client.files.create({ file: await toFile(Buffer.from([chatLine('o-1'), chatLine('o-2')].join('\n')), 'o.jsonl'), purpose: 'batch' });
     expect(file.id).toMatch(/^file-gw-/);
     const batch = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
-    const done = await until(() => client.batches.retrieve(batch.id), (b) => b.status === 'completed');
+    const done = await until(
+      () => client.batches.retrieve(batch.id),
+      (b) => b.status === 'completed',
+    );
     expect(done.request_counts).toEqual({ total: 2, completed: 2, failed: 0 });
     expect(upstream.received('POST /v1/files')).toHaveLength(0);
     expect(upstream.received('POST /v1/batches')).toHaveLength(0);
@@ -210,7 +233,10 @@ describe('batches the gateway runs itself (deepseek has no batch API)', () => {
     const ids = Array.from({ length: 16 }, (_, i) => `r-${i}`);
     const file = await client.files.create({ file: await toFile(Buffer.from(ids.map((id) => chatLine(id)).join('\n')), 'r.jsonl'), purpose: 'batch' });
     const batch = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
-    await until(async () => chat.answered, (n) => n >= 4);
+    await until(
+      async () => chat.answered,
+      (n) => n >= 4,
+    );
     // A graceful stop: lines in flight finish and are recorded.
     await gateways.pop()!.close(5000);
     const answeredBeforeRestart = chat.answered;
@@ -222,7 +248,10 @@ describe('batches the gateway runs itself (deepseek has no batch API)', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(chat.answered).toBe(answeredBeforeRestart);
     const resumed = sdk(second.url);
-    const done = await until(() => resumed.batches.retrieve(batch.id), (b) => b.status === 'completed');
+    const done = await until(
+      () => resumed.batches.retrieve(batch.id),
+      (b) => b.status === 'completed',
+    );
     expect(done.request_counts).toEqual({ total: 16, completed: 16, failed: 0 });
     for (const id of ids) expect(chat.count(id)).toBe(1);
     const output = jsonl(await (await resumed.files.content(done.output_file_id!)).text());

@@ -229,14 +229,11 @@ describe('images and audio through the openai SDK', () => {
 
     it('checks a field sent after the file before anything goes upstream (images are held until checked)', async () => {
       bareCounts = { started: 0, completed: 0 };
-      const res = await sendForm(
-        `${gwBare.url}/v1/images/edits`,
-        [
-          { name: 'prompt', value: 'x' },
-          { name: 'image', filename: 'a.png', type: 'image/png', data: makePng({ width: 256, transparentAt: 9 }) },
-          { name: 'n', value: '20' },
-        ],
-      );
+      const res = await sendForm(`${gwBare.url}/v1/images/edits`, [
+        { name: 'prompt', value: 'x' },
+        { name: 'image', filename: 'a.png', type: 'image/png', data: makePng({ width: 256, transparentAt: 9 }) },
+        { name: 'n', value: '20' },
+      ]);
       expect(res.status).toBe(400);
       expect(res.body.error).toMatchObject({ param: 'n', code: 'missing_required_parameter' });
       expect(bareCounts).toEqual({ started: 0, completed: 0 });
@@ -277,7 +274,12 @@ describe('images and audio through the openai SDK', () => {
 
     it('uploads a 20 MB file byte for byte and answers json', async () => {
       const big = randomBytes(20 * 1024 * 1024);
-      const answer = await client.audio.transcriptions.create({ file: await toFile(big, 'meeting.mp3', { type: 'audio/mpeg' }), model: 'whisper-1', language: 'en', temperature: 0.2 });
+      const answer = await client.audio.transcriptions.create({
+        file: await toFile(big, 'meeting.mp3', { type: 'audio/mpeg' }),
+        model: 'whisper-1',
+        language: 'en',
+        temperature: 0.2,
+      });
       expect(answer).toEqual({ text: 'Hello from the gateway test.' });
       const sent = upstream.received('POST /v1/audio/transcriptions').at(-1)!;
       const form = await parseForm(sent);
@@ -303,15 +305,18 @@ describe('images and audio through the openai SDK', () => {
       ['srt', 'text/plain; charset=utf-8', fixtureBytes('openai', 'transcription.srt').toString()],
       ['vtt', 'text/vtt; charset=utf-8', fixtureBytes('openai', 'transcription.vtt').toString()],
     ] as const)('answers %s as text with the upstream content type', async (format, type, text) => {
-      const { data, response } = await client.audio.transcriptions
-        .create({ file: await toFile(audio, 'a.m4a'), model: 'whisper-1', response_format: format })
-        .withResponse();
+      const { data, response } = await client.audio.transcriptions.create({ file: await toFile(audio, 'a.m4a'), model: 'whisper-1', response_format: format }).withResponse();
       expect(data).toBe(text);
       expect(response.headers.get('content-type')).toBe(type);
     });
 
     const refusals: Array<[string, () => Promise<Record<string, unknown>>, number, string]> = [
-      ['timestamp_granularities without verbose_json', async () => ({ file: await toFile(audio, 'a.mp3'), model: 'whisper-1', timestamp_granularities: ['word'] }), 422, 'timestamp_granularities'],
+      [
+        'timestamp_granularities without verbose_json',
+        async () => ({ file: await toFile(audio, 'a.mp3'), model: 'whisper-1', timestamp_granularities: ['word'] }),
+        422,
+        'timestamp_granularities',
+      ],
       ['a temperature above 1', async () => ({ file: await toFile(audio, 'a.mp3'), model: 'whisper-1', temperature: 1.5 }), 400, 'temperature'],
       ['an unknown response_format', async () => ({ file: await toFile(audio, 'a.mp3'), model: 'whisper-1', response_format: 'xml' }), 400, 'response_format'],
       ['a file that is not audio', async () => ({ file: await toFile(audio, 'notes.txt'), model: 'whisper-1' }), 400, 'file'],

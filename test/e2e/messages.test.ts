@@ -202,36 +202,61 @@ describe('/v1/messages translated for openai', () => {
   });
 
   it("answers errors in Anthropic's shape with anthropic-version, in the contract's without", async () => {
-    fake.on('POST /oai/chat/completions', { json: { error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' } }, status: 429, headers: { 'retry-after': '3' } });
-    const err: any = await sdk('openai').messages.create(request).catch((e) => e);
+    fake.on('POST /oai/chat/completions', {
+      json: { error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' } },
+      status: 429,
+      headers: { 'retry-after': '3' },
+    });
+    const err: any = await sdk('openai')
+      .messages.create(request)
+      .catch((e) => e);
     expect(err).toBeInstanceOf(Anthropic.RateLimitError);
     expect(err.error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error', message: 'Rate limit reached' } });
     expect(err.headers.get('retry-after')).toBe('3');
-    const res = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-gateway-provider': 'openai', authorization: 'Bearer k' }, body: JSON.stringify(request) });
+    const res = await fetch(`${gw.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-gateway-provider': 'openai', authorization: 'Bearer k' },
+      body: JSON.stringify(request),
+    });
     expect(res.status).toBe(429);
     expect(await res.json()).toMatchObject({ status: 'failure', error: { type: 'rate_limit_error', code: 'rate_limit_exceeded', provider: 'openai' } });
     // validation errors too
-    const bad: any = await sdk('openai').messages.create({ ...request, max_tokens: undefined as any }).catch((e) => e);
+    const bad: any = await sdk('openai')
+      .messages.create({ ...request, max_tokens: undefined as any })
+      .catch((e) => e);
     expect(bad).toBeInstanceOf(Anthropic.BadRequestError);
     expect(bad.error.error.type).toBe('invalid_request_error');
   });
 
   it('ends a stream that fails midway with an error event the SDK raises', async () => {
-    const chunks = [...fixtureChunks('openai', 'tools').slice(0, 4), 'data: {"error":{"message":"The server had an error while processing your request.","type":"server_error"}}\n\n'];
+    const chunks = [
+      ...fixtureChunks('openai', 'tools').slice(0, 4),
+      'data: {"error":{"message":"The server had an error while processing your request.","type":"server_error"}}\n\n',
+    ];
     fake.on('POST /oai/chat/completions', { chunks, headers: { 'content-type': 'text/event-stream' } });
     const events = await rawEvents('openai', { ...request, stream: true });
     expect(events.at(-1)!.event).toBe('error');
     expect(events.at(-1)!.data).toMatchObject({ type: 'error', error: { type: 'api_error' } });
     expect(events.some((e) => e.event === 'message_stop')).toBe(false);
-    expect(events.filter((e) => e.event === 'content_block_delta').map((e) => e.data.delta.text).join('')).toBe('Let me look that up.');
+    expect(
+      events
+        .filter((e) => e.event === 'content_block_delta')
+        .map((e) => e.data.delta.text)
+        .join(''),
+    ).toBe('Let me look that up.');
     fake.on('POST /oai/chat/completions', { chunks, headers: { 'content-type': 'text/event-stream' } });
-    const failure = await sdk('openai').messages.stream(request).finalMessage().catch((e) => e);
+    const failure = await sdk('openai')
+      .messages.stream(request)
+      .finalMessage()
+      .catch((e) => e);
     expect(failure).toBeInstanceOf(Anthropic.APIError);
   });
 
   it('count_tokens: a clear 400 where the provider cannot count', async () => {
     const before = fake.requests.length;
-    const err: any = await sdk('openai').messages.countTokens({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] }).catch((e) => e);
+    const err: any = await sdk('openai')
+      .messages.countTokens({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(Anthropic.BadRequestError);
     expect(err.error.error.message).toMatch(/openai.*count_tokens/);
     expect(fake.requests.length).toBe(before);
@@ -296,7 +321,11 @@ describe('/v1/messages translated for google', () => {
     const counted = await sdk('google').messages.countTokens({ model: 'gemini-2.5-flash', system: 'Be brief.', messages: [{ role: 'user', content: 'Hello there' }] });
     expect(counted).toEqual({ input_tokens: 31 });
     expect(fake.received('POST /v1beta/models/gemini-2.5-flash:countTokens').at(-1)!.json()).toEqual({
-      generateContentRequest: { model: 'models/gemini-2.5-flash', contents: [{ role: 'user', parts: [{ text: 'Hello there' }] }], systemInstruction: { parts: [{ text: 'Be brief.' }] } },
+      generateContentRequest: {
+        model: 'models/gemini-2.5-flash',
+        contents: [{ role: 'user', parts: [{ text: 'Hello there' }] }],
+        systemInstruction: { parts: [{ text: 'Be brief.' }] },
+      },
     });
   });
 });
@@ -377,7 +406,13 @@ describe('/v1/messages forwarded to anthropic', () => {
     const body = JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }], container: 'x' });
     const res = await fetch(`${gw.url}/v1/messages`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-gateway-provider': 'anthropic', 'x-api-key': 'sk-ant-caller', 'anthropic-version': '2023-06-01', 'anthropic-beta': 'interleaved-thinking-2025-05-14' },
+      headers: {
+        'content-type': 'application/json',
+        'x-gateway-provider': 'anthropic',
+        'x-api-key': 'sk-ant-caller',
+        'anthropic-version': '2023-06-01',
+        'anthropic-beta': 'interleaved-thinking-2025-05-14',
+      },
       body,
     });
     expect(res.status).toBe(200);
@@ -390,7 +425,9 @@ describe('/v1/messages forwarded to anthropic', () => {
 
   it('streams the upstream events untouched; the SDK assembles thinking, signatures and tool use', async () => {
     fake.on('POST /v1/messages', sse('anthropic', 'thinking'));
-    const final = await sdk('anthropic').messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] }).finalMessage();
+    const final = await sdk('anthropic')
+      .messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] })
+      .finalMessage();
     expect(final).toMatchObject(fixtureJson('anthropic', 'thinking'));
     fake.on('POST /v1/messages', sse('anthropic', 'thinking'));
     const res = await fetch(`${gw.url}/v1/messages`, {

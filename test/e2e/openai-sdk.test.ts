@@ -82,9 +82,7 @@ describe('the official openai SDK through the gateway (openai provider)', () => 
   });
 
   it('surfaces gateway validation errors through the SDK as 400s with the contract body', async () => {
-    const err = await client.chat.completions
-      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }], temperature: 3 })
-      .catch((e) => e);
+    const err = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }], temperature: 3 }).catch((e) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     expect(err.status).toBe(400);
     expect(err.error).toMatchObject({ type: 'invalid_request_error', code: 'missing_required_parameter', param: 'temperature' });

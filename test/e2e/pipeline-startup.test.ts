@@ -37,7 +37,10 @@ describe('pipeline problems at start-up (the built process)', { timeout: 90_000 
     running.push(proc);
     const { code } = await proc.exited;
     expect(code, proc.stderr()).toBe(1);
-    return proc.stderr().split('\n').filter((l) => l !== '');
+    return proc
+      .stderr()
+      .split('\n')
+      .filter((l) => l !== '');
   }
 
   it('a stage before the stage that provides what it needs', async () => {

@@ -267,7 +267,11 @@ describe('plugins of every kind', () => {
       });
     const denied = await send('PLEASE ANSWER');
     expect(denied.status).toBe(422);
-    expect(((await denied.json()) as any).error).toMatchObject({ type: 'guardrail_error', code: 'guardrail_failed', message: expect.stringContaining('no-shouting check failed (shouting)') });
+    expect(((await denied.json()) as any).error).toMatchObject({
+      type: 'guardrail_error',
+      code: 'guardrail_failed',
+      message: expect.stringContaining('no-shouting check failed (shouting)'),
+    });
     expect((await send('please answer')).status).toBe(200);
   });
 
@@ -294,7 +298,12 @@ describe('plugins of every kind', () => {
   it('auth mode settings are checked at start-up: the auth section, and the options of a stage against the mode schema', async () => {
     const err = await startGateway({ auth: { enabled: true, type: 'oauth' } }).catch((e) => e);
     expect(err.problems).toEqual(['auth.issuer: is required when auth.type is oauth']);
-    const bad = await startGateway({ plugins: [join(plugins, 'shared-secret.mjs')], pipelines: { dir: pipelinesDir({ 'mcp.yaml': 'name: mcp\nextends: mcp\nconfigure:\n  authenticate: { credential: gateway, mode: shared-secret, options: { secret: short } }\n' }) } }).catch((e) => e);
+    const bad = await startGateway({
+      plugins: [join(plugins, 'shared-secret.mjs')],
+      pipelines: {
+        dir: pipelinesDir({ 'mcp.yaml': 'name: mcp\nextends: mcp\nconfigure:\n  authenticate: { credential: gateway, mode: shared-secret, options: { secret: short } }\n' }),
+      },
+    }).catch((e) => e);
     expect(bad.problems).toEqual([expect.stringMatching(/mcp\.yaml: stages\[2\]\.authenticate\.options\.secret: must be at least 8 characters$/)]);
   });
 });

@@ -82,7 +82,11 @@ async function threeTurns(t: ThreeTurns, stream: boolean): Promise<void> {
     fake.on(route, reply);
     const request = { model: t.model, messages, tools: [WEATHER], reasoning_effort: 'medium' as const, max_completion_tokens: 12000 };
     if (!stream) return (await c.chat.completions.create(request)).choices[0]!.message as any;
-    const raw = await postStream(`${gw.url}/v1/chat/completions`, { ...request, stream: true }, { 'x-gateway-provider': t.provider, authorization: 'Bearer sk-test-key-000111', ...t.headers });
+    const raw = await postStream(
+      `${gw.url}/v1/chat/completions`,
+      { ...request, stream: true },
+      { 'x-gateway-provider': t.provider, authorization: 'Bearer sk-test-key-000111', ...t.headers },
+    );
     expect(raw.done).toBe(true);
     return assembleChat(raw.events).choices[0].message;
   };
@@ -104,7 +108,14 @@ async function threeTurns(t: ThreeTurns, stream: boolean): Promise<void> {
 describe('anthropic thinking through chat', () => {
   it('answers thinking as reasoning_content and thinking_blocks (signatures, redacted), cached tokens and the thinking budget of reasoning_effort', async () => {
     fake.on('POST /v1/messages', { json: fixtureJson('anthropic', 'thinking') });
-    const answer: any = await client('anthropic').chat.completions.create({ model: CLAUDE, messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: [WEATHER], reasoning_effort: 'medium', temperature: 0.3, top_p: 0.5 });
+    const answer: any = await client('anthropic').chat.completions.create({
+      model: CLAUDE,
+      messages: [{ role: 'user', content: 'Weather in Paris?' }],
+      tools: [WEATHER],
+      reasoning_effort: 'medium',
+      temperature: 0.3,
+      top_p: 0.5,
+    });
     const sent = fake.received('POST /v1/messages').at(-1)!.json();
     expect(sent.thinking).toEqual({ type: 'enabled', budget_tokens: 8192 });
     // thinking takes no temperature, and top_p only from 0.95
@@ -125,10 +136,17 @@ describe('anthropic thinking through chat', () => {
     const request = { model: CLAUDE, messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: [WEATHER], reasoning_effort: 'low' };
     const whole: any = await client('anthropic').chat.completions.create(request as any);
     fake.on('POST /v1/messages', sse('anthropic', 'thinking'));
-    const raw = await postStream(`${gw.url}/v1/chat/completions`, { ...request, stream: true, stream_options: { include_usage: true } }, { 'x-gateway-provider': 'anthropic', authorization: 'Bearer k' });
+    const raw = await postStream(
+      `${gw.url}/v1/chat/completions`,
+      { ...request, stream: true, stream_options: { include_usage: true } },
+      { 'x-gateway-provider': 'anthropic', authorization: 'Bearer k' },
+    );
     expect(raw.done).toBe(true);
     const deltas = raw.events.flatMap((e) => e.choices.map((c: any) => c.delta));
-    expect(deltas.filter((d) => d.reasoning_content).map((d) => d.reasoning_content)).toEqual(['The user wants the weather in Paris. ', 'I should call get_weather with city Paris.']);
+    expect(deltas.filter((d) => d.reasoning_content).map((d) => d.reasoning_content)).toEqual([
+      'The user wants the weather in Paris. ',
+      'I should call get_weather with city Paris.',
+    ]);
     expect(deltas.every((d) => !(d.content && d.reasoning_content))).toBe(true);
     expect(withParsedArguments(assembleChat(raw.events))).toEqual(withParsedArguments(comparable(whole)));
     expect(fake.received('POST /v1/messages').at(-1)!.json().thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
@@ -147,7 +165,10 @@ describe('anthropic thinking through chat', () => {
           checkReplayed(body) {
             const fixture = fixtureJson('anthropic', 'thinking');
             expect(body.messages[1]).toEqual({ role: 'assistant', content: fixture.content.map((b: any) => (b.type === 'tool_use' ? { ...b, input: { city: 'Paris' } } : b)) });
-            expect(body.messages[2]).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01A09q90qw90lq917835lq9', content: '{"temperature_c":18,"sky":"sunny"}' }] });
+            expect(body.messages[2]).toEqual({
+              role: 'user',
+              content: [{ type: 'tool_result', tool_use_id: 'toolu_01A09q90qw90lq917835lq9', content: '{"temperature_c":18,"sky":"sunny"}' }],
+            });
             expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 8192 });
             expect(body.max_tokens).toBe(12000);
           },
@@ -187,24 +208,46 @@ describe('gemini thought parts and signatures through chat', () => {
 
   it('answers thought parts as reasoning, a call signature on the tool call, thoughtsTokenCount as reasoning tokens; reasoning_effort sets thinkingConfig', async () => {
     fake.on(route(false), { json: fixtureJson('google', 'thinking-tools') });
-    const answer: any = await client('google').chat.completions.create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: [WEATHER], reasoning_effort: 'high' });
+    const answer: any = await client('google').chat.completions.create({
+      model: 'gemini-2.5-flash',
+      messages: [{ role: 'user', content: 'Weather in Paris?' }],
+      tools: [WEATHER],
+      reasoning_effort: 'high',
+    });
     expect(fake.received(route(false)).at(-1)!.json().generationConfig).toEqual({ thinkingConfig: { thinkingBudget: 16384, includeThoughts: true } });
     const message = answer.choices[0].message;
     expect(message.reasoning_content).toBe('I need the weather for Paris, so I will call get_weather.');
     expect(message.thinking_blocks).toEqual([{ type: 'thinking', thinking: 'I need the weather for Paris, so I will call get_weather.' }]);
     const signature = fixtureJson('google', 'thinking-tools').candidates[0].content.parts[1].thoughtSignature;
-    expect(message.tool_calls[0]).toEqual({ id: 'call_0', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' }, extra_content: { google: { thought_signature: signature } } });
-    expect(answer.usage).toEqual({ prompt_tokens: 40, completion_tokens: 42, total_tokens: 82, prompt_tokens_details: { cached_tokens: 16 }, completion_tokens_details: { reasoning_tokens: 30 } });
+    expect(message.tool_calls[0]).toEqual({
+      id: 'call_0',
+      type: 'function',
+      function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+      extra_content: { google: { thought_signature: signature } },
+    });
+    expect(answer.usage).toEqual({
+      prompt_tokens: 40,
+      completion_tokens: 42,
+      total_tokens: 82,
+      prompt_tokens_details: { cached_tokens: 16 },
+      completion_tokens_details: { reasoning_tokens: 30 },
+    });
 
     fake.on(route(true), sse('google', 'thinking-tools'));
-    const raw = await postStream(`${gw.url}/v1/chat/completions`, { model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: [WEATHER], stream: true, stream_options: { include_usage: true } }, { 'x-gateway-provider': 'google', authorization: 'Bearer k' });
+    const raw = await postStream(
+      `${gw.url}/v1/chat/completions`,
+      { model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: [WEATHER], stream: true, stream_options: { include_usage: true } },
+      { 'x-gateway-provider': 'google', authorization: 'Bearer k' },
+    );
     expect(assembleChat(raw.events)).toEqual(comparable(answer));
   });
 
   it('gemini-3 models get a thinking level', async () => {
     fake.on('POST /v1beta/models/gemini-3-pro-preview:generateContent', { json: fixtureJson('google', 'thinking-final') });
     await client('google').chat.completions.create({ model: 'gemini-3-pro-preview', messages: [{ role: 'user', content: 'Hi' }], reasoning_effort: 'low' });
-    expect(fake.received('POST /v1beta/models/gemini-3-pro-preview:generateContent').at(-1)!.json().generationConfig).toEqual({ thinkingConfig: { thinkingLevel: 'low', includeThoughts: true } });
+    expect(fake.received('POST /v1beta/models/gemini-3-pro-preview:generateContent').at(-1)!.json().generationConfig).toEqual({
+      thinkingConfig: { thinkingLevel: 'low', includeThoughts: true },
+    });
   });
 
   for (const stream of [false, true]) {
@@ -224,7 +267,10 @@ describe('gemini thought parts and signatures through chat', () => {
             expect(body.contents[2]).toEqual({ role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { temperature_c: 18, sky: 'sunny' } } }] });
             if (turn === 3) {
               // the text part's signature goes back on the text part
-              expect(body.contents[3]).toEqual({ role: 'model', parts: [{ text: 'It is 18°C and sunny in Paris.', thoughtSignature: final.candidates[0].content.parts[0].thoughtSignature }] });
+              expect(body.contents[3]).toEqual({
+                role: 'model',
+                parts: [{ text: 'It is 18°C and sunny in Paris.', thoughtSignature: final.candidates[0].content.parts[0].thoughtSignature }],
+              });
             }
             expect(body.generationConfig.thinkingConfig).toEqual({ thinkingBudget: 8192, includeThoughts: true });
           },
@@ -268,7 +314,12 @@ describe('bedrock reasoning content through chat', () => {
 
   it('answers reasoningContent as thinking blocks (signature, redacted bytes), cache reads as cached tokens; reasoning_effort sets Claude thinking', async () => {
     fake.on(path(false), { json: fixtureJson('bedrock', 'thinking') });
-    const answer: any = await client('bedrock', AWS).chat.completions.create({ model: BEDROCK_CLAUDE, messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: [WEATHER], reasoning_effort: 'minimal' });
+    const answer: any = await client('bedrock', AWS).chat.completions.create({
+      model: BEDROCK_CLAUDE,
+      messages: [{ role: 'user', content: 'Weather in Paris?' }],
+      tools: [WEATHER],
+      reasoning_effort: 'minimal',
+    });
     const sent = fake.received(path(false)).at(-1)!.json();
     expect(sent.additionalModelRequestFields).toEqual({ thinking: { type: 'enabled', budget_tokens: 1024 } });
     expect(sent.inferenceConfig).toEqual({ maxTokens: 1024 + 4096 });
@@ -287,7 +338,11 @@ describe('bedrock reasoning content through chat', () => {
     const request = { model: BEDROCK_CLAUDE, messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: [WEATHER] };
     const whole: any = await client('bedrock', AWS).chat.completions.create(request as any);
     fake.on(path(true), eventStreamReply('bedrock', 'thinking.events'));
-    const raw = await postStream(`${gw.url}/v1/chat/completions`, { ...request, stream: true, stream_options: { include_usage: true } }, { 'x-gateway-provider': 'bedrock', ...AWS });
+    const raw = await postStream(
+      `${gw.url}/v1/chat/completions`,
+      { ...request, stream: true, stream_options: { include_usage: true } },
+      { 'x-gateway-provider': 'bedrock', ...AWS },
+    );
     expect(raw.done).toBe(true);
     const reassembled = assembleChat(raw.events);
     expect(withParsedArguments({ ...reassembled, id: whole.id })).toEqual(withParsedArguments(comparable(whole)));
@@ -314,7 +369,10 @@ describe('bedrock reasoning content through chat', () => {
           checkReplayed(body) {
             const content = fixtureJson('bedrock', 'thinking').output.message.content;
             expect(body.messages[1]).toEqual({ role: 'assistant', content });
-            expect(body.messages[2]).toEqual({ role: 'user', content: [{ toolResult: { toolUseId: 'tooluse_Pw3cXqPxRkqFdH6lRKXwAA', content: [{ text: '{"temperature_c":18,"sky":"sunny"}' }] } }] });
+            expect(body.messages[2]).toEqual({
+              role: 'user',
+              content: [{ toolResult: { toolUseId: 'tooluse_Pw3cXqPxRkqFdH6lRKXwAA', content: [{ text: '{"temperature_c":18,"sky":"sunny"}' }] } }],
+            });
             expect(body.additionalModelRequestFields).toEqual({ thinking: { type: 'enabled', budget_tokens: 8192 } });
             expect(body.inferenceConfig).toEqual({ maxTokens: 12000 });
           },
@@ -354,8 +412,18 @@ describe('OpenAI-compatible reasoning', () => {
         route: () => route,
         replies: [
           { json: fixtureJson('deepseek', 'reasoning') },
-          { json: { ...fixtureJson('deepseek', 'reasoning'), choices: [{ index: 0, message: { role: 'assistant', content: 'It is 18°C in Paris.', reasoning_content: 'Done.' }, finish_reason: 'stop' }] } },
-          { json: { ...fixtureJson('deepseek', 'reasoning'), choices: [{ index: 0, message: { role: 'assistant', content: 'Still 18°C tomorrow.', reasoning_content: 'Guess.' }, finish_reason: 'stop' }] } },
+          {
+            json: {
+              ...fixtureJson('deepseek', 'reasoning'),
+              choices: [{ index: 0, message: { role: 'assistant', content: 'It is 18°C in Paris.', reasoning_content: 'Done.' }, finish_reason: 'stop' }],
+            },
+          },
+          {
+            json: {
+              ...fixtureJson('deepseek', 'reasoning'),
+              choices: [{ index: 0, message: { role: 'assistant', content: 'Still 18°C tomorrow.', reasoning_content: 'Guess.' }, finish_reason: 'stop' }],
+            },
+          },
         ],
         checkReplayed(body) {
           expect(body.messages[1]).toMatchObject({ role: 'assistant', reasoning_content: 'Paris weather needs the tool.', tool_calls: [{ id: 'call_00_ds8qweather' }] });
@@ -366,22 +434,45 @@ describe('OpenAI-compatible reasoning', () => {
       false,
     );
     fake.on(route, sse('deepseek', 'reasoning'));
-    const raw = await postStream(`${gw.url}/v1/chat/completions`, { model: 'deepseek-reasoner', messages: [{ role: 'user', content: 'Weather?' }], stream: true }, { 'x-gateway-provider': 'deepseek', authorization: 'Bearer k' });
+    const raw = await postStream(
+      `${gw.url}/v1/chat/completions`,
+      { model: 'deepseek-reasoner', messages: [{ role: 'user', content: 'Weather?' }], stream: true },
+      { 'x-gateway-provider': 'deepseek', authorization: 'Bearer k' },
+    );
     expect(assembleChat(raw.events).choices[0].message).toMatchObject({ reasoning_content: 'Paris weather needs the tool.', tool_calls: [{ id: 'call_00_ds8qweather' }] });
   });
 
   it('groq: `reasoning` becomes reasoning_content in answers and deltas; other answers pass through byte for byte', async () => {
     fake.on('POST /groq/chat/completions', { json: fixtureJson('groq', 'reasoning') });
     const answer: any = await client('groq').chat.completions.create({ model: 'qwen/qwen3-32b', messages: [{ role: 'user', content: 'Capital of France?' }] });
-    expect(answer.choices[0].message).toEqual({ role: 'assistant', content: 'Paris is the capital of France.', reasoning_content: 'The user asks for the capital of France; it is Paris.' });
+    expect(answer.choices[0].message).toEqual({
+      role: 'assistant',
+      content: 'Paris is the capital of France.',
+      reasoning_content: 'The user asks for the capital of France; it is Paris.',
+    });
     fake.on('POST /groq/chat/completions', sse('groq', 'reasoning'));
-    const raw = await postStream(`${gw.url}/v1/chat/completions`, { model: 'qwen/qwen3-32b', messages: [{ role: 'user', content: 'Capital of France?' }], stream: true }, { 'x-gateway-provider': 'groq', authorization: 'Bearer k' });
+    const raw = await postStream(
+      `${gw.url}/v1/chat/completions`,
+      { model: 'qwen/qwen3-32b', messages: [{ role: 'user', content: 'Capital of France?' }], stream: true },
+      { 'x-gateway-provider': 'groq', authorization: 'Bearer k' },
+    );
     expect(raw.events.some((e) => e.choices?.[0]?.delta?.reasoning !== undefined)).toBe(false);
     expect(assembleChat(raw.events).choices[0].message).toEqual({ ...answer.choices[0].message, refusal: null });
     // an answer without reasoning is the upstream's bytes
-    const plain = { id: 'chatcmpl-plain', object: 'chat.completion', created: 1, model: 'llama', choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }], x_groq: { id: 'req_x' } };
+    const plain = {
+      id: 'chatcmpl-plain',
+      object: 'chat.completion',
+      created: 1,
+      model: 'llama',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }],
+      x_groq: { id: 'req_x' },
+    };
     fake.on('POST /groq/chat/completions', { raw: JSON.stringify(plain), headers: { 'content-type': 'application/json' } });
-    const res = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-gateway-provider': 'groq', authorization: 'Bearer k' }, body: JSON.stringify({ model: 'llama', messages: [{ role: 'user', content: 'Hi' }] }) });
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-gateway-provider': 'groq', authorization: 'Bearer k' },
+      body: JSON.stringify({ model: 'llama', messages: [{ role: 'user', content: 'Hi' }] }),
+    });
     expect(await res.text()).toBe(JSON.stringify(plain));
   });
 });
@@ -403,7 +494,9 @@ describe('upstream headers', () => {
         'x-envoy-upstream-service-time': '12',
       },
     });
-    const { data, response, request_id } = await client('anthropic').chat.completions.create({ model: CLAUDE, messages: [{ role: 'user', content: 'Hi' }] }).withResponse();
+    const { data, response, request_id } = await client('anthropic')
+      .chat.completions.create({ model: CLAUDE, messages: [{ role: 'user', content: 'Hi' }] })
+      .withResponse();
     expect(request_id).toBe('req_011CSHoEeqs5C35K2UUqR7Fy');
     expect((data as any)._request_id).toBe('req_011CSHoEeqs5C35K2UUqR7Fy');
     expect(response.headers.get('x-ratelimit-limit-requests')).toBe('50');
@@ -427,21 +520,31 @@ describe('upstream headers', () => {
       'openai-organization': 'org-hidden',
     };
     fake.on('POST /oai/chat/completions', { json: fixtureJson('openai', 'chat'), headers });
-    const { response, request_id } = await client('openai').chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] }).withResponse();
+    const { response, request_id } = await client('openai')
+      .chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] })
+      .withResponse();
     expect(request_id).toBe('req_abc123');
     expect(response.headers.get('openai-processing-ms')).toBe('321');
     expect(response.headers.get('x-ratelimit-reset-requests')).toBe('6ms');
     expect(response.headers.get('openai-organization')).toBeNull();
 
     fake.on('POST /oai/chat/completions', { chunks: fixtureChunks('openai', 'chat'), headers: { 'content-type': 'text/event-stream', ...headers } });
-    const streamed = await client('openai').chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }], stream: true }).withResponse();
+    const streamed = await client('openai')
+      .chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }], stream: true })
+      .withResponse();
     expect(streamed.request_id).toBe('req_abc123');
     for await (const _ of streamed.data) {
       // drain
     }
 
-    fake.on('POST /oai/chat/completions', { json: { error: { message: 'Slow down', type: 'requests', code: 'rate_limit_exceeded' } }, status: 429, headers: { ...headers, 'retry-after': '7' } });
-    const err: any = await client('openai').chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] }).catch((e) => e);
+    fake.on('POST /oai/chat/completions', {
+      json: { error: { message: 'Slow down', type: 'requests', code: 'rate_limit_exceeded' } },
+      status: 429,
+      headers: { ...headers, 'retry-after': '7' },
+    });
+    const err: any = await client('openai')
+      .chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] })
+      .catch((e) => e);
     expect(err.status).toBe(429);
     expect(err.requestID).toBe('req_abc123');
     expect(err.headers.get('retry-after')).toBe('7');
@@ -449,8 +552,13 @@ describe('upstream headers', () => {
   });
 
   it('bedrock: x-amzn-requestid becomes x-request-id', async () => {
-    fake.on(`POST /model/${encodeURIComponent(BEDROCK_CLAUDE)}/converse`, { json: fixtureJson('bedrock', 'thinking-final'), headers: { 'x-amzn-requestid': '8a1e7c56-0000-4000-8000-1234567890ab' } });
-    const { request_id } = await client('bedrock', AWS).chat.completions.create({ model: BEDROCK_CLAUDE, messages: [{ role: 'user', content: 'Hi' }] }).withResponse();
+    fake.on(`POST /model/${encodeURIComponent(BEDROCK_CLAUDE)}/converse`, {
+      json: fixtureJson('bedrock', 'thinking-final'),
+      headers: { 'x-amzn-requestid': '8a1e7c56-0000-4000-8000-1234567890ab' },
+    });
+    const { request_id } = await client('bedrock', AWS)
+      .chat.completions.create({ model: BEDROCK_CLAUDE, messages: [{ role: 'user', content: 'Hi' }] })
+      .withResponse();
     expect(request_id).toBe('8a1e7c56-0000-4000-8000-1234567890ab');
   });
 });
@@ -458,7 +566,11 @@ describe('upstream headers', () => {
 describe('stream sanity', () => {
   it('anthropic: a second message_start inside an open message ends the stream with an error, never a tool call with broken arguments', async () => {
     fake.on('POST /v1/messages', sse('anthropic', 'double-start'));
-    const raw = await postStream(`${gw.url}/v1/chat/completions`, { model: CLAUDE, messages: [{ role: 'user', content: 'Weather?' }], tools: [WEATHER], stream: true }, { 'x-gateway-provider': 'anthropic', authorization: 'Bearer k' });
+    const raw = await postStream(
+      `${gw.url}/v1/chat/completions`,
+      { model: CLAUDE, messages: [{ role: 'user', content: 'Weather?' }], tools: [WEATHER], stream: true },
+      { 'x-gateway-provider': 'anthropic', authorization: 'Bearer k' },
+    );
     expect(raw.done).toBe(false);
     expect(raw.events.at(-1)).toMatchObject({ status: 'failure', error: { code: 'provider_error', provider: 'anthropic' } });
     expect(raw.events.some((e) => e.choices?.[0]?.finish_reason === 'tool_calls')).toBe(false);
@@ -468,10 +580,21 @@ describe('stream sanity', () => {
     const chunks = [
       { id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'o4-mini', choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] },
       { id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'o4-mini', choices: [{ index: 0, delta: { content: 'Hi' }, finish_reason: 'stop' }] },
-      { id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'o4-mini', choices: [], usage: { prompt_tokens: 5, completion_tokens: 70, total_tokens: 75, completion_tokens_details: { reasoning_tokens: 64 }, prompt_tokens_details: { cached_tokens: 0 } } },
+      {
+        id: 'c1',
+        object: 'chat.completion.chunk',
+        created: 1,
+        model: 'o4-mini',
+        choices: [],
+        usage: { prompt_tokens: 5, completion_tokens: 70, total_tokens: 75, completion_tokens_details: { reasoning_tokens: 64 }, prompt_tokens_details: { cached_tokens: 0 } },
+      },
     ];
     fake.on('POST /oai/chat/completions', { chunks: sseChunks(chunks), headers: { 'content-type': 'text/event-stream' } });
-    const raw = await postStream(`${gw.url}/v1/chat/completions`, { model: 'o4-mini', messages: [{ role: 'user', content: 'Hi' }], stream: true }, { 'x-gateway-provider': 'openai', authorization: 'Bearer k' });
+    const raw = await postStream(
+      `${gw.url}/v1/chat/completions`,
+      { model: 'o4-mini', messages: [{ role: 'user', content: 'Hi' }], stream: true },
+      { 'x-gateway-provider': 'openai', authorization: 'Bearer k' },
+    );
     expect(raw.events).toEqual(chunks);
   });
 });

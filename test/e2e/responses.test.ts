@@ -16,7 +16,13 @@ import { eventStreamReply } from '../conformance/replies.js';
 const AWS = { 'x-gateway-aws-access-key-id': 'AKIAIOSFODNN7EXAMPLE', 'x-gateway-aws-secret-access-key': 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' };
 const BEDROCK_CLAUDE = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
 const PG_URL = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const WEATHER = { type: 'function' as const, name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, strict: false };
+const WEATHER = {
+  type: 'function' as const,
+  name: 'get_weather',
+  description: 'Weather of a city',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  strict: false,
+};
 
 let fake: FakeUpstream;
 
@@ -44,7 +50,13 @@ function stable(response: any): any {
 }
 
 function providers(url: string) {
-  return { openai: { baseUrl: `${url}/oai` }, anthropic: { baseUrl: url }, google: { baseUrl: url }, bedrock: { baseUrl: url, region: 'us-east-1' }, 'azure-openai': { baseUrl: `${url}/azure` } };
+  return {
+    openai: { baseUrl: `${url}/oai` },
+    anthropic: { baseUrl: url },
+    google: { baseUrl: url },
+    bedrock: { baseUrl: url, region: 'us-east-1' },
+    'azure-openai': { baseUrl: `${url}/azure` },
+  };
 }
 
 beforeAll(async () => {
@@ -136,13 +148,38 @@ describe('responses (SQLite store)', () => {
       expect(response.id).toBe('resp_01ThinkToolsA1b2C3d4E5f6G7');
       expect(response.status).toBe('completed');
       expect(response.output).toEqual([
-        { id: expect.stringMatching(/^rs_/), type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text: content[0].thinking }], encrypted_content: content[0].signature },
+        {
+          id: expect.stringMatching(/^rs_/),
+          type: 'reasoning',
+          summary: [],
+          content: [{ type: 'reasoning_text', text: content[0].thinking }],
+          encrypted_content: content[0].signature,
+        },
         { id: expect.stringMatching(/^rs_/), type: 'reasoning', summary: [], encrypted_content: content[1].data },
-        { id: expect.stringMatching(/^msg_/), type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: "I'll check the weather.", annotations: [], logprobs: [] }] },
-        { id: expect.stringMatching(/^fc_/), type: 'function_call', status: 'completed', call_id: 'toolu_01A09q90qw90lq917835lq9', name: 'get_weather', arguments: '{"city":"Paris"}' },
+        {
+          id: expect.stringMatching(/^msg_/),
+          type: 'message',
+          status: 'completed',
+          role: 'assistant',
+          content: [{ type: 'output_text', text: "I'll check the weather.", annotations: [], logprobs: [] }],
+        },
+        {
+          id: expect.stringMatching(/^fc_/),
+          type: 'function_call',
+          status: 'completed',
+          call_id: 'toolu_01A09q90qw90lq917835lq9',
+          name: 'get_weather',
+          arguments: '{"city":"Paris"}',
+        },
       ]);
       expect(response.output_text).toBe("I'll check the weather.");
-      expect(response.usage).toEqual({ input_tokens: 1536, input_tokens_details: { cached_tokens: 1024 }, output_tokens: 180, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 1716 });
+      expect(response.usage).toEqual({
+        input_tokens: 1536,
+        input_tokens_details: { cached_tokens: 1024 },
+        output_tokens: 180,
+        output_tokens_details: { reasoning_tokens: 0 },
+        total_tokens: 1716,
+      });
       expect(response).toMatchObject({ instructions: 'Use the tools.', max_output_tokens: 12000, reasoning: { effort: 'medium' }, store: true, tools: [WEATHER] });
     });
 
@@ -205,17 +242,30 @@ describe('responses (SQLite store)', () => {
     it('retrieves, lists input items, refuses to cancel and deletes kept responses; other keys and unknown ids get 404', async () => {
       const client = sdk(gw, 'anthropic');
       fake.on('POST /v1/messages', { json: fixtureJson('anthropic', 'thinking-final') });
-      const created = await client.responses.create({ model: 'claude-sonnet-4-5', input: [{ role: 'user', content: 'One' }, { role: 'assistant', content: 'Two' }, { role: 'user', content: 'Three' }] });
+      const created = await client.responses.create({
+        model: 'claude-sonnet-4-5',
+        input: [
+          { role: 'user', content: 'One' },
+          { role: 'assistant', content: 'Two' },
+          { role: 'user', content: 'Three' },
+        ],
+      });
       const before = fake.requests.length;
       expect(await client.responses.retrieve(created.id)).toMatchObject({ id: created.id, output: created.output, status: 'completed' });
       const page = await client.responses.inputItems.list(created.id, { limit: 2 });
       expect(page.data.map((i: any) => i.content[0].text)).toEqual(['Three', 'Two']);
       expect(page.has_more).toBe(true);
       const asc = await client.responses.inputItems.list(created.id, { order: 'asc' });
-      expect(asc.data.map((i: any) => [i.role, i.content[0].type])).toEqual([['user', 'input_text'], ['assistant', 'output_text'], ['user', 'input_text']]);
+      expect(asc.data.map((i: any) => [i.role, i.content[0].type])).toEqual([
+        ['user', 'input_text'],
+        ['assistant', 'output_text'],
+        ['user', 'input_text'],
+      ]);
       const cancel: any = await client.responses.cancel(created.id).catch((e) => e);
       expect(cancel.status).toBe(422);
-      const stranger: any = await sdk(gw, 'anthropic', {}, 'sk-someone-else').responses.retrieve(created.id).catch((e) => e);
+      const stranger: any = await sdk(gw, 'anthropic', {}, 'sk-someone-else')
+        .responses.retrieve(created.id)
+        .catch((e) => e);
       expect(stranger).toBeInstanceOf(OpenAI.NotFoundError);
       expect(await client.responses.delete(created.id)).toEqual({ id: created.id, object: 'response.deleted', deleted: true });
       const gone: any = await client.responses.retrieve(created.id).catch((e) => e);
@@ -231,13 +281,17 @@ describe('responses (SQLite store)', () => {
       fake.on('POST /v1/messages', { json: { ...fixtureJson('anthropic', 'thinking-final'), id: 'msg_01NotKept' } });
       const response = await sdk(gw, 'anthropic').responses.create({ model: 'claude-sonnet-4-5', input: 'Hi', store: false });
       expect((response as any).store).toBe(false);
-      const err: any = await sdk(gw, 'anthropic').responses.retrieve(response.id).catch((e) => e);
+      const err: any = await sdk(gw, 'anthropic')
+        .responses.retrieve(response.id)
+        .catch((e) => e);
       expect(err).toBeInstanceOf(OpenAI.NotFoundError);
     });
 
     it('refuses tools only a Responses provider has, with a clear 400', async () => {
       const before = fake.requests.length;
-      const err: any = await sdk(gw, 'anthropic').responses.create({ model: 'claude-sonnet-4-5', input: 'x', tools: [{ type: 'web_search' } as any] }).catch((e) => e);
+      const err: any = await sdk(gw, 'anthropic')
+        .responses.create({ model: 'claude-sonnet-4-5', input: 'x', tools: [{ type: 'web_search' } as any] })
+        .catch((e) => e);
       expect(err).toBeInstanceOf(OpenAI.BadRequestError);
       expect(err.error.message).toMatch(/web_search/);
       expect(fake.requests.length).toBe(before);
@@ -259,7 +313,12 @@ describe('responses (SQLite store)', () => {
       const final = await client.responses.stream(request).finalResponse();
       expect(unparsed(final.output)).toEqual(whole.output.map((o: any) => ({ ...o, id: expect.any(String) })));
       fake.on(path(false), { json: fixtureJson('google', 'thinking-final') });
-      await client.responses.create({ model: 'gemini-2.5-flash', previous_response_id: whole.id, input: [{ type: 'function_call_output', call_id: 'call_0', output: '{"temperature_c":18}' }], tools: [WEATHER] });
+      await client.responses.create({
+        model: 'gemini-2.5-flash',
+        previous_response_id: whole.id,
+        input: [{ type: 'function_call_output', call_id: 'call_0', output: '{"temperature_c":18}' }],
+        tools: [WEATHER],
+      });
       const sent = fake.received(path(false)).at(-1)!.json();
       expect(sent.contents[1].parts.at(-1)).toEqual({ functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: signature });
       expect(sent.contents[2]).toEqual({ role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { temperature_c: 18 } } }] });
@@ -282,7 +341,19 @@ describe('responses (SQLite store)', () => {
       const onGoogle = await sdk(gw, 'google').responses.create({ model: 'gemini-2.5-flash', input: 'Say the weather.' });
       fake.on(path(false), { json: fixtureJson('bedrock', 'thinking-final') });
       await client.responses.create({ model: BEDROCK_CLAUDE, previous_response_id: onGoogle.id, input: 'Again?' });
-      expect(fake.received(path(false)).at(-1)!.json().messages.map((m: any) => [m.role, m.content.filter((b: any) => b.text).map((b: any) => b.text).join('')])).toEqual([
+      expect(
+        fake
+          .received(path(false))
+          .at(-1)!
+          .json()
+          .messages.map((m: any) => [
+            m.role,
+            m.content
+              .filter((b: any) => b.text)
+              .map((b: any) => b.text)
+              .join(''),
+          ]),
+      ).toEqual([
         ['user', 'Say the weather.'],
         ['assistant', 'It is 18°C and sunny in Paris.'],
         ['user', 'Again?'],
@@ -313,7 +384,13 @@ describe('responses (PostgreSQL store, a schema of its own)', () => {
     const second = await client.responses.create({ model: 'claude-sonnet-4-5', input: 'Second question', previous_response_id: first.id });
     fake.on('POST /v1/messages', { json: { ...fixtureJson('anthropic', 'thinking-final'), id: 'msg_01PgThird' } });
     await client.responses.create({ model: 'claude-sonnet-4-5', input: 'Third question', previous_response_id: second.id });
-    expect(fake.received('POST /v1/messages').at(-1)!.json().messages.map((m: any) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user']);
+    expect(
+      fake
+        .received('POST /v1/messages')
+        .at(-1)!
+        .json()
+        .messages.map((m: any) => m.role),
+    ).toEqual(['user', 'assistant', 'user', 'assistant', 'user']);
     expect((await client.responses.retrieve(second.id)).previous_response_id).toBe(first.id);
     const rows = await (async () => {
       const c = new pg.Client({ connectionString: PG_URL });

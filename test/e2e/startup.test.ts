@@ -34,7 +34,10 @@ describe('gateway start-up (the built process)', { timeout: 90_000 }, () => {
     running.push(proc);
     const { code } = await proc.exited;
     expect(code, proc.stderr()).toBe(1);
-    return proc.stderr().split('\n').filter((l) => l !== '');
+    return proc
+      .stderr()
+      .split('\n')
+      .filter((l) => l !== '');
   }
 
   async function startsOn(args: string[], env: Record<string, string> = {}) {
@@ -58,10 +61,7 @@ describe('gateway start-up (the built process)', { timeout: 90_000 }, () => {
   });
 
   it('prints one line per problem', async () => {
-    const config = file(
-      'many.yaml',
-      ['server:', '  port: not-a-port', 'logging:', '  level: loud', 'colour: blue', 'rateLimits:', '  - per: key', '    window: 10s'].join('\n'),
-    );
+    const config = file('many.yaml', ['server:', '  port: not-a-port', 'logging:', '  level: loud', 'colour: blue', 'rateLimits:', '  - per: key', '    window: 10s'].join('\n'));
     const lines = await failsWith(['--config', config]);
     expect(lines.sort()).toEqual(
       [
@@ -75,9 +75,7 @@ describe('gateway start-up (the built process)', { timeout: 90_000 }, () => {
 
   it('names the key whose ${VAR} is unset and has no default', async () => {
     const config = file('env.yaml', 'storage:\n  type: postgres\n  url: ${GW_TEST_DATABASE_URL}\n');
-    expect(await failsWith(['--config', config])).toEqual([
-      'storage.url: environment variable GW_TEST_DATABASE_URL is not set and has no default',
-    ]);
+    expect(await failsWith(['--config', config])).toEqual(['storage.url: environment variable GW_TEST_DATABASE_URL is not set and has no default']);
   });
 
   it.each([
@@ -85,7 +83,10 @@ describe('gateway start-up (the built process)', { timeout: 90_000 }, () => {
     [{ GATEWAY_AUTH_ENABLED: 'perhaps' }, 'auth.enabled: must be boolean'],
     [{ GATEWAY_PORT: 'eighty' }, 'server.port: must be integer'],
     [{ GATEWAY_ADMIN_TOKEN: 'short' }, 'auth.adminToken: must be at least 32 characters (generate one: openssl rand -hex 32)'],
-    [{ GATEWAY_ADMIN_TOKEN: 'change-me-to-a-long-random-string' }, 'auth.adminToken: is a placeholder from the examples, known to anyone; set a random value (openssl rand -hex 32)'],
+    [
+      { GATEWAY_ADMIN_TOKEN: 'change-me-to-a-long-random-string' },
+      'auth.adminToken: is a placeholder from the examples, known to anyone; set a random value (openssl rand -hex 32)',
+    ],
   ])('validates the environment override %o like the file', async (env, line) => {
     const config = file('ok.yaml', 'server:\n  port: 8787\n');
     expect(await failsWith(['--config', config], env)).toEqual([line]);
@@ -159,10 +160,7 @@ describe('gateway start-up (the built process)', { timeout: 90_000 }, () => {
 
   it('stops when a plugin stage is configured against its schema', async () => {
     file('pipes-plugin/chat.yaml', 'name: chat\nroutes: ["POST /v1/chat/completions"]\nstages:\n  - normalize-error\n  - header-stamp: { header: x-served-by }\n  - forward\n');
-    const config = file(
-      'plugin-bad.yaml',
-      `plugins:\n  - ${join(ROOT, 'examples/plugins/header-stamp.mjs')}\npipelines:\n  dir: ${join(dir, 'pipes-plugin')}\n`,
-    );
+    const config = file('plugin-bad.yaml', `plugins:\n  - ${join(ROOT, 'examples/plugins/header-stamp.mjs')}\npipelines:\n  dir: ${join(dir, 'pipes-plugin')}\n`);
     expect(await failsWith(['--config', config])).toEqual([`${join(dir, 'pipes-plugin', 'chat.yaml')}: stages[1].header-stamp.value: is required`]);
   });
 

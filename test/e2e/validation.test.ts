@@ -30,7 +30,18 @@ const RULES: Record<string, Case[]> = {
     ['messages must not be empty', { ...CHAT, messages: [] }, 400, 'messages'],
     ['messages must be an array', { ...CHAT, messages: 'Hi' }, 400, 'messages'],
     ['a message needs a role', { ...CHAT, messages: [{ content: 'Hi' }] }, 400, 'messages[0].role'],
-    ['roles are an enumeration', { ...CHAT, messages: [{ role: 'user', content: 'a' }, { role: 'robot', content: 'b' }] }, 400, 'messages[1].role'],
+    [
+      'roles are an enumeration',
+      {
+        ...CHAT,
+        messages: [
+          { role: 'user', content: 'a' },
+          { role: 'robot', content: 'b' },
+        ],
+      },
+      400,
+      'messages[1].role',
+    ],
     ['content is text, parts or null', { ...CHAT, messages: [{ role: 'user', content: 42 }] }, 400, 'messages[0].content'],
     ['temperature at most 2', { ...CHAT, temperature: 2.01 }, 400, 'temperature'],
     ['temperature at least 0', { ...CHAT, temperature: -0.1 }, 400, 'temperature'],

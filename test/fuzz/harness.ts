@@ -101,7 +101,9 @@ export class EchoUpstream {
       return;
     }
     const body = Buffer.concat(head).toString('utf8');
-    const creds = ['authorization', 'api-key', 'x-api-key', 'x-goog-api-key', 'openai-organization', 'x-amz-security-token'].map((h) => `${h}=${String(req.headers[h] ?? '')}`).join(' ');
+    const creds = ['authorization', 'api-key', 'x-api-key', 'x-goog-api-key', 'openai-organization', 'x-amz-security-token']
+      .map((h) => `${h}=${String(req.headers[h] ?? '')}`)
+      .join(' ');
     const echo = `${creds} enc=${encodeURIComponent(String(req.headers.authorization ?? ''))} url=${req.url} body=${body.slice(0, 400)}`;
     let hash = 0;
     for (const ch of `${req.url}${body}`) hash = (hash * 31 + ch.charCodeAt(0)) >>> 0;
@@ -123,7 +125,12 @@ export class EchoUpstream {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(
           JSON.stringify({
-            id: 'x', object: 'chat.completion', created: 1, model: 'm', data: [], text: echo,
+            id: 'x',
+            object: 'chat.completion',
+            created: 1,
+            model: 'm',
+            data: [],
+            text: echo,
             choices: [{ index: 0, message: { role: 'assistant', content: echo }, finish_reason: 'stop' }],
             usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
             headers: req.headers,
@@ -154,8 +161,23 @@ export class EchoUpstream {
 }
 
 const PROVIDERS = [
-  'openai', 'azure-openai', 'anthropic', 'google', 'vertex-ai', 'bedrock', 'cohere', 'mistral-ai', 'groq', 'together-ai',
-  'fireworks-ai', 'deepseek', 'x-ai', 'perplexity-ai', 'openrouter', 'ollama', 'vllm',
+  'openai',
+  'azure-openai',
+  'anthropic',
+  'google',
+  'vertex-ai',
+  'bedrock',
+  'cohere',
+  'mistral-ai',
+  'groq',
+  'together-ai',
+  'fireworks-ai',
+  'deepseek',
+  'x-ai',
+  'perplexity-ai',
+  'openrouter',
+  'ollama',
+  'vllm',
 ];
 export const PROVIDER_IDS = PROVIDERS;
 
@@ -268,9 +290,16 @@ export function expectContractError(answer: Answer, what: string): void {
     throw new Error(`${what}: ${answer.status} with a body that is not JSON: ${answer.text.slice(0, 300)}`);
   }
   const ok =
-    body && body.status === 'failure' && typeof body.message === 'string' && body.error && typeof body.error === 'object' &&
-    typeof body.error.type === 'string' && typeof body.error.code === 'string' && body.error.message === body.message &&
-    'param' in body.error && 'provider' in body.error;
+    body &&
+    body.status === 'failure' &&
+    typeof body.message === 'string' &&
+    body.error &&
+    typeof body.error === 'object' &&
+    typeof body.error.type === 'string' &&
+    typeof body.error.code === 'string' &&
+    body.error.message === body.message &&
+    'param' in body.error &&
+    'provider' in body.error;
   if (!ok) throw new Error(`${what}: ${answer.status} without the contract's error body: ${answer.text.slice(0, 300)}`);
   // A request the gateway cannot serve is the caller's problem or an upstream's, never an unexpected error of its own.
   if (body.error.code === 'internal_error') throw new Error(`${what}: a 500 (the gateway failed unexpectedly): ${answer.text.slice(0, 300)}`);
@@ -321,7 +350,10 @@ export function countStatus(status: number): void {
 /** One line for the run's summary. */
 export function summary(): string {
   const total = stats.reduce((n, s) => n + s.runs, 0);
-  const byStatus = [...statuses.entries()].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}:${n}`).join(' ');
+  const byStatus = [...statuses.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([s, n]) => `${s}:${n}`)
+    .join(' ');
   return `fuzz: ${total} cases in ${stats.length} properties (seed ${SEED}); answers by status ${byStatus}`;
 }
 
@@ -329,7 +361,27 @@ export function summary(): string {
 export const nastyString = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
-  fc.constantFrom('', ' ', '\u0000', '\r\n', '"', '\\', '../..', '%00', '%2e%2e', '{{x}}', '${HOME}', '<script>', 'null', 'NaN', '-1', '1e309', '\uD800', '☃'.repeat(50), 'a'.repeat(5000)),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    '\r\n',
+    '"',
+    '\\',
+    '../..',
+    '%00',
+    '%2e%2e',
+    '{{x}}',
+    '${HOME}',
+    '<script>',
+    'null',
+    'NaN',
+    '-1',
+    '1e309',
+    '\uD800',
+    '☃'.repeat(50),
+    'a'.repeat(5000),
+  ),
   fc.constantFrom(...CALLER_SECRETS),
 );
 
@@ -345,7 +397,8 @@ export function credentialsOf(headers: Record<string, string>): string[] {
   const out: string[] = [];
   for (const [name, value] of Object.entries(headers)) {
     const n = name.toLowerCase();
-    if (['x-gateway-api-key', 'x-gateway-token', 'x-gateway-aws-secret-access-key', 'x-gateway-aws-session-token', 'x-gateway-aws-access-key-id', 'x-api-key'].includes(n)) out.push(value);
+    if (['x-gateway-api-key', 'x-gateway-token', 'x-gateway-aws-secret-access-key', 'x-gateway-aws-session-token', 'x-gateway-aws-access-key-id', 'x-api-key'].includes(n))
+      out.push(value);
     if (n === 'authorization') {
       out.push(value);
       const m = /^bearer\s+(\S+)/i.exec(value);

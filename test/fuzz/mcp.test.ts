@@ -18,9 +18,22 @@ import {
 } from './harness.js';
 
 const METHODS = [
-  'initialize', 'ping', 'tools/list', 'tools/call', 'prompts/list', 'prompts/get', 'resources/list', 'resources/read',
-  'resources/templates/list', 'resources/subscribe', 'completion/complete', 'logging/setLevel', 'notifications/initialized',
-  'notifications/cancelled', 'sampling/createMessage', 'nope/nope',
+  'initialize',
+  'ping',
+  'tools/list',
+  'tools/call',
+  'prompts/list',
+  'prompts/get',
+  'resources/list',
+  'resources/read',
+  'resources/templates/list',
+  'resources/subscribe',
+  'completion/complete',
+  'logging/setLevel',
+  'notifications/initialized',
+  'notifications/cancelled',
+  'sampling/createMessage',
+  'nope/nope',
 ];
 
 const json = fc.jsonValue({ maxDepth: 3 });
@@ -31,14 +44,23 @@ const sometimes = <T>(arb: fc.Arbitrary<T>) => fc.oneof({ weight: 3, arbitrary: 
 /** Params shaped for the method (often), or anything. */
 const params = fc.oneof(
   fc.record({ name: fc.constantFrom('proc__env', 'proc__fail', 'env', 'proc__', '__', 'nope__x'), arguments: fc.dictionary(fc.string({ maxLength: 6 }), json, { maxKeys: 2 }) }),
-  fc.record({ protocolVersion: fc.constantFrom('2025-06-18', '2025-03-26', '2024-11-05', '2026-07-28', 'x'), capabilities: fc.constant({}), clientInfo: fc.record({ name: nastyString, version: fc.constant('1') }) }),
+  fc.record({
+    protocolVersion: fc.constantFrom('2025-06-18', '2025-03-26', '2024-11-05', '2026-07-28', 'x'),
+    capabilities: fc.constant({}),
+    clientInfo: fc.record({ name: nastyString, version: fc.constant('1') }),
+  }),
   fc.record({ uri: fc.oneof(fc.constantFrom('mcp://proc/x', 'note://x', ''), nastyString), cursor: sometimes(nastyString) }),
   fc.record({ level: fc.constantFrom('debug', 'error', 'x'), _meta: sometimes(fc.dictionary(fc.string({ maxLength: 20 }), json, { maxKeys: 3 })) }),
   json,
 );
 
 const message = fc.record(
-  { jsonrpc: fc.constantFrom('2.0', '2.0', '2.0', '1.0', 2), id: fc.oneof(fc.integer(), fc.string({ maxLength: 8 }), fc.constant(null), json), method: fc.oneof(fc.constantFrom(...METHODS), fc.string({ maxLength: 12 })), params },
+  {
+    jsonrpc: fc.constantFrom('2.0', '2.0', '2.0', '1.0', 2),
+    id: fc.oneof(fc.integer(), fc.string({ maxLength: 8 }), fc.constant(null), json),
+    method: fc.oneof(fc.constantFrom(...METHODS), fc.string({ maxLength: 12 })),
+    params,
+  },
   { requiredKeys: ['jsonrpc', 'method'] },
 );
 
@@ -59,12 +81,26 @@ const post = fc.record({
     { weight: 1, arbitrary: nastyString },
   ),
   path: fc.constantFrom('/mcp', '/mcp', '/mcp', '/mcp', '/mcp/proc', '/mcp/nope', '/mcp/%2e%2e'),
-  accept: fc.constantFrom('application/json, text/event-stream', 'application/json, text/event-stream', 'application/json, text/event-stream', 'application/json, text/event-stream', 'application/json', 'text/event-stream', '*/*', ''),
+  accept: fc.constantFrom(
+    'application/json, text/event-stream',
+    'application/json, text/event-stream',
+    'application/json, text/event-stream',
+    'application/json, text/event-stream',
+    'application/json',
+    'text/event-stream',
+    '*/*',
+    '',
+  ),
   contentType: fc.constantFrom('application/json', 'application/json', 'text/plain', ''),
   auth: fc.constantFrom('token', 'token', 'token', 'token', 'token', 'none', 'secret', 'admin', 'config-key'),
   protocol: sometimes(fc.constantFrom('2025-06-18', '2026-07-28', '1999-01-01', 'x')),
   /** The session opened at the start (most cases, so that calls reach the tool server), another, or none. */
-  session: fc.oneof({ weight: 6, arbitrary: fc.constant('open') }, { weight: 1, arbitrary: fc.uuid() }, { weight: 1, arbitrary: fc.stringMatching(/^[\x21-\x7e]{1,40}$/) }, { weight: 2, arbitrary: fc.constant(undefined) }),
+  session: fc.oneof(
+    { weight: 6, arbitrary: fc.constant('open') },
+    { weight: 1, arbitrary: fc.uuid() },
+    { weight: 1, arbitrary: fc.stringMatching(/^[\x21-\x7e]{1,40}$/) },
+    { weight: 2, arbitrary: fc.constant(undefined) },
+  ),
   origin: fc.oneof({ weight: 8, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom('http://127.0.0.1', 'https://evil.example', 'null') }),
   method: fc.constantFrom('POST', 'POST', 'POST', 'POST', 'GET', 'DELETE', 'PUT'),
   /** Four cases in ten send well-formed HTTP on the shared session (only the JSON-RPC is fuzzed), to reach the tool server. */
@@ -106,11 +142,20 @@ describe('fuzz: MCP endpoint', { timeout: 600_000 }, () => {
     const init = await request(`${world.base}/mcp`, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } },
+      }),
     });
     await init.body.text();
     session = String(init.headers['mcp-session-id']);
-    const done = await request(`${world.base}/mcp`, { method: 'POST', headers: { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+    const done = await request(`${world.base}/mcp`, {
+      method: 'POST',
+      headers: { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    });
     await done.body.text();
   });
   afterAll(async () => {
@@ -120,11 +165,30 @@ describe('fuzz: MCP endpoint', { timeout: 600_000 }, () => {
 
   it('JSON-RPC and HTTP on /mcp', async () => {
     await fuzz('mcp', post, RUNS(400), async (p) => {
-      if (p.happy) Object.assign(p, { path: '/mcp', accept: 'application/json, text/event-stream', contentType: 'application/json', auth: 'token', protocol: undefined, session: 'open', origin: undefined, method: 'POST' });
+      if (p.happy)
+        Object.assign(p, {
+          path: '/mcp',
+          accept: 'application/json, text/event-stream',
+          contentType: 'application/json',
+          auth: 'token',
+          protocol: undefined,
+          session: 'open',
+          origin: undefined,
+          method: 'POST',
+        });
       const headers: Record<string, string> = {};
       if (p.accept) headers.accept = p.accept;
       if (p.contentType) headers['content-type'] = p.contentType;
-      const credential = p.auth === 'token' ? token : p.auth === 'secret' ? CALLER_SECRETS[0]! : p.auth === 'admin' ? CONFIGURED.admin : p.auth === 'config-key' ? CONFIGURED.apiKeyCredential : undefined;
+      const credential =
+        p.auth === 'token'
+          ? token
+          : p.auth === 'secret'
+            ? CALLER_SECRETS[0]!
+            : p.auth === 'admin'
+              ? CONFIGURED.admin
+              : p.auth === 'config-key'
+                ? CONFIGURED.apiKeyCredential
+                : undefined;
       if (credential) headers.authorization = `Bearer ${credential}`;
       if (p.protocol) headers['mcp-protocol-version'] = p.protocol;
       // DELETE ends a session: the shared one is never ended, so that later cases can use it.
@@ -168,11 +232,11 @@ describe('fuzz: MCP endpoint', { timeout: 600_000 }, () => {
         if (body?.jsonrpc === '2.0' && body.error) {
           if (!(Number.isInteger(body.error.code) && typeof body.error.message === 'string')) throw new Error(`${what}: a malformed JSON-RPC error ${answer.text}`);
         } else expectContractError(answer, what);
-      }
-      else if (answer.status === 200 && answer.text) {
+      } else if (answer.status === 200 && answer.text) {
         for (const m of jsonRpcBodies(answer) as Array<Record<string, any>>) {
           for (const one of Array.isArray(m) ? m : [m]) {
-            if (one.error && !(Number.isInteger(one.error.code) && typeof one.error.message === 'string')) throw new Error(`${what}: a malformed JSON-RPC error ${JSON.stringify(one)}`);
+            if (one.error && !(Number.isInteger(one.error.code) && typeof one.error.message === 'string'))
+              throw new Error(`${what}: a malformed JSON-RPC error ${JSON.stringify(one)}`);
           }
         }
       }

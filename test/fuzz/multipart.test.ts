@@ -27,7 +27,10 @@ const png = makePng({ width: 16, transparentAt: 3 });
 const opaque = makePng({ width: 16 });
 
 const fieldPart = fc.record({
-  name: fc.oneof(fc.constantFrom('model', 'prompt', 'purpose', 'temperature', 'language', 'response_format', 'n', 'size', 'timestamp_granularities[]', 'user'), fc.string({ maxLength: 10 })),
+  name: fc.oneof(
+    fc.constantFrom('model', 'prompt', 'purpose', 'temperature', 'language', 'response_format', 'n', 'size', 'timestamp_granularities[]', 'user'),
+    fc.string({ maxLength: 10 }),
+  ),
   value: fc.oneof(fc.constantFrom('whisper-1', 'dall-e-2', 'batch', 'fine-tune', '0.5', '1.5', '-1', 'json', 'verbose_json', 'srt', '2', '256x256', 'x'), nastyString),
 });
 
@@ -35,15 +38,34 @@ const filePart = fc.record({
   name: fc.oneof(fc.constantFrom('file', 'image', 'mask', 'image[]'), fc.string({ maxLength: 8 })),
   filename: fc.oneof(fc.constantFrom('a.mp3', 'a.wav', 'in.jsonl', 'a.png', 'noext', '', '../../etc/passwd', 'a"b.png', 'ü.mp3'), fc.string({ maxLength: 12 })),
   type: fc.constantFrom('audio/mpeg', 'image/png', 'application/octet-stream', 'text/plain', ''),
-  data: fc.oneof(fc.constant(png), fc.constant(opaque), fc.uint8Array({ maxLength: 2048 }).map((a) => Buffer.from(a)), fc.constant(Buffer.alloc(0))),
+  data: fc.oneof(
+    fc.constant(png),
+    fc.constant(opaque),
+    fc.uint8Array({ maxLength: 2048 }).map((a) => Buffer.from(a)),
+    fc.constant(Buffer.alloc(0)),
+  ),
 });
 
 /** A well-formed form per route, which the fuzz shuffles and breaks. */
 const VALID: Record<string, Part[]> = {
-  '/v1/images/edits': [{ name: 'prompt', value: 'add a hat' }, { name: 'image', filename: 'a.png', type: 'image/png', data: png }, { name: 'size', value: '256x256' }],
-  '/v1/audio/transcriptions': [{ name: 'model', value: 'whisper-1' }, { name: 'file', filename: 'a.mp3', type: 'audio/mpeg', data: Buffer.alloc(3000, 7) }, { name: 'temperature', value: '0.2' }],
-  '/v1/audio/translations': [{ name: 'model', value: 'whisper-1' }, { name: 'file', filename: 'a.wav', type: 'audio/wav', data: Buffer.alloc(3000, 9) }],
-  '/v1/files': [{ name: 'purpose', value: 'batch' }, { name: 'file', filename: 'in.jsonl', type: 'application/jsonl', data: Buffer.from('{"custom_id":"1"}\n') }],
+  '/v1/images/edits': [
+    { name: 'prompt', value: 'add a hat' },
+    { name: 'image', filename: 'a.png', type: 'image/png', data: png },
+    { name: 'size', value: '256x256' },
+  ],
+  '/v1/audio/transcriptions': [
+    { name: 'model', value: 'whisper-1' },
+    { name: 'file', filename: 'a.mp3', type: 'audio/mpeg', data: Buffer.alloc(3000, 7) },
+    { name: 'temperature', value: '0.2' },
+  ],
+  '/v1/audio/translations': [
+    { name: 'model', value: 'whisper-1' },
+    { name: 'file', filename: 'a.wav', type: 'audio/wav', data: Buffer.alloc(3000, 9) },
+  ],
+  '/v1/files': [
+    { name: 'purpose', value: 'batch' },
+    { name: 'file', filename: 'in.jsonl', type: 'application/jsonl', data: Buffer.from('{"custom_id":"1"}\n') },
+  ],
 };
 
 function partsFor(path: string): fc.Arbitrary<Part[]> {
@@ -63,25 +85,27 @@ function partsFor(path: string): fc.Arbitrary<Part[]> {
 }
 
 /** A form: parts in any order, the boundary right or wrong, the body whole or cut anywhere. */
-const formFor = (path: string) => fc.record({
-  parts: partsFor(path),
-  boundary: fc.constantFrom('fuzz-b', 'fuzz-b', 'fuzz-b', 'x'.repeat(70), '"quoted"', ''),
-  announce: fc.constantFrom('same', 'same', 'same', 'same', 'other', 'none', 'not-multipart'),
-  cut: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.double({ min: 0, max: 1, noNaN: true }) }),
-  tail: fc.constantFrom('--\r\n', '--\r\n', '--\r\n', '--', '', '\r\n--garbage'),
-  key: fc.constantFrom(...CALLER_SECRETS.filter((s) => /^[\x20-\x7e]+$/.test(s))),
-  provider: fc.constantFrom('openai', 'openai', 'groq', 'azure-openai', 'together-ai', 'nope'),
-  batchMode: fc.boolean(),
-  /** Half the forms are well-formed multipart (their parts still fuzzed), to reach the checks and the upstream. */
-  wellFormed: fc.boolean(),
-});
+const formFor = (path: string) =>
+  fc.record({
+    parts: partsFor(path),
+    boundary: fc.constantFrom('fuzz-b', 'fuzz-b', 'fuzz-b', 'x'.repeat(70), '"quoted"', ''),
+    announce: fc.constantFrom('same', 'same', 'same', 'same', 'other', 'none', 'not-multipart'),
+    cut: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.double({ min: 0, max: 1, noNaN: true }) }),
+    tail: fc.constantFrom('--\r\n', '--\r\n', '--\r\n', '--', '', '\r\n--garbage'),
+    key: fc.constantFrom(...CALLER_SECRETS.filter((s) => /^[\x20-\x7e]+$/.test(s))),
+    provider: fc.constantFrom('openai', 'openai', 'groq', 'azure-openai', 'together-ai', 'nope'),
+    batchMode: fc.boolean(),
+    /** Half the forms are well-formed multipart (their parts still fuzzed), to reach the checks and the upstream. */
+    wellFormed: fc.boolean(),
+  });
 
 function encode(parts: Part[], boundary: string, tail: string): Buffer {
   const b = boundary || 'b';
   const out: Buffer[] = [];
   for (const p of parts) {
     if ('value' in p) out.push(Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="${p.name}"\r\n\r\n${p.value}\r\n`));
-    else out.push(Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="${p.name}"; filename="${p.filename}"\r\nContent-Type: ${p.type}\r\n\r\n`), p.data, Buffer.from('\r\n'));
+    else
+      out.push(Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="${p.name}"; filename="${p.filename}"\r\nContent-Type: ${p.type}\r\n\r\n`), p.data, Buffer.from('\r\n'));
   }
   out.push(Buffer.from(`--${b}${tail}`));
   return Buffer.concat(out);
@@ -111,7 +135,10 @@ describe('fuzz: multipart routes', { timeout: 600_000 }, () => {
       if (f.cut !== undefined) body = body.subarray(0, Math.floor(body.length * f.cut));
       const announced = f.announce === 'same' ? f.boundary || 'b' : f.announce === 'other' ? 'not-the-boundary' : '';
       const headers: Record<string, string> = {
-        'content-type': f.announce === 'not-multipart' ? 'application/json' : `multipart/form-data${announced ? `; boundary=${/^[\w-]+$/.test(announced) ? announced : `"${announced.replace(/"/g, '')}"`}` : ''}`,
+        'content-type':
+          f.announce === 'not-multipart'
+            ? 'application/json'
+            : `multipart/form-data${announced ? `; boundary=${/^[\w-]+$/.test(announced) ? announced : `"${announced.replace(/"/g, '')}"`}` : ''}`,
         'x-gateway-provider': f.provider,
         authorization: `Bearer ${f.key}`,
       };

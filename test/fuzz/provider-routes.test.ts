@@ -33,10 +33,24 @@ const SEEDS: Record<string, Record<string, unknown>> = {
 
 const jsonValue = fc.jsonValue({ maxDepth: 4 });
 const PROVIDER_HEADERS = [
-  'x-gateway-azure-resource-name', 'x-gateway-azure-deployment-id', 'x-gateway-azure-api-version', 'x-gateway-aws-region',
-  'x-gateway-aws-access-key-id', 'x-gateway-aws-secret-access-key', 'x-gateway-aws-session-token', 'x-gateway-vertex-project-id',
-  'x-gateway-vertex-region', 'x-gateway-vertex-service-account-json', 'x-gateway-fireworks-account-id', 'x-gateway-custom-host',
-  'x-gateway-metadata', 'x-gateway-debug', 'x-gateway-cache-force-refresh', 'x-gateway-batch-mode', 'x-gateway-token', 'anthropic-version',
+  'x-gateway-azure-resource-name',
+  'x-gateway-azure-deployment-id',
+  'x-gateway-azure-api-version',
+  'x-gateway-aws-region',
+  'x-gateway-aws-access-key-id',
+  'x-gateway-aws-secret-access-key',
+  'x-gateway-aws-session-token',
+  'x-gateway-vertex-project-id',
+  'x-gateway-vertex-region',
+  'x-gateway-vertex-service-account-json',
+  'x-gateway-fireworks-account-id',
+  'x-gateway-custom-host',
+  'x-gateway-metadata',
+  'x-gateway-debug',
+  'x-gateway-cache-force-refresh',
+  'x-gateway-batch-mode',
+  'x-gateway-token',
+  'anthropic-version',
 ];
 
 /** A body: a seed with fields replaced, removed or added; any JSON; or text that is not JSON. */
@@ -46,7 +60,11 @@ function bodyFor(path: string): fc.Arbitrary<string> {
   const mutated = fc
     .record({
       drop: fc.subarray(keys),
-      set: fc.dictionary(fc.oneof(fc.constantFrom(...keys, 'stream', 'n', 'temperature', 'tools', 'response_format', 'stream_options', 'messages', 'model'), fc.string({ maxLength: 12 })), jsonValue, { maxKeys: 3 }),
+      set: fc.dictionary(
+        fc.oneof(fc.constantFrom(...keys, 'stream', 'n', 'temperature', 'tools', 'response_format', 'stream_options', 'messages', 'model'), fc.string({ maxLength: 12 })),
+        jsonValue,
+        { maxKeys: 3 },
+      ),
     })
     .map(({ drop, set }) => {
       const out: Record<string, unknown> = { ...seed };
@@ -90,7 +108,10 @@ const routingConfig = fc.oneof(
 
 function requestFor(route: (typeof PROVIDER_ROUTES)[number]): fc.Arbitrary<FuzzRequest> {
   const path = fc
-    .record({ id: fc.oneof(fc.stringMatching(/^[A-Za-z0-9_-]{1,20}$/), fc.constantFrom('..', '.', '%2e%2e', 'file-gw-x', '%00', 'a%2Fb', '%zz', '%E0%A4%A')), query: fc.option(fc.stringMatching(/^[a-z_]{1,8}=[\x21-\x7e]{0,20}$/), { nil: undefined }) })
+    .record({
+      id: fc.oneof(fc.stringMatching(/^[A-Za-z0-9_-]{1,20}$/), fc.constantFrom('..', '.', '%2e%2e', 'file-gw-x', '%00', 'a%2Fb', '%zz', '%E0%A4%A')),
+      query: fc.option(fc.stringMatching(/^[a-z_]{1,8}=[\x21-\x7e]{0,20}$/), { nil: undefined }),
+    })
     .map(({ id, query }) => `${route.path.replace(/\{\w+\}/g, id)}${query ? `?${query.replace(/[#\s]/g, '')}` : ''}`);
   const headers = fc
     .record(
@@ -175,6 +196,20 @@ function expectAnthropicError(answer: { status: number; text: string }, what: st
 /** The status an error event's code stands for (an SSE error has no status of its own). */
 function statusOf(event: string): number {
   const code = JSON.parse(event).error?.code as string;
-  const map: Record<string, number> = { request_timeout: 504, provider_error: 502, internal_error: 500, rate_limit_exceeded: 429, guardrail_failed: 422, service_unavailable: 503, invalid_api_key: 401, missing_required_parameter: 400, semantic_error: 422, not_found: 404, model_not_found: 404, content_policy_violation: 400, insufficient_permissions: 403 };
+  const map: Record<string, number> = {
+    request_timeout: 504,
+    provider_error: 502,
+    internal_error: 500,
+    rate_limit_exceeded: 429,
+    guardrail_failed: 422,
+    service_unavailable: 503,
+    invalid_api_key: 401,
+    missing_required_parameter: 400,
+    semantic_error: 422,
+    not_found: 404,
+    model_not_found: 404,
+    content_policy_violation: 400,
+    insufficient_permissions: 403,
+  };
   return map[code] ?? -1;
 }

@@ -32,10 +32,25 @@ const paramValue = fc.oneof(
 
 /** Headers any route may meet: the gateway's own, MCP's, CORS, credentials of every kind. */
 const HEADER_NAMES = [
-  'x-gateway-provider', 'x-gateway-api-key', 'x-gateway-config', 'x-gateway-debug', 'x-gateway-metadata', 'x-gateway-token',
-  'x-gateway-aws-region', 'x-gateway-azure-resource-name', 'x-gateway-vertex-project-id', 'origin', 'mcp-session-id',
-  'mcp-protocol-version', 'accept', 'access-control-request-method', 'access-control-request-headers', 'x-forwarded-proto',
-  'x-forwarded-host', 'traceparent', 'if-none-match',
+  'x-gateway-provider',
+  'x-gateway-api-key',
+  'x-gateway-config',
+  'x-gateway-debug',
+  'x-gateway-metadata',
+  'x-gateway-token',
+  'x-gateway-aws-region',
+  'x-gateway-azure-resource-name',
+  'x-gateway-vertex-project-id',
+  'origin',
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'accept',
+  'access-control-request-method',
+  'access-control-request-headers',
+  'x-forwarded-proto',
+  'x-forwarded-host',
+  'traceparent',
+  'if-none-match',
 ];
 
 /** The credential a request carries in Authorization (the admin token, a gateway token, a config key, a caller's key, junk). */
@@ -43,9 +58,37 @@ const AUTH = ['none', 'admin', 'token', 'config-key', 'caller', 'junk'] as const
 
 /** Bodies: JSON of the shapes the gateway's own routes take (token requests, JSON-RPC), any JSON, or text. */
 const body = fc.oneof(
-  { weight: 2, arbitrary: fc.record({ user: fc.oneof(fc.constant('fuzzer'), nastyString), scopes: fc.oneof(fc.constant(['mcp:read']), json), expiresIn: fc.oneof(fc.constantFrom('1d', '3651d', '0s'), nastyString) }, { requiredKeys: [] }).map((b) => JSON.stringify(b)) },
-  { weight: 2, arbitrary: fc.record({ jsonrpc: fc.constant('2.0'), id: fc.integer(), method: fc.constantFrom('initialize', 'tools/list', 'tools/call', 'ping', 'nope'), params: json }, { requiredKeys: ['jsonrpc', 'method'] }).map((b) => JSON.stringify(b)) },
-  { weight: 2, arbitrary: fc.record({ model: fc.constant('gpt-4o-mini'), messages: fc.constant([{ role: 'user', content: 'Hi' }]), input: fc.constant('Hi'), stream: fc.boolean() }, { requiredKeys: ['model'] }).map((b) => JSON.stringify(b)) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record(
+        {
+          user: fc.oneof(fc.constant('fuzzer'), nastyString),
+          scopes: fc.oneof(fc.constant(['mcp:read']), json),
+          expiresIn: fc.oneof(fc.constantFrom('1d', '3651d', '0s'), nastyString),
+        },
+        { requiredKeys: [] },
+      )
+      .map((b) => JSON.stringify(b)),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record(
+        { jsonrpc: fc.constant('2.0'), id: fc.integer(), method: fc.constantFrom('initialize', 'tools/list', 'tools/call', 'ping', 'nope'), params: json },
+        { requiredKeys: ['jsonrpc', 'method'] },
+      )
+      .map((b) => JSON.stringify(b)),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record(
+        { model: fc.constant('gpt-4o-mini'), messages: fc.constant([{ role: 'user', content: 'Hi' }]), input: fc.constant('Hi'), stream: fc.boolean() },
+        { requiredKeys: ['model'] },
+      )
+      .map((b) => JSON.stringify(b)),
+  },
   { weight: 2, arbitrary: json.map((v) => JSON.stringify(v)) },
   { weight: 1, arbitrary: nastyString },
   { weight: 1, arbitrary: fc.constant('') },
@@ -65,19 +108,27 @@ function caseFor(route: AnyRouteSpec): fc.Arbitrary<Case> {
   const known = ROUTES.filter((r) => r.path !== '*').map((r) => r.path.replace(/\{\w+\}/g, 'x'));
   const path =
     route.path === '*'
-      ? fc.oneof(fc.stringMatching(/^\/[\x21-\x7e]{0,60}$/).map((p) => p.replace(/#/g, '')), fc.constantFrom(...known, '/', '//health', '/v1', '/v1/chat', '/.well-known/x'))
+      ? fc.oneof(
+          fc.stringMatching(/^\/[\x21-\x7e]{0,60}$/).map((p) => p.replace(/#/g, '')),
+          fc.constantFrom(...known, '/', '//health', '/v1', '/v1/chat', '/.well-known/x'),
+        )
       : fc.array(paramValue, { minLength: 4, maxLength: 4 }).map((values) => {
           let i = 0;
           return route.path.replace(/\{\w+\}/g, () => values[i++]!);
         });
-  const query = fc.option(fc.stringMatching(/^[a-z_]{1,8}=[\x21-\x7e]{0,16}$/).map((q) => q.replace(/[#\s]/g, '')), { nil: undefined, freq: 4 });
+  const query = fc.option(
+    fc.stringMatching(/^[a-z_]{1,8}=[\x21-\x7e]{0,16}$/).map((q) => q.replace(/[#\s]/g, '')),
+    { nil: undefined, freq: 4 },
+  );
   const method = route.method === '*' ? fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD') : fc.constant(route.method);
   return fc.record({
     method,
     path: fc.tuple(path, query).map(([p, q]) => (q ? `${p}?${q}` : p)),
     auth: fc.constantFrom(...AUTH),
     headers: fc.dictionary(fc.constantFrom(...HEADER_NAMES), fc.oneof(headerValue, fc.constantFrom(...PROVIDER_IDS)), { maxKeys: 4 }),
-    contentType: fc.option(fc.constantFrom('application/json', 'application/json', 'text/plain', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded'), { nil: undefined }),
+    contentType: fc.option(fc.constantFrom('application/json', 'application/json', 'text/plain', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded'), {
+      nil: undefined,
+    }),
     body: fc.option(body, { nil: undefined, freq: 5 }),
   });
 }
@@ -124,7 +175,17 @@ describe('fuzz: every route of the route table', { timeout: 600_000 }, () => {
     await fuzz(`route ${key}`, caseFor(route), RUNS(isProviderRoute(route) ? 12 : 40), async (c) => {
       const headers: Record<string, string> = { ...c.headers };
       const credential =
-        c.auth === 'admin' ? CONFIGURED.admin : c.auth === 'token' ? token : c.auth === 'config-key' ? CONFIGURED.apiKeyCredential : c.auth === 'caller' ? CALLER_SECRETS[0]! : c.auth === 'junk' ? 'not-a-credential-at-all' : undefined;
+        c.auth === 'admin'
+          ? CONFIGURED.admin
+          : c.auth === 'token'
+            ? token
+            : c.auth === 'config-key'
+              ? CONFIGURED.apiKeyCredential
+              : c.auth === 'caller'
+                ? CALLER_SECRETS[0]!
+                : c.auth === 'junk'
+                  ? 'not-a-credential-at-all'
+                  : undefined;
       if (credential) headers.authorization = `Bearer ${credential}`;
       const sendsBody = c.method !== 'GET' && c.method !== 'HEAD' && c.body !== undefined;
       if (sendsBody && c.contentType) headers['content-type'] = c.contentType;

@@ -22,8 +22,15 @@ const PG_URL = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/te
 const json = fc.jsonValue({ maxDepth: 3 });
 
 const good = {
-  user: 'alice@example.com', team: 'team-a', email: 'alice@example.com', name: 'Alice', roles: ['reader'], organization: 'org-1',
-  scopes: ['mcp:read', 'mcp:write'], permissions: { servers: ['proc'], tools: ['proc__*'] }, expiresIn: '30d',
+  user: 'alice@example.com',
+  team: 'team-a',
+  email: 'alice@example.com',
+  name: 'Alice',
+  roles: ['reader'],
+  organization: 'org-1',
+  scopes: ['mcp:read', 'mcp:write'],
+  permissions: { servers: ['proc'], tools: ['proc__*'] },
+  expiresIn: '30d',
 };
 
 /** A token request: a good one with one field broken or dropped, the spec's fields each sometimes broken, or anything at all. */
@@ -31,7 +38,11 @@ const createBody = fc.oneof(
   {
     weight: 4,
     arbitrary: fc
-      .record({ field: fc.constantFrom(...Object.keys(good)), value: fc.oneof(nastyString, json, fc.constantFrom('3650d', '3651d', '1s', '0s', '99999999999999d')), drop: fc.boolean() })
+      .record({
+        field: fc.constantFrom(...Object.keys(good)),
+        value: fc.oneof(nastyString, json, fc.constantFrom('3650d', '3651d', '1s', '0s', '99999999999999d')),
+        drop: fc.boolean(),
+      })
       .map(({ field, value, drop }) => {
         const out: Record<string, unknown> = { ...good };
         if (drop) delete out[field];

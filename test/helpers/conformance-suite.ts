@@ -48,7 +48,10 @@ export async function runConformanceSuite(url: string): Promise<Map<string, Scen
 
 /** The names of the scenarios with no failed check. */
 export function passing(results: Map<string, ScenarioResult>): string[] {
-  return [...results].filter(([, r]) => r.failed === 0).map(([name]) => name).sort();
+  return [...results]
+    .filter(([, r]) => r.failed === 0)
+    .map(([name]) => name)
+    .sort();
 }
 
 /** The conformance tool server over Streamable HTTP, as a child process. */
@@ -89,14 +92,11 @@ export function stdioToolServerEntry(extraArgs: string[] = []) {
 export async function startAuthForwarder(target: string, headers: Record<string, string>): Promise<{ url: string; close(): Promise<void> }> {
   const to = new URL(target);
   const server: Server = createServer((req, res) => {
-    const up = httpRequest(
-      { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: { ...req.headers, ...headers } },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-        res.once('close', () => answer.destroy());
-      },
-    );
+    const up = httpRequest({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: { ...req.headers, ...headers } }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+      res.once('close', () => answer.destroy());
+    });
     up.once('error', () => {
       if (!res.headersSent) res.writeHead(502);
       res.end();

@@ -80,7 +80,7 @@ const BASE_TOOLS = [
       additionalProperties: false,
     },
   },
-  { name: 'test_roots', description: "Asks the client for its roots", inputSchema: noArgs },
+  { name: 'test_roots', description: 'Asks the client for its roots', inputSchema: noArgs },
   { name: 'test_slow', description: 'Waits ms milliseconds, reporting progress; stops when cancelled', inputSchema: { type: 'object', properties: { ms: { type: 'number' } } } },
   { name: 'change_tools', description: 'Adds a tool and sends tools/list_changed', inputSchema: noArgs },
   { name: 'update_watched', description: 'Sends resources/updated for test://watched-resource to subscribers', inputSchema: noArgs },
@@ -278,7 +278,8 @@ function buildServer(context) {
         const steps = 4;
         for (let i = 1; i <= steps && !extra.signal.aborted; i++) {
           await sleep(ms / steps, extra.signal);
-          if (token !== undefined && !extra.signal.aborted) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: steps } });
+          if (token !== undefined && !extra.signal.aborted)
+            await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: steps } });
         }
         lastSlow = extra.signal.aborted ? 'cancelled' : 'done';
         return text(extra.signal.aborted ? 'cancelled' : 'done');
@@ -287,9 +288,13 @@ function buildServer(context) {
         return text(lastSlow);
       case 'test_cancel_client':
         try {
-          await extra.sendRequest({ method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'never mind' } }], maxTokens: 1 } }, CreateMessageResultSchema, {
-            timeout: 300,
-          });
+          await extra.sendRequest(
+            { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'never mind' } }], maxTokens: 1 } },
+            CreateMessageResultSchema,
+            {
+              timeout: 300,
+            },
+          );
           return text('client answered');
         } catch (err) {
           return text(`gave up: ${err.message}`);

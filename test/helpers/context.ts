@@ -16,5 +16,13 @@ export function makeContext<E extends RouteDef>(
   };
   // With a body, the request is a stream of it (as node's IncomingMessage is).
   const req = (options.body !== undefined ? Object.assign(Readable.from([Buffer.from(options.body)]), fields) : fields) as unknown as IncomingMessage;
-  return new GatewayContext({ rejection: (status, detail) => new Rejection(status, detail) }, 'req-test', route, req, {} as ServerResponse, options.params, new AbortController().signal);
+  return new GatewayContext(
+    { rejection: (status, detail) => new Rejection(status, detail) },
+    'req-test',
+    route,
+    req,
+    {} as ServerResponse,
+    options.params,
+    new AbortController().signal,
+  );
 }

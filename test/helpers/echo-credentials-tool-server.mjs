@@ -19,9 +19,19 @@ server.setRequestHandler(ListToolsRequestSchema, async () => ({
 
 server.setRequestHandler(CallToolRequestSchema, async (req) => {
   if (req.params.name === 'env') {
-    return { content: [{ type: 'text', text: JSON.stringify(values()) }, { type: 'text', text: Object.values(values()).join(' | ') }], structuredContent: values() };
+    return {
+      content: [
+        { type: 'text', text: JSON.stringify(values()) },
+        { type: 'text', text: Object.values(values()).join(' | ') },
+      ],
+      structuredContent: values(),
+    };
   }
-  if (req.params.name === 'fail') throw new McpError(-32001, `refused with ${Object.values(values()).join(' and ')}`, { values: values(), encoded: Object.values(values()).map((v) => encodeURIComponent(String(v))) });
+  if (req.params.name === 'fail')
+    throw new McpError(-32001, `refused with ${Object.values(values()).join(' and ')}`, {
+      values: values(),
+      encoded: Object.values(values()).map((v) => encodeURIComponent(String(v))),
+    });
   throw new McpError(-32602, `Unknown tool: ${req.params.name}`);
 });
 

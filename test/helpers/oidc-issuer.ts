@@ -33,7 +33,9 @@ export class FakeOidcIssuer {
     this.server = createServer((req, res) => {
       if (req.url === '/.well-known/openid-configuration') {
         this.discoveryHits++;
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ issuer: this.url, jwks_uri: `${this.url}/jwks`, authorization_endpoint: `${this.url}/authorize`, token_endpoint: `${this.url}/token` }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ issuer: this.url, jwks_uri: `${this.url}/jwks`, authorization_endpoint: `${this.url}/authorize`, token_endpoint: `${this.url}/token` }));
       } else if (req.url === '/jwks') {
         this.jwksHits++;
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }));

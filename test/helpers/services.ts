@@ -18,9 +18,7 @@ export function makeServices(raw: Record<string, unknown> = {}): GatewayServices
   const kinds = new ExtensionKinds();
   const stages = kinds.add(new StageRegistry());
   for (const stage of BUILTIN_STAGES) stages.register(stage);
-  const services = new GatewayServices(config, createLogger('info', logs), new Metrics(false), new UpstreamClient(), kinds, (err, upstream) =>
-    normalizeError(err, upstream),
-  );
+  const services = new GatewayServices(config, createLogger('info', logs), new Metrics(false), new UpstreamClient(), kinds, (err, upstream) => normalizeError(err, upstream));
   const providers = services.provide(PROVIDERS, new ProviderRegistry());
   kinds.add(providers.definitions);
   for (const provider of BUILTIN_PROVIDERS) providers.register(provider);

@@ -37,7 +37,11 @@ server.setRequestHandler(CallToolRequestSchema, async (req) => {
       await server.sendToolListChanged();
       return { content: [{ type: 'text', text: 'added' }] };
     case 'env':
-      return { content: [{ type: 'text', text: JSON.stringify({ TOOL_TOKEN: process.env.TOOL_TOKEN ? 'set' : 'unset', GATEWAY_ADMIN_TOKEN: process.env.GATEWAY_ADMIN_TOKEN ? 'set' : 'unset' }) }] };
+      return {
+        content: [
+          { type: 'text', text: JSON.stringify({ TOOL_TOKEN: process.env.TOOL_TOKEN ? 'set' : 'unset', GATEWAY_ADMIN_TOKEN: process.env.GATEWAY_ADMIN_TOKEN ? 'set' : 'unset' }) },
+        ],
+      };
     default:
       if (extra.includes(req.params.name)) return { content: [{ type: 'text', text: req.params.name }] };
       throw new McpError(-32602, `Unknown tool: ${req.params.name}`);

@@ -74,7 +74,15 @@ describe('the folders of src/', () => {
     const edges = importGraph();
     const outOf = (prefix: string) =>
       [...edges].flatMap(([from, targets]) => (from === prefix || from.startsWith(`${prefix}/`) ? [...targets].map(([to, line]) => ({ to, line })) : []));
-    expect(outOf('kernel').filter((e) => /^(contract|features|stages)/.test(e.to)).map((e) => e.line)).toEqual([]);
-    expect(outOf('contract').filter((e) => !e.to.startsWith('contract')).map((e) => e.line)).toEqual([]);
+    expect(
+      outOf('kernel')
+        .filter((e) => /^(contract|features|stages)/.test(e.to))
+        .map((e) => e.line),
+    ).toEqual([]);
+    expect(
+      outOf('contract')
+        .filter((e) => !e.to.startsWith('contract'))
+        .map((e) => e.line),
+    ).toEqual([]);
   });
 });

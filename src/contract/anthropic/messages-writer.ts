@@ -159,10 +159,6 @@ export class AnthropicMessagesWriter {
   private end(): string {
     const out = this.start() + this.closeOpen();
     const usage = anthropicUsage(this.usage, this.inputTokens);
-    return (
-      out +
-      event('message_delta', { delta: { stop_reason: stopReasonOf(this.finish), stop_sequence: null }, usage }) +
-      event('message_stop', {})
-    );
+    return out + event('message_delta', { delta: { stop_reason: stopReasonOf(this.finish), stop_sequence: null }, usage }) + event('message_stop', {});
   }
 }

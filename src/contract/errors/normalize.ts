@@ -3,9 +3,19 @@ import { GatewayError, internalError } from './gateway-error.js';
 
 /** Certificate and handshake failures OpenSSL reports by code (besides ERR_SSL_* and ERR_TLS_*). */
 const TLS_CODES = new Set([
-  'EPROTO', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_UNTRUSTED',
-  'CERT_REVOKED', 'HOSTNAME_MISMATCH', 'CERT_SIGNATURE_FAILURE', 'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
+  'EPROTO',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+  'CERT_REVOKED',
+  'HOSTNAME_MISMATCH',
+  'CERT_SIGNATURE_FAILURE',
+  'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
 ]);
 
 /** Whether an error is a failed TLS handshake (a plain-HTTP upstream, a bad certificate). */
@@ -70,15 +80,16 @@ export function normalizeError(err: unknown, provider?: string): GatewayError {
     });
   }
   if (code === 'UND_ERR_INVALID_ARG' || code === 'ERR_INVALID_CHAR' || code === 'ERR_INVALID_HTTP_TOKEN') {
-    return new GatewayError('missing_required_parameter', 'A value of this request cannot be sent upstream (a header value with a line break, NUL or a character a header cannot carry).', {
-      provider,
-      cause: err,
-    });
+    return new GatewayError(
+      'missing_required_parameter',
+      'A value of this request cannot be sent upstream (a header value with a line break, NUL or a character a header cannot carry).',
+      {
+        provider,
+        cause: err,
+      },
+    );
   }
-  if (
-    code.startsWith('UND_ERR') ||
-    ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED'].includes(code)
-  ) {
+  if (code.startsWith('UND_ERR') || ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED'].includes(code)) {
     return new GatewayError('provider_error', `Could not reach ${provider ?? 'the upstream'} (${code}).`, {
       provider,
       retryable: true,

@@ -74,9 +74,7 @@ export class OpenAIChunkWriter {
           },
         ]);
       case 'tool-call-args':
-        return this.emit([
-          { index: part.choice, delta: { tool_calls: [{ index: part.index, function: { arguments: part.args } }] }, logprobs: null, finish_reason: null },
-        ]);
+        return this.emit([{ index: part.choice, delta: { tool_calls: [{ index: part.index, function: { arguments: part.args } }] }, logprobs: null, finish_reason: null }]);
       case 'finish':
         if (this.format === 'text') return this.emit([{ text: '', index: part.choice, logprobs: null, finish_reason: part.reason }]);
         return this.emit([{ index: part.choice, delta: this.withRole(part.choice, {}), logprobs: null, finish_reason: part.reason }]);

@@ -15,9 +15,7 @@ import {
 
 type Json = Record<string, any>;
 
-type OpenItem =
-  | { kind: 'message'; index: number; id: string; text: string }
-  | { kind: 'reasoning'; index: number; id: string; text: string };
+type OpenItem = { kind: 'message'; index: number; id: string; text: string } | { kind: 'reasoning'; index: number; id: string; text: string };
 
 /**
  * Writes stream parts as Responses API events (`event: <type>` + data with `type` and

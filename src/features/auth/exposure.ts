@@ -19,7 +19,9 @@ export function exposureWarnings(config: GatewayConfig, host: string): string[] 
   const auth = config.auth ?? {};
   const out: string[] = [];
   if (auth.providerRoutes !== true) {
-    const held = Object.entries(config.providers ?? {}).filter(([, s]) => typeof (s as { apiKey?: unknown }).apiKey === 'string').map(([id]) => id);
+    const held = Object.entries(config.providers ?? {})
+      .filter(([, s]) => typeof (s as { apiKey?: unknown }).apiKey === 'string')
+      .map(([id]) => id);
     out.push(
       `provider routes are served without authentication on ${host}: anyone who can reach it may use the gateway` +
         (held.length ? ` and the provider keys it holds (${held.join(', ')})` : '') +

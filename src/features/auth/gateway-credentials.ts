@@ -15,11 +15,7 @@ const REASONS = {
  * Checks a gateway credential: a token issued by the token operations (recognized by its
  * prefix, checked against the store) or, when `configKeys` are accepted, a key of auth.apiKeys.
  */
-export async function checkGatewayCredential(
-  value: string,
-  tokens: TokenService,
-  keys: ConfigKeys | undefined,
-): Promise<CredentialCheck> {
+export async function checkGatewayCredential(value: string, tokens: TokenService, keys: ConfigKeys | undefined): Promise<CredentialCheck> {
   if (value.startsWith(TOKEN_PREFIX)) {
     const result = await tokens.check(value);
     return result.ok ? result : { ok: false, message: REASONS[result.reason] };

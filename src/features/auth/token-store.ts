@@ -87,25 +87,22 @@ export class TokenStore {
   constructor(private readonly store: SqlStore) {}
 
   async insert(record: TokenRecord, tokenHash: string): Promise<void> {
-    await this.store.execute(
-      `INSERT INTO gateway_auth_tokens (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
-        record.id,
-        tokenHash,
-        record.user,
-        record.team,
-        record.email,
-        record.name,
-        record.roles ? JSON.stringify(record.roles) : null,
-        record.organization,
-        JSON.stringify(record.scopes),
-        record.permissions ? JSON.stringify(record.permissions) : null,
-        record.createdAt,
-        record.expiresAt,
-        record.revokedAt,
-        record.rotatedAt,
-      ],
-    );
+    await this.store.execute(`INSERT INTO gateway_auth_tokens (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+      record.id,
+      tokenHash,
+      record.user,
+      record.team,
+      record.email,
+      record.name,
+      record.roles ? JSON.stringify(record.roles) : null,
+      record.organization,
+      JSON.stringify(record.scopes),
+      record.permissions ? JSON.stringify(record.permissions) : null,
+      record.createdAt,
+      record.expiresAt,
+      record.revokedAt,
+      record.rotatedAt,
+    ]);
   }
 
   /** The token whose value hashes to `tokenHash` (revoked and expired ones included). */

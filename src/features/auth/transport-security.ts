@@ -27,7 +27,5 @@ export function credentialTransportAllowed(input: { encrypted: boolean; localAdd
 export function insecureTransportError(req: IncomingMessage, config: GatewayConfig): GatewayError | undefined {
   const socket = req.socket as TLSSocket;
   if (credentialTransportAllowed({ encrypted: socket.encrypted === true, localAddress: socket.localAddress }, config)) return undefined;
-  return forbidden(
-    'Credentials are refused over plain HTTP on a non-loopback address: use HTTPS (server.ssl), or set server.allowInsecureHttp behind a TLS-terminating proxy.',
-  );
+  return forbidden('Credentials are refused over plain HTTP on a non-loopback address: use HTTPS (server.ssl), or set server.allowInsecureHttp behind a TLS-terminating proxy.');
 }

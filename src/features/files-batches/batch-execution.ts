@@ -30,7 +30,6 @@ export interface ExecutionDeps {
 
 const PAGE = 200;
 
-
 export const INTERRUPTED_ERROR = {
   code: 'batch_line_interrupted',
   message: 'The gateway stopped while this request was in flight and could not record its answer; it is not sent again, since the provider may already have run it.',
@@ -52,7 +51,11 @@ export class BatchExecution {
   private readonly inFlight = new Map<number, Promise<void>>();
   private pauseUntil = 0;
 
-  constructor(readonly batchId: string, private readonly headers: Record<string, string>, private readonly deps: ExecutionDeps) {}
+  constructor(
+    readonly batchId: string,
+    private readonly headers: Record<string, string>,
+    private readonly deps: ExecutionDeps,
+  ) {}
 
   get stopped(): boolean {
     return this.stopSignal.signal.aborted;
@@ -132,10 +135,7 @@ export class BatchExecution {
       if (!lines.length) return;
       for (const line of lines) {
         if (this.deps.interrupted === 'resend') {
-          await batches.store.execute(`UPDATE gateway_batch_lines SET state = 'pending' WHERE batch_id = ? AND line_no = ? AND state = 'sending'`, [
-            this.batchId,
-            line.line_no,
-          ]);
+          await batches.store.execute(`UPDATE gateway_batch_lines SET state = 'pending' WHERE batch_id = ? AND line_no = ? AND state = 'sending'`, [this.batchId, line.line_no]);
         } else {
           await batches.recordResult(this.batchId, Number(line.line_no), {
             ok: false,

@@ -39,7 +39,9 @@ export function servedByGateway(ctx: GatewayContext, providers: ProviderRegistry
 export function ownerScope(ctx: GatewayContext): string {
   const provider = ctx.get(PROVIDER);
   if (!provider) throw badRequest('Files and batches kept by the gateway need x-gateway-provider.', 'x-gateway-provider');
-  return createHash('sha256').update(`${provider}\n${ctx.get(PROVIDER_KEY) ?? ''}`).digest('hex');
+  return createHash('sha256')
+    .update(`${provider}\n${ctx.get(PROVIDER_KEY) ?? ''}`)
+    .digest('hex');
 }
 
 /** The headers a batch line is sent with: the provider, its key and settings, routing config. */

@@ -60,8 +60,18 @@ export interface LineResult {
 }
 
 const NUMERIC: Array<keyof BatchRow> = [
-  'created_ms', 'in_progress_at', 'finalizing_at', 'completed_at', 'failed_at', 'cancelling_at', 'cancelled_at', 'expires_at',
-  'total_count', 'completed_count', 'failed_count', 'lease_until',
+  'created_ms',
+  'in_progress_at',
+  'finalizing_at',
+  'completed_at',
+  'failed_at',
+  'cancelling_at',
+  'cancelled_at',
+  'expires_at',
+  'total_count',
+  'completed_count',
+  'failed_count',
+  'lease_until',
 ];
 
 function normalize(row: BatchRow): BatchRow {
@@ -167,10 +177,13 @@ export class BatchStore {
   async claim(id: string, runner: string, leaseMs: number, exclusive: boolean): Promise<boolean> {
     const t = Date.now();
     if (exclusive) return (await this.store.execute('UPDATE gateway_batches SET runner = ?, lease_until = ? WHERE id = ?', [runner, t + leaseMs, id])) > 0;
-    const changed = await this.store.execute(
-      'UPDATE gateway_batches SET runner = ?, lease_until = ? WHERE id = ? AND (runner IS NULL OR runner = ? OR lease_until < ?)',
-      [runner, t + leaseMs, id, runner, t],
-    );
+    const changed = await this.store.execute('UPDATE gateway_batches SET runner = ?, lease_until = ? WHERE id = ? AND (runner IS NULL OR runner = ? OR lease_until < ?)', [
+      runner,
+      t + leaseMs,
+      id,
+      runner,
+      t,
+    ]);
     return changed > 0;
   }
 
@@ -204,10 +217,10 @@ export class BatchStore {
 
   /** Records that the line is about to be sent; false when it is not pending any more. */
   async markSending(batchId: string, lineNo: number): Promise<boolean> {
-    const changed = await this.store.execute(
-      `UPDATE gateway_batch_lines SET state = 'sending', attempts = attempts + 1 WHERE batch_id = ? AND line_no = ? AND state = 'pending'`,
-      [batchId, lineNo],
-    );
+    const changed = await this.store.execute(`UPDATE gateway_batch_lines SET state = 'sending', attempts = attempts + 1 WHERE batch_id = ? AND line_no = ? AND state = 'pending'`, [
+      batchId,
+      lineNo,
+    ]);
     return changed > 0;
   }
 

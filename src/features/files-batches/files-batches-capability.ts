@@ -77,7 +77,9 @@ export const filesBatchesCapability: Capability = {
             return current.services.require(HTTP_EDGE);
           },
           logger: services.logger,
-          lines: services.metrics.counter('gateway_batch_lines_total', 'Lines of gateway-run batches, by status (succeeded, failed, rate_limited: put back to wait out a 429).', ['status']),
+          lines: services.metrics.counter('gateway_batch_lines_total', 'Lines of gateway-run batches, by status (succeeded, failed, rate_limited: put back to wait out a 429).', [
+            'status',
+          ]),
           concurrency: settings.concurrency ?? 8,
           maxWaits: settings.maxRateLimitWaits ?? 5,
           maxWaitMs: 60_000,

@@ -19,8 +19,15 @@ import { FILES_BATCHES, type FilesBatches } from './files-batches-service.js';
 type GatewayContext = ModelContext;
 
 const OPERATIONS = new Set<Operation>([
-  'files.create', 'files.list', 'files.retrieve', 'files.delete', 'files.content',
-  'batches.create', 'batches.list', 'batches.retrieve', 'batches.cancel',
+  'files.create',
+  'files.list',
+  'files.retrieve',
+  'files.delete',
+  'files.content',
+  'batches.create',
+  'batches.list',
+  'batches.retrieve',
+  'batches.cancel',
 ]);
 const ENDPOINT_OPERATIONS: Record<string, Operation> = {
   '/v1/chat/completions': 'chat.completions',
@@ -91,10 +98,7 @@ async function handle(ctx: GatewayContext, providers: ProviderRegistry, fb: File
     case 'batches.create': {
       const body = ctx.get(BODY) as { input_file_id: string; endpoint: string; completion_window: string; metadata?: Record<string, string> | null };
       if (!body.input_file_id.startsWith(GATEWAY_FILE_PREFIX)) {
-        throw badRequest(
-          'A batch the gateway runs reads a file the gateway keeps: upload it through POST /v1/files with x-gateway-batch-mode: gateway.',
-          'input_file_id',
-        );
+        throw badRequest('A batch the gateway runs reads a file the gateway keeps: upload it through POST /v1/files with x-gateway-batch-mode: gateway.', 'input_file_id');
       }
       if (!(await files.get(scope, body.input_file_id))) throw notFound(`No file ${body.input_file_id}.`, 'input_file_id');
       const instance = providers.get(provider);

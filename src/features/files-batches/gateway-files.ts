@@ -42,7 +42,10 @@ export function newFileId(): string {
  * only the files uploaded with its own key.
  */
 export class GatewayFileStore {
-  constructor(private readonly store: SqlStore, readonly dir: string) {
+  constructor(
+    private readonly store: SqlStore,
+    readonly dir: string,
+  ) {
     mkdirSync(dir, { recursive: true });
   }
 

@@ -24,11 +24,7 @@ export interface InputProblem {
  * `body` object that does not ask to stream. Good lines go to `accept` in groups; any
  * problem fails the whole batch (the problems are returned, at most 100).
  */
-export async function readInputFile(
-  path: string,
-  endpoint: string,
-  accept: (lines: InputLine[]) => Promise<void>,
-): Promise<{ count: number; problems: InputProblem[] }> {
+export async function readInputFile(path: string, endpoint: string, accept: (lines: InputLine[]) => Promise<void>): Promise<{ count: number; problems: InputProblem[] }> {
   const problems: InputProblem[] = [];
   const seen = new Set<string>();
   let group: InputLine[] = [];

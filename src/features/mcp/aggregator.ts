@@ -137,7 +137,15 @@ export class Aggregator {
       }),
     );
     const items = perServer.flat();
-    this.audit.record(view.identity, { method: LISTS[key].method, server: view.server, allowed: true, outcome: 'ok', ms: performance.now() - started, shown: items.length, hidden });
+    this.audit.record(view.identity, {
+      method: LISTS[key].method,
+      server: view.server,
+      allowed: true,
+      outcome: 'ok',
+      ms: performance.now() - started,
+      shown: items.length,
+      hidden,
+    });
     return Object.keys(next).length ? { items, nextCursor: encodeCursor(next) } : { items };
   }
 
@@ -176,13 +184,7 @@ export class Aggregator {
   }
 
   /** Decides, runs, audits one request on one server. */
-  private async guarded(
-    view: View,
-    method: string,
-    scope: McpRequestScope,
-    name: string,
-    run: () => Promise<Record<string, unknown>>,
-  ): Promise<Record<string, unknown>> {
+  private async guarded(view: View, method: string, scope: McpRequestScope, name: string, run: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
     const started = performance.now();
     const decision = authorize(view.identity, scope);
     if (!decision.allowed) {
@@ -191,7 +193,14 @@ export class Aggregator {
     }
     try {
       const result = await run();
-      this.audit.record(view.identity, { method, server: scope.server, name, allowed: true, outcome: result.isError === true ? 'tool_error' : 'ok', ms: performance.now() - started });
+      this.audit.record(view.identity, {
+        method,
+        server: scope.server,
+        name,
+        allowed: true,
+        outcome: result.isError === true ? 'tool_error' : 'ok',
+        ms: performance.now() - started,
+      });
       return result;
     } catch (err) {
       this.audit.record(view.identity, { method, server: scope.server, name, allowed: true, outcome: 'error', reason: (err as Error).message, ms: performance.now() - started });

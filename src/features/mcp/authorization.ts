@@ -23,7 +23,12 @@ const compiled = new Map<string, RegExp>();
 function glob(pattern: string): RegExp {
   let re = compiled.get(pattern);
   if (!re) {
-    re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+    re = new RegExp(
+      `^${pattern
+        .split('*')
+        .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+    );
     if (compiled.size > 10_000) compiled.clear();
     compiled.set(pattern, re);
   }

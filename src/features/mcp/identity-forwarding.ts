@@ -58,7 +58,12 @@ export function forwardedIdentity(identity: Identity | null | undefined, config:
     email: clean(identity.email) ?? (byUser && identity.user && EMAIL.test(identity.user) ? clean(identity.user) : undefined),
     name: clean(identity.name) ?? (byUser ? clean(identity.user) : undefined),
     team: clean(identity.team),
-    roles: clean(identity.roles?.map((r) => r.trim()).filter(Boolean).join(',')),
+    roles: clean(
+      identity.roles
+        ?.map((r) => r.trim())
+        .filter(Boolean)
+        .join(','),
+    ),
     organization: clean(identity.organization) ?? clean(config.organizationId),
   };
   const allowed = config.headers?.length ? new Set<string>(config.headers) : undefined;

@@ -32,7 +32,11 @@ export const mcpCapability: Capability = {
       settings,
       () => {
         const pool = new ServerPool(services.config, services.logger);
-        const calls = services.metrics.counter('gateway_mcp_calls_total', 'Tool calls on /mcp, by tool server, tool and outcome (ok, tool_error, error, denied).', ['server', 'tool', 'outcome']);
+        const calls = services.metrics.counter('gateway_mcp_calls_total', 'Tool calls on /mcp, by tool server, tool and outcome (ok, tool_error, error, denied).', [
+          'server',
+          'tool',
+          'outcome',
+        ]);
         const audit = new AuditLog(services.logger, calls);
         const aggregator = new Aggregator(pool, audit, services.get(TRACING));
         const legacy = new LegacySessions(aggregator, services.logger);

@@ -54,7 +54,8 @@ export function upstreamFailure(server: string, err: unknown, secrets: string[])
       return new RpcFailure(RPC.SERVER_UNAVAILABLE, `Tool server ${server} did not answer in time.`);
     }
     if (err.code === ErrorCode.ConnectionClosed && text === 'Connection closed') return new RpcFailure(RPC.SERVER_UNAVAILABLE, `Tool server ${server} closed the connection.`);
-    if (err.code === ErrorCode.ConnectionClosed && text === 'Request was cancelled') return new RpcFailure(RPC.SERVER_UNAVAILABLE, `The request to tool server ${server} was cancelled.`);
+    if (err.code === ErrorCode.ConnectionClosed && text === 'Request was cancelled')
+      return new RpcFailure(RPC.SERVER_UNAVAILABLE, `The request to tool server ${server} was cancelled.`);
     const message = redactSecrets(text, secrets);
     return new RpcFailure(err.code, message, err.data === undefined ? undefined : redactRelayed(err.data, secrets));
   }

@@ -7,8 +7,20 @@ export const AUDIO_FILE_LIMIT = 25 * 1024 * 1024;
 export const AUDIO_EXTENSIONS = ['mp3', 'mp4', 'mpeg', 'mpga', 'm4a', 'wav', 'webm'];
 /** Content types that name one of the formats, for files sent without an extension. */
 const AUDIO_TYPES = new Set([
-  'audio/mpeg', 'audio/mp3', 'audio/mp4', 'video/mp4', 'audio/x-m4a', 'audio/m4a', 'audio/wav', 'audio/x-wav',
-  'audio/wave', 'audio/vnd.wave', 'audio/webm', 'video/webm', 'video/mpeg', 'audio/mpga',
+  'audio/mpeg',
+  'audio/mp3',
+  'audio/mp4',
+  'video/mp4',
+  'audio/x-m4a',
+  'audio/m4a',
+  'audio/wav',
+  'audio/x-wav',
+  'audio/wave',
+  'audio/vnd.wave',
+  'audio/webm',
+  'video/webm',
+  'video/mpeg',
+  'audio/mpga',
 ]);
 
 function checkAudioFile(part: FilePart): void {

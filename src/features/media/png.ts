@@ -48,7 +48,13 @@ export function isPng(data: Buffer): boolean {
 function passes(width: number, height: number, interlaced: boolean): Array<[number, number]> {
   if (!interlaced) return [[width, height]];
   const adam7: Array<[number, number, number, number]> = [
-    [0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2],
+    [0, 0, 8, 8],
+    [4, 0, 8, 8],
+    [0, 4, 4, 8],
+    [2, 0, 4, 4],
+    [0, 2, 2, 4],
+    [1, 0, 2, 2],
+    [0, 1, 1, 2],
   ];
   return adam7.map(([x0, y0, dx, dy]) => [Math.ceil((width - x0) / dx), Math.ceil((height - y0) / dy)] as [number, number]).filter(([w, h]) => w > 0 && h > 0);
 }

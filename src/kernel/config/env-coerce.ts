@@ -10,7 +10,10 @@ export function coerceFromEnvironment(tree: Record<string, unknown>, errors: Err
   let changed = false;
   for (const err of errors ?? []) {
     if (err.keyword !== 'type' || !fromEnv.has(err.instancePath)) continue;
-    const parts = err.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const parts = err.instancePath
+      .split('/')
+      .slice(1)
+      .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
     const key = parts.pop();
     if (key === undefined) continue;
     let parent: any = tree;

@@ -13,14 +13,7 @@ export interface ExpandProblem {
 
 const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
-export function expandEnv(
-  value: unknown,
-  env: NodeJS.ProcessEnv,
-  problems: ExpandProblem[],
-  path = '',
-  expanded?: Set<string>,
-  pointer = '',
-): unknown {
+export function expandEnv(value: unknown, env: NodeJS.ProcessEnv, problems: ExpandProblem[], path = '', expanded?: Set<string>, pointer = ''): unknown {
   if (typeof value === 'string') {
     if (!value.includes('${')) return value;
     expanded?.add(pointer);

@@ -13,7 +13,10 @@ import { isPlaceholderSecret, MIN_ADMIN_TOKEN_LENGTH } from './placeholder-secre
 const MAX_TOKEN_EXPIRATION_S = 3650 * 86_400;
 
 export class ConfigError extends Error {
-  constructor(readonly problems: string[], readonly source: string) {
+  constructor(
+    readonly problems: string[],
+    readonly source: string,
+  ) {
     super(`invalid gateway config ${source}:\n${problems.join('\n')}`);
     this.name = 'ConfigError';
   }
@@ -54,8 +57,11 @@ function parseProblem(text: string, source: string, err: unknown): string {
     where = { line: before.length, col: before.at(-1)!.length + 1 };
   }
   if (!where) where = parseDocument(text).errors[0]?.linePos?.[0];
-  const why = message.replace(/ at line \d+, column \d+:?$/, '').replace(/ (in JSON )?at position \d+.*$/, '').replace(/:$/, '');
-  const line = where ? text.split(/\r?\n/)[where.line - 1] ?? '' : '';
+  const why = message
+    .replace(/ at line \d+, column \d+:?$/, '')
+    .replace(/ (in JSON )?at position \d+.*$/, '')
+    .replace(/:$/, '');
+  const line = where ? (text.split(/\r?\n/)[where.line - 1] ?? '') : '';
   const hint = /[{[][^}\]]*\$\{/.test(line) ? ' (inside { } or [ ], quote a value that holds ${...}: api_key: "${KEY}")' : '';
   return `${source}${where ? `:${where.line}:${where.col}` : ''}: cannot be parsed: ${why}${hint}`;
 }
@@ -80,7 +86,11 @@ export function buildConfig(raw: unknown, source: string, options: LoadOptions =
   const problems: ExpandProblem[] = [];
   const fromEnv = new Set<string>();
   const expanded = expandEnv(tree, env, problems, '', fromEnv) as Record<string, unknown>;
-  if (problems.length) throw new ConfigError(problems.map((p) => `${p.path}: ${p.message}`), source);
+  if (problems.length)
+    throw new ConfigError(
+      problems.map((p) => `${p.path}: ${p.message}`),
+      source,
+    );
   applyEnvOverrides(expanded, env);
   const validate = validatorFor('gateway.schema.json');
   let valid = validate(expanded);

@@ -3,10 +3,7 @@
  * them), and the shape of a placeholder. A gateway refuses to start with one of them as its
  * admin token or identity signing secret.
  */
-export const SHIPPED_PLACEHOLDERS: readonly string[] = [
-  'change-me-to-a-long-random-string',
-  'change-me-identity-signing-secret',
-];
+export const SHIPPED_PLACEHOLDERS: readonly string[] = ['change-me-to-a-long-random-string', 'change-me-identity-signing-secret'];
 
 const PLACEHOLDER_SHAPE = /(change|replace)[-_ .]?me|changeme|placeholder|your[-_ .]?(admin[-_ .]?)?(token|secret)|^(x+|secret|password|admin[-_]?token|token)$/i;
 

@@ -106,11 +106,12 @@ function checkOrder(checked: Checked, registry: StageRegistry, problems: string[
   const file = pipeline.file;
   const provided = new Set<Slot<unknown>>();
   let repeatedBy: string | undefined;
-  const providersIn = (slot: Slot<unknown>, from: number) =>
-    defs.flatMap((d, i) => (i >= from && slotsOf(d.provides, configs[i]).includes(slot) ? [d.name] : []));
+  const providersIn = (slot: Slot<unknown>, from: number) => defs.flatMap((d, i) => (i >= from && slotsOf(d.provides, configs[i]).includes(slot) ? [d.name] : []));
   defs.forEach((def, i) => {
     if (def.once && repeatedBy) {
-      problems.push(`${file}: stage ${def.name} must run once per request, but ${repeatedBy} before it runs the rest of the pipeline once per attempt; put ${def.name} before ${repeatedBy}`);
+      problems.push(
+        `${file}: stage ${def.name} must run once per request, but ${repeatedBy} before it runs the rest of the pipeline once per attempt; put ${def.name} before ${repeatedBy}`,
+      );
     }
     for (const slot of slotsOf(def.requires, configs[i])) {
       if (provided.has(slot)) continue;

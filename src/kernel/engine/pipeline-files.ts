@@ -47,7 +47,9 @@ export function displayPath(file: string): string {
 export function readPipelineFiles(dir: string, origin: ParsedPipeline['origin'], problems: string[]): ParsedPipeline[] {
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => /\.(ya?ml|json)$/.test(n)).sort();
+    names = readdirSync(dir)
+      .filter((n) => /\.(ya?ml|json)$/.test(n))
+      .sort();
   } catch {
     problems.push(`pipelines.dir: the folder ${displayPath(dir)} cannot be read`);
     return [];
@@ -150,7 +152,9 @@ export function resolvePipelines(shipped: ParsedPipeline[], user: ParsedPipeline
     }
     const baseFile = spec.extends === spec.name && p.origin === 'user' ? replaced.get(spec.name) : byName.get(spec.extends);
     if (!baseFile || baseFile === p) {
-      problems.push(`${p.file}: extends: no pipeline named ${spec.extends}${spec.extends === spec.name ? ' to extend (a pipeline extends itself only to replace a shipped one)' : ''}`);
+      problems.push(
+        `${p.file}: extends: no pipeline named ${spec.extends}${spec.extends === spec.name ? ' to extend (a pipeline extends itself only to replace a shipped one)' : ''}`,
+      );
       resolved.set(p, null);
       return null;
     }

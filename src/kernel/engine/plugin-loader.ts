@@ -47,7 +47,9 @@ export async function loadPlugins(paths: string[], kinds: ExtensionKinds): Promi
         found = true;
       }
       if (!found) {
-        problems.push(`${origin}: exports no extension ({ name, schema, create }, with kind ${kinds.names().join(', ')}) and no stages, providers, checks, authModes or extensions list`);
+        problems.push(
+          `${origin}: exports no extension ({ name, schema, create }, with kind ${kinds.names().join(', ')}) and no stages, providers, checks, authModes or extensions list`,
+        );
       }
     } catch (err) {
       problems.push((err as Error).message);

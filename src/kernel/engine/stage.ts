@@ -25,8 +25,11 @@ type Slots<Config> = readonly Slot<any>[] | ((config: Config) => readonly Slot<a
  * validated against `schema` when the pipeline is compiled, never per request; `create` runs
  * once per pipeline that uses the stage and may return null when it has nothing to do there.
  */
-export interface StageDefinition<Config = any, C extends GatewayContext<any> = GatewayContext>
-  extends ExtensionDefinition<Config, Middleware<C> | StageInstance<C> | null, GatewayServices> {
+export interface StageDefinition<Config = any, C extends GatewayContext<any> = GatewayContext> extends ExtensionDefinition<
+  Config,
+  Middleware<C> | StageInstance<C> | null,
+  GatewayServices
+> {
   /** Slots a stage before it must provide (the compiler refuses a pipeline that breaks this). */
   requires?: Slots<Config>;
   /** Slots it sets before calling next(). */

@@ -10,11 +10,7 @@ const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Time
 function problemFor(code: string | undefined): RequestError {
   if (code === 'HPE_HEADER_OVERFLOW') return new RequestError(431, 'The request headers are too large.', 'headers');
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return new RequestError(408, 'The request did not arrive in time.');
-  return new RequestError(
-    400,
-    'The request is not valid HTTP (a malformed request line or header, or a header value with a control character).',
-    'headers',
-  );
+  return new RequestError(400, 'The request is not valid HTTP (a malformed request line or header, or a header value with a control character).', 'headers');
 }
 
 /**

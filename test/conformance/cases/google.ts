@@ -27,10 +27,7 @@ export function geminiBody(scenario: Scenario): Record<string, unknown> {
           { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Lyon' } } }] },
           {
             role: 'user',
-            parts: [
-              { functionResponse: { name: 'get_weather', response: { temperature_c: 21 } } },
-              { text: 'Now the weather in Paris and the time in London.' },
-            ],
+            parts: [{ functionResponse: { name: 'get_weather', response: { temperature_c: 21 } } }, { text: 'Now the weather in Paris and the time in London.' }],
           },
         ],
         systemInstruction: { parts: [{ text: 'Use the tools.' }] },
@@ -78,8 +75,7 @@ export function geminiAnswers(model: string): ConformanceCase['answers'] {
 
 /** Whole answers from scenario-<name>.json, streams from scenario-<name>.chunks.txt. */
 export function geminiReply(provider: string) {
-  return (scenario: Scenario | 'stream-error', stream: boolean) =>
-    stream ? sseReply(provider, `scenario-${scenario}`) : jsonReply(provider, `scenario-${scenario}`);
+  return (scenario: Scenario | 'stream-error', stream: boolean) => (stream ? sseReply(provider, `scenario-${scenario}`) : jsonReply(provider, `scenario-${scenario}`));
 }
 
 const google: ConformanceCase = {

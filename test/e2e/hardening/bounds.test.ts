@@ -10,7 +10,11 @@ const PG_URL = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/te
 const ADMIN = 'bounds-admin-token-0123456789abcdef0123';
 
 async function createToken(url: string, body: unknown): Promise<{ status: number; json: any }> {
-  const res = await fetch(`${url}/v1/auth/tokens`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${url}/v1/auth/tokens`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, json: await res.json() };
 }
 
@@ -62,7 +66,9 @@ describe.each([['sqlite'], ['postgres']])('token lifetimes are bounded (%s)', (k
     expect(res.status).toBe(201);
     expect(res.json.expires_at - res.json.created_at).toBe(3650 * 86_400);
     expect(res.json.created_at).toBeGreaterThanOrEqual(before);
-    const listed = (await (await fetch(`${gw.url}/v1/auth/tokens`, { headers: { authorization: `Bearer ${ADMIN}` } })).json()) as { data: Array<{ id: string; expires_at: number }> };
+    const listed = (await (await fetch(`${gw.url}/v1/auth/tokens`, { headers: { authorization: `Bearer ${ADMIN}` } })).json()) as {
+      data: Array<{ id: string; expires_at: number }>;
+    };
     expect(listed.data.find((t) => t.id === res.json.id)!.expires_at).toBe(res.json.expires_at);
   });
 
@@ -113,7 +119,11 @@ describe('requests Node cannot parse get the contract body', () => {
   it('headers too large: 431 with the contract body', async () => {
     const res = await raw(portOf(gw.url), `GET /health HTTP/1.1\r\nHost: x\r\nx-big: ${'a'.repeat(64 * 1024)}\r\n\r\n`);
     expect(res.status).toBe(431);
-    expect(JSON.parse(res.body)).toMatchObject({ status: 'failure', message: 'The request headers are too large.', error: { type: 'invalid_request_error', code: 'headers_too_large', param: 'headers' } });
+    expect(JSON.parse(res.body)).toMatchObject({
+      status: 'failure',
+      message: 'The request headers are too large.',
+      error: { type: 'invalid_request_error', code: 'headers_too_large', param: 'headers' },
+    });
     expect((await fetch(`${gw.url}/health`)).status).toBe(200);
   });
 
@@ -122,7 +132,10 @@ describe('requests Node cannot parse get the contract body', () => {
     ['a NUL inside a header value', 'x-gateway-api-key: sk-abc\u0000def'],
     ['a bare LF splitting a header', 'x-gateway-api-key: sk-abc\nx-injected: 1'],
   ])('%s: 400 with the contract body, never a 502', async (_name, line) => {
-    const res = await raw(portOf(gw.url), `POST ${CHAT} HTTP/1.1\r\nHost: x\r\nx-gateway-provider: openai\r\n${line}\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}`);
+    const res = await raw(
+      portOf(gw.url),
+      `POST ${CHAT} HTTP/1.1\r\nHost: x\r\nx-gateway-provider: openai\r\n${line}\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}`,
+    );
     expect(res.status).toBe(400);
     expect(JSON.parse(res.body)).toMatchObject({ status: 'failure', error: { type: 'invalid_request_error', code: 'missing_required_parameter', param: 'headers' } });
     expect((await fetch(`${gw.url}/health`)).status).toBe(200);

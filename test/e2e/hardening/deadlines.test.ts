@@ -51,7 +51,12 @@ describe('an upstream that stalls', () => {
     expect(res.done).toBe(false);
     const last = res.events.at(-1);
     expect(last).toMatchObject({ status: 'failure', error: { type: 'timeout_error', code: 'request_timeout', provider: 'openai' } });
-    expect(res.events.slice(0, -1).map((e) => e.choices[0].delta.content ?? '').join('')).toBe('Hello wor');
+    expect(
+      res.events
+        .slice(0, -1)
+        .map((e) => e.choices[0].delta.content ?? '')
+        .join(''),
+    ).toBe('Hello wor');
   });
 
   it('before the first byte: 504 timeout_error', async () => {

@@ -11,7 +11,7 @@ const GROQ_CONFIGURED = 'gsk-configured-groq-key-8080';
  * it uses its own api_key or its provider's configured key; without one it fails as 401
  * invalid_api_key naming that provider, and nothing is sent to it.
  */
-describe("keys go only where they belong", () => {
+describe('keys go only where they belong', () => {
   let openai: FakeUpstream;
   let vllm: FakeUpstream;
   let groq: FakeUpstream;
@@ -43,7 +43,11 @@ describe("keys go only where they belong", () => {
   });
 
   it('openai -> vllm: vllm gets no key at all (not the OpenAI key)', async () => {
-    const res = await post(gw.url, CHAT, chatBody(), { 'x-gateway-provider': 'openai', authorization: `Bearer ${CALLER_KEY}`, 'x-gateway-config': config([{ provider: 'openai' }, { provider: 'vllm' }]) });
+    const res = await post(gw.url, CHAT, chatBody(), {
+      'x-gateway-provider': 'openai',
+      authorization: `Bearer ${CALLER_KEY}`,
+      'x-gateway-config': config([{ provider: 'openai' }, { provider: 'vllm' }]),
+    });
     expect(res.status).toBe(200);
     expect(openai.received(UPSTREAM_CHAT)[0]!.headers.authorization).toBe(`Bearer ${CALLER_KEY}`);
     const sent = vllm.received(UPSTREAM_CHAT)[0]!;
@@ -52,7 +56,11 @@ describe("keys go only where they belong", () => {
   });
 
   it('openai -> mistral without a key of its own: 401 invalid_api_key naming mistral-ai, nothing sent to it', async () => {
-    const res = await post(gw.url, CHAT, chatBody(), { 'x-gateway-provider': 'openai', 'x-gateway-api-key': CALLER_KEY, 'x-gateway-config': config([{ provider: 'openai' }, { provider: 'mistral-ai' }]) });
+    const res = await post(gw.url, CHAT, chatBody(), {
+      'x-gateway-provider': 'openai',
+      'x-gateway-api-key': CALLER_KEY,
+      'x-gateway-config': config([{ provider: 'openai' }, { provider: 'mistral-ai' }]),
+    });
     expect(res.status).toBe(401);
     expect(res.json).toMatchObject({ status: 'failure', error: { type: 'authentication_error', code: 'invalid_api_key', provider: 'mistral-ai' } });
     expect(res.json.error.message).toContain('mistral-ai');
@@ -61,17 +69,25 @@ describe("keys go only where they belong", () => {
   });
 
   it("openai -> groq: groq uses its provider's configured key", async () => {
-    const res = await post(gw.url, CHAT, chatBody(), { 'x-gateway-provider': 'openai', authorization: `Bearer ${CALLER_KEY}`, 'x-gateway-config': config([{ provider: 'openai' }, { provider: 'groq' }]) });
+    const res = await post(gw.url, CHAT, chatBody(), {
+      'x-gateway-provider': 'openai',
+      authorization: `Bearer ${CALLER_KEY}`,
+      'x-gateway-config': config([{ provider: 'openai' }, { provider: 'groq' }]),
+    });
     expect(res.status).toBe(200);
     expect(groq.received(UPSTREAM_CHAT)[0]!.headers.authorization).toBe(`Bearer ${GROQ_CONFIGURED}`);
   });
 
   it("a target's own api_key wins over the configured one", async () => {
-    await post(gw.url, CHAT, chatBody(), { 'x-gateway-provider': 'openai', authorization: `Bearer ${CALLER_KEY}`, 'x-gateway-config': config([{ provider: 'openai' }, { provider: 'groq', api_key: 'gsk-target-own-key-1' }]) });
+    await post(gw.url, CHAT, chatBody(), {
+      'x-gateway-provider': 'openai',
+      authorization: `Bearer ${CALLER_KEY}`,
+      'x-gateway-config': config([{ provider: 'openai' }, { provider: 'groq', api_key: 'gsk-target-own-key-1' }]),
+    });
     expect(groq.received(UPSTREAM_CHAT)[0]!.headers.authorization).toBe('Bearer gsk-target-own-key-1');
   });
 
-  it('without x-gateway-provider, the key belongs to the provider of the config\'s first target', async () => {
+  it("without x-gateway-provider, the key belongs to the provider of the config's first target", async () => {
     const res = await post(gw.url, CHAT, chatBody(), { authorization: `Bearer ${CALLER_KEY}`, 'x-gateway-config': config([{ provider: 'openai' }, { provider: 'mistral-ai' }]) });
     expect(openai.received(UPSTREAM_CHAT)[0]!.headers.authorization).toBe(`Bearer ${CALLER_KEY}`);
     expect(res.status).toBe(401);
@@ -80,7 +96,11 @@ describe("keys go only where they belong", () => {
 
   it('a target of the same provider as the request keeps the request key', async () => {
     openai.on(UPSTREAM_CHAT, upstreamError(500), answers('second openai target'));
-    const res = await post(gw.url, CHAT, chatBody(), { 'x-gateway-provider': 'openai', authorization: `Bearer ${CALLER_KEY}`, 'x-gateway-config': config([{ provider: 'openai' }, { provider: 'openai', override_params: { model: 'gpt-4o' } }]) });
+    const res = await post(gw.url, CHAT, chatBody(), {
+      'x-gateway-provider': 'openai',
+      authorization: `Bearer ${CALLER_KEY}`,
+      'x-gateway-config': config([{ provider: 'openai' }, { provider: 'openai', override_params: { model: 'gpt-4o' } }]),
+    });
     expect(res.status).toBe(200);
     expect(openai.received(UPSTREAM_CHAT).map((r) => r.headers.authorization)).toEqual([`Bearer ${CALLER_KEY}`, `Bearer ${CALLER_KEY}`]);
   });

@@ -18,13 +18,20 @@ function opaqueBomb(side: number): Buffer {
   ihdr.writeUInt32BE(side, 4);
   ihdr[8] = 8;
   ihdr[9] = 6;
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), pngChunk('IHDR', ihdr), pngChunk('IDAT', deflateSync(raw, { level: 9 })), pngChunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk('IHDR', ihdr),
+    pngChunk('IDAT', deflateSync(raw, { level: 9 })),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 function edit(url: string, png: Buffer) {
   const boundary = 'png-bomb-boundary';
   const body = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="prompt"\r\n\r\nx\r\n--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`),
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="prompt"\r\n\r\nx\r\n--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`,
+    ),
     png,
     Buffer.from(`\r\n--${boundary}--\r\n`),
   ]);
@@ -56,7 +63,7 @@ describe('decompression-bomb PNGs on image edits', () => {
     // The largest image whose pixels are all examined: fully opaque, so every row is read.
     const side = Math.floor(Math.sqrt(PIXEL_SCAN_LIMIT / 4)) - 8;
     const png = opaqueBomb(side);
-    expect(side * (4 * side + 1) / png.length).toBeGreaterThan(500);
+    expect((side * (4 * side + 1)) / png.length).toBeGreaterThan(500);
     const order: string[] = [];
     const edits = [0, 1, 2, 3].map((i) =>
       edit(gw.url, png).then(async (res) => {
@@ -88,7 +95,12 @@ describe('decompression-bomb PNGs on image edits', () => {
     ihdr.writeUInt32BE(60_000, 4);
     ihdr[8] = 8;
     ihdr[9] = 6;
-    const bomb = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), pngChunk('IHDR', ihdr), pngChunk('IDAT', deflateSync(Buffer.alloc(4 << 20))), pngChunk('IEND', Buffer.alloc(0))]);
+    const bomb = Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+      pngChunk('IHDR', ihdr),
+      pngChunk('IDAT', deflateSync(Buffer.alloc(4 << 20))),
+      pngChunk('IEND', Buffer.alloc(0)),
+    ]);
     const res = await edit(gw.url, bomb);
     const json = JSON.parse(await res.body.text());
     expect(res.statusCode).toBe(400);

@@ -58,7 +58,10 @@ const ROUTES: Array<{ path: string; body: () => Buffer }> = [
   { path: '/v1/audio/transcriptions', body: () => form({ model: 'whisper-1' }, { name: 'file', filename: 'a.mp3', type: 'audio/mpeg', data: randomBytes(256 * 1024) }) },
   { path: '/v1/audio/translations', body: () => form({ model: 'whisper-1' }, { name: 'file', filename: 'a.wav', type: 'audio/wav', data: randomBytes(256 * 1024) }) },
   { path: '/v1/files', body: () => form({ purpose: 'batch' }, { name: 'file', filename: 'in.jsonl', type: 'application/jsonl', data: randomBytes(256 * 1024) }) },
-  { path: '/v1/images/edits', body: () => form({ prompt: 'x' }, { name: 'image', filename: 'a.png', type: 'image/png', data: makePng({ width: 256, transparentAt: 3, padding: 200 * 1024 }) }) },
+  {
+    path: '/v1/images/edits',
+    body: () => form({ prompt: 'x' }, { name: 'image', filename: 'a.png', type: 'image/png', data: makePng({ width: 256, transparentAt: 3, padding: 200 * 1024 }) }),
+  },
 ];
 
 /**

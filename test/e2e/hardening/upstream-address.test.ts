@@ -121,7 +121,10 @@ describe('no caller chooses where the gateway connects', () => {
     const cases: Array<[Record<string, string>, string]> = [
       [{ 'x-gateway-config': JSON.stringify({ targets: [{ provider: 'openai', api_key: 'sk-a\r\nx-injected: 1' }] }) }, 'x-gateway-config'],
       [{ 'x-gateway-config': JSON.stringify({ targets: [{ provider: 'openai', api_key: 'sk-a\u0000b' }] }) }, 'x-gateway-config'],
-      [{ 'x-gateway-config': JSON.stringify({ targets: [{ provider: 'bedrock', aws_region: 'us-east-1', aws_access_key_id: 'AKIA\nX', aws_secret_access_key: 's' }] }) }, 'x-gateway-config'],
+      [
+        { 'x-gateway-config': JSON.stringify({ targets: [{ provider: 'bedrock', aws_region: 'us-east-1', aws_access_key_id: 'AKIA\nX', aws_secret_access_key: 's' }] }) },
+        'x-gateway-config',
+      ],
       // A header is ASCII: the JSON escapes the character, the key holds it.
       [{ 'x-gateway-config': JSON.stringify({ targets: [{ provider: 'openai', api_key: 'sk-\u2603-snowman' }] }).replace('\u2603', '\\u2603') }, 'x-gateway-config'],
     ];

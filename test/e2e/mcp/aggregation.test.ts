@@ -124,7 +124,11 @@ describe('/mcp aggregates process and remote tool servers (auth disabled)', () =
   });
 
   it('logs a process server stderr under its name, its env values masked', async () => {
-    const line = await eventually(() => gw.logs.records().find((r) => r.mcpServer === 'local' && typeof r.stderr === 'string' && r.stderr.includes('starting')), 5000, 'stderr line');
+    const line = await eventually(
+      () => gw.logs.records().find((r) => r.mcpServer === 'local' && typeof r.stderr === 'string' && r.stderr.includes('starting')),
+      5000,
+      'stderr line',
+    );
     expect(line.stderr).toContain('[REDACTED]');
     expect(gw.logs.text).not.toContain('tool-secret-value-123');
   });
@@ -175,7 +179,11 @@ describe('/mcp aggregates process and remote tool servers (auth disabled)', () =
   });
 
   it('serves a client that keeps no session (a POST without initialize or session id)', async () => {
-    const res = await rawPost(`${gw.url}/mcp`, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'remote__echo', arguments: { text: 'stateless' } } }, { 'mcp-protocol-version': '2025-06-18' });
+    const res = await rawPost(
+      `${gw.url}/mcp`,
+      { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'remote__echo', arguments: { text: 'stateless' } } },
+      { 'mcp-protocol-version': '2025-06-18' },
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get('mcp-session-id')).toBeNull();
     expect(res.json).toMatchObject({ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'echo: stateless' }] } });

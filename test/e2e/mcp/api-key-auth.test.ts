@@ -26,7 +26,15 @@ describe('api-key auth: config keys and issued tokens in auth.header; gateway cr
         adminToken: ADMIN,
         providerRoutes: true,
         apiKeys: [
-          { key: '${TEST_TEAM_RED_KEY}', user: 'red-bot', email: 'red@example.com', team: 'red', roles: ['ops'], scopes: ['mcp:read', 'mcp:write'], permissions: { servers: ['remote'] } },
+          {
+            key: '${TEST_TEAM_RED_KEY}',
+            user: 'red-bot',
+            email: 'red@example.com',
+            team: 'red',
+            roles: ['ops'],
+            scopes: ['mcp:read', 'mcp:write'],
+            permissions: { servers: ['remote'] },
+          },
           { key: EXPIRED_KEY, user: 'old-bot', expiresAt: '2020-01-01T00:00:00Z' },
         ],
       },
@@ -50,7 +58,10 @@ describe('api-key auth: config keys and issued tokens in auth.header; gateway cr
   });
 
   it('401 for a missing key, a wrong key, a key in the wrong header, and an expired key', async () => {
-    for (const headers of [{}, { 'x-team-key': 'wrong-key-value-123' }, { 'x-api-key': KEY }, { authorization: `Bearer ${KEY}` }, { 'x-team-key': EXPIRED_KEY }] as Record<string, string>[]) {
+    for (const headers of [{}, { 'x-team-key': 'wrong-key-value-123' }, { 'x-api-key': KEY }, { authorization: `Bearer ${KEY}` }, { 'x-team-key': EXPIRED_KEY }] as Record<
+      string,
+      string
+    >[]) {
       const res = await rawPost(`${gw.url}/mcp`, list, headers);
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${gw.url}/.well-known/oauth-protected-resource"`);
@@ -60,7 +71,13 @@ describe('api-key auth: config keys and issued tokens in auth.header; gateway cr
   });
 
   it('an issued token works as an api key too', async () => {
-    const created = (await (await fetch(`${gw.url}/v1/auth/tokens`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ user: 'issued' }) })).json()) as any;
+    const created = (await (
+      await fetch(`${gw.url}/v1/auth/tokens`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ user: 'issued' }),
+      })
+    ).json()) as any;
     const res = await rawPost(`${gw.url}/mcp`, list, { 'x-team-key': created.token });
     expect(res.status).toBe(200);
   });

@@ -35,7 +35,16 @@ describe('bearer tokens: token operations and /mcp behind them', () => {
   describe('token operations', () => {
     it('creates a token: 201 with the contract fields, the value once, expiry from expiresIn', async () => {
       const before = Math.floor(Date.now() / 1000);
-      const body = await issue({ user: 'alice@example.com', team: 'platform', scopes: ['mcp:read', 'mcp:write'], permissions: { servers: ['remote'] }, expiresIn: '2d', name: 'Alice', roles: ['admin', 'dev'], organization: 'acme' });
+      const body = await issue({
+        user: 'alice@example.com',
+        team: 'platform',
+        scopes: ['mcp:read', 'mcp:write'],
+        permissions: { servers: ['remote'] },
+        expiresIn: '2d',
+        name: 'Alice',
+        roles: ['admin', 'dev'],
+        organization: 'acme',
+      });
       expect(body).toMatchObject({
         object: 'auth.token',
         user: 'alice@example.com',
@@ -83,8 +92,17 @@ describe('bearer tokens: token operations and /mcp behind them', () => {
 
     it('needs the admin token: missing or wrong is 401 with the challenge', async () => {
       for (const headers of [{}, { authorization: 'Bearer not-the-admin-token-xyz' }, { authorization: `Basic ${ADMIN}` }] as Record<string, string>[]) {
-        for (const [method, path] of [['POST', '/v1/auth/tokens'], ['GET', '/v1/auth/tokens'], ['DELETE', '/v1/auth/tokens/tok_x'], ['POST', '/v1/auth/tokens/tok_x/rotate']] as const) {
-          const res = await fetch(`${gw.url}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: method === 'POST' ? '{"user":"x"}' : undefined });
+        for (const [method, path] of [
+          ['POST', '/v1/auth/tokens'],
+          ['GET', '/v1/auth/tokens'],
+          ['DELETE', '/v1/auth/tokens/tok_x'],
+          ['POST', '/v1/auth/tokens/tok_x/rotate'],
+        ] as const) {
+          const res = await fetch(`${gw.url}${path}`, {
+            method,
+            headers: { 'content-type': 'application/json', ...headers },
+            body: method === 'POST' ? '{"user":"x"}' : undefined,
+          });
           expect(res.status, `${method} ${path}`).toBe(401);
           expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${gw.url}/.well-known/oauth-protected-resource"`);
           expect(await res.json()).toMatchObject({ error: { type: 'authentication_error', code: 'invalid_api_key' } });
@@ -169,8 +187,15 @@ describe('bearer tokens: token operations and /mcp behind them', () => {
 
   describe('/mcp with bearer auth', () => {
     it('401 without a credential, with a bad one, and with a non-bearer scheme — each with the challenge', async () => {
-      for (const headers of [{}, { authorization: 'Bearer gwt_not-a-real-token' }, { authorization: 'Bearer whatever' }, { authorization: 'Basic YWxpY2U6c2VjcmV0' }] as Record<string, string>[]) {
-        const res = await rawPost(`${gw.url}/mcp`, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }, headers);
+      for (const headers of [{}, { authorization: 'Bearer gwt_not-a-real-token' }, { authorization: 'Bearer whatever' }, { authorization: 'Basic YWxpY2U6c2VjcmV0' }] as Record<
+        string,
+        string
+      >[]) {
+        const res = await rawPost(
+          `${gw.url}/mcp`,
+          { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } },
+          headers,
+        );
         expect(res.status).toBe(401);
         expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${gw.url}/.well-known/oauth-protected-resource"`);
         expect(res.json).toMatchObject({ status: 'failure', error: { type: 'authentication_error', code: 'invalid_api_key' } });
@@ -183,7 +208,11 @@ describe('bearer tokens: token operations and /mcp behind them', () => {
       for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
         const res = await fetch(`${gw.url}${path}`);
         expect(res.status).toBe(200);
-        expect(await res.json()).toMatchObject({ resource: `${gw.url}/mcp`, bearer_methods_supported: ['header'], scopes_supported: expect.arrayContaining(['mcp:read', 'mcp:write']) });
+        expect(await res.json()).toMatchObject({
+          resource: `${gw.url}/mcp`,
+          bearer_methods_supported: ['header'],
+          scopes_supported: expect.arrayContaining(['mcp:read', 'mcp:write']),
+        });
       }
       const one = (await (await fetch(`${gw.url}/.well-known/oauth-protected-resource/mcp/remote`)).json()) as any;
       expect(one.resource).toBe(`${gw.url}/mcp/remote`);
@@ -242,7 +271,12 @@ describe('bearer tokens: token operations and /mcp behind them', () => {
 
     it('forwards the identity of a token to a remote server, signed, and never the caller credential', async () => {
       const { token } = await issue({ user: 'carol@example.com', team: 'data', roles: ['analyst', 'viewer'], organization: 'acme' });
-      const client = await connectClient(`${gw.url}/mcp`, { Authorization: `Bearer ${token}`, 'X-User-Email': 'ceo@example.com', 'X-User-Roles': 'admin', 'X-Gateway-Identity-Signature': 't=1,v1=00' });
+      const client = await connectClient(`${gw.url}/mcp`, {
+        Authorization: `Bearer ${token}`,
+        'X-User-Email': 'ceo@example.com',
+        'X-User-Roles': 'admin',
+        'X-Gateway-Identity-Signature': 't=1,v1=00',
+      });
       const seen = JSON.parse(textOf(await client.callTool({ name: 'remote__whoami', arguments: {} })));
       expect(seen).toMatchObject({ email: 'carol@example.com', name: 'carol@example.com', team: 'data', roles: 'analyst,viewer', organization: 'acme' });
       const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(seen.signature)!;
@@ -266,7 +300,12 @@ describe('bearer tokens: token operations and /mcp behind them', () => {
       const { token } = await issue({ user: 'erin@example.com', team: 'qa', roles: ['tester'] });
       const res = await rawPost(
         `${gw.url}/mcp`,
-        { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'local__whoami', arguments: {}, _meta: { 'io.gateway/identity': { email: 'forged@example.com' }, 'app.example/trace': 'abc' } } },
+        {
+          jsonrpc: '2.0',
+          id: 3,
+          method: 'tools/call',
+          params: { name: 'local__whoami', arguments: {}, _meta: { 'io.gateway/identity': { email: 'forged@example.com' }, 'app.example/trace': 'abc' } },
+        },
         { authorization: `Bearer ${token}` },
       );
       expect(res.status).toBe(200);
@@ -281,7 +320,11 @@ describe('bearer tokens: token operations and /mcp behind them', () => {
       const b = await issue({ user: 'intruder' });
       const client = await connectClient(`${gw.url}/mcp`, { Authorization: `Bearer ${a.token}` });
       const sid = (client.transport as unknown as { sessionId: string }).sessionId;
-      const stolen = await rawPost(`${gw.url}/mcp`, { jsonrpc: '2.0', id: 9, method: 'tools/list' }, { authorization: `Bearer ${b.token}`, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' });
+      const stolen = await rawPost(
+        `${gw.url}/mcp`,
+        { jsonrpc: '2.0', id: 9, method: 'tools/list' },
+        { authorization: `Bearer ${b.token}`, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' },
+      );
       expect(stolen.status).toBe(404);
       const noAuth = await rawPost(`${gw.url}/mcp`, { jsonrpc: '2.0', id: 9, method: 'tools/list' }, { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' });
       expect(noAuth.status).toBe(401);
@@ -296,7 +339,11 @@ describe('bearer tokens: token operations and /mcp behind them', () => {
       const { token } = await issue({ user: 'path-check' });
       const client = await connectClient(`${gw.url}/mcp`, { Authorization: `Bearer ${token}` });
       const sid = (client.transport as unknown as { sessionId: string }).sessionId;
-      const other = await rawPost(`${gw.url}/mcp/remote`, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { authorization: `Bearer ${token}`, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' });
+      const other = await rawPost(
+        `${gw.url}/mcp/remote`,
+        { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+        { authorization: `Bearer ${token}`, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' },
+      );
       expect(other.status).toBe(404);
       await client.close();
     });

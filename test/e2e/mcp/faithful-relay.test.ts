@@ -62,7 +62,7 @@ describe.each(['remote', 'proc'])('faithful relay at /mcp/<server> (%s)', (name)
     expect(client.getInstructions()).toBe('The conformance tool server of the gateway tests.');
   });
 
-  it("relays sampling/createMessage to the calling client and returns its answer", async () => {
+  it('relays sampling/createMessage to the calling client and returns its answer', async () => {
     let asked = '';
     client.setRequestHandler(CreateMessageRequestSchema, async (req) => {
       asked = JSON.stringify(req.params.messages);
@@ -114,12 +114,16 @@ describe.each(['remote', 'proc'])('faithful relay at /mcp/<server> (%s)', (name)
     await eventually(async () => textOf(await client.callTool({ name: 'slow_status', arguments: {} })) === 'cancelled', 5000, 'the server to see the cancellation');
 
     let cancelledByServer = false;
-    client.setRequestHandler(CreateMessageRequestSchema, (_req, extra) => new Promise((_resolve, reject) => {
-      extra.signal.addEventListener('abort', () => {
-        cancelledByServer = true;
-        reject(new Error('cancelled'));
-      });
-    }));
+    client.setRequestHandler(
+      CreateMessageRequestSchema,
+      (_req, extra) =>
+        new Promise((_resolve, reject) => {
+          extra.signal.addEventListener('abort', () => {
+            cancelledByServer = true;
+            reject(new Error('cancelled'));
+          });
+        }),
+    );
     const result = await client.callTool({ name: 'test_cancel_client', arguments: {} });
     expect(textOf(result)).toMatch(/^gave up: /);
     await eventually(() => cancelledByServer, 3000, 'notifications/cancelled from the server');
@@ -165,10 +169,18 @@ describe.each(['remote', 'proc'])('faithful relay at /mcp/<server> (%s)', (name)
   });
 
   it('a stateless tools/call on /mcp names the tool server__tool and maps resource URIs; a forged identity is dropped', async () => {
-    const embedded = await rawPost(`${gw.url}/mcp`, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: `${name}__test_embedded_resource`, arguments: {} } }, { 'x-api-key': KEY });
+    const embedded = await rawPost(
+      `${gw.url}/mcp`,
+      { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: `${name}__test_embedded_resource`, arguments: {} } },
+      { 'x-api-key': KEY },
+    );
     expect(embedded.status).toBe(200);
     expect(embedded.json.result.content[0].resource.uri).toBe(`mcpgw://${name}/test://embedded-resource`);
-    const simple = await rawPost(`${gw.url}/mcp`, { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: `${name}__test_simple_text`, arguments: {} } }, { 'x-api-key': KEY });
+    const simple = await rawPost(
+      `${gw.url}/mcp`,
+      { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: `${name}__test_simple_text`, arguments: {} } },
+      { 'x-api-key': KEY },
+    );
     expect(simple.json).toEqual({ jsonrpc: '2.0', id: 8, result: { content: [{ type: 'text', text: 'This is a simple text response for testing.' }] } });
     const forged = await client.callTool({ name: 'whoami', arguments: {}, _meta: { 'io.gateway/identity': { email: 'evil@example.com' } } });
     expect(textOf(forged)).not.toContain('evil@example.com');

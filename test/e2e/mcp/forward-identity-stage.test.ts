@@ -15,10 +15,7 @@ describe('the forward-identity stage on a provider route', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gw-pipelines-'));
 
   beforeAll(async () => {
-    writeFileSync(
-      join(dir, 'models.yaml'),
-      'name: models\nextends: models\ninsert:\n  - after: authenticate\n    stages: [forward-identity]\n',
-    );
+    writeFileSync(join(dir, 'models.yaml'), 'name: models\nextends: models\ninsert:\n  - after: authenticate\n    stages: [forward-identity]\n');
     upstream = await new FakeUpstream().on('GET /v1/models', { json: { object: 'list', data: [] } }).start();
     gw = await startGateway({
       pipelines: { dir },
@@ -35,7 +32,13 @@ describe('the forward-identity stage on a provider route', () => {
 
   it('sends the identity of the x-gateway-token credential upstream, signed, and drops what the caller forged', async () => {
     const res = await fetch(`${gw.url}/v1/models`, {
-      headers: { 'x-gateway-provider': 'openai', 'x-gateway-api-key': 'sk-test-1234567890', 'x-gateway-token': KEY, 'x-user-email': 'forged@example.com', 'x-organization-id': 'forged-org' },
+      headers: {
+        'x-gateway-provider': 'openai',
+        'x-gateway-api-key': 'sk-test-1234567890',
+        'x-gateway-token': KEY,
+        'x-user-email': 'forged@example.com',
+        'x-organization-id': 'forged-org',
+      },
     });
     expect(res.status).toBe(200);
     const sent = upstream.received('GET /v1/models').at(-1)!.headers;
@@ -50,7 +53,9 @@ describe('the forward-identity stage on a provider route', () => {
   });
 
   it('sends no identity headers without a gateway credential', async () => {
-    const res = await fetch(`${gw.url}/v1/models`, { headers: { 'x-gateway-provider': 'openai', 'x-gateway-api-key': 'sk-test-1234567890', 'x-user-email': 'forged@example.com' } });
+    const res = await fetch(`${gw.url}/v1/models`, {
+      headers: { 'x-gateway-provider': 'openai', 'x-gateway-api-key': 'sk-test-1234567890', 'x-user-email': 'forged@example.com' },
+    });
     expect(res.status).toBe(200);
     const sent = upstream.received('GET /v1/models').at(-1)!.headers;
     expect(sent['x-user-email']).toBeUndefined();

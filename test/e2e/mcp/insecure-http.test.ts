@@ -28,7 +28,9 @@ describe('credentials over plain HTTP on a non-loopback address', () => {
   });
 
   async function start(server: Record<string, unknown> = {}) {
-    const config = buildConfig({ auth: { enabled: true, type: 'bearer', adminToken: ADMIN }, server, logging: { level: 'warn' } }, 'test', { env: { ...process.env, GATEWAY_DATA_DIR: join(dataDir, String(gateways.length)) } });
+    const config = buildConfig({ auth: { enabled: true, type: 'bearer', adminToken: ADMIN }, server, logging: { level: 'warn' } }, 'test', {
+      env: { ...process.env, GATEWAY_DATA_DIR: join(dataDir, String(gateways.length)) },
+    });
     const gateway = await createGateway(config, { logDestination: new LogCollector() });
     gateways.push(gateway);
     const port = new URL(await gateway.listen(0, address ?? '127.0.0.1')).port;

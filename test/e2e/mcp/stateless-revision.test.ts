@@ -6,7 +6,11 @@ import { HttpToolServer } from '../../helpers/http-tool-server.js';
 import { connectClient, eventually, rawPost, stdioToolServer } from '../../helpers/mcp.js';
 
 const V = '2026-07-28';
-const meta = { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+const meta = {
+  'io.modelcontextprotocol/protocolVersion': V,
+  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 
 /** A 2026-07-28 request: version in _meta and in the headers, Mcp-Method / Mcp-Name mirrored. */
 function modern(method: string, params: Record<string, unknown> = {}, id: number | string = 1) {
@@ -75,7 +79,11 @@ describe('/mcp for clients of the stateless revision (2026-07-28: no initialize,
   });
 
   it('400 UnsupportedProtocolVersionError for an unknown version, listing the supported ones', async () => {
-    const res = await rawPost(`${gw.url}/mcp`, { jsonrpc: '2.0', id: 5, method: 'tools/list', params: { _meta: { ...meta, 'io.modelcontextprotocol/protocolVersion': '1900-01-01' } } }, { 'mcp-protocol-version': '1900-01-01', 'mcp-method': 'tools/list' });
+    const res = await rawPost(
+      `${gw.url}/mcp`,
+      { jsonrpc: '2.0', id: 5, method: 'tools/list', params: { _meta: { ...meta, 'io.modelcontextprotocol/protocolVersion': '1900-01-01' } } },
+      { 'mcp-protocol-version': '1900-01-01', 'mcp-method': 'tools/list' },
+    );
     expect(res.status).toBe(400);
     expect(res.json).toMatchObject({ id: 5, error: { code: -32022, data: { requested: '1900-01-01', supported: expect.arrayContaining([V]) } } });
   });
@@ -87,7 +95,11 @@ describe('/mcp for clients of the stateless revision (2026-07-28: no initialize,
   });
 
   it('a notification is accepted with 202', async () => {
-    const res = await rawPost(`${gw.url}/mcp`, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }, { 'mcp-protocol-version': V, 'mcp-method': 'notifications/cancelled' });
+    const res = await rawPost(
+      `${gw.url}/mcp`,
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } },
+      { 'mcp-protocol-version': V, 'mcp-method': 'notifications/cancelled' },
+    );
     expect(res.status).toBe(202);
   });
 
@@ -113,7 +125,10 @@ describe('/mcp for clients of the stateless revision (2026-07-28: no initialize,
       }
     });
     await eventually(() => events.length >= 1, 5000, 'acknowledgement');
-    expect(events[0]).toMatchObject({ method: 'notifications/subscriptions/acknowledged', params: { notifications: { toolsListChanged: true }, _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub-1' } } });
+    expect(events[0]).toMatchObject({
+      method: 'notifications/subscriptions/acknowledged',
+      params: { notifications: { toolsListChanged: true }, _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub-1' } },
+    });
     await eventually(() => remote.requests.some((r) => r.method === 'GET'), 5000, 'upstream stream');
     remote.addTool('listen-tool');
     const changed = await eventually(() => events.find((e) => e.method === 'notifications/tools/list_changed'), 5000, 'list_changed on the listen stream');
@@ -141,7 +156,11 @@ describe('shutdown with open notification streams', () => {
     const remote = await new HttpToolServer().start();
     const gw = await startGateway({ mcpServers: { remote: { url: remote.url } } });
     const m = modern('subscriptions/listen', { notifications: { toolsListChanged: true } }, 'sub-end');
-    const res = await request(`${gw.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...m.headers }, body: JSON.stringify(m.body) });
+    const res = await request(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...m.headers },
+      body: JSON.stringify(m.body),
+    });
     let text = '';
     res.body.on('data', (c: Buffer) => (text += c.toString('utf8')));
     const ended = new Promise<void>((resolve) => res.body.once('end', () => resolve()));
@@ -151,7 +170,14 @@ describe('shutdown with open notification streams', () => {
     await client.listTools();
     await gw.gateway.close(25_000);
     await ended;
-    const last = JSON.parse(text.trim().split('\n').filter((l) => l.startsWith('data: ')).at(-1)!.slice(6));
+    const last = JSON.parse(
+      text
+        .trim()
+        .split('\n')
+        .filter((l) => l.startsWith('data: '))
+        .at(-1)!
+        .slice(6),
+    );
     expect(last).toMatchObject({ jsonrpc: '2.0', id: 'sub-end', result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub-end' } } });
     await client.close().catch(() => undefined);
     await remote.stop();

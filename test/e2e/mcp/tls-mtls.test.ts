@@ -27,7 +27,8 @@ describe('TLS and mTLS', () => {
     agents.push(a);
     return a;
   };
-  const fetchWith = (dispatcher: Agent): FetchLike => ((url: string | URL, init?: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher } as never)) as unknown as FetchLike;
+  const fetchWith = (dispatcher: Agent): FetchLike =>
+    ((url: string | URL, init?: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher } as never)) as unknown as FetchLike;
 
   beforeAll(async () => {
     certs = makeTestCerts();
@@ -113,7 +114,12 @@ describe('TLS and mTLS', () => {
 
     it('issues and uses a token over HTTPS', async () => {
       const dispatcher = agent();
-      const created = await request(`${gw.url}/v1/auth/tokens`, { method: 'POST', headers: { authorization: 'Bearer admin-token-0123456789abcdef0123456789', 'content-type': 'application/json' }, body: '{"user":"tls-user"}', dispatcher });
+      const created = await request(`${gw.url}/v1/auth/tokens`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer admin-token-0123456789abcdef0123456789', 'content-type': 'application/json' },
+        body: '{"user":"tls-user"}',
+        dispatcher,
+      });
       expect(created.statusCode).toBe(201);
       const { token } = (await created.body.json()) as { token: string };
       const client = await connectClient(`${gw.url}/mcp`, { Authorization: `Bearer ${token}` }, fetchWith(dispatcher));

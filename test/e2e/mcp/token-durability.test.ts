@@ -15,7 +15,11 @@ const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
 const auth = { enabled: true, type: 'bearer', adminToken: ADMIN };
 
 async function issue(url: string, user: string): Promise<{ id: string; token: string }> {
-  const res = await fetch(`${url}/v1/auth/tokens`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ user }) });
+  const res = await fetch(`${url}/v1/auth/tokens`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ user }),
+  });
   expect(res.status).toBe(201);
   return (await res.json()) as { id: string; token: string };
 }

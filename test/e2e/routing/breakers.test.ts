@@ -9,7 +9,13 @@ describe('circuit breakers (routing.circuitBreaker)', () => {
   let gw: TestGateway;
   const calls = (f: FakeUpstream) => f.received(UPSTREAM_CHAT).length;
   const fallback = (keyA: string) => ({
-    'x-gateway-config': JSON.stringify({ strategy: { mode: 'fallback' }, targets: [{ provider: 'openai', api_key: keyA }, { provider: 'groq', api_key: 'gsk-b-key-1234567' }] }),
+    'x-gateway-config': JSON.stringify({
+      strategy: { mode: 'fallback' },
+      targets: [
+        { provider: 'openai', api_key: keyA },
+        { provider: 'groq', api_key: 'gsk-b-key-1234567' },
+      ],
+    }),
   });
   const single = (key: string) => ({ 'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: key }) });
 

@@ -87,12 +87,16 @@ describe('answer cache (memory)', () => {
     expect(answerText(second)).toBe('good');
 
     const streamBody = unique({ stream: true });
-    a.on(UPSTREAM_CHAT, async (_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      for (const c of streamChunks(['cut'], { done: false })) res.write(c);
-      await sleep(50);
-      res.socket?.destroy();
-    }, answers('whole'));
+    a.on(
+      UPSTREAM_CHAT,
+      async (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        for (const c of streamChunks(['cut'], { done: false })) res.write(c);
+        await sleep(50);
+        res.socket?.destroy();
+      },
+      answers('whole'),
+    );
     const cut = await post(gw.url, CHAT, streamBody, cached());
     expect(cut.done).toBe(false);
     const again = await post(gw.url, CHAT, streamBody, cached());

@@ -152,7 +152,7 @@ describe('fallback across targets, under faults', () => {
     expect([calls(a), calls(b)]).toEqual([1, 0]);
   });
 
-  it('times idle_timeout between chunks only: a slower first chunk is first_byte_timeout\'s, steady chunks pass', async () => {
+  it("times idle_timeout between chunks only: a slower first chunk is first_byte_timeout's, steady chunks pass", async () => {
     a.on(UPSTREAM_CHAT, async (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.flushHeaders();

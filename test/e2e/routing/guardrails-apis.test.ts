@@ -47,7 +47,10 @@ describe('guardrails on the Messages and Responses APIs', () => {
 
   it("messages: output deny reads anthropic's own streamed events", async () => {
     const events = [
-      { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'c', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 3, output_tokens: 1 } } },
+      {
+        type: 'message_start',
+        message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'c', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 3, output_tokens: 1 } },
+      },
       { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
       { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'that is forb' } },
       { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'idden' } },
@@ -56,7 +59,11 @@ describe('guardrails on the Messages and Responses APIs', () => {
       { type: 'message_stop' },
     ];
     fake.on('POST /v1/messages', { chunks: events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`), headers: { 'content-type': 'text/event-stream' } });
-    const res = await post('/v1/messages', { model: 'c', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }] }, config('anthropic', { output_guardrails: ['polite'] }));
+    const res = await post(
+      '/v1/messages',
+      { model: 'c', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }] },
+      config('anthropic', { output_guardrails: ['polite'] }),
+    );
     expect(res.status).toBe(422);
     expect(res.text).not.toContain('forb');
   });
@@ -71,7 +78,10 @@ describe('guardrails on the Messages and Responses APIs', () => {
     expect(JSON.parse(forwarded.text).output[0].content[0].text).toMatch(/^Write to .+ today\.$/);
 
     const events = [
-      { type: 'message_start', message: { id: 'msg_2', type: 'message', role: 'assistant', model: 'c', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 3, output_tokens: 1 } } },
+      {
+        type: 'message_start',
+        message: { id: 'msg_2', type: 'message', role: 'assistant', model: 'c', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 3, output_tokens: 1 } },
+      },
       { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
       { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Mail jane.doe@' } },
       { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'example.com now.' } },

@@ -18,7 +18,10 @@ describe('gateway rate limits (memory counters)', () => {
   let gw: TestGateway;
 
   beforeAll(async () => {
-    a = await new FakeUpstream().on(UPSTREAM_CHAT, answers('ok')).on('POST /v1/embeddings', { json: { object: 'list', data: [], model: 'e', usage: { prompt_tokens: 1, total_tokens: 1 } } }).start();
+    a = await new FakeUpstream()
+      .on(UPSTREAM_CHAT, answers('ok'))
+      .on('POST /v1/embeddings', { json: { object: 'list', data: [], model: 'e', usage: { prompt_tokens: 1, total_tokens: 1 } } })
+      .start();
     gw = await startGateway({
       providers: { openai: { baseUrl: `${a.url}/v1` } },
       rateLimits: [
@@ -94,7 +97,16 @@ describe('gateway rate limits (memory counters)', () => {
 
   it('charges token budgets from the answers usage and refuses once a budget is spent', async () => {
     await awayFromWindowEdge();
-    a.on('POST /v1/completions', { json: { id: 'c', object: 'text_completion', created: 1, model: 'm', choices: [{ index: 0, text: 'x', finish_reason: 'stop', logprobs: null }], usage: { prompt_tokens: 4, completion_tokens: 8, total_tokens: 12 } } });
+    a.on('POST /v1/completions', {
+      json: {
+        id: 'c',
+        object: 'text_completion',
+        created: 1,
+        model: 'm',
+        choices: [{ index: 0, text: 'x', finish_reason: 'stop', logprobs: null }],
+        usage: { prompt_tokens: 4, completion_tokens: 8, total_tokens: 12 },
+      },
+    });
     const key = `sk-${randomUUID()}`;
     const body = { model: 'gpt-3.5-turbo-instruct', prompt: 'hi' };
     const first = await post(gw.url, '/v1/completions', body, withKey(key));
@@ -114,8 +126,12 @@ describe('gateway rate limits (memory counters)', () => {
     await awayFromWindowEdge();
     a.on('POST /v1/completions', (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write(`data: ${JSON.stringify({ id: 'c', object: 'text_completion', created: 1, model: 'm', choices: [{ index: 0, text: 'x', finish_reason: 'stop', logprobs: null }] })}\n\n`);
-      res.write(`data: ${JSON.stringify({ id: 'c', object: 'text_completion', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 5, completion_tokens: 10, total_tokens: 15 } })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id: 'c', object: 'text_completion', created: 1, model: 'm', choices: [{ index: 0, text: 'x', finish_reason: 'stop', logprobs: null }] })}\n\n`,
+      );
+      res.write(
+        `data: ${JSON.stringify({ id: 'c', object: 'text_completion', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 5, completion_tokens: 10, total_tokens: 15 } })}\n\n`,
+      );
       res.end('data: [DONE]\n\n');
     });
     const key = `sk-${randomUUID()}`;

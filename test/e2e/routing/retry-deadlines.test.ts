@@ -139,7 +139,10 @@ describe('retries, deadlines and callers who leave', () => {
 
   it('a caller who disconnects aborts the upstream request at once, and no other attempt starts', async () => {
     let aborted = false;
-    a.on(UPSTREAM_CHAT, hangAndWatch(() => (aborted = true)));
+    a.on(
+      UPSTREAM_CHAT,
+      hangAndWatch(() => (aborted = true)),
+    );
     const controller = new AbortController();
     const pending = post(gw.url, CHAT, chatBody(), header(both({ retry: { attempts: 3 } })), controller.signal).catch((e) => e);
     await waitFor(() => calls(a) === 1);

@@ -22,7 +22,10 @@ describe('routing configs: where they come from, how they are checked', () => {
       configs: {
         resilient: {
           strategy: { mode: 'fallback' },
-          targets: [{ provider: 'openai', api_key: 'sk-config-key-a-123456' }, { provider: 'groq', api_key: 'gsk-config-key-b-123456' }],
+          targets: [
+            { provider: 'openai', api_key: 'sk-config-key-a-123456' },
+            { provider: 'groq', api_key: 'gsk-config-key-b-123456' },
+          ],
         },
         'groq-only': { provider: 'groq', api_key: 'gsk-config-key-b-123456' },
       },
@@ -103,7 +106,17 @@ describe('routing configs: where they come from, how they are checked', () => {
   });
 
   it('lists several problems of one header config together', async () => {
-    const res = await post(gw.url, CHAT, chatBody(), header({ targets: [{ provider: 'openai', weight: -1 }, { provider: 'groq', request_timeout: 0 }] }));
+    const res = await post(
+      gw.url,
+      CHAT,
+      chatBody(),
+      header({
+        targets: [
+          { provider: 'openai', weight: -1 },
+          { provider: 'groq', request_timeout: 0 },
+        ],
+      }),
+    );
     expect(res.status).toBe(400);
     expect(res.json.error.message).toBe('x-gateway-config: targets[0].weight: must be >= 0; x-gateway-config: targets[1].request_timeout: must be >= 1');
   });
@@ -126,7 +139,14 @@ describe('routing configs: where they come from, how they are checked', () => {
   });
 
   it('loadbalance spreads requests by weight', async () => {
-    const lb = { strategy: { mode: 'loadbalance' }, targets: [{ provider: 'openai', weight: 3 }, { provider: 'groq', weight: 1 }, { provider: 'groq', weight: 0 }] };
+    const lb = {
+      strategy: { mode: 'loadbalance' },
+      targets: [
+        { provider: 'openai', weight: 3 },
+        { provider: 'groq', weight: 1 },
+        { provider: 'groq', weight: 0 },
+      ],
+    };
     const indexes: Record<string, number> = {};
     for (let i = 0; i < 200; i++) {
       const res = await post(gw.url, CHAT, chatBody(), header(lb));

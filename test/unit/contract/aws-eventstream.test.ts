@@ -16,12 +16,31 @@ async function decodeAll(chunks: Buffer[]) {
 
 // Published example messages of the encoding: payload {"foo": "bar"}, without and with a
 // content-type header (total length, headers length, prelude CRC, ..., message CRC).
-const EXAMPLE_NO_HEADERS = Buffer.from([
-  0, 0, 0, 30, 0, 0, 0, 0, 186, 242, 246, 138, ...Buffer.from('{"foo": "bar"}'), 174, 114, 88, 228,
-]);
+const EXAMPLE_NO_HEADERS = Buffer.from([0, 0, 0, 30, 0, 0, 0, 0, 186, 242, 246, 138, ...Buffer.from('{"foo": "bar"}'), 174, 114, 88, 228]);
 const EXAMPLE_WITH_HEADER = Buffer.from([
-  0, 0, 0, 62, 0, 0, 0, 32, 64, 93, 249, 70, 12, ...Buffer.from('content-type'), 7, 0, 16, ...Buffer.from('application/json'),
-  ...Buffer.from('{"foo": "bar"}'), 111, 162, 191, 59,
+  0,
+  0,
+  0,
+  62,
+  0,
+  0,
+  0,
+  32,
+  64,
+  93,
+  249,
+  70,
+  12,
+  ...Buffer.from('content-type'),
+  7,
+  0,
+  16,
+  ...Buffer.from('application/json'),
+  ...Buffer.from('{"foo": "bar"}'),
+  111,
+  162,
+  191,
+  59,
 ]);
 
 describe('aws event-stream decoder', () => {

@@ -8,7 +8,10 @@ function write(format: 'chat' | 'text', includeUsage: boolean, parts: StreamPart
   const text = parts.map((p) => writer.write(p)).join('');
   const events = text.split('\n\n').filter(Boolean);
   for (const e of events) expect(e.startsWith('data: ')).toBe(true);
-  const chunks = events.map((e) => e.slice(6)).filter((d) => d !== '[DONE]').map((d) => JSON.parse(d));
+  const chunks = events
+    .map((e) => e.slice(6))
+    .filter((d) => d !== '[DONE]')
+    .map((d) => JSON.parse(d));
   return { text, chunks, writer };
 }
 
@@ -24,21 +27,37 @@ describe('OpenAIChunkWriter (chat)', () => {
       { type: 'done' },
     ]);
     expect(chunks).toEqual([
-      { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1700000000, model: 'claude-x', system_fingerprint: null, choices: [{ index: 0, delta: { role: 'assistant', content: 'Hel' }, logprobs: null, finish_reason: null }] },
-      { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1700000000, model: 'claude-x', system_fingerprint: null, choices: [{ index: 0, delta: { content: 'lo' }, logprobs: null, finish_reason: null }] },
-      { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1700000000, model: 'claude-x', system_fingerprint: null, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] },
+      {
+        id: 'chatcmpl-1',
+        object: 'chat.completion.chunk',
+        created: 1700000000,
+        model: 'claude-x',
+        system_fingerprint: null,
+        choices: [{ index: 0, delta: { role: 'assistant', content: 'Hel' }, logprobs: null, finish_reason: null }],
+      },
+      {
+        id: 'chatcmpl-1',
+        object: 'chat.completion.chunk',
+        created: 1700000000,
+        model: 'claude-x',
+        system_fingerprint: null,
+        choices: [{ index: 0, delta: { content: 'lo' }, logprobs: null, finish_reason: null }],
+      },
+      {
+        id: 'chatcmpl-1',
+        object: 'chat.completion.chunk',
+        created: 1700000000,
+        model: 'claude-x',
+        system_fingerprint: null,
+        choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }],
+      },
     ]);
     expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
     expect(text.match(/\[DONE\]/g)).toHaveLength(1);
   });
 
   it('gives each choice its own role', () => {
-    const { chunks } = write('chat', false, [
-      META,
-      { type: 'text', choice: 0, text: 'a' },
-      { type: 'text', choice: 1, text: 'b' },
-      { type: 'text', choice: 1, text: 'c' },
-    ]);
+    const { chunks } = write('chat', false, [META, { type: 'text', choice: 0, text: 'a' }, { type: 'text', choice: 1, text: 'b' }, { type: 'text', choice: 1, text: 'c' }]);
     expect(chunks.map((c) => c.choices[0].delta)).toEqual([{ role: 'assistant', content: 'a' }, { role: 'assistant', content: 'b' }, { content: 'c' }]);
     expect(chunks.map((c) => c.choices[0].index)).toEqual([0, 1, 1]);
   });
@@ -68,7 +87,13 @@ describe('OpenAIChunkWriter (chat)', () => {
 
   it('puts usage in a last chunk with no choices, just before [DONE], when asked for', () => {
     const usage = { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 };
-    const { chunks, text, writer } = write('chat', true, [META, { type: 'usage', usage }, { type: 'text', choice: 0, text: 'hi' }, { type: 'finish', choice: 0, reason: 'stop' }, { type: 'done' }]);
+    const { chunks, text, writer } = write('chat', true, [
+      META,
+      { type: 'usage', usage },
+      { type: 'text', choice: 0, text: 'hi' },
+      { type: 'finish', choice: 0, reason: 'stop' },
+      { type: 'done' },
+    ]);
     expect(chunks.at(-1)).toEqual({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1700000000, model: 'claude-x', system_fingerprint: null, choices: [], usage });
     expect(chunks.slice(0, -1).every((c) => c.usage === undefined)).toBe(true);
     expect(text.endsWith(`"usage":${JSON.stringify(usage)}}\n\ndata: [DONE]\n\n`)).toBe(true);
@@ -76,7 +101,12 @@ describe('OpenAIChunkWriter (chat)', () => {
   });
 
   it('writes no usage chunk when it was not asked for', () => {
-    const { chunks, writer } = write('chat', false, [META, { type: 'usage', usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }, { type: 'text', choice: 0, text: 'x' }, { type: 'done' }]);
+    const { chunks, writer } = write('chat', false, [
+      META,
+      { type: 'usage', usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } },
+      { type: 'text', choice: 0, text: 'x' },
+      { type: 'done' },
+    ]);
     expect(chunks).toHaveLength(1);
     expect(chunks[0].usage).toBeUndefined();
     expect(writer.lastUsage).toEqual({ prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 });

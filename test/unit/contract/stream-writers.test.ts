@@ -37,14 +37,28 @@ describe('AnthropicMessagesWriter', () => {
     const out = events(ANSWER.map((p) => writer.write(p)).join(''));
     expect(out.map((e) => e.event)).toEqual([
       'message_start',
-      'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_delta', 'content_block_stop',
-      'content_block_start', 'content_block_stop',
-      'content_block_start', 'content_block_delta', 'content_block_stop',
-      'content_block_start', 'content_block_delta',
-      'content_block_start', 'content_block_delta', 'content_block_stop',
-      'content_block_start', 'content_block_delta', 'content_block_delta',
-      'content_block_stop', 'content_block_stop',
-      'message_delta', 'message_stop',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'content_block_start',
+      'content_block_stop',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_stop',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_stop',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
     ]);
     expect(out[0]!.data.message).toMatchObject({ id: 'msg_abc', model: 'm', usage: { input_tokens: 40, cache_read_input_tokens: 10 } });
     expect(out[4]!.data.delta).toEqual({ type: 'signature_delta', signature: 'sig1' });
@@ -52,8 +66,14 @@ describe('AnthropicMessagesWriter', () => {
     // the call's signature in an empty thinking block right before its tool_use
     expect(out[13]!.data.content_block).toEqual({ type: 'thinking', thinking: '', signature: '' });
     expect(out[14]!.data.delta).toEqual({ type: 'signature_delta', signature: 'gsig' });
-    expect(out.at(-2)!.data).toEqual({ type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { input_tokens: 40, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 10 } });
-    expect(writer.failure({ type: 'error', error: { type: 'api_error', message: 'x' } })).toBe('event: error\ndata: {"type":"error","error":{"type":"api_error","message":"x"}}\n\n');
+    expect(out.at(-2)!.data).toEqual({
+      type: 'message_delta',
+      delta: { stop_reason: 'tool_use', stop_sequence: null },
+      usage: { input_tokens: 40, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 10 },
+    });
+    expect(writer.failure({ type: 'error', error: { type: 'api_error', message: 'x' } })).toBe(
+      'event: error\ndata: {"type":"error","error":{"type":"api_error","message":"x"}}\n\n',
+    );
   });
 
   it('passes upstream events through and adds nothing after them', () => {
@@ -121,13 +141,21 @@ describe('ResponsesWriter', () => {
       { id: 'fc_abc_3', type: 'function_call', status: 'completed', call_id: 'call_1', name: 'f', arguments: '{"a":1}' },
       { id: 'fc_abc_4', type: 'function_call', status: 'completed', call_id: 'call_2', name: 'g', arguments: '{}', extra_content: { google: { thought_signature: 'gsig' } } },
     ]);
-    expect(completed.data.response.usage).toEqual({ input_tokens: 50, input_tokens_details: { cached_tokens: 10 }, output_tokens: 20, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 70 });
+    expect(completed.data.response.usage).toEqual({
+      input_tokens: 50,
+      input_tokens_details: { cached_tokens: 10 },
+      output_tokens: 20,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 70,
+    });
     expect(silent.result()).toEqual(completed.data.response);
   });
 
   it('ends an answer cut by the token limit with response.incomplete', () => {
     const writer = new ResponsesWriter({ model: 'm' });
-    const out = events([META, { type: 'text', choice: 0, text: 'Hi' }, { type: 'finish', choice: 0, reason: 'length' }, { type: 'done' }].map((p) => writer.write(p as StreamPart)).join(''));
+    const out = events(
+      [META, { type: 'text', choice: 0, text: 'Hi' }, { type: 'finish', choice: 0, reason: 'length' }, { type: 'done' }].map((p) => writer.write(p as StreamPart)).join(''),
+    );
     expect(out.at(-1)!.event).toBe('response.incomplete');
     expect(out.at(-1)!.data.response).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } });
   });

@@ -42,7 +42,15 @@ export async function relayAggregatedCall(
   const started = performance.now();
   const decision = authorize(identity, { action: 'call', server: server.name, tool: parts.name });
   if (!decision.allowed) {
-    audit.record(identity, { method: 'tools/call', server: server.name, name: parts.name, allowed: false, reason: decision.reason, outcome: 'denied', ms: performance.now() - started });
+    audit.record(identity, {
+      method: 'tools/call',
+      server: server.name,
+      name: parts.name,
+      allowed: false,
+      reason: decision.reason,
+      outcome: 'denied',
+      ms: performance.now() - started,
+    });
     const text = JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: RPC.FORBIDDEN, message: `Forbidden: ${decision.reason}.` } });
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     res.end(text);
@@ -67,7 +75,15 @@ export async function relayAggregatedCall(
     sharedSession: shared.sessionId,
     editIf: (answer) => answer.includes(RESOURCE),
     edit: (m) => mapResourceUris(m, server.name),
-    done: (status) => audit.record(identity, { method: 'tools/call', server: server.name, name: parts.name, allowed: true, outcome: status < 300 ? 'ok' : 'error', ms: performance.now() - started }),
+    done: (status) =>
+      audit.record(identity, {
+        method: 'tools/call',
+        server: server.name,
+        name: parts.name,
+        allowed: true,
+        outcome: status < 300 ? 'ok' : 'error',
+        ms: performance.now() - started,
+      }),
   });
   return true;
 }

@@ -108,7 +108,11 @@ export class ProcessRelay {
     let count = 0;
     for (const s of this.sessions.values()) if (s.server === server) count++;
     if (count >= max) {
-      jsonAnswer(res, 503, { jsonrpc: '2.0', id, error: { code: RPC.SERVER_UNAVAILABLE, message: `Tool server ${server.name} has no room for another session (maxSessions ${max}).` } });
+      jsonAnswer(res, 503, {
+        jsonrpc: '2.0',
+        id,
+        error: { code: RPC.SERVER_UNAVAILABLE, message: `Tool server ${server.name} has no room for another session (maxSessions ${max}).` },
+      });
       return;
     }
     const child = server.spawnSessionTransport();
@@ -147,12 +151,26 @@ export class ProcessRelay {
     }
   }
 
-  private fromClient(session: Pick<ProcessSession, 'identity' | 'inflight' | 'tokens'>, server: ProcessServer, downstream: StreamableHTTPServerTransport, child: Transport, message: RpcMessage): void {
+  private fromClient(
+    session: Pick<ProcessSession, 'identity' | 'inflight' | 'tokens'>,
+    server: ProcessServer,
+    downstream: StreamableHTTPServerTransport,
+    child: Transport,
+    message: RpcMessage,
+  ): void {
     if (isRequest(message)) {
       const scope = scopeOf(message, server.name);
       const decision = authorize(session.identity, scope);
       if (!decision.allowed) {
-        this.audit.record(session.identity, { method: String(message.method), server: server.name, name: scope.tool, allowed: false, reason: decision.reason, outcome: 'denied', ms: 0 });
+        this.audit.record(session.identity, {
+          method: String(message.method),
+          server: server.name,
+          name: scope.tool,
+          allowed: false,
+          reason: decision.reason,
+          outcome: 'denied',
+          ms: 0,
+        });
         const error = { jsonrpc: '2.0' as const, id: message.id as Id, error: { code: RPC.FORBIDDEN, message: `Forbidden: ${decision.reason}.` } };
         void downstream.send(error).catch(() => undefined);
         return;

@@ -76,7 +76,15 @@ export class RemoteRelay {
    * `identityHeaders`: the caller's identity headers as the forward-identity stage computed them
    * (computed here when the pipeline has no such stage).
    */
-  async handle(req: IncomingMessage, res: ServerResponse, identity: Identity, server: RemoteServer, raw: Buffer | undefined, body: unknown, identityHeaders?: Record<string, string>): Promise<void> {
+  async handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    identity: Identity,
+    server: RemoteServer,
+    raw: Buffer | undefined,
+    body: unknown,
+    identityHeaders?: Record<string, string>,
+  ): Promise<void> {
     const started = performance.now();
     const sessionHeader = req.headers['mcp-session-id'];
     const messages = messagesOf(body);
@@ -102,9 +110,21 @@ export class RemoteRelay {
       upstreamSession = server.sharedSession?.sessionId;
     }
 
-    const denied = firstDenied(identity, server.name, messages) ?? (authorize(identity, { action: 'list', server: server.name }).allowed ? undefined : { message: messages[0] ?? {}, reason: 'the credential may not use tool server ' + server.name, scope: { action: 'list' as const, server: server.name } });
+    const denied =
+      firstDenied(identity, server.name, messages) ??
+      (authorize(identity, { action: 'list', server: server.name }).allowed
+        ? undefined
+        : { message: messages[0] ?? {}, reason: 'the credential may not use tool server ' + server.name, scope: { action: 'list' as const, server: server.name } });
     if (denied) {
-      this.audit.record(identity, { method: String(denied.message.method ?? req.method), server: server.name, name: denied.scope.tool, allowed: false, reason: denied.reason, outcome: 'denied', ms: performance.now() - started });
+      this.audit.record(identity, {
+        method: String(denied.message.method ?? req.method),
+        server: server.name,
+        name: denied.scope.tool,
+        allowed: false,
+        reason: denied.reason,
+        outcome: 'denied',
+        ms: performance.now() - started,
+      });
       jsonAnswer(res, req.method === 'POST' && denied.message.id !== undefined ? 200 : 403, rpcError(denied.message.id, RPC.FORBIDDEN, `Forbidden: ${denied.reason}.`));
       return;
     }
@@ -126,7 +146,14 @@ export class RemoteRelay {
       sessionOut: opening ? (id) => this.seal.seal({ s: server.name, o: ownerOf(identity), u: id }) : undefined,
       done: call
         ? (status) =>
-            this.audit.record(identity, { method: 'tools/call', server: server.name, name: String(call.params?.name ?? ''), allowed: true, outcome: status < 300 ? 'ok' : 'error', ms: performance.now() - started })
+            this.audit.record(identity, {
+              method: 'tools/call',
+              server: server.name,
+              name: String(call.params?.name ?? ''),
+              allowed: true,
+              outcome: status < 300 ? 'ok' : 'error',
+              ms: performance.now() - started,
+            })
         : undefined,
     });
   }

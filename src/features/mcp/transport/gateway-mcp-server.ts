@@ -17,7 +17,6 @@ import type { Aggregator, OperationContext, View } from '../aggregator.js';
 import { RpcFailure, RPC } from '../rpc-errors.js';
 import { GATEWAY_VERSION } from '../upstream/upstream-server.js';
 
-
 /**
  * One JSON Schema validator for every Server: the SDK would otherwise build a new Ajv for each
  * (that is, for every stateless request). The gateway never asks clients for input, so it is
@@ -83,7 +82,10 @@ export function createGatewayMcpServer(aggregator: Aggregator, pinned: string | 
     if (progressToken !== undefined) {
       ctx.onprogress = (p) => {
         const before = sent.get(ctx) ?? Promise.resolve();
-        sent.set(ctx, before.then(() => extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken } })).catch(() => undefined));
+        sent.set(
+          ctx,
+          before.then(() => extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken } })).catch(() => undefined),
+        );
       };
     }
     return ctx;
@@ -95,7 +97,11 @@ export function createGatewayMcpServer(aggregator: Aggregator, pinned: string | 
       await sent.get(ctx);
     }
   };
-  const page = async (key: 'tools' | 'prompts' | 'resources' | 'resourceTemplates', params: Record<string, unknown> | undefined, extra: { authInfo?: AuthInfo; signal: AbortSignal; sendNotification: (n: any) => Promise<void> }) => {
+  const page = async (
+    key: 'tools' | 'prompts' | 'resources' | 'resourceTemplates',
+    params: Record<string, unknown> | undefined,
+    extra: { authInfo?: AuthInfo; signal: AbortSignal; sendNotification: (n: any) => Promise<void> },
+  ) => {
     const got = await aggregator.listPage(key, view(extra), typeof params?.cursor === 'string' ? params.cursor : undefined, op(params, extra));
     return { [key]: got.items, ...(got.nextCursor ? { nextCursor: got.nextCursor } : {}) } as any;
   };

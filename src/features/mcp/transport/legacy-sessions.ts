@@ -123,8 +123,7 @@ export class LegacySessions {
     for (const session of this.sessions.values()) {
       if (session.pinned && session.pinned !== server) continue;
       if (!this.aggregator.maySee(session.identity, server)) continue;
-      const send =
-        kind === 'tools' ? session.server.sendToolListChanged() : kind === 'prompts' ? session.server.sendPromptListChanged() : session.server.sendResourceListChanged();
+      const send = kind === 'tools' ? session.server.sendToolListChanged() : kind === 'prompts' ? session.server.sendPromptListChanged() : session.server.sendResourceListChanged();
       void send.catch(() => undefined);
     }
   }

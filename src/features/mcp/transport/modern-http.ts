@@ -177,7 +177,10 @@ export class ModernEndpoint {
           instructions: instructionsFor(this.aggregator, view.server),
           ...cacheable,
           _meta: {
-            'io.modelcontextprotocol/serverInfo': (view.server && this.aggregator.pool.get(view.server)?.serverInfo) || { name: view.server ? `ai-gateway/${view.server}` : 'ai-gateway', version: GATEWAY_VERSION },
+            'io.modelcontextprotocol/serverInfo': (view.server && this.aggregator.pool.get(view.server)?.serverInfo) || {
+              name: view.server ? `ai-gateway/${view.server}` : 'ai-gateway',
+              version: GATEWAY_VERSION,
+            },
           },
         };
       case 'ping':

@@ -50,7 +50,10 @@ export class RemoteServer extends UpstreamServer {
   }
 
   protected createTransport(): Transport {
-    return new StreamableHTTPClientTransport(new URL(this.config.url!), { fetch: this.fetch, reconnectionOptions: { initialReconnectionDelay: 1000, maxReconnectionDelay: 30_000, reconnectionDelayGrowFactor: 2, maxRetries: 5 } });
+    return new StreamableHTTPClientTransport(new URL(this.config.url!), {
+      fetch: this.fetch,
+      reconnectionOptions: { initialReconnectionDelay: 1000, maxReconnectionDelay: 30_000, reconnectionDelayGrowFactor: 2, maxRetries: 5 },
+    });
   }
 
   get url(): string {

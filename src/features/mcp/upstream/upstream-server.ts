@@ -214,7 +214,10 @@ export abstract class UpstreamServer extends EventEmitter {
     if (this.status !== 'ready' || !this.client) await this.whenReady(ctx.signal);
     const client = this.client;
     if (this.status !== 'ready' || !client) {
-      throw new RpcFailure(RPC.SERVER_UNAVAILABLE, `Tool server ${this.name} is unavailable (${this.status === 'stopped' ? 'stopped' : this.status === 'starting' ? 'starting' : 'restarting'}).`);
+      throw new RpcFailure(
+        RPC.SERVER_UNAVAILABLE,
+        `Tool server ${this.name} is unavailable (${this.status === 'stopped' ? 'stopped' : this.status === 'starting' ? 'starting' : 'restarting'}).`,
+      );
     }
     const meta: Record<string, unknown> = { ...(ctx.meta ?? {}) };
     delete meta[IDENTITY_META_KEY];

@@ -4,9 +4,7 @@ import type { StreamFormat } from '../../../contract/stream-format.js';
  * A cached answer: a whole JSON body, or a completed stream: the chunk texts of an OpenAI
  * stream, or (Anthropic and Responses formats) each stream part as JSON.
  */
-export type CachedAnswer =
-  | { kind: 'json'; status: number; body: string }
-  | { kind: 'stream'; status: number; format: StreamFormat; chunks: string[] };
+export type CachedAnswer = { kind: 'json'; status: number; body: string } | { kind: 'stream'; status: number; format: StreamFormat; chunks: string[] };
 
 /** Where cached answers live (memory, or Redis shared by instances). */
 export interface CacheStore {

@@ -14,12 +14,7 @@ function chunkFormat(format: StreamFormat): format is 'chat' | 'text' {
  * state across parts); when the upstream says the answer is complete, hands the record to
  * `store`. A stream that fails, is abandoned or grows past the size bound is not stored.
  */
-export async function* captureStream(
-  parts: AsyncIterable<StreamPart>,
-  format: StreamFormat,
-  includeUsage: boolean,
-  store: (chunks: string[]) => void,
-): AsyncGenerator<StreamPart> {
+export async function* captureStream(parts: AsyncIterable<StreamPart>, format: StreamFormat, includeUsage: boolean, store: (chunks: string[]) => void): AsyncGenerator<StreamPart> {
   const writer = chunkFormat(format) ? new OpenAIChunkWriter(format, includeUsage) : undefined;
   const chunks: string[] = [];
   let size = 0;

@@ -33,6 +33,9 @@ export async function callWebhook(upstream: UpstreamClient, url: string, headers
     return { passed: parsed.verdict, detail: parsed.verdict ? 'the webhook passed it' : `the webhook refused it${reason}` };
   } catch (err) {
     const timedOut = signal.aborted && !input.signal.aborted;
-    return { passed: false, detail: timedOut ? `the webhook did not answer within ${timeoutMs} ms` : `the webhook could not be reached (${(err as { code?: string }).code ?? 'error'})` };
+    return {
+      passed: false,
+      detail: timedOut ? `the webhook did not answer within ${timeoutMs} ms` : `the webhook could not be reached (${(err as { code?: string }).code ?? 'error'})`,
+    };
   }
 }

@@ -25,7 +25,8 @@ export function messageFromChat(chat: Json, requestedModel: unknown): Json {
   const content: Json[] = [];
   const blocks: Json[] = Array.isArray(message.thinking_blocks) ? message.thinking_blocks : [];
   if (blocks.length > 0) {
-    for (const b of blocks) content.push(b.type === 'redacted_thinking' ? { type: 'redacted_thinking', data: b.data } : { type: 'thinking', thinking: b.thinking ?? '', signature: b.signature ?? '' });
+    for (const b of blocks)
+      content.push(b.type === 'redacted_thinking' ? { type: 'redacted_thinking', data: b.data } : { type: 'thinking', thinking: b.thinking ?? '', signature: b.signature ?? '' });
   } else if (typeof message.reasoning_content === 'string' && message.reasoning_content !== '') {
     content.push({ type: 'thinking', thinking: message.reasoning_content, signature: '' });
   }

@@ -35,7 +35,10 @@ type ScriptedRedis = Redis & {
 export class RedisRateCounter implements RateCounter {
   private readonly redis: ScriptedRedis;
 
-  constructor(redis: Redis, private readonly prefix: string) {
+  constructor(
+    redis: Redis,
+    private readonly prefix: string,
+  ) {
     if (!(redis as unknown as Partial<ScriptedRedis>).gatewayRateHit) {
       redis.defineCommand('gatewayRateHit', { lua: HIT });
       redis.defineCommand('gatewayRateTokens', { lua: ADD_TOKENS });

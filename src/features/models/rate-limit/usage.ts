@@ -18,7 +18,7 @@ export function usedTokens(ctx: GatewayContext): number {
     usage = body?.usage;
   }
   if (!usage) return 0;
-  const total = Number(usage.total_tokens ?? (Number(usage.prompt_tokens ?? 0) + Number(usage.completion_tokens ?? 0)));
+  const total = Number(usage.total_tokens ?? Number(usage.prompt_tokens ?? 0) + Number(usage.completion_tokens ?? 0));
   if (Number.isFinite(total) && total > 0) return total;
   // Anthropic's shape (/v1/messages): input, cache reads and writes, output
   const u = usage as Record<string, unknown>;

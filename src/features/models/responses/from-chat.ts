@@ -30,7 +30,15 @@ export function responseFromChat(chat: Json, request: Json): Json {
   if (typeof message.content === 'string' && message.content !== '') output.push(messageItem(outputItemId('msg', id, output.length), message.content));
   for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
     const signature = call?.extra_content?.google?.thought_signature;
-    output.push(functionCallItem(outputItemId('fc', id, output.length), String(call.id), String(call.function?.name ?? ''), String(call.function?.arguments ?? ''), typeof signature === 'string' ? signature : undefined));
+    output.push(
+      functionCallItem(
+        outputItemId('fc', id, output.length),
+        String(call.id),
+        String(call.function?.name ?? ''),
+        String(call.function?.arguments ?? ''),
+        typeof signature === 'string' ? signature : undefined,
+      ),
+    );
   }
   const { status, incomplete } = completionOf(choice.finish_reason);
   return responseObject(

@@ -84,7 +84,11 @@ export function chatMessagesFromInput(input: unknown): Json[] {
       }
       case 'function_call': {
         if (typeof item.call_id !== 'string' || typeof item.name !== 'string') throw badRequest(`${where} needs call_id and name.`, where);
-        const call: Json = { id: item.call_id, type: 'function', function: { name: item.name, arguments: typeof item.arguments === 'string' ? item.arguments : JSON.stringify(item.arguments ?? {}) } };
+        const call: Json = {
+          id: item.call_id,
+          type: 'function',
+          function: { name: item.name, arguments: typeof item.arguments === 'string' ? item.arguments : JSON.stringify(item.arguments ?? {}) },
+        };
         if (item.extra_content) call.extra_content = item.extra_content;
         (openAssistant().tool_calls ??= []).push(call);
         return;

@@ -83,9 +83,7 @@ function compileNode(
     if (strategy && strategy.mode !== 'single') problems.push(`${join(path, 'strategy.mode')}: ${strategy.mode} needs targets to choose from`);
     return out;
   }
-  out.children = children.map((child, i) =>
-    compileNode(child, settings, index === '' ? String(i) : `${index}.${i}`, `${join(path, 'targets')}[${i}]`, env, problems, flags),
-  );
+  out.children = children.map((child, i) => compileNode(child, settings, index === '' ? String(i) : `${index}.${i}`, `${join(path, 'targets')}[${i}]`, env, problems, flags));
   const strategyPath = join(path, 'strategy');
   if (mode === 'loadbalance' && !children.some((c) => (c.weight ?? 1) > 0)) {
     problems.push(`${join(path, 'targets')}: loadbalance needs at least one target with a weight above 0`);

@@ -70,10 +70,7 @@ export class RoutingConfigs {
     const plan = this.named.get(header);
     if (!plan) {
       const names = [...this.named.keys()];
-      throw badRequest(
-        `${HEADER}: no config named "${header}"${names.length ? ` (configs: ${names.join(', ')})` : ''}; send a JSON object or the name of a config.`,
-        HEADER,
-      );
+      throw badRequest(`${HEADER}: no config named "${header}"${names.length ? ` (configs: ${names.join(', ')})` : ''}; send a JSON object or the name of a config.`, HEADER);
     }
     return plan;
   }
@@ -88,7 +85,10 @@ export class RoutingConfigs {
       return `${HEADER}: is not valid JSON${at ? ` (at position ${at})` : ''}`;
     }
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return `${HEADER}: must be a JSON object`;
-    if (!this.validate(parsed)) return describeErrors(this.validate.errors).map((line) => `${HEADER}: ${line}`).join('; ');
+    if (!this.validate(parsed))
+      return describeErrors(this.validate.errors)
+        .map((line) => `${HEADER}: ${line}`)
+        .join('; ');
     try {
       return compilePlan(parsed as RoutingTarget, this.env);
     } catch (err) {

@@ -13,8 +13,7 @@ export function inheritSettings(parent: TargetSettings | undefined, node: Routin
     const value = (node as Record<string, unknown>)[field];
     if (value !== undefined) options[field] = value;
   }
-  const overrideParams =
-    node.override_params || base.overrideParams ? { ...base.overrideParams, ...node.override_params } : undefined;
+  const overrideParams = node.override_params || base.overrideParams ? { ...base.overrideParams, ...node.override_params } : undefined;
   return {
     provider: node.provider ?? base.provider,
     apiKey: node.api_key ?? base.apiKey,

@@ -12,17 +12,7 @@ import { providerOptionsFrom } from './provider-credentials.js';
 import { recordAttempt } from './attempts.js';
 import { BreakerOpen, BreakerRegistry } from './breakers.js';
 import type { ConditionInput } from './conditions.js';
-import {
-  callerGone,
-  callerGoneError,
-  CircuitOpenError,
-  countsForBreaker,
-  deadlineError,
-  deadlinePassed,
-  uploadSpent,
-  isCircuitOpen,
-  isRoutingFailure,
-} from './failure.js';
+import { callerGone, callerGoneError, CircuitOpenError, countsForBreaker, deadlineError, deadlinePassed, uploadSpent, isCircuitOpen, isRoutingFailure } from './failure.js';
 import type { CompiledPlan, PlanNode } from './plan.js';
 import { weightedOrder } from './weighted.js';
 
@@ -97,10 +87,7 @@ export class PlanRunner {
         const hit = node.conditions!.find((c) => c.test(input));
         if (hit) return [hit.child];
         if (node.defaultChild !== undefined) return [node.defaultChild];
-        throw badRequest(
-          `x-gateway-config: ${node.path ? `${node.path}.` : ''}strategy: no condition matched this request and the config has no default.`,
-          'x-gateway-config',
-        );
+        throw badRequest(`x-gateway-config: ${node.path ? `${node.path}.` : ''}strategy: no condition matched this request and the config has no default.`, 'x-gateway-config');
       }
     }
   }

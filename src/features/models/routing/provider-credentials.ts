@@ -53,7 +53,12 @@ export function providerOptionsFrom(ctx: GatewayContext<any>): Record<string, un
 
 /** Headers that carry a credential of the caller's (provider keys, cloud credentials, gateway tokens). */
 const CREDENTIAL_HEADERS = [
-  'x-gateway-api-key', 'authorization', 'x-gateway-token', 'x-api-key', 'api-key', 'proxy-authorization',
+  'x-gateway-api-key',
+  'authorization',
+  'x-gateway-token',
+  'x-api-key',
+  'api-key',
+  'proxy-authorization',
   ...OPTION_HEADERS.filter(([field]) => SECRET_OPTIONS.has(field)).map(([, header]) => header),
 ];
 

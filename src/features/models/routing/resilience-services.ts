@@ -108,7 +108,11 @@ export function responseCache(services: GatewayServices): CacheStore {
     // Cached answers survive a reload that leaves the cache settings as they were.
     const settings = { cache: config.cache, redis: redis ? config.redis : undefined };
     return services.resources.keep('response-cache', settings, () =>
-      redis ? new RedisCacheStore(redis, redisKeyPrefix(services)) : primaryChannel() ? new ClusterCacheStore(primaryChannel()!) : new MemoryCacheStore(config.cache?.maxEntries ?? 10_000),
+      redis
+        ? new RedisCacheStore(redis, redisKeyPrefix(services))
+        : primaryChannel()
+          ? new ClusterCacheStore(primaryChannel()!)
+          : new MemoryCacheStore(config.cache?.maxEntries ?? 10_000),
     );
   });
 }

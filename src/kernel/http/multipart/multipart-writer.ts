@@ -1,6 +1,9 @@
 /** Quotes a form name or file name for a Content-Disposition header (no line breaks, quotes escaped). */
 export function quoteFormValue(value: string): string {
-  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/[\r\n\0]/g, ' ');
+  return value
+    .replace(/\\/g, '\\\\')
+    .replace(/"/g, '\\"')
+    .replace(/[\r\n\0]/g, ' ');
 }
 
 /** The header of one file part of a multipart/form-data body. */

@@ -52,9 +52,21 @@ function suite(name: string, make: (dir: string) => Promise<{ store: SqlStore; c
     });
 
     it('moves a batch through its states and records line results with the counters', async () => {
-      const row = await batches.create({ id: 'batch-gw-1', scope: 'owner', provider: 'deepseek', endpoint: '/v1/chat/completions', input_file_id: 'file-gw-1', completion_window: '24h', metadata: '{"a":"b"}', credentials: null });
+      const row = await batches.create({
+        id: 'batch-gw-1',
+        scope: 'owner',
+        provider: 'deepseek',
+        endpoint: '/v1/chat/completions',
+        input_file_id: 'file-gw-1',
+        completion_window: '24h',
+        metadata: '{"a":"b"}',
+        credentials: null,
+      });
       expect(batchObject(row)).toMatchObject({ status: 'validating', metadata: { a: 'b' }, request_counts: { total: 0, completed: 0, failed: 0 } });
-      await batches.insertLines('batch-gw-1', [1, 2, 3].map((n) => ({ line_no: n, custom_id: `c${n}`, body: '{}' })));
+      await batches.insertLines(
+        'batch-gw-1',
+        [1, 2, 3].map((n) => ({ line_no: n, custom_id: `c${n}`, body: '{}' })),
+      );
       expect(await batches.transition('batch-gw-1', ['validating'], 'in_progress', { total_count: 3 })).toBe(true);
       expect(await batches.transition('batch-gw-1', ['validating'], 'in_progress')).toBe(false);
       expect(await batches.markSending('batch-gw-1', 1)).toBe(true);
@@ -62,7 +74,14 @@ function suite(name: string, make: (dir: string) => Promise<{ store: SqlStore; c
       await batches.recordResult('batch-gw-1', 1, { ok: true, resultId: 'r1', statusCode: 200, requestId: 'q1', response: '{"x":\n1}', error: null });
       await batches.recordResult('batch-gw-1', 1, { ok: true, resultId: 'r1', statusCode: 200, requestId: 'q1', response: '{}', error: null });
       await batches.markSending('batch-gw-1', 2);
-      await batches.recordResult('batch-gw-1', 2, { ok: false, resultId: 'r2', statusCode: 400, requestId: 'q2', response: '{"status":"failure"}', error: { code: 'missing_required_parameter', message: 'm' } });
+      await batches.recordResult('batch-gw-1', 2, {
+        ok: false,
+        resultId: 'r2',
+        statusCode: 400,
+        requestId: 'q2',
+        response: '{"status":"failure"}',
+        error: { code: 'missing_required_parameter', message: 'm' },
+      });
       const b = (await batches.byId('batch-gw-1'))!;
       expect(batchObject(b).request_counts).toEqual({ total: 3, completed: 1, failed: 1 });
       expect((await batches.lines('batch-gw-1', ['pending'], 0, 10)).map((l) => Number(l.line_no))).toEqual([3]);

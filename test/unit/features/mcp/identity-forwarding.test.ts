@@ -63,7 +63,15 @@ describe('identity forwarding rules (contract section 6)', () => {
   });
 
   it('drops every identity header a caller sent', () => {
-    const headers: Record<string, string> = { 'x-user-email': 'a', 'x-user-name': 'b', 'x-user-team': 'c', 'x-user-roles': 'd', 'x-organization-id': 'e', 'x-gateway-identity-signature': 'f', 'x-other': 'kept' };
+    const headers: Record<string, string> = {
+      'x-user-email': 'a',
+      'x-user-name': 'b',
+      'x-user-team': 'c',
+      'x-user-roles': 'd',
+      'x-organization-id': 'e',
+      'x-gateway-identity-signature': 'f',
+      'x-other': 'kept',
+    };
     dropForgedIdentityHeaders(headers);
     expect(headers).toEqual({ 'x-other': 'kept' });
   });

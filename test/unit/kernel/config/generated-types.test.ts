@@ -9,8 +9,7 @@ import { ROOT } from '../../../helpers/built-gateway.js';
 describe('generated types (scripts/generate-types.mjs)', { timeout: 120_000 }, () => {
   let copy: string;
 
-  const run = (cwd: string, ...args: string[]) =>
-    spawnSync(process.execPath, [join(cwd, 'scripts', 'generate-types.mjs'), ...args], { cwd, encoding: 'utf8' });
+  const run = (cwd: string, ...args: string[]) => spawnSync(process.execPath, [join(cwd, 'scripts', 'generate-types.mjs'), ...args], { cwd, encoding: 'utf8' });
 
   beforeAll(() => {
     // A copy of the parts the generator reads and writes, sharing the real node_modules.

@@ -131,11 +131,9 @@ describe('config loading', () => {
     });
 
     it('turns a reference into the number or boolean the schema asks for', () => {
-      const config = buildConfig(
-        { server: { port: '${PORT:-8080}', bodyLimit: '${BODY_LIMIT}' }, logging: { requests: '${LOG_REQUESTS}' } },
-        't',
-        { env: { BODY_LIMIT: '2048', LOG_REQUESTS: 'false' } },
-      );
+      const config = buildConfig({ server: { port: '${PORT:-8080}', bodyLimit: '${BODY_LIMIT}' }, logging: { requests: '${LOG_REQUESTS}' } }, 't', {
+        env: { BODY_LIMIT: '2048', LOG_REQUESTS: 'false' },
+      });
       expect(config.server?.port).toBe(8080);
       expect(config.server?.bodyLimit).toBe(2048);
       expect(config.logging?.requests).toBe(false);

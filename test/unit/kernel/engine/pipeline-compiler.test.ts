@@ -353,7 +353,11 @@ describe('compilePipelines', () => {
     });
 
     it('names the file and key of an edit whose config fails the schema', () => {
-      const file = write(user, 'c.yaml', 'name: c\nextends: base\nroutes: ["GET /v1/models"]\nconfigure:\n  second: { times: 0 }\ninsert:\n  - after: second\n    stages: [{ first: { colour: red } }]\n');
+      const file = write(
+        user,
+        'c.yaml',
+        'name: c\nextends: base\nroutes: ["GET /v1/models"]\nconfigure:\n  second: { times: 0 }\ninsert:\n  - after: second\n    stages: [{ first: { colour: red } }]\n',
+      );
       expect(problems(true).sort()).toEqual([`${file}: configure.second.times: must be >= 1`, `${file}: insert[0].stages[0].first.colour: is not a known key`].sort());
     });
   });
@@ -392,7 +396,11 @@ describe('compilePipelines', () => {
     });
 
     it('refuses a query with an unknown field or operator, naming the key', () => {
-      const file = write(user, 'bad.yaml', 'name: bad\nroutes: ["GET /v1/models"]\nstages:\n  - first: {}\n    when: { colour: red }\n  - second: {}\n    when: { method: { $like: GET } }\n');
+      const file = write(
+        user,
+        'bad.yaml',
+        'name: bad\nroutes: ["GET /v1/models"]\nstages:\n  - first: {}\n    when: { colour: red }\n  - second: {}\n    when: { method: { $like: GET } }\n',
+      );
       expect(problems(true)).toEqual([
         `${file}: stages[0].when.colour: a field must be route, method, path, params.<key>, metadata.<key>, headers.<name> or identity.<field>`,
         `${file}: stages[1].when.method.$like: unknown operator $like (known: $eq $ne $in $nin $gt $gte $lt $lte $regex $and $or)`,

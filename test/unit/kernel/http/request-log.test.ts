@@ -19,7 +19,15 @@ const withoutTime = (line: string) => line.replace(/"time":"[^"]+"/, '"time":"T"
 
 describe('the per-request log line', () => {
   it('is the line pino writes for the same fields', () => {
-    const fields: RequestLine = { requestId: 'b3c1d3a0-4f7e-4c1e-9d1e-2f5a6b7c8d9e', method: 'POST', route: 'POST /v1/chat/completions', status: 200, provider: 'openai', retries: 0, ms: 1.25 };
+    const fields: RequestLine = {
+      requestId: 'b3c1d3a0-4f7e-4c1e-9d1e-2f5a6b7c8d9e',
+      method: 'POST',
+      route: 'POST /v1/chat/completions',
+      status: 200,
+      provider: 'openai',
+      retries: 0,
+      ms: 1.25,
+    };
     const fast = capture('info');
     const slow = capture('info');
     new RequestLog(fast.logger).write('info', fields);
@@ -46,7 +54,16 @@ describe('the per-request log line', () => {
   it('masks a gateway secret in the user name', () => {
     registerSecrets(['request-log-secret-value-1234']);
     const { logger, lines } = capture('info');
-    new RequestLog(logger).write('info', { requestId: 'r', method: 'POST', route: 'POST /mcp', status: 200, provider: 'none', retries: 0, ms: 2, user: 'request-log-secret-value-1234' });
+    new RequestLog(logger).write('info', {
+      requestId: 'r',
+      method: 'POST',
+      route: 'POST /mcp',
+      status: 200,
+      provider: 'none',
+      retries: 0,
+      ms: 2,
+      user: 'request-log-secret-value-1234',
+    });
     expect(lines[0]).not.toContain('request-log-secret-value-1234');
     expect(JSON.parse(lines[0]!).user).toBe('[REDACTED]');
   });

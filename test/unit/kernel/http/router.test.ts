@@ -9,7 +9,10 @@ describe('the route table lookup', () => {
 
   it('finds routes with and without parameters, with the parameters decoded', () => {
     expect(key('POST', '/v1/chat/completions')).toBe('POST /v1/chat/completions');
-    expect(router.match('GET', '/v1/files/file%2D1/content')).toEqual({ route: expect.objectContaining({ key: 'GET /v1/files/{file_id}/content' }), params: { file_id: 'file-1' } });
+    expect(router.match('GET', '/v1/files/file%2D1/content')).toEqual({
+      route: expect.objectContaining({ key: 'GET /v1/files/{file_id}/content' }),
+      params: { file_id: 'file-1' },
+    });
     expect(router.match('POST', '/mcp/local')?.params).toEqual({ server: 'local' });
     expect(key('OPTIONS', '/mcp')).toBe('OPTIONS /mcp');
   });

@@ -24,7 +24,7 @@ describe('request metrics in the Prometheus text', () => {
     expect(text).toContain('gateway_upstream_duration_seconds_bucket{le="0.001",provider="openai",operation="chat.completions"} 1');
   });
 
-  it('keeps one series per label set in features\' counters and reads scraped gauges at scrape time', async () => {
+  it("keeps one series per label set in features' counters and reads scraped gauges at scrape time", async () => {
     const metrics = new Metrics(false);
     const tokens = metrics.counter('gateway_tokens_total', 'Tokens.', ['direction', 'provider', 'model']);
     expect(metrics.counter('gateway_tokens_total', 'Tokens.', ['direction', 'provider', 'model'])).toBe(tokens);

@@ -30,10 +30,12 @@ export const jsonParse = defineCheck<JsonParseCheck>({
   name: 'jsonParse',
   description: 'Fails unless the text is valid JSON.',
   schema: schemaDocument('checks/jsonParse.schema.json'),
-  create: () => ({ text }) => {
-    const parsed = parseJsonText(text);
-    return parsed.ok ? { passed: true, detail: 'valid JSON' } : { passed: false, detail: `not valid JSON (${parsed.error})` };
-  },
+  create:
+    () =>
+    ({ text }) => {
+      const parsed = parseJsonText(text);
+      return parsed.ok ? { passed: true, detail: 'valid JSON' } : { passed: false, detail: `not valid JSON (${parsed.error})` };
+    },
 });
 
 /** Fails unless the text, parsed as JSON, satisfies the schema. */

@@ -9,7 +9,13 @@ function escapeRegExp(text: string): string {
 }
 
 function globPattern(glob: string): RegExp {
-  return new RegExp(`^${glob.split('*').map((part) => part.split('?').map(escapeRegExp).join('.')).join('.*')}$`, 'i');
+  return new RegExp(
+    `^${glob
+      .split('*')
+      .map((part) => part.split('?').map(escapeRegExp).join('.'))
+      .join('.*')}$`,
+    'i',
+  );
 }
 
 /** Fails when the request names a model outside the list (names or * ? patterns); runs on requests without text too. */

@@ -85,7 +85,8 @@ export function toAnthropicMessages(messages: any[]): Array<{ role: 'user' | 'as
           if (m.content !== '') blocks.push({ type: 'text', text: m.content });
         } else if (Array.isArray(m.content)) {
           for (const piece of contentPieces(m.content, `${param}.content`, PROVIDER)) {
-            if (piece.kind === 'text' && piece.text !== '') blocks.push(piece.cacheControl ? { type: 'text', text: piece.text, cache_control: piece.cacheControl } : { type: 'text', text: piece.text });
+            if (piece.kind === 'text' && piece.text !== '')
+              blocks.push(piece.cacheControl ? { type: 'text', text: piece.text, cache_control: piece.cacheControl } : { type: 'text', text: piece.text });
           }
         }
         (m.tool_calls ?? []).forEach((call: any, j: number) => {

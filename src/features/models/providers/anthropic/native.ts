@@ -30,7 +30,8 @@ export const ANTHROPIC_PASSTHROUGH_STREAM: StreamAdapter = {
         throw anthropicStreamError(data.error);
       }
       if (type === 'message_start') {
-        if (started) throw new GatewayError('provider_error', 'anthropic started a second message inside an open one; the answer is broken.', { provider: 'anthropic', retryable: true });
+        if (started)
+          throw new GatewayError('provider_error', 'anthropic started a second message inside an open one; the answer is broken.', { provider: 'anthropic', retryable: true });
         started = true;
       }
       const part: StreamPart = { type: 'event', event: type, data: event.data };

@@ -20,9 +20,7 @@ export function forcedJsonTool(request: Record<string, any>): boolean {
 
 /** True when some system message (or one of its parts) sets a cache breakpoint. */
 function systemCached(messages: any[]): boolean {
-  return messages.some(
-    (m) => (m?.role === 'system' || m?.role === 'developer') && (m.cache_control || (Array.isArray(m.content) && m.content.some((p: any) => p?.cache_control))),
-  );
+  return messages.some((m) => (m?.role === 'system' || m?.role === 'developer') && (m.cache_control || (Array.isArray(m.content) && m.content.some((p: any) => p?.cache_control))));
 }
 
 /** The system prompt: one string, or text blocks when a cache breakpoint sits in it. */

@@ -14,9 +14,7 @@ const MODEL_CODES = new Set(['deploymentnotfound', 'model_not_found', 'modelnotf
 export function mapAzureError(provider: string, status: number, body: Buffer, headers: IncomingHttpHeaders): GatewayError {
   const parsed = parseErrorBody(body);
   const err = typeof parsed === 'object' && parsed !== null ? (parsed.error ?? parsed) : undefined;
-  const codes = [err?.code, err?.innererror?.code, err?.inner_error?.code]
-    .filter((c): c is string => typeof c === 'string')
-    .map((c) => c.toLowerCase());
+  const codes = [err?.code, err?.innererror?.code, err?.inner_error?.code].filter((c): c is string => typeof c === 'string').map((c) => c.toLowerCase());
   const message = typeof err?.message === 'string' ? err.message : undefined;
   if (codes.some((c) => CONTENT_FILTER_CODES.has(c))) {
     return upstreamError(provider, status, { message, code: codes[0], gatewayCode: 'content_policy_violation' }, headers);

@@ -37,7 +37,11 @@ function block(piece: ContentPiece, param: string, position: number): Block | un
     case 'file': {
       const format = DOCUMENT_FORMATS[piece.mediaType];
       if (!format) throw badRequest(`${PROVIDER} does not take files of type ${piece.mediaType}.`, param);
-      const name = (piece.filename ?? `document ${position + 1}`).replace(/\.[^.]*$/, '').replace(/[^A-Za-z0-9 ()[\]-]/g, ' ').trim() || `document ${position + 1}`;
+      const name =
+        (piece.filename ?? `document ${position + 1}`)
+          .replace(/\.[^.]*$/, '')
+          .replace(/[^A-Za-z0-9 ()[\]-]/g, ' ')
+          .trim() || `document ${position + 1}`;
       return { document: { format, name, source: { bytes: piece.data } } };
     }
   }

@@ -123,7 +123,10 @@ function reasoningFields(request: Record<string, any>): ReasoningFields {
     if (maxTokens === undefined) return { maxTokens: budget + ANSWER_TOKENS_AFTER_THINKING, thinking: { type: 'enabled', budget_tokens: budget } };
     if (budget >= maxTokens) budget = maxTokens - 1;
     if (budget < THINKING_BUDGETS.minimal) {
-      throw badRequest(`reasoning_effort needs max_tokens above ${THINKING_BUDGETS.minimal} with Claude models (the thinking budget must be at least ${THINKING_BUDGETS.minimal} tokens).`, 'max_tokens');
+      throw badRequest(
+        `reasoning_effort needs max_tokens above ${THINKING_BUDGETS.minimal} with Claude models (the thinking budget must be at least ${THINKING_BUDGETS.minimal} tokens).`,
+        'max_tokens',
+      );
     }
     return { maxTokens, thinking: { type: 'enabled', budget_tokens: budget } };
   }

@@ -76,9 +76,7 @@ export const CONVERSE_STREAM: StreamAdapter = {
           if (open) {
             reasoning.delete(index);
             const block: ThinkingBlock =
-              open.redacted !== '' && open.text === ''
-                ? { type: 'redacted_thinking', data: open.redacted }
-                : { type: 'thinking', thinking: open.text, signature: open.signature };
+              open.redacted !== '' && open.text === '' ? { type: 'redacted_thinking', data: open.redacted } : { type: 'thinking', thinking: open.text, signature: open.signature };
             return { type: 'thinking-block', choice: 0, block };
           }
           return tools.has(index) ? tools.stop(index) : undefined;

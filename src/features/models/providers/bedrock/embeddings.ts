@@ -34,11 +34,7 @@ function invokeBody(body: Record<string, any>): Record<string, unknown> {
   return out;
 }
 
-export function bedrockEmbeddings(
-  settings: ProviderSettings,
-  extraHeaders: Record<string, string>,
-  baseFor: (call: ProviderCall, region: string) => string,
-): OperationAdapter {
+export function bedrockEmbeddings(settings: ProviderSettings, extraHeaders: Record<string, string>, baseFor: (call: ProviderCall, region: string) => string): OperationAdapter {
   return {
     fanOut(body) {
       if (family(body?.model) !== 'titan') return undefined;
@@ -54,7 +50,12 @@ export function bedrockEmbeddings(
       const model = String(call.body?.model ?? '');
       if (Array.isArray(answer)) {
         const tokens = answer.reduce((sum: number, a: any) => sum + Number(a?.inputTextTokenCount ?? 0), 0);
-        return embeddingList(answer.map((a: any) => a?.embedding ?? []), model, tokens, call.body?.encoding_format);
+        return embeddingList(
+          answer.map((a: any) => a?.embedding ?? []),
+          model,
+          tokens,
+          call.body?.encoding_format,
+        );
       }
       const vectors = Array.isArray(answer?.embeddings) ? answer.embeddings : (answer?.embeddings?.float ?? []);
       return embeddingList(vectors, model, 0, call.body?.encoding_format);

@@ -17,6 +17,13 @@ const BY_STATUS: Record<number, ErrorCode> = {
 
 export function mapCohereError(status: number, body: Buffer, headers: IncomingHttpHeaders): GatewayError {
   const parsed = parseErrorBody(body);
-  const message = typeof parsed === 'object' && parsed !== null ? (typeof parsed.message === 'string' ? parsed.message : undefined) : typeof parsed === 'string' ? parsed.slice(0, 500) : undefined;
+  const message =
+    typeof parsed === 'object' && parsed !== null
+      ? typeof parsed.message === 'string'
+        ? parsed.message
+        : undefined
+      : typeof parsed === 'string'
+        ? parsed.slice(0, 500)
+        : undefined;
   return upstreamError('cohere', status, { message, gatewayCode: BY_STATUS[status] }, headers);
 }

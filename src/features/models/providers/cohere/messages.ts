@@ -36,7 +36,10 @@ export function toCohereMessages(messages: any[]): Array<Record<string, unknown>
           tool_calls: calls.map((call: any) => ({
             id: call.id,
             type: 'function',
-            function: { name: call.function?.name, arguments: typeof call.function?.arguments === 'string' ? call.function.arguments : JSON.stringify(call.function?.arguments ?? {}) },
+            function: {
+              name: call.function?.name,
+              arguments: typeof call.function?.arguments === 'string' ? call.function.arguments : JSON.stringify(call.function?.arguments ?? {}),
+            },
           })),
         };
         if (text !== '') out.tool_plan = text;

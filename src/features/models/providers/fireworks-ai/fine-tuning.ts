@@ -31,7 +31,10 @@ function status(state: unknown): SpecJobStatus {
   return 'created';
 }
 
-const lastSegment = (name: unknown) => String(name ?? '').split('/').pop() ?? '';
+const lastSegment = (name: unknown) =>
+  String(name ?? '')
+    .split('/')
+    .pop() ?? '';
 
 /** A supervised fine-tuning job -> OpenAI's job shape with the spec's status. */
 export function fireworksJob(job: Record<string, any>): Record<string, unknown> {

@@ -7,6 +7,16 @@ export default openAICompatible({
   displayName: 'Fireworks AI',
   defaultBaseUrl: 'https://api.fireworks.ai/inference/v1',
   requiresKey: true,
-  operations: ['chat.completions', 'completions', 'embeddings', 'models.list', 'responses.create', 'responses.retrieve', 'responses.delete', 'responses.cancel', 'responses.input_items'],
+  operations: [
+    'chat.completions',
+    'completions',
+    'embeddings',
+    'models.list',
+    'responses.create',
+    'responses.retrieve',
+    'responses.delete',
+    'responses.cancel',
+    'responses.input_items',
+  ],
   overrides: fireworksFineTuning,
 });

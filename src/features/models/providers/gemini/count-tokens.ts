@@ -15,7 +15,11 @@ export function geminiTokenCountAdapter(endpoint: GeminiEndpoint, shape: 'gemini
       const body =
         shape === 'gemini-api'
           ? { generateContentRequest: { model: `models/${modelName(call.body)}`, ...request } }
-          : { contents: request.contents, ...(request.systemInstruction ? { systemInstruction: request.systemInstruction } : {}), ...(request.tools ? { tools: request.tools } : {}) };
+          : {
+              contents: request.contents,
+              ...(request.systemInstruction ? { systemInstruction: request.systemInstruction } : {}),
+              ...(request.tools ? { tools: request.tools } : {}),
+            };
       const { url, headers } = await locate(endpoint, { ...call, stream: false }, 'countTokens');
       return { method: 'POST', url, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) };
     },

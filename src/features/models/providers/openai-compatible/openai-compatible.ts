@@ -3,14 +3,7 @@ import { providerSettingsSchema } from '../shared/settings-schema.js';
 import type { Operation } from '../../../../contract/operations.js';
 import { GatewayError } from '../../../../contract/errors/gateway-error.js';
 import type { UpstreamRequest } from '../shared/upstream-request.js';
-import type {
-  OperationAdapter,
-  ProviderCall,
-  ProviderDefinition,
-  ProviderInstance,
-  ProviderSettings,
-  StreamAdapter,
-} from '../provider.js';
+import type { OperationAdapter, ProviderCall, ProviderDefinition, ProviderInstance, ProviderSettings, StreamAdapter } from '../provider.js';
 import { mapOpenAIError } from './openai-errors.js';
 import { uploadForm } from '../shared/upload-form.js';
 import { mentionsReasoning, renameReasoningInAnswer, renameReasoningInChunk, upstreamChatBody, type ReasoningDialect } from './reasoning-dialect.js';
@@ -152,12 +145,13 @@ export function trimSlash(url: string): string {
 
 /** The shared base of the many OpenAI-compatible providers. */
 export function openAICompatible(options: OpenAICompatibleOptions): ProviderDefinition {
-  const authHeaders =
-    options.authHeaders ?? ((key: string | undefined): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {}));
-  const buildUrl = options.url ?? ((base: string, path: string, call: ProviderCall) => {
-    const qs = call.query.toString();
-    return `${base}${path}${qs ? `?${qs}` : ''}`;
-  });
+  const authHeaders = options.authHeaders ?? ((key: string | undefined): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {}));
+  const buildUrl =
+    options.url ??
+    ((base: string, path: string, call: ProviderCall) => {
+      const qs = call.query.toString();
+      return `${base}${path}${qs ? `?${qs}` : ''}`;
+    });
   return {
     name: options.name,
     displayName: options.displayName,
@@ -172,11 +166,7 @@ export function openAICompatible(options: OpenAICompatibleOptions): ProviderDefi
         if (!spec) throw new Error(`${options.name}: ${op} has no OpenAI path`);
         const adapter: OperationAdapter = {
           request(call: ProviderCall): UpstreamRequest {
-            const base = call.target.baseUrl
-              ? trimSlash(call.target.baseUrl)
-              : options.baseUrlFor && !settings.baseUrl
-                ? trimSlash(options.baseUrlFor(call))
-                : baseUrl;
+            const base = call.target.baseUrl ? trimSlash(call.target.baseUrl) : options.baseUrlFor && !settings.baseUrl ? trimSlash(options.baseUrlFor(call)) : baseUrl;
             const headers: Record<string, string> = { ...extraHeaders, ...authHeaders(call.apiKey, call) };
             let body: UpstreamRequest['body'] = null;
             if (spec.kind === 'json') {

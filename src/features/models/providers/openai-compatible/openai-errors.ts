@@ -8,7 +8,11 @@ export function mapOpenAIError(provider: string, status: number, body: Buffer, h
   const err = typeof parsed === 'object' && parsed !== null ? (parsed.error ?? parsed) : undefined;
   const message =
     typeof err === 'object' && err !== null
-      ? (typeof err.message === 'string' ? err.message : typeof parsed.message === 'string' ? parsed.message : undefined)
+      ? typeof err.message === 'string'
+        ? err.message
+        : typeof parsed.message === 'string'
+          ? parsed.message
+          : undefined
       : typeof parsed === 'string'
         ? parsed.slice(0, 500)
         : undefined;
@@ -21,8 +25,7 @@ export function mapOpenAIError(provider: string, status: number, body: Buffer, h
       message,
       code,
       param,
-      gatewayCode:
-        code === 'model_not_found' ? 'model_not_found' : code === 'content_policy_violation' || code === 'content_filter' ? 'content_policy_violation' : undefined,
+      gatewayCode: code === 'model_not_found' ? 'model_not_found' : code === 'content_policy_violation' || code === 'content_filter' ? 'content_policy_violation' : undefined,
     },
     headers,
   );

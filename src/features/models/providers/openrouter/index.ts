@@ -7,5 +7,15 @@ export default openAICompatible({
   defaultBaseUrl: 'https://openrouter.ai/api/v1',
   reasoning: { renamed: true },
   requiresKey: true,
-  operations: ['chat.completions', 'completions', 'embeddings', 'models.list', 'responses.create', 'responses.retrieve', 'responses.delete', 'responses.cancel', 'responses.input_items'],
+  operations: [
+    'chat.completions',
+    'completions',
+    'embeddings',
+    'models.list',
+    'responses.create',
+    'responses.retrieve',
+    'responses.delete',
+    'responses.cancel',
+    'responses.input_items',
+  ],
 });

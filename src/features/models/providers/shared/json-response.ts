@@ -9,9 +9,7 @@
  */
 export const JSON_RESPONSE_TOOL = 'json_response';
 
-export type JsonResponseMode =
-  | { kind: 'tool'; name: string; description: string; schema: Record<string, unknown> }
-  | { kind: 'instruction'; text: string };
+export type JsonResponseMode = { kind: 'tool'; name: string; description: string; schema: Record<string, unknown> } | { kind: 'instruction'; text: string };
 
 export function jsonResponseMode(request: Record<string, any>, options: { forcedTool: boolean }): JsonResponseMode | undefined {
   const format = request.response_format;

@@ -58,7 +58,10 @@ export function anthropicThinking(
   if (maxTokens === undefined) return { thinking: { type: 'enabled', budget_tokens: budget }, maxTokens: budget + defaultMaxTokens };
   if (budget >= maxTokens) budget = maxTokens - 1;
   if (budget < MIN_THINKING_BUDGET) {
-    throw badRequest(`reasoning_effort needs max_tokens above ${MIN_THINKING_BUDGET} with this provider (the thinking budget must be at least ${MIN_THINKING_BUDGET} tokens).`, 'max_tokens');
+    throw badRequest(
+      `reasoning_effort needs max_tokens above ${MIN_THINKING_BUDGET} with this provider (the thinking budget must be at least ${MIN_THINKING_BUDGET} tokens).`,
+      'max_tokens',
+    );
   }
   return { thinking: { type: 'enabled', budget_tokens: budget }, maxTokens };
 }

@@ -27,7 +27,12 @@ export function vertexEmbeddingsAdapter(endpoint: VertexEndpoint): OperationAdap
     response(body, call) {
       const predictions: { embeddings?: { values?: number[]; statistics?: { token_count?: number } } }[] = Array.isArray(body?.predictions) ? body.predictions : [];
       const tokens = predictions.reduce((sum, p) => sum + (Number(p?.embeddings?.statistics?.token_count) || 0), 0);
-      return embeddingList(predictions.map((p) => p?.embeddings?.values ?? []), String(call.body?.model ?? ''), tokens, call.body?.encoding_format);
+      return embeddingList(
+        predictions.map((p) => p?.embeddings?.values ?? []),
+        String(call.body?.model ?? ''),
+        tokens,
+        call.body?.encoding_format,
+      );
     },
   };
 }

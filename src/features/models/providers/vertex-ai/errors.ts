@@ -7,8 +7,7 @@ import { GatewayError } from '../../../../contract/errors/gateway-error.js';
 import { mapGoogleError } from '../gemini/errors.js';
 import { parseErrorBody, retryAfterSeconds } from '../shared/upstream-error.js';
 
-export const mapVertexError = (provider: string, status: number, body: Buffer, headers: IncomingHttpHeaders): GatewayError =>
-  mapGoogleError(provider, status, body, headers);
+export const mapVertexError = (provider: string, status: number, body: Buffer, headers: IncomingHttpHeaders): GatewayError => mapGoogleError(provider, status, body, headers);
 
 /** A refused token exchange: a bad service account is the caller's credential problem (401). */
 export function tokenEndpointError(provider: string, status: number, body: Buffer, headers: IncomingHttpHeaders): GatewayError {

@@ -7,5 +7,15 @@ export default openAICompatible({
   defaultBaseUrl: 'http://127.0.0.1:8000/v1',
   reasoning: { renamed: true },
   requiresKey: false,
-  operations: ['chat.completions', 'completions', 'embeddings', 'models.list', 'responses.create', 'responses.retrieve', 'responses.delete', 'responses.cancel', 'responses.input_items'],
+  operations: [
+    'chat.completions',
+    'completions',
+    'embeddings',
+    'models.list',
+    'responses.create',
+    'responses.retrieve',
+    'responses.delete',
+    'responses.cancel',
+    'responses.input_items',
+  ],
 });

@@ -6,5 +6,16 @@ export default openAICompatible({
   displayName: 'xAI',
   defaultBaseUrl: 'https://api.x.ai/v1',
   requiresKey: true,
-  operations: ['chat.completions', 'completions', 'embeddings', 'images.generations', 'models.list', 'responses.create', 'responses.retrieve', 'responses.delete', 'responses.cancel', 'responses.input_items'],
+  operations: [
+    'chat.completions',
+    'completions',
+    'embeddings',
+    'images.generations',
+    'models.list',
+    'responses.create',
+    'responses.retrieve',
+    'responses.delete',
+    'responses.cancel',
+    'responses.input_items',
+  ],
 });

@@ -10,7 +10,10 @@ const block = fc.oneof(
   fc.record({ type: fc.constant('redacted_thinking'), data: fc.string() }),
   fc.record({ type: fc.constant('tool_use'), id: fc.string({ minLength: 1 }), name: fc.string({ minLength: 1 }), input: fc.dictionary(fc.string(), fc.jsonValue()) }),
   fc.record({ type: fc.constant('tool_result'), tool_use_id: fc.string(), content: fc.oneof(fc.string(), fc.constant(null)), is_error: fc.boolean() }),
-  fc.record({ type: fc.constant('image'), source: fc.record({ type: fc.constantFrom('base64', 'url', 'file'), media_type: fc.constant('image/png'), data: fc.string(), url: fc.string() }) }),
+  fc.record({
+    type: fc.constant('image'),
+    source: fc.record({ type: fc.constantFrom('base64', 'url', 'file'), media_type: fc.constant('image/png'), data: fc.string(), url: fc.string() }),
+  }),
   fc.record({ type: fc.string() }),
 );
 
@@ -68,7 +71,14 @@ describe('Messages <-> chat translation', () => {
       usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
     };
     const message = messageFromChat(chat, 'm');
-    const back = chatFromMessages({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: message.content }] });
+    const back = chatFromMessages({
+      model: 'm',
+      max_tokens: 10,
+      messages: [
+        { role: 'user', content: 'Hi' },
+        { role: 'assistant', content: message.content },
+      ],
+    });
     const assistant = back.messages[1];
     expect(assistant.content).toBe('Checking.');
     expect(assistant.tool_calls).toEqual(chat.choices[0]!.message.tool_calls);

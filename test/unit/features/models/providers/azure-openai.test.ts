@@ -107,7 +107,10 @@ describe('azure-openai through the gateway', () => {
     expect(embeddings.data[0]!.embedding).toEqual([0.0023064255, -0.009327292, 0.015797347]);
     expect(upstream.received('POST /openai/deployments/embed-small/embeddings').at(-1)!.url).toBe(`/openai/deployments/embed-small/embeddings?${VERSION}`);
 
-    const image = await client.images.generate({ model: 'dall-e-3', prompt: 'A lighthouse at dawn', size: '1024x1024' }, { headers: { 'x-gateway-azure-deployment-id': 'dalle3' } });
+    const image = await client.images.generate(
+      { model: 'dall-e-3', prompt: 'A lighthouse at dawn', size: '1024x1024' },
+      { headers: { 'x-gateway-azure-deployment-id': 'dalle3' } },
+    );
     expect(image.data![0]!.revised_prompt).toBe('A watercolor painting of a lighthouse at dawn.');
     expect(upstream.received('POST /openai/deployments/dalle3/images/generations').at(-1)!.headers['api-key']).toBe(KEY);
 
@@ -238,7 +241,10 @@ describe('azure-openai without a configured base URL', () => {
     const chat = await instance.operations['chat.completions']!.request(call('chat.completions', { azure_resource_name: 'acme-openai', azure_deployment_id: 'gpt 4o' }), instance);
     expect(chat.url).toBe('https://acme-openai.openai.azure.com/openai/deployments/gpt%204o/chat/completions?api-version=2024-10-21');
     expect(chat.headers['api-key']).toBe(KEY);
-    const files = await instance.operations['files.list']!.request(call('files.list', { azure_resource_name: 'acme-openai', azure_api_version: '2024-07-01-preview' }, 'after=file-1&api-version=ignored'), instance);
+    const files = await instance.operations['files.list']!.request(
+      call('files.list', { azure_resource_name: 'acme-openai', azure_api_version: '2024-07-01-preview' }, 'after=file-1&api-version=ignored'),
+      instance,
+    );
     expect(files.url).toBe('https://acme-openai.openai.azure.com/openai/files?api-version=2024-07-01-preview&after=file-1');
   });
 });

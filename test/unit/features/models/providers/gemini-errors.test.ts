@@ -6,12 +6,19 @@ const body = (value: unknown) => Buffer.from(JSON.stringify(value));
 
 describe('Google error module', () => {
   it('reads error bodies sent as a one-element array (streaming endpoints without alt=sse)', () => {
-    const err = mapGoogleError('google', 400, body([{ error: { code: 400, message: 'API key expired. Please renew the API key.', status: 'INVALID_ARGUMENT', details: [{ reason: 'API_KEY_EXPIRED' }] } }]), {});
+    const err = mapGoogleError(
+      'google',
+      400,
+      body([{ error: { code: 400, message: 'API key expired. Please renew the API key.', status: 'INVALID_ARGUMENT', details: [{ reason: 'API_KEY_EXPIRED' }] } }]),
+      {},
+    );
     expect([err.status, err.code, err.message, err.provider]).toEqual([401, 'invalid_api_key', 'API key expired. Please renew the API key.', 'google']);
   });
 
   it('turns RetryInfo.retryDelay into Retry-After, rounding up, unless the answer has the header', () => {
-    const quota = { error: { code: 429, message: 'Quota exceeded', status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '1.2s' }] } };
+    const quota = {
+      error: { code: 429, message: 'Quota exceeded', status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '1.2s' }] },
+    };
     const fromBody = mapGoogleError('google', 429, body(quota), {});
     expect([fromBody.status, fromBody.headers?.['retry-after'], fromBody.retryAfter]).toEqual([429, '2', 2]);
     const fromHeader = mapGoogleError('google', 429, body(quota), { 'retry-after': '9' });

@@ -160,7 +160,10 @@ describe('google (Gemini API) through the gateway', () => {
       tool_choice: { type: 'function', function: { name: 'get_weather' } },
       response_format: {
         type: 'json_schema',
-        json_schema: { name: 'weather', schema: { type: 'object', properties: { summary: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } } }, additionalProperties: false } },
+        json_schema: {
+          name: 'weather',
+          schema: { type: 'object', properties: { summary: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } } }, additionalProperties: false },
+        },
       },
     });
     const body = upstream.received(`POST ${MODEL_PATH}:generateContent`).at(-1)!.json();
@@ -216,7 +219,10 @@ describe('google (Gemini API) through the gateway', () => {
     const answer = await client.chat.completions.create({
       model: 'gemini-2.5-flash',
       messages: [{ role: 'user', content: 'Weather in Paris and Tokyo, and the time in Tokyo?' }],
-      tools: [{ type: 'function', function: { name: 'get_weather' } }, { type: 'function', function: { name: 'get_local_time' } }],
+      tools: [
+        { type: 'function', function: { name: 'get_weather' } },
+        { type: 'function', function: { name: 'get_local_time' } },
+      ],
     });
     expect(answer.choices[0]).toEqual({
       index: 0,
@@ -267,7 +273,10 @@ describe('google (Gemini API) through the gateway', () => {
     const request = {
       model: 'gemini-2.5-flash',
       messages: [{ role: 'user', content: 'Weather in Paris and Tokyo, and the time in Tokyo?' }],
-      tools: [{ type: 'function', function: { name: 'get_weather' } }, { type: 'function', function: { name: 'get_local_time' } }],
+      tools: [
+        { type: 'function', function: { name: 'get_weather' } },
+        { type: 'function', function: { name: 'get_local_time' } },
+      ],
     };
     const whole = await client.chat.completions.create(request as any);
     const raw = await postStream(`${gw.url}/v1/chat/completions`, { ...request, stream: true, stream_options: { include_usage: true } }, headers);
@@ -374,7 +383,10 @@ describe('google (Gemini API) through the gateway', () => {
     });
     const raw = await postStream(`${gw.url}/v1/chat/completions`, { model: 'gemini-2.0-flash', messages: [{ role: 'user', content: 'Hi' }], stream: true }, headers);
     expect(raw.done).toBe(false);
-    expect(raw.events.at(-1)).toMatchObject({ status: 'failure', error: { type: 'provider_error', code: 'provider_error', message: 'The model is overloaded. Please try again later.' } });
+    expect(raw.events.at(-1)).toMatchObject({
+      status: 'failure',
+      error: { type: 'provider_error', code: 'provider_error', message: 'The model is overloaded. Please try again later.' },
+    });
   });
 
   it('answers legacy completions through the chat API', async () => {
@@ -460,9 +472,20 @@ describe('google (Gemini API) through the gateway', () => {
   describe('errors', () => {
     const cases: Array<[string, FakeReply, number, Record<string, unknown>, Record<string, string>?]> = [
       ['an invalid key (400 API_KEY_INVALID)', { status: 400, json: fixtureJson('google', 'error-api-key') }, 401, { type: 'authentication_error', code: 'invalid_api_key' }],
-      ['a refused caller (403 PERMISSION_DENIED)', { status: 403, json: fixtureJson('google', 'error-permission') }, 401, { type: 'authentication_error', code: 'invalid_api_key' }],
+      [
+        'a refused caller (403 PERMISSION_DENIED)',
+        { status: 403, json: fixtureJson('google', 'error-permission') },
+        401,
+        { type: 'authentication_error', code: 'invalid_api_key' },
+      ],
       ['an unknown model (404 NOT_FOUND)', { status: 404, json: fixtureJson('google', 'error-not-found') }, 404, { type: 'provider_error', code: 'model_not_found' }],
-      ['a quota (429 RESOURCE_EXHAUSTED with RetryInfo)', { status: 429, json: fixtureJson('google', 'error-quota') }, 429, { type: 'rate_limit_error', code: 'rate_limit_exceeded' }, { 'retry-after': '37' }],
+      [
+        'a quota (429 RESOURCE_EXHAUSTED with RetryInfo)',
+        { status: 429, json: fixtureJson('google', 'error-quota') },
+        429,
+        { type: 'rate_limit_error', code: 'rate_limit_exceeded' },
+        { 'retry-after': '37' },
+      ],
       ['an overload (503 UNAVAILABLE)', { status: 503, json: fixtureJson('google', 'error-unavailable') }, 502, { type: 'provider_error', code: 'provider_error' }],
     ];
     for (const [what, reply, status, error, expectedHeaders] of cases) {

@@ -146,7 +146,14 @@ describe('anthropic request table', () => {
     expect(viaTool.tools).toEqual([{ name: 'json_response', description: expect.stringContaining('place'), input_schema: schema }]);
     expect(viaTool.tool_choice).toEqual({ type: 'tool', name: 'json_response' });
     expect(viaTool.system).toBeUndefined();
-    const viaPrompt = toAnthropicRequest({ model: 'm', messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'x' }], response_format: { type: 'json_object' } });
+    const viaPrompt = toAnthropicRequest({
+      model: 'm',
+      messages: [
+        { role: 'system', content: 'S' },
+        { role: 'user', content: 'x' },
+      ],
+      response_format: { type: 'json_object' },
+    });
     expect(viaPrompt.system).toMatch(/^S\n\nAnswer with one JSON object/);
     expect(viaPrompt.tools).toBeUndefined();
     const besideTools = toAnthropicRequest({
@@ -182,7 +189,13 @@ describe('bedrock converse table', () => {
       model: 'anthropic.claude-3-haiku-20240307-v1:0',
       messages: [
         { role: 'system', content: 'Be brief.' },
-        { role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: `data:image/jpeg;base64,${PNG}` } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this?' },
+            { type: 'image_url', image_url: { url: `data:image/jpeg;base64,${PNG}` } },
+          ],
+        },
       ],
       max_tokens: 300,
       temperature: 1.5,
@@ -280,7 +293,11 @@ describe('cohere chat table', () => {
       model: 'm',
       messages: [
         { role: 'user', content: 'Paris?' },
-        { role: 'assistant', content: 'I will look it up.', tool_calls: [{ id: 'get_weather_x1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+        {
+          role: 'assistant',
+          content: 'I will look it up.',
+          tool_calls: [{ id: 'get_weather_x1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+        },
         { role: 'tool', tool_call_id: 'get_weather_x1', content: '18C' },
       ],
     });
@@ -304,7 +321,9 @@ describe('cohere chat table', () => {
     expect(named.tool_choice).toBe('REQUIRED');
     expect(named.tools.map((t: any) => t.function.name)).toEqual(['get_time']);
     const schema = { type: 'object', properties: { a: { type: 'number' } } };
-    expect(toCohereRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], response_format: { type: 'json_schema', json_schema: { name: 'n', schema } } }).response_format).toEqual({
+    expect(
+      toCohereRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], response_format: { type: 'json_schema', json_schema: { name: 'n', schema } } }).response_format,
+    ).toEqual({
       type: 'json_object',
       json_schema: schema,
     });

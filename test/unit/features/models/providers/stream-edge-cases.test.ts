@@ -8,7 +8,10 @@ import { fromCohereChat } from '../../../../../src/features/models/providers/coh
 import { GatewayError } from '../../../../../src/contract/errors/gateway-error.js';
 
 const call = { body: { model: 'm' } } as unknown as ProviderCall;
-const aws = (eventType: string, payload: unknown): FramedEvent => ({ headers: { ':event-type': eventType, ':message-type': 'event' }, payload: Buffer.from(JSON.stringify(payload)) });
+const aws = (eventType: string, payload: unknown): FramedEvent => ({
+  headers: { ':event-type': eventType, ':message-type': 'event' },
+  payload: Buffer.from(JSON.stringify(payload)),
+});
 const sse = (data: unknown): FramedEvent => ({ data: JSON.stringify(data) });
 
 function run(map: StreamMapper, events: FramedEvent[], end = true): StreamPart[] {
@@ -21,7 +24,11 @@ function run(map: StreamMapper, events: FramedEvent[], end = true): StreamPart[]
 }
 
 describe('bedrock stream end', () => {
-  const body = [aws('messageStart', { role: 'assistant' }), aws('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'Hi' } }), aws('contentBlockStop', { contentBlockIndex: 0 })];
+  const body = [
+    aws('messageStart', { role: 'assistant' }),
+    aws('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'Hi' } }),
+    aws('contentBlockStop', { contentBlockIndex: 0 }),
+  ];
   const usage = aws('metadata', { usage: { inputTokens: 3, outputTokens: 1 } });
 
   it('messageStop after metadata: the finish reason still comes, then done', () => {
@@ -67,7 +74,17 @@ describe('anthropic second message_start', () => {
 describe('cohere null tool arguments', () => {
   it('become {} in answers', () => {
     const answer: any = fromCohereChat(
-      { id: 'x', finish_reason: 'TOOL_CALL', message: { role: 'assistant', tool_calls: [{ id: 'now_1', type: 'function', function: { name: 'now', arguments: null } }, { id: 'now_2', type: 'function', function: { name: 'now', arguments: 'null' } }] } },
+      {
+        id: 'x',
+        finish_reason: 'TOOL_CALL',
+        message: {
+          role: 'assistant',
+          tool_calls: [
+            { id: 'now_1', type: 'function', function: { name: 'now', arguments: null } },
+            { id: 'now_2', type: 'function', function: { name: 'now', arguments: 'null' } },
+          ],
+        },
+      },
       call,
     );
     expect(answer.choices[0].message.tool_calls.map((t: any) => t.function.arguments)).toEqual(['{}', '{}']);

@@ -11,7 +11,11 @@ import { GatewayError } from '../../../../../src/contract/errors/gateway-error.j
 
 const call = (body: Record<string, unknown> = { model: 'm' }) => ({ body }) as unknown as ProviderCall;
 
-function run(adapter: { createMapper(c: ProviderCall): (e: FramedEvent) => StreamPart | StreamPart[] | undefined }, events: FramedEvent[], body?: Record<string, unknown>): StreamPart[] {
+function run(
+  adapter: { createMapper(c: ProviderCall): (e: FramedEvent) => StreamPart | StreamPart[] | undefined },
+  events: FramedEvent[],
+  body?: Record<string, unknown>,
+): StreamPart[] {
   const map = adapter.createMapper(call(body));
   return events.flatMap((e) => {
     const out = map(e);
@@ -144,7 +148,10 @@ describe('bedrock stream mapping', () => {
   });
 
   it('maps whole answers with the request model and a fresh id', () => {
-    const answer: any = fromConverse({ output: { message: { content: [{ text: 'x' }] } }, stopReason: 'max_tokens', usage: { inputTokens: 1, outputTokens: 2 } }, call({ model: 'meta.llama3-70b-instruct-v1:0' }));
+    const answer: any = fromConverse(
+      { output: { message: { content: [{ text: 'x' }] } }, stopReason: 'max_tokens', usage: { inputTokens: 1, outputTokens: 2 } },
+      call({ model: 'meta.llama3-70b-instruct-v1:0' }),
+    );
     expect(answer.model).toBe('meta.llama3-70b-instruct-v1:0');
     expect(answer.id).toMatch(/^chatcmpl-[0-9a-f]{32}$/);
     expect(answer.choices[0].finish_reason).toBe('length');
@@ -188,7 +195,11 @@ describe('completions via chat', () => {
     const body = { model: 'm', prompt: 'Once', echo: true };
     const whole: any = completions.response!({ id: 'msg', model: 'm', content: [{ type: 'text', text: ' upon' }], stop_reason: 'end_turn', usage: {} }, call(body));
     expect(whole.choices[0].text).toBe('Once upon');
-    const parts = run(completions.stream!, [sse({ type: 'message_start', message: { id: 'msg', model: 'm', usage: {} } }), sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: ' upon' } })], body);
+    const parts = run(
+      completions.stream!,
+      [sse({ type: 'message_start', message: { id: 'msg', model: 'm', usage: {} } }), sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: ' upon' } })],
+      body,
+    );
     expect(parts.filter((p) => p.type === 'text').map((p: any) => p.text)).toEqual(['Once', ' upon']);
   });
 

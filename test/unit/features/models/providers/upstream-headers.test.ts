@@ -7,7 +7,10 @@ describe('upstream headers', () => {
   });
 
   it('passes only the contract headers, renamed from each provider own', () => {
-    expect(passedHeaders(OPENAI_HEADERS, { 'x-request-id': 'r', 'openai-organization': 'o', 'x-ratelimit-limit-tokens': '10', 'set-cookie': ['a'] })).toEqual({ 'x-request-id': 'r', 'x-ratelimit-limit-tokens': '10' });
+    expect(passedHeaders(OPENAI_HEADERS, { 'x-request-id': 'r', 'openai-organization': 'o', 'x-ratelimit-limit-tokens': '10', 'set-cookie': ['a'] })).toEqual({
+      'x-request-id': 'r',
+      'x-ratelimit-limit-tokens': '10',
+    });
     expect(passedHeaders(ANTHROPIC_HEADERS, { 'request-id': 'req_1', 'anthropic-ratelimit-requests-reset': '12', 'anthropic-ratelimit-input-tokens-limit': '9' })).toEqual({
       'x-request-id': 'req_1',
       'x-ratelimit-reset-requests': '12s',

@@ -221,9 +221,13 @@ describe('vertex-ai through the gateway', () => {
       ['call_0', 'lookup_order', '{"order_id":"A-1001"}'],
       ['call_1', 'lookup_order', '{"order_id":"A-1002"}'],
     ]);
-    const raw = await postStream(`${gw.url}/v1/chat/completions`, { ...tools, stream: true, stream_options: { include_usage: true } }, {
-      ...vertexHeaders(account()),
-    });
+    const raw = await postStream(
+      `${gw.url}/v1/chat/completions`,
+      { ...tools, stream: true, stream_options: { include_usage: true } },
+      {
+        ...vertexHeaders(account()),
+      },
+    );
     expect(raw.done).toBe(true);
     expect(assembleChat(raw.events)).toEqual(comparable(toolAnswer));
   });
@@ -325,7 +329,11 @@ describe('vertex-ai through the gateway', () => {
         ['error-quota', 429, 'm-quota', 429, 'rate_limit_exceeded'],
       ];
       for (const [fixture, upstreamStatus, model, status, code] of cases) {
-        upstream.on(`POST ${LOCATION}/${model}:generateContent`, { status: upstreamStatus, json: fixtureJson('vertex-ai', fixture), headers: upstreamStatus === 429 ? { 'retry-after': '12' } : {} });
+        upstream.on(`POST ${LOCATION}/${model}:generateContent`, {
+          status: upstreamStatus,
+          json: fixtureJson('vertex-ai', fixture),
+          headers: upstreamStatus === 429 ? { 'retry-after': '12' } : {},
+        });
         const res = await chat(vertexHeaders(account()), { model });
         const body: any = await res.body.json();
         expect(res.statusCode).toBe(status);

@@ -16,17 +16,33 @@ function onlyGatewayErrors(fn: () => unknown): void {
 
 describe('Responses <-> chat translation', () => {
   const item = fc.oneof(
-    fc.record({ role: fc.constantFrom('user', 'assistant', 'system', 'developer', 'tool'), content: fc.oneof(fc.string(), fc.array(fc.record({ type: fc.constantFrom('input_text', 'output_text', 'input_image', 'refusal', 'x'), text: fc.string() }), { maxLength: 3 })) }),
+    fc.record({
+      role: fc.constantFrom('user', 'assistant', 'system', 'developer', 'tool'),
+      content: fc.oneof(
+        fc.string(),
+        fc.array(fc.record({ type: fc.constantFrom('input_text', 'output_text', 'input_image', 'refusal', 'x'), text: fc.string() }), { maxLength: 3 }),
+      ),
+    }),
     fc.record({ type: fc.constant('function_call'), call_id: fc.string(), name: fc.string(), arguments: fc.string() }),
     fc.record({ type: fc.constant('function_call_output'), call_id: fc.string(), output: fc.string() }),
-    fc.record({ type: fc.constant('reasoning'), summary: fc.constant([]), content: fc.option(fc.array(fc.record({ type: fc.constant('reasoning_text'), text: fc.string() })), { nil: undefined }), encrypted_content: fc.option(fc.string(), { nil: undefined }) }),
+    fc.record({
+      type: fc.constant('reasoning'),
+      summary: fc.constant([]),
+      content: fc.option(fc.array(fc.record({ type: fc.constant('reasoning_text'), text: fc.string() })), { nil: undefined }),
+      encrypted_content: fc.option(fc.string(), { nil: undefined }),
+    }),
     fc.record({ type: fc.string() }),
   );
 
   it('turns any Responses request into a chat request or a 400, never a crash (property)', () => {
     fc.assert(
       fc.property(
-        fc.record({ model: fc.string(), input: fc.oneof(fc.string(), fc.array(item, { maxLength: 6 })), instructions: fc.option(fc.string(), { nil: undefined }), background: fc.boolean() }),
+        fc.record({
+          model: fc.string(),
+          input: fc.oneof(fc.string(), fc.array(item, { maxLength: 6 })),
+          instructions: fc.option(fc.string(), { nil: undefined }),
+          background: fc.boolean(),
+        }),
         (body) => onlyGatewayErrors(() => chatFromResponses(body)),
       ),
     );

@@ -109,8 +109,6 @@ describe('compilePlan', () => {
       'targets: loadbalance needs at least one target with a weight above 0',
     ]);
     expect(problems({ provider: 'openai', strategy: { mode: 'fallback' } })).toEqual(['strategy.mode: fallback needs targets to choose from']);
-    expect(problems({ strategy: { mode: 'conditional' }, targets: [{ provider: 'openai' }] })).toEqual([
-      'strategy: conditional mode needs conditions or a default',
-    ]);
+    expect(problems({ strategy: { mode: 'conditional' }, targets: [{ provider: 'openai' }] })).toEqual(['strategy: conditional mode needs conditions or a default']);
   });
 });

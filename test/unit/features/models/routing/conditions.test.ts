@@ -37,10 +37,7 @@ describe('conditional routing queries', () => {
   });
 
   it('combines with $and and $or, and reads nested paths', () => {
-    const q = compileQuery(
-      { $or: [{ 'metadata.tier': 'pro' }, { $and: [{ 'metadata.beta': true }, { 'params.stream_options.include_usage': true }] }] },
-      'q',
-    );
+    const q = compileQuery({ $or: [{ 'metadata.tier': 'pro' }, { $and: [{ 'metadata.beta': true }, { 'params.stream_options.include_usage': true }] }] }, 'q');
     expect(q(input({ tier: 'pro' }))).toBe(true);
     expect(q(input({ beta: true }, { stream_options: { include_usage: true } }))).toBe(true);
     expect(q(input({ beta: true }, { stream_options: { include_usage: false } }))).toBe(false);

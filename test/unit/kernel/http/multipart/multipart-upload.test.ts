@@ -16,7 +16,12 @@ function form(parts: Array<[string, string] | [string, string, Buffer]>): Buffer
   const out: Buffer[] = [];
   for (const p of parts) {
     if (p.length === 2) out.push(Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="${p[0]}"\r\n\r\n${p[1]}\r\n`));
-    else out.push(Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="${p[0]}"; filename="${p[1]}"\r\nContent-Type: application/octet-stream\r\n\r\n`), p[2], Buffer.from('\r\n'));
+    else
+      out.push(
+        Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="${p[0]}"; filename="${p[1]}"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+        p[2],
+        Buffer.from('\r\n'),
+      );
   }
   out.push(Buffer.from(`--${BOUNDARY}--\r\n`));
   return Buffer.concat(out);
@@ -64,7 +69,11 @@ describe('MultipartUpload', () => {
   afterAll(() => rmSync(spoolDir, { recursive: true, force: true }));
 
   it('sends the form as it came (every part, in order) from the spooled parts, with its exact length', async () => {
-    const body = form([['purpose', 'batch'], ['file', 'a.jsonl', data], ['after', 'x']]);
+    const body = form([
+      ['purpose', 'batch'],
+      ['file', 'a.jsonl', data],
+      ['after', 'x'],
+    ]);
     const upload = new MultipartUpload(requestOf(body), rules(), { spoolDir });
     await upload.ready;
     expect(upload.fields).toEqual({ purpose: 'batch', after: 'x' });
@@ -73,7 +82,10 @@ describe('MultipartUpload', () => {
     const out = await drain(sent.body);
     expect(out.length).toBe(sent.contentLength);
     const parsed = await parse(out, sent.contentType);
-    expect(parsed.fields).toEqual([['purpose', 'batch'], ['after', 'x']]);
+    expect(parsed.fields).toEqual([
+      ['purpose', 'batch'],
+      ['after', 'x'],
+    ]);
     expect(parsed.files[0]![1].equals(data)).toBe(true);
     // A second attempt (retry, fallback) gets the same form again.
     const again = await drain(upload.form().body);
@@ -83,7 +95,10 @@ describe('MultipartUpload', () => {
   });
 
   it('rebuilds the form with renamed fields; a field after the file stays after it', async () => {
-    const body = form([['file', 'train.jsonl', data], ['purpose', 'batch']]);
+    const body = form([
+      ['file', 'train.jsonl', data],
+      ['purpose', 'batch'],
+    ]);
     const upload = new MultipartUpload(requestOf(body), rules(), { spoolDir });
     await upload.ready;
     const rebuilt = upload.rebuild({
@@ -93,7 +108,10 @@ describe('MultipartUpload', () => {
     const out = await drain(rebuilt.body);
     expect(out.length).toBe(rebuilt.contentLength);
     const parsed = await parse(out, rebuilt.contentType);
-    expect(parsed.fields).toEqual([['file_name', 'train.jsonl'], ['purpose', 'batch-api']]);
+    expect(parsed.fields).toEqual([
+      ['file_name', 'train.jsonl'],
+      ['purpose', 'batch-api'],
+    ]);
     expect(parsed.files[0]![1].equals(data)).toBe(true);
     upload.dispose();
   });
@@ -101,7 +119,16 @@ describe('MultipartUpload', () => {
   it('moves the file part to disk', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mp-'));
     try {
-      const upload = new MultipartUpload(requestOf(form([['purpose', 'batch'], ['file', 'x.jsonl', data]])), rules(), { spoolDir });
+      const upload = new MultipartUpload(
+        requestOf(
+          form([
+            ['purpose', 'batch'],
+            ['file', 'x.jsonl', data],
+          ]),
+        ),
+        rules(),
+        { spoolDir },
+      );
       await upload.ready;
       await upload.toDisk('file', join(dir, 'f'));
       expect(readFileSync(join(dir, 'f')).equals(data)).toBe(true);
@@ -114,7 +141,10 @@ describe('MultipartUpload', () => {
   });
 
   it('checks a field sent after the file before the form is ready: nothing can be sent', async () => {
-    const body = form([['file', 'a.bin', data], ['n', '99']]);
+    const body = form([
+      ['file', 'a.bin', data],
+      ['n', '99'],
+    ]);
     const finish = vi.fn((fields: Record<string, unknown>) => {
       if (fields.n === '99') throw new GatewayError('missing_required_parameter', 'n is out of bounds', { param: 'n' });
     });
@@ -145,7 +175,10 @@ describe('MultipartUpload', () => {
   });
 
   it('a body cut off inside a file part is a 400, and the spooled part goes', async () => {
-    const body = form([['model', 'whisper-1'], ['file', 'a.mp3', data]]);
+    const body = form([
+      ['model', 'whisper-1'],
+      ['file', 'a.mp3', data],
+    ]);
     const cut = body.subarray(0, 150_000);
     const upload = new MultipartUpload(requestOf(cut), rules(), { spoolDir });
     await expect(upload.ready).rejects.toMatchObject({ status: 400, param: expect.any(String) });

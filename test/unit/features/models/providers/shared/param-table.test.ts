@@ -33,7 +33,13 @@ describe('param table interpreter', () => {
 
   it('computes destinations from the whole request', () => {
     const map = compileParamTable({
-      system: { compute: (r) => r.messages.filter((m: any) => m.role === 'system').map((m: any) => m.content).join('\n') || undefined },
+      system: {
+        compute: (r) =>
+          r.messages
+            .filter((m: any) => m.role === 'system')
+            .map((m: any) => m.content)
+            .join('\n') || undefined,
+      },
       messages: { transform: (ms) => ms.filter((m: any) => m.role !== 'system') },
     });
     expect(
