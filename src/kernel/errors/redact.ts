@@ -5,7 +5,7 @@
  * errors and tool results relayed from tool servers, and every log line.
  *
  * A secret is matched in each spelling text may carry it in: as it is, JSON-escaped (once, and
- * twice for JSON inside a JSON string, and with non-ASCII as \uXXXX), and URL-encoded. A value
+ * twice for JSON inside a JSON string, and with non-ASCII as \u escapes), and URL-encoded. A value
  * given as `<scheme> <credential>` (an Authorization header) also stands for its bare
  * credential, and a Basic credential for its decoded `user:password` and password.
  *
