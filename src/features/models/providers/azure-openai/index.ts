@@ -5,7 +5,7 @@
  * `providers.azure-openai.baseUrl` stands for https://{resource}.openai.azure.com. The key
  * travels in `api-key`; a Microsoft Entra ID token (a JWT) in Authorization: Bearer.
  */
-import type { Operation } from '../../../../contract/operations.js';
+import { OPENAI_API_OPERATIONS, type Operation } from '../../../../contract/operations.js';
 import { badRequest } from '../../../../contract/errors/gateway-error.js';
 import { openAICompatible } from '../openai-compatible/openai-compatible.js';
 import type { ProviderCall } from '../provider.js';
@@ -72,35 +72,6 @@ export default openAICompatible({
   authHeaders: (key): Record<string, string> => (!key ? {} : JWT.test(key) ? { authorization: `Bearer ${key}` } : { 'api-key': key }),
   passHeaders: AZURE_HEADERS,
   requiresKey: true,
-  operations: [
-    'chat.completions',
-    'completions',
-    'embeddings',
-    'images.generations',
-    'images.edits',
-    'audio.speech',
-    'audio.transcriptions',
-    'audio.translations',
-    'files.create',
-    'files.list',
-    'files.retrieve',
-    'files.delete',
-    'files.content',
-    'batches.create',
-    'batches.list',
-    'batches.retrieve',
-    'batches.cancel',
-    'fine_tuning.jobs.create',
-    'fine_tuning.jobs.list',
-    'fine_tuning.jobs.retrieve',
-    'fine_tuning.jobs.cancel',
-    'fine_tuning.jobs.events',
-    'models.list',
-    'responses.create',
-    'responses.retrieve',
-    'responses.delete',
-    'responses.cancel',
-    'responses.input_items',
-  ],
+  operations: OPENAI_API_OPERATIONS,
   mapError: mapAzureError,
 });

@@ -1,4 +1,5 @@
 import { openAICompatible } from '../openai-compatible/openai-compatible.js';
+import { AUDIO_OPERATIONS, BATCHES_OPERATIONS, FILES_OPERATIONS, RESPONSES_OPERATIONS } from '../../../../contract/operations.js';
 
 /** Groq: OpenAI-compatible API at https://api.groq.com/openai/v1. */
 export default openAICompatible({
@@ -7,25 +8,5 @@ export default openAICompatible({
   defaultBaseUrl: 'https://api.groq.com/openai/v1',
   reasoning: { renamed: true },
   requiresKey: true,
-  operations: [
-    'chat.completions',
-    'audio.speech',
-    'audio.transcriptions',
-    'audio.translations',
-    'files.create',
-    'files.list',
-    'files.retrieve',
-    'files.delete',
-    'files.content',
-    'batches.create',
-    'batches.list',
-    'batches.retrieve',
-    'batches.cancel',
-    'models.list',
-    'responses.create',
-    'responses.retrieve',
-    'responses.delete',
-    'responses.cancel',
-    'responses.input_items',
-  ],
+  operations: ['chat.completions', ...AUDIO_OPERATIONS, ...FILES_OPERATIONS, ...BATCHES_OPERATIONS, 'models.list', ...RESPONSES_OPERATIONS],
 });

@@ -1,4 +1,5 @@
 import { openAICompatible } from '../openai-compatible/openai-compatible.js';
+import { FILES_OPERATIONS, FINE_TUNING_OPERATIONS } from '../../../../contract/operations.js';
 import { mistralFiles } from './files.js';
 import { mistralFineTuning } from './fine-tuning.js';
 
@@ -8,20 +9,6 @@ export default openAICompatible({
   displayName: 'Mistral AI',
   defaultBaseUrl: 'https://api.mistral.ai/v1',
   requiresKey: true,
-  operations: [
-    'chat.completions',
-    'embeddings',
-    'files.create',
-    'files.list',
-    'files.retrieve',
-    'files.delete',
-    'files.content',
-    'fine_tuning.jobs.create',
-    'fine_tuning.jobs.list',
-    'fine_tuning.jobs.retrieve',
-    'fine_tuning.jobs.cancel',
-    'fine_tuning.jobs.events',
-    'models.list',
-  ],
+  operations: ['chat.completions', 'embeddings', ...FILES_OPERATIONS, ...FINE_TUNING_OPERATIONS, 'models.list'],
   overrides: { ...mistralFiles, ...mistralFineTuning },
 });

@@ -1,4 +1,5 @@
 import { openAICompatible } from '../openai-compatible/openai-compatible.js';
+import { OPENAI_API_OPERATIONS } from '../../../../contract/operations.js';
 
 /** OpenAI: OpenAI-compatible API at https://api.openai.com/v1. */
 export default openAICompatible({
@@ -6,34 +7,5 @@ export default openAICompatible({
   displayName: 'OpenAI',
   defaultBaseUrl: 'https://api.openai.com/v1',
   requiresKey: true,
-  operations: [
-    'chat.completions',
-    'completions',
-    'embeddings',
-    'images.generations',
-    'images.edits',
-    'audio.speech',
-    'audio.transcriptions',
-    'audio.translations',
-    'files.create',
-    'files.list',
-    'files.retrieve',
-    'files.delete',
-    'files.content',
-    'batches.create',
-    'batches.list',
-    'batches.retrieve',
-    'batches.cancel',
-    'fine_tuning.jobs.create',
-    'fine_tuning.jobs.list',
-    'fine_tuning.jobs.retrieve',
-    'fine_tuning.jobs.cancel',
-    'fine_tuning.jobs.events',
-    'models.list',
-    'responses.create',
-    'responses.retrieve',
-    'responses.delete',
-    'responses.cancel',
-    'responses.input_items',
-  ],
+  operations: OPENAI_API_OPERATIONS,
 });

@@ -1,4 +1,5 @@
 import { BARE_RATELIMIT_HEADERS } from '../shared/upstream-headers.js';
+import { FILES_OPERATIONS, FINE_TUNING_OPERATIONS } from '../../../../contract/operations.js';
 import { openAICompatible } from '../openai-compatible/openai-compatible.js';
 import { togetherFiles } from './files.js';
 import { togetherFineTuning } from './fine-tuning.js';
@@ -12,22 +13,6 @@ export default openAICompatible({
   reasoning: { renamed: true },
   passHeaders: BARE_RATELIMIT_HEADERS,
   requiresKey: true,
-  operations: [
-    'chat.completions',
-    'completions',
-    'embeddings',
-    'images.generations',
-    'files.create',
-    'files.list',
-    'files.retrieve',
-    'files.delete',
-    'files.content',
-    'fine_tuning.jobs.create',
-    'fine_tuning.jobs.list',
-    'fine_tuning.jobs.retrieve',
-    'fine_tuning.jobs.cancel',
-    'fine_tuning.jobs.events',
-    'models.list',
-  ],
+  operations: ['chat.completions', 'completions', 'embeddings', 'images.generations', ...FILES_OPERATIONS, ...FINE_TUNING_OPERATIONS, 'models.list'],
   overrides: { ...togetherFiles, ...togetherFineTuning, ...togetherImages },
 });
