@@ -510,6 +510,10 @@ export interface BatchSettings {
    * A line found in flight after a crash (sent, answer not recorded): fail (recorded as failed, never sent twice; the default) or resend (sent again, at-least-once).
    */
   interruptedLines?: 'fail' | 'resend';
+  /**
+   * How long a gateway process's claim on the batch lines it is sending lasts without renewal (renewed every few seconds while it runs). The processes of a cluster and the instances on one PostgreSQL share the lines of a batch; lines of a process that stopped are taken over by another once this passes (then failed or resent, per interruptedLines). A duration: 30s, 2m.
+   */
+  claimTimeout?: string;
 }
 export interface McpServerConfig {
   /**

@@ -26,6 +26,12 @@ export interface ExecutionDeps {
   maxWaitMs: number;
   /** What happens to a line found in flight after a crash: recorded as failed, or sent again. */
   interrupted: 'fail' | 'resend';
+  /** This runner's id: its claims on lines (and on the batch, for the one-writer steps) carry it. */
+  runner: string;
+  /** How long a claim lasts without renewal. */
+  leaseMs: number;
+  /** One process alone uses the store (SQLite outside a cluster): every line found `sending` at start-up was interrupted. */
+  exclusive: boolean;
 }
 
 const PAGE = 200;
@@ -37,11 +43,13 @@ export const INTERRUPTED_ERROR = {
 
 /**
  * Runs one gateway batch from wherever its durable state says it is: validating (reads the
- * input file into per-line rows), in_progress (sends pending lines with bounded concurrency,
- * each line marked `sending` before it goes and its result recorded with the counters in one
- * transaction), finalizing (writes the output and error files), then completed; or
- * cancelling -> cancelled. A 429 puts the line back to pending and pauses the whole batch
- * for the Retry-After the provider asked for.
+ * input file into per-line rows), in_progress (claims pending lines and sends them with bounded
+ * concurrency, each result recorded with the counters in one transaction), finalizing (writes
+ * the output and error files), then completed; or cancelling -> cancelled. Several runners (the
+ * workers of a cluster, instances on one PostgreSQL) share the lines of one batch: each claims
+ * only as many as it can send at once. Reading the input file and writing the output files are
+ * done by one runner, which holds the batch's claim meanwhile. A 429 puts the line back to
+ * pending and pauses this runner's sending for the Retry-After the provider asked for.
  */
 export class BatchExecution {
   private readonly stopSignal = new AbortController();
@@ -50,6 +58,8 @@ export class BatchExecution {
   private readonly requestAbort = new AbortController();
   private readonly inFlight = new Map<number, Promise<void>>();
   private pauseUntil = 0;
+  /** This runner holds the batch's claim (reading the input, writing the output): renewed by the runner's tick. */
+  holdsBatch = false;
 
   constructor(
     readonly batchId: string,
@@ -79,7 +89,7 @@ export class BatchExecution {
     let batch = await this.deps.batches.byId(this.batchId);
     if (!batch) return;
     if (batch.status === 'validating') {
-      await this.validate(batch);
+      await this.withBatchClaim(() => this.validate(batch!));
       batch = (await this.deps.batches.byId(this.batchId))!;
     }
     if (batch.status === 'in_progress' || batch.status === 'cancelling') {
@@ -89,12 +99,35 @@ export class BatchExecution {
       batch = (await this.deps.batches.byId(this.batchId))!;
       if (batch.status === 'in_progress') {
         if (this.cancelSignal.signal.aborted) return;
+        // Lines still out at another runner: that runner finishes the batch after its last line.
+        if ((await this.deps.batches.unfinishedLines(this.batchId)) > 0) return;
         await this.deps.batches.transition(this.batchId, ['in_progress'], 'finalizing');
         batch = (await this.deps.batches.byId(this.batchId))!;
       }
     }
     if (this.stopped) return;
-    if (batch.status === 'finalizing' || batch.status === 'cancelling') await this.finish(batch);
+    if (batch.status === 'finalizing' || batch.status === 'cancelling') {
+      const current = batch;
+      await this.withBatchClaim(async () => {
+        // A cancelled batch is written once no runner sends its lines any more.
+        if (current.status === 'cancelling' && (await this.deps.batches.sendingElsewhere(this.batchId, this.deps.runner, Date.now())) > 0) return;
+        const fresh = (await this.deps.batches.byId(this.batchId))!;
+        if (fresh.status === current.status) await this.finish(fresh);
+      });
+    }
+  }
+
+  /** Runs `step` holding the batch's claim; another runner holding it does the step instead. */
+  private async withBatchClaim(step: () => Promise<void>): Promise<void> {
+    const { batches, runner, leaseMs, exclusive } = this.deps;
+    if (!(await batches.claim(this.batchId, runner, leaseMs, exclusive))) return;
+    this.holdsBatch = true;
+    try {
+      await step();
+    } finally {
+      this.holdsBatch = false;
+      await batches.release(this.batchId, runner).catch(() => undefined);
+    }
   }
 
   /** Writes the output files and ends the batch (completed, or cancelled). */
@@ -127,25 +160,31 @@ export class BatchExecution {
     this.deps.logger.info({ batch: this.batchId, problems: problems.length }, 'gateway batch failed validation');
   }
 
-  /** Lines left `sending` by a process that died: their answers were never recorded. */
+  /**
+   * Lines left `sending` by a runner that stopped (its process died, or it was stopped past its
+   * grace period): their answers were never recorded. Outside a cluster on SQLite every such
+   * line was interrupted; otherwise only those whose claim ran out.
+   */
   private async settleInterrupted(): Promise<void> {
     const { batches } = this.deps;
+    const before = this.deps.exclusive ? Number.MAX_SAFE_INTEGER : Date.now();
+    let skip = 0;
     for (;;) {
-      const lines = await batches.lines(this.batchId, ['sending'], 0, PAGE);
-      if (!lines.length) return;
-      for (const line of lines) {
-        if (this.deps.interrupted === 'resend') {
-          await batches.store.execute(`UPDATE gateway_batch_lines SET state = 'pending' WHERE batch_id = ? AND line_no = ? AND state = 'sending'`, [this.batchId, line.line_no]);
-        } else {
-          await batches.recordResult(this.batchId, Number(line.line_no), {
-            ok: false,
-            resultId: `batch_req_interrupted_${line.line_no}`,
-            statusCode: null,
-            requestId: null,
-            response: null,
-            error: INTERRUPTED_ERROR,
-          });
-        }
+      const lines = await batches.lapsedLines(this.batchId, before, PAGE + skip);
+      const fresh = lines.slice(skip);
+      if (!fresh.length) return;
+      for (const line of fresh) {
+        const settled =
+          this.deps.interrupted === 'resend'
+            ? await batches.resendLapsed(line, before)
+            : await batches.recordResult(
+                this.batchId,
+                Number(line.line_no),
+                { ok: false, resultId: `batch_req_interrupted_${line.line_no}`, statusCode: null, requestId: null, response: null, error: INTERRUPTED_ERROR },
+                line.runner,
+              );
+        // A line its runner renewed meanwhile stays in the list: passed over from now on.
+        if (!settled) skip++;
       }
     }
   }
@@ -155,19 +194,6 @@ export class BatchExecution {
     const route = PROVIDER_ROUTES.find((r) => r.key === `POST ${batch.endpoint}`)!;
     const pipeline = this.deps.edge.pipelineFor(route.key)!;
     const stopOrCancel = AbortSignal.any([this.stopSignal.signal, this.cancelSignal.signal]);
-    const retry: LineRow[] = [];
-    let queue: LineRow[] = [];
-    let loadedTo = 0;
-    let exhausted = false;
-    const next = async (): Promise<LineRow | undefined> => {
-      if (retry.length) return retry.shift();
-      if (!queue.length && !exhausted) {
-        queue = await this.deps.batches.lines(this.batchId, ['pending'], loadedTo, PAGE);
-        if (queue.length) loadedTo = Number(queue.at(-1)!.line_no);
-        else exhausted = true;
-      }
-      return queue.shift();
-    };
     const settleOne = () => Promise.race(this.inFlight.values());
     while (!stopOrCancel.aborted) {
       const wait = this.pauseUntil - Date.now();
@@ -175,39 +201,38 @@ export class BatchExecution {
         await abortableWait(wait, stopOrCancel);
         continue;
       }
-      if (this.inFlight.size >= this.deps.concurrency) {
+      const free = this.deps.concurrency - this.inFlight.size;
+      if (free <= 0) {
         await settleOne();
         continue;
       }
-      const line = await next();
-      if (!line) {
+      // Only as many lines as go out now: the rest stay free for the other runners of the batch.
+      const lines = await this.deps.batches.claimLines(this.batchId, this.deps.runner, free, this.deps.leaseMs);
+      if (!lines.length) {
         if (this.inFlight.size === 0) break;
         await settleOne();
         continue;
       }
-      this.launch(line, pipeline, route, retry);
+      for (const line of lines) this.launch(line, pipeline, route);
     }
     await Promise.all(this.inFlight.values());
   }
 
-  private launch(line: LineRow, pipeline: CompiledPipeline, route: (typeof PROVIDER_ROUTES)[number], retry: LineRow[]): void {
-    const { batches, logger } = this.deps;
+  private launch(line: LineRow, pipeline: CompiledPipeline, route: (typeof PROVIDER_ROUTES)[number]): void {
+    const { batches, logger, runner } = this.deps;
     const lineNo = Number(line.line_no);
     const work = (async () => {
-      if (!(await batches.markSending(this.batchId, lineNo))) return;
       const outcome = await runLine(this.deps.edge, pipeline, route, this.headers, line.body, this.requestAbort.signal);
-      if (this.requestAbort.signal.aborted) return; // shutdown cut it: left `sending`, settled at the next start
+      if (this.requestAbort.signal.aborted) return; // shutdown cut it: left `sending`, settled once its claim runs out
       if (outcome.rateLimited && Number(line.waits) < this.deps.maxWaits) {
-        await batches.backToPending(this.batchId, lineNo);
-        line.waits = Number(line.waits) + 1;
+        await batches.backToPending(this.batchId, lineNo, runner);
         const waitMs = Math.min(this.deps.maxWaitMs, Math.max(250, (outcome.retryAfter ?? 1) * 1000));
         this.pauseUntil = Math.max(this.pauseUntil, Date.now() + waitMs);
-        retry.push(line);
         this.deps.lines?.inc(['rate_limited']);
         return;
       }
-      await batches.recordResult(this.batchId, lineNo, outcome.result);
-      this.deps.lines?.inc([outcome.result.ok ? 'succeeded' : 'failed']);
+      if (await batches.recordResult(this.batchId, lineNo, outcome.result, runner)) this.deps.lines?.inc([outcome.result.ok ? 'succeeded' : 'failed']);
+      else logger.warn({ batch: this.batchId, line: lineNo }, 'gateway batch line answered after its claim ran out; the answer is not recorded');
     })()
       .catch((err) => logger.error({ batch: this.batchId, line: lineNo, err: (err as Error).message }, 'gateway batch line failed to run'))
       .finally(() => this.inFlight.delete(lineNo));

@@ -46,6 +46,10 @@ export interface LineRow {
   request_id: string | null;
   response: string | null;
   error: string | null;
+  /** The runner that claimed the line (set while it is `sending`). */
+  runner: string | null;
+  /** Until when (ms) that claim holds without renewal; a `sending` line past it was interrupted. */
+  claimed_until: number | null;
 }
 
 /** What one line ended with: the answer's status and body, or an error without an answer. */
@@ -215,26 +219,81 @@ export class BatchStore {
     );
   }
 
-  /** Records that the line is about to be sent; false when it is not pending any more. */
-  async markSending(batchId: string, lineNo: number): Promise<boolean> {
-    const changed = await this.store.execute(`UPDATE gateway_batch_lines SET state = 'sending', attempts = attempts + 1 WHERE batch_id = ? AND line_no = ? AND state = 'pending'`, [
-      batchId,
-      lineNo,
-    ]);
+  /**
+   * Takes up to `limit` pending lines of the batch for `runner`, in input order: each moves to
+   * `sending` with the runner's claim, in one statement, so that runners sharing a batch (the
+   * workers of a cluster, instances on one PostgreSQL) never take the same line. PostgreSQL skips
+   * lines another transaction is claiming (`FOR UPDATE SKIP LOCKED`); SQLite runs one writer at a
+   * time, so its single `UPDATE ... RETURNING` is the same claim.
+   */
+  async claimLines(batchId: string, runner: string, limit: number, leaseMs: number): Promise<LineRow[]> {
+    if (limit <= 0) return [];
+    const until = Date.now() + leaseMs;
+    // PostgreSQL: the picked lines are fixed once in a CTE (a LIMIT subquery inside IN may be
+    // evaluated again per row); locked ones are passed over, not waited for.
+    const rows =
+      this.store.dialect === 'postgres'
+        ? await this.store.query<LineRow>(
+            `WITH picked AS (
+               SELECT line_no FROM gateway_batch_lines WHERE batch_id = ? AND state = 'pending' ORDER BY line_no LIMIT ? FOR UPDATE SKIP LOCKED
+             )
+             UPDATE gateway_batch_lines AS l SET state = 'sending', attempts = l.attempts + 1, runner = ?, claimed_until = ?
+             FROM picked WHERE l.batch_id = ? AND l.line_no = picked.line_no
+             RETURNING l.*`,
+            [batchId, limit, runner, until, batchId],
+          )
+        : await this.store.query<LineRow>(
+            `UPDATE gateway_batch_lines SET state = 'sending', attempts = attempts + 1, runner = ?, claimed_until = ?
+             WHERE batch_id = ? AND state = 'pending' AND line_no IN (
+               SELECT line_no FROM gateway_batch_lines WHERE batch_id = ? AND state = 'pending' ORDER BY line_no LIMIT ?
+             )
+             RETURNING *`,
+            [runner, until, batchId, batchId, limit],
+          );
+    return rows.sort((a, b) => Number(a.line_no) - Number(b.line_no));
+  }
+
+  /** Extends the runner's claims on the batch's lines it is still sending. */
+  async renewLines(batchId: string, runner: string, leaseMs: number): Promise<void> {
+    await this.store.execute(`UPDATE gateway_batch_lines SET claimed_until = ? WHERE batch_id = ? AND runner = ? AND state = 'sending'`, [Date.now() + leaseMs, batchId, runner]);
+  }
+
+  /** Lines left `sending` whose claim ran out before `before` (their runner stopped): sent, answer never recorded. */
+  lapsedLines(batchId: string, before: number, limit: number): Promise<LineRow[]> {
+    return this.store.query<LineRow>(
+      `SELECT * FROM gateway_batch_lines WHERE batch_id = ? AND state = 'sending' AND (claimed_until IS NULL OR claimed_until < ?) ORDER BY line_no LIMIT ?`,
+      [batchId, before, limit],
+    );
+  }
+
+  /** A lapsed line goes back to pending (interruptedLines: resend), unless its runner renewed meanwhile. */
+  async resendLapsed(line: LineRow, before: number): Promise<boolean> {
+    const changed = await this.store.execute(
+      `UPDATE gateway_batch_lines SET state = 'pending', runner = NULL, claimed_until = NULL
+       WHERE batch_id = ? AND line_no = ? AND state = 'sending' AND COALESCE(runner, '') = ? AND (claimed_until IS NULL OR claimed_until < ?)`,
+      [line.batch_id, line.line_no, line.runner ?? '', before],
+    );
     return changed > 0;
   }
 
-  /** The upstream refused the line without running it (429): it waits and goes again. */
-  async backToPending(batchId: string, lineNo: number): Promise<void> {
-    await this.store.execute(`UPDATE gateway_batch_lines SET state = 'pending', waits = waits + 1 WHERE batch_id = ? AND line_no = ?`, [batchId, lineNo]);
+  /** The upstream refused the line without running it (429): it waits and goes again (any runner may take it). */
+  async backToPending(batchId: string, lineNo: number, runner: string): Promise<void> {
+    await this.store.execute(
+      `UPDATE gateway_batch_lines SET state = 'pending', waits = waits + 1, runner = NULL, claimed_until = NULL WHERE batch_id = ? AND line_no = ? AND state = 'sending' AND runner = ?`,
+      [batchId, lineNo, runner],
+    );
   }
 
-  /** Records a line's result and counts it, in one transaction. */
-  async recordResult(batchId: string, lineNo: number, result: LineResult): Promise<void> {
-    await this.store.transaction(async (tx) => {
+  /**
+   * Records the result of a line `runner` claimed (`null`: one claimed by no runner) and counts
+   * it, in one transaction. Nothing changes when the claim is not that runner's any more (it
+   * lapsed and the line was settled or taken by another runner). False then.
+   */
+  async recordResult(batchId: string, lineNo: number, result: LineResult, runner: string | null): Promise<boolean> {
+    return this.store.transaction(async (tx) => {
       const changed = await tx.execute(
-        `UPDATE gateway_batch_lines SET state = ?, result_id = ?, status_code = ?, request_id = ?, response = ?, error = ?
-         WHERE batch_id = ? AND line_no = ? AND state IN ('sending', 'pending')`,
+        `UPDATE gateway_batch_lines SET state = ?, result_id = ?, status_code = ?, request_id = ?, response = ?, error = ?, claimed_until = NULL
+         WHERE batch_id = ? AND line_no = ? AND state = 'sending' AND COALESCE(runner, '') = ?`,
         [
           result.ok ? 'succeeded' : 'failed',
           result.resultId,
@@ -244,12 +303,29 @@ export class BatchStore {
           result.error ? JSON.stringify(result.error) : null,
           batchId,
           lineNo,
+          runner ?? '',
         ],
       );
-      if (!changed) return;
+      if (!changed) return false;
       const column = result.ok ? 'completed_count' : 'failed_count';
       await tx.execute(`UPDATE gateway_batches SET ${column} = ${column} + 1 WHERE id = ?`, [batchId]);
+      return true;
     });
+  }
+
+  /** Lines not finished yet (pending, or being sent by some runner). */
+  async unfinishedLines(batchId: string): Promise<number> {
+    const rows = await this.store.query<{ n: number }>(`SELECT COUNT(*) AS n FROM gateway_batch_lines WHERE batch_id = ? AND state IN ('pending', 'sending')`, [batchId]);
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /** Lines another runner is sending under a claim still running at `now`. */
+  async sendingElsewhere(batchId: string, runner: string, now: number): Promise<number> {
+    const rows = await this.store.query<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM gateway_batch_lines WHERE batch_id = ? AND state = 'sending' AND COALESCE(runner, '') <> ? AND claimed_until >= ?`,
+      [batchId, runner, now],
+    );
+    return Number(rows[0]?.n ?? 0);
   }
 
   async countLines(batchId: string, state: LineState): Promise<number> {

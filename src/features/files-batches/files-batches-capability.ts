@@ -2,6 +2,7 @@ import { readdirSync, rmSync, statSync } from 'node:fs';
 import cluster from 'node:cluster';
 import { join } from 'node:path';
 import type { Capability } from '../../kernel/capability.js';
+import { parseDuration } from '../../kernel/config/defaults.js';
 import { HTTP_EDGE } from '../../kernel/http/pipeline-handler.js';
 import { spoolDirectory } from '../../kernel/http/multipart/multipart-upload.js';
 import { getStore } from '../../kernel/store/store-capability.js';
@@ -57,7 +58,7 @@ export const filesBatchesCapability: Capability = {
     await store.migrate(FILES_BATCHES_MIGRATIONS);
     const config = services.config;
     const vaultKey = process.env.GATEWAY_SECRET_KEY || config.auth?.adminToken || undefined;
-    const settings = (config.batches ?? {}) as { concurrency?: number; maxRateLimitWaits?: number; interruptedLines?: 'fail' | 'resend' };
+    const settings = (config.batches ?? {}) as { concurrency?: number; maxRateLimitWaits?: number; interruptedLines?: 'fail' | 'resend'; claimTimeout?: string };
     // The runner (and the batches it runs) is kept across a reload while its settings are
     // unchanged; it always runs lines through the newest config's pipelines.
     const kept = services.resources.keep(
@@ -84,10 +85,11 @@ export const filesBatchesCapability: Capability = {
           maxWaits: settings.maxRateLimitWaits ?? 5,
           maxWaitMs: 60_000,
           interrupted: settings.interruptedLines ?? 'fail',
-          // One process alone on its SQLite file takes batches without leases; the workers of a
-          // cluster share the file and claim each batch with a lease (an atomic conditional UPDATE).
+          // One process alone on its SQLite file: every line found in flight at start-up was
+          // interrupted. The workers of a cluster (one SQLite file) and instances on one
+          // PostgreSQL share each batch's lines, every line claimed by one of them.
           exclusive: store.dialect === 'sqlite' && !cluster.isWorker,
-          leaseMs: 30_000,
+          leaseMs: parseDuration(settings.claimTimeout ?? '30s'),
         });
         return { current, parts: { files, batches, runner, vault } as FilesBatches };
       },

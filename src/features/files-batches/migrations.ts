@@ -62,4 +62,10 @@ export const FILES_BATCHES_MIGRATIONS: Migration[] = [
       'CREATE INDEX IF NOT EXISTS gateway_batch_lines_by_state ON gateway_batch_lines (batch_id, state, line_no)',
     ],
   },
+  {
+    // Lines are claimed by whichever runner takes them (several workers or instances share one
+    // batch): the claiming runner and how long its claim lasts without renewal.
+    id: 'files-batches-002-line-claims',
+    statements: ['ALTER TABLE gateway_batch_lines ADD COLUMN runner TEXT', 'ALTER TABLE gateway_batch_lines ADD COLUMN claimed_until BIGINT'],
+  },
 ];

@@ -69,19 +69,25 @@ function suite(name: string, make: (dir: string) => Promise<{ store: SqlStore; c
       );
       expect(await batches.transition('batch-gw-1', ['validating'], 'in_progress', { total_count: 3 })).toBe(true);
       expect(await batches.transition('batch-gw-1', ['validating'], 'in_progress')).toBe(false);
-      expect(await batches.markSending('batch-gw-1', 1)).toBe(true);
-      expect(await batches.markSending('batch-gw-1', 1)).toBe(false);
-      await batches.recordResult('batch-gw-1', 1, { ok: true, resultId: 'r1', statusCode: 200, requestId: 'q1', response: '{"x":\n1}', error: null });
-      await batches.recordResult('batch-gw-1', 1, { ok: true, resultId: 'r1', statusCode: 200, requestId: 'q1', response: '{}', error: null });
-      await batches.markSending('batch-gw-1', 2);
-      await batches.recordResult('batch-gw-1', 2, {
+      const [first, second] = await batches.claimLines('batch-gw-1', 'runner-a', 2, 60_000);
+      expect([Number(first!.line_no), Number(second!.line_no)]).toEqual([1, 2]);
+      expect(first).toMatchObject({ state: 'sending', runner: 'runner-a' });
+      expect(await batches.recordResult('batch-gw-1', 1, { ok: true, resultId: 'r1', statusCode: 200, requestId: 'q1', response: '{"x":\n1}', error: null }, 'runner-a')).toBe(
+        true,
+      );
+      // Recorded once: a second answer for the same line changes nothing.
+      expect(await batches.recordResult('batch-gw-1', 1, { ok: true, resultId: 'r1', statusCode: 200, requestId: 'q1', response: '{}', error: null }, 'runner-a')).toBe(false);
+      // Only the runner holding the claim records.
+      const failure = {
         ok: false,
         resultId: 'r2',
         statusCode: 400,
         requestId: 'q2',
         response: '{"status":"failure"}',
         error: { code: 'missing_required_parameter', message: 'm' },
-      });
+      };
+      expect(await batches.recordResult('batch-gw-1', 2, failure, 'runner-b')).toBe(false);
+      expect(await batches.recordResult('batch-gw-1', 2, failure, 'runner-a')).toBe(true);
       const b = (await batches.byId('batch-gw-1'))!;
       expect(batchObject(b).request_counts).toEqual({ total: 3, completed: 1, failed: 1 });
       expect((await batches.lines('batch-gw-1', ['pending'], 0, 10)).map((l) => Number(l.line_no))).toEqual([3]);
@@ -91,6 +97,71 @@ function suite(name: string, make: (dir: string) => Promise<{ store: SqlStore; c
       expect(errorFileId).toBe('file-gw-1-errors');
       const out = (await import('node:fs')).readFileSync(files.pathOf(outputFileId), 'utf8');
       expect(out).toBe('{"id":"r1","custom_id":"c1","response":{"status_code":200,"request_id":"q1","body":{"x":1}},"error":null}\n');
+    });
+
+    it('gives each pending line to one runner when several claim at once (SKIP LOCKED on PostgreSQL)', async () => {
+      await batches.create({
+        id: 'batch-gw-2',
+        scope: 'owner',
+        provider: 'deepseek',
+        endpoint: '/v1/chat/completions',
+        input_file_id: 'f',
+        completion_window: '24h',
+        metadata: null,
+        credentials: null,
+      });
+      await batches.insertLines(
+        'batch-gw-2',
+        Array.from({ length: 60 }, (_, i) => ({ line_no: i + 1, custom_id: `c${i + 1}`, body: '{}' })),
+      );
+      const runners = ['r1', 'r2', 'r3', 'r4'];
+      const taken = new Map<number, string>();
+      for (let round = 0; round < 6; round++) {
+        const claims = await Promise.all(runners.map((r) => batches.claimLines('batch-gw-2', r, 3, 60_000)));
+        claims.forEach((lines, i) => {
+          for (const line of lines) {
+            expect(taken.has(Number(line.line_no))).toBe(false);
+            taken.set(Number(line.line_no), runners[i]!);
+          }
+        });
+      }
+      expect([...taken.keys()].sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+      expect(new Set(taken.values()).size).toBe(4);
+      expect(await batches.claimLines('batch-gw-2', 'r1', 3, 60_000)).toEqual([]);
+      expect(await batches.unfinishedLines('batch-gw-2')).toBe(60);
+      expect(await batches.sendingElsewhere('batch-gw-2', 'r1', Date.now())).toBe(45);
+    });
+
+    it('takes over the lines of a runner whose claim ran out, unless it renewed', async () => {
+      await batches.create({
+        id: 'batch-gw-3',
+        scope: 'owner',
+        provider: 'deepseek',
+        endpoint: '/v1/chat/completions',
+        input_file_id: 'f',
+        completion_window: '24h',
+        metadata: null,
+        credentials: null,
+      });
+      await batches.insertLines(
+        'batch-gw-3',
+        [1, 2].map((n) => ({ line_no: n, custom_id: `c${n}`, body: '{}' })),
+      );
+      await batches.claimLines('batch-gw-3', 'gone', 1, 10);
+      await batches.claimLines('batch-gw-3', 'alive', 1, 10);
+      await batches.renewLines('batch-gw-3', 'alive', 60_000);
+      const before = Date.now() + 20;
+      const lapsed = await batches.lapsedLines('batch-gw-3', before, 10);
+      expect(lapsed.map((l) => [Number(l.line_no), l.runner])).toEqual([[1, 'gone']]);
+      expect(await batches.resendLapsed(lapsed[0]!, before)).toBe(true);
+      expect(await batches.resendLapsed(lapsed[0]!, before)).toBe(false);
+      // Back to pending: the next claim takes it, with its earlier attempt counted.
+      const [again] = await batches.claimLines('batch-gw-3', 'alive', 5, 60_000);
+      expect(again).toMatchObject({ runner: 'alive' });
+      expect([Number(again!.line_no), Number(again!.attempts)]).toEqual([1, 2]);
+      // A 429 puts it back for anyone.
+      await batches.backToPending('batch-gw-3', 1, 'alive');
+      expect((await batches.claimLines('batch-gw-3', 'other', 5, 60_000)).map((l) => [Number(l.line_no), Number(l.waits)])).toEqual([[1, 1]]);
     });
 
     it('lets one runner hold a batch until its lease runs out', async () => {
