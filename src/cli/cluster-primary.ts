@@ -50,6 +50,9 @@ export function runPrimary(path: string, config: GatewayConfig, count: number): 
           const first = [...listening.values()][0]!;
           logger.info({ ...first, pid: process.pid, workers: [...Object.values(cluster.workers ?? {})].map((w) => w!.process.pid) }, 'gateway listening');
         }
+      } else if (msg?.type === 'gw-broadcast') {
+        // State one worker tells the others (e.g. a circuit that opened): passed on as it came.
+        for (const other of Object.values(cluster.workers ?? {})) if (other && other !== worker && other.isConnected()) other.send(msg);
       } else if (msg?.type === 'gw-shared-call') {
         const call = msg as unknown as SharedCall;
         const fn = shared[call.service]?.[call.op];

@@ -17,6 +17,14 @@ export interface SharedReply {
   error?: string;
 }
 
+/** A message one worker sends to every other worker of the cluster (the primary passes it on). */
+export interface Broadcast {
+  type: 'gw-broadcast';
+  /** What it is about (e.g. "circuit"); listeners subscribe by topic. */
+  topic: string;
+  payload: unknown;
+}
+
 /** A call not answered this long fails (the primary is gone or stuck), so a request never hangs on it. */
 const CALL_TIMEOUT_MS = 5000;
 
@@ -27,9 +35,14 @@ const CALL_TIMEOUT_MS = 5000;
 export class PrimaryChannel {
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
+  private readonly listeners = new Map<string, Set<(payload: unknown) => void>>();
 
   constructor() {
-    process.on('message', (msg: SharedReply) => {
+    process.on('message', (msg: SharedReply | Broadcast) => {
+      if (msg?.type === 'gw-broadcast') {
+        for (const listener of this.listeners.get(msg.topic) ?? []) listener(msg.payload);
+        return;
+      }
       if (msg?.type !== 'gw-shared-reply') return;
       const call = this.pending.get(msg.id);
       if (!call) return;
@@ -38,6 +51,20 @@ export class PrimaryChannel {
       if (msg.error !== undefined) call.reject(new Error(msg.error));
       else call.resolve(msg.result);
     });
+  }
+
+  /** Sends `payload` to every other worker listening on `topic` (fire and forget). */
+  broadcast(topic: string, payload: unknown): void {
+    const message: Broadcast = { type: 'gw-broadcast', topic, payload };
+    process.send!(message, undefined, undefined, () => undefined);
+  }
+
+  /** Calls `listener` with each payload another worker broadcasts on `topic`; returns the unsubscribe. */
+  onBroadcast(topic: string, listener: (payload: unknown) => void): () => void {
+    let set = this.listeners.get(topic);
+    if (!set) this.listeners.set(topic, (set = new Set()));
+    set.add(listener);
+    return () => set.delete(listener);
   }
 
   call<T>(service: string, op: string, args: unknown[]): Promise<T> {

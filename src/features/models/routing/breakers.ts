@@ -3,6 +3,7 @@ import CircuitBreaker from 'opossum';
 import type { CircuitBreakerConfig } from '../../../generated/gateway.js';
 import { parseDuration } from '../../../kernel/config/defaults.js';
 import { LruMap } from '../../../kernel/lru.js';
+import type { CircuitChange, CircuitSync } from './circuit-sync.js';
 
 type Action = () => Promise<void>;
 type CountsAsFailure = (err: unknown) => boolean;
@@ -26,16 +27,42 @@ const MAX_BREAKERS = 10_000;
  * One circuit breaker (opossum) per target: provider, address and a hash of the key. A
  * circuit opens after `failureThreshold` consecutive failures (only failures the caller's
  * predicate counts: 5xx, 429, timeouts, network errors), stays open for `cooldown`, then
- * half-opens: the next call is a trial that closes it on success or opens it again.
+ * half-opens: the next call is a trial that closes it on success or opens it again. With a
+ * `sync`, a circuit that opens or closes here opens or closes in the gateway's other processes
+ * too (the workers of a cluster, instances sharing a Redis), and theirs here.
  */
 export class BreakerRegistry {
   private readonly entries = new LruMap<string, Entry>(MAX_BREAKERS, (_key, entry) => entry.breaker.shutdown());
   readonly threshold: number;
   readonly cooldownMs: number;
 
-  constructor(config: CircuitBreakerConfig) {
+  /** Set while a change told by another process is applied (it is not told back). */
+  private applying = false;
+
+  constructor(
+    config: CircuitBreakerConfig,
+    private readonly sync?: CircuitSync,
+  ) {
     this.threshold = config.failureThreshold;
     this.cooldownMs = parseDuration(config.cooldown);
+    sync?.subscribe((change) => this.apply(change));
+  }
+
+  /** A circuit another process opened or closed: the same here. */
+  private apply(change: CircuitChange): void {
+    const entry = this.entry(change.key);
+    this.applying = true;
+    try {
+      if (change.state === 'open') {
+        if (!entry.breaker.opened) entry.breaker.open();
+        entry.openedAt = change.openedAt;
+      } else {
+        if (!entry.breaker.closed) entry.breaker.close();
+        entry.consecutive = 0;
+      }
+    } finally {
+      this.applying = false;
+    }
   }
 
   static keyFor(provider: string, baseUrl: string, apiKey: string | undefined): string {
@@ -66,6 +93,10 @@ export class BreakerRegistry {
     });
     breaker.on('open', () => {
       created.openedAt = Date.now();
+      if (!this.applying) this.sync?.publish({ key, state: 'open', openedAt: created.openedAt });
+    });
+    breaker.on('close', () => {
+      if (!this.applying) this.sync?.publish({ key, state: 'closed', openedAt: created.openedAt });
     });
     entry = created;
     this.entries.set(key, entry);
@@ -103,5 +134,6 @@ export class BreakerRegistry {
   close(): void {
     for (const entry of this.entries.values()) entry.breaker.shutdown();
     this.entries.clear();
+    void this.sync?.close();
   }
 }

@@ -13,6 +13,7 @@ import { ClusterCacheStore } from '../cache/cluster-store.js';
 import { primaryChannel } from '../../../kernel/cluster/primary-channel.js';
 import { PROVIDERS } from '../providers/provider-registry.js';
 import { BreakerRegistry } from './breakers.js';
+import { clusterCircuitSync, redisCircuitSync, type CircuitSync } from './circuit-sync.js';
 import { modelCounters } from '../metrics/model-metrics.js';
 import { RoutingConfigs } from './config-source.js';
 
@@ -34,10 +35,10 @@ export function redisKeyPrefix(services: GatewayServices): string {
   return services.config.redis?.keyPrefix ?? 'gw:';
 }
 
-/** Whether this config keeps anything in Redis (cache.store redis, or rate limits with redis.url). */
+/** Whether this config keeps anything in Redis (cache.store redis, or rate limits or circuit breakers with redis.url). */
 export function usesRedis(services: GatewayServices): boolean {
   const config = services.config;
-  return Boolean(config.redis?.url) && (config.cache?.store === 'redis' || Boolean(config.rateLimits?.length));
+  return Boolean(config.redis?.url) && (config.cache?.store === 'redis' || Boolean(config.rateLimits?.length) || Boolean(config.routing?.circuitBreaker));
 }
 
 /** Loads the Redis client library, only for configs that name a Redis (it is not small). */
@@ -133,6 +134,13 @@ export function rateLimiter(services: GatewayServices): RateLimiter | undefined 
   });
 }
 
+/** How circuit states reach the gateway's other processes: over Redis when it has one, else between the workers of a cluster. */
+function circuitSync(services: GatewayServices, redis: Redis | undefined): CircuitSync | undefined {
+  if (redis) return redisCircuitSync(redis, redisKeyPrefix(services), services.logger);
+  const channel = primaryChannel();
+  return channel ? clusterCircuitSync(channel) : undefined;
+}
+
 const CIRCUIT_VALUE = { closed: 0, open: 1, 'half-open': 2 } as const;
 
 export function breakerRegistry(services: GatewayServices): BreakerRegistry | undefined {
@@ -140,10 +148,11 @@ export function breakerRegistry(services: GatewayServices): BreakerRegistry | un
   if (!config) return undefined;
   // Circuit states survive a reload that leaves routing.circuitBreaker as it was.
   return services.once(BREAKERS, () => {
+    const redis = services.has(REDIS_CLASS) ? sharedRedis(services) : undefined;
     const registry = services.resources.keep(
       'circuit-breakers',
-      config,
-      () => new BreakerRegistry(config),
+      { config, redis: redis ? services.config.redis : undefined },
+      () => new BreakerRegistry(config, circuitSync(services, redis)),
       (r) => r.close(),
     );
     // Read when /metrics is scraped: 0 closed, 1 open, 2 half-open, per target.
