@@ -19,6 +19,7 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 RUN npm rebuild better-sqlite3
 COPY tsconfig.json tsconfig.build.json ./
 COPY schema ./schema
+COPY scripts ./scripts
 COPY src ./src
 RUN npm run build
 RUN npm prune --omit=dev --no-audit --no-fund

@@ -1,5 +1,5 @@
 // `npm ci` / `npm install` build step (the package's `prepare` script): compiles src/ to dist/
-// so that `npm start` serves at once. A build newer than every source is kept as it is (npx
+// and schema/ to dist/schema-validators.cjs, so that `npm start` serves at once. A build newer than every source is kept as it is (npx
 // runs this script too when it installs the package from a folder); where TypeScript is not
 // installed (an install with --omit=dev of a built tree), an existing build is kept.
 import { spawnSync } from 'node:child_process';
@@ -20,6 +20,7 @@ function newestSource() {
     }
   };
   if (existsSync('src')) walk('src');
+  if (existsSync('schema')) walk('schema');
   for (const file of ['tsconfig.json', 'tsconfig.build.json']) if (existsSync(file)) newest = Math.max(newest, statSync(file).mtimeMs);
   return newest;
 }
@@ -40,5 +41,7 @@ try {
   console.error('prepare: TypeScript is not installed and dist/ holds no build; run `npm ci` with dev dependencies');
   process.exit(1);
 }
-const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
-process.exit(result.status ?? 1);
+const built = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+if (built.status !== 0) process.exit(built.status ?? 1);
+const compiled = spawnSync(process.execPath, [join('scripts', 'compile-schemas.mjs'), 'dist'], { stdio: 'inherit' });
+process.exit(compiled.status ?? 1);

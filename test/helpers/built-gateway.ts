@@ -25,6 +25,8 @@ function sourceStamp(): string {
     }
   };
   walk(join(ROOT, 'src'));
+  walk(join(ROOT, 'schema'));
+  hash.update(readFileSync(join(ROOT, 'scripts', 'compile-schemas.mjs')));
   for (const file of ['tsconfig.json', 'tsconfig.build.json']) hash.update(readFileSync(join(ROOT, file)));
   return hash.digest('hex');
 }
@@ -35,7 +37,8 @@ function sleepSync(ms: number): void {
 
 /**
  * Compiles src/ with the project's build config (`tsc -p tsconfig.build.json`, types are checked
- * by `npm test`'s pretest) once per source change, and returns the path of the built main.js.
+ * by `npm test`'s pretest) and schema/ into precompiled validators (scripts/compile-schemas.mjs),
+ * once per source change, and returns the path of the built main.js.
  * Test files running in parallel share one build through a lock folder.
  */
 export function buildGateway(): string {
@@ -61,6 +64,8 @@ export function buildGateway(): string {
       if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp) return main;
       const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
       execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--noCheck', '--outDir', OUT], { cwd: ROOT, stdio: 'pipe' });
+      // As the build does: the schemas compiled ahead, beside main.js.
+      execFileSync(process.execPath, [join(ROOT, 'scripts', 'compile-schemas.mjs'), OUT], { cwd: ROOT, stdio: 'pipe' });
       writeFileSync(stampFile, stamp);
       return main;
     } finally {

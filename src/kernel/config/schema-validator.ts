@@ -3,57 +3,83 @@ import { join, relative } from 'node:path';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { SCHEMA_DIR } from '../paths.js';
+import { SCHEMA_AJV_OPTIONS } from './ajv-options.js';
+import { loadPrecompiled, schemaTextsHash } from './precompiled-validators.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 /**
- * One Ajv instance holding every schema in schema/, compiled once. `validatorFor` returns the
- * compiled function for a schema file name (e.g. "gateway.schema.json",
- * "requests/chat-completions.schema.json"). Nothing is coerced: "0.5" is not a number.
+ * Every schema in schema/, validated by functions compiled once: ahead by the build where its
+ * precompiled validators match the schema/ texts (start-up then compiles no schema), otherwise
+ * by one Ajv instance at first use. `validatorFor` returns the function for a schema file name
+ * (e.g. "gateway.schema.json", "requests/chat-completions.schema.json"). Nothing is coerced:
+ * "0.5" is not a number.
  */
-function loadSchemas(dir: string, out: Array<{ rel: string; schema: any }> = []): typeof out {
+interface SchemaFile {
+  rel: string;
+  text: string;
+  schema: Record<string, unknown> & { $id?: string };
+}
+
+function loadSchemas(dir: string, out: SchemaFile[] = []): SchemaFile[] {
   for (const name of readdirSync(dir).sort()) {
     const full = join(dir, name);
     if (statSync(full).isDirectory()) loadSchemas(full, out);
     else if (name.endsWith('.schema.json')) {
-      out.push({ rel: relative(SCHEMA_DIR, full).split('\\').join('/'), schema: JSON.parse(readFileSync(full, 'utf8')) });
+      const text = readFileSync(full, 'utf8');
+      out.push({ rel: relative(SCHEMA_DIR, full).split('\\').join('/'), text, schema: JSON.parse(text) });
     }
   }
   return out;
 }
 
+let files: Map<string, SchemaFile> | undefined;
+let precompiled: ReturnType<typeof loadPrecompiled> | null = null;
 let shared: Ajv | undefined;
-const byFile = new Map<string, string>();
-const documents = new Map<string, Record<string, unknown>>();
+
+function schemaFiles(): Map<string, SchemaFile> {
+  if (!files) files = new Map(loadSchemas(SCHEMA_DIR).map((f) => [f.rel, f]));
+  return files;
+}
+
+/** The build's validators, when made from these schema/ texts. */
+function ahead(): ReturnType<typeof loadPrecompiled> {
+  if (precompiled === null) precompiled = loadPrecompiled(schemaTextsHash([...schemaFiles().values()]));
+  return precompiled;
+}
 
 /**
  * A schema of schema/ as a plain object, by its file name (e.g. "stages/retry.schema.json"):
  * the config schema of a built-in extension, handed to its registry.
  */
 export function schemaDocument(file: string): Record<string, unknown> {
-  if (!documents.size) for (const { rel, schema } of loadSchemas(SCHEMA_DIR)) documents.set(rel, schema);
-  const doc = documents.get(file);
+  const doc = schemaFiles().get(file)?.schema;
   if (!doc) throw new Error(`no schema ${file} in schema/`);
   return doc;
 }
 
+/** The validator the build compiled for a built-in extension's config schema (defaults filled in), if any. */
+export function precompiledExtensionValidator(schema: Record<string, unknown>): ValidateFunction | undefined {
+  const id = schema.$id;
+  if (typeof id !== 'string') return undefined;
+  // Only schema/'s own documents: a plugin's schema is compiled at run time, whatever its $id.
+  for (const file of schemaFiles().values()) if (file.schema === schema) return ahead()?.extensions[id];
+  return undefined;
+}
+
 export function schemaAjv(): Ajv {
   if (shared) return shared;
-  const ajv = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true, useDefaults: false });
+  const ajv = new Ajv({ ...SCHEMA_AJV_OPTIONS });
   addFormats(ajv);
-  for (const { rel, schema } of loadSchemas(SCHEMA_DIR)) {
-    ajv.addSchema(schema);
-    byFile.set(rel, schema.$id);
-  }
+  for (const { schema } of schemaFiles().values()) ajv.addSchema(schema);
   shared = ajv;
   return ajv;
 }
 
 export function validatorFor(file: string): ValidateFunction {
-  const ajv = schemaAjv();
-  const id = byFile.get(file);
+  const id = schemaFiles().get(file)?.schema.$id;
   if (!id) throw new Error(`no schema ${file} in schema/`);
-  return ajv.getSchema(id)!;
+  return ahead()?.schemas[id] ?? schemaAjv().getSchema(id)!;
 }
 
 /** `/auth/type` -> `auth.type`; `/targets/0/provider` -> `targets[0].provider`. */

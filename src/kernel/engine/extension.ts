@@ -1,6 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { describeErrors } from '../config/schema-validator.js';
+import { describeErrors, precompiledExtensionValidator } from '../config/schema-validator.js';
+import { EXTENSION_AJV_OPTIONS } from '../config/ajv-options.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -83,11 +84,15 @@ export class ExtensionRegistry<D extends ExtensionDefinition = ExtensionDefiniti
     if (!def) throw new ExtensionConfigError([`${path}: unknown ${this.kind} "${name}" (known: ${this.names().join(', ')})`]);
     let validate = this.validators.get(name);
     if (!validate) {
-      this.ajv ??= addFormats(new Ajv({ allErrors: true, strict: false, useDefaults: true, allowUnionTypes: true }));
-      try {
-        validate = this.ajv.compile(def.schema);
-      } catch (err) {
-        throw new ExtensionConfigError([`${path}: the ${this.kind}'s own schema is invalid: ${(err as Error).message}`]);
+      // A built-in's schema was compiled by the build; a plugin's is compiled here, once.
+      validate = precompiledExtensionValidator(def.schema);
+      if (!validate) {
+        this.ajv ??= addFormats(new Ajv({ ...EXTENSION_AJV_OPTIONS }));
+        try {
+          validate = this.ajv.compile(def.schema);
+        } catch (err) {
+          throw new ExtensionConfigError([`${path}: the ${this.kind}'s own schema is invalid: ${(err as Error).message}`]);
+        }
       }
       this.validators.set(name, validate);
     }
