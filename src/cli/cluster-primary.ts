@@ -134,8 +134,12 @@ export function runPrimary(path: string, config: GatewayConfig, count: number): 
     for (const worker of Object.values(cluster.workers ?? {})) if (worker?.isConnected()) worker.send({ type: 'reload' });
   });
   watchParent(() => stopAll('parent process gone'));
-  if (Object.keys(config.mcpServers ?? {}).length) {
-    logger.warn({ workers: count }, 'server.workers: each worker keeps its own MCP sessions; a client that keeps a session and reconnects to another worker opens a new one');
+  const processServers = Object.entries(config.mcpServers ?? {}).filter(([, server]) => server.command && server.enabled !== false);
+  if (processServers.length) {
+    logger.warn(
+      { workers: count, servers: processServers.map(([name]) => name) },
+      'server.workers: sessions with process tool servers (and on /mcp) stay with the worker that opened them; a client that keeps one and reconnects to another worker opens a new one',
+    );
   }
   for (let i = 0; i < count; i++) fork();
 }
