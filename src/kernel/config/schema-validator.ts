@@ -63,7 +63,11 @@ export function precompiledExtensionValidator(schema: Record<string, unknown>): 
   const id = schema.$id;
   if (typeof id !== 'string') return undefined;
   // Only schema/'s own documents: a plugin's schema is compiled at run time, whatever its $id.
-  for (const file of schemaFiles().values()) if (file.schema === schema) return ahead()?.extensions[id];
+  for (const file of schemaFiles().values()) {
+    if (file.schema !== schema) continue;
+    const fn = ahead()?.extensions[id];
+    return fn && withSchema(fn, schema);
+  }
   return undefined;
 }
 
@@ -77,9 +81,16 @@ export function schemaAjv(): Ajv {
 }
 
 export function validatorFor(file: string): ValidateFunction {
-  const id = schemaFiles().get(file)?.schema.$id;
-  if (!id) throw new Error(`no schema ${file} in schema/`);
-  return ahead()?.schemas[id] ?? schemaAjv().getSchema(id)!;
+  const doc = schemaFiles().get(file)?.schema;
+  if (!doc?.$id) throw new Error(`no schema ${file} in schema/`);
+  const fn = ahead()?.schemas[doc.$id];
+  return fn ? withSchema(fn, doc) : schemaAjv().getSchema(doc.$id)!;
+}
+
+/** A precompiled function carries its schema as a run-time compiled one does (`validate.schema`). */
+function withSchema(fn: ValidateFunction, doc: Record<string, unknown>): ValidateFunction {
+  if (fn.schema === undefined) Object.defineProperty(fn, 'schema', { value: doc, enumerable: true });
+  return fn;
 }
 
 /** `/auth/type` -> `auth.type`; `/targets/0/provider` -> `targets[0].provider`. */

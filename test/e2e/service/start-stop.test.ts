@@ -67,6 +67,9 @@ describe('start and stop (real processes)', { timeout: 120_000 }, () => {
 
   it('npm start: the start-up line names the real listen address, config, providers, pipelines, auth, tool servers and store', async () => {
     const { proc, url, port } = await startNpm();
+    // /health may answer a moment before the line is flushed; logs reach stdout within 250 ms.
+    const by = Date.now() + 2000;
+    while (!logRecords(proc).some((r) => r.msg === 'gateway listening') && Date.now() < by) await new Promise((r) => setTimeout(r, 20));
     const start = logRecords(proc).find((r) => r.msg === 'gateway listening');
     expect(start).toMatchObject({
       listen: `127.0.0.1:${port}`,

@@ -80,6 +80,12 @@ describe('validators compiled by the build', () => {
     const { loadPrecompiled: loadBuilt } = (await import(pathToFileURL(builtModule).href)) as { loadPrecompiled: typeof loadPrecompiled };
     expect(loadBuilt(ahead.schemaHash)?.schemas).toBe(ahead.schemas);
     expect(loadBuilt('a hash of other schema texts')).toBeUndefined();
+    // The built gateway's validators carry their schema, as run-time compiled ones do (multipart forms read it).
+    const builtValidator = join(buildGateway(), '..', 'kernel', 'config', 'schema-validator.js');
+    const { validatorFor: builtFor } = (await import(pathToFileURL(builtValidator).href)) as { validatorFor: (file: string) => ValidateFunction };
+    const forFiles = builtFor('requests/files-upload.schema.json');
+    expect(forFiles).toBe(ahead.schemas[schemaDocument('requests/files-upload.schema.json').$id as string]);
+    expect(forFiles.schema).toEqual(schemaDocument('requests/files-upload.schema.json'));
     // Running from the sources (no build beside them), validators are compiled at run time.
     expect(loadPrecompiled(ahead.schemaHash)).toBeUndefined();
   });
