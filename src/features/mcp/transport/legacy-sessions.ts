@@ -9,6 +9,7 @@ import type { Logger } from '../../../kernel/observability/logger.js';
 import type { Aggregator } from '../aggregator.js';
 import type { ListKind } from '../upstream/upstream-server.js';
 import { authInfoFor, createGatewayMcpServer } from './gateway-mcp-server.js';
+import { SessionLinks } from '../relay/session-links.js';
 
 interface Session {
   id: string;
@@ -23,6 +24,8 @@ interface Session {
   lastSeen: number;
   /** HTTP requests (and open GET streams) of this session in progress. */
   active: number;
+  /** /mcp sessions: the session's own connections to its tool servers, when it needs them. */
+  links?: SessionLinks;
 }
 
 const IDLE_MS = 30 * 60_000;
@@ -86,25 +89,44 @@ export class LegacySessions {
 
   private async open(req: IncomingMessage, res: ServerResponse, identity: Identity, pinned: string | undefined, body: unknown): Promise<void> {
     if (this.sessions.size >= MAX_SESSIONS) this.evictOldest();
-    const server = createGatewayMcpServer(this.aggregator, pinned, identity);
     let session: Session | undefined;
+    let links: SessionLinks | undefined;
+    // /mcp sessions may need connections of their own to the servers (requests to the client, logs, subscriptions).
+    const server = createGatewayMcpServer(
+      this.aggregator,
+      pinned,
+      identity,
+      pinned ? undefined : (s) => (links = new SessionLinks(s, () => session?.identity ?? identity, this.logger)),
+    );
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        session = { id, transport, server, owner: ownerOf(identity), pinned, identity, lastSeen: Date.now(), active: 0 };
+        session = { id, transport, server, owner: ownerOf(identity), pinned, identity, lastSeen: Date.now(), active: 0, links };
         this.sessions.set(id, session);
       },
       onsessionclosed: (id) => {
-        this.sessions.delete(id);
+        this.forget(id);
       },
     });
     transport.onclose = () => {
-      if (transport.sessionId) this.sessions.delete(transport.sessionId);
+      if (transport.sessionId) this.forget(transport.sessionId);
     };
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
-    if (!session) await server.close().catch(() => undefined);
-    else this.logger.debug({ sessionId: session.id, owner: session.owner }, 'mcp session opened');
+    if (!session) {
+      await links?.close();
+      await server.close().catch(() => undefined);
+    } else {
+      links?.adoptClient();
+      this.logger.debug({ sessionId: session.id, owner: session.owner }, 'mcp session opened');
+    }
+  }
+
+  /** A session that ended (DELETE, closed transport): its own connections to the servers end too. */
+  private forget(id: string): void {
+    const session = this.sessions.get(id);
+    this.sessions.delete(id);
+    void session?.links?.close();
   }
 
   private async stateless(req: IncomingMessage, res: ServerResponse, pinned: string | undefined, body: unknown): Promise<void> {
@@ -143,6 +165,7 @@ export class LegacySessions {
 
   private drop(session: Session): void {
     this.sessions.delete(session.id);
+    void session.links?.close();
     void session.transport.close().catch(() => undefined);
     void session.server.close().catch(() => undefined);
   }
@@ -154,7 +177,7 @@ export class LegacySessions {
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
-    await Promise.all([...this.sessions.values()].map((s) => Promise.all([s.transport.close().catch(() => undefined), s.server.close().catch(() => undefined)])));
+    await Promise.all([...this.sessions.values()].map((s) => Promise.all([s.links?.close(), s.transport.close().catch(() => undefined), s.server.close().catch(() => undefined)])));
     this.sessions.clear();
   }
 }
