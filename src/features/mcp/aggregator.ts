@@ -5,8 +5,8 @@ import { authorize, type McpRequestScope } from './authorization.js';
 import { gatewayUri, prefixedName, splitName, splitUri } from './naming.js';
 import { forbiddenCall, RPC, RpcFailure, unknownName } from './rpc-errors.js';
 import type { ServerPool } from './upstream/server-pool.js';
-import type { CallContext, UpstreamServer } from './upstream/upstream-server.js';
-import type { SessionLinks } from './relay/session-links.js';
+import type { CallContext, LinkProvider, UpstreamServer } from './upstream/upstream-server.js';
+import { SessionLinks } from './relay/session-links.js';
 import type { Tracing } from '../../kernel/observability/tracing.js';
 
 /** The opaque cursor of an aggregated list: each server's own cursor under its name. */
@@ -36,8 +36,10 @@ export interface OperationContext {
   signal?: AbortSignal;
   meta?: Record<string, unknown>;
   onprogress?: (progress: Progress) => void;
-  /** The caller's session (its own connections to servers, when it has them). */
-  session?: SessionLinks;
+  /** The caller's session, or a round of a multi-round-trip request (its own connections to servers, when it has them). */
+  session?: LinkProvider;
+  /** How long a request to a server may take (a round waits for a person). */
+  timeoutMs?: number;
   /** The caller's JSON-RPC id of this request. */
   requestId?: string | number;
 }
@@ -50,6 +52,7 @@ function callContext(view: View, op: OperationContext, progress = false): CallCo
     signal: op.signal,
     ...(progress && op.onprogress ? { onprogress: op.onprogress } : {}),
     ...(op.session ? { session: op.session, relatedRequestId: op.requestId } : {}),
+    ...(op.timeoutMs ? { timeoutMs: op.timeoutMs } : {}),
   };
 }
 
@@ -278,7 +281,7 @@ export class Aggregator {
   async setLogLevel(view: View, level: unknown, op: OperationContext): Promise<Record<string, unknown>> {
     if (typeof level !== 'string' || !level) throw new RpcFailure(-32602, 'logging/setLevel needs a level.');
     const session = op.session;
-    if (!session) throw new RpcFailure(-32602, 'logging/setLevel needs a session (open one with initialize).');
+    if (!(session instanceof SessionLinks)) throw new RpcFailure(-32602, 'logging/setLevel needs a session (open one with initialize).');
     session.enable();
     session.rememberLogLevel(level);
     const servers = this.serversOf(view).filter((s) => s.capabilities?.logging && this.maySee(view.identity, s.name));
@@ -300,7 +303,7 @@ export class Aggregator {
     const method = on ? 'resources/subscribe' : 'resources/unsubscribe';
     const resolved = this.resolveUri(view, uri);
     const session = op.session;
-    if (!session) throw new RpcFailure(-32602, `${method} needs a session (open one with initialize).`);
+    if (!(session instanceof SessionLinks)) throw new RpcFailure(-32602, `${method} needs a session (open one with initialize).`);
     return this.guarded(view, method, { action: 'read', server: resolved.server.name }, resolved.uri, async () => {
       if (!resolved.server.capabilities?.resources?.subscribe) throw new RpcFailure(RPC.METHOD_NOT_FOUND, `Tool server ${resolved.server.name} offers no resource subscriptions.`);
       session.enable();

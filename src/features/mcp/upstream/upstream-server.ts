@@ -35,6 +35,8 @@ export interface CallContext {
   session?: LinkProvider;
   /** The caller's JSON-RPC id of the request this one serves (what the server says in its course goes with it). */
   relatedRequestId?: string | number;
+  /** Instead of the server's timeout (a request that waits for a person's answer). */
+  timeoutMs?: number;
 }
 
 /** A connection to a tool server that belongs to one client session (its own upstream session or process). */
@@ -348,7 +350,7 @@ export abstract class UpstreamServer extends EventEmitter {
       const result = (await this.withIdentity(ctx.identity, () =>
         client!.request({ method, params: outParams } as never, ResultSchema, {
           signal: ctx.signal,
-          timeout: this.timeoutMs,
+          timeout: ctx.timeoutMs ?? this.timeoutMs,
           onprogress: onprogress && ((progress: Progress) => onprogress(redactRelayed(progress, this.secrets))),
           resetTimeoutOnProgress: onprogress !== undefined,
         }),
