@@ -40,6 +40,8 @@ export interface OperationContext {
   session?: LinkProvider;
   /** How long a request to a server may take (a round waits for a person). */
   timeoutMs?: number;
+  /** A 2026-07-28 client: its declared capabilities and log level. */
+  modern?: CallContext['modern'];
   /** The caller's JSON-RPC id of this request. */
   requestId?: string | number;
 }
@@ -53,6 +55,7 @@ function callContext(view: View, op: OperationContext, progress = false): CallCo
     ...(progress && op.onprogress ? { onprogress: op.onprogress } : {}),
     ...(op.session ? { session: op.session, relatedRequestId: op.requestId } : {}),
     ...(op.timeoutMs ? { timeoutMs: op.timeoutMs } : {}),
+    ...(op.modern ? { modern: op.modern } : {}),
   };
 }
 

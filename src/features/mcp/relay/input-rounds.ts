@@ -68,7 +68,7 @@ class Round implements LinkProvider {
     readonly target: string,
     private readonly identity: Identity,
     private readonly capabilities: ClientCapabilities,
-    private readonly logLevel: string | undefined,
+    private readonly level: string | undefined,
     /** Names a server's logger as the client sees it (S__<logger> on /mcp). */
     private readonly loggerName: ((server: string, logger: string) => string) | undefined,
     private readonly logger: Logger,
@@ -100,7 +100,7 @@ class Round implements LinkProvider {
 
   /** Connections kept for the next round of the same caller, server, capabilities and log level. */
   get poolKey(): string {
-    return `${this.server?.name}\n${this.owner}\n${JSON.stringify(this.capabilities)}\n${this.logLevel ?? ''}`;
+    return `${this.server?.name}\n${this.owner}\n${JSON.stringify(this.capabilities)}\n${this.level ?? ''}`;
   }
 
   private async openLink(server: UpstreamServer): Promise<UpstreamLink | undefined> {
@@ -115,28 +115,28 @@ class Round implements LinkProvider {
       identity: this.identity,
       onRequest: (request, signal) => {
         if (!route.round) return Promise.reject(new Error('no request of the client is in progress'));
-        return route.round.ask(request, signal);
+        return route.round.question(request, signal);
       },
       onNotification: (message) => route.round?.notify(server, message),
       onClose: () => undefined,
     });
     this.route = route;
-    if (link && this.logLevel && server.capabilities?.logging) {
-      await server.linkRequest(link, this.identity, 'logging/setLevel', { level: this.logLevel }).catch(() => undefined);
+    if (link && this.level && server.capabilities?.logging) {
+      await server.linkRequest(link, this.identity, 'logging/setLevel', { level: this.level }).catch(() => undefined);
     }
     return link;
   }
 
   /** Logs only when the request asked for them (its logLevel); list changes and the like belong to subscriptions/listen. */
-  private notify(server: UpstreamServer, message: Message): void {
-    if (message.method !== 'notifications/message' || !this.logLevel) return;
+  notify(server: UpstreamServer, message: Message): void {
+    if (message.method !== 'notifications/message' || !this.level) return;
     const params = message.params ?? {};
     const named = this.loggerName ? { ...params, logger: typeof params.logger === 'string' && params.logger ? this.loggerName(server.name, params.logger) : server.name } : params;
     this.sink?.log({ method: message.method, params: named });
   }
 
   /** The server asks the client: the question waits for the client's next round. */
-  ask(request: Message, signal: AbortSignal): Promise<Record<string, unknown>> {
+  question(request: Message, signal: AbortSignal): Promise<Record<string, unknown>> {
     return new Promise((resolve, reject) => {
       const key = `${request.method.replace(/[^A-Za-z0-9]+/g, '_')}_${++this.counter}`;
       this.asked.set(key, { key, request, resolve, reject });
@@ -257,6 +257,12 @@ class LinkPool {
  */
 export class InputRounds {
   private readonly rounds = new Map<string, Round>();
+
+  /** Whether a requestState is one of the gateway's rounds (not a tool server's own). */
+  static owns(state: string): boolean {
+    return state.startsWith(STATE_PREFIX);
+  }
+
   private readonly pool = new LinkPool();
 
   constructor(private readonly logger: Logger) {}

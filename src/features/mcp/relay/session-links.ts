@@ -1,5 +1,5 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ResultSchema, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { Identity } from '../../../kernel/engine/context.js';
 import type { Logger } from '../../../kernel/observability/logger.js';
 import { gatewayUri, prefixedName } from '../naming.js';
@@ -28,13 +28,15 @@ export class SessionLinks implements LinkProvider {
   private enabled = false;
   private closed = false;
   private readonly links = new Map<UpstreamServer, Promise<UpstreamLink | undefined>>();
-  private logLevel?: string;
+  private level?: string;
   private readonly subscriptions = new Map<UpstreamServer, Set<string>>();
 
   constructor(
     private readonly downstream: Server,
     private readonly identity: () => Identity,
     private readonly logger: Logger,
+    /** /mcp: servers' loggers and resource URIs are named as the aggregate shows them (S__, mcpgw://S/). */
+    private readonly aggregated = true,
   ) {}
 
   /** After initialize: a client that can be asked something gets connections of its own. */
@@ -48,8 +50,22 @@ export class SessionLinks implements LinkProvider {
     this.enabled = true;
   }
 
-  get logLevelSet(): string | undefined {
-    return this.logLevel;
+  clientCapabilities(): ClientCapabilities | undefined {
+    return this.downstream.getClientCapabilities();
+  }
+
+  logLevel(): string | undefined {
+    return this.level;
+  }
+
+  /** What a server asked in an input_required result, asked of the client (on the event stream of its call). */
+  ask(request: Message, relatedRequestId: string | number | undefined, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    return this.request(request, relatedRequestId, signal);
+  }
+
+  /** A log message of a server of a revision without the handshake, in the course of the client's call. */
+  notify(server: UpstreamServer, message: Message, relatedRequestId?: string | number): void {
+    void this.tell(server, { link: relatedRequestId === undefined ? undefined : { inflight: [relatedRequestId] } }, message);
   }
 
   linkFor(server: UpstreamServer): Promise<UpstreamLink | undefined> {
@@ -76,7 +92,7 @@ export class SessionLinks implements LinkProvider {
 
   /** Remembers the level and sets it on every connection opened from now on. */
   rememberLogLevel(level: string): void {
-    this.logLevel = level;
+    this.level = level;
   }
 
   /** Remembers a subscription (renewed on a new connection to the server) or forgets it. */
@@ -93,7 +109,7 @@ export class SessionLinks implements LinkProvider {
     const link = await server.openLink({
       capabilities: this.downstream.getClientCapabilities() ?? {},
       identity: this.identity(),
-      onRequest: (request, signal) => this.ask(holder, request, signal),
+      onRequest: (request, signal) => this.relay(holder, request, signal),
       onNotification: (message) => this.tell(server, holder, message),
       onClose: () => {
         const current = this.links.get(server);
@@ -111,7 +127,7 @@ export class SessionLinks implements LinkProvider {
     // A new connection is a new session on the server: the session's log level and subscriptions again.
     const identity = this.identity();
     const renew: Array<Promise<unknown>> = [];
-    if (this.logLevel && server.capabilities?.logging) renew.push(server.linkRequest(link, identity, 'logging/setLevel', { level: this.logLevel }));
+    if (this.level && server.capabilities?.logging) renew.push(server.linkRequest(link, identity, 'logging/setLevel', { level: this.level }));
     for (const uri of this.subscriptions.get(server) ?? []) renew.push(server.linkRequest(link, identity, 'resources/subscribe', { uri }));
     for (const result of await Promise.allSettled(renew)) {
       if (result.status === 'rejected') this.logger.debug({ mcpServer: server.name, err: (result.reason as Error)?.message }, 'session state not renewed on a new connection');
@@ -120,19 +136,24 @@ export class SessionLinks implements LinkProvider {
   }
 
   /** A request of the tool server to the client, on the event stream of the client's call in progress. */
-  private async ask(holder: { link?: UpstreamLink }, request: Message, signal: AbortSignal): Promise<Record<string, unknown>> {
-    const related = holder.link?.inflight.at(-1);
+  private relay(holder: { link?: UpstreamLink }, request: Message, signal: AbortSignal): Promise<Record<string, unknown>> {
+    return this.request(request, holder.link?.inflight.at(-1), signal);
+  }
+
+  private async request(request: Message, related: string | number | undefined, signal?: AbortSignal): Promise<Record<string, unknown>> {
     return (await this.downstream.request({ method: request.method, params: request.params } as never, ResultSchema, {
-      signal,
       timeout: CLIENT_ANSWER_TIMEOUT_MS,
+      ...(signal ? { signal } : {}),
       ...(related === undefined ? {} : { relatedRequestId: related }),
     })) as Record<string, unknown>;
   }
 
   /** A notification of the tool server to the client, named as the aggregate shows the server's things. */
-  private tell(server: UpstreamServer, holder: { link?: UpstreamLink }, message: Message): Promise<void> {
+  private tell(server: UpstreamServer, holder: { link?: Pick<UpstreamLink, 'inflight'> }, message: Message): Promise<void> {
     let params = message.params;
-    if (message.method === 'notifications/message' && params) {
+    if (!this.aggregated) {
+      // /mcp/<server>: the server's own names.
+    } else if (message.method === 'notifications/message' && params) {
       params = { ...params, logger: typeof params.logger === 'string' && params.logger ? prefixedName(server.name, params.logger) : server.name };
     } else if (message.method === 'notifications/resources/updated' && typeof params?.uri === 'string') {
       params = { ...params, uri: gatewayUri(server.name, params.uri) };

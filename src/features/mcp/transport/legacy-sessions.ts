@@ -91,13 +91,9 @@ export class LegacySessions {
     if (this.sessions.size >= MAX_SESSIONS) this.evictOldest();
     let session: Session | undefined;
     let links: SessionLinks | undefined;
-    // /mcp sessions may need connections of their own to the servers (requests to the client, logs, subscriptions).
-    const server = createGatewayMcpServer(
-      this.aggregator,
-      pinned,
-      identity,
-      pinned ? undefined : (s) => (links = new SessionLinks(s, () => session?.identity ?? identity, this.logger)),
-    );
+    // Sessions may need connections of their own to the servers (requests to the client, logs, subscriptions);
+    // /mcp/<server> sessions come here only for servers of the stateless revision, which ask through them.
+    const server = createGatewayMcpServer(this.aggregator, pinned, identity, (s) => (links = new SessionLinks(s, () => session?.identity ?? identity, this.logger, !pinned)));
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {

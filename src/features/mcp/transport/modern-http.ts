@@ -153,7 +153,15 @@ export class ModernEndpoint {
       }
       writeEvent(res, message);
     };
-    const op: OperationContext = { signal: controller.signal, meta: meta && forEarlierRevisions(meta) };
+    const declared = meta?.[META_CAPABILITIES];
+    const op: OperationContext = {
+      signal: controller.signal,
+      meta: meta && forEarlierRevisions(meta),
+      modern: {
+        clientCapabilities: declared && typeof declared === 'object' && !Array.isArray(declared) ? (declared as Record<string, unknown>) : {},
+        ...(typeof meta?.[META_LOG_LEVEL] === 'string' ? { logLevel: meta[META_LOG_LEVEL] as string } : {}),
+      },
+    };
     if (progressToken !== undefined) {
       op.onprogress = (p) => emit({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...p, progressToken } });
     }
@@ -209,6 +217,10 @@ export class ModernEndpoint {
     const owner = ownerOf(view.identity);
     const target = String((method === 'resources/read' ? params.uri : params.name) ?? '');
     let round: Round;
+    if (typeof params.requestState === 'string' && !InputRounds.owns(params.requestState)) {
+      // A tool server's own state (a server of this revision asked): the retry goes to it as it came.
+      return this.dispatch(method, params, view, op);
+    }
     if (typeof params.requestState === 'string') {
       round = this.rounds.resume(params.requestState, owner, method, target, params.inputResponses);
     } else {
@@ -228,6 +240,7 @@ export class ModernEndpoint {
         (session, signal) =>
           this.dispatch(method, clean, view, {
             meta: op.meta,
+            modern: op.modern,
             signal,
             session,
             timeoutMs: ROUND_CALL_TIMEOUT_MS,

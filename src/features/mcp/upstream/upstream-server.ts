@@ -37,6 +37,11 @@ export interface CallContext {
   relatedRequestId?: string | number;
   /** Instead of the server's timeout (a request that waits for a person's answer). */
   timeoutMs?: number;
+  /**
+   * A 2026-07-28 client: its capabilities and log level (its request's `_meta`); a server's
+   * `input_required` result reaches it as it is (a client of an earlier revision is asked instead).
+   */
+  modern?: { clientCapabilities: ClientCapabilities; logLevel?: string };
 }
 
 /** A connection to a tool server that belongs to one client session (its own upstream session or process). */
@@ -55,6 +60,14 @@ export interface LinkProvider {
   linkFor(server: UpstreamServer): Promise<UpstreamLink | undefined>;
   /** The connection broke (the server forgot its session, or ended): the next linkFor opens a new one. */
   dropLink(server: UpstreamServer, link: UpstreamLink): void;
+  /** The client's capabilities (declared to a server of a revision without the handshake, on every request). */
+  clientCapabilities?(): ClientCapabilities | undefined;
+  /** The session's log level (sent with every request to a server of a revision without the handshake). */
+  logLevel?(): string | undefined;
+  /** Asks the client what a server asked (a server's input_required result, for a client of the handshake era). */
+  ask?(request: { method: string; params?: Record<string, unknown> }, relatedRequestId: string | number | undefined, signal?: AbortSignal): Promise<Record<string, unknown>>;
+  /** A notification of `server` in the course of a request of the client (log messages). */
+  notify?(server: UpstreamServer, message: { method: string; params?: Record<string, unknown> }, relatedRequestId?: string | number): void;
 }
 
 /** How a session's own connection hands on what the tool server says to the client. */
@@ -196,6 +209,15 @@ export abstract class UpstreamServer extends EventEmitter {
     } catch (err) {
       void client.close().catch(() => undefined);
       if (this.stopping) return;
+      // A server of a revision without the handshake (2026-07-28) is served on its own terms.
+      if (await this.connectWithoutHandshake().catch(() => false)) {
+        if (this.stopping) return;
+        this.connectedAt = Date.now();
+        this.setStatus('ready');
+        this.logger.info({ mcpServer: this.name, kind: this.kind, protocolVersion: this.protocolVersion }, 'tool server connected');
+        for (const kind of ['tools', 'prompts', 'resources'] as const) this.emit('list_changed', kind);
+        return;
+      }
       this.logger.warn({ mcpServer: this.name, err: this.redact((err as Error).message) }, 'tool server did not start');
       this.setStatus('down');
       this.scheduleRetry();
@@ -231,6 +253,28 @@ export abstract class UpstreamServer extends EventEmitter {
     if (!client) return;
     void client.close().catch(() => undefined);
     this.closed(client);
+  }
+
+  /**
+   * After a failed handshake: whether the server speaks a revision without one (then it is
+   * ready, and `request` serves it without the SDK client). Only remote servers may.
+   */
+  protected async connectWithoutHandshake(): Promise<boolean> {
+    return false;
+  }
+
+  /** The revision the server speaks, when it is not one of the handshake era. */
+  get protocolVersion(): string | undefined {
+    return undefined;
+  }
+
+  /** A connection without the handshake failed: the server is down and reconnects with backoff. */
+  protected lostWithoutHandshake(): void {
+    if (this.stopping || this.status !== 'ready') return;
+    this.logger.warn({ mcpServer: this.name }, 'tool server unreachable; reconnecting');
+    this.setStatus('down');
+    for (const kind of ['tools', 'prompts', 'resources'] as const) this.emit('list_changed', kind);
+    this.scheduleRetry();
   }
 
   private scheduleRetry(): void {
