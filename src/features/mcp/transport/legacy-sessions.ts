@@ -10,6 +10,8 @@ import type { Aggregator } from '../aggregator.js';
 import type { ListKind } from '../upstream/upstream-server.js';
 import { authInfoFor, createGatewayMcpServer } from './gateway-mcp-server.js';
 import { SessionLinks } from '../relay/session-links.js';
+import type { SealedSession, SessionSeal } from '../relay/session-seal.js';
+import { SESSION_MAX_AGE_S, type SessionEnds } from '../relay/session-ends.js';
 
 interface Session {
   id: string;
@@ -26,10 +28,16 @@ interface Session {
   active: number;
   /** /mcp sessions: the session's own connections to its tool servers, when it needs them. */
   links?: SessionLinks;
+  /** When the shared record of ended sessions was last read for it. */
+  endsCheckedAt?: number;
 }
 
 const IDLE_MS = 30 * 60_000;
 const MAX_SESSIONS = 10_000;
+/** How often a session looks whether another instance ended it. */
+const ENDED_RECHECK_MS = 1000;
+/** Longest sealed session id (the seal opens ids up to 4096 characters). */
+const MAX_SEALED_ID = 3000;
 
 export const ownerOf = (identity: Identity) => `${identity.kind}:${identity.id}`;
 
@@ -47,11 +55,16 @@ function hasProgressToken(body: unknown): boolean {
  */
 export class LegacySessions {
   private readonly sessions = new Map<string, Session>();
+  private readonly reviving = new Map<string, Promise<Session | undefined>>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
     private readonly aggregator: Aggregator,
     private readonly logger: Logger,
+    /** Seals session ids (what initialize said), so that any instance serves the session. */
+    private readonly seal?: SessionSeal,
+    /** Sessions ended with DELETE, on any instance. */
+    private readonly ends?: SessionEnds,
   ) {
     this.sweeper = setInterval(() => this.sweep(), 60_000);
     this.sweeper.unref();
@@ -65,9 +78,9 @@ export class LegacySessions {
     const sessionId = req.headers['mcp-session-id'];
     (req as IncomingMessage & { auth?: unknown }).auth = authInfoFor(identity);
     if (typeof sessionId === 'string' && sessionId) {
-      const session = this.sessions.get(sessionId);
+      const session = this.sessions.get(sessionId) ?? (await this.reviveOnce(sessionId, identity, pinned));
       // Another caller's session, or one opened on another endpoint, does not exist for this caller.
-      if (!session || session.owner !== ownerOf(identity) || session.pinned !== pinned) {
+      if (!session || session.owner !== ownerOf(identity) || session.pinned !== pinned || (await this.endedElsewhere(session))) {
         throw notFound('No such session: open a new one with initialize.', 'Mcp-Session-Id');
       }
       session.identity = identity;
@@ -94,14 +107,26 @@ export class LegacySessions {
     // Sessions may need connections of their own to the servers (requests to the client, logs, subscriptions);
     // /mcp/<server> sessions come here only for servers of the stateless revision, which ask through them.
     const server = createGatewayMcpServer(this.aggregator, pinned, identity, (s) => (links = new SessionLinks(s, () => session?.identity ?? identity, this.logger, !pinned)));
+    const owner = ownerOf(identity);
+    const hello = (body as { params?: { capabilities?: Record<string, unknown>; clientInfo?: Record<string, unknown> } }).params ?? {};
     const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
+      // The id carries what any instance needs to serve the session (sealed: nobody reads or forges it).
+      sessionIdGenerator: () => {
+        const sealed = this.seal?.seal({
+          s: '',
+          o: owner,
+          g: { ...(pinned ? { p: pinned } : {}), c: hello.capabilities ?? {}, ...(hello.clientInfo ? { i: hello.clientInfo } : {}), t: Math.floor(Date.now() / 1000) },
+        });
+        // A client that declares more than an id can carry keeps its session on this instance.
+        return sealed && sealed.length <= MAX_SEALED_ID ? sealed : randomUUID();
+      },
       onsessioninitialized: (id) => {
         session = { id, transport, server, owner: ownerOf(identity), pinned, identity, lastSeen: Date.now(), active: 0, links };
         this.sessions.set(id, session);
       },
       onsessionclosed: (id) => {
         this.forget(id);
+        void this.ends?.end(id);
       },
     });
     transport.onclose = () => {
@@ -116,6 +141,71 @@ export class LegacySessions {
       links?.adoptClient();
       this.logger.debug({ sessionId: session.id, owner: session.owner }, 'mcp session opened');
     }
+  }
+
+  /**
+   * Whether another instance ended the session (DELETE) since this one last looked: the shared
+   * record is read at most once a second per session, so an end takes effect everywhere within a second.
+   */
+  private async endedElsewhere(session: Session): Promise<boolean> {
+    if (!this.ends?.isShared) return false;
+    const now = Date.now();
+    if (now - (session.endsCheckedAt ?? 0) < ENDED_RECHECK_MS) return false;
+    session.endsCheckedAt = now;
+    if (!(await this.ends.ended(session.id))) return false;
+    this.drop(session);
+    return true;
+  }
+
+  /** Concurrent requests of a session new to this instance serve it with one copy. */
+  private reviveOnce(id: string, identity: Identity, pinned: string | undefined): Promise<Session | undefined> {
+    let pending = this.reviving.get(id);
+    if (!pending) {
+      pending = this.revive(id, identity, pinned).finally(() => this.reviving.delete(id));
+      this.reviving.set(id, pending);
+    }
+    return pending;
+  }
+
+  /**
+   * A session another instance opened (or this one before it restarted): served here as it was
+   * opened, from what its sealed id carries. Connections of its own to the servers, when it
+   * needs them, are opened here anew.
+   */
+  private async revive(id: string, identity: Identity, pinned: string | undefined): Promise<Session | undefined> {
+    const sealed: SealedSession | undefined = this.seal?.open(id);
+    const hello = sealed?.g;
+    if (!sealed || !hello || sealed.o !== ownerOf(identity) || hello.p !== pinned) return undefined;
+    if (typeof hello.t !== 'number' || hello.t < Date.now() / 1000 - SESSION_MAX_AGE_S) return undefined;
+    if (await this.ends?.ended(id)) return undefined;
+    const existing = this.sessions.get(id);
+    if (existing) return existing;
+    if (this.sessions.size >= MAX_SESSIONS) this.evictOldest();
+    let links: SessionLinks | undefined;
+    const server = createGatewayMcpServer(this.aggregator, pinned, identity, (s) => (links = new SessionLinks(s, () => session.identity, this.logger, !pinned)));
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      onsessionclosed: (closed) => {
+        this.forget(closed);
+        void this.ends?.end(closed);
+      },
+    });
+    transport.onclose = () => this.forget(id);
+    await server.connect(transport);
+    // The SDK keeps what initialize said in the transport and the server: as the opening instance had it.
+    const inner = (transport as unknown as { _webStandardTransport?: { sessionId?: string; _initialized?: boolean } })._webStandardTransport;
+    if (!inner) {
+      await server.close().catch(() => undefined);
+      return undefined;
+    }
+    inner.sessionId = id;
+    inner._initialized = true;
+    Object.assign(server as unknown as Record<string, unknown>, { _clientCapabilities: hello.c, _clientVersion: hello.i });
+    const session: Session = { id, transport, server, owner: sealed.o, pinned, identity, lastSeen: Date.now(), active: 0, links, endsCheckedAt: Date.now() };
+    this.sessions.set(id, session);
+    links?.adoptClient();
+    this.logger.debug({ owner: session.owner }, 'mcp session served by this instance');
+    return session;
   }
 
   /** A session that ended (DELETE, closed transport): its own connections to the servers end too. */
