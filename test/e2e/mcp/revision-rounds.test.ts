@@ -166,6 +166,11 @@ describe.each(['remote', 'proc'])('2026-07-28 client, earlier-revision server %s
       [tool('conformance-tools'), 'Tool execution completed'],
     ]);
     expect(events.at(-1).result.resultType).toBe('complete');
+    // A client that cannot be asked anything still gets the log messages it asked for.
+    const plainLogged = await call(tool('test_tool_with_logging'), { arguments: {} }, KEY, {}, { 'io.modelcontextprotocol/logLevel': 'warning' });
+    expect(plainLogged.text).not.toContain('notifications/message');
+    const infoLogged = await call(tool('test_tool_with_logging'), { arguments: {} }, KEY, {}, { 'io.modelcontextprotocol/logLevel': 'debug' });
+    expect(infoLogged.text.match(/notifications\/message/g)).toHaveLength(3);
   });
 
   it('works at /mcp/<server> with the server’s own names', async () => {

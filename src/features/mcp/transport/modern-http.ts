@@ -168,7 +168,9 @@ export class ModernEndpoint {
     let reply: unknown;
     let status = 200;
     try {
-      const rounds = ROUND_METHODS.has(method) && (params.requestState !== undefined || canBeAsked(meta?.[META_CAPABILITIES]));
+      // A request that can be asked something, or that wants the log messages of its call, runs
+      // on a connection of its own (an earlier-revision server's logs and questions are per session).
+      const rounds = ROUND_METHODS.has(method) && (params.requestState !== undefined || canBeAsked(meta?.[META_CAPABILITIES]) || typeof meta?.[META_LOG_LEVEL] === 'string');
       const sink: RoundSink = {
         progress: (p) => op.onprogress?.(p as never),
         log: (message) => (typeof meta?.[META_LOG_LEVEL] === 'string' ? emit({ jsonrpc: '2.0', ...message }) : undefined),
