@@ -7,6 +7,7 @@ import type { LegacySessions } from './transport/legacy-sessions.js';
 import type { ModernEndpoint } from './transport/modern-http.js';
 import type { ServerPool } from './upstream/server-pool.js';
 import type { SessionEnds } from './relay/session-ends.js';
+import type { SessionBus } from './relay/session-bus.js';
 
 /** The parts of the tool-server endpoint: tool servers, the aggregator, the two transports, the audit log. */
 export interface McpParts {
@@ -21,6 +22,8 @@ export interface McpParts {
   processRelay: ProcessRelay;
   /** Sessions ended with DELETE (remembered for every instance). */
   ends: SessionEnds;
+  /** Messages of sessions between instances (Redis). */
+  bus: SessionBus;
 }
 
 export const MCP = defineService<McpParts>('mcp');

@@ -3,12 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ToolListChangedNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { HttpToolServer } from '../../helpers/http-tool-server.js';
-import { stdioToolServerEntry } from '../../helpers/conformance-suite.js';
+import { startHttpToolServer, stdioToolServerEntry } from '../../helpers/conformance-suite.js';
 import { eventually, textOf } from '../../helpers/mcp.js';
 
 const KEY = 'aggregate-roaming-key-0123456789';
@@ -43,6 +43,7 @@ const post = (base: string, sessionId: string, key: string) =>
 
 describe.each(['redis', 'postgres'] as const)('/mcp sessions on any instance (%s shared): every request of one client alternates between two gateways', (shared) => {
   let remote: HttpToolServer;
+  let conf: Awaited<ReturnType<typeof startHttpToolServer>>;
   let a: TestGateway;
   let b: TestGateway;
   let alone: TestGateway;
@@ -51,6 +52,7 @@ describe.each(['redis', 'postgres'] as const)('/mcp sessions on any instance (%s
 
   beforeAll(async () => {
     remote = await new HttpToolServer().start();
+    conf = await startHttpToolServer();
     const config = (share: boolean) => ({
       logging: { level: 'warn' },
       ...(share && shared === 'redis' ? { redis: { url: REDIS_URL, keyPrefix: prefix } } : {}),
@@ -63,7 +65,7 @@ describe.each(['redis', 'postgres'] as const)('/mcp sessions on any instance (%s
           { key: OTHER, user: 'other@example.com', scopes: ['mcp:read', 'mcp:write'] },
         ],
       },
-      mcpServers: { remote: { url: remote.url }, proc: stdioToolServerEntry() },
+      mcpServers: { remote: { url: remote.url }, conf: { url: conf.url }, proc: stdioToolServerEntry() },
     });
     [a, b, alone] = await Promise.all([startGateway(config(true)), startGateway(config(true)), startGateway(config(false))]);
     for (const gw of [a, b]) await eventually(async () => (await fetch(`${gw.url}/ready`)).status === 200, 15_000, 'the tool servers');
@@ -72,6 +74,7 @@ describe.each(['redis', 'postgres'] as const)('/mcp sessions on any instance (%s
   afterAll(async () => {
     await Promise.all([a?.close(), b?.close(), alone?.close()]);
     await remote?.stop();
+    await conf?.stop();
     if (shared === 'redis') {
       const redis = new Redis(REDIS_URL);
       const keys = await redis.keys(`${prefix}*`);
@@ -112,6 +115,42 @@ describe.each(['redis', 'postgres'] as const)('/mcp sessions on any instance (%s
       await client.close();
     }
   });
+
+  it.runIf(shared === 'redis')(
+    "a tool server's requests reach the client and its answers the server, whichever instance each goes to",
+    async () => {
+      const seen: string[] = [];
+      const client = new Client({ name: 'asked-client', version: '1.0.0' }, { capabilities: { sampling: {} } });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`), { fetch: alternating([a.url, b.url], seen), requestInit: { headers: { 'x-api-key': KEY } } }),
+      );
+      let n = 0;
+      client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', content: { type: 'text', text: `answer ${++n}` }, model: 'm' }));
+      try {
+        for (let i = 0; i < 3; i++) {
+          for (const server of ['conf', 'proc']) {
+            const result = await client.callTool({ name: `${server}__test_sampling`, arguments: { prompt: 'p' } });
+            expect(textOf(result)).toBe(`LLM response: answer ${n}`);
+          }
+        }
+        expect(n).toBe(6);
+        // The log level set through one instance holds on the other.
+        const logs: unknown[] = [];
+        client.setNotificationHandler(LoggingMessageNotificationSchema, (note) => void logs.push(note.params.data));
+        await client.setLoggingLevel('error');
+        for (let i = 0; i < 4; i++) await client.callTool({ name: `${i % 2 ? 'conf' : 'proc'}__test_tool_with_logging`, arguments: {} });
+        expect(logs).toEqual([]);
+        await client.setLoggingLevel('info');
+        for (let i = 0; i < 4; i++) await client.callTool({ name: `${i % 2 ? 'conf' : 'proc'}__test_tool_with_logging`, arguments: {} });
+        expect(logs).toHaveLength(12);
+        // The answers (POSTs of their own) went to both instances.
+        expect(new Set(seen.map((s) => s.split(' ')[1]))).toEqual(new Set([new URL(a.url).port, new URL(b.url).port]));
+      } finally {
+        await client.close();
+      }
+    },
+    30_000,
+  );
 
   it("another caller's id, an instance that does not share the key, or a forged id: 404", async () => {
     const client = new Client({ name: 'c', version: '1.0.0' });

@@ -12,6 +12,12 @@ const CLIENT_ANSWER_TIMEOUT_MS = 10 * 60_000;
 
 type Message = { method: string; params?: Record<string, unknown> };
 
+/** A change of a session's state on the servers, told to its copies on other instances. */
+export interface SharedChange {
+  level?: string;
+  unsubscribe?: { server: string; uri: string };
+}
+
 /**
  * The connections of one aggregated /mcp session to its tool servers. A session starts on the
  * gateway's shared connections; it gets connections of its own (a process of its own for a
@@ -37,6 +43,10 @@ export class SessionLinks implements LinkProvider {
     private readonly logger: Logger,
     /** /mcp: servers' loggers and resource URIs are named as the aggregate shows them (S__, mcpgw://S/). */
     private readonly aggregated = true,
+    /** Passes a notification for the server stream on when another instance holds that stream (true). */
+    private readonly elsewhere?: (message: Message) => boolean,
+    /** Tells the session's copies on other instances what this one changed. */
+    private readonly share?: (change: SharedChange) => void,
   ) {}
 
   /** After initialize: a client that can be asked something gets connections of its own. */
@@ -93,6 +103,7 @@ export class SessionLinks implements LinkProvider {
   /** Remembers the level and sets it on every connection opened from now on. */
   rememberLogLevel(level: string): void {
     this.level = level;
+    this.share?.({ level });
   }
 
   /** Remembers a subscription (renewed on a new connection to the server) or forgets it. */
@@ -101,7 +112,33 @@ export class SessionLinks implements LinkProvider {
     if (on) {
       if (!set) this.subscriptions.set(server, (set = new Set()));
       set.add(uri);
-    } else set?.delete(uri);
+    } else {
+      set?.delete(uri);
+      // The subscription may be held by another instance's copy of the session: it ends it there.
+      this.share?.({ unsubscribe: { server: server.name, uri } });
+    }
+  }
+
+  /**
+   * What another instance's copy of the session changed: the log level (set on this copy's
+   * connections too), or a subscription ended (ended here when this copy holds it).
+   */
+  async applyShared(change: SharedChange, servers: (name: string) => UpstreamServer | undefined): Promise<void> {
+    if (change.level) {
+      this.enabled = true;
+      this.level = change.level;
+      for (const [server, pending] of this.links) {
+        const link = await pending.catch(() => undefined);
+        if (link && server.capabilities?.logging) await server.linkRequest(link, this.identity(), 'logging/setLevel', { level: change.level }).catch(() => undefined);
+      }
+    }
+    if (change.unsubscribe) {
+      const server = servers(change.unsubscribe.server);
+      const set = server && this.subscriptions.get(server);
+      if (!server || !set?.delete(change.unsubscribe.uri)) return;
+      const link = await this.links.get(server)?.catch(() => undefined);
+      if (link) await server.linkRequest(link, this.identity(), 'resources/unsubscribe', { uri: change.unsubscribe.uri }).catch(() => undefined);
+    }
   }
 
   private async open(server: UpstreamServer): Promise<UpstreamLink | undefined> {
@@ -160,6 +197,7 @@ export class SessionLinks implements LinkProvider {
     }
     const notification = { method: message.method, ...(params ? { params } : {}) } as never;
     const related = holder.link?.inflight.at(-1);
+    if (related === undefined && this.elsewhere?.({ method: message.method, ...(params ? { params } : {}) })) return Promise.resolve();
     const sent =
       related === undefined
         ? this.downstream.notification(notification)
