@@ -180,3 +180,37 @@ describe.each(['remote', 'proc'])('aggregated /mcp relays what %s says to the ca
     }
   });
 });
+
+/** A call's timeout (mcpServers.<name>.timeout) does not count the time the client takes to answer the server. */
+describe('aggregated /mcp: the wait for a person does not count against the call timeout', () => {
+  let gw: TestGateway;
+  let client: Client;
+
+  beforeAll(async () => {
+    gw = await startGateway({
+      logging: { level: 'warn' },
+      auth: { enabled: true, type: 'api-key', apiKeys: [{ key: KEY, user: 'agg@example.com', scopes: ['mcp:read', 'mcp:write'] }] },
+      mcpServers: { proc: { ...stdioToolServerEntry(), timeout: 700 } },
+    });
+    await eventually(async () => (await fetch(`${gw.url}/ready`)).status === 200, 15_000, 'the tool server');
+    client = await connect(`${gw.url}/mcp`);
+  }, 60_000);
+
+  afterAll(async () => {
+    await client?.close();
+    await gw?.close();
+  });
+
+  it('an elicitation answered after longer than the timeout completes the call', async () => {
+    client.setRequestHandler(ElicitRequestSchema, async () => {
+      await new Promise((r) => setTimeout(r, 1200));
+      return { action: 'accept', content: { username: 'slow', email: 'slow@example.com' } };
+    });
+    const result = await client.callTool({ name: 'proc__test_elicitation', arguments: { message: 'take your time' } });
+    expect(textOf(result)).toBe('User response: action=accept, content={"username":"slow","email":"slow@example.com"}');
+  });
+
+  it('a tool that keeps the server busy past the timeout still times out', async () => {
+    await expect(client.callTool({ name: 'proc__test_slow', arguments: { ms: 2000 } })).rejects.toThrow(/did not answer in time/);
+  });
+});

@@ -25,8 +25,6 @@ const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
 const REVISION_META = /^io\.modelcontextprotocol\/(protocolVersion|clientInfo|clientCapabilities|logLevel)$/;
 /** Requests a server may answer with `input_required` (multi-round-trip requests). */
 const ROUND_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
-/** A request of a round may wait this long for the tool server (which may wait for a person). */
-const ROUND_CALL_TIMEOUT_MS = 10 * 60_000;
 const KEEP_ALIVE_MS = 15_000;
 
 /**
@@ -245,7 +243,6 @@ export class ModernEndpoint {
             modern: op.modern,
             signal,
             session,
-            timeoutMs: ROUND_CALL_TIMEOUT_MS,
             onprogress: (p) => round.sink?.progress(p as never),
           }),
       );

@@ -2,6 +2,8 @@ import { EventEmitter } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
+  ErrorCode,
+  McpError,
   type ClientCapabilities,
   type JSONRPCMessage,
   PromptListChangedNotificationSchema,
@@ -51,6 +53,8 @@ export interface UpstreamLink {
   readonly inflight: Array<string | number>;
   /** Resolves once every message relayed to the caller so far has been written. */
   flushed(): Promise<void>;
+  /** Infinity while the server waits for the client's answer to one of its requests, else when it last got one (ms). */
+  answeredAt(): number;
   readonly closed: boolean;
   close(): Promise<void>;
 }
@@ -114,6 +118,44 @@ function deliverProgressInOrder(client: Client, notify?: (message: { method: str
   };
 }
 const DEFAULT_TIMEOUT_MS = 60_000;
+/** The SDK's own timeout, when the gateway keeps the time itself (the largest a timer takes). */
+const NO_SDK_TIMEOUT_MS = 2 ** 31 - 1;
+
+/**
+ * A request's timeout on a session's own connection: `ms` without word from the server, not
+ * counting the time the server waits for the client's answer to one of its requests (it starts
+ * again from that answer). Progress restarts it too (as the SDK's resetTimeoutOnProgress).
+ */
+function timeoutPausedWhileAsking(link: UpstreamLink, ms: number, outer?: AbortSignal): { signal: AbortSignal; progressed(): void; stop(): void } {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(outer!.reason);
+  if (outer?.aborted) controller.abort(outer.reason);
+  else outer?.addEventListener('abort', onAbort, { once: true });
+  let deadline = Date.now() + ms;
+  let timer: NodeJS.Timeout;
+  const check = () => {
+    const answered = link.answeredAt();
+    if (answered === Infinity) {
+      timer = setTimeout(check, ms);
+      return;
+    }
+    deadline = Math.max(deadline, answered + ms);
+    const left = deadline - Date.now();
+    if (left > 0) timer = setTimeout(check, left);
+    else controller.abort(new McpError(ErrorCode.RequestTimeout, 'Request timed out'));
+  };
+  timer = setTimeout(check, ms);
+  return {
+    signal: controller.signal,
+    progressed: () => {
+      deadline = Date.now() + ms;
+    },
+    stop: () => {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onAbort);
+    },
+  };
+}
 /** How long a call waits for a server that is still starting or reconnecting (mcpServers.<name>.startTimeout). */
 const DEFAULT_START_TIMEOUT_MS = 10_000;
 const BACKOFF_FIRST_MS = 500;
@@ -315,14 +357,24 @@ export abstract class UpstreamServer extends EventEmitter {
     if (this.status !== 'ready' && !(await this.whenReady())) return undefined;
     const client = new Client({ name: 'ai-gateway', version: GATEWAY_VERSION }, { capabilities: handlers.capabilities });
     // Whatever the server asks the client goes to it as it was asked; the client's answer (or error) comes back.
-    client.fallbackRequestHandler = async (request, extra) =>
-      handlers.onRequest({ method: request.method, params: request.params as Record<string, unknown> | undefined }, extra.signal) as never;
+    let asking = 0;
+    let answered = 0;
+    client.fallbackRequestHandler = async (request, extra) => {
+      asking++;
+      try {
+        return (await handlers.onRequest({ method: request.method, params: request.params as Record<string, unknown> | undefined }, extra.signal)) as never;
+      } finally {
+        asking--;
+        answered = Date.now();
+      }
+    };
     let closed = false;
     let written: Promise<void> = Promise.resolve();
     const link: UpstreamLink = {
       client,
       inflight: [],
       flushed: () => written,
+      answeredAt: () => (asking > 0 ? Infinity : answered),
       get closed() {
         return closed;
       },
@@ -389,13 +441,21 @@ export abstract class UpstreamServer extends EventEmitter {
     else delete outParams._meta;
     const onprogress = ctx.onprogress;
     const related = ctx.relatedRequestId;
+    const timeoutMs = ctx.timeoutMs ?? this.timeoutMs;
+    // On a session's own connection the wait stops while the server waits for the client (a person may be answering).
+    const guard = link ? timeoutPausedWhileAsking(link, timeoutMs, ctx.signal) : undefined;
     if (link && related !== undefined) link.inflight.push(related);
     try {
       const result = (await this.withIdentity(ctx.identity, () =>
         client!.request({ method, params: outParams } as never, ResultSchema, {
-          signal: ctx.signal,
-          timeout: ctx.timeoutMs ?? this.timeoutMs,
-          onprogress: onprogress && ((progress: Progress) => onprogress(redactRelayed(progress, this.secrets))),
+          signal: guard ? guard.signal : ctx.signal,
+          timeout: guard ? NO_SDK_TIMEOUT_MS : timeoutMs,
+          onprogress:
+            onprogress &&
+            ((progress: Progress) => {
+              guard?.progressed();
+              onprogress(redactRelayed(progress, this.secrets));
+            }),
           resetTimeoutOnProgress: onprogress !== undefined,
         }),
       )) as Record<string, unknown>;
@@ -419,6 +479,7 @@ export abstract class UpstreamServer extends EventEmitter {
       if (this.isConnectionFailure(err)) this.broken();
       throw upstreamFailure(this.name, err, this.secrets);
     } finally {
+      guard?.stop();
       if (link && related !== undefined) {
         const i = link.inflight.lastIndexOf(related);
         if (i >= 0) link.inflight.splice(i, 1);
