@@ -116,39 +116,39 @@ describe.each(['redis', 'postgres'] as const)('/mcp sessions on any instance (%s
     }
   });
 
-  // Messages between instances go through Redis (the store of PostgreSQL carries no messages).
-  if (shared === 'redis')
-    it("a tool server's requests reach the client and its answers the server, whichever instance each goes to", async () => {
-      const seen: string[] = [];
-      const client = new Client({ name: 'asked-client', version: '1.0.0' }, { capabilities: { sampling: {} } });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`), { fetch: alternating([a.url, b.url], seen), requestInit: { headers: { 'x-api-key': KEY } } }),
-      );
-      let n = 0;
-      client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', content: { type: 'text', text: `answer ${++n}` }, model: 'm' }));
-      try {
-        for (let i = 0; i < 3; i++) {
-          for (const server of ['conf', 'proc']) {
-            const result = await client.callTool({ name: `${server}__test_sampling`, arguments: { prompt: 'p' } });
-            expect(textOf(result)).toBe(`LLM response: answer ${n}`);
-          }
+  it("a tool server's requests reach the client and its answers the server, whichever instance each goes to", async () => {
+    const seen: string[] = [];
+    const client = new Client({ name: 'asked-client', version: '1.0.0' }, { capabilities: { sampling: {} } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`), { fetch: alternating([a.url, b.url], seen), requestInit: { headers: { 'x-api-key': KEY } } }));
+    let n = 0;
+    client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', content: { type: 'text', text: `answer ${++n}` }, model: 'm' }));
+    try {
+      for (let i = 0; i < 3; i++) {
+        for (const server of ['conf', 'proc']) {
+          const result = await client.callTool({ name: `${server}__test_sampling`, arguments: { prompt: 'p' } });
+          expect(textOf(result)).toBe(`LLM response: answer ${n}`);
         }
-        expect(n).toBe(6);
-        // The log level set through one instance holds on the other.
-        const logs: unknown[] = [];
-        client.setNotificationHandler(LoggingMessageNotificationSchema, (note) => void logs.push(note.params.data));
-        await client.setLoggingLevel('error');
-        for (let i = 0; i < 4; i++) await client.callTool({ name: `${i % 2 ? 'conf' : 'proc'}__test_tool_with_logging`, arguments: {} });
-        expect(logs).toEqual([]);
-        await client.setLoggingLevel('info');
-        for (let i = 0; i < 4; i++) await client.callTool({ name: `${i % 2 ? 'conf' : 'proc'}__test_tool_with_logging`, arguments: {} });
-        expect(logs).toHaveLength(12);
-        // The answers (POSTs of their own) went to both instances.
-        expect(new Set(seen.map((s) => s.split(' ')[1]))).toEqual(new Set([new URL(a.url).port, new URL(b.url).port]));
-      } finally {
-        await client.close();
       }
-    }, 30_000);
+      expect(n).toBe(6);
+      // An answer larger than a PostgreSQL notification carries goes through the store.
+      const big = 'x'.repeat(20_000);
+      client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', content: { type: 'text', text: big }, model: 'm' }));
+      expect(textOf(await client.callTool({ name: 'conf__test_sampling', arguments: { prompt: 'p' } }))).toBe(`LLM response: ${big}`);
+      // The log level set through one instance holds on the other.
+      const logs: unknown[] = [];
+      client.setNotificationHandler(LoggingMessageNotificationSchema, (note) => void logs.push(note.params.data));
+      await client.setLoggingLevel('error');
+      for (let i = 0; i < 4; i++) await client.callTool({ name: `${i % 2 ? 'conf' : 'proc'}__test_tool_with_logging`, arguments: {} });
+      expect(logs).toEqual([]);
+      await client.setLoggingLevel('info');
+      for (let i = 0; i < 4; i++) await client.callTool({ name: `${i % 2 ? 'conf' : 'proc'}__test_tool_with_logging`, arguments: {} });
+      expect(logs).toHaveLength(12);
+      // The answers (POSTs of their own) went to both instances.
+      expect(new Set(seen.map((s) => s.split(' ')[1]))).toEqual(new Set([new URL(a.url).port, new URL(b.url).port]));
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
 
   it("another caller's id, an instance that does not share the key, or a forged id: 404", async () => {
     const client = new Client({ name: 'c', version: '1.0.0' });
