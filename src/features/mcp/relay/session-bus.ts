@@ -105,18 +105,39 @@ export class SessionBus {
       .update(`${schema ?? ''}`)
       .digest('hex')
       .slice(0, 16)}`;
-    const listener = new pg.Client({ connectionString: url });
-    listener.on('error', (err: Error) => this.logger.debug({ err: err.message }, 'mcp session bus error'));
-    listener.on('notification', (n: { channel: string; payload?: string }) => {
+    const onNotification = (n: { channel: string; payload?: string }) => {
       if (n.channel !== channel || !n.payload) return;
       if (!n.payload.startsWith('#')) return this.receive(n.payload);
       void store
         .query<{ body: string }>('SELECT body FROM gateway_mcp_bus WHERE id = ?', [n.payload.slice(1)])
         .then((rows) => rows[0] && this.receive(rows[0].body))
         .catch(() => undefined);
+    };
+    let closed = false;
+    let listener: pg.Client;
+    // The listening connection is opened again when it breaks (a second later, until the bus closes).
+    const listen = async (): Promise<void> => {
+      const client = new pg.Client({ connectionString: url });
+      listener = client;
+      let retried = false;
+      const again = () => {
+        if (closed || retried) return;
+        retried = true;
+        setTimeout(() => void listen().catch(again), 1000).unref();
+      };
+      client.on('error', (err: Error) => {
+        this.logger.debug({ err: err.message }, 'mcp session bus error');
+        again();
+      });
+      client.on('end', again);
+      client.on('notification', onNotification);
+      await client.connect();
+      await client.query(`LISTEN ${channel}`);
+    };
+    await listen().catch((err: unknown) => {
+      closed = true;
+      throw err;
     });
-    await listener.connect();
-    await listener.query(`LISTEN ${channel}`);
     return {
       publish: async (text) => {
         if (Buffer.byteLength(text) <= NOTIFY_MAX) {
@@ -138,7 +159,10 @@ export class SessionBus {
       },
       loadLevel: async (hash) =>
         (await store.query<{ level: string }>('SELECT level FROM gateway_mcp_levels WHERE id_hash = ? AND until > ?', [hash, Math.floor(Date.now() / 1000)]))[0]?.level,
-      close: () => void listener.end().catch(() => undefined),
+      close: () => {
+        closed = true;
+        void listener.end().catch(() => undefined);
+      },
     };
   }
 
