@@ -43,7 +43,9 @@ export default defineStage<McpForwardStageConfig>({
         const identityHeaders = ctx.get(IDENTITY_FORWARD_HEADERS);
         if (!pinned && (await relayAggregatedCall(remoteRelay, aggregator, audit, ctx.req, res, identity, body, identityHeaders))) return;
         const server = pinned ? pool.get(pinned) : undefined;
-        if (server?.kind === 'remote') return remoteRelay.handle(ctx.req, res, identity, server as RemoteServer, mcpMessageBytes(ctx), body, identityHeaders);
+        // A server of the stateless revision keeps no sessions to relay: the gateway's own sessions translate.
+        if (server?.kind === 'remote' && !server.protocolVersion)
+          return remoteRelay.handle(ctx.req, res, identity, server as RemoteServer, mcpMessageBytes(ctx), body, identityHeaders);
         if (server?.kind === 'process') {
           const sessionId = headerValue(ctx.headers, 'mcp-session-id');
           if (sessionId ? ProcessRelay.owns(sessionId) : ctx.method === 'POST' && isInitializeRequest(body)) {

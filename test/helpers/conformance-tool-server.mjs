@@ -7,7 +7,8 @@
 // Extra tools for the relay tests: test_roots (asks the client for its roots), test_slow (waits
 // `ms`, sends progress, stops early when cancelled), change_tools (adds a tool and tells clients
 // the list changed), update_watched (tells subscribers test://watched-resource changed),
-// whoami (the forwarded identity). `--page-size N` pages tools/list, so a cursor matters.
+// whoami (the forwarded identity), test_two_questions (elicits a name, then asks for a completion
+// with it). `--page-size N` pages tools/list, so a cursor matters.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -87,6 +88,7 @@ const BASE_TOOLS = [
   { name: 'slow_status', description: 'How the last test_slow ended: done or cancelled', inputSchema: noArgs },
   { name: 'test_cancel_client', description: 'Asks the client for a completion, gives up after 300 ms (cancelling it)', inputSchema: noArgs },
   { name: 'whoami', description: 'Answers the identity the gateway forwarded', inputSchema: noArgs },
+  { name: 'test_two_questions', description: 'Asks the user for a name, then the client for a completion that uses it', inputSchema: noArgs },
 ];
 
 const RESOURCES = [
@@ -306,6 +308,21 @@ function buildServer(context) {
       case 'update_watched':
         if (subscriptions.has('test://watched-resource')) await server.sendResourceUpdated({ uri: 'test://watched-resource' });
         return text(`subscribers: ${subscriptions.size}`);
+      case 'test_two_questions': {
+        const who = await extra.sendRequest(
+          {
+            method: 'elicitation/create',
+            params: { message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
+          },
+          ElicitResultSchema,
+        );
+        if (who.action !== 'accept') return text(`declined: ${who.action}`);
+        const reply = await extra.sendRequest(
+          { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: `Greet ${who.content?.name}` } }], maxTokens: 50 } },
+          CreateMessageResultSchema,
+        );
+        return text(`${who.content?.name}: ${reply.content?.text ?? ''}`);
+      }
       case 'whoami':
         return text(JSON.stringify({ meta: req.params._meta?.['io.gateway/identity'] ?? null, headers: context.headers?.() ?? null }));
       default:

@@ -3,9 +3,10 @@ import type { Identity } from '../../kernel/engine/context.js';
 import { AuditLog } from './audit.js';
 import { authorize, type McpRequestScope } from './authorization.js';
 import { gatewayUri, prefixedName, splitName, splitUri } from './naming.js';
-import { forbiddenCall, RpcFailure, unknownName } from './rpc-errors.js';
+import { forbiddenCall, RPC, RpcFailure, unknownName } from './rpc-errors.js';
 import type { ServerPool } from './upstream/server-pool.js';
-import type { UpstreamServer } from './upstream/upstream-server.js';
+import type { CallContext, LinkProvider, UpstreamServer } from './upstream/upstream-server.js';
+import { SessionLinks } from './relay/session-links.js';
 import type { Tracing } from '../../kernel/observability/tracing.js';
 
 /** The opaque cursor of an aggregated list: each server's own cursor under its name. */
@@ -35,6 +36,27 @@ export interface OperationContext {
   signal?: AbortSignal;
   meta?: Record<string, unknown>;
   onprogress?: (progress: Progress) => void;
+  /** The caller's session, or a round of a multi-round-trip request (its own connections to servers, when it has them). */
+  session?: LinkProvider;
+  /** How long a request to a server may take (a round waits for a person). */
+  timeoutMs?: number;
+  /** A 2026-07-28 client: its declared capabilities and log level. */
+  modern?: CallContext['modern'];
+  /** The caller's JSON-RPC id of this request. */
+  requestId?: string | number;
+}
+
+/** What a request to a server carries for a caller. */
+function callContext(view: View, op: OperationContext, progress = false): CallContext {
+  return {
+    identity: view.identity,
+    meta: op.meta,
+    signal: op.signal,
+    ...(progress && op.onprogress ? { onprogress: op.onprogress } : {}),
+    ...(op.session ? { session: op.session, relatedRequestId: op.requestId } : {}),
+    ...(op.timeoutMs ? { timeoutMs: op.timeoutMs } : {}),
+    ...(op.modern ? { modern: op.modern } : {}),
+  };
 }
 
 type Item = Record<string, unknown>;
@@ -79,7 +101,7 @@ export class Aggregator {
 
   /** One page of `server`'s list (its own cursor, when continuing). */
   private async fetchPage(server: UpstreamServer, key: ListKey, view: View, op: OperationContext, cursor: string | undefined): Promise<{ items: Item[]; next?: string }> {
-    const result = await server.request(LISTS[key].method, cursor ? { cursor } : {}, { identity: view.identity, meta: op.meta, signal: op.signal });
+    const result = await server.request(LISTS[key].method, cursor ? { cursor } : {}, callContext(view, op));
     const got = result[key];
     const next = typeof result.nextCursor === 'string' && result.nextCursor ? result.nextCursor : undefined;
     return { items: Array.isArray(got) ? (got as Item[]) : [], next };
@@ -210,7 +232,7 @@ export class Aggregator {
 
   async callTool(view: View, params: Record<string, unknown>, op: OperationContext = {}): Promise<Record<string, unknown>> {
     const { server, name } = this.resolveName(view, params.name, 'tool');
-    const call = () => server.request('tools/call', { ...params, name }, { identity: view.identity, meta: op.meta, signal: op.signal, onprogress: op.onprogress });
+    const call = () => server.request('tools/call', { ...params, name }, callContext(view, op, true));
     const traced = this.tracing ? traceToolCall.bind(undefined, this.tracing, server.name, name, call) : call;
     const result = await this.guarded(view, 'tools/call', { action: 'call', server: server.name, tool: name }, name, traced);
     return view.server ? result : this.mapContentUris(server.name, result);
@@ -219,7 +241,7 @@ export class Aggregator {
   async getPrompt(view: View, params: Record<string, unknown>, op: OperationContext = {}): Promise<Record<string, unknown>> {
     const { server, name } = this.resolveName(view, params.name, 'prompt');
     const result = await this.guarded(view, 'prompts/get', { action: 'read', server: server.name }, name, () =>
-      server.request('prompts/get', { ...params, name }, { identity: view.identity, meta: op.meta, signal: op.signal }),
+      server.request('prompts/get', { ...params, name }, callContext(view, op)),
     );
     if (view.server || !Array.isArray(result.messages)) return result;
     return { ...result, messages: (result.messages as Item[]).map((m) => (m.content ? { ...m, content: this.mapContentItem(server.name, m.content as Item) } : m)) };
@@ -228,7 +250,7 @@ export class Aggregator {
   async readResource(view: View, params: Record<string, unknown>, op: OperationContext = {}): Promise<Record<string, unknown>> {
     const { server, uri } = this.resolveUri(view, params.uri);
     const result = await this.guarded(view, 'resources/read', { action: 'read', server: server.name }, uri, () =>
-      server.request('resources/read', { ...params, uri }, { identity: view.identity, meta: op.meta, signal: op.signal }),
+      server.request('resources/read', { ...params, uri }, callContext(view, op)),
     );
     if (view.server || !Array.isArray(result.contents)) return result;
     return { ...result, contents: (result.contents as Item[]).map((c) => (typeof c.uri === 'string' ? { ...c, uri: gatewayUri(server.name, c.uri) } : c)) };
@@ -251,7 +273,50 @@ export class Aggregator {
     }
     return this.guarded(view, 'completion/complete', { action: 'read', server: server.name }, String(outRef.name ?? outRef.uri), async () => {
       if (!server.capabilities?.completions) return { completion: { values: [], hasMore: false } };
-      return server.request('completion/complete', { ...params, ref: outRef }, { identity: view.identity, meta: op.meta, signal: op.signal });
+      return server.request('completion/complete', { ...params, ref: outRef }, callContext(view, op));
+    });
+  }
+
+  /**
+   * logging/setLevel: the level goes to every visible server that logs, on the session's own
+   * connections (a level is state of one session on a server: it never goes on a shared one).
+   */
+  async setLogLevel(view: View, level: unknown, op: OperationContext): Promise<Record<string, unknown>> {
+    if (typeof level !== 'string' || !level) throw new RpcFailure(-32602, 'logging/setLevel needs a level.');
+    const session = op.session;
+    if (!(session instanceof SessionLinks)) throw new RpcFailure(-32602, 'logging/setLevel needs a session (open one with initialize).');
+    session.enable();
+    session.rememberLogLevel(level);
+    const servers = this.serversOf(view).filter((s) => s.capabilities?.logging && this.maySee(view.identity, s.name));
+    await Promise.all(
+      servers.map(async (server) => {
+        if (!(await session.linkFor(server))) return;
+        try {
+          await server.request('logging/setLevel', { level }, callContext(view, op));
+        } catch {
+          // One server refusing the level does not stop the others.
+        }
+      }),
+    );
+    return {};
+  }
+
+  /** resources/subscribe and resources/unsubscribe, on the session's own connection to the resource's server. */
+  async subscription(view: View, uri: unknown, on: boolean, op: OperationContext): Promise<Record<string, unknown>> {
+    const method = on ? 'resources/subscribe' : 'resources/unsubscribe';
+    const resolved = this.resolveUri(view, uri);
+    const session = op.session;
+    if (!(session instanceof SessionLinks)) throw new RpcFailure(-32602, `${method} needs a session (open one with initialize).`);
+    return this.guarded(view, method, { action: 'read', server: resolved.server.name }, resolved.uri, async () => {
+      if (!resolved.server.capabilities?.resources?.subscribe) throw new RpcFailure(RPC.METHOD_NOT_FOUND, `Tool server ${resolved.server.name} offers no resource subscriptions.`);
+      session.enable();
+      if (!(await session.linkFor(resolved.server))) {
+        if (!on) return {}; // Never subscribed on a connection of this session: nothing to end.
+        throw new RpcFailure(RPC.SERVER_UNAVAILABLE, `Tool server ${resolved.server.name} has no room for another session; subscribe later.`);
+      }
+      const result = await resolved.server.request(method, { uri: resolved.uri }, callContext(view, op));
+      session.rememberSubscription(resolved.server, resolved.uri, on);
+      return result;
     });
   }
 

@@ -9,6 +9,8 @@ import { ProcessRelay } from './relay/process-relay.js';
 import { RemoteRelay } from './relay/remote-relay.js';
 import { sharedSessionKey } from './relay/session-key.js';
 import { SessionSeal } from './relay/session-seal.js';
+import { SessionEnds } from './relay/session-ends.js';
+import { SessionBus } from './relay/session-bus.js';
 import { LegacySessions } from './transport/legacy-sessions.js';
 import { ModernEndpoint } from './transport/modern-http.js';
 import { mcpServerProblems, ServerPool } from './upstream/server-pool.js';
@@ -39,18 +41,22 @@ export const mcpCapability: Capability = {
         ]);
         const audit = new AuditLog(services.logger, calls);
         const aggregator = new Aggregator(pool, audit, services.get(TRACING));
-        const legacy = new LegacySessions(aggregator, services.logger);
+        // Session ids are sealed under the key every instance shares (sessions on any instance).
+        const seal = new SessionSeal(randomBytes(32));
+        const ends = new SessionEnds(services.logger);
+        const bus = new SessionBus(services.logger);
+        const legacy = new LegacySessions(aggregator, services.logger, seal, ends, bus);
         const modern = new ModernEndpoint(aggregator, services.logger);
         pool.on('list_changed', (server: string, kind: ListKind) => {
           legacy.notifyListChanged(server, kind);
           modern.notifyListChanged(server, kind);
         });
-        const seal = new SessionSeal(randomBytes(32));
         const remoteRelay = new RemoteRelay(seal, audit, services.logger);
         const processRelay = new ProcessRelay(audit, services.logger);
-        return { pool, aggregator, legacy, modern, audit, remoteRelay, processRelay };
+        return { pool, aggregator, legacy, modern, audit, remoteRelay, processRelay, ends, bus };
       },
-      async ({ pool, legacy, modern, processRelay }) => {
+      async ({ pool, legacy, modern, processRelay, bus }) => {
+        bus.close();
         modern.close();
         await processRelay.close();
         await legacy.close();
@@ -64,7 +70,13 @@ export const mcpCapability: Capability = {
     if (services.resources.wasKept('mcp')) return; // started by the config it was kept from
     const parts = services.require(MCP);
     // Relayed session ids are sealed under the key every instance shares (sessions on any instance).
-    if (parts.pool.servers.size) parts.remoteRelay.seal.useKey(await sharedSessionKey(services));
+    if (parts.pool.servers.size) {
+      parts.remoteRelay.seal.useKey(await sharedSessionKey(services));
+      // Sessions ended on one instance are ended on all (any instance serves a session from its id).
+      await parts.ends.connect(services);
+      // With Redis, what a client says to a session's other instance reaches it (answers, cancellations, server-stream notifications).
+      await parts.bus.connect(services).catch((err: Error) => services.logger.warn({ err: err.message }, 'MCP session messages stay on each instance'));
+    }
     await parts.pool.start();
   },
   drain(services) {

@@ -6,6 +6,8 @@ import type { RemoteRelay } from './relay/remote-relay.js';
 import type { LegacySessions } from './transport/legacy-sessions.js';
 import type { ModernEndpoint } from './transport/modern-http.js';
 import type { ServerPool } from './upstream/server-pool.js';
+import type { SessionEnds } from './relay/session-ends.js';
+import type { SessionBus } from './relay/session-bus.js';
 
 /** The parts of the tool-server endpoint: tool servers, the aggregator, the two transports, the audit log. */
 export interface McpParts {
@@ -18,6 +20,10 @@ export interface McpParts {
   remoteRelay: RemoteRelay;
   /** /mcp/<server> sessions of a process server, relayed (a process per session). */
   processRelay: ProcessRelay;
+  /** Sessions ended with DELETE (remembered for every instance). */
+  ends: SessionEnds;
+  /** Messages of sessions between instances (Redis). */
+  bus: SessionBus;
 }
 
 export const MCP = defineService<McpParts>('mcp');

@@ -17,6 +17,8 @@ export const RPC = {
   SERVER_UNAVAILABLE: -32004,
   /** 2026-07-28: HTTP headers do not match the body, or required ones are missing. */
   HEADER_MISMATCH: -32020,
+  /** 2026-07-28: a request needs a client capability the client did not declare. */
+  MISSING_REQUIRED_CLIENT_CAPABILITY: -32021,
   /** 2026-07-28: the requested protocol version is not supported. */
   UNSUPPORTED_PROTOCOL_VERSION: -32022,
 } as const;

@@ -34,7 +34,6 @@ interface ProcessSession {
 
 const PREFIX = 'p.';
 const IDLE_MS = 30 * 60_000;
-const DEFAULT_MAX_SESSIONS = 64;
 
 const isRequest = (m: RpcMessage) => typeof m.method === 'string' && m.id !== undefined && m.id !== null;
 const isResponse = (m: RpcMessage) => m.method === undefined && m.id !== undefined && ('result' in m || 'error' in m);
@@ -104,10 +103,8 @@ export class ProcessRelay {
       jsonAnswer(res, 403, { jsonrpc: '2.0', id, error: { code: RPC.FORBIDDEN, message: `Forbidden: the credential may not use tool server ${server.name}.` } });
       return;
     }
-    const max = server.maxSessions ?? DEFAULT_MAX_SESSIONS;
-    let count = 0;
-    for (const s of this.sessions.values()) if (s.server === server) count++;
-    if (count >= max) {
+    const max = server.linkCapacity;
+    if (server.linkCount >= max) {
       jsonAnswer(res, 503, {
         jsonrpc: '2.0',
         id,
@@ -116,9 +113,18 @@ export class ProcessRelay {
       return;
     }
     const child = server.spawnSessionTransport();
+    // The process counts against maxSessions until it ends.
+    server.linkCount++;
+    let counted = true;
+    const release = () => {
+      if (!counted) return;
+      counted = false;
+      server.linkCount--;
+    };
     try {
       await child.start();
     } catch (err) {
+      release();
       this.logger.warn({ mcpServer: server.name, err: server.redactText((err as Error).message) }, 'tool server session process did not start');
       jsonAnswer(res, 502, { jsonrpc: '2.0', id, error: { code: RPC.SERVER_UNAVAILABLE, message: `Tool server ${server.name} did not start.` } });
       return;
@@ -138,6 +144,7 @@ export class ProcessRelay {
     downstream.onmessage = (message) => this.fromClient(current(), server, downstream, child, message as RpcMessage);
     child.onmessage = (message) => this.fromServer(current(), server, downstream, message as RpcMessage);
     child.onclose = () => {
+      release();
       if (session) this.end(session.id);
       else void downstream.close().catch(() => undefined);
     };
@@ -146,6 +153,7 @@ export class ProcessRelay {
     await downstream.start();
     await downstream.handleRequest(req, res, body);
     if (!session) {
+      release();
       await child.close().catch(() => undefined);
       await downstream.close().catch(() => undefined);
     }

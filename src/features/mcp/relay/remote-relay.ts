@@ -92,7 +92,7 @@ export class RemoteRelay {
     let opening = false;
     if (typeof sessionHeader === 'string' && sessionHeader) {
       const session = this.seal.open(sessionHeader);
-      if (!session || session.o !== ownerOf(identity) || session.s !== server.name) {
+      if (!session || session.g || session.o !== ownerOf(identity) || session.s !== server.name) {
         jsonAnswer(res, 404, rpcError(messages[0]?.id, RPC.INVALID_REQUEST, 'No such session: open a new one with initialize.'));
         return;
       }

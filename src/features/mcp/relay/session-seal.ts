@@ -8,6 +8,16 @@ export interface SealedSession {
   o: string;
   /** The tool server's own session id, when it keeps sessions. */
   u?: string;
+  /** A session of the gateway's own (/mcp, or /mcp/<server> of a stateless server): what its initialize said. */
+  g?: {
+    /** The /mcp/<server> it was opened on (absent: /mcp). */
+    p?: string;
+    /** The client's capabilities and name. */
+    c: Record<string, unknown>;
+    i?: Record<string, unknown>;
+    /** When it was opened (Unix seconds): ids are good for SESSION_MAX_AGE_S. */
+    t?: number;
+  };
 }
 
 const PREFIX = 'r.';

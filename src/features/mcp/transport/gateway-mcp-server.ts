@@ -10,12 +10,16 @@ import {
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Identity } from '../../../kernel/engine/context.js';
 import type { Aggregator, OperationContext, View } from '../aggregator.js';
 import { RpcFailure, RPC } from '../rpc-errors.js';
 import { GATEWAY_VERSION } from '../upstream/upstream-server.js';
+import type { SessionLinks } from '../relay/session-links.js';
 
 /**
  * One JSON Schema validator for every Server: the SDK would otherwise build a new Ajv for each
@@ -46,8 +50,10 @@ export function capabilitiesFor(aggregator: Aggregator, pinned: string | undefin
     if (identity && !aggregator.maySee(identity, server.name)) continue;
     const caps = server.capabilities;
     if (caps?.prompts) out.prompts = { listChanged: true };
-    if (caps?.resources) out.resources = { listChanged: true };
+    if (caps?.resources) out.resources = { ...out.resources, listChanged: true };
+    if (caps?.resources?.subscribe) out.resources = { ...out.resources, subscribe: true };
     if (caps?.completions) out.completions = {};
+    if (caps?.logging) out.logging = {};
   }
   return out;
 }
@@ -62,7 +68,7 @@ export function instructionsFor(aggregator: Aggregator, server: string | undefin
  * A low-level SDK Server for one legacy session (or one stateless request) whose handlers ask
  * the aggregator, as the caller of each HTTP request (its identity rides in authInfo).
  */
-export function createGatewayMcpServer(aggregator: Aggregator, pinned: string | undefined, identity?: Identity): Server {
+export function createGatewayMcpServer(aggregator: Aggregator, pinned: string | undefined, identity?: Identity, session?: (server: Server) => SessionLinks): Server {
   const pinnedServer = pinned ? aggregator.pool.get(pinned) : undefined;
   const info = pinnedServer?.serverInfo ?? { name: pinned ? `ai-gateway/${pinned}` : 'ai-gateway', version: GATEWAY_VERSION };
   const capabilities = pinnedServer?.capabilities ? pinnedServer.capabilities : capabilitiesFor(aggregator, pinned, identity);
@@ -71,14 +77,19 @@ export function createGatewayMcpServer(aggregator: Aggregator, pinned: string | 
     instructions: instructionsFor(aggregator, pinned),
     jsonSchemaValidator: SHARED_VALIDATOR,
   });
+  // An aggregated session's own connections to its servers (its requests, logs, subscriptions).
+  const links = session?.(server);
   const view = (extra: { authInfo?: AuthInfo }): View => ({ identity: identityOf(extra), server: pinned });
   // Progress notifications of a request are written before its answer: each handler waits for
   // the ones it sent (sendNotification is asynchronous; the answer must not overtake them).
   const sent = new WeakMap<OperationContext, Promise<unknown>>();
-  const op = (params: Record<string, unknown> | undefined, extra: { signal: AbortSignal; sendNotification: (n: any) => Promise<void> }): OperationContext => {
+  const op = (
+    params: Record<string, unknown> | undefined,
+    extra: { signal: AbortSignal; requestId: string | number; sendNotification: (n: any) => Promise<void> },
+  ): OperationContext => {
     const meta = params?._meta as Record<string, unknown> | undefined;
     const progressToken = meta?.progressToken;
-    const ctx: OperationContext = { signal: extra.signal, meta };
+    const ctx: OperationContext = { signal: extra.signal, meta, ...(links ? { session: links, requestId: extra.requestId } : {}) };
     if (progressToken !== undefined) {
       ctx.onprogress = (p) => {
         const before = sent.get(ctx) ?? Promise.resolve();
@@ -100,7 +111,7 @@ export function createGatewayMcpServer(aggregator: Aggregator, pinned: string | 
   const page = async (
     key: 'tools' | 'prompts' | 'resources' | 'resourceTemplates',
     params: Record<string, unknown> | undefined,
-    extra: { authInfo?: AuthInfo; signal: AbortSignal; sendNotification: (n: any) => Promise<void> },
+    extra: { authInfo?: AuthInfo; signal: AbortSignal; requestId: string | number; sendNotification: (n: any) => Promise<void> },
   ) => {
     const got = await aggregator.listPage(key, view(extra), typeof params?.cursor === 'string' ? params.cursor : undefined, op(params, extra));
     return { [key]: got.items, ...(got.nextCursor ? { nextCursor: got.nextCursor } : {}) } as any;
@@ -121,6 +132,14 @@ export function createGatewayMcpServer(aggregator: Aggregator, pinned: string | 
     server.setRequestHandler(ListResourcesRequestSchema, (req, extra) => page('resources', req.params, extra));
     server.setRequestHandler(ListResourceTemplatesRequestSchema, (req, extra) => page('resourceTemplates', req.params, extra));
     server.setRequestHandler(ReadResourceRequestSchema, async (req, extra) => (await aggregator.readResource(view(extra), req.params, op(req.params, extra))) as any);
+  }
+  if (links && capabilities.logging) {
+    // Replaces the SDK's own handler: the level goes to the servers that log, for this session.
+    server.setRequestHandler(SetLevelRequestSchema, async (req, extra) => (await aggregator.setLogLevel(view(extra), req.params.level, op(req.params, extra))) as any);
+  }
+  if (links && capabilities.resources?.subscribe) {
+    server.setRequestHandler(SubscribeRequestSchema, async (req, extra) => (await aggregator.subscription(view(extra), req.params.uri, true, op(req.params, extra))) as any);
+    server.setRequestHandler(UnsubscribeRequestSchema, async (req, extra) => (await aggregator.subscription(view(extra), req.params.uri, false, op(req.params, extra))) as any);
   }
   if (capabilities.completions) {
     server.setRequestHandler(CompleteRequestSchema, async (req, extra) => (await aggregator.complete(view(extra), req.params, op(req.params, extra))) as any);

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -7,8 +7,13 @@ import type { Identity } from '../../../kernel/engine/context.js';
 import { badRequest, notFound } from '../../../contract/errors/gateway-error.js';
 import type { Logger } from '../../../kernel/observability/logger.js';
 import type { Aggregator } from '../aggregator.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { ListKind } from '../upstream/upstream-server.js';
 import { authInfoFor, createGatewayMcpServer } from './gateway-mcp-server.js';
+import { SessionLinks, type SharedChange } from '../relay/session-links.js';
+import type { SealedSession, SessionSeal } from '../relay/session-seal.js';
+import { SESSION_MAX_AGE_S, type SessionEnds } from '../relay/session-ends.js';
+import type { BusMessage, SessionBus } from '../relay/session-bus.js';
 
 interface Session {
   id: string;
@@ -23,12 +28,50 @@ interface Session {
   lastSeen: number;
   /** HTTP requests (and open GET streams) of this session in progress. */
   active: number;
+  /** /mcp sessions: the session's own connections to its tool servers, when it needs them. */
+  links?: SessionLinks;
+  /** When the shared record of ended sessions was last read for it. */
+  endsCheckedAt?: number;
 }
 
 const IDLE_MS = 30 * 60_000;
 const MAX_SESSIONS = 10_000;
+/** How often a session looks whether another instance ended it. */
+const ENDED_RECHECK_MS = 1000;
+/** Longest sealed session id (the seal opens ids up to 4096 characters). */
+const MAX_SEALED_ID = 3000;
 
 export const ownerOf = (identity: Identity) => `${identity.kind}:${identity.id}`;
+
+/** The SDK transport's inner part, which holds what initialize said and the session's streams. */
+interface InnerTransport {
+  sessionId?: string;
+  _initialized?: boolean;
+  _streamMapping?: Map<string, unknown>;
+  onmessage?: (message: unknown, extra: unknown) => void;
+}
+const GET_STREAM = '_GET_stream';
+
+function innerOf(transport: StreamableHTTPServerTransport): InnerTransport | undefined {
+  return (transport as unknown as { _webStandardTransport?: InnerTransport })._webStandardTransport;
+}
+
+const isAnswer = (m: Record<string, unknown>) => m.method === undefined && (typeof m.id === 'number' || typeof m.id === 'string') && ('result' in m || 'error' in m);
+
+/** Whether this copy of the session made the request an answer is for, or runs the call a cancellation is for. */
+function isLocal(server: Server, m: Record<string, unknown>): boolean {
+  const protocol = server as unknown as { _responseHandlers: Map<unknown, unknown>; _requestHandlerAbortControllers: Map<unknown, unknown> };
+  if (isAnswer(m)) return protocol._responseHandlers.has(m.id);
+  return protocol._requestHandlerAbortControllers.has((m.params as Record<string, unknown> | undefined)?.requestId);
+}
+
+/**
+ * Ids of the gateway's requests to the client start at a random point for each copy of a
+ * session, so that an answer passed between instances finds the one request it is for.
+ */
+function distinctRequestIds(server: Server): void {
+  (server as unknown as { _requestMessageId: number })._requestMessageId = randomInt(2 ** 40);
+}
 
 function hasProgressToken(body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
@@ -44,12 +87,20 @@ function hasProgressToken(body: unknown): boolean {
  */
 export class LegacySessions {
   private readonly sessions = new Map<string, Session>();
+  private readonly reviving = new Map<string, Promise<Session | undefined>>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
     private readonly aggregator: Aggregator,
     private readonly logger: Logger,
+    /** Seals session ids (what initialize said), so that any instance serves the session. */
+    private readonly seal?: SessionSeal,
+    /** Sessions ended with DELETE, on any instance. */
+    private readonly ends?: SessionEnds,
+    /** Messages of sessions between instances (answers, cancellations, server-stream notifications). */
+    private readonly bus?: SessionBus,
   ) {
+    if (bus) bus.onMessage = (message) => this.fromBus(message);
     this.sweeper = setInterval(() => this.sweep(), 60_000);
     this.sweeper.unref();
   }
@@ -62,9 +113,9 @@ export class LegacySessions {
     const sessionId = req.headers['mcp-session-id'];
     (req as IncomingMessage & { auth?: unknown }).auth = authInfoFor(identity);
     if (typeof sessionId === 'string' && sessionId) {
-      const session = this.sessions.get(sessionId);
+      const session = this.sessions.get(sessionId) ?? (await this.reviveOnce(sessionId, identity, pinned));
       // Another caller's session, or one opened on another endpoint, does not exist for this caller.
-      if (!session || session.owner !== ownerOf(identity) || session.pinned !== pinned) {
+      if (!session || session.owner !== ownerOf(identity) || session.pinned !== pinned || (await this.endedElsewhere(session))) {
         throw notFound('No such session: open a new one with initialize.', 'Mcp-Session-Id');
       }
       session.identity = identity;
@@ -74,6 +125,7 @@ export class LegacySessions {
         session.active--;
         session.lastSeen = Date.now();
       });
+      if (req.method === 'POST' && this.bus?.active && this.passOn(session, req, res, body)) return;
       await session.transport.handleRequest(req, res, body);
       return;
     }
@@ -86,25 +138,196 @@ export class LegacySessions {
 
   private async open(req: IncomingMessage, res: ServerResponse, identity: Identity, pinned: string | undefined, body: unknown): Promise<void> {
     if (this.sessions.size >= MAX_SESSIONS) this.evictOldest();
-    const server = createGatewayMcpServer(this.aggregator, pinned, identity);
     let session: Session | undefined;
+    let links: SessionLinks | undefined;
+    // Sessions may need connections of their own to the servers (requests to the client, logs, subscriptions);
+    // /mcp/<server> sessions come here only for servers of the stateless revision, which ask through them.
+    const server = createGatewayMcpServer(
+      this.aggregator,
+      pinned,
+      identity,
+      (s) =>
+        (links = new SessionLinks(
+          s,
+          () => session?.identity ?? identity,
+          this.logger,
+          !pinned,
+          (m) => this.streamElsewhere(session, m),
+          (change) => this.shareState(session, change),
+        )),
+    );
+    const owner = ownerOf(identity);
+    const hello = (body as { params?: { capabilities?: Record<string, unknown>; clientInfo?: Record<string, unknown> } }).params ?? {};
     const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
+      // The id carries what any instance needs to serve the session (sealed: nobody reads or forges it).
+      sessionIdGenerator: () => {
+        const sealed = this.seal?.seal({
+          s: '',
+          o: owner,
+          g: { ...(pinned ? { p: pinned } : {}), c: hello.capabilities ?? {}, ...(hello.clientInfo ? { i: hello.clientInfo } : {}), t: Math.floor(Date.now() / 1000) },
+        });
+        // A client that declares more than an id can carry keeps its session on this instance.
+        return sealed && sealed.length <= MAX_SEALED_ID ? sealed : randomUUID();
+      },
       onsessioninitialized: (id) => {
-        session = { id, transport, server, owner: ownerOf(identity), pinned, identity, lastSeen: Date.now(), active: 0 };
+        session = { id, transport, server, owner: ownerOf(identity), pinned, identity, lastSeen: Date.now(), active: 0, links };
         this.sessions.set(id, session);
       },
       onsessionclosed: (id) => {
-        this.sessions.delete(id);
+        this.forget(id);
+        void this.ends?.end(id);
       },
     });
     transport.onclose = () => {
-      if (transport.sessionId) this.sessions.delete(transport.sessionId);
+      if (transport.sessionId) this.forget(transport.sessionId);
     };
     await server.connect(transport);
+    distinctRequestIds(server);
     await transport.handleRequest(req, res, body);
-    if (!session) await server.close().catch(() => undefined);
-    else this.logger.debug({ sessionId: session.id, owner: session.owner }, 'mcp session opened');
+    if (!session) {
+      await links?.close();
+      await server.close().catch(() => undefined);
+    } else {
+      links?.adoptClient();
+      this.logger.debug({ sessionId: session.id, owner: session.owner }, 'mcp session opened');
+    }
+  }
+
+  /**
+   * Whether another instance ended the session (DELETE) since this one last looked: the shared
+   * record is read at most once a second per session, so an end takes effect everywhere within a second.
+   */
+  private async endedElsewhere(session: Session): Promise<boolean> {
+    if (!this.ends?.isShared) return false;
+    const now = Date.now();
+    if (now - (session.endsCheckedAt ?? 0) < ENDED_RECHECK_MS) return false;
+    session.endsCheckedAt = now;
+    if (!(await this.ends.ended(session.id))) return false;
+    this.drop(session);
+    return true;
+  }
+
+  /**
+   * A POST of only answers (to requests of the gateway) and cancellations, some of them for
+   * another instance (the request was made there, or the call runs there): the local ones are
+   * handled here, the others passed on; 202 as the transport answers them. False: not such a POST,
+   * or all of it is local (the transport serves it).
+   */
+  private passOn(session: Session, req: IncomingMessage, res: ServerResponse, body: unknown): boolean {
+    const messages = (Array.isArray(body) ? body : [body]) as Array<Record<string, unknown>>;
+    if (!messages.length || !messages.every((m) => m && typeof m === 'object' && (isAnswer(m) || m.method === 'notifications/cancelled'))) return false;
+    const inner = innerOf(session.transport);
+    if (!inner) return false;
+    const remote = messages.filter((m) => !isLocal(session.server, m));
+    if (!remote.length) return false;
+    const extra = { authInfo: (req as IncomingMessage & { auth?: AuthInfo }).auth };
+    for (const m of messages) if (isLocal(session.server, m)) inner.onmessage?.(m, extra);
+    this.bus!.publish({ sid: session.id, kind: 'client', messages: remote });
+    res.writeHead(202).end();
+    return true;
+  }
+
+  /** A message another instance passed on: handled when the session's request, call or server stream is here. */
+  private fromBus(message: BusMessage): void {
+    const session = this.sessions.get(message.sid);
+    const inner = session && innerOf(session.transport);
+    if (!session || !inner) return;
+    for (const m of message.messages) {
+      if (message.kind === 'state') void session.links?.applyShared(m as SharedChange, (name) => this.aggregator.pool.get(name));
+      else if (message.kind === 'client' && isLocal(session.server, m)) inner.onmessage?.(m, {});
+      else if (message.kind === 'stream' && inner._streamMapping?.has(GET_STREAM)) void session.transport.send(m as never).catch(() => undefined);
+    }
+  }
+
+  /** A change of the session's state on the servers: told to its copies elsewhere (the level kept for later ones). */
+  private shareState(session: Session | undefined, change: SharedChange): void {
+    if (!session || !this.bus?.active) return;
+    if (change.level) this.bus.saveLevel(session.id, change.level);
+    this.bus.publish({ sid: session.id, kind: 'state', messages: [change as Record<string, unknown>] });
+  }
+
+  /** A notification for the session's server stream when another instance holds it: passed on (true). */
+  private streamElsewhere(session: Session | undefined, message: Record<string, unknown>): boolean {
+    if (!session || !this.bus?.active) return false;
+    const inner = innerOf(session.transport);
+    if (!inner || inner._streamMapping?.has(GET_STREAM)) return false;
+    this.bus.publish({ sid: session.id, kind: 'stream', messages: [{ jsonrpc: '2.0', ...message }] });
+    return true;
+  }
+
+  /** Concurrent requests of a session new to this instance serve it with one copy. */
+  private reviveOnce(id: string, identity: Identity, pinned: string | undefined): Promise<Session | undefined> {
+    let pending = this.reviving.get(id);
+    if (!pending) {
+      pending = this.revive(id, identity, pinned).finally(() => this.reviving.delete(id));
+      this.reviving.set(id, pending);
+    }
+    return pending;
+  }
+
+  /**
+   * A session another instance opened (or this one before it restarted): served here as it was
+   * opened, from what its sealed id carries. Connections of its own to the servers, when it
+   * needs them, are opened here anew.
+   */
+  private async revive(id: string, identity: Identity, pinned: string | undefined): Promise<Session | undefined> {
+    const sealed: SealedSession | undefined = this.seal?.open(id);
+    const hello = sealed?.g;
+    if (!sealed || !hello || sealed.o !== ownerOf(identity) || hello.p !== pinned) return undefined;
+    if (typeof hello.t !== 'number' || hello.t < Date.now() / 1000 - SESSION_MAX_AGE_S) return undefined;
+    if (await this.ends?.ended(id)) return undefined;
+    const existing = this.sessions.get(id);
+    if (existing) return existing;
+    if (this.sessions.size >= MAX_SESSIONS) this.evictOldest();
+    let links: SessionLinks | undefined;
+    const server = createGatewayMcpServer(
+      this.aggregator,
+      pinned,
+      identity,
+      (s) =>
+        (links = new SessionLinks(
+          s,
+          () => session.identity,
+          this.logger,
+          !pinned,
+          (m) => this.streamElsewhere(session, m),
+          (change) => this.shareState(session, change),
+        )),
+    );
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      onsessionclosed: (closed) => {
+        this.forget(closed);
+        void this.ends?.end(closed);
+      },
+    });
+    transport.onclose = () => this.forget(id);
+    await server.connect(transport);
+    distinctRequestIds(server);
+    // The SDK keeps what initialize said in the transport and the server: as the opening instance had it.
+    const inner = innerOf(transport);
+    if (!inner) {
+      await server.close().catch(() => undefined);
+      return undefined;
+    }
+    inner.sessionId = id;
+    inner._initialized = true;
+    Object.assign(server as unknown as Record<string, unknown>, { _clientCapabilities: hello.c, _clientVersion: hello.i });
+    const session: Session = { id, transport, server, owner: sealed.o, pinned, identity, lastSeen: Date.now(), active: 0, links, endsCheckedAt: Date.now() };
+    this.sessions.set(id, session);
+    // The level the client set through another copy of the session holds here too.
+    const level = await this.bus?.loadLevel(id);
+    if (level) await links?.applyShared({ level }, (name) => this.aggregator.pool.get(name));
+    links?.adoptClient();
+    this.logger.debug({ owner: session.owner }, 'mcp session served by this instance');
+    return session;
+  }
+
+  /** A session that ended (DELETE, closed transport): its own connections to the servers end too. */
+  private forget(id: string): void {
+    const session = this.sessions.get(id);
+    this.sessions.delete(id);
+    void session?.links?.close();
   }
 
   private async stateless(req: IncomingMessage, res: ServerResponse, pinned: string | undefined, body: unknown): Promise<void> {
@@ -143,6 +366,7 @@ export class LegacySessions {
 
   private drop(session: Session): void {
     this.sessions.delete(session.id);
+    void session.links?.close();
     void session.transport.close().catch(() => undefined);
     void session.server.close().catch(() => undefined);
   }
@@ -154,7 +378,7 @@ export class LegacySessions {
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
-    await Promise.all([...this.sessions.values()].map((s) => Promise.all([s.transport.close().catch(() => undefined), s.server.close().catch(() => undefined)])));
+    await Promise.all([...this.sessions.values()].map((s) => Promise.all([s.links?.close(), s.transport.close().catch(() => undefined), s.server.close().catch(() => undefined)])));
     this.sessions.clear();
   }
 }

@@ -8,6 +8,9 @@ import { RpcFailure, RPC } from '../rpc-errors.js';
 import type { ListKind } from '../upstream/upstream-server.js';
 import { GATEWAY_VERSION } from '../upstream/upstream-server.js';
 import { capabilitiesFor, instructionsFor } from './gateway-mcp-server.js';
+import { canBeAsked, InputRounds, type Round, type RoundSink } from '../relay/input-rounds.js';
+import { ownerOf } from './legacy-sessions.js';
+import { prefixedName } from '../naming.js';
 
 /** Revisions served statelessly with per-request `_meta` (no initialize, no session). */
 export const MODERN_VERSIONS = ['2026-07-28'];
@@ -16,6 +19,12 @@ export const ALL_VERSIONS = [...MODERN_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS]
 
 const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
 const META_SUBSCRIPTION = 'io.modelcontextprotocol/subscriptionId';
+const META_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
+/** `_meta` keys of this revision, which a tool server of an earlier one is not sent. */
+const REVISION_META = /^io\.modelcontextprotocol\/(protocolVersion|clientInfo|clientCapabilities|logLevel)$/;
+/** Requests a server may answer with `input_required` (multi-round-trip requests). */
+const ROUND_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
 const KEEP_ALIVE_MS = 15_000;
 
 /**
@@ -45,6 +54,17 @@ interface Listener {
   timer: NodeJS.Timeout;
 }
 
+/** The request's `_meta` as a tool server of an earlier revision is sent it (this revision's own keys left out). */
+function forEarlierRevisions(meta: Record<string, unknown>): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const key in meta) {
+    if (!REVISION_META.test(key)) continue;
+    out ??= { ...meta };
+    delete out[key];
+  }
+  return out ?? meta;
+}
+
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
@@ -72,11 +92,15 @@ function writeEvent(res: ServerResponse, message: unknown): void {
  */
 export class ModernEndpoint {
   private readonly listeners = new Set<Listener>();
+  /** Multi-round-trip requests in progress on tool servers of earlier revisions. */
+  readonly rounds: InputRounds;
 
   constructor(
     private readonly aggregator: Aggregator,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.rounds = new InputRounds(logger);
+  }
 
   async handle(req: IncomingMessage, res: ServerResponse, identity: Identity, pinned: string | undefined, body: unknown): Promise<void> {
     const version = headerValue(req.headers, 'mcp-protocol-version')!.trim();
@@ -119,20 +143,38 @@ export class ModernEndpoint {
     const meta = params._meta as Record<string, unknown> | undefined;
     const progressToken = meta?.progressToken;
     let streaming = false;
-    const op: OperationContext = { signal: controller.signal, meta };
+    const emit = (message: unknown) => {
+      if (res.destroyed) return;
+      if (!streaming) {
+        openEventStream(res);
+        streaming = true;
+      }
+      writeEvent(res, message);
+    };
+    const declared = meta?.[META_CAPABILITIES];
+    const op: OperationContext = {
+      signal: controller.signal,
+      meta: meta && forEarlierRevisions(meta),
+      modern: {
+        clientCapabilities: declared && typeof declared === 'object' && !Array.isArray(declared) ? (declared as Record<string, unknown>) : {},
+        ...(typeof meta?.[META_LOG_LEVEL] === 'string' ? { logLevel: meta[META_LOG_LEVEL] as string } : {}),
+      },
+    };
     if (progressToken !== undefined) {
-      op.onprogress = (p) => {
-        if (!streaming) {
-          openEventStream(res);
-          streaming = true;
-        }
-        writeEvent(res, { jsonrpc: '2.0', method: 'notifications/progress', params: { ...p, progressToken } });
-      };
+      op.onprogress = (p) => emit({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...p, progressToken } });
     }
     let reply: unknown;
     let status = 200;
     try {
-      reply = { jsonrpc: '2.0', id, result: await this.dispatch(method, params, view, op) };
+      // A request that can be asked something, or that wants the log messages of its call, runs
+      // on a connection of its own (an earlier-revision server's logs and questions are per session).
+      const rounds = ROUND_METHODS.has(method) && (params.requestState !== undefined || canBeAsked(meta?.[META_CAPABILITIES]) || typeof meta?.[META_LOG_LEVEL] === 'string');
+      const sink: RoundSink = {
+        progress: (p) => op.onprogress?.(p as never),
+        log: (message) => (typeof meta?.[META_LOG_LEVEL] === 'string' ? emit({ jsonrpc: '2.0', ...message }) : undefined),
+      };
+      const result = rounds ? await this.round(method, params, view, op, sink) : await this.dispatch(method, params, view, op);
+      reply = { jsonrpc: '2.0', id, result };
     } catch (err) {
       if (err instanceof RpcFailure) {
         if (err.code === RPC.METHOD_NOT_FOUND) status = 404;
@@ -164,6 +206,48 @@ export class ModernEndpoint {
       if (decoded !== bodyValue) return `Mcp-Name header value '${decoded}' does not match body value '${String(bodyValue)}'`;
     }
     return undefined;
+  }
+
+  /**
+   * A request of a client that can be asked something (it declared elicitation, sampling or
+   * roots), or the retry of one (`requestState`): served in rounds. The tool server's
+   * questions come back as an `input_required` result; the retry's `inputResponses` answer them.
+   */
+  private async round(method: string, params: Record<string, unknown>, view: View, op: OperationContext, sink: RoundSink): Promise<Record<string, unknown>> {
+    const owner = ownerOf(view.identity);
+    const target = String((method === 'resources/read' ? params.uri : params.name) ?? '');
+    let round: Round;
+    if (typeof params.requestState === 'string' && !InputRounds.owns(params.requestState)) {
+      // A tool server's own state (a server of this revision asked): the retry goes to it as it came.
+      return this.dispatch(method, params, view, op);
+    }
+    if (typeof params.requestState === 'string') {
+      round = this.rounds.resume(params.requestState, owner, method, target, params.inputResponses);
+    } else {
+      if (params.requestState !== undefined) throw new RpcFailure(RPC.INVALID_PARAMS, 'requestState must be a string.');
+      const meta = params._meta as Record<string, unknown>;
+      const logLevel = typeof meta[META_LOG_LEVEL] === 'string' ? (meta[META_LOG_LEVEL] as string) : undefined;
+      const clean = { ...params };
+      delete clean.inputResponses;
+      round = this.rounds.begin(
+        owner,
+        method,
+        target,
+        view.identity,
+        meta[META_CAPABILITIES] as Record<string, unknown>,
+        logLevel,
+        view.server ? undefined : (server, logger) => prefixedName(server, logger),
+        (session, signal) =>
+          this.dispatch(method, clean, view, {
+            meta: op.meta,
+            modern: op.modern,
+            signal,
+            session,
+            onprogress: (p) => round.sink?.progress(p as never),
+          }),
+      );
+    }
+    return this.rounds.serve(round, sink, op.signal);
   }
 
   private async dispatch(method: string, params: Record<string, unknown>, view: View, op: OperationContext): Promise<Record<string, unknown>> {
@@ -233,8 +317,9 @@ export class ModernEndpoint {
     }
   }
 
-  /** Ends every subscription gracefully (its final response), at shutdown. */
+  /** Ends every subscription gracefully (its final response), at shutdown, and every round. */
   close(): void {
+    this.rounds.close();
     for (const l of this.listeners) {
       clearInterval(l.timer);
       writeEvent(l.res, { jsonrpc: '2.0', id: l.id, result: { resultType: 'complete', _meta: { [META_SUBSCRIPTION]: l.id } } });

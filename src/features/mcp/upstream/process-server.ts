@@ -8,6 +8,9 @@ import type { Logger } from '../../../kernel/observability/logger.js';
 import { forwardedIdentity } from '../identity-forwarding.js';
 import { UpstreamServer } from './upstream-server.js';
 
+/** Processes of client sessions a process server runs at most, unless mcpServers.<name>.maxSessions says otherwise. */
+export const DEFAULT_MAX_SESSIONS = 64;
+
 /**
  * A tool server the gateway runs as a child process (stdio): started once and shared, restarted
  * with backoff when it dies, its stderr logged line by line under its name (configured env
@@ -65,6 +68,11 @@ export class ProcessServer extends UpstreamServer {
 
   get maxSessions(): number | undefined {
     return this.config.maxSessions;
+  }
+
+  /** Processes of client sessions (relayed /mcp/<server> sessions and /mcp sessions' own) share maxSessions. */
+  override get linkCapacity(): number {
+    return this.config.maxSessions ?? DEFAULT_MAX_SESSIONS;
   }
 
   /** The `_meta["io.gateway/identity"]` value for a caller (undefined when nothing is forwarded). */

@@ -5,9 +5,13 @@ import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/tran
 import type { Identity } from '../../../kernel/engine/context.js';
 import type { IdentityForwardingConfig, McpServerConfig } from '../../../generated/gateway.js';
 import type { Logger } from '../../../kernel/observability/logger.js';
-import { identityHeaders } from '../identity-forwarding.js';
+import type { Progress, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { redactRelayed } from '../../../kernel/errors/redact.js';
+import { identityHeaders, IDENTITY_META_KEY } from '../identity-forwarding.js';
+import { RpcFailure, RPC, upstreamFailure } from '../rpc-errors.js';
+import { StatelessClient, STATELESS_VERSION, type StatelessCall } from './stateless-client.js';
 import { undiciFetch } from './undici-fetch.js';
-import { UpstreamServer } from './upstream-server.js';
+import { UpstreamServer, type CallContext, type LinkHandlers, type UpstreamLink } from './upstream-server.js';
 
 const NETWORK_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
 
@@ -47,6 +51,95 @@ export class RemoteServer extends UpstreamServer {
       if (identity) for (const [k, v] of Object.entries(identity)) headers.set(k, v);
       return send(url, { ...init, headers });
     };
+  }
+
+  /** Set when the server speaks the stateless revision (2026-07-28) only: requests go without the SDK client. */
+  private stateless?: StatelessClient;
+  private listening?: AbortController;
+
+  protected override async connectWithoutHandshake(): Promise<boolean> {
+    const client = new StatelessClient(this.config.url!, this.agent);
+    if (!(await client.discover(this.configuredHeaders(), Math.min(this.timeoutMs, 30_000)))) return false;
+    this.stateless = client;
+    this.listen();
+    return true;
+  }
+
+  private configuredHeaders(): Record<string, string> {
+    return Object.fromEntries(this.configured.map(([k, v]) => [k.toLowerCase(), v]));
+  }
+
+  /** List changes of a stateless server come on a subscriptions/listen stream, reopened while the server is up. */
+  private listen(): void {
+    if (this.listening) return;
+    const controller = (this.listening = new AbortController());
+    void (async () => {
+      while (!this.stopping && !controller.signal.aborted) {
+        try {
+          await this.stateless?.listen(this.configuredHeaders(), controller.signal, (kind) => this.emit('list_changed', kind));
+        } catch {
+          // The stream broke: opened again after a pause.
+        }
+        await new Promise((r) => setTimeout(r, 1000).unref());
+      }
+    })();
+  }
+
+  override get protocolVersion(): string | undefined {
+    return this.stateless ? STATELESS_VERSION : undefined;
+  }
+
+  override get capabilities(): ServerCapabilities | undefined {
+    if (!this.stateless) return super.capabilities;
+    return this.status === 'ready' ? this.stateless.capabilities : undefined;
+  }
+
+  override get serverInfo(): { name: string; version: string; title?: string } | undefined {
+    if (!this.stateless) return super.serverInfo;
+    return this.status === 'ready' ? this.stateless.serverInfo : undefined;
+  }
+
+  override get instructions(): string | undefined {
+    return this.stateless ? this.stateless.instructions : super.instructions;
+  }
+
+  /** A stateless server keeps no sessions: every request of every client goes on its own. */
+  override async openLink(handlers: LinkHandlers): Promise<UpstreamLink | undefined> {
+    if (this.stateless) return undefined;
+    return super.openLink(handlers);
+  }
+
+  override async request(method: string, params: Record<string, unknown> | undefined, ctx: CallContext, retried = false): Promise<Record<string, unknown>> {
+    if (!this.stateless) return super.request(method, params, ctx, retried);
+    if (this.status !== 'ready') await this.whenReady(ctx.signal);
+    const client = this.stateless;
+    if (this.status !== 'ready') throw new RpcFailure(RPC.SERVER_UNAVAILABLE, `Tool server ${this.name} is unavailable.`);
+    const meta: Record<string, unknown> = { ...(ctx.meta ?? {}) };
+    delete meta[IDENTITY_META_KEY];
+    delete meta.progressToken;
+    const session = ctx.session;
+    const onprogress = ctx.onprogress;
+    const related = ctx.relatedRequestId;
+    const call: StatelessCall = {
+      method,
+      params: { ...(params ?? {}) },
+      meta,
+      headers: this.relayHeaders(ctx.identity),
+      clientCapabilities: ctx.modern?.clientCapabilities ?? session?.clientCapabilities?.() ?? {},
+      logLevel: ctx.modern ? ctx.modern.logLevel : session?.logLevel?.(),
+      signal: ctx.signal,
+      timeoutMs: ctx.timeoutMs ?? this.timeoutMs,
+      onprogress: onprogress && ((p) => onprogress(redactRelayed(p, this.secrets) as Progress)),
+      onlog: session?.notify ? (m) => session.notify!(this, redactRelayed(m, this.secrets), related) : undefined,
+      ask: !ctx.modern && session?.ask ? (req) => session.ask!(req, related, ctx.signal) : undefined,
+      modern: ctx.modern !== undefined,
+    };
+    try {
+      return redactRelayed(await client.request(call), this.secrets);
+    } catch (err) {
+      if (this.isConnectionFailure(err) && !(err instanceof StreamableHTTPError)) this.lostWithoutHandshake();
+      throw upstreamFailure(this.name, err, this.secrets);
+    }
   }
 
   protected createTransport(): Transport {
@@ -91,6 +184,7 @@ export class RemoteServer extends UpstreamServer {
   }
 
   override async close(): Promise<void> {
+    this.listening?.abort();
     await super.close();
     await this.agent.close().catch(() => undefined);
   }

@@ -2,6 +2,10 @@ import { EventEmitter } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
+  ErrorCode,
+  McpError,
+  type ClientCapabilities,
+  type JSONRPCMessage,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ResultSchema,
@@ -26,6 +30,60 @@ export interface CallContext {
   meta?: Record<string, unknown>;
   signal?: AbortSignal;
   onprogress?: (progress: Progress) => void;
+  /**
+   * The caller's session, when it has connections of its own to tool servers (see
+   * session-links.ts): the request goes on its connection to this server, not the shared one.
+   */
+  session?: LinkProvider;
+  /** The caller's JSON-RPC id of the request this one serves (what the server says in its course goes with it). */
+  relatedRequestId?: string | number;
+  /** Instead of the server's timeout (a request that waits for a person's answer). */
+  timeoutMs?: number;
+  /**
+   * A 2026-07-28 client: its capabilities and log level (its request's `_meta`); a server's
+   * `input_required` result reaches it as it is (a client of an earlier revision is asked instead).
+   */
+  modern?: { clientCapabilities: ClientCapabilities; logLevel?: string };
+}
+
+/** A connection to a tool server that belongs to one client session (its own upstream session or process). */
+export interface UpstreamLink {
+  readonly client: Client;
+  /** The caller's requests in flight on this connection, oldest first (their JSON-RPC ids). */
+  readonly inflight: Array<string | number>;
+  /** Resolves once every message relayed to the caller so far has been written. */
+  flushed(): Promise<void>;
+  /** Infinity while the server waits for the client's answer to one of its requests, else when it last got one (ms). */
+  answeredAt(): number;
+  readonly closed: boolean;
+  close(): Promise<void>;
+}
+
+/** What a client session offers: its own connection to a server, or undefined (the shared one serves). */
+export interface LinkProvider {
+  linkFor(server: UpstreamServer): Promise<UpstreamLink | undefined>;
+  /** The connection broke (the server forgot its session, or ended): the next linkFor opens a new one. */
+  dropLink(server: UpstreamServer, link: UpstreamLink): void;
+  /** The client's capabilities (declared to a server of a revision without the handshake, on every request). */
+  clientCapabilities?(): ClientCapabilities | undefined;
+  /** The session's log level (sent with every request to a server of a revision without the handshake). */
+  logLevel?(): string | undefined;
+  /** Asks the client what a server asked (a server's input_required result, for a client of the handshake era). */
+  ask?(request: { method: string; params?: Record<string, unknown> }, relatedRequestId: string | number | undefined, signal?: AbortSignal): Promise<Record<string, unknown>>;
+  /** A notification of `server` in the course of a request of the client (log messages). */
+  notify?(server: UpstreamServer, message: { method: string; params?: Record<string, unknown> }, relatedRequestId?: string | number): void;
+}
+
+/** How a session's own connection hands on what the tool server says to the client. */
+export interface LinkHandlers {
+  /** The client's capabilities, declared to the tool server as the gateway's own. */
+  capabilities: ClientCapabilities;
+  identity: Identity;
+  /** A request of the tool server to the client (sampling, elicitation, roots, ...): its answer or a thrown error. */
+  onRequest(request: { method: string; params?: Record<string, unknown> }, signal: AbortSignal): Promise<Record<string, unknown>>;
+  /** A notification of the tool server (progress and cancellation excepted), delivered in order with the answers. */
+  onNotification(notification: { method: string; params?: Record<string, unknown> }): void;
+  onClose(): void;
 }
 
 export const GATEWAY_VERSION = '0.1.0';
@@ -37,20 +95,67 @@ export const GATEWAY_VERSION = '0.1.0';
  * notifications reach the client's progress handling as they arrive, in order with the answers
  * (the request's onprogress, and its timeout reset, as before).
  */
-function deliverProgressInOrder(client: Client): void {
+function deliverProgressInOrder(client: Client, notify?: (message: { method: string; params?: Record<string, unknown> }) => void): void {
   const transport = client.transport;
   const protocol = client as unknown as { _onprogress?: (n: unknown) => void };
   const original = transport?.onmessage;
   if (!transport || !original || typeof protocol._onprogress !== 'function') return;
-  transport.onmessage = (message, extra) => {
-    if ((message as { method?: unknown }).method === 'notifications/progress' && !('id' in message)) {
-      protocol._onprogress!.call(client, message);
-      return;
+  transport.onmessage = (message: JSONRPCMessage, extra) => {
+    const method = (message as { method?: unknown }).method;
+    if (typeof method === 'string' && !('id' in message)) {
+      if (method === 'notifications/progress') {
+        protocol._onprogress!.call(client, message);
+        return;
+      }
+      // A session's own connection: the server's other notifications (log messages, resource
+      // updates, list changes) go to its client at once, before any answer that follows them.
+      if (notify && method !== 'notifications/cancelled') {
+        notify(message as { method: string; params?: Record<string, unknown> });
+        return;
+      }
     }
     original.call(transport, message, extra);
   };
 }
 const DEFAULT_TIMEOUT_MS = 60_000;
+/** The SDK's own timeout, when the gateway keeps the time itself (the largest a timer takes). */
+const NO_SDK_TIMEOUT_MS = 2 ** 31 - 1;
+
+/**
+ * A request's timeout on a session's own connection: `ms` without word from the server, not
+ * counting the time the server waits for the client's answer to one of its requests (it starts
+ * again from that answer). Progress restarts it too (as the SDK's resetTimeoutOnProgress).
+ */
+function timeoutPausedWhileAsking(link: UpstreamLink, ms: number, outer?: AbortSignal): { signal: AbortSignal; progressed(): void; stop(): void } {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(outer!.reason);
+  if (outer?.aborted) controller.abort(outer.reason);
+  else outer?.addEventListener('abort', onAbort, { once: true });
+  let deadline = Date.now() + ms;
+  let timer: NodeJS.Timeout;
+  const check = () => {
+    const answered = link.answeredAt();
+    if (answered === Infinity) {
+      timer = setTimeout(check, ms);
+      return;
+    }
+    deadline = Math.max(deadline, answered + ms);
+    const left = deadline - Date.now();
+    if (left > 0) timer = setTimeout(check, left);
+    else controller.abort(new McpError(ErrorCode.RequestTimeout, 'Request timed out'));
+  };
+  timer = setTimeout(check, ms);
+  return {
+    signal: controller.signal,
+    progressed: () => {
+      deadline = Date.now() + ms;
+    },
+    stop: () => {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onAbort);
+    },
+  };
+}
 /** How long a call waits for a server that is still starting or reconnecting (mcpServers.<name>.startTimeout). */
 const DEFAULT_START_TIMEOUT_MS = 10_000;
 const BACKOFF_FIRST_MS = 500;
@@ -146,6 +251,15 @@ export abstract class UpstreamServer extends EventEmitter {
     } catch (err) {
       void client.close().catch(() => undefined);
       if (this.stopping) return;
+      // A server of a revision without the handshake (2026-07-28) is served on its own terms.
+      if (await this.connectWithoutHandshake().catch(() => false)) {
+        if (this.stopping) return;
+        this.connectedAt = Date.now();
+        this.setStatus('ready');
+        this.logger.info({ mcpServer: this.name, kind: this.kind, protocolVersion: this.protocolVersion }, 'tool server connected');
+        for (const kind of ['tools', 'prompts', 'resources'] as const) this.emit('list_changed', kind);
+        return;
+      }
       this.logger.warn({ mcpServer: this.name, err: this.redact((err as Error).message) }, 'tool server did not start');
       this.setStatus('down');
       this.scheduleRetry();
@@ -183,6 +297,28 @@ export abstract class UpstreamServer extends EventEmitter {
     this.closed(client);
   }
 
+  /**
+   * After a failed handshake: whether the server speaks a revision without one (then it is
+   * ready, and `request` serves it without the SDK client). Only remote servers may.
+   */
+  protected async connectWithoutHandshake(): Promise<boolean> {
+    return false;
+  }
+
+  /** The revision the server speaks, when it is not one of the handshake era. */
+  get protocolVersion(): string | undefined {
+    return undefined;
+  }
+
+  /** A connection without the handshake failed: the server is down and reconnects with backoff. */
+  protected lostWithoutHandshake(): void {
+    if (this.stopping || this.status !== 'ready') return;
+    this.logger.warn({ mcpServer: this.name }, 'tool server unreachable; reconnecting');
+    this.setStatus('down');
+    for (const kind of ['tools', 'prompts', 'resources'] as const) this.emit('list_changed', kind);
+    this.scheduleRetry();
+  }
+
   private scheduleRetry(): void {
     if (this.stopping || this.draining || this.retryTimer) return;
     if (this.connectedAt && Date.now() - this.connectedAt > STABLE_AFTER_MS) this.attempts = 0;
@@ -201,6 +337,80 @@ export abstract class UpstreamServer extends EventEmitter {
     this.emit('status', status);
   }
 
+  /** Connections of client sessions to this server open now (see openLink). */
+  linkCount = 0;
+
+  /** How many connections of client sessions this server takes (process servers: maxSessions). */
+  get linkCapacity(): number {
+    return Infinity;
+  }
+
+  /**
+   * A connection of one client session to this server (a process of its own, or a session of
+   * its own with the remote server): the client's capabilities are declared as the gateway's,
+   * so the server may ask the client (sampling, elicitation, roots), and what it says (its
+   * requests, log messages, resource updates, list changes) goes to that client through
+   * `handlers`. Undefined when the server has no room for another, or cannot be reached.
+   */
+  async openLink(handlers: LinkHandlers): Promise<UpstreamLink | undefined> {
+    if (this.stopping || this.linkCount >= this.linkCapacity) return undefined;
+    if (this.status !== 'ready' && !(await this.whenReady())) return undefined;
+    const client = new Client({ name: 'ai-gateway', version: GATEWAY_VERSION }, { capabilities: handlers.capabilities });
+    // Whatever the server asks the client goes to it as it was asked; the client's answer (or error) comes back.
+    let asking = 0;
+    let answered = 0;
+    client.fallbackRequestHandler = async (request, extra) => {
+      asking++;
+      try {
+        return (await handlers.onRequest({ method: request.method, params: request.params as Record<string, unknown> | undefined }, extra.signal)) as never;
+      } finally {
+        asking--;
+        answered = Date.now();
+      }
+    };
+    let closed = false;
+    let written: Promise<void> = Promise.resolve();
+    const link: UpstreamLink = {
+      client,
+      inflight: [],
+      flushed: () => written,
+      answeredAt: () => (asking > 0 ? Infinity : answered),
+      get closed() {
+        return closed;
+      },
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        await client.close().catch(() => undefined);
+      },
+    };
+    this.linkCount++;
+    client.onerror = (err) => this.logger.debug({ mcpServer: this.name, err: this.redact(err.message) }, 'tool server session connection error');
+    client.onclose = () => {
+      if (!closed) closed = true;
+      this.linkCount--;
+      handlers.onClose();
+    };
+    const transport = this.createTransport();
+    try {
+      await this.withIdentity(handlers.identity, () => client.connect(transport, { timeout: Math.min(this.timeoutMs, 30_000) }));
+    } catch (err) {
+      this.logger.warn({ mcpServer: this.name, err: this.redact((err as Error).message) }, 'tool server session connection did not open');
+      await link.close();
+      return undefined;
+    }
+    deliverProgressInOrder(client, (message) => {
+      const relayed = this.secrets.length ? redactRelayed(message, this.secrets) : message;
+      written = written.then(() => handlers.onNotification(relayed)).catch(() => undefined);
+    });
+    return link;
+  }
+
+  /** One request on a session's own connection, outside any call of the client (renewing the session's state). */
+  linkRequest(link: UpstreamLink, identity: Identity, method: string, params: Record<string, unknown>): Promise<unknown> {
+    return this.withIdentity(identity, () => link.client.request({ method, params } as never, ResultSchema, { timeout: this.timeoutMs }));
+  }
+
   /** Text from or about the tool server, with its credentials (and the gateway's) masked. */
   protected redact(text: string): string {
     return redactSecrets(text, this.secrets);
@@ -212,8 +422,10 @@ export abstract class UpstreamServer extends EventEmitter {
    */
   async request(method: string, params: Record<string, unknown> | undefined, ctx: CallContext, retried = false): Promise<Record<string, unknown>> {
     if (this.status !== 'ready' || !this.client) await this.whenReady(ctx.signal);
-    const client = this.client;
-    if (this.status !== 'ready' || !client) {
+    // A session with connections of its own uses its own (the shared one when it has none for this server).
+    const link = ctx.session ? await ctx.session.linkFor(this) : undefined;
+    const client = link ? link.client : this.client;
+    if (!link && (this.status !== 'ready' || !client)) {
       throw new RpcFailure(
         RPC.SERVER_UNAVAILABLE,
         `Tool server ${this.name} is unavailable (${this.status === 'stopped' ? 'stopped' : this.status === 'starting' ? 'starting' : 'restarting'}).`,
@@ -228,25 +440,50 @@ export abstract class UpstreamServer extends EventEmitter {
     if (Object.keys(meta).length) outParams._meta = meta;
     else delete outParams._meta;
     const onprogress = ctx.onprogress;
+    const related = ctx.relatedRequestId;
+    const timeoutMs = ctx.timeoutMs ?? this.timeoutMs;
+    // On a session's own connection the wait stops while the server waits for the client (a person may be answering).
+    const guard = link ? timeoutPausedWhileAsking(link, timeoutMs, ctx.signal) : undefined;
+    if (link && related !== undefined) link.inflight.push(related);
     try {
       const result = (await this.withIdentity(ctx.identity, () =>
-        client.request({ method, params: outParams } as never, ResultSchema, {
-          signal: ctx.signal,
-          timeout: this.timeoutMs,
-          onprogress: onprogress && ((progress: Progress) => onprogress(redactRelayed(progress, this.secrets))),
+        client!.request({ method, params: outParams } as never, ResultSchema, {
+          signal: guard ? guard.signal : ctx.signal,
+          timeout: guard ? NO_SDK_TIMEOUT_MS : timeoutMs,
+          onprogress:
+            onprogress &&
+            ((progress: Progress) => {
+              guard?.progressed();
+              onprogress(redactRelayed(progress, this.secrets));
+            }),
           resetTimeoutOnProgress: onprogress !== undefined,
         }),
       )) as Record<string, unknown>;
+      // What the server said in the course of this request reaches the client before its answer.
+      if (link) await link.flushed();
       // A tool server may echo what it was configured with (an Authorization header, an env value).
       return redactRelayed(result, this.secrets);
     } catch (err) {
+      if (link) {
+        if (!link.closed && !this.isSessionLost(err) && !this.isConnectionFailure(err)) throw upstreamFailure(this.name, err, this.secrets);
+        // The session's own connection is gone (the server forgot it, or ended): a new one serves the retry.
+        ctx.session!.dropLink(this, link);
+        if (!retried && this.isSessionLost(err)) return this.request(method, params, ctx, true);
+        throw upstreamFailure(this.name, err, this.secrets);
+      }
       if (!retried && this.isSessionLost(err)) {
         // The server forgot our session (it restarted): open a new one now and try once more.
-        await this.reopen(client);
+        await this.reopen(client!);
         return this.request(method, params, ctx, true);
       }
       if (this.isConnectionFailure(err)) this.broken();
       throw upstreamFailure(this.name, err, this.secrets);
+    } finally {
+      guard?.stop();
+      if (link && related !== undefined) {
+        const i = link.inflight.lastIndexOf(related);
+        if (i >= 0) link.inflight.splice(i, 1);
+      }
     }
   }
 

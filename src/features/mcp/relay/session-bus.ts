@@ -1,0 +1,190 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import pg from 'pg';
+import type { GatewayServices } from '../../../kernel/engine/services.js';
+import type { Logger } from '../../../kernel/observability/logger.js';
+import { getStore } from '../../../kernel/store/store-capability.js';
+import type { SqlStore } from '../../../kernel/store/sql-store.js';
+import { redisKeyPrefix, sharedRedis } from '../../models/routing/resilience-services.js';
+import { SESSION_MAX_AGE_S } from './session-ends.js';
+
+/** What one instance tells the others about a session (any instance may hold its other half). */
+export interface BusMessage {
+  /** The session id. */
+  sid: string;
+  /**
+   * `client`: messages of the client (answers to the gateway's requests, cancellations) for the
+   * instance that sent the request or runs the call; `stream`: a notification for the instance
+   * that holds the session's server stream (GET).
+   */
+  kind: 'client' | 'stream' | 'state';
+  messages: Array<Record<string, unknown>>;
+}
+
+/** Where the messages go: Redis pub/sub, or PostgreSQL LISTEN/NOTIFY. */
+interface Backend {
+  publish(text: string): Promise<void>;
+  saveLevel(hash: string, level: string): Promise<void>;
+  loadLevel(hash: string): Promise<string | undefined>;
+  close(): void;
+}
+
+/** NOTIFY payloads stay under PostgreSQL's 8000-byte limit; longer messages go through a table. */
+const NOTIFY_MAX = 7000;
+/** Messages kept in the table for receivers to read (they read at once). */
+const TABLE_KEEP_S = 60;
+
+/**
+ * Messages of MCP sessions between the instances of a gateway: a client's answer to a request
+ * the tool server made through another instance, a cancellation of a call another instance
+ * runs, a notification for a server stream another instance holds, a change of the session's
+ * log level. Through Redis pub/sub with a `redis.url`, else PostgreSQL LISTEN/NOTIFY with
+ * `storage.type: postgres`; inactive otherwise (those messages then reach only the instance
+ * they came to).
+ */
+export class SessionBus {
+  private readonly self = randomBytes(8).toString('hex');
+  private backend?: Backend;
+  onMessage?: (message: BusMessage) => void;
+
+  constructor(private readonly logger: Logger) {}
+
+  get active(): boolean {
+    return this.backend !== undefined;
+  }
+
+  async connect(services: GatewayServices): Promise<void> {
+    const redis = services.config.redis?.url ? sharedRedis(services) : undefined;
+    if (redis) this.backend = await this.redisBackend(redis, `${redisKeyPrefix(services)}mcp-sessions`);
+    else {
+      const storage = services.config.storage;
+      const store = getStore(services);
+      if (storage?.type === 'postgres' && storage.url && store.dialect === 'postgres') this.backend = await this.postgresBackend(store, storage.url, storage.schema);
+    }
+  }
+
+  private receive(text: string): void {
+    try {
+      const { from, ...message } = JSON.parse(text) as BusMessage & { from: string };
+      if (from !== this.self && typeof message.sid === 'string' && Array.isArray(message.messages)) this.onMessage?.(message);
+    } catch {
+      // Not one of ours.
+    }
+  }
+
+  private async redisBackend(redis: Redis, channel: string): Promise<Backend> {
+    // A connection of its own (a subscribed one takes no other command), which queues while it reconnects.
+    const subscriber = redis.duplicate({ enableOfflineQueue: true, lazyConnect: true });
+    subscriber.on('error', (err: Error) => this.logger.debug({ err: err.message }, 'mcp session bus error'));
+    subscriber.on('message', (from: string, text: string) => {
+      if (from === channel) this.receive(text);
+    });
+    await subscriber.connect();
+    await subscriber.subscribe(channel);
+    const levelKey = (hash: string) => `${channel}:level:${hash}`;
+    return {
+      publish: async (text) => void (await redis.publish(channel, text)),
+      saveLevel: async (hash, level) => void (await redis.set(levelKey(hash), level, 'EX', SESSION_MAX_AGE_S)),
+      loadLevel: async (hash) => (await redis.get(levelKey(hash))) ?? undefined,
+      close: () => subscriber.disconnect(),
+    };
+  }
+
+  private async postgresBackend(store: SqlStore, url: string, schema: string | undefined): Promise<Backend> {
+    await store.migrate([
+      {
+        id: 'mcp-003-session-bus',
+        statements: [
+          'CREATE TABLE IF NOT EXISTS gateway_mcp_bus (id TEXT PRIMARY KEY, body TEXT NOT NULL, at BIGINT NOT NULL)',
+          'CREATE TABLE IF NOT EXISTS gateway_mcp_levels (id_hash TEXT PRIMARY KEY, level TEXT NOT NULL, until BIGINT NOT NULL)',
+        ],
+      },
+    ]);
+    // One channel per deployment (database and schema); a connection of its own listens on it.
+    const channel = `gw_mcp_${createHash('sha256')
+      .update(`${schema ?? ''}`)
+      .digest('hex')
+      .slice(0, 16)}`;
+    const onNotification = (n: { channel: string; payload?: string }) => {
+      if (n.channel !== channel || !n.payload) return;
+      if (!n.payload.startsWith('#')) return this.receive(n.payload);
+      void store
+        .query<{ body: string }>('SELECT body FROM gateway_mcp_bus WHERE id = ?', [n.payload.slice(1)])
+        .then((rows) => rows[0] && this.receive(rows[0].body))
+        .catch(() => undefined);
+    };
+    let closed = false;
+    let listener: pg.Client;
+    // The listening connection is opened again when it breaks (a second later, until the bus closes).
+    const listen = async (): Promise<void> => {
+      const client = new pg.Client({ connectionString: url });
+      listener = client;
+      let retried = false;
+      const again = () => {
+        if (closed || retried) return;
+        retried = true;
+        setTimeout(() => void listen().catch(again), 1000).unref();
+      };
+      client.on('error', (err: Error) => {
+        this.logger.debug({ err: err.message }, 'mcp session bus error');
+        again();
+      });
+      client.on('end', again);
+      client.on('notification', onNotification);
+      await client.connect();
+      await client.query(`LISTEN ${channel}`);
+    };
+    await listen().catch((err: unknown) => {
+      closed = true;
+      throw err;
+    });
+    return {
+      publish: async (text) => {
+        if (Buffer.byteLength(text) <= NOTIFY_MAX) {
+          await store.query('SELECT pg_notify(?, ?)', [channel, text]);
+          return;
+        }
+        const id = randomBytes(12).toString('hex');
+        const now = Math.floor(Date.now() / 1000);
+        await store.execute('DELETE FROM gateway_mcp_bus WHERE at < ?', [now - TABLE_KEEP_S]);
+        await store.execute('INSERT INTO gateway_mcp_bus (id, body, at) VALUES (?, ?, ?)', [id, text, now]);
+        await store.query('SELECT pg_notify(?, ?)', [channel, `#${id}`]);
+      },
+      saveLevel: async (hash, level) => {
+        const until = Math.floor(Date.now() / 1000) + SESSION_MAX_AGE_S;
+        await store.execute(
+          'INSERT INTO gateway_mcp_levels (id_hash, level, until) VALUES (?, ?, ?) ON CONFLICT (id_hash) DO UPDATE SET level = excluded.level, until = excluded.until',
+          [hash, level, until],
+        );
+      },
+      loadLevel: async (hash) =>
+        (await store.query<{ level: string }>('SELECT level FROM gateway_mcp_levels WHERE id_hash = ? AND until > ?', [hash, Math.floor(Date.now() / 1000)]))[0]?.level,
+      close: () => {
+        closed = true;
+        void listener.end().catch(() => undefined);
+      },
+    };
+  }
+
+  /** The session's log level, kept for copies made later (a week, as long as an id is good). */
+  saveLevel(sid: string, level: string): void {
+    this.backend?.saveLevel(digest(sid), level).catch(() => undefined);
+  }
+
+  async loadLevel(sid: string): Promise<string | undefined> {
+    return this.backend?.loadLevel(digest(sid)).catch(() => undefined);
+  }
+
+  publish(message: BusMessage): void {
+    this.backend?.publish(JSON.stringify({ ...message, from: this.self })).catch((err: Error) => {
+      this.logger.warn({ err: err.message }, 'an MCP session message could not be passed to the other instances');
+    });
+  }
+
+  close(): void {
+    this.backend?.close();
+    this.backend = undefined;
+  }
+}
+
+const digest = (sid: string) => createHash('sha256').update(sid).digest('base64url');

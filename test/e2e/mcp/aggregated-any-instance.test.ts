@@ -1,0 +1,193 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { CreateMessageRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
+import { HttpToolServer } from '../../helpers/http-tool-server.js';
+import { startHttpToolServer, stdioToolServerEntry } from '../../helpers/conformance-suite.js';
+import { eventually, textOf } from '../../helpers/mcp.js';
+
+const KEY = 'aggregate-roaming-key-0123456789';
+const OTHER = 'aggregate-roaming-other-0123456789';
+const REDIS_URL = 'redis://127.0.0.1:6379';
+const PG_URL = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** A fetch that sends each request to the next instance in turn (no sticky balancing at all). */
+function alternating(bases: string[], seen: string[]): FetchLike {
+  let next = 0;
+  return (input, init) => {
+    const url = new URL(String(input));
+    const base = new URL(bases[next++ % bases.length]!);
+    url.host = base.host;
+    seen.push(`${init?.method ?? 'GET'} ${base.port}`);
+    return fetch(url, init);
+  };
+}
+
+const post = (base: string, sessionId: string, key: string) =>
+  fetch(`${base}/mcp`, {
+    method: 'POST',
+    headers: {
+      'x-api-key': key,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': '2025-11-25',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+  });
+
+describe.each(['redis', 'postgres'] as const)('/mcp sessions on any instance (%s shared): every request of one client alternates between two gateways', (shared) => {
+  let remote: HttpToolServer;
+  let conf: Awaited<ReturnType<typeof startHttpToolServer>>;
+  let a: TestGateway;
+  let b: TestGateway;
+  let alone: TestGateway;
+  const prefix = `gw-test-${randomUUID()}:`;
+  const schema = `gw_mcp_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+
+  beforeAll(async () => {
+    remote = await new HttpToolServer().start();
+    conf = await startHttpToolServer();
+    const config = (share: boolean) => ({
+      logging: { level: 'warn' },
+      ...(share && shared === 'redis' ? { redis: { url: REDIS_URL, keyPrefix: prefix } } : {}),
+      ...(share && shared === 'postgres' ? { storage: { type: 'postgres', url: PG_URL, schema } } : {}),
+      auth: {
+        enabled: true,
+        type: 'api-key',
+        apiKeys: [
+          { key: KEY, user: 'roamer@example.com', scopes: ['mcp:read', 'mcp:write'] },
+          { key: OTHER, user: 'other@example.com', scopes: ['mcp:read', 'mcp:write'] },
+        ],
+      },
+      mcpServers: { remote: { url: remote.url }, conf: { url: conf.url }, proc: stdioToolServerEntry() },
+    });
+    [a, b, alone] = await Promise.all([startGateway(config(true)), startGateway(config(true)), startGateway(config(false))]);
+    for (const gw of [a, b]) await eventually(async () => (await fetch(`${gw.url}/ready`)).status === 200, 15_000, 'the tool servers');
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all([a?.close(), b?.close(), alone?.close()]);
+    await remote?.stop();
+    await conf?.stop();
+    if (shared === 'redis') {
+      const redis = new Redis(REDIS_URL);
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length) await redis.del(...keys);
+      await redis.quit();
+    } else {
+      const client = new pg.Client({ connectionString: PG_URL });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await client.end();
+    }
+  });
+
+  it('serves one /mcp session from both instances: lists, calls, progress, the server stream and its list changes', async () => {
+    const seen: string[] = [];
+    const client = new Client({ name: 'roaming-client', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`), { fetch: alternating([a.url, b.url], seen), requestInit: { headers: { 'x-api-key': KEY } } }));
+    let listChanged = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void listChanged++);
+    try {
+      for (let i = 0; i < 4; i++) {
+        const names = (await client.listTools()).tools.map((t) => t.name);
+        expect(names).toEqual(expect.arrayContaining(['remote__echo', 'proc__test_simple_text']));
+        expect(textOf(await client.callTool({ name: 'remote__echo', arguments: { text: `r${i}` } }))).toBe(`echo: r${i}`);
+        const progress: Progress[] = [];
+        expect(textOf(await client.callTool({ name: 'proc__test_slow', arguments: { ms: 0 } }, undefined, { onprogress: (p) => progress.push(p) }))).toBe('done');
+        expect(progress).toHaveLength(4);
+      }
+      // A change of the server's tools reaches the server stream (GET), on whichever instance it was opened.
+      await eventually(() => seen.some((s) => s.startsWith('GET')), 5000, 'the server stream');
+      remote.addTool('roaming_tool');
+      await eventually(() => listChanged >= 1, 5000, 'tools/list_changed');
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain('remote__roaming_tool');
+      const ports = new Set(seen.map((s) => s.split(' ')[1]));
+      expect(ports).toEqual(new Set([new URL(a.url).port, new URL(b.url).port]));
+      expect(seen.filter((s) => s.startsWith('POST')).length).toBeGreaterThan(10);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a tool server's requests reach the client and its answers the server, whichever instance each goes to", async () => {
+    const seen: string[] = [];
+    const client = new Client({ name: 'asked-client', version: '1.0.0' }, { capabilities: { sampling: {} } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`), { fetch: alternating([a.url, b.url], seen), requestInit: { headers: { 'x-api-key': KEY } } }));
+    let n = 0;
+    client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', content: { type: 'text', text: `answer ${++n}` }, model: 'm' }));
+    try {
+      for (let i = 0; i < 3; i++) {
+        for (const server of ['conf', 'proc']) {
+          const result = await client.callTool({ name: `${server}__test_sampling`, arguments: { prompt: 'p' } });
+          expect(textOf(result)).toBe(`LLM response: answer ${n}`);
+        }
+      }
+      expect(n).toBe(6);
+      // An answer larger than a PostgreSQL notification carries goes through the store.
+      const big = 'x'.repeat(20_000);
+      client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', content: { type: 'text', text: big }, model: 'm' }));
+      expect(textOf(await client.callTool({ name: 'conf__test_sampling', arguments: { prompt: 'p' } }))).toBe(`LLM response: ${big}`);
+      // The log level set through one instance holds on the other.
+      const logs: unknown[] = [];
+      client.setNotificationHandler(LoggingMessageNotificationSchema, (note) => void logs.push(note.params.data));
+      await client.setLoggingLevel('error');
+      for (let i = 0; i < 4; i++) await client.callTool({ name: `${i % 2 ? 'conf' : 'proc'}__test_tool_with_logging`, arguments: {} });
+      expect(logs).toEqual([]);
+      await client.setLoggingLevel('info');
+      for (let i = 0; i < 4; i++) await client.callTool({ name: `${i % 2 ? 'conf' : 'proc'}__test_tool_with_logging`, arguments: {} });
+      expect(logs).toHaveLength(12);
+      // The answers (POSTs of their own) went to both instances.
+      expect(new Set(seen.map((s) => s.split(' ')[1]))).toEqual(new Set([new URL(a.url).port, new URL(b.url).port]));
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+
+  it("another caller's id, an instance that does not share the key, or a forged id: 404", async () => {
+    const client = new Client({ name: 'c', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`), { requestInit: { headers: { 'x-api-key': KEY } } });
+    await client.connect(transport);
+    try {
+      const id = transport.sessionId!;
+      expect((await post(b.url, id, KEY)).status).toBe(200);
+      expect((await post(b.url, id, OTHER)).status).toBe(404);
+      expect((await post(alone.url, id, KEY)).status).toBe(404);
+      expect((await post(b.url, `${id.slice(0, -4)}AAAA`, KEY)).status).toBe(404);
+      // The session's id names no tool server: /mcp/<server> does not take it.
+      const pinned = await fetch(`${b.url}/mcp/remote`, {
+        method: 'POST',
+        headers: {
+          'x-api-key': KEY,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': id,
+          'mcp-protocol-version': '2025-11-25',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+      });
+      expect(pinned.status).toBe(404);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a session ended (DELETE) on one instance is ended on the other', async () => {
+    const client = new Client({ name: 'c', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`), { requestInit: { headers: { 'x-api-key': KEY } } });
+    await client.connect(transport);
+    const id = transport.sessionId!;
+    expect((await post(b.url, id, KEY)).status).toBe(200);
+    await transport.terminateSession();
+    await client.close();
+    expect((await post(a.url, id, KEY)).status).toBe(404);
+    // B served the session a moment ago: it looks at the shared record again within a second.
+    await eventually(async () => (await post(b.url, id, KEY)).status === 404, 3000, 'the end on the other instance');
+  });
+});
