@@ -10,8 +10,7 @@ import type { AuditLog } from '../audit.js';
 import { authorize } from '../authorization.js';
 import { IDENTITY_META_KEY } from '../identity-forwarding.js';
 import { RPC } from '../rpc-errors.js';
-import { authInfoFor } from '../transport/gateway-mcp-server.js';
-import { ownerOf } from '../transport/legacy-sessions.js';
+import { authInfoFor, ownerOf } from '../session-owner.js';
 import type { ProcessServer } from '../upstream/process-server.js';
 import { scopeOf, type RpcMessage } from './message-guard.js';
 
