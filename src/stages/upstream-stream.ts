@@ -40,18 +40,22 @@ export class UpstreamChunks {
     return { [Symbol.asyncIterator]: () => iterator };
   }
 
+  /**
+   * Ends the reading: the chunk iterator is left first (its 'readable' listener would keep the
+   * body from flowing), then a whole answer's rest is drained and a cut one destroyed.
+   */
   finish(complete: boolean): void {
     const body = this.body;
+    const left = Promise.resolve(this.chunks.return?.()).catch(ignore);
     if (body.readableEnded || body.destroyed) return;
     body.on('error', ignore);
-    if (complete) body.dump({ limit: 64 * 1024 }).catch(ignore);
-    else body.destroy();
+    if (!complete) body.destroy();
+    else void left.then(() => body.dump({ limit: 64 * 1024 })).catch(ignore);
   }
 }
 
 /** Maps framed events to parts, the parts of each batch together; the parts before a failing event still come first. */
-async function* mapEvents(batches: AsyncIterable<FramedEvent[]>, map: StreamMapper): AsyncGenerator<StreamPart[], boolean> {
-  let complete = false;
+async function* mapEvents(batches: AsyncIterable<FramedEvent[]>, map: StreamMapper, state: { complete: boolean }): AsyncGenerator<StreamPart[]> {
   for await (const events of batches) {
     const parts: StreamPart[] = [];
     for (const event of events) {
@@ -67,16 +71,16 @@ async function* mapEvents(batches: AsyncIterable<FramedEvent[]>, map: StreamMapp
       else parts.push(out);
     }
     if (parts.length === 0) continue;
-    if (parts.some((p) => p.type === 'done')) complete = true;
+    // Set before the batch is handed over: the consumer stops reading at the answer's end.
+    if (parts.some((p) => p.type === 'done')) state.complete = true;
     yield parts;
   }
   // Parts a provider gives only once its stream ended (e.g. Bedrock without a metadata event)
-  const tail = complete ? undefined : map.end?.();
+  const tail = state.complete ? undefined : map.end?.();
   if (tail?.length) {
-    if (tail.some((p) => p.type === 'done')) complete = true;
+    if (tail.some((p) => p.type === 'done')) state.complete = true;
     yield tail;
   }
-  return complete;
 }
 
 /** The parts of an upstream stream, batch by batch; failures go through `fail` (the attempt's error mapping). */
@@ -87,13 +91,13 @@ export async function* mapStream(
   map: StreamMapper,
   fail: (err: unknown) => Error,
 ): AsyncGenerator<StreamPart[]> {
-  let complete = false;
+  const state = { complete: false };
   try {
-    complete = yield* mapEvents(frameEventBatches(framing, source), map);
+    yield* mapEvents(frameEventBatches(framing, source), map, state);
   } catch (err) {
     throw fail(err);
   } finally {
-    upstream.finish(complete);
+    upstream.finish(state.complete);
   }
 }
 
@@ -149,17 +153,16 @@ export class OpenAIPassthrough implements AsyncIterable<StreamPart> {
   async *encoded(): AsyncGenerator<Buffer> {
     this.claim();
     const { upstream, scanner, options } = this;
-    let complete = false;
     try {
       let scan = this.first;
       for (;;) {
         if (scan.out) {
           if (scan.done) {
-            complete = this.ended = true;
+            this.ended = true;
             if (scanner.usage) options.onUsage(scanner.usage as Usage);
           }
           yield scan.out;
-          if (complete) return;
+          if (this.ended) return;
         }
         if (scan.error !== undefined) {
           options.map({ data: scan.error });
@@ -168,7 +171,7 @@ export class OpenAIPassthrough implements AsyncIterable<StreamPart> {
         const step = scan.rest ? undefined : await upstream.chunks.next();
         const rest = scan.rest ?? (step!.done ? scanner.leftover() : undefined);
         if (rest || step?.done) {
-          complete = yield* this.parsed(rest ? upstream.from([rest]) : upstream.from([]));
+          yield* this.parsed(rest ? upstream.from([rest]) : upstream.from([]));
           return;
         }
         scan = scanner.scan(step!.value);
@@ -176,34 +179,38 @@ export class OpenAIPassthrough implements AsyncIterable<StreamPart> {
     } catch (err) {
       throw options.fail(err);
     } finally {
-      upstream.finish(complete);
+      // `ended` is set before the last chunk is handed over: the edge stops reading there.
+      upstream.finish(this.ended);
     }
   }
 
   /** The rest of the stream parsed and written again (what the parser reads differently from the bytes). */
-  private async *parsed(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer, boolean> {
+  private async *parsed(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
     const { options, scanner } = this;
     const writer = createStreamWriter(options.format, { includeUsage: options.includeUsage });
-    let complete = false;
-    const batches = mapEvents(frameEventBatches('sse', source), options.map);
+    const state = { complete: false };
+    const batches = mapEvents(frameEventBatches('sse', source), options.map, state);
     for (;;) {
       const step = await batches.next();
-      if (step.done) return complete;
+      if (step.done) return;
       let text = '';
+      let done = false;
       for (const part of step.value) {
         text += writer.write(part);
         if (part.type === 'done') {
-          complete = this.ended = true;
+          done = this.ended = true;
           const usage = writer.lastUsage ?? (scanner.usage as Usage | undefined);
           if (usage) options.onUsage(usage);
           break;
         }
       }
-      if (text) yield Buffer.from(text, 'utf8');
-      if (complete) {
-        await batches.return(complete);
-        return complete;
+      if (done) {
+        // The rest of the upstream body is the caller's to drain (finish): the parsers stop here.
+        void batches.return(undefined).catch(() => undefined);
+        if (text) yield Buffer.from(text, 'utf8');
+        return;
       }
+      if (text) yield Buffer.from(text, 'utf8');
     }
   }
 

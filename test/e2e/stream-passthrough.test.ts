@@ -48,6 +48,8 @@ const STREAMS: Record<string, Array<string | Buffer>> = {
   noBlankLine: [`data: ${chunk('x')}\n\n`, 'data: [DONE]\n'],
   afterDone: [`data: ${chunk('x')}\n\ndata: [DONE]\n\ndata: ${chunk('late')}\n\n`],
   usage: [`data: ${chunk('x')}\n\n`, `data: ${usageChunk}\n\ndata: [DONE]\n\n`],
+  // The upstream body ends a while after [DONE] (its rest is drained, the connection kept).
+  lateEnd: [`data: ${chunk('x')}\n\ndata: [DONE]\n\n`, ': bye\n\n'],
 };
 
 const KEY = 'sk-passthrough-test-0123456789';
@@ -55,16 +57,18 @@ const KEY = 'sk-passthrough-test-0123456789';
 describe('OpenAI streams passed through', () => {
   let upstream: FakeUpstream;
   let gw: TestGateway;
+  const sockets: unknown[] = [];
 
   beforeAll(async () => {
     upstream = await new FakeUpstream()
       .on('POST /v1/chat/completions', async (req, res) => {
         const chunks = STREAMS[req.json().model]!;
+        sockets.push(res.socket);
         res.writeHead(200, { 'content-type': 'text/event-stream', 'x-request-id': 'req_up_1' });
         res.flushHeaders();
         for (const text of chunks) {
           res.write(text);
-          await new Promise((r) => setTimeout(r, 15));
+          await new Promise((r) => setTimeout(r, chunks === STREAMS.lateEnd ? 100 : 15));
         }
         res.end();
       })
@@ -139,6 +143,29 @@ describe('OpenAI streams passed through', () => {
   it('passes nothing after [DONE]', async () => {
     const res = await stream('afterDone');
     expect(res.text).toBe(`data: ${chunk('x')}\n\ndata: [DONE]\n\n`);
+  });
+
+  it('drains what follows [DONE] and keeps the upstream connection for the next request', async () => {
+    // A gateway of its own: its pool holds no other connection to the upstream.
+    const own = await startGateway({ providers: { openai: { baseUrl: `${upstream.url}/v1` } } });
+    try {
+      const send = async () => {
+        const res = await request(`${own.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-gateway-provider': 'openai', authorization: `Bearer ${KEY}` },
+          body: JSON.stringify({ model: 'lateEnd', messages: [{ role: 'user', content: 'hi' }], stream: true }),
+        });
+        return res.body.text();
+      };
+      expect(await send()).toBe(`data: ${chunk('x')}\n\ndata: [DONE]\n\n`);
+      await new Promise((r) => setTimeout(r, 250));
+      const before = sockets.length;
+      expect(await send()).toBe(`data: ${chunk('x')}\n\ndata: [DONE]\n\n`);
+      expect(sockets.length).toBe(before + 1);
+      expect(sockets.at(-1)).toBe(sockets.at(-2));
+    } finally {
+      await own.close();
+    }
   });
 
   it('counts the usage chunk of a stream that asked for it', async () => {
