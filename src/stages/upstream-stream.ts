@@ -9,21 +9,80 @@ import type { AttemptTimers } from '../features/models/routing/attempt-timers.js
 
 const ignore = () => undefined;
 
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ value: undefined, done: true });
+/** What is drained after a whole answer at most (the rest of the connection's body is then cut). */
+const DRAIN_LIMIT = 64 * 1024;
+
+function prematureClose(): Error {
+  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+}
+
 /**
  * The body of one upstream stream: its chunks (the attempt's idle timer watching them), and what
- * becomes of the rest once the answer is read. The consumer stops reading at the answer's end;
- * leaving the iterator must not destroy the body (that builds an AbortError per stream), so a
- * whole answer's rest is drained instead (the connection stays alive); a cut one is destroyed.
+ * becomes of the rest once the answer is read. Read with 'data' events (as a pipe reads) rather
+ * than the stream's async iterator (a generator, a promise and end-of-stream bookkeeping per
+ * body): a chunk nobody asked for yet is held and the body paused until it is taken. The
+ * consumer stops reading at the answer's end: a whole answer's rest is drained (the connection
+ * stays alive), a cut one's body destroyed.
  */
 export class UpstreamChunks {
   readonly chunks: AsyncIterator<Buffer>;
+  private readonly held: Buffer[] = [];
+  private waiting: { resolve: (step: IteratorResult<Buffer>) => void; reject: (err: unknown) => void } | undefined;
+  private ended = false;
+  private failure: unknown;
+  private drained = -1;
 
   constructor(
     private readonly body: Dispatcher.ResponseData['body'],
     timers: AttemptTimers,
   ) {
-    const raw = body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>;
-    this.chunks = (timers.active ? timers.watch(raw) : raw)[Symbol.asyncIterator]();
+    body.on('data', (chunk: Buffer) => this.onData(chunk));
+    body.once('end', () => this.settle(undefined));
+    body.once('error', (err: unknown) => this.settle(err ?? prematureClose()));
+    body.once('close', () => this.settle(prematureClose()));
+    const raw: AsyncIterator<Buffer> = { next: () => this.next(), return: () => Promise.resolve(DONE) };
+    this.chunks = timers.active ? timers.watch({ [Symbol.asyncIterator]: () => raw })[Symbol.asyncIterator]() : raw;
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.drained >= 0) {
+      this.drained += chunk.length;
+      if (this.drained > DRAIN_LIMIT) this.body.destroy();
+      return;
+    }
+    const waiting = this.waiting;
+    if (waiting) {
+      this.waiting = undefined;
+      waiting.resolve({ value: chunk, done: false });
+      return;
+    }
+    this.held.push(chunk);
+    this.body.pause();
+  }
+
+  /** The body ended ('end'), failed, or closed before its end (the first of these counts). */
+  private settle(failure: unknown): void {
+    if (this.ended || this.failure !== undefined) return;
+    if (failure === undefined) this.ended = true;
+    else this.failure = failure;
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    if (!waiting) return;
+    if (failure === undefined) waiting.resolve(DONE);
+    else waiting.reject(failure);
+  }
+
+  private next(): Promise<IteratorResult<Buffer>> {
+    const held = this.held;
+    if (held.length) {
+      const value = held.shift()!;
+      if (!held.length) this.body.resume();
+      return Promise.resolve({ value, done: false });
+    }
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    if (this.ended || this.drained >= 0) return Promise.resolve(DONE);
+    return new Promise((resolve, reject) => (this.waiting = { resolve, reject }));
   }
 
   /** `before` (chunks already read), then the rest of the body. */
@@ -34,23 +93,25 @@ export class UpstreamChunks {
       next: () => (i < before.length ? Promise.resolve({ value: before[i++]!, done: false }) : chunks.next()),
       return: async () => {
         await chunks.return?.();
-        return { value: undefined, done: true };
+        return DONE;
       },
     };
     return { [Symbol.asyncIterator]: () => iterator };
   }
 
-  /**
-   * Ends the reading: the chunk iterator is left first (its 'readable' listener would keep the
-   * body from flowing), then a whole answer's rest is drained and a cut one destroyed.
-   */
+  /** Ends the reading: a whole answer's rest is drained (up to DRAIN_LIMIT), a cut one's body destroyed. */
   finish(complete: boolean): void {
+    void this.chunks.return?.();
     const body = this.body;
-    const left = Promise.resolve(this.chunks.return?.()).catch(ignore);
-    if (body.readableEnded || body.destroyed) return;
+    this.held.length = 0;
+    if (this.ended || this.failure !== undefined || body.destroyed) return;
     body.on('error', ignore);
-    if (!complete) body.destroy();
-    else void left.then(() => body.dump({ limit: 64 * 1024 })).catch(ignore);
+    if (!complete) {
+      body.destroy();
+      return;
+    }
+    this.drained = 0;
+    body.resume();
   }
 }
 
