@@ -40,7 +40,9 @@ export class UpstreamChunks {
     body.on('data', (chunk: Buffer) => this.onData(chunk));
     body.once('end', () => this.settle(undefined));
     body.once('error', (err: unknown) => this.settle(err ?? prematureClose()));
-    body.once('close', () => this.settle(prematureClose()));
+    body.once('close', () => {
+      if (!this.ended && this.failure === undefined) this.settle(prematureClose());
+    });
     const raw: AsyncIterator<Buffer> = { next: () => this.next(), return: () => Promise.resolve(DONE) };
     this.chunks = timers.active ? timers.watch({ [Symbol.asyncIterator]: () => raw })[Symbol.asyncIterator]() : raw;
   }
