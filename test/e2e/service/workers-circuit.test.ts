@@ -63,7 +63,15 @@ describe('circuit states shared by the workers of a cluster', { timeout: 180_000
       expect(Number(a.retryAfter)).toBeGreaterThan(0);
     }
     expect(upstream.requests.length).toBe(calls);
-    // Both workers answered (the cluster spreads connections over them).
+    // Both workers answered (the cluster spreads connections over them; log lines reach stdout within 250 ms).
+    const answeredBy = () =>
+      new Set(
+        logRecords(proc!)
+          .filter((r) => r.msg === 'request' && r.status === 503)
+          .map((r) => r.pid),
+      );
+    const by2 = Date.now() + 2000;
+    while (answeredBy().size < 2 && Date.now() < by2) await new Promise((r) => setTimeout(r, 50));
     const pids = new Set(
       logRecords(proc)
         .filter((r) => r.msg === 'request' && r.status === 503)

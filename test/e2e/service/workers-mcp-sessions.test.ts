@@ -60,7 +60,15 @@ describe('MCP sessions across the workers of a cluster', { timeout: 180_000 }, (
     expect(textOf(await client.callTool({ name: 'test_sampling', arguments: { prompt: 'p' } }))).toBe('LLM response: from the client');
     await client.close();
 
-    // Both workers served requests of that one session, and none was refused.
+    // Both workers served requests of that one session, and none was refused (log lines reach stdout within 250 ms).
+    const servedBy = () =>
+      new Set(
+        logRecords(proc!)
+          .filter((r) => r.msg === 'request' && r.route === 'POST /mcp/{server}')
+          .map((r) => r.pid),
+      );
+    const by = Date.now() + 2000;
+    while (servedBy().size < 2 && Date.now() < by) await new Promise((r) => setTimeout(r, 50));
     const served = logRecords(proc).filter((r) => r.msg === 'request' && r.route === 'POST /mcp/{server}');
     expect(served.every((r) => r.status === 200 || r.status === 202)).toBe(true);
     expect(new Set(served.map((r) => r.pid)).size).toBe(2);
