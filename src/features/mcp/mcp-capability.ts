@@ -52,7 +52,7 @@ export const mcpCapability: Capability = {
           modern.notifyListChanged(server, kind);
         });
         const remoteRelay = new RemoteRelay(seal, audit, services.logger);
-        const processRelay = new ProcessRelay(audit, services.logger);
+        const processRelay = new ProcessRelay(audit, services.logger, seal, bus);
         return { pool, aggregator, legacy, modern, audit, remoteRelay, processRelay, ends, bus };
       },
       async ({ pool, legacy, modern, processRelay, bus }) => {

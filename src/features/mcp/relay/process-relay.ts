@@ -14,6 +14,8 @@ import { authInfoFor } from '../transport/gateway-mcp-server.js';
 import { ownerOf } from '../transport/legacy-sessions.js';
 import type { ProcessServer } from '../upstream/process-server.js';
 import { scopeOf, type RpcMessage } from './message-guard.js';
+import type { BusMessage, SessionBus } from './session-bus.js';
+import type { SessionSeal } from './session-seal.js';
 
 type Id = string | number;
 
@@ -30,19 +32,50 @@ interface ProcessSession {
   tokens: Map<unknown, Id>;
   lastSeen: number;
   active: number;
+  /** Client requests that came through another instance: their id -> where what belongs to them goes. */
+  remote: Map<Id, Elsewhere>;
+  /** The server stream (GET) when another instance holds it. */
+  stream?: Elsewhere;
+}
+
+/** A client's HTTP request held by another instance: its bus address and the request's relay id. */
+interface Elsewhere {
+  to: string;
+  rid: string;
+}
+
+/** A client's request for a session another instance runs, waiting here for what comes back. */
+interface Forwarded {
+  op: 'post' | 'get' | 'delete';
+  res: ServerResponse;
+  sid: string;
+  /** Ids of the POST's requests not answered yet (the event stream ends with the last answer). */
+  waiting: Set<Id>;
+  acked: boolean;
+  timer: NodeJS.Timeout;
+  owner: string;
 }
 
 const PREFIX = 'p.';
 const IDLE_MS = 30 * 60_000;
+/** How long an instance waits for the session's own instance to take a request; without an answer it is gone (404). */
+const ACK_MS = 3000;
+const SEALED_PREFIX = 'r.';
 
 const isRequest = (m: RpcMessage) => typeof m.method === 'string' && m.id !== undefined && m.id !== null;
 const isResponse = (m: RpcMessage) => m.method === undefined && m.id !== undefined && ('result' in m || 'error' in m);
 
 function jsonAnswer(res: ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent || res.destroyed) return void res.end();
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
+
+const noSession = (res: ServerResponse, id: unknown = null) =>
+  jsonAnswer(res, 404, { jsonrpc: '2.0', id, error: { code: RPC.INVALID_REQUEST, message: 'No such session: open a new one with initialize.' } });
+
+const isMessage = (m: unknown): m is RpcMessage => typeof m === 'object' && m !== null && !Array.isArray(m) && (m as RpcMessage).jsonrpc === '2.0';
 
 /**
  * /mcp/<server> sessions of a process (stdio) tool server, relayed faithfully: a stdio server
@@ -54,17 +87,29 @@ function jsonAnswer(res: ServerResponse, status: number, body: unknown): void {
  * token, the rest with the latest request in flight), so nothing arrives after the answer it
  * belongs before; the rest goes on the client's GET stream. Every request is authorized, and
  * carries the caller's identity in `params._meta["io.gateway/identity"]`.
+ *
+ * Sessions on any instance: a session's id carries (sealed) the bus address of the instance
+ * running its process. A request for it that comes to another instance is passed to that one
+ * over the session bus (Redis or PostgreSQL), and what the process says back (answers, progress,
+ * log messages, its requests to the client; the server stream) comes back the same way and is
+ * written to the client as if it were served here. No answer from that instance: it is gone,
+ * and so is the session (404; the client opens a new one).
  */
 export class ProcessRelay {
   private readonly sessions = new Map<string, ProcessSession>();
+  /** Requests held here for sessions another instance runs, by relay id. */
+  private readonly forwarded = new Map<string, Forwarded>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
     private readonly audit: AuditLog,
     private readonly logger: Logger,
+    private readonly seal?: SessionSeal,
+    private readonly bus?: SessionBus,
   ) {
     this.sweeper = setInterval(() => this.sweep(), 60_000);
     this.sweeper.unref();
+    if (bus) bus.onProcess = (message) => this.fromBus(message);
   }
 
   static owns(sessionId: string): boolean {
@@ -80,10 +125,10 @@ export class ProcessRelay {
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string' && sessionId) {
       const session = this.sessions.get(sessionId);
-      if (!session || session.owner !== ownerOf(identity) || session.server !== server) {
-        jsonAnswer(res, 404, { jsonrpc: '2.0', id: null, error: { code: RPC.INVALID_REQUEST, message: 'No such session: open a new one with initialize.' } });
-        return;
-      }
+      if (!session) return this.forward(req, res, identity, server, body, sessionId);
+      if (session.owner !== ownerOf(identity) || session.server !== server) return noSession(res);
+      // The client's server stream is here now.
+      if (req.method === 'GET') session.stream = undefined;
       session.identity = identity;
       session.lastSeen = Date.now();
       session.active++;
@@ -131,16 +176,28 @@ export class ProcessRelay {
     }
     let session: ProcessSession | undefined;
     const downstream = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => PREFIX + randomUUID(),
+      sessionIdGenerator: () => this.newId(server, identity),
       onsessioninitialized: (sid) => {
-        session = { id: sid, server, owner: ownerOf(identity), identity, downstream, child, inflight: [], tokens: new Map(), lastSeen: Date.now(), active: 0 };
+        session = {
+          id: sid,
+          server,
+          owner: ownerOf(identity),
+          identity,
+          downstream,
+          child,
+          inflight: [],
+          tokens: new Map(),
+          lastSeen: Date.now(),
+          active: 0,
+          remote: new Map(),
+        };
         this.sessions.set(sid, session);
         this.logger.debug({ sessionId: sid, mcpServer: server.name }, 'mcp relayed session opened');
       },
       onsessionclosed: (sid) => this.end(sid),
     });
     // Messages before the session exists (the initialize request) use the opening identity.
-    const current = () => session ?? { identity, inflight: [] as Id[], tokens: new Map<unknown, Id>() };
+    const current = () => session ?? { identity, inflight: [] as Id[], tokens: new Map<unknown, Id>(), remote: new Map<Id, Elsewhere>() };
     downstream.onmessage = (message) => this.fromClient(current(), server, downstream, child, message as RpcMessage);
     child.onmessage = (message) => this.fromServer(current(), server, downstream, message as RpcMessage);
     child.onclose = () => {
@@ -160,7 +217,7 @@ export class ProcessRelay {
   }
 
   private fromClient(
-    session: Pick<ProcessSession, 'identity' | 'inflight' | 'tokens'>,
+    session: Pick<ProcessSession, 'identity' | 'inflight' | 'tokens' | 'remote' | 'stream'>,
     server: ProcessServer,
     downstream: StreamableHTTPServerTransport,
     child: Transport,
@@ -180,7 +237,10 @@ export class ProcessRelay {
           ms: 0,
         });
         const error = { jsonrpc: '2.0' as const, id: message.id as Id, error: { code: RPC.FORBIDDEN, message: `Forbidden: ${decision.reason}.` } };
-        void downstream.send(error).catch(() => undefined);
+        const elsewhere = session.remote.get(message.id as Id);
+        session.remote.delete(message.id as Id);
+        if (elsewhere) this.sendTo(elsewhere, 'out', [error]);
+        else void downstream.send(error).catch(() => undefined);
         return;
       }
       session.inflight.push(message.id as Id);
@@ -195,18 +255,31 @@ export class ProcessRelay {
     void child.send(message as JSONRPCMessage).catch((err: Error) => this.logger.debug({ mcpServer: server.name, err: err.message }, 'tool server session write failed'));
   }
 
-  private fromServer(session: Pick<ProcessSession, 'inflight' | 'tokens'>, server: ProcessServer, downstream: StreamableHTTPServerTransport, message: RpcMessage): void {
+  private fromServer(
+    session: Pick<ProcessSession, 'inflight' | 'tokens' | 'remote' | 'stream'>,
+    server: ProcessServer,
+    downstream: StreamableHTTPServerTransport,
+    message: RpcMessage,
+  ): void {
     const out = (server.secrets.length ? redactRelayed(message, server.secrets) : message) as JSONRPCMessage;
     let related: Id | undefined;
     if (isResponse(message)) {
       const i = session.inflight.indexOf(message.id as Id);
       if (i >= 0) session.inflight.splice(i, 1);
       for (const [token, rid] of session.tokens) if (rid === message.id) session.tokens.delete(token);
+      // The answer to a request that came through another instance goes back there.
+      const elsewhere = session.remote.get(message.id as Id);
+      if (elsewhere) {
+        session.remote.delete(message.id as Id);
+        return this.sendTo(elsewhere, 'out', [out as Record<string, unknown>]);
+      }
     } else if (message.method === 'notifications/progress') {
       related = session.tokens.get(message.params?.progressToken) ?? session.inflight.at(-1);
     } else {
       related = session.inflight.at(-1);
     }
+    const elsewhere = related === undefined ? session.stream : session.remote.get(related);
+    if (elsewhere) return this.sendTo(elsewhere, 'out', [out as Record<string, unknown>]);
     const send = related === undefined ? downstream.send(out) : downstream.send(out, { relatedRequestId: related }).catch(() => downstream.send(out));
     void send.catch((err: Error) => this.logger.debug({ mcpServer: server.name, err: err.message }, 'relayed message had nowhere to go'));
   }
@@ -215,6 +288,10 @@ export class ProcessRelay {
     const session = this.sessions.get(sessionId);
     if (!session) return;
     this.sessions.delete(sessionId);
+    // Requests held by other instances for it end too.
+    const elsewhere = new Map<string, Elsewhere>();
+    for (const e of [...session.remote.values(), ...(session.stream ? [session.stream] : [])]) elsewhere.set(e.rid, e);
+    for (const e of elsewhere.values()) this.sendTo(e, 'close', []);
     void session.child.close().catch(() => undefined);
     void session.downstream.close().catch(() => undefined);
   }
@@ -227,10 +304,143 @@ export class ProcessRelay {
   /** Ends every session's GET stream so that shutdown does not wait for it. */
   drain(): void {
     for (const s of this.sessions.values()) s.downstream.closeStandaloneSSEStream();
+    for (const [rid, f] of this.forwarded) if (f.op === 'get') this.finish(rid);
   }
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     for (const id of [...this.sessions.keys()]) this.end(id);
+    for (const rid of [...this.forwarded.keys()]) this.finish(rid);
+  }
+
+  /** A new session's id: its server, caller and the bus address of this instance, sealed. */
+  private newId(server: ProcessServer, identity: Identity): string {
+    if (!this.seal) return PREFIX + randomUUID();
+    const sealed = this.seal.seal({ s: server.name, o: ownerOf(identity), ...(this.bus?.active ? { b: this.bus.address } : {}) });
+    return PREFIX + sealed.slice(SEALED_PREFIX.length);
+  }
+
+  private sendTo(to: Elsewhere, op: 'out' | 'close', messages: Array<Record<string, unknown>>): void {
+    this.bus?.publish({ kind: 'process', sid: '', to: to.to, op, rid: to.rid, messages });
+  }
+
+  // ---- The instance a request came to, for a session another instance runs ----
+
+  /** Passes a client's request on to the instance running the session's process, and relays what comes back. */
+  private forward(req: IncomingMessage, res: ServerResponse, identity: Identity, server: ProcessServer, body: unknown, sid: string): void {
+    const bus = this.bus;
+    const sealed = bus?.active ? this.seal?.open(SEALED_PREFIX + sid.slice(PREFIX.length)) : undefined;
+    if (!bus || !sealed?.b || sealed.b === bus.address || sealed.s !== server.name || sealed.o !== ownerOf(identity)) return noSession(res);
+    const op = req.method === 'GET' ? 'get' : req.method === 'DELETE' ? 'delete' : 'post';
+    let messages: RpcMessage[] = [];
+    if (op === 'post') {
+      messages = Array.isArray(body) ? (body as RpcMessage[]) : [body as RpcMessage];
+      if (!messages.length || !messages.every(isMessage)) {
+        jsonAnswer(res, 400, { jsonrpc: '2.0', id: null, error: { code: RPC.INVALID_REQUEST, message: 'Invalid Request: a JSON-RPC 2.0 message or a batch of them.' } });
+        return;
+      }
+      if (messages.some((m) => m.method === 'initialize')) {
+        jsonAnswer(res, 400, { jsonrpc: '2.0', id: null, error: { code: RPC.INVALID_REQUEST, message: 'Invalid Request: the session is initialized already.' } });
+        return;
+      }
+    }
+    const rid = randomUUID();
+    const waiting = new Set<Id>(messages.filter(isRequest).map((m) => m.id as Id));
+    const timer = setTimeout(() => {
+      if (this.forwarded.get(rid)?.acked === false) {
+        this.forwarded.delete(rid);
+        noSession(res);
+      }
+    }, ACK_MS);
+    timer.unref();
+    this.forwarded.set(rid, { op, res, sid, waiting, acked: false, timer, owner: sealed.b });
+    res.once('close', () => {
+      const held = this.forwarded.get(rid);
+      if (!held) return;
+      this.finish(rid);
+      if (held.op === 'get') bus.publish({ kind: 'process', sid, to: sealed.b, op: 'unget', rid, messages: [] });
+    });
+    bus.publish({
+      kind: 'process',
+      sid,
+      to: sealed.b,
+      op,
+      rid,
+      reply: bus.address,
+      identity: identity as unknown as Record<string, unknown>,
+      messages: messages as Array<Record<string, unknown>>,
+    });
+  }
+
+  private finish(rid: string): void {
+    const held = this.forwarded.get(rid);
+    if (!held) return;
+    this.forwarded.delete(rid);
+    clearTimeout(held.timer);
+    if (!held.res.writableEnded) held.res.end();
+  }
+
+  /** What the session's own instance answers to a request passed on from here. */
+  private answered(message: BusMessage): void {
+    const rid = message.rid ?? '';
+    const held = this.forwarded.get(rid);
+    if (!held) return;
+    const { res } = held;
+    if (message.op === 'ack') {
+      held.acked = true;
+      clearTimeout(held.timer);
+      if (message.status !== 200) {
+        this.forwarded.delete(rid);
+        return noSession(res);
+      }
+      if (held.op === 'delete' || (held.op === 'post' && held.waiting.size === 0)) {
+        res.writeHead(held.op === 'delete' ? 200 : 202, { 'mcp-session-id': held.sid }).end();
+        this.forwarded.delete(rid);
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'mcp-session-id': held.sid });
+      res.flushHeaders();
+      return;
+    }
+    if (message.op === 'close') return this.finish(rid);
+    if (message.op !== 'out' || !held.acked) return;
+    for (const m of message.messages) {
+      res.write(`event: message\ndata: ${JSON.stringify(m)}\n\n`);
+      if (isResponse(m as RpcMessage)) held.waiting.delete(m.id as Id);
+    }
+    if (held.op === 'post' && held.waiting.size === 0) this.finish(rid);
+  }
+
+  // ---- The instance running the session's process, for requests that came to another ----
+
+  private fromBus(message: BusMessage): void {
+    if (message.op === 'ack' || message.op === 'out' || message.op === 'close') return this.answered(message);
+    const session = this.sessions.get(message.sid);
+    const reply = message.reply;
+    const rid = message.rid;
+    if (message.op === 'unget') {
+      if (session && rid && session.stream?.rid === rid) session.stream = undefined;
+      return;
+    }
+    if (!reply || !rid) return;
+    const ack = (status: number) => this.bus?.publish({ kind: 'process', sid: '', to: reply, op: 'ack', rid, status, messages: [] });
+    const identity = message.identity as unknown as Identity | undefined;
+    if (!session || !identity || typeof identity.kind !== 'string' || session.owner !== ownerOf(identity)) return ack(404);
+    session.identity = identity;
+    session.lastSeen = Date.now();
+    const here: Elsewhere = { to: reply, rid };
+    if (message.op === 'get') {
+      session.stream = here;
+      return ack(200);
+    }
+    if (message.op === 'delete') {
+      ack(200);
+      void session.downstream.close().catch(() => undefined);
+      return this.end(session.id);
+    }
+    if (message.op !== 'post') return ack(400);
+    for (const m of message.messages as RpcMessage[]) if (isRequest(m)) session.remote.set(m.id as Id, here);
+    ack(200);
+    for (const m of message.messages as RpcMessage[]) this.fromClient(session, session.server, session.downstream, session.child, m);
   }
 }

@@ -15,10 +15,24 @@ export interface BusMessage {
   /**
    * `client`: messages of the client (answers to the gateway's requests, cancellations) for the
    * instance that sent the request or runs the call; `stream`: a notification for the instance
-   * that holds the session's server stream (GET).
+   * that holds the session's server stream (GET); `process`: a request to or an answer from the
+   * instance running the process of a /mcp/<server> session (see process-relay.ts), for the
+   * instance named by `to` only.
    */
-  kind: 'client' | 'stream' | 'state';
+  kind: 'client' | 'stream' | 'state' | 'process';
   messages: Array<Record<string, unknown>>;
+  /** `process`: the instance the message is for (its bus address). */
+  to?: string;
+  /** `process`: what is asked or answered (post, get, unget, delete; ack, out, close). */
+  op?: string;
+  /** `process`: the client's HTTP request (on the instance it came to) the message belongs to. */
+  rid?: string;
+  /** `process`: the instance to answer (its bus address). */
+  reply?: string;
+  /** `process`: the caller, authenticated by the instance the request came to. */
+  identity?: Record<string, unknown>;
+  /** `process` ack: the HTTP status for the client. */
+  status?: number;
 }
 
 /** Where the messages go: Redis pub/sub, or PostgreSQL LISTEN/NOTIFY. */
@@ -46,11 +60,18 @@ export class SessionBus {
   private readonly self = randomBytes(8).toString('hex');
   private backend?: Backend;
   onMessage?: (message: BusMessage) => void;
+  /** Messages of kind `process` addressed to this instance. */
+  onProcess?: (message: BusMessage) => void;
 
   constructor(private readonly logger: Logger) {}
 
   get active(): boolean {
     return this.backend !== undefined;
+  }
+
+  /** This instance's address on the bus (messages with this `to` come here). */
+  get address(): string {
+    return this.self;
   }
 
   async connect(services: GatewayServices): Promise<void> {
@@ -66,7 +87,9 @@ export class SessionBus {
   private receive(text: string): void {
     try {
       const { from, ...message } = JSON.parse(text) as BusMessage & { from: string };
-      if (from !== this.self && typeof message.sid === 'string' && Array.isArray(message.messages)) this.onMessage?.(message);
+      if (from === this.self || typeof message.sid !== 'string' || !Array.isArray(message.messages)) return;
+      if (message.kind !== 'process') this.onMessage?.(message);
+      else if (message.to === this.self) this.onProcess?.(message);
     } catch {
       // Not one of ours.
     }
@@ -105,13 +128,16 @@ export class SessionBus {
       .update(`${schema ?? ''}`)
       .digest('hex')
       .slice(0, 16)}`;
+    // Messages are handed on in the order they came (one read from the table holds the later ones).
+    let received: Promise<void> = Promise.resolve();
     const onNotification = (n: { channel: string; payload?: string }) => {
-      if (n.channel !== channel || !n.payload) return;
-      if (!n.payload.startsWith('#')) return this.receive(n.payload);
-      void store
-        .query<{ body: string }>('SELECT body FROM gateway_mcp_bus WHERE id = ?', [n.payload.slice(1)])
-        .then((rows) => rows[0] && this.receive(rows[0].body))
-        .catch(() => undefined);
+      const payload = n.payload;
+      if (n.channel !== channel || !payload) return;
+      received = received.then(async () => {
+        if (!payload.startsWith('#')) return this.receive(payload);
+        const rows = await store.query<{ body: string }>('SELECT body FROM gateway_mcp_bus WHERE id = ?', [payload.slice(1)]).catch(() => []);
+        if (rows[0]) this.receive(rows[0].body);
+      });
     };
     let closed = false;
     let listener: pg.Client;
@@ -138,17 +164,24 @@ export class SessionBus {
       closed = true;
       throw err;
     });
+    // Sent one after another: the pool's connections would otherwise reorder them (a progress notification after its result).
+    let sent: Promise<void> = Promise.resolve();
+    const send = async (text: string): Promise<void> => {
+      if (Buffer.byteLength(text) <= NOTIFY_MAX) {
+        await store.query('SELECT pg_notify(?, ?)', [channel, text]);
+        return;
+      }
+      const id = randomBytes(12).toString('hex');
+      const now = Math.floor(Date.now() / 1000);
+      await store.execute('DELETE FROM gateway_mcp_bus WHERE at < ?', [now - TABLE_KEEP_S]);
+      await store.execute('INSERT INTO gateway_mcp_bus (id, body, at) VALUES (?, ?, ?)', [id, text, now]);
+      await store.query('SELECT pg_notify(?, ?)', [channel, `#${id}`]);
+    };
     return {
-      publish: async (text) => {
-        if (Buffer.byteLength(text) <= NOTIFY_MAX) {
-          await store.query('SELECT pg_notify(?, ?)', [channel, text]);
-          return;
-        }
-        const id = randomBytes(12).toString('hex');
-        const now = Math.floor(Date.now() / 1000);
-        await store.execute('DELETE FROM gateway_mcp_bus WHERE at < ?', [now - TABLE_KEEP_S]);
-        await store.execute('INSERT INTO gateway_mcp_bus (id, body, at) VALUES (?, ?, ?)', [id, text, now]);
-        await store.query('SELECT pg_notify(?, ?)', [channel, `#${id}`]);
+      publish: (text) => {
+        const done = sent.then(() => send(text));
+        sent = done.catch(() => undefined);
+        return done;
       },
       saveLevel: async (hash, level) => {
         const until = Math.floor(Date.now() / 1000) + SESSION_MAX_AGE_S;
