@@ -153,6 +153,22 @@ describe.each(['redis', 'postgres'] as const)(
       expect((await request(b.url, id, OTHER)).status).toBe(404);
       expect((await request(alone.url, id, KEY)).status).toBe(404);
       expect((await request(b.url, `${id.slice(0, -4)}AAAA`, KEY)).status).toBe(404);
+      // The other instance refuses what the session's own transport would refuse.
+      const unacceptable = await fetch(`${b.url}/mcp/proc`, { headers: { 'x-api-key': KEY, accept: 'application/json', 'mcp-session-id': id } });
+      expect(unacceptable.status).toBe(406);
+      const badVersion = await fetch(`${b.url}/mcp/proc`, {
+        method: 'POST',
+        headers: {
+          'x-api-key': KEY,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': id,
+          'mcp-protocol-version': '1999-01-01',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expect(badVersion.status).toBe(400);
+      expect(((await badVersion.json()) as { error: { message: string } }).error.message).toContain('Unsupported protocol version');
       expect((await request(b.url, id, KEY, 'DELETE')).status).toBe(200);
       await eventually(async () => (await request(a.url, id, KEY)).status === 404, 3000, 'the session ended on its own instance');
       expect((await request(b.url, id, KEY)).status).toBe(404);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Identity } from '../../../kernel/engine/context.js';
 import { redactRelayed } from '../../../kernel/errors/redact.js';
 import type { Logger } from '../../../kernel/observability/logger.js';
@@ -331,6 +331,8 @@ export class ProcessRelay {
     const bus = this.bus;
     const sealed = bus?.active ? this.seal?.open(SEALED_PREFIX + sid.slice(PREFIX.length)) : undefined;
     if (!bus || !sealed?.b || sealed.b === bus.address || sealed.s !== server.name || sealed.o !== ownerOf(identity)) return noSession(res);
+    const refused = this.transportError(req);
+    if (refused) return jsonAnswer(res, refused.status, { jsonrpc: '2.0', id: null, error: { code: -32000, message: refused.message } });
     const op = req.method === 'GET' ? 'get' : req.method === 'DELETE' ? 'delete' : 'post';
     let messages: RpcMessage[] = [];
     if (op === 'post') {
@@ -370,6 +372,22 @@ export class ProcessRelay {
       identity: identity as unknown as Record<string, unknown>,
       messages: messages as Array<Record<string, unknown>>,
     });
+  }
+
+  /** What the session's own transport would refuse in the request's headers, refused the same way here. */
+  private transportError(req: IncomingMessage): { status: number; message: string } | undefined {
+    const accept = req.headers.accept ?? '';
+    if (req.method === 'GET' && !accept.includes('text/event-stream')) return { status: 406, message: 'Not Acceptable: Client must accept text/event-stream' };
+    if (req.method === 'POST') {
+      if (!accept.includes('application/json') || !accept.includes('text/event-stream'))
+        return { status: 406, message: 'Not Acceptable: Client must accept both application/json and text/event-stream' };
+      if (!(req.headers['content-type'] ?? '').includes('application/json')) return { status: 415, message: 'Unsupported Media Type: Content-Type must be application/json' };
+    }
+    if (req.method !== 'GET' && req.method !== 'POST' && req.method !== 'DELETE') return { status: 405, message: 'Method not allowed.' };
+    const version = req.headers['mcp-protocol-version'];
+    if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version))
+      return { status: 400, message: `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})` };
+    return undefined;
   }
 
   private finish(rid: string): void {
