@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -14,6 +17,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { stdioToolServerEntry } from '../../helpers/conformance-suite.js';
+import { freePort, spawnGateway, waitForHealth } from '../../helpers/built-gateway.js';
 import { eventually, textOf } from '../../helpers/mcp.js';
 
 const KEY = 'process-roaming-key-0123456789';
@@ -56,21 +60,22 @@ describe.each(['redis', 'postgres'] as const)(
     const prefix = `gw-test-${randomUUID()}:`;
     const schema = `gw_mcp_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
 
+    const config = (share: boolean) => ({
+      logging: { level: 'warn' },
+      ...(share && shared === 'redis' ? { redis: { url: REDIS_URL, keyPrefix: prefix } } : {}),
+      ...(share && shared === 'postgres' ? { storage: { type: 'postgres', url: PG_URL, schema } } : {}),
+      auth: {
+        enabled: true,
+        type: 'api-key',
+        apiKeys: [
+          { key: KEY, user: 'roamer@example.com', scopes: ['mcp:read', 'mcp:write'] },
+          { key: OTHER, user: 'other@example.com', scopes: ['mcp:read', 'mcp:write'] },
+        ],
+      },
+      mcpServers: { proc: stdioToolServerEntry() },
+    });
+
     beforeAll(async () => {
-      const config = (share: boolean) => ({
-        logging: { level: 'warn' },
-        ...(share && shared === 'redis' ? { redis: { url: REDIS_URL, keyPrefix: prefix } } : {}),
-        ...(share && shared === 'postgres' ? { storage: { type: 'postgres', url: PG_URL, schema } } : {}),
-        auth: {
-          enabled: true,
-          type: 'api-key',
-          apiKeys: [
-            { key: KEY, user: 'roamer@example.com', scopes: ['mcp:read', 'mcp:write'] },
-            { key: OTHER, user: 'other@example.com', scopes: ['mcp:read', 'mcp:write'] },
-          ],
-        },
-        mcpServers: { proc: stdioToolServerEntry() },
-      });
       [a, b, c, alone] = await Promise.all([startGateway(config(true)), startGateway(config(true)), startGateway(config(true)), startGateway(config(false))]);
       for (const gw of [a, b, c]) await eventually(async () => (await fetch(`${gw.url}/ready`)).status === 200, 15_000, 'the tool server');
     }, 60_000);
@@ -181,11 +186,60 @@ describe.each(['redis', 'postgres'] as const)(
       await client.connect(transport);
       const id = transport.sessionId!;
       expect((await request(b.url, id, KEY)).status).toBe(200);
-      await client.close();
+      // A call in progress through the other instance when the process's instance stops: it gets an error, its stream ends.
+      const call = await fetch(`${b.url}/mcp/proc`, {
+        method: 'POST',
+        headers: { 'x-api-key': KEY, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': id },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 77, method: 'tools/call', params: { name: 'test_slow', arguments: { ms: 20_000 } } }),
+      });
+      expect(call.status).toBe(200);
+      expect(call.headers.get('content-type')).toContain('text/event-stream');
       await c.close();
+      const closed = Date.now();
+      const events = await call.text();
+      // Told as the instance stops (not found out later by the other instance's pings).
+      expect(Date.now() - closed).toBeLessThan(2000);
+      expect(events).toContain('"id":77');
+      expect(events).toContain('-32004');
+      await client.close().catch(() => undefined);
       const started = Date.now();
       expect((await request(b.url, id, KEY)).status).toBe(404);
       expect(Date.now() - started).toBeLessThan(6000);
     }, 30_000);
+
+    it('when the instance running the process dies (SIGKILL) mid-call, the other one ends the call with an error and then answers 404', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'gw-psess-'));
+      writeFileSync(join(dir, 'gateway.json'), JSON.stringify(config(true)));
+      const port = await freePort();
+      const proc = spawnGateway(['--config', join(dir, 'gateway.json')], { env: { GATEWAY_PORT: String(port) } });
+      try {
+        const url = `http://127.0.0.1:${port}`;
+        await waitForHealth(url, proc, 60_000);
+        await eventually(async () => (await fetch(`${url}/ready`)).status === 200, 15_000, 'the tool server');
+        const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp/proc`), { requestInit: { headers: { 'x-api-key': KEY } } });
+        const client = new Client({ name: 'c', version: '1.0.0' });
+        await client.connect(transport);
+        const id = transport.sessionId!;
+        const call = await fetch(`${b.url}/mcp/proc`, {
+          method: 'POST',
+          headers: { 'x-api-key': KEY, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': id },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 78, method: 'tools/call', params: { name: 'test_slow', arguments: { ms: 15_000 } } }),
+        });
+        expect(call.status).toBe(200);
+        proc.kill();
+        await proc.exited;
+        const killed = Date.now();
+        const events = await call.text();
+        expect(events).toContain('"id":78');
+        expect(events).toContain('-32004');
+        // Found out by the other instance's pings (every 2 s, gone after 6 s without an answer).
+        expect(Date.now() - killed).toBeLessThan(15_000);
+        expect((await request(b.url, id, KEY)).status).toBe(404);
+        await client.close().catch(() => undefined);
+      } finally {
+        proc.kill();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }, 120_000);
   },
 );

@@ -61,6 +61,10 @@ const IDLE_MS = 30 * 60_000;
 /** How long an instance waits for the session's own instance to take a request; without an answer it is gone (404). */
 const ACK_MS = 3000;
 const SEALED_PREFIX = 'r.';
+/** While requests are held for another instance's sessions, that instance is asked this often whether it is there. */
+const PING_MS = 2000;
+/** ...and taken for gone (its sessions' held requests answered with an error) when it has not answered for this long. */
+const GONE_MS = 6000;
 
 const isRequest = (m: RpcMessage) => typeof m.method === 'string' && m.id !== undefined && m.id !== null;
 const isResponse = (m: RpcMessage) => m.method === undefined && m.id !== undefined && ('result' in m || 'error' in m);
@@ -99,7 +103,12 @@ export class ProcessRelay {
   private readonly sessions = new Map<string, ProcessSession>();
   /** Requests held here for sessions another instance runs, by relay id. */
   private readonly forwarded = new Map<string, Forwarded>();
+  /** Instances asked whether they are there: bus address -> the question's id and when it was asked. */
+  private readonly probes = new Map<string, { rid: string; at: number }>();
   private readonly sweeper: NodeJS.Timeout;
+  private readonly pinger?: NodeJS.Timeout;
+  /** Shutting down: requests from other instances are no longer taken. */
+  private draining = false;
 
   constructor(
     private readonly audit: AuditLog,
@@ -109,7 +118,11 @@ export class ProcessRelay {
   ) {
     this.sweeper = setInterval(() => this.sweep(), 60_000);
     this.sweeper.unref();
-    if (bus) bus.onProcess = (message) => this.fromBus(message);
+    if (bus) {
+      bus.onProcess = (message) => this.fromBus(message);
+      this.pinger = setInterval(() => this.ping(), PING_MS);
+      this.pinger.unref();
+    }
   }
 
   static owns(sessionId: string): boolean {
@@ -288,10 +301,7 @@ export class ProcessRelay {
     const session = this.sessions.get(sessionId);
     if (!session) return;
     this.sessions.delete(sessionId);
-    // Requests held by other instances for it end too.
-    const elsewhere = new Map<string, Elsewhere>();
-    for (const e of [...session.remote.values(), ...(session.stream ? [session.stream] : [])]) elsewhere.set(e.rid, e);
-    for (const e of elsewhere.values()) this.sendTo(e, 'close', []);
+    this.releaseElsewhere(session);
     void session.child.close().catch(() => undefined);
     void session.downstream.close().catch(() => undefined);
   }
@@ -303,14 +313,30 @@ export class ProcessRelay {
 
   /** Ends every session's GET stream so that shutdown does not wait for it. */
   drain(): void {
-    for (const s of this.sessions.values()) s.downstream.closeStandaloneSSEStream();
+    this.draining = true;
+    for (const s of this.sessions.values()) {
+      s.downstream.closeStandaloneSSEStream();
+      // Requests other instances hold for this one's sessions end now, while the bus is still there: their
+      // clients open new sessions elsewhere rather than wait for processes that stop with this instance.
+      this.releaseElsewhere(s);
+    }
     for (const [rid, f] of this.forwarded) if (f.op === 'get') this.finish(rid);
   }
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
+    clearInterval(this.pinger);
     for (const id of [...this.sessions.keys()]) this.end(id);
     for (const rid of [...this.forwarded.keys()]) this.finish(rid);
+  }
+
+  /** Requests other instances hold for the session end (their clients' unanswered requests get an error). */
+  private releaseElsewhere(session: ProcessSession): void {
+    const elsewhere = new Map<string, Elsewhere>();
+    for (const e of [...session.remote.values(), ...(session.stream ? [session.stream] : [])]) elsewhere.set(e.rid, e);
+    session.remote.clear();
+    session.stream = undefined;
+    for (const e of elsewhere.values()) this.sendTo(e, 'close', []);
   }
 
   /** A new session's id: its server, caller and the bus address of this instance, sealed. */
@@ -398,6 +424,51 @@ export class ProcessRelay {
     if (!held.res.writableEnded) held.res.end();
   }
 
+  /**
+   * A held request whose session is gone (its process ended, or its instance stopped or stopped
+   * answering): its requests not answered yet get an error, and its stream ends.
+   */
+  private abandon(rid: string): void {
+    const held = this.forwarded.get(rid);
+    if (!held) return;
+    if (!held.acked) {
+      this.forwarded.delete(rid);
+      clearTimeout(held.timer);
+      return noSession(held.res);
+    }
+    for (const id of held.waiting) {
+      const error = {
+        jsonrpc: '2.0',
+        id,
+        error: { code: RPC.SERVER_UNAVAILABLE, message: 'The session ended: its tool server process is gone. Open a new session with initialize.' },
+      };
+      held.res.write(`event: message\ndata: ${JSON.stringify(error)}\n\n`);
+    }
+    this.finish(rid);
+  }
+
+  /** Asks each instance this one holds requests for whether it is there; one that has not answered for GONE_MS is gone. */
+  private ping(): void {
+    if (!this.bus?.active) return;
+    const owners = new Set<string>();
+    for (const held of this.forwarded.values()) if (held.acked) owners.add(held.owner);
+    for (const owner of this.probes.keys()) if (!owners.has(owner)) this.probes.delete(owner);
+    const now = Date.now();
+    for (const owner of owners) {
+      const probe = this.probes.get(owner);
+      if (probe && now - probe.at >= GONE_MS) {
+        this.probes.delete(owner);
+        this.logger.warn({ instance: owner }, 'an instance running MCP tool server sessions stopped answering; their requests held here end');
+        for (const [rid, held] of [...this.forwarded]) if (held.owner === owner) this.abandon(rid);
+        continue;
+      }
+      if (probe) continue;
+      const rid = randomUUID();
+      this.probes.set(owner, { rid, at: now });
+      this.bus.publish({ kind: 'process', sid: '', to: owner, op: 'ping', rid, reply: this.bus.address, messages: [] });
+    }
+  }
+
   /** What the session's own instance answers to a request passed on from here. */
   private answered(message: BusMessage): void {
     const rid = message.rid ?? '';
@@ -420,7 +491,7 @@ export class ProcessRelay {
       res.flushHeaders();
       return;
     }
-    if (message.op === 'close') return this.finish(rid);
+    if (message.op === 'close') return this.abandon(rid);
     if (message.op !== 'out' || !held.acked) return;
     for (const m of message.messages) {
       res.write(`event: message\ndata: ${JSON.stringify(m)}\n\n`);
@@ -433,6 +504,14 @@ export class ProcessRelay {
 
   private fromBus(message: BusMessage): void {
     if (message.op === 'ack' || message.op === 'out' || message.op === 'close') return this.answered(message);
+    if (message.op === 'pong') {
+      for (const [owner, probe] of this.probes) if (probe.rid === message.rid) this.probes.delete(owner);
+      return;
+    }
+    if (message.op === 'ping') {
+      if (message.reply) this.bus?.publish({ kind: 'process', sid: '', to: message.reply, op: 'pong', rid: message.rid, messages: [] });
+      return;
+    }
     const session = this.sessions.get(message.sid);
     const reply = message.reply;
     const rid = message.rid;
@@ -443,7 +522,7 @@ export class ProcessRelay {
     if (!reply || !rid) return;
     const ack = (status: number) => this.bus?.publish({ kind: 'process', sid: '', to: reply, op: 'ack', rid, status, messages: [] });
     const identity = message.identity as unknown as Identity | undefined;
-    if (!session || !identity || typeof identity.kind !== 'string' || session.owner !== ownerOf(identity)) return ack(404);
+    if (this.draining || !session || !identity || typeof identity.kind !== 'string' || session.owner !== ownerOf(identity)) return ack(404);
     session.identity = identity;
     session.lastSeen = Date.now();
     const here: Elsewhere = { to: reply, rid };
