@@ -308,7 +308,8 @@ export class ProcessRelay {
 
   private sweep(): void {
     const cutoff = Date.now() - IDLE_MS;
-    for (const s of [...this.sessions.values()]) if (s.active === 0 && s.lastSeen < cutoff) this.end(s.id);
+    // A session whose requests or server stream another instance holds is in use too.
+    for (const s of [...this.sessions.values()]) if (s.active === 0 && !s.stream && s.remote.size === 0 && s.lastSeen < cutoff) this.end(s.id);
   }
 
   /** Ends every session's GET stream so that shutdown does not wait for it. */
