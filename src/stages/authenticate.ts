@@ -25,7 +25,7 @@ function providerCredentials(config: AuthenticateStageConfig, services: GatewayS
   const demandGatewayCredential = services.config.auth?.providerRoutes === true;
   const providers = services.require(PROVIDERS);
   const gatewayAuth = services.get(PROVIDER_ROUTE_AUTH);
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const provider = headerValue(ctx.headers, 'x-gateway-provider')?.trim().toLowerCase();
     const routed = Boolean(defaultConfig) || Boolean(headerValue(ctx.headers, 'x-gateway-config'));
     if (provider) ctx.set(PROVIDER, provider);
@@ -48,12 +48,16 @@ function providerCredentials(config: AuthenticateStageConfig, services: GatewayS
       throw badRequest(`Unknown provider "${provider}". Known providers: ${providers.ids().join(', ')}.`, 'x-gateway-provider');
     }
     if (gatewayAuth && (demandGatewayCredential || headerValue(ctx.headers, 'x-gateway-token'))) {
-      await gatewayAuth.authenticate(ctx, demandGatewayCredential);
+      return gatewayAuth.authenticate(ctx, demandGatewayCredential).then(() => {
+        ctx.set(CALLER, true);
+        return next();
+      });
     } else if (demandGatewayCredential) {
       throw new GatewayError('invalid_api_key', 'A gateway credential (x-gateway-token) is required on this route.');
     }
     ctx.set(CALLER, true);
-    await next();
+    // No promise of its own: a refusal above is thrown, which the pipeline answers like a rejection.
+    return next();
   };
 }
 

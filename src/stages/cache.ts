@@ -4,6 +4,7 @@ import { defineStage } from '../kernel/engine/stage.js';
 import { parseBooleanHeader } from '../kernel/engine/context.js';
 import { ensureJsonBody } from '../kernel/engine/request-body.js';
 import { TARGET, type ModelContext } from '../features/models/model-request.js';
+import type { ResolvedTarget } from '../features/models/providers/provider.js';
 import { modelAnswer, modelStream, type ModelAnswer } from '../features/models/stream-answer.js';
 import { cacheKey } from '../features/models/cache/cache-key.js';
 import { MAX_CACHED_BYTES, type CachedAnswer } from '../features/models/cache/cache-store.js';
@@ -41,19 +42,9 @@ export default defineStage<CacheStageConfig, ModelContext>({
       lastWarning = now;
       services.logger.warn({ err: (err as Error)?.message }, 'response cache unavailable');
     };
-    return async (ctx, next) => {
-      const target = ctx.get(TARGET);
-      const cache = target?.cache;
+    /** The lookup and the store of an attempt whose target has a simple cache. */
+    const cached = async (ctx: ModelContext, next: () => Promise<void>, target: ResolvedTarget, cache: NonNullable<ResolvedTarget['cache']>): Promise<void> => {
       const headers = ctx.responseHeaders;
-      if (!target || !cache) {
-        // An earlier attempt's status must not stick to an answer from a target without a cache.
-        if (headers[CACHE_STATUS]) headers[CACHE_STATUS] = 'DISABLED';
-        return next();
-      }
-      if (cache.mode !== 'simple') {
-        headers[CACHE_STATUS] = 'DISABLED';
-        return next();
-      }
       if (ctx.endpoint.body === 'json') await ensureJsonBody(ctx, bodyLimit);
       const key = cacheKey(ctx, target);
       if (!key) {
@@ -86,6 +77,22 @@ export default defineStage<CacheStageConfig, ModelContext>({
           store.set(key, { kind: 'stream', status, format, chunks }, ttlMs).catch(warn);
         });
       }
+    };
+    // Without a simple cache for the target, next() is the stage's own answer (no promise of its own).
+    return (ctx, next) => {
+      const target = ctx.get(TARGET);
+      const cache = target?.cache;
+      const headers = ctx.responseHeaders;
+      if (!target || !cache) {
+        // An earlier attempt's status must not stick to an answer from a target without a cache.
+        if (headers[CACHE_STATUS]) headers[CACHE_STATUS] = 'DISABLED';
+        return next();
+      }
+      if (cache.mode !== 'simple') {
+        headers[CACHE_STATUS] = 'DISABLED';
+        return next();
+      }
+      return cached(ctx, next, target, cache);
     };
   },
 });

@@ -11,13 +11,10 @@ import { upstreamBodyText } from '../kernel/upstream/body-text.js';
 import { readBody } from '../features/models/providers/shared/read-body.js';
 import { badRequest, GatewayError } from '../contract/errors/gateway-error.js';
 import { normalizeError } from '../contract/errors/normalize.js';
-import { frameEventBatches } from '../contract/framing.js';
-import { PartStream } from '../contract/part-stream.js';
-import type { StreamPart } from '../contract/stream-parts.js';
 import type { OperationAdapter, ProviderCall, ProviderInstance } from '../features/models/providers/provider.js';
 import { PROVIDERS } from '../features/models/providers/provider-registry.js';
 import { AttemptTimers } from '../features/models/routing/attempt-timers.js';
-import { DEADLINE, TARGET, UPLOAD_SENT, type ModelContext } from '../features/models/model-request.js';
+import { DEADLINE, TARGET, UPLOAD_SENT, USAGE, type ModelContext } from '../features/models/model-request.js';
 import { modelStream } from '../features/models/stream-answer.js';
 import { IDENTITY_FORWARD_HEADERS } from '../features/mcp/identity-forwarding.js';
 import { OPENAI_HEADERS, passedHeaders } from '../features/models/providers/shared/upstream-headers.js';
@@ -25,11 +22,11 @@ import { streamFormat } from '../contract/stream-format.js';
 import { TRACING } from '../kernel/engine/tracing.js';
 import type { Tracing } from '../kernel/observability/tracing.js';
 import { startCallSpan, tracedForward } from '../features/models/metrics/genai-spans.js';
+import { mapStream, primePassthrough, primeStream, UpstreamChunks } from './upstream-stream.js';
 
 type GatewayContext = ModelContext;
 
 const ERROR_BODY_LIMIT = 256 * 1024;
-const ignore = () => undefined;
 const PASSED_HEADERS = ['content-length', 'content-disposition'];
 
 /** The signal of one attempt: the caller going away, the request's deadline passing, or the attempt's own timers firing. */
@@ -50,68 +47,6 @@ export function attemptError(err: unknown, ctx: GatewayContext, provider: string
   }
   if (ctx.callerGone) return new GatewayError('request_timeout', 'The caller went away.', { provider, retryable: false });
   return normalizeError(err, provider);
-}
-
-async function* mapStream(
-  body: Dispatcher.ResponseData['body'],
-  adapter: OperationAdapter,
-  call: ProviderCall,
-  ctx: GatewayContext,
-  provider: string,
-  timers: AttemptTimers,
-  deadlineSignal?: AbortSignal,
-): AsyncGenerator<StreamPart[]> {
-  const stream = adapter.stream!;
-  const map = stream.createMapper(call);
-  // The consumer stops reading at the answer's end; leaving the iterator must not destroy the
-  // body (that builds an AbortError per stream), so the rest is drained instead.
-  const chunks = body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>;
-  let complete = false;
-  try {
-    for await (const events of frameEventBatches(stream.framing, timers.active ? timers.watch(chunks) : chunks)) {
-      const parts: StreamPart[] = [];
-      for (const event of events) {
-        let out: ReturnType<typeof map>;
-        try {
-          out = map(event);
-        } catch (err) {
-          // The parts before a failing event still reach the caller, then the failure.
-          if (parts.length) yield parts;
-          throw err;
-        }
-        if (out === undefined) continue;
-        if (Array.isArray(out)) for (const part of out) parts.push(part);
-        else parts.push(out);
-      }
-      if (parts.length === 0) continue;
-      if (parts.some((p) => p.type === 'done')) complete = true;
-      yield parts;
-    }
-    // Parts a provider gives only once its stream ended (e.g. Bedrock without a metadata event)
-    const tail = complete ? undefined : map.end?.();
-    if (tail?.length) {
-      if (tail.some((p) => p.type === 'done')) complete = true;
-      yield tail;
-    }
-  } catch (err) {
-    throw attemptError(err, ctx, provider, deadlineSignal);
-  } finally {
-    if (!body.readableEnded && !body.destroyed) {
-      body.on('error', ignore);
-      if (complete) body.dump({ limit: 64 * 1024 }).catch(ignore);
-      else body.destroy();
-    }
-  }
-}
-
-/**
- * Waits for the stream's first parts, so that a failure before the first byte can still fall
- * back; the first part ends the attempt's first_byte_timeout.
- */
-async function primeStream(batches: AsyncGenerator<StreamPart[]>, timers: AttemptTimers): Promise<PartStream> {
-  const first = await batches.next();
-  timers.firstByteArrived();
-  return new PartStream(first.done ? undefined : first.value, batches);
 }
 
 function wantsBinary(adapter: OperationAdapter, call: ProviderCall): boolean {
@@ -287,10 +222,22 @@ export default defineStage<ForwardStageConfig, GatewayContext>({
         }
         response = { kind: 'binary', status, headers, contentType: contentType || 'application/octet-stream', body: res.body };
       } else if (call.stream && !contentType.includes('json')) {
-        const parts = await primeStream(mapStream(res.body, adapter, call, ctx, provider.id, timers, deadlineSignal), timers).catch((err) => {
+        const format = streamFormat(ctx.endpoint.operation);
+        const includeUsage = call.body?.stream_options?.include_usage === true;
+        const stream = adapter.stream!;
+        const map = stream.createMapper(call);
+        const fail = (err: unknown) => attemptError(err, ctx, provider.id, deadlineSignal);
+        const upstream = new UpstreamChunks(res.body, timers);
+        // An upstream that speaks the answer's own format: its bytes pass through as they came.
+        const passing = stream.passesThrough === true && (format === 'chat' || format === 'text');
+        const parts = await (
+          passing
+            ? primePassthrough(upstream, timers, { format, includeUsage, map, fail, onUsage: (usage) => ctx.set(USAGE, usage) })
+            : primeStream(mapStream(upstream, upstream.from([]), stream.framing, map, fail), timers)
+        ).catch((err) => {
           throw attemptError(err, ctx, provider.id, deadlineSignal);
         });
-        response = modelStream(ctx, status, streamFormat(ctx.endpoint.operation), call.body?.stream_options?.include_usage === true, parts, undefined, call.body);
+        response = modelStream(ctx, status, format, includeUsage, parts, undefined, call.body);
       } else {
         let raw: Buffer;
         try {

@@ -135,13 +135,17 @@ export default defineStage<GuardrailStageConfig, GatewayContext>({
     }
     const unknown = [...registry.unknown(config.input, 'input'), ...registry.unknown(config.output, 'output')];
     if (unknown.length) throw new Error(unknown.join('; '));
-    return async (ctx, next) => {
-      const target = ctx.get(TARGET);
-      const input = union(config.input, target?.inputGuardrails);
-      const output = union(config.output, target?.outputGuardrails);
+    const guarded = async (ctx: GatewayContext, next: () => Promise<void>, input: string[], output: string[]): Promise<void> => {
       if (input.length) await checkInput(ctx, registry, input, bodyLimit);
       await next();
       if (output.length) await checkOutput(ctx, registry, output);
+    };
+    // Without guardrails for this attempt, next() is the stage's own answer (no promise of its own).
+    return (ctx, next) => {
+      const target = ctx.get(TARGET);
+      const input = union(config.input, target?.inputGuardrails);
+      const output = union(config.output, target?.outputGuardrails);
+      return input.length || output.length ? guarded(ctx, next, input, output) : next();
     };
   },
 });

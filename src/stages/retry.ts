@@ -9,6 +9,7 @@ import { defineStage } from '../kernel/engine/stage.js';
 import { GatewayError } from '../contract/errors/gateway-error.js';
 import { normalizeError } from '../contract/errors/normalize.js';
 import { TARGET } from '../features/models/model-request.js';
+import type { ResolvedTarget } from '../features/models/providers/provider.js';
 import { recordAttempt } from '../features/models/routing/attempts.js';
 import { callerGone, callerGoneError, DEFAULT_RETRY_STATUSES, deadlinePassed, isTransportFailure, remainingMs, uploadSpent } from '../features/models/routing/failure.js';
 
@@ -48,11 +49,8 @@ export default defineStage<RetryStageConfig>({
       return isTransportFailure(err);
     }
 
-    return async (ctx, next) => {
-      const target = ctx.get(TARGET);
-      const retry = target?.retry ?? fallbackRetry;
-      const extra = retry?.attempts ?? 0;
-      if (!target || extra <= 0) return next();
+    /** The attempts of a target that retries. */
+    const retried = async (ctx: GatewayContext, next: () => Promise<void>, target: ResolvedTarget, retry: RetryConfig, extra: number): Promise<void> => {
       const statuses = retry!.on_status_codes ? new Set(retry!.on_status_codes) : defaultStatuses;
       const useRetryAfter = retry!.use_retry_after_header === true;
       try {
@@ -96,6 +94,14 @@ export default defineStage<RetryStageConfig>({
         if (callerGone(ctx)) throw callerGoneError(target!.provider);
         throw err;
       }
+    };
+    // Without retries for this target, next() is the stage's own answer (no promise of its own).
+    return (ctx, next) => {
+      const target = ctx.get(TARGET);
+      const retry = target?.retry ?? fallbackRetry;
+      const extra = retry?.attempts ?? 0;
+      if (!target || !retry || extra <= 0) return next();
+      return retried(ctx, next, target, retry, extra);
     };
   },
 });

@@ -62,20 +62,21 @@ export default defineStage<RouteStageConfig, ModelContext>({
     }
     const defaultName = config.defaultConfig ?? services.config.routing?.defaultConfig;
     const bodyLimit = services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
-    return async (ctx, next) => {
+    /** A conditional plan: what its conditions test (x-gateway-metadata and the body) is read first. */
+    const conditional = async (ctx: ModelContext, next: () => Promise<void>, plan: NonNullable<ReturnType<RoutingConfigs['planFor']>>): Promise<void> => {
+      const metadata = requestMetadata(ctx);
+      await ensureJsonBody(ctx, bodyLimit);
+      const body = ctx.get(BODY);
+      const params = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+      ctx.set(ROUTING, { plan, conditionInput: { metadata, params } });
+      return next();
+    };
+    return (ctx, next) => {
       const plan = configs.planFor(ctx, defaultName);
-      if (!plan) {
-        ctx.set(ROUTING, { single: targetFromHeaders(ctx, services) });
-      } else if (plan.conditional) {
-        const metadata = requestMetadata(ctx);
-        await ensureJsonBody(ctx, bodyLimit);
-        const body = ctx.get(BODY);
-        const params = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-        ctx.set(ROUTING, { plan, conditionInput: { metadata, params } });
-      } else {
-        ctx.set(ROUTING, { plan });
-      }
-      await next();
+      if (!plan) ctx.set(ROUTING, { single: targetFromHeaders(ctx, services) });
+      else if (plan.conditional) return conditional(ctx, next, plan);
+      else ctx.set(ROUTING, { plan });
+      return next();
     };
   },
 });

@@ -17,6 +17,8 @@ export class OpenAIChunkWriter {
   /** The usage a passed-through chunk carried (already written with it; never written again). */
   private passedUsage: Usage | undefined;
   private readonly object: string;
+  /** The text of a chat chunk up to its first choice's index (made once per meta). */
+  private head: string | undefined;
 
   constructor(
     private readonly format: 'chat' | 'text',
@@ -51,8 +53,11 @@ export class OpenAIChunkWriter {
         this.id = part.id;
         this.model = part.model;
         this.created = part.created;
+        this.head = undefined;
         return '';
       case 'text':
+        // The common chunk, written without building it: the same text JSON.stringify gives.
+        if (this.format === 'chat' && this.roleSent.has(part.choice)) return this.textChunk(part.choice, part.text);
         if (this.format === 'text') return this.emit([{ text: part.text, index: part.choice, logprobs: null, finish_reason: null }]);
         return this.emit([{ index: part.choice, delta: this.withRole(part.choice, { content: part.text }), logprobs: null, finish_reason: null }]);
       case 'reasoning':
@@ -95,6 +100,14 @@ export class OpenAIChunkWriter {
     let out = '';
     if (this.includeUsage && this.usage) out += this.emit([], this.usage);
     return `${out}data: [DONE]\n\n`;
+  }
+
+  private textChunk(choice: number, text: string): string {
+    if (this.head === undefined) {
+      const fields = JSON.stringify({ id: this.id, object: this.object, created: this.created, model: this.model });
+      this.head = `${fields.slice(0, -1)},"choices":[{"index":`;
+    }
+    return `data: ${this.head}${JSON.stringify(choice)},"delta":{"content":${JSON.stringify(text)}},"logprobs":null,"finish_reason":null}],"system_fingerprint":null}\n\n`;
   }
 
   private withRole(choice: number, delta: Record<string, unknown>): Record<string, unknown> {

@@ -20,11 +20,11 @@ export async function* parseSseBatches(source: AsyncIterable<Buffer | string>): 
     const events: SseEvent[] = [];
     let from = 0;
     for (;;) {
-      const boundary = findBoundary(buffer, from);
-      if (!boundary) break;
-      const event = parseBlock(buffer.slice(from, boundary.at));
+      const at = findBoundary(buffer, from);
+      if (at < 0) break;
+      const event = eventAt(buffer, from, at);
       if (event) events.push(event);
-      from = boundary.end;
+      from = boundaryEnd;
     }
     if (from > 0) buffer = buffer.slice(from);
     if (events.length) yield events;
@@ -43,21 +43,39 @@ export async function* parseSse(source: AsyncIterable<Buffer | string>): AsyncGe
   for await (const batch of parseSseBatches(source)) yield* batch;
 }
 
+/** Where the event after the last boundary found begins (set by findBoundary). */
+let boundaryEnd = 0;
+
 /**
  * The next blank line at or after `from`: a line end (LF or CRLF) followed by another, in any
- * mix. `at` is where the event's text ends, `end` where the next event begins.
+ * mix. Returns where the event's text ends (-1: no whole event yet); `boundaryEnd` is then
+ * where the next event begins.
  */
-function findBoundary(text: string, from: number): { at: number; end: number } | undefined {
+function findBoundary(text: string, from: number): number {
   let p = text.indexOf('\n', from);
   while (p >= 0) {
     const next = p + 1;
     let end = -1;
     if (text.charCodeAt(next) === 10) end = next + 1;
     else if (text.charCodeAt(next) === 13 && text.charCodeAt(next + 1) === 10) end = next + 2;
-    if (end > 0) return { at: p > from && text.charCodeAt(p - 1) === 13 ? p - 1 : p, end };
+    if (end > 0) {
+      boundaryEnd = end;
+      return p > from && text.charCodeAt(p - 1) === 13 ? p - 1 : p;
+    }
     p = text.indexOf('\n', next);
   }
-  return undefined;
+  return -1;
+}
+
+const DATA_PREFIX = 'data: ';
+
+/** The event of text[from, at): the common one-line `data: ...` event read straight from the text. */
+function eventAt(text: string, from: number, at: number): SseEvent | undefined {
+  if (text.startsWith(DATA_PREFIX, from)) {
+    const newline = text.indexOf('\n', from);
+    if ((newline < 0 || newline >= at) && text.charCodeAt(at - 1) !== 13) return { event: undefined, data: text.slice(from + DATA_PREFIX.length, at), id: undefined };
+  }
+  return parseBlock(text.slice(from, at));
 }
 
 function parseBlock(block: string): SseEvent | undefined {

@@ -58,6 +58,17 @@ export interface JsonAnswer {
   body?: unknown;
 }
 
+/**
+ * Parts of a stream that also come ready-made as the answer's text (an upstream's bytes in the
+ * answer's own format). The edge writes `encoded()` when the parts reach it unwrapped.
+ */
+export interface EncodedStream {
+  /** The answer's text, chunk by chunk; throws where the stream failed; ends early when cut off. */
+  encoded(): AsyncIterable<Buffer>;
+  /** Set once the chunk last handed over holds the answer's end. */
+  readonly ended: boolean;
+}
+
 export interface StreamAnswer<P = any> {
   kind: 'stream';
   status: number;

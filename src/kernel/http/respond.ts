@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import type { GatewayContext, StreamAnswer } from '../engine/context.js';
+import type { EncodedStream, GatewayContext, StreamAnswer, StreamEncoder } from '../engine/context.js';
 import type { AnswerError, ErrorMapping } from '../errors/answer-error.js';
 import { holdsSecrets, redactAnswer, redactAnswerBytes, redactingStream, redactObject, redactSecrets } from '../errors/redact.js';
 
@@ -81,6 +81,11 @@ async function writeStream(ctx: GatewayContext<any>, response: StreamAnswer, wri
   headers['x-accel-buffering'] = 'no';
   res.writeHead(response.status, headers);
   const encoder = response.encoder();
+  const source = response.parts as AsyncIterable<unknown> & Partial<EncodedStream> & { batches?: () => AsyncIterable<unknown[]> };
+  if (typeof source.encoded === 'function') {
+    await writeEncoded(ctx, source as EncodedStream, encoder, writer);
+    return;
+  }
   // Parts that arrive together (one upstream chunk usually carries several events) leave in
   // one socket write. A stream with batches() hands them over in groups; a wrapped stream
   // (cache, guardrails) gives one part at a time, and its text gathers until the event loop
@@ -95,7 +100,6 @@ async function writeStream(ctx: GatewayContext<any>, response: StreamAnswer, wri
     pending = '';
     if (!res.write(text)) blocked = waitDrain(res).then(() => (blocked = undefined));
   };
-  const source = response.parts as AsyncIterable<unknown> & { batches?: () => AsyncIterable<unknown[]> };
   const grouped = typeof source.batches === 'function';
   const batches: AsyncIterable<unknown[]> = grouped ? source.batches!() : singleParts(source);
   let completed = false;
@@ -135,6 +139,33 @@ async function writeStream(ctx: GatewayContext<any>, response: StreamAnswer, wri
     const rest = pending;
     pending = '';
     if (!res.destroyed) res.end(redactAnswer(rest + encoder.failure(errorPayload(ctx, failure, writer)), ctx.secrets));
+  }
+}
+
+/**
+ * A stream whose text is ready-made (an upstream's bytes in the answer's own format), when no
+ * stage wrapped it: each chunk is written as it comes, the last one with the answer's end.
+ */
+async function writeEncoded(ctx: GatewayContext<any>, source: EncodedStream, encoder: StreamEncoder<unknown>, writer: AnswerWriter): Promise<void> {
+  const res = ctx.res;
+  let completed = false;
+  try {
+    for await (const chunk of source.encoded()) {
+      if (res.destroyed) return;
+      const bytes = redactAnswerBytes(chunk, ctx.secrets);
+      if (source.ended) {
+        completed = true;
+        res.end(bytes);
+        break;
+      }
+      if (!res.write(bytes)) await waitDrain(res);
+    }
+    if (!completed) throw encoder.incomplete();
+    encoder.completed?.();
+  } catch (err) {
+    const failure = writer.mapError(err);
+    ctx.error = failure;
+    if (!res.destroyed) res.end(redactAnswer(encoder.failure(errorPayload(ctx, failure, writer)), ctx.secrets));
   }
 }
 

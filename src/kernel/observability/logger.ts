@@ -83,6 +83,22 @@ export function maskSecretFields(obj: Fields): Fields {
   });
 }
 
+const beforeLine = new Set<() => void>();
+
+/**
+ * Runs `flush` before pino writes any line of any logger (the request log hands over the lines
+ * it holds first, so lines keep their order); the returned function stops it.
+ */
+export function beforeLogLine(flush: () => void): () => void {
+  beforeLine.add(flush);
+  return () => beforeLine.delete(flush);
+}
+
+function streamWrite(line: string): string {
+  if (beforeLine.size) for (const flush of beforeLine) flush();
+  return redactLogLine(line);
+}
+
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino(
     {
@@ -91,7 +107,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       base: cluster.isWorker ? { service: 'ai-gateway', pid: process.pid } : { service: 'ai-gateway' },
       // Fields masked by name without pino's redact paths (a walk of every path on every line).
       formatters: { log: maskSecretFields },
-      hooks: { streamWrite: redactLogLine },
+      hooks: { streamWrite },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
     // Batched, asynchronous writes to stdout; flushed at least every 250 ms so an operator's

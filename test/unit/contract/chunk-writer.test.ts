@@ -18,6 +18,21 @@ function write(format: 'chat' | 'text', includeUsage: boolean, parts: StreamPart
 const META: StreamPart = { type: 'meta', id: 'chatcmpl-1', model: 'claude-x', created: 1700000000 };
 
 describe('OpenAIChunkWriter (chat)', () => {
+  it('writes text chunks exactly as JSON.stringify writes the chunk object, escapes and a changed meta included', () => {
+    const tricky = 'quote " backslash \\ newline \n é 😀 \u2028 </script>';
+    const writer = new OpenAIChunkWriter('chat', false);
+    const meta = (id: string, model: string, created: number): StreamPart => ({ type: 'meta', id, model, created });
+    const expected = (id: string, model: string, created: number, choice: number, content: string) =>
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: choice, delta: { content }, logprobs: null, finish_reason: null }], system_fingerprint: null })}\n\n`;
+    writer.write(meta('id "1"', 'model\\x', 1700000000));
+    writer.write({ type: 'text', choice: 0, text: 'first' });
+    writer.write({ type: 'text', choice: 2, text: 'first of choice 2' });
+    expect(writer.write({ type: 'text', choice: 0, text: tricky })).toBe(expected('id "1"', 'model\\x', 1700000000, 0, tricky));
+    expect(writer.write({ type: 'text', choice: 2, text: '' })).toBe(expected('id "1"', 'model\\x', 1700000000, 2, ''));
+    writer.write(meta('id-2', 'other', 1.5));
+    expect(writer.write({ type: 'text', choice: 0, text: 'x' })).toBe(expected('id-2', 'other', 1.5, 0, 'x'));
+  });
+
   it('writes each delta as a chat.completion.chunk, the role only in the first delta of a choice', () => {
     const { chunks, text } = write('chat', false, [
       META,

@@ -6,7 +6,7 @@ import type { Logger } from '../../../kernel/observability/logger.js';
 import type { AuditLog } from '../audit.js';
 import { authorize } from '../authorization.js';
 import { IDENTITY_META_KEY } from '../identity-forwarding.js';
-import { ownerOf } from '../transport/legacy-sessions.js';
+import { ownerOf } from '../session-owner.js';
 import type { RemoteServer } from '../upstream/remote-server.js';
 import { RPC } from '../rpc-errors.js';
 import { filtersTools, firstDenied, isListRequest, messagesOf, type RpcMessage } from './message-guard.js';

@@ -28,11 +28,6 @@ import type { SessionLinks } from '../relay/session-links.js';
  */
 const SHARED_VALIDATOR = new AjvJsonSchemaValidator();
 
-/** The identity of the HTTP request that carried a JSON-RPC message (every request is authenticated). */
-export function authInfoFor(identity: Identity): AuthInfo {
-  return { token: '', clientId: `${identity.kind}:${identity.id}`, scopes: identity.scopes ?? [], extra: { identity } };
-}
-
 function identityOf(extra: { authInfo?: AuthInfo }): Identity {
   const identity = extra.authInfo?.extra?.identity as Identity | undefined;
   if (!identity) throw new RpcFailure(RPC.INTERNAL_ERROR, 'The request carries no authenticated identity.');

@@ -9,7 +9,8 @@ import type { Logger } from '../../../kernel/observability/logger.js';
 import type { Aggregator } from '../aggregator.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { ListKind } from '../upstream/upstream-server.js';
-import { authInfoFor, createGatewayMcpServer } from './gateway-mcp-server.js';
+import { createGatewayMcpServer } from './gateway-mcp-server.js';
+import { authInfoFor, ownerOf } from '../session-owner.js';
 import { SessionLinks, type SharedChange } from '../relay/session-links.js';
 import type { SealedSession, SessionSeal } from '../relay/session-seal.js';
 import { SESSION_MAX_AGE_S, type SessionEnds } from '../relay/session-ends.js';
@@ -40,8 +41,6 @@ const MAX_SESSIONS = 10_000;
 const ENDED_RECHECK_MS = 1000;
 /** Longest sealed session id (the seal opens ids up to 4096 characters). */
 const MAX_SEALED_ID = 3000;
-
-export const ownerOf = (identity: Identity) => `${identity.kind}:${identity.id}`;
 
 /** The SDK transport's inner part, which holds what initialize said and the session's streams. */
 interface InnerTransport {

@@ -9,7 +9,7 @@ import type { ListKind } from '../upstream/upstream-server.js';
 import { GATEWAY_VERSION } from '../upstream/upstream-server.js';
 import { capabilitiesFor, instructionsFor } from './gateway-mcp-server.js';
 import { canBeAsked, InputRounds, type Round, type RoundSink } from '../relay/input-rounds.js';
-import { ownerOf } from './legacy-sessions.js';
+import { ownerOf } from '../session-owner.js';
 import { prefixedName } from '../naming.js';
 
 /** Revisions served statelessly with per-request `_meta` (no initialize, no session). */

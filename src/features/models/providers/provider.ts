@@ -64,6 +64,11 @@ export interface StreamAdapter {
   framing: 'sse' | 'ndjson' | 'aws-eventstream';
   /** Makes the per-request mapper (it may keep state across events). */
   createMapper(call: ProviderCall): StreamMapper;
+  /**
+   * The upstream's events are already the answer's (OpenAI chat or text completion chunks, which
+   * the mapper passes as they are): the bytes may pass through unparsed where no stage reads the parts.
+   */
+  passesThrough?: boolean;
 }
 
 export interface OperationAdapter {

@@ -69,8 +69,8 @@ export class PlanRunner {
   }
 
   /** One target named by the request headers (no routing config). */
-  async runSingle(ctx: GatewayContext<any>, target: ResolvedTarget, next: () => Promise<void>): Promise<void> {
-    await this.attempt(target, { ctx, next, secretsAdded: NO_NODES });
+  runSingle(ctx: GatewayContext<any>, target: ResolvedTarget, next: () => Promise<void>): Promise<void> {
+    return this.attempt(target, { ctx, next, secretsAdded: NO_NODES });
   }
 
   private order(node: PlanNode, run: Run): number[] {
@@ -172,16 +172,21 @@ export class PlanRunner {
   }
 
   /** One target attempt (its retries included, when a retry stage follows): through its breaker when breakers are on. */
-  private async attempt(target: ResolvedTarget, run: Run): Promise<void> {
+  private attempt(target: ResolvedTarget, run: Run): Promise<void> {
     const ctx = run.ctx;
-    if (callerGone(ctx)) throw callerGoneError(target.provider);
-    if (deadlinePassed(ctx)) throw deadlineError(target.provider);
+    if (callerGone(ctx)) return Promise.reject(callerGoneError(target.provider));
+    if (deadlinePassed(ctx)) return Promise.reject(deadlineError(target.provider));
+    // Without breakers, the attempt is the call itself (no promise of its own).
+    return this.breakers ? this.guardedAttempt(this.breakers, target, run) : this.callTarget(target, run);
+  }
+
+  private async guardedAttempt(breakers: BreakerRegistry, target: ResolvedTarget, run: Run): Promise<void> {
+    const ctx = run.ctx;
     const action = () => this.callTarget(target, run);
-    if (!this.breakers) return action();
     const baseUrl = target.baseUrl ?? this.providers.get(target.provider)?.baseUrl ?? '';
     const key = BreakerRegistry.keyFor(target.provider, baseUrl, target.apiKey);
     try {
-      await this.breakers.run(key, (err) => countsForBreaker(err, ctx), action);
+      await breakers.run(key, (err) => countsForBreaker(err, ctx), action);
     } catch (err) {
       if (err instanceof BreakerOpen) {
         throw new CircuitOpenError(

@@ -1,4 +1,8 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../../src/kernel/observability/logger.js';
 import { RequestLog, type RequestLine } from '../../../../src/kernel/http/request-log.js';
@@ -66,5 +70,38 @@ describe('the per-request log line', () => {
     });
     expect(lines[0]).not.toContain('request-log-secret-value-1234');
     expect(JSON.parse(lines[0]!).user).toBe('[REDACTED]');
+  });
+});
+
+describe('request lines on pino destinations', () => {
+  const line = (requestId: string): RequestLine => ({ requestId, method: 'POST', route: 'POST /v1/chat/completions', status: 200, provider: 'openai', retries: 0, ms: 1 });
+
+  it('are handed over together at the end of the turn, before any other log line, in order', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'request-log-'));
+    try {
+      const file = join(dir, 'log.jsonl');
+      const logger = createLogger('info', pino.destination({ dest: file, sync: true }));
+      const log = new RequestLog(logger);
+      const read = () =>
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l));
+      log.write('info', line('a'));
+      log.write('info', line('b'));
+      expect(read()).toEqual([]);
+      logger.warn('between');
+      log.write('info', line('c'));
+      expect(read().map((r) => r.requestId ?? r.msg)).toEqual(['a', 'b', 'between']);
+      await new Promise((r) => setImmediate(r));
+      expect(read().map((r) => r.requestId ?? r.msg)).toEqual(['a', 'b', 'between', 'c']);
+      // Many lines: handed over in batches of at most 4 KiB, each a run of whole lines.
+      for (let i = 0; i < 100; i++) log.write('info', line(`n${i}`));
+      await new Promise((r) => setImmediate(r));
+      const records = read();
+      expect(records.slice(4).map((r) => r.requestId)).toEqual(Array.from({ length: 100 }, (_, i) => `n${i}`));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

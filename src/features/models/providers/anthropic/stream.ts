@@ -8,6 +8,26 @@ import { forcedJsonTool } from './request.js';
 import { finishReason, usageFrom } from './finish.js';
 import { anthropicStreamError } from './errors.js';
 
+const TEXT_DELTA = /^\{"type":"content_block_delta","index":\d+,"delta":\{"type":"text_delta","text":"/;
+const TEXT_AT = '"text":"';
+
+/**
+ * The text of a text_delta event as Anthropic writes it (`{"type":"content_block_delta","index":N,
+ * "delta":{"type":"text_delta","text":"..."}}`), from its string alone; undefined for any other
+ * event or spelling (which is then parsed whole). The string parses only if it is exactly the
+ * text's value: anything after it would hold an unescaped quote.
+ */
+function textDelta(data: string): string | undefined {
+  if (!data.endsWith('"}}') || !TEXT_DELTA.test(data)) return undefined;
+  const from = data.indexOf(TEXT_AT) + TEXT_AT.length - 1;
+  try {
+    const text: unknown = JSON.parse(data.slice(from, -2));
+    return typeof text === 'string' ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Anthropic's SSE events -> stream parts, event by event:
  * message_start -> meta; content_block_start (tool_use) -> tool-call-start; text_delta -> text;
@@ -29,6 +49,9 @@ export const ANTHROPIC_STREAM: StreamAdapter = {
     let started = false;
     return (event): StreamPart | StreamPart[] | undefined => {
       if (!('data' in event) || event.data === '') return undefined;
+      // Most events are text deltas: their text is read without parsing the whole event.
+      const text = textDelta(event.data);
+      if (text !== undefined) return text ? { type: 'text', choice: 0, text } : undefined;
       let data: any;
       try {
         data = JSON.parse(event.data);

@@ -48,6 +48,7 @@ function enc(value: string | undefined): string {
 /** SSE events that are already OpenAI chunks pass through as they are. */
 export const OPENAI_PASSTHROUGH_STREAM: StreamAdapter = {
   framing: 'sse',
+  passesThrough: true,
   createMapper: () => (event) => {
     if (!('data' in event)) return undefined;
     const data = event.data;

@@ -80,6 +80,30 @@ describe('anthropic stream mapping', () => {
     expect(parts[3]).toEqual({ type: 'finish', choice: 0, reason: 'content_filter' });
   });
 
+  it('reads text deltas in any spelling, escapes included; other fields or an empty text are not text', () => {
+    const tricky = 'quote " backslash \\ "}} newline \n é 😀 \u2028';
+    const parts = run(ANTHROPIC_STREAM, [
+      sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: tricky } }),
+      sse({ type: 'content_block_delta', index: 12, delta: { type: 'text_delta', text: 'a' } }),
+      { data: '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\\u0041\\"}}"}}' },
+      { data: '{ "type": "content_block_delta", "index": 0, "delta": { "type": "text_delta", "text": "spaced" } }' },
+      { data: '{"delta":{"text":"reordered","type":"text_delta"},"type":"content_block_delta","index":0}' },
+      sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: '' } }),
+      { data: '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x","y":"z"}}' },
+      { data: '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"},"z":{"a":"b"}}' },
+    ]);
+    expect(parts).toEqual([
+      { type: 'text', choice: 0, text: tricky },
+      { type: 'text', choice: 0, text: 'a' },
+      { type: 'text', choice: 0, text: 'A"}}' },
+      { type: 'text', choice: 0, text: 'spaced' },
+      { type: 'text', choice: 0, text: 'reordered' },
+      { type: 'text', choice: 0, text: 'x' },
+      { type: 'text', choice: 0, text: 'x' },
+    ]);
+    expect(() => run(ANTHROPIC_STREAM, [{ data: '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"cut' }])).toThrow(GatewayError);
+  });
+
   it('turns error events into the mapped gateway error', () => {
     const map = ANTHROPIC_STREAM.createMapper(call());
     const err = (() => {

@@ -1,0 +1,99 @@
+/**
+ * Scans an upstream OpenAI SSE body (chat or text completion chunks) as bytes, for a stream the
+ * gateway passes through as it came: whole `data: <chunk>\n\n` events pass in the upstream's own
+ * bytes (no decoding, no event objects, no re-encoding), and the scan only notes what the
+ * gateway must act on: `data: [DONE]` (the answer is whole; nothing after it is passed), an
+ * error event (the upstream failed mid-stream), and, when asked, the usage chunk. Anything the
+ * parser would write differently (a comment, an `event:` or `id:` field, CRLF line ends,
+ * multi-line or empty data) is handed back as `rest`, for the caller to parse from there on.
+ */
+
+/** What one scan found. */
+export interface SseScan {
+  /** Whole events to pass on, in the upstream's bytes (ends with `data: [DONE]\n\n` when `done`). */
+  out: Buffer | undefined;
+  /** `out` ends the answer. */
+  done: boolean;
+  /** The data of an error event right after `out`: the stream failed there. */
+  error: string | undefined;
+  /** The bytes from the first event the scan does not pass as it is (to be parsed). */
+  rest: Buffer | undefined;
+}
+
+const LF = 10;
+const CR = 13;
+const DATA = Buffer.from('data: ');
+const DONE = Buffer.from('[DONE]');
+const ERROR = Buffer.from('{"error"');
+const USAGE_KEYS = ['"usage":{', '"usage": {'];
+
+function startsWith(buf: Buffer, at: number, end: number, prefix: Buffer): boolean {
+  const n = prefix.length;
+  return end - at >= n && buf.compare(prefix, 0, n, at, at + n) === 0;
+}
+
+export class OpenAISseScanner {
+  private carry: Buffer | undefined;
+  /** The usage of the last usage chunk passed (only when `noteUsage`). */
+  usage: Record<string, unknown> | undefined;
+
+  constructor(private readonly noteUsage: boolean) {}
+
+  /** Takes the next upstream chunk. */
+  scan(chunk: Buffer): SseScan {
+    const buf = this.carry ? Buffer.concat([this.carry, chunk]) : chunk;
+    this.carry = undefined;
+    const len = buf.length;
+    let pos = 0;
+    let done = false;
+    let error: string | undefined;
+    let rest: Buffer | undefined;
+    for (;;) {
+      const nl = buf.indexOf(LF, pos);
+      // An event is whole once its blank line is here.
+      if (nl < 0 || nl + 1 >= len) break;
+      if (buf[nl + 1] !== LF || buf[nl - 1] === CR || nl - pos <= DATA.length || !startsWith(buf, pos, nl, DATA)) {
+        rest = buf.subarray(pos);
+        break;
+      }
+      const data = pos + DATA.length;
+      if (nl - data === DONE.length && startsWith(buf, data, nl, DONE)) {
+        done = true;
+        pos = nl + 2;
+        break;
+      }
+      if (startsWith(buf, data, nl, ERROR)) {
+        error = buf.toString('utf8', data, nl);
+        break;
+      }
+      pos = nl + 2;
+    }
+    const out = pos > 0 ? buf.subarray(0, pos) : undefined;
+    if (!done && error === undefined && rest === undefined && pos < len) this.carry = buf.subarray(pos);
+    if (out && this.noteUsage) this.findUsage(out);
+    return { out, done, error, rest };
+  }
+
+  /** Bytes of an event not yet whole when the upstream body ended. */
+  leftover(): Buffer | undefined {
+    const rest = this.carry;
+    this.carry = undefined;
+    return rest;
+  }
+
+  /** The last usage chunk among whole events (the usage chunk is the last before [DONE]). */
+  private findUsage(out: Buffer): void {
+    let at = -1;
+    for (const key of USAGE_KEYS) at = Math.max(at, out.lastIndexOf(key));
+    if (at < 0) return;
+    const start = out.lastIndexOf('\n\n', at);
+    const from = (start < 0 ? 0 : start + 2) + DATA.length;
+    const end = out.indexOf(LF, at);
+    try {
+      const usage = JSON.parse(out.toString('utf8', from, end < 0 ? out.length : end)).usage;
+      if (usage && typeof usage === 'object') this.usage = usage;
+    } catch {
+      // not JSON: the chunk still passes through unchanged
+    }
+  }
+}

@@ -1,0 +1,321 @@
+import type { Dispatcher } from 'undici';
+import { frameEventBatches, type FramedEvent } from '../contract/framing.js';
+import { OpenAISseScanner, type SseScan } from '../contract/openai/sse-passthrough.js';
+import { PartStream } from '../contract/part-stream.js';
+import type { StreamPart, Usage } from '../contract/stream-parts.js';
+import { createStreamWriter } from '../contract/stream-writer.js';
+import type { StreamMapper } from '../features/models/providers/provider.js';
+import type { AttemptTimers } from '../features/models/routing/attempt-timers.js';
+
+const ignore = () => undefined;
+
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ value: undefined, done: true });
+/** What is drained after a whole answer at most (the rest of the connection's body is then cut). */
+const DRAIN_LIMIT = 64 * 1024;
+
+function prematureClose(): Error {
+  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+}
+
+/**
+ * The body of one upstream stream: its chunks (the attempt's idle timer watching them), and what
+ * becomes of the rest once the answer is read. Read with 'data' events (as a pipe reads) rather
+ * than the stream's async iterator (a generator, a promise and end-of-stream bookkeeping per
+ * body): a chunk nobody asked for yet is held and the body paused until it is taken. The
+ * consumer stops reading at the answer's end: a whole answer's rest is drained (the connection
+ * stays alive), a cut one's body destroyed.
+ */
+export class UpstreamChunks {
+  readonly chunks: AsyncIterator<Buffer>;
+  private readonly held: Buffer[] = [];
+  private waiting: { resolve: (step: IteratorResult<Buffer>) => void; reject: (err: unknown) => void } | undefined;
+  private ended = false;
+  private failure: unknown;
+  private drained = -1;
+
+  constructor(
+    private readonly body: Dispatcher.ResponseData['body'],
+    timers: AttemptTimers,
+  ) {
+    body.on('data', (chunk: Buffer) => this.onData(chunk));
+    body.once('end', () => this.settle(undefined));
+    body.once('error', (err: unknown) => this.settle(err ?? prematureClose()));
+    body.once('close', () => {
+      if (!this.ended && this.failure === undefined) this.settle(prematureClose());
+    });
+    const raw: AsyncIterator<Buffer> = { next: () => this.next(), return: () => Promise.resolve(DONE) };
+    this.chunks = timers.active ? timers.watch({ [Symbol.asyncIterator]: () => raw })[Symbol.asyncIterator]() : raw;
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.drained >= 0) {
+      this.drained += chunk.length;
+      if (this.drained > DRAIN_LIMIT) this.body.destroy();
+      return;
+    }
+    const waiting = this.waiting;
+    if (waiting) {
+      this.waiting = undefined;
+      waiting.resolve({ value: chunk, done: false });
+      return;
+    }
+    this.held.push(chunk);
+    this.body.pause();
+  }
+
+  /** The body ended ('end'), failed, or closed before its end (the first of these counts). */
+  private settle(failure: unknown): void {
+    if (this.ended || this.failure !== undefined) return;
+    if (failure === undefined) this.ended = true;
+    else this.failure = failure;
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    if (!waiting) return;
+    if (failure === undefined) waiting.resolve(DONE);
+    else waiting.reject(failure);
+  }
+
+  private next(): Promise<IteratorResult<Buffer>> {
+    const held = this.held;
+    if (held.length) {
+      const value = held.shift()!;
+      if (!held.length) this.body.resume();
+      return Promise.resolve({ value, done: false });
+    }
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    if (this.ended || this.drained >= 0) return Promise.resolve(DONE);
+    return new Promise((resolve, reject) => (this.waiting = { resolve, reject }));
+  }
+
+  /** `before` (chunks already read), then the rest of the body. */
+  from(before: readonly Buffer[]): AsyncIterable<Buffer> {
+    const chunks = this.chunks;
+    let i = 0;
+    const iterator: AsyncIterator<Buffer> = {
+      next: () => (i < before.length ? Promise.resolve({ value: before[i++]!, done: false }) : chunks.next()),
+      return: async () => {
+        await chunks.return?.();
+        return DONE;
+      },
+    };
+    return { [Symbol.asyncIterator]: () => iterator };
+  }
+
+  /** Ends the reading: a whole answer's rest is drained (up to DRAIN_LIMIT), a cut one's body destroyed. */
+  finish(complete: boolean): void {
+    void this.chunks.return?.();
+    const body = this.body;
+    this.held.length = 0;
+    if (this.ended || this.failure !== undefined || body.destroyed) return;
+    body.on('error', ignore);
+    if (!complete) {
+      body.destroy();
+      return;
+    }
+    this.drained = 0;
+    body.resume();
+  }
+}
+
+/** Maps framed events to parts, the parts of each batch together; the parts before a failing event still come first. */
+async function* mapEvents(batches: AsyncIterable<FramedEvent[]>, map: StreamMapper, state: { complete: boolean }): AsyncGenerator<StreamPart[]> {
+  for await (const events of batches) {
+    const parts: StreamPart[] = [];
+    for (const event of events) {
+      let out: ReturnType<typeof map>;
+      try {
+        out = map(event);
+      } catch (err) {
+        if (parts.length) yield parts;
+        throw err;
+      }
+      if (out === undefined) continue;
+      if (Array.isArray(out)) for (const part of out) parts.push(part);
+      else parts.push(out);
+    }
+    if (parts.length === 0) continue;
+    // Set before the batch is handed over: the consumer stops reading at the answer's end.
+    if (parts.some((p) => p.type === 'done')) state.complete = true;
+    yield parts;
+  }
+  // Parts a provider gives only once its stream ended (e.g. Bedrock without a metadata event)
+  const tail = state.complete ? undefined : map.end?.();
+  if (tail?.length) {
+    if (tail.some((p) => p.type === 'done')) state.complete = true;
+    yield tail;
+  }
+}
+
+/** The parts of an upstream stream, batch by batch; failures go through `fail` (the attempt's error mapping). */
+export async function* mapStream(
+  upstream: UpstreamChunks,
+  source: AsyncIterable<Buffer>,
+  framing: string,
+  map: StreamMapper,
+  fail: (err: unknown) => Error,
+): AsyncGenerator<StreamPart[]> {
+  const state = { complete: false };
+  try {
+    yield* mapEvents(frameEventBatches(framing, source), map, state);
+  } catch (err) {
+    throw fail(err);
+  } finally {
+    upstream.finish(state.complete);
+  }
+}
+
+/**
+ * Waits for the stream's first parts, so that a failure before the first byte can still fall
+ * back; the first part ends the attempt's first_byte_timeout.
+ */
+export async function primeStream(batches: AsyncGenerator<StreamPart[]>, timers: AttemptTimers): Promise<PartStream> {
+  const first = await batches.next();
+  timers.firstByteArrived();
+  return new PartStream(first.done ? undefined : first.value, batches);
+}
+
+/** What an OpenAI passthrough stream needs besides its body. */
+export interface PassthroughOptions {
+  format: 'chat' | 'text';
+  includeUsage: boolean;
+  /** The provider's mapper of the same events (the parts, for stages that read them; errors). */
+  map: StreamMapper;
+  /** The attempt's error mapping. */
+  fail: (err: unknown) => Error;
+  /** The usage of a whole answer (when asked for). */
+  onUsage: (usage: Usage) => void;
+}
+
+/**
+ * An OpenAI stream from an upstream that speaks OpenAI, passed through as bytes (see
+ * contract/openai/sse-passthrough.ts): `encoded()` gives the answer's text chunk by chunk, in
+ * the upstream's own bytes, which the HTTP edge writes as they are. A stage that needs the
+ * parts (cache, output guardrails, token limits) wraps the stream as an iterable of parts:
+ * the same bytes then go through the provider's mapper, as any stream does.
+ */
+export class OpenAIPassthrough implements AsyncIterable<StreamPart> {
+  /** Set once the chunk last handed over by `encoded()` holds the answer's end. */
+  ended = false;
+  private used = false;
+
+  constructor(
+    private readonly upstream: UpstreamChunks,
+    private readonly scanner: OpenAISseScanner,
+    /** The chunks read so far and the scan of the last one. */
+    private readonly seen: Buffer[],
+    private readonly first: SseScan,
+    private readonly options: PassthroughOptions,
+  ) {}
+
+  private claim(): void {
+    if (this.used) throw new Error('the stream was read already');
+    this.used = true;
+  }
+
+  /** The answer's text: whole events as the upstream sent them; throws where the upstream failed. */
+  async *encoded(): AsyncGenerator<Buffer> {
+    this.claim();
+    const { upstream, scanner, options } = this;
+    try {
+      let scan = this.first;
+      for (;;) {
+        if (scan.out) {
+          if (scan.done) {
+            this.ended = true;
+            if (scanner.usage) options.onUsage(scanner.usage as Usage);
+          }
+          yield scan.out;
+          if (this.ended) return;
+        }
+        if (scan.error !== undefined) {
+          options.map({ data: scan.error });
+          throw new Error('the upstream stream reported an error');
+        }
+        const step = scan.rest ? undefined : await upstream.chunks.next();
+        const rest = scan.rest ?? (step!.done ? scanner.leftover() : undefined);
+        if (rest || step?.done) {
+          yield* this.parsed(rest ? upstream.from([rest]) : upstream.from([]));
+          return;
+        }
+        scan = scanner.scan(step!.value);
+      }
+    } catch (err) {
+      throw options.fail(err);
+    } finally {
+      // `ended` is set before the last chunk is handed over: the edge stops reading there.
+      upstream.finish(this.ended);
+    }
+  }
+
+  /** The rest of the stream parsed and written again (what the parser reads differently from the bytes). */
+  private async *parsed(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+    const { options, scanner } = this;
+    const writer = createStreamWriter(options.format, { includeUsage: options.includeUsage });
+    const state = { complete: false };
+    const batches = mapEvents(frameEventBatches('sse', source), options.map, state);
+    for (;;) {
+      const step = await batches.next();
+      if (step.done) return;
+      let text = '';
+      let done = false;
+      for (const part of step.value) {
+        text += writer.write(part);
+        if (part.type === 'done') {
+          done = this.ended = true;
+          const usage = writer.lastUsage ?? (scanner.usage as Usage | undefined);
+          if (usage) options.onUsage(usage);
+          break;
+        }
+      }
+      if (done) {
+        // The rest of the upstream body is the caller's to drain (finish): the parsers stop here.
+        void batches.return(undefined).catch(() => undefined);
+        if (text) yield Buffer.from(text, 'utf8');
+        return;
+      }
+      if (text) yield Buffer.from(text, 'utf8');
+    }
+  }
+
+  /** The parts, batch by batch (for the stages that read them): the same bytes through the provider's mapper. */
+  batches(): AsyncIterable<StreamPart[]> {
+    this.claim();
+    const { upstream, options } = this;
+    const batches = mapStream(upstream, upstream.from(this.seen), 'sse', options.map, options.fail);
+    return { [Symbol.asyncIterator]: () => batches };
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<StreamPart> {
+    for await (const batch of this.batches()) yield* batch;
+  }
+}
+
+/**
+ * Reads an OpenAI stream's first whole events, so that a failure before the first byte can still
+ * fall back (as primeStream does). A stream whose first events the scan does not pass as they
+ * are (or that ends before any) is read the usual way from there: as parts (primeStream).
+ */
+export async function primePassthrough(upstream: UpstreamChunks, timers: AttemptTimers, options: PassthroughOptions): Promise<OpenAIPassthrough | PartStream> {
+  const scanner = new OpenAISseScanner(options.includeUsage);
+  const seen: Buffer[] = [];
+  let scan: SseScan | undefined;
+  try {
+    for (;;) {
+      const step = await upstream.chunks.next();
+      if (step.done) break;
+      seen.push(step.value);
+      scan = scanner.scan(step.value);
+      if (scan.rest) break;
+      if (scan.error !== undefined && !scan.out) options.map({ data: scan.error });
+      if (scan.out || scan.done || scan.error !== undefined) break;
+    }
+  } catch (err) {
+    upstream.finish(false);
+    throw options.fail(err);
+  }
+  if (!scan || scan.rest || !(scan.out || scan.done || scan.error !== undefined)) {
+    return primeStream(mapStream(upstream, upstream.from(seen), 'sse', options.map, options.fail), timers);
+  }
+  timers.firstByteArrived();
+  return new OpenAIPassthrough(upstream, scanner, seen, scan, options);
+}
