@@ -21,7 +21,7 @@ export interface BusMessage {
    */
   kind: 'client' | 'stream' | 'state' | 'process';
   messages: Array<Record<string, unknown>>;
-  /** `process`: the instance the message is for (its bus address). */
+  /** `process`: the instance the message is for (its bus address); delivered on a channel of its own, to it only. */
   to?: string;
   /** `process`: what is asked or answered (post, get, unget, delete, ping; ack, out, close, pong). */
   op?: string;
@@ -37,7 +37,8 @@ export interface BusMessage {
 
 /** Where the messages go: Redis pub/sub, or PostgreSQL LISTEN/NOTIFY. */
 interface Backend {
-  publish(text: string): Promise<void>;
+  /** To every instance, or (`to`) to the one with that address only. */
+  publish(text: string, to?: string): Promise<void>;
   saveLevel(hash: string, level: string): Promise<void>;
   loadLevel(hash: string): Promise<string | undefined>;
   close(): void;
@@ -99,14 +100,16 @@ export class SessionBus {
     // A connection of its own (a subscribed one takes no other command), which queues while it reconnects.
     const subscriber = redis.duplicate({ enableOfflineQueue: true, lazyConnect: true });
     subscriber.on('error', (err: Error) => this.logger.debug({ err: err.message }, 'mcp session bus error'));
+    // Messages for every instance, and those for this one only.
+    const mine = `${channel}:${this.self}`;
     subscriber.on('message', (from: string, text: string) => {
-      if (from === channel) this.receive(text);
+      if (from === channel || from === mine) this.receive(text);
     });
     await subscriber.connect();
-    await subscriber.subscribe(channel);
+    await subscriber.subscribe(channel, mine);
     const levelKey = (hash: string) => `${channel}:level:${hash}`;
     return {
-      publish: async (text) => void (await redis.publish(channel, text)),
+      publish: async (text, to) => void (await redis.publish(to ? `${channel}:${to}` : channel, text)),
       saveLevel: async (hash, level) => void (await redis.set(levelKey(hash), level, 'EX', SESSION_MAX_AGE_S)),
       loadLevel: async (hash) => (await redis.get(levelKey(hash))) ?? undefined,
       close: () => subscriber.disconnect(),
@@ -128,11 +131,14 @@ export class SessionBus {
       .update(`${schema ?? ''}`)
       .digest('hex')
       .slice(0, 16)}`;
+    // Messages for every instance, and (a channel of its own) those for this one only.
+    const only = (address: string) => `${channel}_${address}`;
+    const mine = only(this.self);
     // Messages are handed on in the order they came (one read from the table holds the later ones).
     let received: Promise<void> = Promise.resolve();
     const onNotification = (n: { channel: string; payload?: string }) => {
       const payload = n.payload;
-      if (n.channel !== channel || !payload) return;
+      if ((n.channel !== channel && n.channel !== mine) || !payload) return;
       received = received.then(async () => {
         if (!payload.startsWith('#')) return this.receive(payload);
         const rows = await store.query<{ body: string }>('SELECT body FROM gateway_mcp_bus WHERE id = ?', [payload.slice(1)]).catch(() => []);
@@ -159,6 +165,7 @@ export class SessionBus {
       client.on('notification', onNotification);
       await client.connect();
       await client.query(`LISTEN ${channel}`);
+      await client.query(`LISTEN ${mine}`);
     };
     await listen().catch((err: unknown) => {
       closed = true;
@@ -166,20 +173,21 @@ export class SessionBus {
     });
     // Sent one after another: the pool's connections would otherwise reorder them (a progress notification after its result).
     let sent: Promise<void> = Promise.resolve();
-    const send = async (text: string): Promise<void> => {
+    const send = async (text: string, to: string | undefined): Promise<void> => {
+      const target = to ? only(to) : channel;
       if (Buffer.byteLength(text) <= NOTIFY_MAX) {
-        await store.query('SELECT pg_notify(?, ?)', [channel, text]);
+        await store.query('SELECT pg_notify(?, ?)', [target, text]);
         return;
       }
       const id = randomBytes(12).toString('hex');
       const now = Math.floor(Date.now() / 1000);
       await store.execute('DELETE FROM gateway_mcp_bus WHERE at < ?', [now - TABLE_KEEP_S]);
       await store.execute('INSERT INTO gateway_mcp_bus (id, body, at) VALUES (?, ?, ?)', [id, text, now]);
-      await store.query('SELECT pg_notify(?, ?)', [channel, `#${id}`]);
+      await store.query('SELECT pg_notify(?, ?)', [target, `#${id}`]);
     };
     return {
-      publish: (text) => {
-        const done = sent.then(() => send(text));
+      publish: (text, to) => {
+        const done = sent.then(() => send(text, to));
         sent = done.catch(() => undefined);
         return done;
       },
@@ -209,7 +217,7 @@ export class SessionBus {
   }
 
   publish(message: BusMessage): void {
-    this.backend?.publish(JSON.stringify({ ...message, from: this.self })).catch((err: Error) => {
+    this.backend?.publish(JSON.stringify({ ...message, from: this.self }), message.to).catch((err: Error) => {
       this.logger.warn({ err: err.message }, 'an MCP session message could not be passed to the other instances');
     });
   }
