@@ -146,6 +146,41 @@ describe.each(['redis', 'postgres'] as const)(
       }
     }, 60_000);
 
+    it('cancels both ways across the instances: the client cancels a call, the server cancels its own request', async () => {
+      const client = new Client({ name: 'cancelling-client', version: '1.0.0' }, { capabilities: { sampling: {} } });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${a.url}/mcp/proc`), { fetch: alternating([a.url, b.url], []), requestInit: { headers: { 'x-api-key': KEY } } }),
+      );
+      try {
+        for (let i = 0; i < 2; i++) {
+          // The call's POST and the cancellation's POST go to different instances (every request alternates).
+          const controller = new AbortController();
+          const call = client.callTool({ name: 'test_slow', arguments: { ms: 5000 } }, undefined, { signal: controller.signal });
+          setTimeout(() => controller.abort(), 300);
+          await expect(call).rejects.toThrow();
+          await eventually(async () => textOf(await client.callTool({ name: 'slow_status', arguments: {} })) === 'cancelled', 5000, 'the server to see the cancellation');
+        }
+        // The SDK client ignores a cancellation of request id 0 (`if (!requestId) return`): the server's first request is answered.
+        client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', content: { type: 'text', text: 'first' }, model: 'm' }));
+        expect(textOf(await client.callTool({ name: 'test_sampling', arguments: { prompt: 'p' } }))).toBe('LLM response: first');
+        let cancelledByServer = 0;
+        client.setRequestHandler(
+          CreateMessageRequestSchema,
+          (_req, extra) =>
+            new Promise((_resolve, reject) => {
+              extra.signal.addEventListener('abort', () => {
+                cancelledByServer++;
+                reject(new Error('cancelled'));
+              });
+            }),
+        );
+        for (let i = 0; i < 2; i++) expect(textOf(await client.callTool({ name: 'test_cancel_client', arguments: {} }))).toMatch(/^gave up: /);
+        await eventually(() => cancelledByServer === 2, 3000, 'notifications/cancelled from the server');
+      } finally {
+        await client.close();
+      }
+    }, 30_000);
+
     it("another caller's id, an instance that does not share the key, or a forged id: 404; DELETE through the other instance ends it", async () => {
       const transport = new StreamableHTTPClientTransport(new URL(`${a.url}/mcp/proc`), { requestInit: { headers: { 'x-api-key': KEY } } });
       const client = new Client({ name: 'c', version: '1.0.0' });

@@ -263,6 +263,13 @@ export class ProcessRelay {
       delete cleanMeta[IDENTITY_META_KEY];
       if (forwarded) cleanMeta[IDENTITY_META_KEY] = forwarded;
       if (message.method !== 'initialize' && (forwarded || IDENTITY_META_KEY in meta)) message = { ...message, params: { ...(message.params ?? {}), _meta: cleanMeta } };
+    } else if (message.method === 'notifications/cancelled') {
+      // A request the client gave up: nothing more belongs to it (the server may not answer it at all).
+      const cancelled = message.params?.requestId as Id | undefined;
+      const i = cancelled === undefined ? -1 : session.inflight.indexOf(cancelled);
+      if (i >= 0) session.inflight.splice(i, 1);
+      for (const [token, rid] of session.tokens) if (rid === cancelled) session.tokens.delete(token);
+      if (cancelled !== undefined) session.remote.delete(cancelled);
     }
     void child.send(message as JSONRPCMessage).catch((err: Error) => this.logger.debug({ mcpServer: server.name, err: err.message }, 'tool server session write failed'));
   }
