@@ -52,13 +52,14 @@ export const mcpCapability: Capability = {
           modern.notifyListChanged(server, kind);
         });
         const remoteRelay = new RemoteRelay(seal, audit, services.logger);
-        const processRelay = new ProcessRelay(audit, services.logger);
+        const processRelay = new ProcessRelay(audit, services.logger, seal, bus);
         return { pool, aggregator, legacy, modern, audit, remoteRelay, processRelay, ends, bus };
       },
       async ({ pool, legacy, modern, processRelay, bus }) => {
-        bus.close();
         modern.close();
+        // Before the bus closes: requests other instances hold for this one's process sessions are told the sessions ended.
         await processRelay.close();
+        bus.close();
         await legacy.close();
         await pool.close();
       },

@@ -15,15 +15,30 @@ export interface BusMessage {
   /**
    * `client`: messages of the client (answers to the gateway's requests, cancellations) for the
    * instance that sent the request or runs the call; `stream`: a notification for the instance
-   * that holds the session's server stream (GET).
+   * that holds the session's server stream (GET); `process`: a request to or an answer from the
+   * instance running the process of a /mcp/<server> session (see process-relay.ts), for the
+   * instance named by `to` only.
    */
-  kind: 'client' | 'stream' | 'state';
+  kind: 'client' | 'stream' | 'state' | 'process';
   messages: Array<Record<string, unknown>>;
+  /** `process`: the instance the message is for (its bus address); delivered on a channel of its own, to it only. */
+  to?: string;
+  /** `process`: what is asked or answered (post, get, unget, delete, ping; ack, out, close, pong). */
+  op?: string;
+  /** `process`: the client's HTTP request (on the instance it came to) the message belongs to. */
+  rid?: string;
+  /** `process`: the instance to answer (its bus address). */
+  reply?: string;
+  /** `process`: the caller, authenticated by the instance the request came to. */
+  identity?: Record<string, unknown>;
+  /** `process` ack: the HTTP status for the client. */
+  status?: number;
 }
 
 /** Where the messages go: Redis pub/sub, or PostgreSQL LISTEN/NOTIFY. */
 interface Backend {
-  publish(text: string): Promise<void>;
+  /** To every instance, or (`to`) to the one with that address only. */
+  publish(text: string, to?: string): Promise<void>;
   saveLevel(hash: string, level: string): Promise<void>;
   loadLevel(hash: string): Promise<string | undefined>;
   close(): void;
@@ -46,11 +61,18 @@ export class SessionBus {
   private readonly self = randomBytes(8).toString('hex');
   private backend?: Backend;
   onMessage?: (message: BusMessage) => void;
+  /** Messages of kind `process` addressed to this instance. */
+  onProcess?: (message: BusMessage) => void;
 
   constructor(private readonly logger: Logger) {}
 
   get active(): boolean {
     return this.backend !== undefined;
+  }
+
+  /** This instance's address on the bus (messages with this `to` come here). */
+  get address(): string {
+    return this.self;
   }
 
   async connect(services: GatewayServices): Promise<void> {
@@ -66,7 +88,9 @@ export class SessionBus {
   private receive(text: string): void {
     try {
       const { from, ...message } = JSON.parse(text) as BusMessage & { from: string };
-      if (from !== this.self && typeof message.sid === 'string' && Array.isArray(message.messages)) this.onMessage?.(message);
+      if (from === this.self || typeof message.sid !== 'string' || !Array.isArray(message.messages)) return;
+      if (message.kind !== 'process') this.onMessage?.(message);
+      else if (message.to === this.self) this.onProcess?.(message);
     } catch {
       // Not one of ours.
     }
@@ -76,14 +100,16 @@ export class SessionBus {
     // A connection of its own (a subscribed one takes no other command), which queues while it reconnects.
     const subscriber = redis.duplicate({ enableOfflineQueue: true, lazyConnect: true });
     subscriber.on('error', (err: Error) => this.logger.debug({ err: err.message }, 'mcp session bus error'));
+    // Messages for every instance, and those for this one only.
+    const mine = `${channel}:${this.self}`;
     subscriber.on('message', (from: string, text: string) => {
-      if (from === channel) this.receive(text);
+      if (from === channel || from === mine) this.receive(text);
     });
     await subscriber.connect();
-    await subscriber.subscribe(channel);
+    await subscriber.subscribe(channel, mine);
     const levelKey = (hash: string) => `${channel}:level:${hash}`;
     return {
-      publish: async (text) => void (await redis.publish(channel, text)),
+      publish: async (text, to) => void (await redis.publish(to ? `${channel}:${to}` : channel, text)),
       saveLevel: async (hash, level) => void (await redis.set(levelKey(hash), level, 'EX', SESSION_MAX_AGE_S)),
       loadLevel: async (hash) => (await redis.get(levelKey(hash))) ?? undefined,
       close: () => subscriber.disconnect(),
@@ -105,13 +131,19 @@ export class SessionBus {
       .update(`${schema ?? ''}`)
       .digest('hex')
       .slice(0, 16)}`;
+    // Messages for every instance, and (a channel of its own) those for this one only.
+    const only = (address: string) => `${channel}_${address}`;
+    const mine = only(this.self);
+    // Messages are handed on in the order they came (one read from the table holds the later ones).
+    let received: Promise<void> = Promise.resolve();
     const onNotification = (n: { channel: string; payload?: string }) => {
-      if (n.channel !== channel || !n.payload) return;
-      if (!n.payload.startsWith('#')) return this.receive(n.payload);
-      void store
-        .query<{ body: string }>('SELECT body FROM gateway_mcp_bus WHERE id = ?', [n.payload.slice(1)])
-        .then((rows) => rows[0] && this.receive(rows[0].body))
-        .catch(() => undefined);
+      const payload = n.payload;
+      if ((n.channel !== channel && n.channel !== mine) || !payload) return;
+      received = received.then(async () => {
+        if (!payload.startsWith('#')) return this.receive(payload);
+        const rows = await store.query<{ body: string }>('SELECT body FROM gateway_mcp_bus WHERE id = ?', [payload.slice(1)]).catch(() => []);
+        if (rows[0]) this.receive(rows[0].body);
+      });
     };
     let closed = false;
     let listener: pg.Client;
@@ -133,22 +165,31 @@ export class SessionBus {
       client.on('notification', onNotification);
       await client.connect();
       await client.query(`LISTEN ${channel}`);
+      await client.query(`LISTEN ${mine}`);
     };
     await listen().catch((err: unknown) => {
       closed = true;
       throw err;
     });
+    // Sent one after another: the pool's connections would otherwise reorder them (a progress notification after its result).
+    let sent: Promise<void> = Promise.resolve();
+    const send = async (text: string, to: string | undefined): Promise<void> => {
+      const target = to ? only(to) : channel;
+      if (Buffer.byteLength(text) <= NOTIFY_MAX) {
+        await store.query('SELECT pg_notify(?, ?)', [target, text]);
+        return;
+      }
+      const id = randomBytes(12).toString('hex');
+      const now = Math.floor(Date.now() / 1000);
+      await store.execute('DELETE FROM gateway_mcp_bus WHERE at < ?', [now - TABLE_KEEP_S]);
+      await store.execute('INSERT INTO gateway_mcp_bus (id, body, at) VALUES (?, ?, ?)', [id, text, now]);
+      await store.query('SELECT pg_notify(?, ?)', [target, `#${id}`]);
+    };
     return {
-      publish: async (text) => {
-        if (Buffer.byteLength(text) <= NOTIFY_MAX) {
-          await store.query('SELECT pg_notify(?, ?)', [channel, text]);
-          return;
-        }
-        const id = randomBytes(12).toString('hex');
-        const now = Math.floor(Date.now() / 1000);
-        await store.execute('DELETE FROM gateway_mcp_bus WHERE at < ?', [now - TABLE_KEEP_S]);
-        await store.execute('INSERT INTO gateway_mcp_bus (id, body, at) VALUES (?, ?, ?)', [id, text, now]);
-        await store.query('SELECT pg_notify(?, ?)', [channel, `#${id}`]);
+      publish: (text, to) => {
+        const done = sent.then(() => send(text, to));
+        sent = done.catch(() => undefined);
+        return done;
       },
       saveLevel: async (hash, level) => {
         const until = Math.floor(Date.now() / 1000) + SESSION_MAX_AGE_S;
@@ -176,7 +217,7 @@ export class SessionBus {
   }
 
   publish(message: BusMessage): void {
-    this.backend?.publish(JSON.stringify({ ...message, from: this.self })).catch((err: Error) => {
+    this.backend?.publish(JSON.stringify({ ...message, from: this.self }), message.to).catch((err: Error) => {
       this.logger.warn({ err: err.message }, 'an MCP session message could not be passed to the other instances');
     });
   }

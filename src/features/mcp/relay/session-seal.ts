@@ -6,6 +6,8 @@ export interface SealedSession {
   s: string;
   /** The credential that opened it (`kind:id`); only it may use the session. */
   o: string;
+  /** A process session (/mcp/<server> of a process server): the bus address of the instance running its process. */
+  b?: string;
   /** The tool server's own session id, when it keeps sessions. */
   u?: string;
   /** A session of the gateway's own (/mcp, or /mcp/<server> of a stateless server): what its initialize said. */
