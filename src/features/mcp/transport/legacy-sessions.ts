@@ -135,12 +135,13 @@ export class LegacySessions {
     else await this.stateless(req, res, pinned, body);
   }
 
-  private async open(req: IncomingMessage, res: ServerResponse, identity: Identity, pinned: string | undefined, body: unknown): Promise<void> {
-    if (this.sessions.size >= MAX_SESSIONS) this.evictOldest();
-    let session: Session | undefined;
+  /**
+   * The SDK server of one session, with its own connections to the servers when it needs them
+   * (requests to the client, logs, subscriptions); `current` is the session once it exists.
+   * /mcp/<server> sessions come here only for servers of the stateless revision, which ask through them.
+   */
+  private sessionServer(pinned: string | undefined, identity: Identity, current: () => Session | undefined): { server: Server; links: SessionLinks | undefined } {
     let links: SessionLinks | undefined;
-    // Sessions may need connections of their own to the servers (requests to the client, logs, subscriptions);
-    // /mcp/<server> sessions come here only for servers of the stateless revision, which ask through them.
     const server = createGatewayMcpServer(
       this.aggregator,
       pinned,
@@ -148,13 +149,20 @@ export class LegacySessions {
       (s) =>
         (links = new SessionLinks(
           s,
-          () => session?.identity ?? identity,
+          () => current()?.identity ?? identity,
           this.logger,
           !pinned,
-          (m) => this.streamElsewhere(session, m),
-          (change) => this.shareState(session, change),
+          (m) => this.streamElsewhere(current(), m),
+          (change) => this.shareState(current(), change),
         )),
     );
+    return { server, links };
+  }
+
+  private async open(req: IncomingMessage, res: ServerResponse, identity: Identity, pinned: string | undefined, body: unknown): Promise<void> {
+    if (this.sessions.size >= MAX_SESSIONS) this.evictOldest();
+    let session: Session | undefined;
+    const { server, links } = this.sessionServer(pinned, identity, () => session);
     const owner = ownerOf(identity);
     const hello = (body as { params?: { capabilities?: Record<string, unknown>; clientInfo?: Record<string, unknown> } }).params ?? {};
     const transport = new StreamableHTTPServerTransport({
@@ -278,21 +286,9 @@ export class LegacySessions {
     const existing = this.sessions.get(id);
     if (existing) return existing;
     if (this.sessions.size >= MAX_SESSIONS) this.evictOldest();
-    let links: SessionLinks | undefined;
-    const server = createGatewayMcpServer(
-      this.aggregator,
-      pinned,
-      identity,
-      (s) =>
-        (links = new SessionLinks(
-          s,
-          () => session.identity,
-          this.logger,
-          !pinned,
-          (m) => this.streamElsewhere(session, m),
-          (change) => this.shareState(session, change),
-        )),
-    );
+    // Set below, once the server and transport stand; their callbacks read it then.
+    let session: Session | undefined = undefined;
+    const { server, links } = this.sessionServer(pinned, identity, () => session);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       onsessionclosed: (closed) => {
@@ -312,7 +308,7 @@ export class LegacySessions {
     inner.sessionId = id;
     inner._initialized = true;
     Object.assign(server as unknown as Record<string, unknown>, { _clientCapabilities: hello.c, _clientVersion: hello.i });
-    const session: Session = { id, transport, server, owner: sealed.o, pinned, identity, lastSeen: Date.now(), active: 0, links, endsCheckedAt: Date.now() };
+    session = { id, transport, server, owner: sealed.o, pinned, identity, lastSeen: Date.now(), active: 0, links, endsCheckedAt: Date.now() };
     this.sessions.set(id, session);
     // The level the client set through another copy of the session holds here too.
     const level = await this.bus?.loadLevel(id);
