@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CreateMessageRequestSchema,
   LoggingMessageNotificationSchema,
@@ -13,8 +12,7 @@ import {
   ToolListChangedNotificationSchema,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
-import { Redis } from 'ioredis';
-import pg from 'pg';
+import { alternating, dropSharedState, PG_URL, REDIS_URL } from '../../helpers/shared-stores.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { stdioToolServerEntry } from '../../helpers/conformance-suite.js';
 import { freePort, spawnGateway, waitForHealth } from '../../helpers/built-gateway.js';
@@ -22,20 +20,6 @@ import { eventually, textOf } from '../../helpers/mcp.js';
 
 const KEY = 'process-roaming-key-0123456789';
 const OTHER = 'process-roaming-other-0123456789';
-const REDIS_URL = 'redis://127.0.0.1:6379';
-const PG_URL = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-/** A fetch that sends each request to the next instance in turn (no sticky balancing at all). */
-function alternating(bases: string[], seen: string[]): FetchLike {
-  let next = 0;
-  return (input, init) => {
-    const url = new URL(String(input));
-    const base = new URL(bases[next++ % bases.length]!);
-    url.host = base.host;
-    seen.push(`${init?.method ?? 'GET'} ${base.port}`);
-    return fetch(url, init);
-  };
-}
 
 const request = (base: string, sessionId: string, key: string, method = 'POST') =>
   fetch(`${base}/mcp/proc`, {
@@ -82,17 +66,7 @@ describe.each(['redis', 'postgres'] as const)(
 
     afterAll(async () => {
       await Promise.all([a?.close(), b?.close(), c?.close(), alone?.close()]);
-      if (shared === 'redis') {
-        const redis = new Redis(REDIS_URL);
-        const keys = await redis.keys(`${prefix}*`);
-        if (keys.length) await redis.del(...keys);
-        await redis.quit();
-      } else {
-        const client = new pg.Client({ connectionString: PG_URL });
-        await client.connect();
-        await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-        await client.end();
-      }
+      await dropSharedState(shared, prefix, schema);
     });
 
     it('serves one process session from both instances: calls, progress, sampling, logging, the server stream', async () => {

@@ -2,34 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CreateMessageRequestSchema,
   LoggingMessageNotificationSchema,
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { Redis } from 'ioredis';
-import pg from 'pg';
+import { alternating, dropSharedState, PG_URL, REDIS_URL } from '../../helpers/shared-stores.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { startHttpToolServer } from '../../helpers/conformance-suite.js';
 import { eventually, textOf } from '../../helpers/mcp.js';
 
 const KEY = 'two-instances-key-0123456789';
-const REDIS_URL = 'redis://127.0.0.1:6379';
-const PG_URL = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-/** A fetch that sends each request to the next instance in turn (no sticky balancing at all). */
-function alternating(bases: string[], seen: string[]): FetchLike {
-  let next = 0;
-  return (input, init) => {
-    const url = new URL(String(input));
-    const base = new URL(bases[next++ % bases.length]!);
-    url.host = base.host;
-    seen.push(`${init?.method ?? 'GET'} ${base.port}`);
-    return fetch(url, init);
-  };
-}
 
 describe.each(['redis', 'postgres'] as const)('MCP sessions on any instance (%s shared): every request of one client alternates between two gateways', (shared) => {
   let tools: Awaited<ReturnType<typeof startHttpToolServer>>;
@@ -54,17 +38,7 @@ describe.each(['redis', 'postgres'] as const)('MCP sessions on any instance (%s 
   afterAll(async () => {
     await Promise.all([a?.close(), b?.close(), alone?.close()]);
     await tools?.stop();
-    if (shared === 'redis') {
-      const redis = new Redis(REDIS_URL);
-      const keys = await redis.keys(`${prefix}*`);
-      if (keys.length) await redis.del(...keys);
-      await redis.quit();
-    } else {
-      const client = new pg.Client({ connectionString: PG_URL });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await client.end();
-    }
+    await dropSharedState(shared, prefix, schema);
   });
 
   it('serves one session from both instances: calls, the server stream, notifications, server-to-client requests', async () => {
