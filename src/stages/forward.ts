@@ -29,14 +29,58 @@ type GatewayContext = ModelContext;
 const ERROR_BODY_LIMIT = 256 * 1024;
 const PASSED_HEADERS = ['content-length', 'content-disposition'];
 
-/** The signal of one attempt: the caller going away, the request's deadline passing, or the attempt's own timers firing. */
-function attemptSignal(ctx: GatewayContext, timers: AttemptTimers): { signal: AbortSignal | CallerSignal; deadlineSignal?: AbortSignal } {
-  const deadline = ctx.get(DEADLINE);
-  // Without a deadline or timers, the caller's own cheap signal (no AbortSignal is made).
-  if (deadline === undefined) return { signal: timers.active ? AbortSignal.any([ctx.signal, timers.signal]) : ctx.callerSignal };
-  const remaining = Math.max(1, Math.ceil(deadline - performance.now()));
-  const deadlineSignal = AbortSignal.timeout(remaining);
-  return { signal: AbortSignal.any(timers.active ? [ctx.signal, deadlineSignal, timers.signal] : [ctx.signal, deadlineSignal]), deadlineSignal };
+/**
+ * One upstream call as a provider sees it (ProviderCall). A class, not an object literal with
+ * getters: the query and a real AbortSignal are made only when a provider reads them.
+ */
+class UpstreamCall implements ProviderCall {
+  readonly operation: ProviderCall['operation'];
+  readonly rawBody: Buffer | undefined;
+  readonly stream: boolean;
+  readonly apiKey: string | undefined;
+  readonly params: Record<string, string>;
+  readonly headers: ProviderCall['headers'];
+  readonly hasQuery: boolean;
+  /** The attempt's own signal when it has one (a deadline, attempt timers); else the caller's. */
+  readonly attemptSignal: AbortSignal | CallerSignal;
+  /** Set when the request has a deadline: tells a passed deadline from a gone caller. */
+  readonly deadlineSignal: AbortSignal | undefined;
+
+  constructor(
+    private readonly ctx: GatewayContext,
+    readonly body: any,
+    unchanged: boolean,
+    adapter: OperationAdapter,
+    readonly target: ProviderCall['target'],
+    timers: AttemptTimers,
+  ) {
+    this.operation = ctx.endpoint.operation;
+    this.rawBody = unchanged ? ctx.get(RAW_BODY) : undefined;
+    this.stream = body?.stream === true && adapter.stream !== undefined;
+    this.apiKey = target.apiKey;
+    this.params = ctx.params;
+    this.headers = ctx.headers;
+    this.hasQuery = ctx.hasQuery;
+    // Without a deadline or timers, the caller's own cheap signal (no AbortSignal is made).
+    const deadline = ctx.get(DEADLINE);
+    if (deadline === undefined) {
+      this.attemptSignal = timers.active ? AbortSignal.any([ctx.signal, timers.signal]) : ctx.callerSignal;
+      this.deadlineSignal = undefined;
+    } else {
+      const deadlineSignal = AbortSignal.timeout(Math.max(1, Math.ceil(deadline - performance.now())));
+      this.attemptSignal = AbortSignal.any(timers.active ? [ctx.signal, deadlineSignal, timers.signal] : [ctx.signal, deadlineSignal]);
+      this.deadlineSignal = deadlineSignal;
+    }
+  }
+
+  get query(): URLSearchParams {
+    return this.ctx.query;
+  }
+
+  get signal(): AbortSignal {
+    const signal = this.attemptSignal;
+    return signal === this.ctx.callerSignal ? this.ctx.signal : (signal as AbortSignal);
+  }
 }
 
 /** Maps a failure of the upstream exchange to a gateway error, telling a deadline from a gone caller. */
@@ -66,24 +110,7 @@ async function sendToProvider(ctx: GatewayContext, services: GatewayServices, pr
   const body = partBody ?? targetBody(ctx);
   const unchanged = partBody === undefined && !ctx.has(BODY_CHANGED) && !target.overrideParams;
   const timers = new AttemptTimers(provider.id, target.firstByteTimeout, target.idleTimeout);
-  const { signal, deadlineSignal } = attemptSignal(ctx, timers);
-  const call: ProviderCall = {
-    operation: ctx.endpoint.operation,
-    body,
-    rawBody: unchanged ? ctx.get(RAW_BODY) : undefined,
-    stream: body?.stream === true && adapter.stream !== undefined,
-    target,
-    apiKey: target.apiKey,
-    params: ctx.params,
-    // Made on first use: most calls read neither the query nor an AbortSignal.
-    get query() {
-      return ctx.query;
-    },
-    headers: ctx.headers,
-    get signal() {
-      return signal === ctx.callerSignal ? ctx.signal : (signal as AbortSignal);
-    },
-  };
+  const call = new UpstreamCall(ctx, body, unchanged, adapter, target, timers);
   const upstream = await adapter.request(call, provider);
   if (target.forwardHeaders) {
     for (const name of target.forwardHeaders) {
@@ -104,10 +131,10 @@ async function sendToProvider(ctx: GatewayContext, services: GatewayServices, pr
   try {
     // undici's (coarse) timers stay as a backstop (they do not run while the caller applies
     // backpressure); without target values, undici's defaults are routing.defaults'.
-    res = await services.upstream.send(upstream, { signal, headersTimeout: target.firstByteTimeout, bodyTimeout: target.idleTimeout });
+    res = await services.upstream.send(upstream, { signal: call.attemptSignal, headersTimeout: target.firstByteTimeout, bodyTimeout: target.idleTimeout });
   } catch (err) {
     timers.clear();
-    throw attemptError(err, ctx, provider.id, deadlineSignal);
+    throw attemptError(err, ctx, provider.id, call.deadlineSignal);
   }
   span?.setAttribute('http.response.status_code', res.statusCode);
   if (span && partBody !== undefined) {
@@ -118,7 +145,7 @@ async function sendToProvider(ctx: GatewayContext, services: GatewayServices, pr
   const streaming = call.stream && res.statusCode >= 200 && res.statusCode < 300 && !String(res.headers['content-type'] ?? '').includes('json');
   if (!streaming) timers.clear();
   services.metrics.recordUpstream(provider.id, ctx.endpoint.operation, (performance.now() - started) / 1000);
-  return { res, call, deadlineSignal, timers };
+  return { res, call, timers };
 }
 
 /** An upstream error answer -> the provider's gateway error (credentials redacted). */
@@ -148,7 +175,8 @@ async function sendFannedOut(ctx: GatewayContext, services: GatewayServices, pro
   let failed = false;
   let lastCall: ProviderCall | undefined;
   const one = async (i: number) => {
-    const { res, call, deadlineSignal } = await sendToProvider(ctx, services, provider, adapter, parts[i]);
+    const { res, call } = await sendToProvider(ctx, services, provider, adapter, parts[i]);
+    const deadlineSignal = call.deadlineSignal;
     lastCall = call;
     if (res.statusCode >= 400 || res.statusCode < 200) throw await upstreamFailure(ctx, provider, res);
     let raw: Buffer;
@@ -174,7 +202,8 @@ async function sendFannedOut(ctx: GatewayContext, services: GatewayServices, pro
     }
   };
   await Promise.all(Array.from({ length: Math.min(FAN_OUT_CONCURRENCY, parts.length) }, worker));
-  const call = { ...lastCall!, body: targetBody(ctx), rawBody: undefined };
+  // The last call with the whole body (its getters kept: the same class).
+  const call: ProviderCall = Object.assign(Object.create(Object.getPrototypeOf(lastCall!)) as ProviderCall, lastCall!, { body: targetBody(ctx), rawBody: undefined });
   return { kind: 'json', status: 200, body: adapter.response ? adapter.response(answers, call) : answers };
 }
 
@@ -209,7 +238,8 @@ export default defineStage<ForwardStageConfig, GatewayContext>({
         ctx.response = await sendFannedOut(ctx, services, provider, adapter, parts);
         return;
       }
-      const { res, call, deadlineSignal, timers } = await sendToProvider(ctx, services, provider, adapter);
+      const { res, call, timers } = await sendToProvider(ctx, services, provider, adapter);
+      const deadlineSignal = call.deadlineSignal;
       const status = res.statusCode;
       if (status >= 400 || status < 200) throw await upstreamFailure(ctx, provider, res);
       const contentType = String(res.headers['content-type'] ?? '');

@@ -25,7 +25,8 @@ function prematureClose(): Error {
  * consumer stops reading at the answer's end: a whole answer's rest is drained (the connection
  * stays alive), a cut one's body destroyed.
  */
-export class UpstreamChunks {
+export class UpstreamChunks implements AsyncIterator<Buffer> {
+  /** The chunks (this reader itself, or wrapped by the attempt's idle timer). */
   readonly chunks: AsyncIterator<Buffer>;
   private readonly held: Buffer[] = [];
   private waiting: { resolve: (step: IteratorResult<Buffer>) => void; reject: (err: unknown) => void } | undefined;
@@ -43,8 +44,7 @@ export class UpstreamChunks {
     body.once('close', () => {
       if (!this.ended && this.failure === undefined) this.settle(prematureClose());
     });
-    const raw: AsyncIterator<Buffer> = { next: () => this.next(), return: () => Promise.resolve(DONE) };
-    this.chunks = timers.active ? timers.watch({ [Symbol.asyncIterator]: () => raw })[Symbol.asyncIterator]() : raw;
+    this.chunks = timers.active ? timers.watch({ [Symbol.asyncIterator]: () => this })[Symbol.asyncIterator]() : this;
   }
 
   private onData(chunk: Buffer): void {
@@ -75,7 +75,12 @@ export class UpstreamChunks {
     else waiting.reject(failure);
   }
 
-  private next(): Promise<IteratorResult<Buffer>> {
+  /** Reading stops at finish(); the body's rest is then the reader's to drain or cut. */
+  return(): Promise<IteratorResult<Buffer>> {
+    return Promise.resolve(DONE);
+  }
+
+  next(): Promise<IteratorResult<Buffer>> {
     const held = this.held;
     if (held.length) {
       const value = held.shift()!;

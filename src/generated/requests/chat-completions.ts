@@ -22,6 +22,9 @@ export interface ChatCompletionRequest {
     include_usage?: boolean;
     [k: string]: unknown;
   };
+  /**
+   * @maxItems 4
+   */
   stop?:
     | string
     | []
@@ -67,6 +70,9 @@ export interface ChatCompletionRequest {
 }
 export interface ChatMessage {
   role: 'system' | 'developer' | 'user' | 'assistant' | 'tool' | 'function';
+  /**
+   * Text, null, or content parts (one type list rather than oneOf: the branches differ by type, and a valid message then makes no error objects).
+   */
   content?: string | null | ContentPart[];
   name?: string;
   tool_call_id?: string;

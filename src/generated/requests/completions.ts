@@ -19,6 +19,9 @@ export interface CompletionRequest {
     include_usage?: boolean;
     [k: string]: unknown;
   };
+  /**
+   * @maxItems 4
+   */
   stop?:
     | string
     | []

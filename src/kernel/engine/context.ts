@@ -201,6 +201,11 @@ export class GatewayContext<E extends RouteDef = RouteDef> {
     return this.callerSignal.aborted;
   }
 
+  /** Whether the URL carries a query string (without parsing it). */
+  get hasQuery(): boolean {
+    return this.rawQuery !== '';
+  }
+
   /** The query string's parameters (parsed on first use). */
   get query(): URLSearchParams {
     return (this.parsedQuery ??= new URLSearchParams(this.rawQuery));

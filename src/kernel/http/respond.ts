@@ -71,21 +71,27 @@ function waitDrain(res: ServerResponse): Promise<void> {
  * Writes a stream of parts through its encoder; a failure after the first byte ends it with one
  * error event (the encoder's `failure`) and nothing else.
  */
-async function writeStream(ctx: GatewayContext<any>, response: StreamAnswer, writer: AnswerWriter): Promise<void> {
-  const res = ctx.res;
+function writeStream(ctx: GatewayContext<any>, response: StreamAnswer, writer: AnswerWriter): Promise<void> {
   const headers = ctx.answerHeaders();
   if (response.headers) for (const key in response.headers) headers[key] = response.headers[key]!;
   headers['content-type'] = response.contentType ?? 'text/event-stream; charset=utf-8';
   headers['cache-control'] = 'no-cache';
   headers.connection = 'keep-alive';
   headers['x-accel-buffering'] = 'no';
-  res.writeHead(response.status, headers);
+  ctx.res.writeHead(response.status, headers);
   const encoder = response.encoder();
   const source = response.parts as AsyncIterable<unknown> & Partial<EncodedStream> & { batches?: () => AsyncIterable<unknown[]> };
-  if (typeof source.encoded === 'function') {
-    await writeEncoded(ctx, source as EncodedStream, encoder, writer);
-    return;
-  }
+  return typeof source.encoded === 'function' ? writeEncoded(ctx, source as EncodedStream, encoder, writer) : writeParts(ctx, source, encoder, writer);
+}
+
+/** Writes parts through the stream's encoder (see writeStream). */
+async function writeParts(
+  ctx: GatewayContext<any>,
+  source: AsyncIterable<unknown> & { batches?: () => AsyncIterable<unknown[]> },
+  encoder: StreamEncoder<unknown>,
+  writer: AnswerWriter,
+): Promise<void> {
+  const res = ctx.res;
   // Parts that arrive together (one upstream chunk usually carries several events) leave in
   // one socket write. A stream with batches() hands them over in groups; a wrapped stream
   // (cache, guardrails) gives one part at a time, and its text gathers until the event loop

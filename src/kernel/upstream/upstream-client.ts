@@ -25,6 +25,9 @@ export interface SendOptions {
   bodyTimeout?: number;
 }
 
+/** Characters a URL parser would encode or cut (spaces, non-ASCII, a fragment): such an address is parsed. */
+const UNUSUAL_URL = /[^\x21-\x7e]|#/;
+
 /**
  * Upstream HTTP through undici's request API on keep-alive pools (one pool per origin, made
  * by the Agent). No fetch, no web streams: bodies are node streams.
@@ -49,6 +52,26 @@ export class UpstreamClient {
   }
 
   send(upstream: UpstreamRequest, options: SendOptions = {}): Promise<Dispatcher.ResponseData> {
+    // The agent's own request with origin and path cut from the URL string: undici's top-level
+    // request() would parse it into a URL object and copy the options once more.
+    const url = upstream.url;
+    const scheme = url.indexOf('://');
+    const slash = scheme < 0 ? -1 : url.indexOf('/', scheme + 3);
+    if (scheme < 0 || slash < 0 || UNUSUAL_URL.test(url)) return this.sendParsed(upstream, options);
+    return this.agent.request({
+      origin: url.slice(0, slash),
+      path: url.slice(slash),
+      method: upstream.method as Dispatcher.HttpMethod,
+      headers: upstream.headers,
+      body: upstream.body ?? null,
+      signal: options.signal as AbortSignal | undefined,
+      headersTimeout: options.headersTimeout,
+      bodyTimeout: options.bodyTimeout,
+    });
+  }
+
+  /** An address without a path (or an unusual one): undici parses it. */
+  private sendParsed(upstream: UpstreamRequest, options: SendOptions): Promise<Dispatcher.ResponseData> {
     return request(upstream.url, {
       dispatcher: this.agent,
       method: upstream.method as Dispatcher.HttpMethod,

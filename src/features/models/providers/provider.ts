@@ -44,6 +44,8 @@ export interface ProviderCall {
   /** Path parameters (file_id, batch_id, job_id). */
   params: Record<string, string>;
   query: URLSearchParams;
+  /** Whether the caller's URL carried a query (false: `query` is empty, and need not be made). */
+  hasQuery?: boolean;
   /** The caller's headers (forward_headers are applied by forward). Uploads come checked in `body` (see shared/upload-form.ts). */
   headers: IncomingHttpHeaders;
   /** Aborted when the caller goes away or the deadline passes. */

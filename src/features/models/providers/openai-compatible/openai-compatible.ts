@@ -150,7 +150,7 @@ export function openAICompatible(options: OpenAICompatibleOptions): ProviderDefi
   const buildUrl =
     options.url ??
     ((base: string, path: string, call: ProviderCall) => {
-      const qs = call.query.toString();
+      const qs = call.hasQuery === false ? '' : call.query.toString();
       return `${base}${path}${qs ? `?${qs}` : ''}`;
     });
   return {
