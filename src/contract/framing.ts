@@ -1,4 +1,4 @@
-import { parseSseBatches } from './sse/sse-parser.js';
+import { parseSseBatches, SseFramer } from './sse/sse-parser.js';
 import { parseNdjson } from './ndjson-parser.js';
 import { parseAwsEventStream } from './aws-eventstream/decoder.js';
 
@@ -19,6 +19,22 @@ export function registerFraming(name: string, framer: Framer): void {
   FRAMERS[name] = async function* (source) {
     for await (const event of framer(source)) yield [event];
   };
+}
+
+/** A framing that splits chunks synchronously: the events each chunk completes, then those the end completes. */
+export interface EventFramer {
+  push(chunk: Buffer): FramedEvent[];
+  end(): FramedEvent[];
+}
+
+/** Framings with a synchronous framer (read without an async generator per layer). */
+const EVENT_FRAMERS: Record<string, () => EventFramer> = {
+  sse: () => new SseFramer(),
+};
+
+/** A synchronous framer for the framing, when it has one. */
+export function eventFramer(framing: string): EventFramer | undefined {
+  return EVENT_FRAMERS[framing]?.();
 }
 
 export function frameEventBatches(framing: string, source: AsyncIterable<Buffer>): AsyncIterable<FramedEvent[]> {

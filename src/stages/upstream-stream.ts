@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { frameEventBatches, type FramedEvent } from '../contract/framing.js';
+import { eventFramer, frameEventBatches, type EventFramer, type FramedEvent } from '../contract/framing.js';
 import { OpenAISseScanner, type SseScan } from '../contract/openai/sse-passthrough.js';
 import { PartStream } from '../contract/part-stream.js';
 import type { StreamPart, Usage } from '../contract/stream-parts.js';
@@ -122,33 +122,81 @@ export class UpstreamChunks implements AsyncIterator<Buffer> {
   }
 }
 
+/** The parts of one batch of events, and the failure of the event that could not be mapped (the parts before it still count). */
+interface MappedBatch {
+  parts: StreamPart[];
+  failure?: { error: unknown };
+}
+
+function mapBatch(events: readonly FramedEvent[], map: StreamMapper): MappedBatch {
+  const parts: StreamPart[] = [];
+  for (const event of events) {
+    let out: ReturnType<typeof map>;
+    try {
+      out = map(event);
+    } catch (error) {
+      return { parts, failure: { error } };
+    }
+    if (out === undefined) continue;
+    if (Array.isArray(out)) for (const part of out) parts.push(part);
+    else parts.push(out);
+  }
+  return { parts };
+}
+
+function holdsDone(parts: readonly StreamPart[]): boolean {
+  for (const part of parts) if (part.type === 'done') return true;
+  return false;
+}
+
 /** Maps framed events to parts, the parts of each batch together; the parts before a failing event still come first. */
 async function* mapEvents(batches: AsyncIterable<FramedEvent[]>, map: StreamMapper, state: { complete: boolean }): AsyncGenerator<StreamPart[]> {
   for await (const events of batches) {
-    const parts: StreamPart[] = [];
-    for (const event of events) {
-      let out: ReturnType<typeof map>;
-      try {
-        out = map(event);
-      } catch (err) {
-        if (parts.length) yield parts;
-        throw err;
-      }
-      if (out === undefined) continue;
-      if (Array.isArray(out)) for (const part of out) parts.push(part);
-      else parts.push(out);
+    const { parts, failure } = mapBatch(events, map);
+    if (parts.length) {
+      // Set before the batch is handed over: the consumer stops reading at the answer's end.
+      if (holdsDone(parts)) state.complete = true;
+      yield parts;
     }
-    if (parts.length === 0) continue;
-    // Set before the batch is handed over: the consumer stops reading at the answer's end.
-    if (parts.some((p) => p.type === 'done')) state.complete = true;
-    yield parts;
+    if (failure) throw failure.error;
   }
-  // Parts a provider gives only once its stream ended (e.g. Bedrock without a metadata event)
+  yield* mapTail(map, state);
+}
+
+/** Parts a provider gives only once its stream ended (e.g. Bedrock without a metadata event). */
+function* mapTail(map: StreamMapper, state: { complete: boolean }): Generator<StreamPart[]> {
   const tail = state.complete ? undefined : map.end?.();
   if (tail?.length) {
-    if (tail.some((p) => p.type === 'done')) state.complete = true;
+    if (holdsDone(tail)) state.complete = true;
     yield tail;
   }
+}
+
+/**
+ * The same over a synchronous framer: one generator frames and maps the chunks (no generator
+ * per layer); the end's events come after the last chunk.
+ */
+async function* mapFramed(framer: EventFramer, source: AsyncIterable<Buffer>, map: StreamMapper, state: { complete: boolean }): AsyncGenerator<StreamPart[]> {
+  let ended = false;
+  const chunks = source[Symbol.asyncIterator]();
+  try {
+    while (!ended) {
+      const step = await chunks.next();
+      ended = step.done === true;
+      const events = ended ? framer.end() : framer.push(step.value as Buffer);
+      if (!events.length) continue;
+      const { parts, failure } = mapBatch(events, map);
+      if (parts.length) {
+        if (holdsDone(parts)) state.complete = true;
+        yield parts;
+      }
+      if (failure) throw failure.error;
+    }
+  } finally {
+    // Left early (a failure, or the reader stopped): the source is closed, as for-await would.
+    if (!ended) await chunks.return?.();
+  }
+  yield* mapTail(map, state);
 }
 
 /** The parts of an upstream stream, batch by batch; failures go through `fail` (the attempt's error mapping). */
@@ -160,8 +208,13 @@ export async function* mapStream(
   fail: (err: unknown) => Error,
 ): AsyncGenerator<StreamPart[]> {
   const state = { complete: false };
+  const framer = eventFramer(framing);
   try {
-    yield* mapEvents(frameEventBatches(framing, source), map, state);
+    if (framer) {
+      yield* mapFramed(framer, source, map, state);
+    } else {
+      yield* mapEvents(frameEventBatches(framing, source), map, state);
+    }
   } catch (err) {
     throw fail(err);
   } finally {
@@ -257,7 +310,7 @@ export class OpenAIPassthrough implements AsyncIterable<StreamPart> {
     const { options, scanner } = this;
     const writer = createStreamWriter(options.format, { includeUsage: options.includeUsage });
     const state = { complete: false };
-    const batches = mapEvents(frameEventBatches('sse', source), options.map, state);
+    const batches = mapFramed(eventFramer('sse')!, source, options.map, state);
     for (;;) {
       const step = await batches.next();
       if (step.done) return;

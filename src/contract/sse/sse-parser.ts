@@ -7,35 +7,56 @@ export interface SseEvent {
   id?: string;
 }
 
+const NO_EVENTS: SseEvent[] = [];
+
 /**
- * The one place SSE text is parsed: splits a byte stream into events as bytes arrive
- * (events may span chunks; a UTF-8 character may be split across chunks). Yields the events
- * of each arriving chunk together, so that consumers handle a chunk's events in one go.
+ * The one place SSE text is parsed: splits a byte stream into events as bytes arrive (events
+ * may span chunks; a UTF-8 character may be split across chunks). `push` gives the whole
+ * events of each arriving chunk together, so that consumers handle a chunk's events in one go;
+ * `end` gives what the stream's end completes. Synchronous: a reader that has the chunks pays
+ * no generator per layer.
  */
-export async function* parseSseBatches(source: AsyncIterable<Buffer | string>): AsyncGenerator<SseEvent[]> {
-  const decoder = new StringDecoder('utf8');
-  let buffer = '';
-  for await (const chunk of source) {
-    buffer += typeof chunk === 'string' ? chunk : decoder.write(chunk);
-    const events: SseEvent[] = [];
+export class SseFramer {
+  private readonly decoder = new StringDecoder('utf8');
+  private buffer = '';
+
+  push(chunk: Buffer | string): SseEvent[] {
+    const buffer = (this.buffer += typeof chunk === 'string' ? chunk : this.decoder.write(chunk));
+    let events: SseEvent[] | undefined;
     let from = 0;
     for (;;) {
       const at = findBoundary(buffer, from);
       if (at < 0) break;
       const event = eventAt(buffer, from, at);
-      if (event) events.push(event);
+      if (event) (events ??= []).push(event);
       from = boundaryEnd;
     }
-    if (from > 0) buffer = buffer.slice(from);
+    if (from > 0) this.buffer = buffer.slice(from);
+    return events ?? NO_EVENTS;
+  }
+
+  /**
+   * At the end of the stream, a last event whose lines are complete but which lacks its blank
+   * line is still an event (some servers end with "data: [DONE]\n"); a cut-off line is dropped.
+   */
+  end(): SseEvent[] {
+    const buffer = (this.buffer += this.decoder.end());
+    this.buffer = '';
+    if (!buffer.endsWith('\n')) return NO_EVENTS;
+    const event = parseBlock(buffer);
+    return event ? [event] : NO_EVENTS;
+  }
+}
+
+/** The events of an SSE byte stream, those of each arriving chunk together. */
+export async function* parseSseBatches(source: AsyncIterable<Buffer | string>): AsyncGenerator<SseEvent[]> {
+  const framer = new SseFramer();
+  for await (const chunk of source) {
+    const events = framer.push(chunk);
     if (events.length) yield events;
   }
-  buffer += decoder.end();
-  // At the end of the stream, a last event whose lines are complete but which lacks its blank
-  // line is still an event (some servers end with "data: [DONE]\n"); a cut-off line is dropped.
-  if (buffer.endsWith('\n')) {
-    const event = parseBlock(buffer);
-    if (event) yield [event];
-  }
+  const last = framer.end();
+  if (last.length) yield last;
 }
 
 /** The same events one at a time. */
@@ -69,11 +90,26 @@ function findBoundary(text: string, from: number): number {
 
 const DATA_PREFIX = 'data: ';
 
-/** The event of text[from, at): the common one-line `data: ...` event read straight from the text. */
+const EVENT_PREFIX = 'event: ';
+
+/**
+ * The event of text[from, at). The common shapes are read straight from the text: one
+ * `data: ...` line (OpenAI), and `event: <name>` followed by one `data: ...` line (Anthropic);
+ * anything else (CRLF, more lines, comments, ids) goes through parseBlock.
+ */
 function eventAt(text: string, from: number, at: number): SseEvent | undefined {
-  if (text.startsWith(DATA_PREFIX, from)) {
-    const newline = text.indexOf('\n', from);
-    if ((newline < 0 || newline >= at) && text.charCodeAt(at - 1) !== 13) return { event: undefined, data: text.slice(from + DATA_PREFIX.length, at), id: undefined };
+  if (text.charCodeAt(at - 1) !== 13) {
+    if (text.startsWith(DATA_PREFIX, from)) {
+      const newline = text.indexOf('\n', from);
+      if (newline < 0 || newline >= at) return { event: undefined, data: text.slice(from + DATA_PREFIX.length, at), id: undefined };
+    } else if (text.startsWith(EVENT_PREFIX, from)) {
+      const newline = text.indexOf('\n', from);
+      const dataAt = newline + 1;
+      if (newline > from && newline < at && text.charCodeAt(newline - 1) !== 13 && text.startsWith(DATA_PREFIX, dataAt)) {
+        const second = text.indexOf('\n', dataAt);
+        if (second < 0 || second >= at) return { event: text.slice(from + EVENT_PREFIX.length, newline), data: text.slice(dataAt + DATA_PREFIX.length, at), id: undefined };
+      }
+    }
   }
   return parseBlock(text.slice(from, at));
 }

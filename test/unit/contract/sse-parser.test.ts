@@ -101,3 +101,61 @@ describe('parseSse', () => {
     expect((await parse(parts))[0]!.data).toBe(big);
   });
 });
+
+describe('SseFramer fast paths', () => {
+  /** The events of `text` parsed line by line (every event through the general path). */
+  function reference(text: string): SseEvent[] {
+    const out: SseEvent[] = [];
+    for (const block of text.split(/\r?\n\r?\n/).slice(0, -1)) {
+      let data: string | undefined;
+      let event: string | undefined;
+      let id: string | undefined;
+      for (const raw of block.split(/\r?\n/)) {
+        if (raw === '' || raw.startsWith(':')) continue;
+        const colon = raw.indexOf(':');
+        const field = colon < 0 ? raw : raw.slice(0, colon);
+        let value = colon < 0 ? '' : raw.slice(colon + 1);
+        if (value.startsWith(' ')) value = value.slice(1);
+        if (field === 'data') data = data === undefined ? value : `${data}\n${value}`;
+        else if (field === 'event') event = value;
+        else if (field === 'id') id = value;
+      }
+      if (data !== undefined || event !== undefined) out.push({ event, data: data ?? '', id });
+    }
+    return out;
+  }
+
+  it("read Anthropic's two-line events (event, then one data line) as the general parser does, however cut", async () => {
+    const anthropic =
+      'event: message_start\ndata: {"type":"message_start","message":{"id":"m"}}\n\n' +
+      'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hé"}}\n\n' +
+      'event: ping\ndata: {"type": "ping"}\n\n' +
+      'event:  spaced\ndata:  two spaces\n\n' +
+      'event: two-data\ndata: a\ndata: b\n\n' +
+      'event: crlf\r\ndata: x\r\n\r\n' +
+      'event: message_stop\ndata: {"type":"message_stop"}\n\n';
+    const whole = await parse([anthropic]);
+    expect(whole).toEqual(reference(anthropic));
+    expect(whole.map((e) => e.event)).toEqual(['message_start', 'content_block_delta', 'ping', ' spaced', 'two-data', 'crlf', 'message_stop']);
+    expect(whole[4]!.data).toBe('a\nb');
+    expect(await parse(byteByByte(anthropic))).toEqual(whole);
+  });
+
+  it('agree with the general parser on any mix of event, data, id and comment lines', async () => {
+    const fc = await import('fast-check');
+    const line = fc.oneof(
+      fc.constantFrom('data: ', 'data:', 'event: ', 'event:', 'id: ', ': ').chain((field) => fc.string({ maxLength: 6 }).map((v) => field + v.replace(/[\r\n]/g, ''))),
+      fc.constant(''),
+    );
+    const eol = fc.constantFrom('\n', '\r\n');
+    const block = fc.tuple(fc.array(fc.tuple(line, eol), { minLength: 1, maxLength: 4 }), eol).map(([lines, end]) => lines.map(([l, e]) => l + e).join('') + end);
+    await fc.assert(
+      fc.asyncProperty(fc.array(block, { maxLength: 6 }), async (blocks) => {
+        const text = blocks.join('');
+        // A blank line inside a block ends the event there: the reference splits the same way.
+        expect(await parse([text])).toEqual(reference(text));
+      }),
+      { seed: 14, numRuns: 300 },
+    );
+  });
+});
