@@ -232,7 +232,8 @@ export default defineStage<ForwardStageConfig, GatewayContext>({
       if (provider.requiresKey && !target.apiKey) {
         throw new GatewayError('invalid_api_key', `No API key for ${provider.id}.`, { provider: provider.id });
       }
-      await ensureJsonBody(ctx, bodyLimit);
+      // Read by validate in the default pipelines: no await then.
+      if (ctx.endpoint.body === 'json' && !ctx.has(BODY)) await ensureJsonBody(ctx, bodyLimit);
       const parts = adapter.fanOut?.(targetBody(ctx));
       if (parts) {
         ctx.response = await sendFannedOut(ctx, services, provider, adapter, parts);

@@ -112,7 +112,7 @@ export class HttpEdge {
     const { metrics, logger, mapError } = this.services;
     const res = ctx.res;
     const writer = this.writerFor(pipeline);
-    metrics.inFlight.inc();
+    metrics.inFlight.value++;
     try {
       if (malformed) throw new RequestError(400, `The request path holds a malformed percent-encoding (${malformed}).`, 'path');
       if (!pipeline) throw new RequestError(404, `No route ${ctx.method} ${ctx.path}.`);
@@ -121,7 +121,9 @@ export class HttpEdge {
       ctx.error = mapError(err, ctx.get(UPSTREAM));
     }
     try {
-      await respond(ctx, writer);
+      // Synchronous for JSON answers and errors (no promise); streams and binary bodies take their time.
+      const writing = respond(ctx, writer);
+      if (writing) await writing;
     } catch (err) {
       logger.error({ requestId: ctx.id, err: (err as Error)?.message }, 'failed to write the answer');
       if (!res.headersSent) {
@@ -134,7 +136,7 @@ export class HttpEdge {
     }
     // An answer a stage writes itself (a protocol's event stream) is done when the socket says so.
     if (ctx.response?.kind === 'direct') await waitClose(res);
-    metrics.inFlight.dec();
+    metrics.inFlight.value--;
     const provider = ctx.get(UPSTREAM) ?? 'none';
     const status = ctx.error && !res.headersSent ? ctx.error.status : res.statusCode;
     const seconds = (performance.now() - ctx.startedAt) / 1000;

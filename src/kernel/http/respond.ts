@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import type { EncodedStream, GatewayContext, StreamAnswer, StreamEncoder } from '../engine/context.js';
+import type { BinaryAnswer, EncodedStream, GatewayContext, StreamAnswer, StreamEncoder } from '../engine/context.js';
 import type { AnswerError, ErrorMapping } from '../errors/answer-error.js';
 import { holdsSecrets, redactAnswer, redactAnswerBytes, redactingStream, redactObject, redactSecrets } from '../errors/redact.js';
 
@@ -183,14 +183,14 @@ async function* singleParts(parts: AsyncIterable<unknown>): AsyncGenerator<unkno
  * The HTTP edge: writes ctx.response or ctx.error, for every route. The only place answers are
  * written (besides a stage that claimed the response for a protocol transport).
  */
-export async function respond(ctx: GatewayContext<any>, writer: AnswerWriter): Promise<void> {
+export function respond(ctx: GatewayContext<any>, writer: AnswerWriter): Promise<void> | undefined {
   const res = ctx.res;
   const response = ctx.response;
   if (ctx.error || !response) {
     writeError(ctx, ctx.error ?? writer.mapError(new Error('The pipeline produced no answer.')), writer);
-    return;
+    return undefined;
   }
-  if (res.destroyed) return;
+  if (res.destroyed) return undefined;
   switch (response.kind) {
     case 'json': {
       // A provider may echo a credential (its key in an answer): masked, at the cost of a search when none is there.
@@ -202,43 +202,46 @@ export async function respond(ctx: GatewayContext<any>, writer: AnswerWriter): P
       headers['content-length'] = String(length);
       res.writeHead(response.status, headers);
       res.end(payload);
-      return;
+      return undefined;
     }
     case 'stream':
-      await writeStream(ctx, response, writer);
-      return;
-    case 'binary': {
-      const headers = ctx.answerHeaders();
-      if (response.headers) for (const key in response.headers) headers[key] = response.headers[key]!;
-      headers['content-type'] = response.contentType;
-      // Text an upstream wrote (a transcription as text, subtitles) is masked like any answer; bytes are not.
-      const text = TEXTUAL.test(response.contentType);
-      if (Buffer.isBuffer(response.body)) {
-        const body = text ? redactAnswerBytes(response.body, ctx.secrets) : response.body;
-        if (body !== response.body) headers['content-length'] = String(body.length);
-        res.writeHead(response.status, headers);
-        res.end(body);
-        return;
-      }
-      // A masked stream may change length: its length is then the one the chunks give.
-      if (text && holdsSecrets(ctx.secrets)) delete headers['content-length'];
-      res.writeHead(response.status, headers);
-      try {
-        if (text) await pipeline(response.body, redactingStream(ctx.secrets), res);
-        else await pipeline(response.body, res);
-      } catch {
-        res.destroy();
-      }
-      return;
-    }
+      return writeStream(ctx, response, writer);
+    case 'binary':
+      return writeBinary(ctx, response);
     case 'empty': {
       const headers = ctx.answerHeaders();
       if (response.headers) for (const key in response.headers) headers[key] = response.headers[key]!;
       res.writeHead(response.status, headers);
       res.end();
-      return;
+      return undefined;
     }
     case 'direct':
-      return;
+      return undefined;
+  }
+}
+
+/** A binary answer: a Buffer at once, a node stream piped (text masked for secrets either way). */
+async function writeBinary(ctx: GatewayContext<any>, response: BinaryAnswer): Promise<void> {
+  const res = ctx.res;
+  const headers = ctx.answerHeaders();
+  if (response.headers) for (const key in response.headers) headers[key] = response.headers[key]!;
+  headers['content-type'] = response.contentType;
+  // Text an upstream wrote (a transcription as text, subtitles) is masked like any answer; bytes are not.
+  const text = TEXTUAL.test(response.contentType);
+  if (Buffer.isBuffer(response.body)) {
+    const body = text ? redactAnswerBytes(response.body, ctx.secrets) : response.body;
+    if (body !== response.body) headers['content-length'] = String(body.length);
+    res.writeHead(response.status, headers);
+    res.end(body);
+    return;
+  }
+  // A masked stream may change length: its length is then the one the chunks give.
+  if (text && holdsSecrets(ctx.secrets)) delete headers['content-length'];
+  res.writeHead(response.status, headers);
+  try {
+    if (text) await pipeline(response.body, redactingStream(ctx.secrets), res);
+    else await pipeline(response.body, res);
+  } catch {
+    res.destroy();
   }
 }

@@ -1,4 +1,4 @@
-import { Counter, Registry, collectDefaultMetrics, Gauge } from 'prom-client';
+import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import { ScrapedGauge, SeriesCounter, SeriesHistogram } from './series-metrics.js';
 
 const BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -31,7 +31,8 @@ export class Metrics {
     BUCKETS,
   );
   readonly upstreamErrors: Counter<'provider' | 'code'>;
-  readonly inFlight: Gauge;
+  /** Requests being served: a plain count, read when /metrics is scraped (no metric call per request). */
+  readonly inFlight = { value: 0 };
   /** Per-request observers the features register (run by the HTTP edge after each answer). */
   readonly observers: Array<RequestObserver<any>> = [];
   private readonly own = new Map<string, SeriesCounter | ScrapedGauge>();
@@ -45,7 +46,9 @@ export class Metrics {
       labelNames: ['provider', 'code'],
       registers: [this.registry],
     });
-    this.inFlight = new Gauge({ name: 'gateway_requests_in_flight', help: 'Requests being served.', registers: [this.registry] });
+    const inFlight = this.inFlight;
+    const gauge = new ScrapedGauge('gateway_requests_in_flight', 'Requests being served.', () => [{ labels: {}, value: inFlight.value }]);
+    this.registry.registerMetric(gauge as unknown as Registrable);
   }
 
   /** Counts one answered request and its duration. */
