@@ -198,6 +198,8 @@ interface Prepared {
   value: string;
   /** Letters, digits and `_.~-` that no escaping changes: absent from a text, so is every form. */
   run: string | undefined;
+  /** The run as bytes (searched in answers' bytes without converting the string each time). */
+  runBytes: Buffer | undefined;
 }
 
 const PREPARED = new Map<string, Prepared[]>();
@@ -214,7 +216,8 @@ function prepared(secret: string | undefined): Prepared[] {
     : secretValues(secret).map((value) => {
         let best: string | undefined;
         for (const m of value.matchAll(/[A-Za-z0-9_.~-]+/g)) if (!best || m[0].length > best.length) best = m[0];
-        return { value, run: best && best.length >= MIN_SECRET_LENGTH ? best : undefined };
+        const run = best && best.length >= MIN_SECRET_LENGTH ? best : undefined;
+        return { value, run, runBytes: run === undefined ? undefined : Buffer.from(run, 'utf8') };
       });
   // Only a bounded number of request secrets is remembered.
   if (PREPARED.size >= 4096) PREPARED.clear();
@@ -247,7 +250,7 @@ function redactValues(text: string, values: Iterable<string | undefined>): strin
 function bytesMayContain(buf: Buffer, values: readonly (string | undefined)[]): boolean {
   for (const secret of values) {
     for (const part of shortParts(secret)) if (buf.indexOf(part) >= 0) return true;
-    for (const p of prepared(secret)) if (p.run === undefined || buf.indexOf(p.run) >= 0) return true;
+    for (const p of prepared(secret)) if (p.runBytes === undefined || buf.indexOf(p.runBytes) >= 0) return true;
   }
   return false;
 }
