@@ -23,7 +23,7 @@ export interface BusMessage {
   messages: Array<Record<string, unknown>>;
   /** `process`: the instance the message is for (its bus address); delivered on a channel of its own, to it only. */
   to?: string;
-  /** `process`: what is asked or answered (post, get, unget, delete, ping; ack, out, close, pong). */
+  /** `process`: what is asked or answered (post, get, unget, delete, cancel, ping; ack, out, close, pong). */
   op?: string;
   /** `process`: the client's HTTP request (on the instance it came to) the message belongs to. */
   rid?: string;
