@@ -8,7 +8,8 @@
 // `ms`, sends progress, stops early when cancelled), change_tools (adds a tool and tells clients
 // the list changed), update_watched (tells subscribers test://watched-resource changed),
 // whoami (the forwarded identity), test_two_questions (elicits a name, then asks for a completion
-// with it). `--page-size N` pages tools/list, so a cursor matters.
+// with it), test_ask_then_report (elicits a name, then sends progress and a log message).
+// `--page-size N` pages tools/list, so a cursor matters.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -89,6 +90,11 @@ const BASE_TOOLS = [
   { name: 'test_cancel_client', description: 'Asks the client for a completion, gives up after 300 ms (cancelling it)', inputSchema: noArgs },
   { name: 'whoami', description: 'Answers the identity the gateway forwarded', inputSchema: noArgs },
   { name: 'test_two_questions', description: 'Asks the user for a name, then the client for a completion that uses it', inputSchema: noArgs },
+  {
+    name: 'test_ask_then_report',
+    description: 'Asks the user for a name, waits ms milliseconds (stops when cancelled), then reports progress and logs a greeting',
+    inputSchema: { type: 'object', properties: { ms: { type: 'number' } } },
+  },
 ];
 
 const RESOURCES = [
@@ -322,6 +328,21 @@ function buildServer(context) {
           CreateMessageResultSchema,
         );
         return text(`${who.content?.name}: ${reply.content?.text ?? ''}`);
+      }
+      case 'test_ask_then_report': {
+        const who = await extra.sendRequest(
+          {
+            method: 'elicitation/create',
+            params: { message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
+          },
+          ElicitResultSchema,
+        );
+        await sleep(Number(args.ms ?? 0), extra.signal);
+        if (extra.signal.aborted) return text('cancelled');
+        const token = req.params._meta?.progressToken;
+        if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: 1, total: 1 } });
+        await log('info', `hello ${who.content?.name}`, extra);
+        return text(`reported ${who.content?.name}`);
       }
       case 'whoami':
         return text(JSON.stringify({ meta: req.params._meta?.['io.gateway/identity'] ?? null, headers: context.headers?.() ?? null }));

@@ -17,9 +17,10 @@ export interface BusMessage {
    * instance that sent the request or runs the call; `stream`: a notification for the instance
    * that holds the session's server stream (GET); `process`: a request to or an answer from the
    * instance running the process of a /mcp/<server> session (see process-relay.ts), for the
-   * instance named by `to` only.
+   * instance named by `to` only; `round`: the retry of a 2026-07-28 request whose round another
+   * instance runs, and what that instance answers (see round-relay.ts), for `to` only.
    */
-  kind: 'client' | 'stream' | 'state' | 'process';
+  kind: 'client' | 'stream' | 'state' | 'process' | 'round';
   messages: Array<Record<string, unknown>>;
   /** `process`: the instance the message is for (its bus address); delivered on a channel of its own, to it only. */
   to?: string;
@@ -63,6 +64,8 @@ export class SessionBus {
   onMessage?: (message: BusMessage) => void;
   /** Messages of kind `process` addressed to this instance. */
   onProcess?: (message: BusMessage) => void;
+  /** Messages of kind `round` addressed to this instance. */
+  onRound?: (message: BusMessage) => void;
 
   constructor(private readonly logger: Logger) {}
 
@@ -89,8 +92,11 @@ export class SessionBus {
     try {
       const { from, ...message } = JSON.parse(text) as BusMessage & { from: string };
       if (from === this.self || typeof message.sid !== 'string' || !Array.isArray(message.messages)) return;
-      if (message.kind !== 'process') this.onMessage?.(message);
-      else if (message.to === this.self) this.onProcess?.(message);
+      if (message.kind === 'process') {
+        if (message.to === this.self) this.onProcess?.(message);
+      } else if (message.kind === 'round') {
+        if (message.to === this.self) this.onRound?.(message);
+      } else this.onMessage?.(message);
     } catch {
       // Not one of ours.
     }
