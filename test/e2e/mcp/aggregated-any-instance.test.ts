@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateMessageRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
 import { alternating, dropSharedState, PG_URL, REDIS_URL } from '../../helpers/shared-stores.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { HttpToolServer } from '../../helpers/http-tool-server.js';
@@ -118,6 +124,44 @@ describe.each(['redis', 'postgres'] as const)('/mcp sessions on any instance (%s
       for (let i = 0; i < 4; i++) await client.callTool({ name: `${i % 2 ? 'conf' : 'proc'}__test_tool_with_logging`, arguments: {} });
       expect(logs).toHaveLength(12);
       // The answers (POSTs of their own) went to both instances.
+      expect(new Set(seen.map((s) => s.split(' ')[1]))).toEqual(new Set([new URL(a.url).port, new URL(b.url).port]));
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+
+  it('a resource subscription made through either instance: its updates reach the server stream wherever it is, and unsubscribe works through either', async () => {
+    const seen: string[] = [];
+    const client = new Client({ name: 'subscribing-client', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`), { fetch: alternating([a.url, b.url], seen), requestInit: { headers: { 'x-api-key': KEY } } }));
+    const updates: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
+    const uri = 'mcpgw://conf/test://watched-resource';
+    const updateEverywhere = async () => textOf(await client.callTool({ name: 'conf__update_watched_everywhere', arguments: {} }));
+    try {
+      await eventually(() => seen.some((s) => s.startsWith('GET')), 5000, 'the server stream');
+      for (let turn = 0; turn < 4; turn++) {
+        const from = seen.length;
+        // Subscribed through one instance, then again through the other: the subscription moves there (one holder, no double updates).
+        await client.subscribeResource({ uri });
+        await client.subscribeResource({ uri });
+        for (let i = 0; i < 2; i++) {
+          const before = updates.length;
+          expect(await updateEverywhere()).toBe('sessions told: 1');
+          await eventually(() => updates.length === before + 1, 5000, 'resources/updated');
+        }
+        // Through the instance that does not hold it: ended where it is, before the answer.
+        await client.unsubscribeResource({ uri });
+        expect(await updateEverywhere()).toBe('sessions told: 0');
+        const posts = seen.slice(from).filter((s) => s.startsWith('POST'));
+        expect(posts).toHaveLength(6);
+        expect(posts[0]).not.toBe(posts[1]);
+        expect(posts[4]).not.toBe(posts[1]);
+        // Every other turn the other instance holds the subscription (the server stream stays where it is).
+        if (turn % 2 === 0) await client.ping();
+      }
+      await new Promise((r) => setTimeout(r, 200));
+      expect(updates).toEqual(Array(8).fill(uri));
       expect(new Set(seen.map((s) => s.split(' ')[1]))).toEqual(new Set([new URL(a.url).port, new URL(b.url).port]));
     } finally {
       await client.close();

@@ -42,6 +42,9 @@ interface Backend {
   publish(text: string, to?: string): Promise<void>;
   saveLevel(hash: string, level: string): Promise<void>;
   loadLevel(hash: string): Promise<string | undefined>;
+  /** A value of a session kept for every instance (`key` names it and the session), or removed (undefined). */
+  saveValue(key: string, value: string | undefined): Promise<void>;
+  loadValue(key: string): Promise<string | undefined>;
   close(): void;
 }
 
@@ -118,6 +121,8 @@ export class SessionBus {
       publish: async (text, to) => void (await redis.publish(to ? `${channel}:${to}` : channel, text)),
       saveLevel: async (hash, level) => void (await redis.set(levelKey(hash), level, 'EX', SESSION_MAX_AGE_S)),
       loadLevel: async (hash) => (await redis.get(levelKey(hash))) ?? undefined,
+      saveValue: async (key, value) => void (value === undefined ? await redis.del(`${channel}:${key}`) : await redis.set(`${channel}:${key}`, value, 'EX', SESSION_MAX_AGE_S)),
+      loadValue: async (key) => (await redis.get(`${channel}:${key}`)) ?? undefined,
       close: () => subscriber.disconnect(),
     };
   }
@@ -131,6 +136,7 @@ export class SessionBus {
           'CREATE TABLE IF NOT EXISTS gateway_mcp_levels (id_hash TEXT PRIMARY KEY, level TEXT NOT NULL, until BIGINT NOT NULL)',
         ],
       },
+      { id: 'mcp-004-session-values', statements: ['CREATE TABLE IF NOT EXISTS gateway_mcp_values (id TEXT PRIMARY KEY, value TEXT NOT NULL, until BIGINT NOT NULL)'] },
     ]);
     // One channel per deployment (database and schema); a connection of its own listens on it.
     const channel = `gw_mcp_${createHash('sha256')
@@ -206,6 +212,17 @@ export class SessionBus {
       },
       loadLevel: async (hash) =>
         (await store.query<{ level: string }>('SELECT level FROM gateway_mcp_levels WHERE id_hash = ? AND until > ?', [hash, Math.floor(Date.now() / 1000)]))[0]?.level,
+      saveValue: async (key, value) => {
+        if (value === undefined) return void (await store.execute('DELETE FROM gateway_mcp_values WHERE id = ?', [key]));
+        const until = Math.floor(Date.now() / 1000) + SESSION_MAX_AGE_S;
+        await store.execute('INSERT INTO gateway_mcp_values (id, value, until) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET value = excluded.value, until = excluded.until', [
+          key,
+          value,
+          until,
+        ]);
+      },
+      loadValue: async (key) =>
+        (await store.query<{ value: string }>('SELECT value FROM gateway_mcp_values WHERE id = ? AND until > ?', [key, Math.floor(Date.now() / 1000)]))[0]?.value,
       close: () => {
         closed = true;
         void listener.end().catch(() => undefined);
@@ -220,6 +237,15 @@ export class SessionBus {
 
   async loadLevel(sid: string): Promise<string | undefined> {
     return this.backend?.loadLevel(digest(sid)).catch(() => undefined);
+  }
+
+  /** A value of the session kept for every instance (a week, as long as an id is good); undefined removes it. */
+  async saveValue(sid: string, name: string, value: string | undefined): Promise<void> {
+    await this.backend?.saveValue(`${name}:${digest(sid)}`, value).catch(() => undefined);
+  }
+
+  async loadValue(sid: string, name: string): Promise<string | undefined> {
+    return this.backend?.loadValue(`${name}:${digest(sid)}`).catch(() => undefined);
   }
 
   publish(message: BusMessage): void {
