@@ -24,11 +24,15 @@ export interface BusMessage {
   messages: Array<Record<string, unknown>>;
   /** `process`: the instance the message is for (its bus address); delivered on a channel of its own, to it only. */
   to?: string;
-  /** `process`: what is asked or answered (post, get, unget, delete, cancel, ping; ack, out, close, pong). */
+  /**
+   * What is asked or answered. `process`: post, get, unget, delete, cancel, ping; ack, out, close,
+   * pong. `round`: resume, cancel; ack, alive, out, done, error. `state`: release (a subscription),
+   * stream (is the server stream open there?); answer.
+   */
   op?: string;
-  /** `process`: the client's HTTP request (on the instance it came to) the message belongs to. */
+  /** The client's HTTP request (on the instance it came to), or the question, the message belongs to. */
   rid?: string;
-  /** `process`: the instance to answer (its bus address). */
+  /** The instance to answer (its bus address). */
   reply?: string;
   /** `process`: the caller, authenticated by the instance the request came to. */
   identity?: Record<string, unknown>;

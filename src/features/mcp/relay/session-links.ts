@@ -109,6 +109,12 @@ export class SessionLinks implements LinkProvider {
     this.share?.({ level });
   }
 
+  /** Whether this copy of the session holds any resource subscription. */
+  holdsSubscriptions(): boolean {
+    for (const set of this.subscriptions.values()) if (set.size) return true;
+    return false;
+  }
+
   /** Whether this copy of the session holds a subscription (made on its own connection to the server). */
   holds(server: UpstreamServer, uri: string): boolean {
     return this.subscriptions.get(server)?.has(uri) === true;

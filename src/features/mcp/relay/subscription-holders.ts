@@ -26,8 +26,8 @@ export interface SubscriptionSharing {
  * moves the subscription there (one holder, no double updates).
  */
 export class SubscriptionHolders {
-  /** Unsubscribes waiting for the holder's answer, by relay id. */
-  private readonly waiting = new Map<string, () => void>();
+  /** Questions to other instances waiting for an answer (true) or RELEASE_MS (false), by relay id. */
+  private readonly waiting = new Map<string, (answered: boolean) => void>();
 
   constructor(private readonly bus: SessionBus) {}
 
@@ -88,28 +88,41 @@ export class SubscriptionHolders {
   }
 
   /** Asks the instance holding a subscription to end it; resolves once it has (or after RELEASE_MS: that instance is gone). */
-  private letGo(sid: string, holder: string, server: string, uri: string): Promise<void> {
+  private async letGo(sid: string, holder: string, server: string, uri: string): Promise<void> {
+    await this.ask({ kind: 'state', sid, to: holder, op: 'release', messages: [{ unsubscribe: { server, uri } }] });
+  }
+
+  /**
+   * Whether another instance holds the session's server stream (GET) open: a copy that holds
+   * subscriptions stays while its client listens, however long its own copy goes unused.
+   */
+  streamOpenElsewhere(sid: string): Promise<boolean> {
+    return this.ask({ kind: 'state', sid, op: 'stream', messages: [] });
+  }
+
+  /** Sends a question (to one instance, or to all) and waits for the first answer: false after RELEASE_MS without one. */
+  private ask(question: Omit<BusMessage, 'rid' | 'reply'>): Promise<boolean> {
     const rid = randomUUID();
-    return new Promise<void>((resolve) => {
-      const done = () => {
+    return new Promise<boolean>((resolve) => {
+      const done = (answered: boolean) => {
         clearTimeout(timer);
         this.waiting.delete(rid);
-        resolve();
+        resolve(answered);
       };
-      const timer = setTimeout(done, RELEASE_MS);
+      const timer = setTimeout(() => done(false), RELEASE_MS);
       timer.unref();
       this.waiting.set(rid, done);
-      this.bus.publish({ kind: 'state', sid, to: holder, op: 'release', rid, reply: this.bus.address, messages: [{ unsubscribe: { server, uri } }] });
+      this.bus.publish({ ...question, rid, reply: this.bus.address });
     });
   }
 
-  /** The holder's answer to a release: the subscription ended there. */
-  released(message: BusMessage): void {
-    if (message.rid) this.waiting.get(message.rid)?.();
+  /** An answer to one of this instance's questions (a subscription ended, a server stream open). */
+  answered(message: BusMessage): void {
+    if (message.rid) this.waiting.get(message.rid)?.(true);
   }
 
-  /** Answers a release (the subscription ended here, or this instance has no copy of the session). */
+  /** Answers another instance's question (the subscription ended here, or this instance has no copy of the session; the stream is open here). */
   answer(message: BusMessage): void {
-    if (message.reply && message.rid) this.bus.publish({ kind: 'state', sid: message.sid, to: message.reply, op: 'released', rid: message.rid, messages: [] });
+    if (message.reply && message.rid) this.bus.publish({ kind: 'state', sid: message.sid, to: message.reply, op: 'answer', rid: message.rid, messages: [] });
   }
 }

@@ -243,8 +243,13 @@ export class LegacySessions {
 
   /** A message another instance passed on: handled when the session's request, call or server stream is here. */
   private fromBus(message: BusMessage): void {
-    if (message.kind === 'state' && message.op === 'released') return this.holders?.released(message);
+    if (message.kind === 'state' && message.op === 'answer') return this.holders?.answered(message);
     const session = this.sessions.get(message.sid);
+    if (message.kind === 'state' && message.op === 'stream') {
+      // Another instance asks whether the session's server stream is open here.
+      if (session && innerOf(session.transport)?._streamMapping?.has(GET_STREAM)) this.holders?.answer(message);
+      return;
+    }
     if (message.kind === 'state' && message.op === 'release') {
       // Another instance ends a subscription this one holds: it is told once it has ended.
       const change = message.messages[0] as SharedChange | undefined;
@@ -364,8 +369,18 @@ export class LegacySessions {
   private sweep(): void {
     const cutoff = Date.now() - IDLE_MS;
     for (const session of [...this.sessions.values()]) {
-      if (session.active === 0 && session.lastSeen < cutoff) this.drop(session);
+      if (session.active !== 0 || session.lastSeen >= cutoff) continue;
+      if (this.holders && this.bus?.active && session.links?.holdsSubscriptions()) void this.keepIfListened(session, this.holders);
+      else this.drop(session);
     }
+  }
+
+  /** An unused copy that holds resource subscriptions: kept while the client's server stream is open on another instance. */
+  private async keepIfListened(session: Session, holders: SubscriptionHolders): Promise<void> {
+    const listened = await holders.streamOpenElsewhere(session.id);
+    if (this.sessions.get(session.id) !== session || session.active !== 0) return;
+    if (listened) session.lastSeen = Date.now();
+    else this.drop(session);
   }
 
   private evictOldest(): void {
