@@ -304,7 +304,8 @@ export class InputRounds {
   /** A new round's requestState: sealed with where it runs when other instances may get its retry. */
   private newState(owner: string, method: string, target: string): string {
     if (!this.seal || !this.bus?.active) return STATE_PREFIX + randomBytes(24).toString('base64url');
-    return STATE_PREFIX + this.seal.seal({ s: target, o: owner, m: method, b: this.bus.address }).slice(SEALED_PREFIX.length);
+    // `s` holds a space, which no tool server's name does: the value never passes for a session of one.
+    return STATE_PREFIX + this.seal.seal({ s: `${method} ${target}`, o: owner, m: method, b: this.bus.address }).slice(SEALED_PREFIX.length);
   }
 
   /** Starts a round: `run` makes the request on the round's own connection (the LinkProvider it gets). */

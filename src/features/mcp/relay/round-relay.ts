@@ -65,7 +65,8 @@ export class RoundRelay {
     const bus = this.bus!;
     const sealed = this.rounds.sealed(state);
     if (!sealed?.b || sealed.o !== retry.owner) return Promise.reject(unknownState());
-    if (sealed.m !== retry.method || sealed.s !== retry.target) return Promise.reject(otherRequest(sealed.m ?? '', sealed.s));
+    const method = sealed.m ?? '';
+    if (sealed.s !== `${retry.method} ${retry.target}`) return Promise.reject(otherRequest(method, sealed.s.slice(method.length + 1)));
     const to = sealed.b;
     const rid = randomUUID();
     return new Promise((resolve, reject) => {

@@ -8,7 +8,7 @@ export interface SealedSession {
   o: string;
   /** A process session (/mcp/<server> of a process server), or an input round: the bus address of the instance running it. */
   b?: string;
-  /** An input round (a 2026-07-28 `requestState`, see input-rounds.ts; `s` is its tool, prompt or resource): its request's method. */
+  /** An input round (a 2026-07-28 `requestState`, see input-rounds.ts; `s` is its method and target, space-separated): its request's method. */
   m?: string;
   /** The tool server's own session id, when it keeps sessions. */
   u?: string;
