@@ -45,9 +45,11 @@ describe.each(['redis', 'postgres'] as const)('2026-07-28 rounds on any instance
   };
   const askedOf = (answer: { json: any }) => Object.entries(answer.json.result.inputRequests)[0] as [string, any];
 
+  let config: (share: boolean) => Record<string, unknown>;
+
   beforeAll(async () => {
     tools = await startHttpToolServer();
-    const config = (share: boolean) => ({
+    config = (share: boolean) => ({
       logging: { level: 'warn' },
       ...(share && shared === 'redis' ? { redis: { url: REDIS_URL, keyPrefix: prefix } } : {}),
       ...(share && shared === 'postgres' ? { storage: { type: 'postgres', url: PG_URL, schema } } : {}),
@@ -135,6 +137,25 @@ describe.each(['redis', 'postgres'] as const)('2026-07-28 rounds on any instance
       expect(again.json.error).toMatchObject({ code: -32602, message: expect.stringMatching(/Unknown or expired requestState/) });
     }
   });
+
+  it("a retry whose round's instance is gone: Unknown or expired requestState", async () => {
+    const c = await startGateway(config(true));
+    let closed = false;
+    try {
+      await eventually(async () => (await fetch(`${c.url}/ready`)).status === 200, 15_000, 'the tool servers');
+      const tool = 'remote__test_elicitation';
+      const first = await call(c, tool, { arguments: { message: 'x' } });
+      const [key] = askedOf(first);
+      await c.close();
+      closed = true;
+      const started = Date.now();
+      const retry = await call(b, tool, { arguments: { message: 'x' }, inputResponses: { [key]: { action: 'decline' } }, requestState: first.json.result.requestState });
+      expect(retry.json.error).toMatchObject({ code: -32602, message: expect.stringMatching(/Unknown or expired requestState/) });
+      expect(Date.now() - started).toBeLessThan(8000);
+    } finally {
+      if (!closed) await c.close();
+    }
+  }, 40_000);
 
   it('the client closing its retry on the other instance ends the round where it runs', async () => {
     const tool = 'proc__test_ask_then_report';

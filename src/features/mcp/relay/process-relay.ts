@@ -59,6 +59,8 @@ interface Forwarded {
   callMs: number;
   /** Runs while the POST's requests wait for their answers: no word from the owner for that long, and they fail. */
   callTimer?: NodeJS.Timeout;
+  /** The tool server asked the client something in their course (its answer is not seen here: CLIENT_ANSWER_MS from then on). */
+  asked?: boolean;
 }
 
 const PREFIX = 'p.';
@@ -443,13 +445,13 @@ export class ProcessRelay {
   /**
    * The call timeout of a POST's requests held here (the session's instance runs them): started
    * when that instance takes them, started again with every message that comes back for them
-   * (progress, log messages), and at least CLIENT_ANSWER_MS after a request of the tool server to
-   * the client. When it runs out, the requests not answered yet get the timeout error, the
+   * (progress, log messages), and at least CLIENT_ANSWER_MS once the tool server asked the client
+   * something. When it runs out, the requests not answered yet get the timeout error, the
    * session's instance is told to cancel them, and the held request ends.
    */
-  private armCall(rid: string, held: Forwarded, asked = false): void {
+  private armCall(rid: string, held: Forwarded): void {
     clearTimeout(held.callTimer);
-    held.callTimer = setTimeout(() => this.timedOut(rid), asked ? Math.max(held.callMs, CLIENT_ANSWER_MS) : held.callMs);
+    held.callTimer = setTimeout(() => this.timedOut(rid), held.asked ? Math.max(held.callMs, CLIENT_ANSWER_MS) : held.callMs);
     held.callTimer.unref();
   }
 
@@ -536,14 +538,13 @@ export class ProcessRelay {
     }
     if (message.op === 'close') return this.abandon(rid);
     if (message.op !== 'out' || !held.acked) return;
-    let asked = false;
     for (const m of message.messages) {
       res.write(`event: message\ndata: ${JSON.stringify(m)}\n\n`);
       if (isResponse(m as RpcMessage)) held.waiting.delete(m.id as Id);
-      else if (isRequest(m as RpcMessage)) asked = true;
+      else if (isRequest(m as RpcMessage)) held.asked = true;
     }
     if (held.op === 'post' && held.waiting.size === 0) this.finish(rid);
-    else if (held.op === 'post') this.armCall(rid, held, asked);
+    else if (held.op === 'post') this.armCall(rid, held);
   }
 
   // ---- The instance running the session's process, for requests that came to another ----
