@@ -6,9 +6,11 @@
 //
 // Extra tools for the relay tests: test_roots (asks the client for its roots), test_slow (waits
 // `ms`, sends progress, stops early when cancelled), change_tools (adds a tool and tells clients
-// the list changed), update_watched (tells subscribers test://watched-resource changed),
+// the list changed), update_watched (tells subscribers test://watched-resource changed;
+// update_watched_everywhere: those of every session of the process),
 // whoami (the forwarded identity), test_two_questions (elicits a name, then asks for a completion
-// with it). `--page-size N` pages tools/list, so a cursor matters.
+// with it), test_ask_then_report (elicits a name, then sends progress and a log message).
+// `--page-size N` pages tools/list, so a cursor matters.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -85,10 +87,20 @@ const BASE_TOOLS = [
   { name: 'test_slow', description: 'Waits ms milliseconds, reporting progress; stops when cancelled', inputSchema: { type: 'object', properties: { ms: { type: 'number' } } } },
   { name: 'change_tools', description: 'Adds a tool and sends tools/list_changed', inputSchema: noArgs },
   { name: 'update_watched', description: 'Sends resources/updated for test://watched-resource to subscribers', inputSchema: noArgs },
+  {
+    name: 'update_watched_everywhere',
+    description: 'Sends resources/updated for test://watched-resource to the subscribers of every session of this server',
+    inputSchema: noArgs,
+  },
   { name: 'slow_status', description: 'How the last test_slow ended: done or cancelled', inputSchema: noArgs },
   { name: 'test_cancel_client', description: 'Asks the client for a completion, gives up after 300 ms (cancelling it)', inputSchema: noArgs },
   { name: 'whoami', description: 'Answers the identity the gateway forwarded', inputSchema: noArgs },
   { name: 'test_two_questions', description: 'Asks the user for a name, then the client for a completion that uses it', inputSchema: noArgs },
+  {
+    name: 'test_ask_then_report',
+    description: 'Asks the user for a name, waits ms milliseconds (stops when cancelled), then reports progress and logs a greeting',
+    inputSchema: { type: 'object', properties: { ms: { type: 'number' } } },
+  },
 ];
 
 const RESOURCES = [
@@ -117,6 +129,9 @@ const PROMPTS = [
   { name: 'test_prompt_with_image', title: 'With an image', description: 'A prompt with an image' },
 ];
 
+/** The subscriptions of every session of this process: its server -> the URIs it subscribed to. */
+const everySession = new Map();
+
 /** One MCP server (one per HTTP session, one for stdio); `context` holds what it needs of its transport. */
 function buildServer(context) {
   const server = new Server(
@@ -128,6 +143,8 @@ function buildServer(context) {
   );
   const added = [];
   const subscriptions = new Set();
+  everySession.set(server, subscriptions);
+  server.onclose = () => everySession.delete(server);
   let lastSlow = 'none';
   let minLevel = 0;
 
@@ -305,6 +322,15 @@ function buildServer(context) {
         added.push(`added_${added.length + 1}`);
         await server.sendToolListChanged();
         return text(`added ${added.at(-1)}`);
+      case 'update_watched_everywhere': {
+        let told = 0;
+        for (const [s, subs] of everySession) {
+          if (!subs.has('test://watched-resource')) continue;
+          told++;
+          await s.sendResourceUpdated({ uri: 'test://watched-resource' }).catch(() => undefined);
+        }
+        return text(`sessions told: ${told}`);
+      }
       case 'update_watched':
         if (subscriptions.has('test://watched-resource')) await server.sendResourceUpdated({ uri: 'test://watched-resource' });
         return text(`subscribers: ${subscriptions.size}`);
@@ -322,6 +348,21 @@ function buildServer(context) {
           CreateMessageResultSchema,
         );
         return text(`${who.content?.name}: ${reply.content?.text ?? ''}`);
+      }
+      case 'test_ask_then_report': {
+        const who = await extra.sendRequest(
+          {
+            method: 'elicitation/create',
+            params: { message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
+          },
+          ElicitResultSchema,
+        );
+        await sleep(Number(args.ms ?? 0), extra.signal);
+        if (extra.signal.aborted) return text('cancelled');
+        const token = req.params._meta?.progressToken;
+        if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: 1, total: 1 } });
+        await log('info', `hello ${who.content?.name}`, extra);
+        return text(`reported ${who.content?.name}`);
       }
       case 'whoami':
         return text(JSON.stringify({ meta: req.params._meta?.['io.gateway/identity'] ?? null, headers: context.headers?.() ?? null }));

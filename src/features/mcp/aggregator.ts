@@ -309,13 +309,18 @@ export class Aggregator {
     if (!(session instanceof SessionLinks)) throw new RpcFailure(-32602, `${method} needs a session (open one with initialize).`);
     return this.guarded(view, method, { action: 'read', server: resolved.server.name }, resolved.uri, async () => {
       if (!resolved.server.capabilities?.resources?.subscribe) throw new RpcFailure(RPC.METHOD_NOT_FOUND, `Tool server ${resolved.server.name} offers no resource subscriptions.`);
+      if (!on && !session.holds(resolved.server, resolved.uri)) {
+        // Not made through this instance: ended where the session's copy that holds it is (if any is).
+        await session.releaseElsewhere(resolved.server, resolved.uri);
+        return {};
+      }
       session.enable();
       if (!(await session.linkFor(resolved.server))) {
-        if (!on) return {}; // Never subscribed on a connection of this session: nothing to end.
+        if (!on) return {}; // The connection that held it is gone: nothing to end.
         throw new RpcFailure(RPC.SERVER_UNAVAILABLE, `Tool server ${resolved.server.name} has no room for another session; subscribe later.`);
       }
       const result = await resolved.server.request(method, { uri: resolved.uri }, callContext(view, op));
-      session.rememberSubscription(resolved.server, resolved.uri, on);
+      await session.rememberSubscription(resolved.server, resolved.uri, on);
       return result;
     });
   }

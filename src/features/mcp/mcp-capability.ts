@@ -46,7 +46,7 @@ export const mcpCapability: Capability = {
         const ends = new SessionEnds(services.logger);
         const bus = new SessionBus(services.logger);
         const legacy = new LegacySessions(aggregator, services.logger, seal, ends, bus);
-        const modern = new ModernEndpoint(aggregator, services.logger);
+        const modern = new ModernEndpoint(aggregator, services.logger, seal, bus);
         pool.on('list_changed', (server: string, kind: ListKind) => {
           legacy.notifyListChanged(server, kind);
           modern.notifyListChanged(server, kind);

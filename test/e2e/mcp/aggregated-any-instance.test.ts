@@ -2,12 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateMessageRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
 import { alternating, dropSharedState, PG_URL, REDIS_URL } from '../../helpers/shared-stores.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { HttpToolServer } from '../../helpers/http-tool-server.js';
 import { startHttpToolServer, stdioToolServerEntry } from '../../helpers/conformance-suite.js';
 import { eventually, textOf } from '../../helpers/mcp.js';
+import { MCP } from '../../../src/features/mcp/mcp-services.js';
 
 const KEY = 'aggregate-roaming-key-0123456789';
 const OTHER = 'aggregate-roaming-other-0123456789';
@@ -121,6 +128,94 @@ describe.each(['redis', 'postgres'] as const)('/mcp sessions on any instance (%s
       expect(new Set(seen.map((s) => s.split(' ')[1]))).toEqual(new Set([new URL(a.url).port, new URL(b.url).port]));
     } finally {
       await client.close();
+    }
+  }, 30_000);
+
+  it('a resource subscription made through either instance: its updates reach the server stream wherever it is, and unsubscribe works through either', async () => {
+    const seen: string[] = [];
+    const client = new Client({ name: 'subscribing-client', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`), { fetch: alternating([a.url, b.url], seen), requestInit: { headers: { 'x-api-key': KEY } } }));
+    const updates: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
+    const uri = 'mcpgw://conf/test://watched-resource';
+    const updateEverywhere = async () => textOf(await client.callTool({ name: 'conf__update_watched_everywhere', arguments: {} }));
+    try {
+      await eventually(() => seen.some((s) => s.startsWith('GET')), 5000, 'the server stream');
+      for (let turn = 0; turn < 4; turn++) {
+        const from = seen.length;
+        // Subscribed through one instance, then again through the other: the subscription moves there (one holder, no double updates).
+        await client.subscribeResource({ uri });
+        await client.subscribeResource({ uri });
+        for (let i = 0; i < 2; i++) {
+          const before = updates.length;
+          expect(await updateEverywhere()).toBe('sessions told: 1');
+          await eventually(() => updates.length === before + 1, 5000, 'resources/updated');
+        }
+        // Through the instance that does not hold it: ended where it is, before the answer.
+        await client.unsubscribeResource({ uri });
+        expect(await updateEverywhere()).toBe('sessions told: 0');
+        const posts = seen.slice(from).filter((s) => s.startsWith('POST'));
+        expect(posts).toHaveLength(6);
+        expect(posts[0]).not.toBe(posts[1]);
+        expect(posts[4]).not.toBe(posts[1]);
+        // Every other turn the other instance holds the subscription (the server stream stays where it is).
+        if (turn % 2 === 0) await client.ping();
+      }
+      await new Promise((r) => setTimeout(r, 200));
+      expect(updates).toEqual(Array(8).fill(uri));
+      expect(new Set(seen.map((s) => s.split(' ')[1]))).toEqual(new Set([new URL(a.url).port, new URL(b.url).port]));
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+
+  it("the copy of the session holding a subscription outlives its idleness while the client's server stream is open on the other instance", async () => {
+    const seen: string[] = [];
+    const transport = new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`), { fetch: alternating([a.url, b.url], seen), requestInit: { headers: { 'x-api-key': KEY } } });
+    const client = new Client({ name: 'idle-subscriber', version: '1.0.0' });
+    await client.connect(transport);
+    const updates: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
+    const other = new Client({ name: 'updater', version: '1.0.0' });
+    await other.connect(new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`), { requestInit: { headers: { 'x-api-key': KEY } } }));
+    const told = async () => textOf(await other.callTool({ name: 'conf__update_watched_everywhere', arguments: {} }));
+    const bases = [a, b];
+    try {
+      await eventually(() => seen.some((s) => s.startsWith('GET')), 5000, 'the server stream');
+      const streamPort = seen.find((s) => s.startsWith('GET'))!.split(' ')[1];
+      // The subscribe goes to the instance that does not hold the server stream.
+      if (new URL(bases[seen.length % 2]!.url).port === streamPort) await client.ping();
+      const holder = bases[seen.length % 2]!;
+      await client.subscribeResource({ uri: 'mcpgw://conf/test://watched-resource' });
+      expect(await told()).toBe('sessions told: 1');
+      // Unused for longer than the idle limit, as far as the holder's copy knows; the sweep runs.
+      const legacy = holder.gateway.services.require(MCP).legacy as any;
+      const copy = legacy.sessions.get(transport.sessionId);
+      copy.lastSeen = 0;
+      legacy.sweep();
+      await new Promise((r) => setTimeout(r, 500));
+      expect(legacy.sessions.get(transport.sessionId)).toBe(copy);
+      expect(copy.lastSeen).toBeGreaterThan(0);
+      const before = updates.length;
+      expect(await told()).toBe('sessions told: 1');
+      await eventually(() => updates.length === before + 1, 5000, 'resources/updated');
+      // Nobody listens any more: the next sweep ends the copy, and its connection to the tool server (which held the subscription).
+      const conf = holder.gateway.services.require(MCP).pool.get('conf')!;
+      const links = conf.linkCount;
+      await client.close();
+      await eventually(
+        () => {
+          copy.lastSeen = 0;
+          legacy.sweep();
+          return !legacy.sessions.has(transport.sessionId);
+        },
+        10_000,
+        'the copy to end',
+      );
+      await eventually(() => conf.linkCount === links - 1, 5000, 'the connection to end');
+    } finally {
+      await client.close();
+      await other.close();
     }
   }, 30_000);
 

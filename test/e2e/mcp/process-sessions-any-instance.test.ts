@@ -56,7 +56,8 @@ describe.each(['redis', 'postgres'] as const)(
           { key: OTHER, user: 'other@example.com', scopes: ['mcp:read', 'mcp:write'] },
         ],
       },
-      mcpServers: { proc: stdioToolServerEntry() },
+      // `hang`: calls that take longer than its timeout.
+      mcpServers: { proc: stdioToolServerEntry(), hang: { ...stdioToolServerEntry(), timeout: 3000 } },
     });
 
     beforeAll(async () => {
@@ -188,6 +189,39 @@ describe.each(['redis', 'postgres'] as const)(
       expect((await request(b.url, id, KEY)).status).toBe(404);
       await client.close();
     });
+
+    it("a call passed to the session's instance that its process never answers ends after the server's timeout, and the process is told to cancel it", async () => {
+      const transport = new StreamableHTTPClientTransport(new URL(`${a.url}/mcp/hang`), { requestInit: { headers: { 'x-api-key': KEY } } });
+      const client = new Client({ name: 'c', version: '1.0.0' });
+      await client.connect(transport);
+      try {
+        const started = Date.now();
+        const call = await fetch(`${b.url}/mcp/hang`, {
+          method: 'POST',
+          headers: { 'x-api-key': KEY, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': transport.sessionId! },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 79, method: 'tools/call', params: { name: 'test_slow', arguments: { ms: 40_000 } } }),
+        });
+        expect(call.status).toBe(200);
+        const events = (await call.text())
+          .split('\n')
+          .filter((line) => line.startsWith('data: '))
+          .map((line) => JSON.parse(line.slice(6)));
+        const elapsed = Date.now() - started;
+        expect(elapsed).toBeGreaterThanOrEqual(2900);
+        expect(elapsed).toBeLessThan(20_000);
+        expect(events).toEqual([{ jsonrpc: '2.0', id: 79, error: { code: -32004, message: 'Tool server hang did not answer in time.' } }]);
+        // The process got notifications/cancelled for it, and the session goes on (through either instance).
+        await eventually(async () => textOf(await client.callTool({ name: 'slow_status', arguments: {} })) === 'cancelled', 5000, 'the cancellation');
+        const onB = await fetch(`${b.url}/mcp/hang`, {
+          method: 'POST',
+          headers: { 'x-api-key': KEY, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': transport.sessionId! },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 80, method: 'tools/call', params: { name: 'test_simple_text', arguments: {} } }),
+        });
+        expect(await onB.text()).toContain('This is a simple text response for testing.');
+      } finally {
+        await client.close();
+      }
+    }, 60_000);
 
     it('when the instance running the process is gone, the other answers 404 (the client opens a new session)', async () => {
       const transport = new StreamableHTTPClientTransport(new URL(`${c.url}/mcp/proc`), { requestInit: { headers: { 'x-api-key': KEY } } });

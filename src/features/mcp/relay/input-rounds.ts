@@ -3,6 +3,8 @@ import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { Identity } from '../../../kernel/engine/context.js';
 import type { Logger } from '../../../kernel/observability/logger.js';
 import { RpcFailure } from '../rpc-errors.js';
+import type { SessionBus } from './session-bus.js';
+import type { SealedSession, SessionSeal } from './session-seal.js';
 import type { LinkProvider, UpstreamLink, UpstreamServer } from '../upstream/upstream-server.js';
 
 /** Client capabilities that let a tool server ask the client something. */
@@ -10,6 +12,8 @@ export const ASKING_CAPABILITIES = ['sampling', 'elicitation', 'roots'] as const
 /** How long a round waits for the client's next request (a person may be answering). */
 const ROUND_TTL_MS = 10 * 60_000;
 const STATE_PREFIX = 'gw.';
+/** What a sealed value starts with (a sealed requestState is STATE_PREFIX and the rest of it). */
+const SEALED_PREFIX = 'r.';
 /** A finished round's connection waits this long for the next round of the same kind. */
 const IDLE_MS = 30_000;
 /** Connections parked per caller, server, capabilities and log level. */
@@ -32,6 +36,11 @@ interface Asked {
   reject: (err: Error) => void;
 }
 
+/** A requestState no instance runs a round of for this caller (never was, ended, or expired). */
+export const unknownState = () => new RpcFailure(-32602, 'Unknown or expired requestState: send the request again without it.');
+/** A requestState retried with another request than the one it belongs to. */
+export const otherRequest = (method: string, target: string) => new RpcFailure(-32602, `The requestState belongs to ${method} of ${target}: retry that request with it.`);
+
 export function canBeAsked(capabilities: unknown): capabilities is ClientCapabilities {
   if (!capabilities || typeof capabilities !== 'object') return false;
   const caps = capabilities as Record<string, unknown>;
@@ -48,7 +57,6 @@ export function canBeAsked(capabilities: unknown): capabilities is ClientCapabil
  * the call then goes on, to its result or to the next questions.
  */
 class Round implements LinkProvider {
-  readonly id = STATE_PREFIX + randomBytes(24).toString('base64url');
   readonly controller = new AbortController();
   private link?: Promise<UpstreamLink | undefined>;
   private server?: UpstreamServer;
@@ -63,6 +71,8 @@ class Round implements LinkProvider {
   timer?: NodeJS.Timeout;
 
   constructor(
+    /** Its `requestState`. */
+    readonly id: string,
     readonly owner: string,
     readonly method: string,
     readonly target: string,
@@ -254,6 +264,10 @@ class LinkPool {
  * Multi-round-trip requests (2026-07-28) for tool servers of earlier revisions, whose way of
  * asking is a request to the client: the open rounds of this instance, by `requestState`.
  * A round lives until its call ends or for ROUND_TTL_MS after its last answer.
+ *
+ * With the session bus (Redis or PostgreSQL), a `requestState` seals (under the key every
+ * instance shares) the bus address of the instance running the round, its caller, method and
+ * target: a retry that comes to another instance is passed to that one (round-relay.ts).
  */
 export class InputRounds {
   private readonly rounds = new Map<string, Round>();
@@ -265,10 +279,33 @@ export class InputRounds {
 
   private readonly pool = new LinkPool();
 
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly seal?: SessionSeal,
+    private readonly bus?: SessionBus,
+  ) {}
 
   get size(): number {
     return this.rounds.size;
+  }
+
+  /** Whether this instance runs the round of a requestState. */
+  has(state: string): boolean {
+    return this.rounds.has(state);
+  }
+
+  /** The round a requestState names, as its seal tells (undefined: not sealed, or not by this deployment's key). */
+  sealed(state: string): SealedSession | undefined {
+    if (!this.seal || !state.startsWith(STATE_PREFIX)) return undefined;
+    const opened = this.seal.open(SEALED_PREFIX + state.slice(STATE_PREFIX.length));
+    return opened?.m === undefined ? undefined : opened;
+  }
+
+  /** A new round's requestState: sealed with where it runs when other instances may get its retry. */
+  private newState(owner: string, method: string, target: string): string {
+    if (!this.seal || !this.bus?.active) return STATE_PREFIX + randomBytes(24).toString('base64url');
+    // `s` holds a space, which no tool server's name does: the value never passes for a session of one.
+    return STATE_PREFIX + this.seal.seal({ s: `${method} ${target}`, o: owner, m: method, b: this.bus.address }).slice(SEALED_PREFIX.length);
   }
 
   /** Starts a round: `run` makes the request on the round's own connection (the LinkProvider it gets). */
@@ -282,7 +319,7 @@ export class InputRounds {
     loggerName: ((server: string, logger: string) => string) | undefined,
     run: (session: LinkProvider, signal: AbortSignal) => Promise<Record<string, unknown>>,
   ): Round {
-    const round = new Round(owner, method, target, identity, capabilities, logLevel, loggerName, this.logger, this.pool);
+    const round = new Round(this.newState(owner, method, target), owner, method, target, identity, capabilities, logLevel, loggerName, this.logger, this.pool);
     this.rounds.set(round.id, round);
     round.start(run);
     this.touch(round);
@@ -292,10 +329,8 @@ export class InputRounds {
   /** The round a retry continues: the same caller, method and target, its answers given. */
   resume(state: string, owner: string, method: string, target: string, inputResponses: unknown): Round {
     const round = this.rounds.get(state);
-    if (!round || round.owner !== owner) throw new RpcFailure(-32602, 'Unknown or expired requestState: send the request again without it.');
-    if (round.method !== method || round.target !== target) {
-      throw new RpcFailure(-32602, `The requestState belongs to ${round.method} of ${round.target}: retry that request with it.`);
-    }
+    if (!round || round.owner !== owner) throw unknownState();
+    if (round.method !== method || round.target !== target) throw otherRequest(round.method, round.target);
     round.answer(inputResponses);
     this.touch(round);
     return round;

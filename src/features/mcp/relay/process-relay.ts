@@ -53,6 +53,14 @@ interface Forwarded {
   acked: boolean;
   timer: NodeJS.Timeout;
   owner: string;
+  /** The tool server's name (for the timeout error). */
+  server: string;
+  /** The tool server's call timeout (mcpServers.<name>.timeout), for the POST's requests once the owner took them. */
+  callMs: number;
+  /** Runs while the POST's requests wait for their answers: no word from the owner for that long, and they fail. */
+  callTimer?: NodeJS.Timeout;
+  /** The tool server asked the client something in their course (its answer is not seen here: CLIENT_ANSWER_MS from then on). */
+  asked?: boolean;
 }
 
 const PREFIX = 'p.';
@@ -64,6 +72,8 @@ const SEALED_PREFIX = 'r.';
 const PING_MS = 2000;
 /** ...and taken for gone (its sessions' held requests answered with an error) when it has not answered for this long. */
 const GONE_MS = 6000;
+/** After the tool server asks the client something, its call waits this long at least (a person may be answering). */
+const CLIENT_ANSWER_MS = 10 * 60_000;
 
 const isRequest = (m: RpcMessage) => typeof m.method === 'string' && m.id !== undefined && m.id !== null;
 const isResponse = (m: RpcMessage) => m.method === undefined && m.id !== undefined && ('result' in m || 'error' in m);
@@ -388,7 +398,7 @@ export class ProcessRelay {
       }
     }, ACK_MS);
     timer.unref();
-    this.forwarded.set(rid, { op, res, sid, waiting, acked: false, timer, owner: sealed.b });
+    this.forwarded.set(rid, { op, res, sid, waiting, acked: false, timer, owner: sealed.b, server: server.name, callMs: server.timeoutMs });
     res.once('close', () => {
       const held = this.forwarded.get(rid);
       if (!held) return;
@@ -428,7 +438,34 @@ export class ProcessRelay {
     if (!held) return;
     this.forwarded.delete(rid);
     clearTimeout(held.timer);
+    clearTimeout(held.callTimer);
     if (!held.res.writableEnded) held.res.end();
+  }
+
+  /**
+   * The call timeout of a POST's requests held here (the session's instance runs them): started
+   * when that instance takes them, started again with every message that comes back for them
+   * (progress, log messages), and at least CLIENT_ANSWER_MS once the tool server asked the client
+   * something. When it runs out, the requests not answered yet get the timeout error, the
+   * session's instance is told to cancel them, and the held request ends.
+   */
+  private armCall(rid: string, held: Forwarded): void {
+    clearTimeout(held.callTimer);
+    held.callTimer = setTimeout(() => this.timedOut(rid), held.asked ? Math.max(held.callMs, CLIENT_ANSWER_MS) : held.callMs);
+    held.callTimer.unref();
+  }
+
+  private timedOut(rid: string): void {
+    const held = this.forwarded.get(rid);
+    if (!held) return;
+    const ids = [...held.waiting];
+    for (const id of ids) {
+      const error = { jsonrpc: '2.0', id, error: { code: RPC.SERVER_UNAVAILABLE, message: `Tool server ${held.server} did not answer in time.` } };
+      held.res.write(`event: message\ndata: ${JSON.stringify(error)}\n\n`);
+    }
+    this.logger.warn({ mcpServer: held.server, requests: ids.length }, 'a tool server session call passed to another instance timed out');
+    this.bus?.publish({ kind: 'process', sid: held.sid, to: held.owner, op: 'cancel', rid, messages: ids.map((id) => ({ id })) });
+    this.finish(rid);
   }
 
   /**
@@ -496,6 +533,7 @@ export class ProcessRelay {
       }
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'mcp-session-id': held.sid });
       res.flushHeaders();
+      if (held.op === 'post') this.armCall(rid, held);
       return;
     }
     if (message.op === 'close') return this.abandon(rid);
@@ -503,8 +541,10 @@ export class ProcessRelay {
     for (const m of message.messages) {
       res.write(`event: message\ndata: ${JSON.stringify(m)}\n\n`);
       if (isResponse(m as RpcMessage)) held.waiting.delete(m.id as Id);
+      else if (isRequest(m as RpcMessage)) held.asked = true;
     }
     if (held.op === 'post' && held.waiting.size === 0) this.finish(rid);
+    else if (held.op === 'post') this.armCall(rid, held);
   }
 
   // ---- The instance running the session's process, for requests that came to another ----
@@ -524,6 +564,15 @@ export class ProcessRelay {
     const rid = message.rid;
     if (message.op === 'unget') {
       if (session && rid && session.stream?.rid === rid) session.stream = undefined;
+      return;
+    }
+    if (message.op === 'cancel') {
+      // The instance holding the client's request gave up on these requests (their timeout): the process is told.
+      for (const { id } of message.messages as Array<{ id: Id }>) {
+        if (!session || !rid || session.remote.get(id)?.rid !== rid) continue;
+        const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'Request timed out' } } as RpcMessage;
+        this.fromClient(session, session.server, session.downstream, session.child, cancel);
+      }
       return;
     }
     if (!reply || !rid) return;

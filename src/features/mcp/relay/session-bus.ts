@@ -17,17 +17,22 @@ export interface BusMessage {
    * instance that sent the request or runs the call; `stream`: a notification for the instance
    * that holds the session's server stream (GET); `process`: a request to or an answer from the
    * instance running the process of a /mcp/<server> session (see process-relay.ts), for the
-   * instance named by `to` only.
+   * instance named by `to` only; `round`: the retry of a 2026-07-28 request whose round another
+   * instance runs, and what that instance answers (see round-relay.ts), for `to` only.
    */
-  kind: 'client' | 'stream' | 'state' | 'process';
+  kind: 'client' | 'stream' | 'state' | 'process' | 'round';
   messages: Array<Record<string, unknown>>;
   /** `process`: the instance the message is for (its bus address); delivered on a channel of its own, to it only. */
   to?: string;
-  /** `process`: what is asked or answered (post, get, unget, delete, ping; ack, out, close, pong). */
+  /**
+   * What is asked or answered. `process`: post, get, unget, delete, cancel, ping; ack, out, close,
+   * pong. `round`: resume, cancel; ack, alive, out, done, error. `state`: release (a subscription),
+   * stream (is the server stream open there?); answer.
+   */
   op?: string;
-  /** `process`: the client's HTTP request (on the instance it came to) the message belongs to. */
+  /** The client's HTTP request (on the instance it came to), or the question, the message belongs to. */
   rid?: string;
-  /** `process`: the instance to answer (its bus address). */
+  /** The instance to answer (its bus address). */
   reply?: string;
   /** `process`: the caller, authenticated by the instance the request came to. */
   identity?: Record<string, unknown>;
@@ -41,6 +46,9 @@ interface Backend {
   publish(text: string, to?: string): Promise<void>;
   saveLevel(hash: string, level: string): Promise<void>;
   loadLevel(hash: string): Promise<string | undefined>;
+  /** A value of a session kept for every instance (`key` names it and the session), or removed (undefined). */
+  saveValue(key: string, value: string | undefined): Promise<void>;
+  loadValue(key: string): Promise<string | undefined>;
   close(): void;
 }
 
@@ -63,6 +71,8 @@ export class SessionBus {
   onMessage?: (message: BusMessage) => void;
   /** Messages of kind `process` addressed to this instance. */
   onProcess?: (message: BusMessage) => void;
+  /** Messages of kind `round` addressed to this instance. */
+  onRound?: (message: BusMessage) => void;
 
   constructor(private readonly logger: Logger) {}
 
@@ -89,8 +99,11 @@ export class SessionBus {
     try {
       const { from, ...message } = JSON.parse(text) as BusMessage & { from: string };
       if (from === this.self || typeof message.sid !== 'string' || !Array.isArray(message.messages)) return;
-      if (message.kind !== 'process') this.onMessage?.(message);
-      else if (message.to === this.self) this.onProcess?.(message);
+      if (message.kind === 'process') {
+        if (message.to === this.self) this.onProcess?.(message);
+      } else if (message.kind === 'round') {
+        if (message.to === this.self) this.onRound?.(message);
+      } else this.onMessage?.(message);
     } catch {
       // Not one of ours.
     }
@@ -112,6 +125,8 @@ export class SessionBus {
       publish: async (text, to) => void (await redis.publish(to ? `${channel}:${to}` : channel, text)),
       saveLevel: async (hash, level) => void (await redis.set(levelKey(hash), level, 'EX', SESSION_MAX_AGE_S)),
       loadLevel: async (hash) => (await redis.get(levelKey(hash))) ?? undefined,
+      saveValue: async (key, value) => void (value === undefined ? await redis.del(`${channel}:${key}`) : await redis.set(`${channel}:${key}`, value, 'EX', SESSION_MAX_AGE_S)),
+      loadValue: async (key) => (await redis.get(`${channel}:${key}`)) ?? undefined,
       close: () => subscriber.disconnect(),
     };
   }
@@ -125,6 +140,7 @@ export class SessionBus {
           'CREATE TABLE IF NOT EXISTS gateway_mcp_levels (id_hash TEXT PRIMARY KEY, level TEXT NOT NULL, until BIGINT NOT NULL)',
         ],
       },
+      { id: 'mcp-004-session-values', statements: ['CREATE TABLE IF NOT EXISTS gateway_mcp_values (id TEXT PRIMARY KEY, value TEXT NOT NULL, until BIGINT NOT NULL)'] },
     ]);
     // One channel per deployment (database and schema); a connection of its own listens on it.
     const channel = `gw_mcp_${createHash('sha256')
@@ -200,6 +216,17 @@ export class SessionBus {
       },
       loadLevel: async (hash) =>
         (await store.query<{ level: string }>('SELECT level FROM gateway_mcp_levels WHERE id_hash = ? AND until > ?', [hash, Math.floor(Date.now() / 1000)]))[0]?.level,
+      saveValue: async (key, value) => {
+        if (value === undefined) return void (await store.execute('DELETE FROM gateway_mcp_values WHERE id = ?', [key]));
+        const until = Math.floor(Date.now() / 1000) + SESSION_MAX_AGE_S;
+        await store.execute('INSERT INTO gateway_mcp_values (id, value, until) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET value = excluded.value, until = excluded.until', [
+          key,
+          value,
+          until,
+        ]);
+      },
+      loadValue: async (key) =>
+        (await store.query<{ value: string }>('SELECT value FROM gateway_mcp_values WHERE id = ? AND until > ?', [key, Math.floor(Date.now() / 1000)]))[0]?.value,
       close: () => {
         closed = true;
         void listener.end().catch(() => undefined);
@@ -214,6 +241,15 @@ export class SessionBus {
 
   async loadLevel(sid: string): Promise<string | undefined> {
     return this.backend?.loadLevel(digest(sid)).catch(() => undefined);
+  }
+
+  /** A value of the session kept for every instance (a week, as long as an id is good); undefined removes it. */
+  async saveValue(sid: string, name: string, value: string | undefined): Promise<void> {
+    await this.backend?.saveValue(`${name}:${digest(sid)}`, value).catch(() => undefined);
+  }
+
+  async loadValue(sid: string, name: string): Promise<string | undefined> {
+    return this.backend?.loadValue(`${name}:${digest(sid)}`).catch(() => undefined);
   }
 
   publish(message: BusMessage): void {

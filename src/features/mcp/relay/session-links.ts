@@ -3,6 +3,7 @@ import { ResultSchema, type ClientCapabilities } from '@modelcontextprotocol/sdk
 import type { Identity } from '../../../kernel/engine/context.js';
 import type { Logger } from '../../../kernel/observability/logger.js';
 import { gatewayUri, prefixedName } from '../naming.js';
+import type { SubscriptionSharing } from './subscription-holders.js';
 import type { LinkProvider, UpstreamLink, UpstreamServer } from '../upstream/upstream-server.js';
 
 /** Client capabilities that let a tool server ask the client something. */
@@ -47,6 +48,8 @@ export class SessionLinks implements LinkProvider {
     private readonly elsewhere?: (message: Message) => boolean,
     /** Tells the session's copies on other instances what this one changed. */
     private readonly share?: (change: SharedChange) => void,
+    /** Where the session's resource subscriptions live (which instance's copy holds each). */
+    private readonly sharing?: SubscriptionSharing,
   ) {}
 
   /** After initialize: a client that can be asked something gets connections of its own. */
@@ -106,22 +109,37 @@ export class SessionLinks implements LinkProvider {
     this.share?.({ level });
   }
 
-  /** Remembers a subscription (renewed on a new connection to the server) or forgets it. */
-  rememberSubscription(server: UpstreamServer, uri: string, on: boolean): void {
+  /** Whether this copy of the session holds any resource subscription. */
+  holdsSubscriptions(): boolean {
+    for (const set of this.subscriptions.values()) if (set.size) return true;
+    return false;
+  }
+
+  /** Whether this copy of the session holds a subscription (made on its own connection to the server). */
+  holds(server: UpstreamServer, uri: string): boolean {
+    return this.subscriptions.get(server)?.has(uri) === true;
+  }
+
+  /** Remembers a subscription (renewed on a new connection to the server; held by this copy from now on) or forgets it. */
+  async rememberSubscription(server: UpstreamServer, uri: string, on: boolean): Promise<void> {
     let set = this.subscriptions.get(server);
     if (on) {
       if (!set) this.subscriptions.set(server, (set = new Set()));
       set.add(uri);
-    } else {
-      set?.delete(uri);
-      // The subscription may be held by another instance's copy of the session: it ends it there.
-      this.share?.({ unsubscribe: { server: server.name, uri } });
+      await this.sharing?.claim(server.name, uri);
+    } else if (set?.delete(uri)) {
+      await this.sharing?.dropped(server.name, uri);
     }
+  }
+
+  /** A subscription this copy does not hold: ended where another instance's copy holds it, if any does. */
+  async releaseElsewhere(server: UpstreamServer, uri: string): Promise<void> {
+    await this.sharing?.release(server.name, uri);
   }
 
   /**
    * What another instance's copy of the session changed: the log level (set on this copy's
-   * connections too), or a subscription ended (ended here when this copy holds it).
+   * connections too), or a subscription ended or taken over (ended here when this copy holds it).
    */
   async applyShared(change: SharedChange, servers: (name: string) => UpstreamServer | undefined): Promise<void> {
     if (change.level) {

@@ -6,8 +6,10 @@ export interface SealedSession {
   s: string;
   /** The credential that opened it (`kind:id`); only it may use the session. */
   o: string;
-  /** A process session (/mcp/<server> of a process server): the bus address of the instance running its process. */
+  /** A process session (/mcp/<server> of a process server), or an input round: the bus address of the instance running it. */
   b?: string;
+  /** An input round (a 2026-07-28 `requestState`, see input-rounds.ts; `s` is its method and target, space-separated): its request's method. */
+  m?: string;
   /** The tool server's own session id, when it keeps sessions. */
   u?: string;
   /** A session of the gateway's own (/mcp, or /mcp/<server> of a stateless server): what its initialize said. */

@@ -15,6 +15,7 @@ import { SessionLinks, type SharedChange } from '../relay/session-links.js';
 import type { SealedSession, SessionSeal } from '../relay/session-seal.js';
 import { SESSION_MAX_AGE_S, type SessionEnds } from '../relay/session-ends.js';
 import type { BusMessage, SessionBus } from '../relay/session-bus.js';
+import { SubscriptionHolders } from '../relay/subscription-holders.js';
 
 interface Session {
   id: string;
@@ -88,6 +89,8 @@ export class LegacySessions {
   private readonly sessions = new Map<string, Session>();
   private readonly reviving = new Map<string, Promise<Session | undefined>>();
   private readonly sweeper: NodeJS.Timeout;
+  /** Which instance's copy of a session holds each of its resource subscriptions. */
+  private readonly holders?: SubscriptionHolders;
 
   constructor(
     private readonly aggregator: Aggregator,
@@ -99,7 +102,10 @@ export class LegacySessions {
     /** Messages of sessions between instances (answers, cancellations, server-stream notifications). */
     private readonly bus?: SessionBus,
   ) {
-    if (bus) bus.onMessage = (message) => this.fromBus(message);
+    if (bus) {
+      bus.onMessage = (message) => this.fromBus(message);
+      this.holders = new SubscriptionHolders(bus);
+    }
     this.sweeper = setInterval(() => this.sweep(), 60_000);
     this.sweeper.unref();
   }
@@ -154,6 +160,7 @@ export class LegacySessions {
           !pinned,
           (m) => this.streamElsewhere(current(), m),
           (change) => this.shareState(current(), change),
+          this.holders?.of(() => current()?.id),
         )),
     );
     return { server, links };
@@ -236,7 +243,20 @@ export class LegacySessions {
 
   /** A message another instance passed on: handled when the session's request, call or server stream is here. */
   private fromBus(message: BusMessage): void {
+    if (message.kind === 'state' && message.op === 'answer') return this.holders?.answered(message);
     const session = this.sessions.get(message.sid);
+    if (message.kind === 'state' && message.op === 'stream') {
+      // Another instance asks whether the session's server stream is open here.
+      if (session && innerOf(session.transport)?._streamMapping?.has(GET_STREAM)) this.holders?.answer(message);
+      return;
+    }
+    if (message.kind === 'state' && message.op === 'release') {
+      // Another instance ends a subscription this one holds: it is told once it has ended.
+      const change = message.messages[0] as SharedChange | undefined;
+      const ended = session?.links && change ? session.links.applyShared(change, (name) => this.aggregator.pool.get(name)) : Promise.resolve();
+      void ended.catch(() => undefined).then(() => this.holders?.answer(message));
+      return;
+    }
     const inner = session && innerOf(session.transport);
     if (!session || !inner) return;
     for (const m of message.messages) {
@@ -349,8 +369,18 @@ export class LegacySessions {
   private sweep(): void {
     const cutoff = Date.now() - IDLE_MS;
     for (const session of [...this.sessions.values()]) {
-      if (session.active === 0 && session.lastSeen < cutoff) this.drop(session);
+      if (session.active !== 0 || session.lastSeen >= cutoff) continue;
+      if (this.holders && this.bus?.active && session.links?.holdsSubscriptions()) void this.keepIfListened(session, this.holders);
+      else this.drop(session);
     }
+  }
+
+  /** An unused copy that holds resource subscriptions: kept while the client's server stream is open on another instance. */
+  private async keepIfListened(session: Session, holders: SubscriptionHolders): Promise<void> {
+    const listened = await holders.streamOpenElsewhere(session.id);
+    if (this.sessions.get(session.id) !== session || session.active !== 0) return;
+    if (listened) session.lastSeen = Date.now();
+    else this.drop(session);
   }
 
   private evictOldest(): void {

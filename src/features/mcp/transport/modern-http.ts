@@ -9,6 +9,9 @@ import type { ListKind } from '../upstream/upstream-server.js';
 import { GATEWAY_VERSION } from '../upstream/upstream-server.js';
 import { capabilitiesFor, instructionsFor } from './gateway-mcp-server.js';
 import { canBeAsked, InputRounds, type Round, type RoundSink } from '../relay/input-rounds.js';
+import { RoundRelay } from '../relay/round-relay.js';
+import type { SessionBus } from '../relay/session-bus.js';
+import type { SessionSeal } from '../relay/session-seal.js';
 import { ownerOf } from '../session-owner.js';
 import { prefixedName } from '../naming.js';
 
@@ -94,12 +97,17 @@ export class ModernEndpoint {
   private readonly listeners = new Set<Listener>();
   /** Multi-round-trip requests in progress on tool servers of earlier revisions. */
   readonly rounds: InputRounds;
+  /** Retries of rounds another instance runs, passed there (sessions on any instance). */
+  private readonly roundRelay: RoundRelay;
 
   constructor(
     private readonly aggregator: Aggregator,
     private readonly logger: Logger,
+    seal?: SessionSeal,
+    bus?: SessionBus,
   ) {
-    this.rounds = new InputRounds(logger);
+    this.rounds = new InputRounds(logger, seal, bus);
+    this.roundRelay = new RoundRelay(this.rounds, logger, bus);
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, identity: Identity, pinned: string | undefined, body: unknown): Promise<void> {
@@ -222,6 +230,10 @@ export class ModernEndpoint {
       return this.dispatch(method, params, view, op);
     }
     if (typeof params.requestState === 'string') {
+      // A round another instance runs: the retry goes on there.
+      if (this.roundRelay.elsewhere(params.requestState)) {
+        return this.roundRelay.forward(params.requestState, { owner, method, target, inputResponses: params.inputResponses }, sink, op.signal);
+      }
       round = this.rounds.resume(params.requestState, owner, method, target, params.inputResponses);
     } else {
       if (params.requestState !== undefined) throw new RpcFailure(RPC.INVALID_PARAMS, 'requestState must be a string.');
@@ -319,6 +331,7 @@ export class ModernEndpoint {
 
   /** Ends every subscription gracefully (its final response), at shutdown, and every round. */
   close(): void {
+    this.roundRelay.close();
     this.rounds.close();
     for (const l of this.listeners) {
       clearInterval(l.timer);
