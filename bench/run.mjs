@@ -268,7 +268,9 @@ async function main() {
   const summary = summarize(rows, gateways);
   printReport({ rows, summary, gateways, notes, warmupMs, measureMs, logLevel });
   for (const p of profiles) {
-    process.stdout.write(`\nCPU profile of the gateway, ${p.scenario} (${p.file.slice(ROOT.length + 1)}):\n${formatProfile(p.summary, Number(process.env.BENCH_PROFILE_TOP ?? 25), p.summary.windowed ? p.requests : 0)}\n`);
+    process.stdout.write(
+      `\nCPU profile of the gateway, ${p.scenario} (${p.file.slice(ROOT.length + 1)}):\n${formatProfile(p.summary, Number(process.env.BENCH_PROFILE_TOP ?? 25), p.summary.windowed ? p.requests : 0)}\n`,
+    );
   }
   const results = {
     date: new Date().toISOString(),
