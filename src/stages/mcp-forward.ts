@@ -41,11 +41,11 @@ export default defineStage<McpForwardStageConfig>({
       const handle = async (): Promise<void> => {
         if (modernRequest) return modern.handle(ctx.req, res, identity, pinned, body);
         const identityHeaders = ctx.get(IDENTITY_FORWARD_HEADERS);
-        if (!pinned && (await relayAggregatedCall(remoteRelay, aggregator, audit, ctx.req, res, identity, body, identityHeaders))) return;
+        if (!pinned && (await relayAggregatedCall(remoteRelay, aggregator, audit, ctx.req, res, identity, body, identityHeaders, ctx.callerSignal))) return;
         const server = pinned ? pool.get(pinned) : undefined;
         // A server of the stateless revision keeps no sessions to relay: the gateway's own sessions translate.
         if (server?.kind === 'remote' && !server.protocolVersion)
-          return remoteRelay.handle(ctx.req, res, identity, server as RemoteServer, mcpMessageBytes(ctx), body, identityHeaders);
+          return remoteRelay.handle(ctx.req, res, identity, server as RemoteServer, mcpMessageBytes(ctx), body, identityHeaders, ctx.callerSignal);
         if (server?.kind === 'process') {
           const sessionId = headerValue(ctx.headers, 'mcp-session-id');
           if (sessionId ? ProcessRelay.owns(sessionId) : ctx.method === 'POST' && isInitializeRequest(body)) {
