@@ -20,7 +20,8 @@ export default defineStage<AuthorizeStageConfig>({
   once: true,
   create(_config, services) {
     const { aggregator, audit } = services.require(MCP);
-    return async (ctx, next) => {
+    // No promise of its own: next() is its answer, a refusal is thrown (the chain answers it like a rejection).
+    return (ctx, next) => {
       const identity = ctx.identity!;
       const pinned = ctx.params.server;
       if (!mayUseEndpoint(identity)) {
@@ -35,7 +36,7 @@ export default defineStage<AuthorizeStageConfig>({
           throw forbidden(`Forbidden: ${decision.reason}.`);
         }
       }
-      await next();
+      return next();
     };
   },
 });
