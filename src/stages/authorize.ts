@@ -19,7 +19,8 @@ export default defineStage<AuthorizeStageConfig>({
   requires: [GATEWAY_CALLER],
   once: true,
   create(_config, services) {
-    const { aggregator, audit } = services.require(MCP);
+    const endpoint = services.require(MCP);
+    const audit = endpoint.audit;
     // No promise of its own: next() is its answer, a refusal is thrown (the chain answers it like a rejection).
     return (ctx, next) => {
       const identity = ctx.identity!;
@@ -29,7 +30,7 @@ export default defineStage<AuthorizeStageConfig>({
         throw forbidden('The credential has neither the mcp:read nor the mcp:write scope.');
       }
       if (pinned !== undefined) {
-        if (!aggregator.pool.get(pinned)) throw notFound(`No tool server named ${pinned}.`);
+        if (!endpoint.has(pinned)) throw notFound(`No tool server named ${pinned}.`);
         const decision = authorize(identity, { action: 'list', server: pinned });
         if (!decision.allowed) {
           audit.record(identity, { method: ctx.method, server: pinned, allowed: false, reason: decision.reason, outcome: 'denied', ms: performance.now() - ctx.startedAt });
