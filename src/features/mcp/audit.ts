@@ -2,7 +2,7 @@ import type { Identity } from '../../kernel/engine/context.js';
 import type { Logger } from '../../kernel/observability/logger.js';
 import type { SeriesCounter } from '../../kernel/observability/series-metrics.js';
 import { FixedLines, quote } from '../../kernel/observability/fixed-lines.js';
-import { redactLogLine } from '../../kernel/errors/redact.js';
+import { redactRepeatedLogText } from '../../kernel/errors/redact.js';
 
 /** One audit line per authorization decision on /mcp: who, what, allowed or not, how long. */
 export interface AuditEntry {
@@ -52,13 +52,23 @@ export class AuditLog {
       else this.logger.warn(line, 'mcp access denied');
       return;
     }
+    // The fields repeat from call to call but for `ms` (a number, no secret): the rest is masked once, then looked up.
     let fields = `,"audit":"mcp","who":${JSON.stringify(who(identity))},"credential":${JSON.stringify(`${identity.kind}:${identity.id}`)}`;
+    let afterMs = '';
+    let msText: string | undefined;
     for (const key in entry) {
-      const value = key === 'ms' ? ms : entry[key as keyof AuditEntry];
+      if (key === 'ms') {
+        msText = `,"ms":${jsonValue(ms)}`;
+        continue;
+      }
+      const value = entry[key as keyof AuditEntry];
       if (value === undefined) continue;
-      fields += `,${quote(key)}:${jsonValue(value)}`;
+      const field = `,${quote(key)}:${jsonValue(value)}`;
+      if (msText === undefined) fields += field;
+      else afterMs += field;
     }
-    lines.end(lines.head(level) + redactLogLine(fields), entry.allowed ? 'mcp access' : 'mcp access denied');
+    const text = redactRepeatedLogText(fields) + (msText ?? '') + (afterMs && redactRepeatedLogText(afterMs));
+    lines.end(lines.head(level) + text, entry.allowed ? 'mcp access' : 'mcp access denied');
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { redactLogLine } from '../errors/redact.js';
+import { redactRepeatedLogText } from '../errors/redact.js';
 import { FixedLines, quote } from '../observability/fixed-lines.js';
 
 /** The fields of the one line the edge writes per request. */
@@ -40,7 +40,7 @@ export class RequestLog {
       return;
     }
     let text = `${lines.head(level)},"requestId":${JSON.stringify(line.requestId)},"method":${quote(line.method)},"route":${quote(line.route)},"status":${line.status},"provider":${quote(line.provider)},"retries":${line.retries},"ms":${line.ms}`;
-    if (line.user !== undefined) text += `,"user":${redactLogLine(JSON.stringify(line.user))}`;
+    if (line.user !== undefined) text += `,"user":${redactRepeatedLogText(JSON.stringify(line.user))}`;
     if (line.error !== undefined) text += `,"error":${quote(line.error)}`;
     if (line.clientGone) text += ',"clientGone":true';
     lines.end(text, 'request');

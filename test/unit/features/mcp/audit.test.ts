@@ -71,6 +71,19 @@ describe('the MCP audit line', () => {
     expect(JSON.parse(lines[0]!)).toMatchObject({ who: '[REDACTED]', msg: 'mcp access' });
   });
 
+  it('masks a secret the gateway learns after the same fields were written once', () => {
+    const { logger, lines } = capture('info');
+    const audit = new AuditLog(logger);
+    const caller = { ...alice, user: 'audit-line-later-secret-24680' };
+    const entry: AuditEntry = { method: 'tools/call', server: 's', name: 't', allowed: true, ms: 1 };
+    audit.record(caller, entry);
+    expect(JSON.parse(lines[0]!).who).toBe('audit-line-later-secret-24680');
+    registerSecrets(['audit-line-later-secret-24680']);
+    audit.record(caller, { ...entry, ms: 2 });
+    expect(lines[1]).not.toContain('audit-line-later-secret-24680');
+    expect(JSON.parse(lines[1]!)).toMatchObject({ who: '[REDACTED]', ms: 2 });
+  });
+
   it('keeps its order with the request lines and other lines on a pino destination', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'audit-log-'));
     try {
