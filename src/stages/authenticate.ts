@@ -61,20 +61,29 @@ function providerCredentials(config: AuthenticateStageConfig, services: GatewayS
   };
 }
 
+/** A route path split at its `{param}` segments: text at even indexes, parameter names at odd ones. */
+const pathParts = new Map<string, string[]>();
+
 /** The path of the endpoint served (its route's path, parameters filled in): OAuth's default audience. */
 function resourcePath(ctx: GatewayContext): string {
-  return ctx.endpoint.path.replace(/\{(\w+)\}/g, (_m, name: string) => ctx.params[name] ?? '');
+  const path = ctx.endpoint.path;
+  let parts = pathParts.get(path);
+  if (!parts) pathParts.set(path, (parts = path.split(/\{(\w+)\}/)));
+  if (parts.length === 1) return path;
+  let out = parts[0]!;
+  for (let i = 1; i < parts.length; i += 2) out += (ctx.params[parts[i]!] ?? '') + parts[i + 1]!;
+  return out;
 }
 
 /** The tool-server endpoint: the auth mode of auth.type (or the stage's `mode`); anonymous when auth is disabled. */
 function gatewayCredential(config: AuthenticateStageConfig, services: GatewayServices): Middleware {
   const auth = services.config.auth ?? {};
   if (!auth.enabled && config.mode === undefined) {
-    return async (ctx, next) => {
+    return (ctx, next) => {
       ctx.identity = ANONYMOUS;
       ctx.set(CALLER, true);
       ctx.set(GATEWAY_CALLER, true);
-      await next();
+      return next();
     };
   }
   const modes = services.require(AUTH_MODES);

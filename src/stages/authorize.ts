@@ -19,8 +19,10 @@ export default defineStage<AuthorizeStageConfig>({
   requires: [GATEWAY_CALLER],
   once: true,
   create(_config, services) {
-    const { aggregator, audit } = services.require(MCP);
-    return async (ctx, next) => {
+    const endpoint = services.require(MCP);
+    const audit = endpoint.audit;
+    // No promise of its own: next() is its answer, a refusal is thrown (the chain answers it like a rejection).
+    return (ctx, next) => {
       const identity = ctx.identity!;
       const pinned = ctx.params.server;
       if (!mayUseEndpoint(identity)) {
@@ -28,14 +30,14 @@ export default defineStage<AuthorizeStageConfig>({
         throw forbidden('The credential has neither the mcp:read nor the mcp:write scope.');
       }
       if (pinned !== undefined) {
-        if (!aggregator.pool.get(pinned)) throw notFound(`No tool server named ${pinned}.`);
+        if (!endpoint.has(pinned)) throw notFound(`No tool server named ${pinned}.`);
         const decision = authorize(identity, { action: 'list', server: pinned });
         if (!decision.allowed) {
           audit.record(identity, { method: ctx.method, server: pinned, allowed: false, reason: decision.reason, outcome: 'denied', ms: performance.now() - ctx.startedAt });
           throw forbidden(`Forbidden: ${decision.reason}.`);
         }
       }
-      await next();
+      return next();
     };
   },
 });

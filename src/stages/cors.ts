@@ -5,6 +5,8 @@ import { defineStage } from '../kernel/engine/stage.js';
 import { forbidden } from '../contract/errors/gateway-error.js';
 import { originAllowed } from '../features/mcp/transport/origin.js';
 
+const DONE: Promise<void> = Promise.resolve();
+
 /**
  * The Origin rule (DNS-rebinding protection) and CORS: a request whose Origin header is present
  * and not allowed (server.allowedOrigins, the gateway's own origin, any loopback origin when it
@@ -27,7 +29,8 @@ export default defineStage<CorsStageConfig>({
     const methods = (config.methods ?? []).join(', ');
     const allowHeaders = [...(config.allowHeaders ?? []), ...(apiKeyHeader ? [apiKeyHeader] : [])].join(', ');
     const maxAge = String(config.maxAge ?? 600);
-    return async (ctx, next) => {
+    // No promise of its own: next() is its answer, a refusal is thrown (the chain answers it like a rejection).
+    return (ctx, next) => {
       const origin = headerValue(ctx.headers, 'origin');
       if (!originAllowed(origin, allowedOrigins, { host: headerValue(ctx.headers, 'host'), listenHost, publicUrl }))
         throw forbidden(`Origin ${origin} is not allowed (server.allowedOrigins).`);
@@ -41,9 +44,9 @@ export default defineStage<CorsStageConfig>({
         ctx.responseHeaders['access-control-allow-headers'] = allowHeaders;
         ctx.responseHeaders['access-control-max-age'] = maxAge;
         ctx.response = { kind: 'empty', status: 204 };
-        return;
+        return DONE;
       }
-      await next();
+      return next();
     };
   },
 });

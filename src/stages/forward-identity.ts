@@ -19,14 +19,15 @@ export default defineStage<ForwardIdentityStageConfig>({
   provides: [IDENTITY_FORWARD_HEADERS],
   create(_config, services) {
     const forwarding = services.config.identityForwarding ?? {};
-    return async (ctx, next) => {
+    // No promise of its own: next() is its answer.
+    return (ctx, next) => {
       dropForgedIdentityHeaders(ctx.req.headers);
       const headers = identityHeaders(ctx.identity, forwarding);
       for (const _name in headers) {
         ctx.set(IDENTITY_FORWARD_HEADERS, headers);
         break;
       }
-      await next();
+      return next();
     };
   },
 });

@@ -1,10 +1,12 @@
 import type { Identity } from '../../kernel/engine/context.js';
 import type { ConfiguredApiKey } from '../../generated/gateway.js';
-import { digestsEqual, hashSecret } from './secrets.js';
+import { timingSafeEqual } from 'node:crypto';
+import { secretDigest } from './secrets.js';
 import { ALL_SCOPES } from './scopes.js';
 
 interface KeyEntry {
-  hash: string;
+  /** SHA-256 of the key (32 bytes). */
+  digest: Buffer;
   /** Unix seconds; undefined: never expires. */
   expiresAt?: number;
   identity: Identity;
@@ -31,7 +33,7 @@ export class ConfigKeys {
 
   constructor(keys: ConfiguredApiKey[] = []) {
     this.entries = keys.map((k, i) => ({
-      hash: hashSecret(k.key),
+      digest: secretDigest(k.key),
       expiresAt: expiresAtSeconds(k.expiresAt, `auth.apiKeys[${i}].expiresAt`),
       identity: {
         kind: 'api-key',
@@ -53,11 +55,11 @@ export class ConfigKeys {
   }
 
   check(value: string): KeyCheck {
-    const hash = hashSecret(value);
+    const digest = secretDigest(value);
     let found: KeyEntry | undefined;
     for (const entry of this.entries) {
       // No early exit: every entry is compared.
-      if (digestsEqual(hash, entry.hash) && !found) found = entry;
+      if (timingSafeEqual(digest, entry.digest) && !found) found = entry;
     }
     if (!found) return { ok: false, reason: 'unknown' };
     if (found.expiresAt !== undefined && found.expiresAt <= Date.now() / 1000) return { ok: false, reason: 'expired' };

@@ -1,6 +1,8 @@
 import type { Identity } from '../../kernel/engine/context.js';
 import type { Logger } from '../../kernel/observability/logger.js';
 import type { SeriesCounter } from '../../kernel/observability/series-metrics.js';
+import { FixedLines, quote } from '../../kernel/observability/fixed-lines.js';
+import { redactRepeatedLogText } from '../../kernel/errors/redact.js';
 
 /** One audit line per authorization decision on /mcp: who, what, allowed or not, how long. */
 export interface AuditEntry {
@@ -20,25 +22,59 @@ export function who(identity: Identity): string {
   return identity.user ?? identity.email ?? identity.name ?? identity.id;
 }
 
+/**
+ * Audit lines are written with a fixed serializer (the JSON text pino writes for the same
+ * fields: `audit`, `who`, `credential`, then the entry's fields in their order, `ms` rounded to
+ * two decimals, `msg`), held with the request lines of the same turn; like every log line, the
+ * fields pass the one line redactor.
+ */
 export class AuditLog {
+  private readonly lines: FixedLines;
+
   constructor(
     private readonly logger: Logger,
     /** Counts tool calls (gateway_mcp_calls_total{server,tool,outcome}). */
     private readonly calls?: SeriesCounter,
-  ) {}
+  ) {
+    this.lines = new FixedLines(logger);
+  }
 
   record(identity: Identity, entry: AuditEntry): void {
     if (entry.method === 'tools/call' && this.calls) this.calls.inc([entry.server ?? 'unknown', entry.name ?? 'unknown', entry.outcome ?? 'ok']);
-    // Allowed decisions are info lines: nothing to build when info is off.
-    if (entry.allowed && !this.logger.isLevelEnabled('info')) return;
-    const line = {
-      audit: 'mcp',
-      who: who(identity),
-      credential: `${identity.kind}:${identity.id}`,
-      ...entry,
-      ms: Math.round(entry.ms * 100) / 100,
-    };
-    if (entry.allowed) this.logger.info(line, 'mcp access');
-    else this.logger.warn(line, 'mcp access denied');
+    // Allowed decisions are info lines, refusals warnings: nothing to build when the level is off.
+    const level = entry.allowed ? 'info' : 'warn';
+    const lines = this.lines;
+    if (!lines.enabled(level)) return;
+    const ms = Math.round(entry.ms * 100) / 100;
+    if (!lines.fixed) {
+      const line = { audit: 'mcp', who: who(identity), credential: `${identity.kind}:${identity.id}`, ...entry, ms };
+      if (entry.allowed) this.logger.info(line, 'mcp access');
+      else this.logger.warn(line, 'mcp access denied');
+      return;
+    }
+    // The fields repeat from call to call but for `ms` (a number, no secret): the rest is masked once, then looked up.
+    let fields = `,"audit":"mcp","who":${JSON.stringify(who(identity))},"credential":${JSON.stringify(`${identity.kind}:${identity.id}`)}`;
+    let afterMs = '';
+    let msText: string | undefined;
+    for (const key in entry) {
+      if (key === 'ms') {
+        msText = `,"ms":${jsonValue(ms)}`;
+        continue;
+      }
+      const value = entry[key as keyof AuditEntry];
+      if (value === undefined) continue;
+      const field = `,${quote(key)}:${jsonValue(value)}`;
+      if (msText === undefined) fields += field;
+      else afterMs += field;
+    }
+    const text = redactRepeatedLogText(fields) + (msText ?? '') + (afterMs && redactRepeatedLogText(afterMs));
+    lines.end(lines.head(level) + text, entry.allowed ? 'mcp access' : 'mcp access denied');
   }
+}
+
+/** A field's JSON as pino writes it (numbers that are not finite are null). */
+function jsonValue(value: string | number | boolean): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
+  return value ? 'true' : 'false';
 }

@@ -1,6 +1,9 @@
+import type { ServerResponse } from 'node:http';
+import type { GatewayContext, Identity } from '../../kernel/engine/context.js';
 import { defineService } from '../../kernel/engine/services.js';
 import type { Aggregator } from './aggregator.js';
 import type { AuditLog } from './audit.js';
+import type { McpEndpoint } from './mcp-endpoint.js';
 import type { ProcessRelay } from './relay/process-relay.js';
 import type { RemoteRelay } from './relay/remote-relay.js';
 import type { LegacySessions } from './transport/legacy-sessions.js';
@@ -24,6 +27,12 @@ export interface McpParts {
   ends: SessionEnds;
   /** Messages of sessions between instances (Redis). */
   bus: SessionBus;
+  /**
+   * Serves one request of /mcp or /mcp/<server> (its JSON-RPC body parsed, the caller's
+   * identity headers as the forward-identity stage computed them): the transport writes the answer.
+   */
+  serve(ctx: GatewayContext, res: ServerResponse, identity: Identity, body: unknown, identityHeaders: Record<string, string> | undefined): Promise<void>;
 }
 
-export const MCP = defineService<McpParts>('mcp');
+/** The tool-server endpoint: its audit log and configured servers at once, its MCP parts when loaded. */
+export const MCP = defineService<McpEndpoint>('mcp');

@@ -14,8 +14,17 @@ export const METADATA = defineSlot<Record<string, unknown>>('metadata', 'the req
 
 /** Reads a request body into one Buffer, refusing more than `limit` bytes. */
 export function readRequestBytes(req: IncomingMessage, limit: number): Promise<Buffer> {
+  // The whole body is here already (it came with the headers), nothing read yet: taken at once,
+  // the rest of the request (its end) left to flow.
+  const declared = Number(req.headers['content-length']);
+  if (declared > 0 && declared <= limit && req.readableLength === declared && req.readableFlowing === null && !req.readableEncoding) {
+    const body = req.read() as Buffer | null;
+    if (body) {
+      req.resume();
+      return Promise.resolve(body);
+    }
+  }
   return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length']);
     if (declared > limit) {
       req.resume();
       reject(badRequest(`The request body is larger than ${limit} bytes.`, 'body'));

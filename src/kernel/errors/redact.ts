@@ -267,7 +267,10 @@ export function registerSecrets(values: Iterable<string | undefined | null>): vo
       added = true;
     }
   }
-  if (added) gatewaySecrets = new SecretMatcher(registered);
+  if (added) {
+    gatewaySecrets = new SecretMatcher(registered);
+    repeatedLogTexts.clear();
+  }
 }
 
 /** Whether anything would be masked at all: the gateway holds secrets, or the request carries one. */
@@ -306,6 +309,21 @@ export function redactSecrets(text: string, requestSecrets: Iterable<string | un
 /** Masks a log line as written (JSON text): the gateway's secrets in every escaping, and credential shapes. */
 export function redactLogLine(line: string): string {
   return redactSecrets(line);
+}
+
+/** Log texts that repeat (a caller's name, the fields of an audit line), masked while the gateway's secrets stay the same. */
+const repeatedLogTexts = new Map<string, string>();
+const MAX_REPEATED = 1024;
+
+/** redactLogLine for a part of a log line that repeats from request to request: masked once, then looked up. */
+export function redactRepeatedLogText(text: string): string {
+  let out = repeatedLogTexts.get(text);
+  if (out === undefined) {
+    out = redactLogLine(text);
+    if (repeatedLogTexts.size >= MAX_REPEATED) repeatedLogTexts.clear();
+    repeatedLogTexts.set(text, out);
+  }
+  return out;
 }
 
 /** Masks secret-named fields and secret values anywhere in a value (for debug blocks and log fields). */

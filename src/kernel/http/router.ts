@@ -46,11 +46,14 @@ export class Router<E extends RouteDef> {
   match(method: string, rawPath: string): RouteMatch<E> | undefined {
     const m = method === 'HEAD' ? 'GET' : method;
     const path = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath;
-    const exact = this.exact.get(`${m} ${path}`) ?? this.exact.get(`${m} ${path.toLowerCase()}`);
+    const lower = path.toLowerCase();
+    const exact = this.exact.get(`${m} ${path}`) ?? (lower === path ? undefined : this.exact.get(`${m} ${lower}`));
     if (exact) return { route: exact };
     const candidates = this.withParams.get(m);
     if (!candidates) return undefined;
     const parts = path.split('/').slice(1);
+    // Literal segments compare without regard to case: the lower-case path's, split once.
+    const lowerParts = lower === path ? parts : lower.split('/').slice(1);
     for (const candidate of candidates) {
       if (candidate.segments.length !== parts.length) continue;
       let params: Record<string, string> | undefined = {};
@@ -72,7 +75,7 @@ export class Router<E extends RouteDef> {
             }
           }
           params[candidate.names[i]!] = value;
-        } else if (literal !== part.toLowerCase()) {
+        } else if (literal !== lowerParts[i]) {
           params = undefined;
           break;
         }

@@ -189,7 +189,7 @@ describe.each(['redis', 'postgres'] as const)('/mcp sessions on any instance (%s
       await client.subscribeResource({ uri: 'mcpgw://conf/test://watched-resource' });
       expect(await told()).toBe('sessions told: 1');
       // Unused for longer than the idle limit, as far as the holder's copy knows; the sweep runs.
-      const legacy = holder.gateway.services.require(MCP).legacy as any;
+      const legacy = holder.gateway.services.require(MCP).parts!.legacy as any;
       const copy = legacy.sessions.get(transport.sessionId);
       copy.lastSeen = 0;
       legacy.sweep();
@@ -200,7 +200,7 @@ describe.each(['redis', 'postgres'] as const)('/mcp sessions on any instance (%s
       expect(await told()).toBe('sessions told: 1');
       await eventually(() => updates.length === before + 1, 5000, 'resources/updated');
       // Nobody listens any more: the next sweep ends the copy, and its connection to the tool server (which held the subscription).
-      const conf = holder.gateway.services.require(MCP).pool.get('conf')!;
+      const conf = holder.gateway.services.require(MCP).parts!.pool.get('conf')!;
       const links = conf.linkCount;
       await client.close();
       await eventually(

@@ -191,7 +191,7 @@ describe.each(['redis', 'postgres'] as const)('2026-07-28 rounds on any instance
     await new Promise((r) => setTimeout(r, 1000));
     controller.abort();
     await retry;
-    const rounds = a.gateway.services.require(MCP).modern.rounds;
+    const rounds = a.gateway.services.require(MCP).parts!.modern.rounds;
     await eventually(() => !rounds.has(state), 5000, 'the round to end');
     const after = await call(b, tool, { arguments: { ms: 20_000 }, inputResponses: {}, requestState: state });
     expect(after.json.error).toMatchObject({ code: -32602, message: expect.stringMatching(/Unknown or expired requestState/) });

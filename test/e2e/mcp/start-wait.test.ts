@@ -31,14 +31,14 @@ describe('a call to a tool server that is restarting waits for it (mcpServers.<n
 
   it('a call made while the server restarts after a crash is answered once it is back, not refused', async () => {
     expect(textOf(await client.callTool({ name: 'slow__crash', arguments: {} }))).toBe('bye');
-    await eventually(() => gw.gateway.services.require(MCP).pool.get('slow')!.status === 'down', 5000, 'the crash');
+    await eventually(() => gw.gateway.services.require(MCP).parts!.pool.get('slow')!.status === 'down', 5000, 'the crash');
     expect(textOf(await client.callTool({ name: 'slow__echo', arguments: { text: 'back' } }))).toBe('echo: back');
     expect(connectedLines(gw, 'slow')).toBe(2);
   });
 
   it('past startTimeout the call fails with -32004, and works once the server is back', async () => {
     expect(textOf(await client.callTool({ name: 'hasty__crash', arguments: {} }))).toBe('bye');
-    await eventually(() => gw.gateway.services.require(MCP).pool.get('hasty')!.status === 'down', 5000, 'the crash');
+    await eventually(() => gw.gateway.services.require(MCP).parts!.pool.get('hasty')!.status === 'down', 5000, 'the crash');
     const refused = await client.callTool({ name: 'hasty__echo', arguments: { text: 'too soon' } }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(McpError);
     expect((refused as McpError).code).toBe(-32004);
@@ -61,7 +61,7 @@ describe('tool servers are not restarted while the gateway drains', () => {
   });
 
   it('a server that ends during the drain stays down; a call to it fails at once', async () => {
-    const pool = gw.gateway.services.require(MCP).pool;
+    const pool = gw.gateway.services.require(MCP).parts!.pool;
     // What the MCP capability does when shutdown begins (gateway.close() calls its drain).
     pool.drain();
     expect(textOf(await client.callTool({ name: 'proc__crash', arguments: {} }))).toBe('bye');

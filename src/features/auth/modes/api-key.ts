@@ -17,14 +17,13 @@ export default defineAuthMode<ApiKeyAuthModeConfig>({
     const header = shown.toLowerCase();
     return {
       async authenticate(ctx) {
-        const base = publicBaseUrl(ctx.req, config);
         const key = headerValue(ctx.headers, header)?.trim();
-        if (!key) throw unauthenticated(`Missing credentials: send the key in the ${shown} header.`, base);
+        if (!key) throw unauthenticated(`Missing credentials: send the key in the ${shown} header.`, publicBaseUrl(ctx.req, config));
         ctx.secrets.push(key);
         const insecure = insecureTransportError(ctx.req, config);
         if (insecure) throw insecure;
         const result = await checkGatewayCredential(key, tokens, keys);
-        if (!result.ok) throw unauthenticated(result.message, base);
+        if (!result.ok) throw unauthenticated(result.message, publicBaseUrl(ctx.req, config));
         return result.identity;
       },
     };

@@ -9,6 +9,7 @@ import { RPC } from '../rpc-errors.js';
 import type { RemoteServer } from '../upstream/remote-server.js';
 import type { RpcMessage } from './message-guard.js';
 import type { RemoteRelay } from './remote-relay.js';
+import type { ExchangeSignal } from './upstream-exchange.js';
 
 const RESOURCE = Buffer.from('"resource');
 
@@ -28,6 +29,7 @@ export async function relayAggregatedCall(
   identity: Identity,
   body: unknown,
   identityHeaders: Record<string, string> | undefined,
+  signal?: ExchangeSignal,
 ): Promise<boolean> {
   if (req.method !== 'POST' || req.headers['mcp-session-id'] !== undefined || !body || typeof body !== 'object' || Array.isArray(body)) return false;
   const message = body as RpcMessage;
@@ -72,6 +74,7 @@ export async function relayAggregatedCall(
   if (shared.sessionId) headers['mcp-session-id'] = shared.sessionId;
   await relay.forward(req, res, remote, headers, raw, {
     firstId: message.id,
+    signal,
     sharedSession: shared.sessionId,
     editIf: (answer) => answer.includes(RESOURCE),
     edit: (m) => mapResourceUris(m, server.name),

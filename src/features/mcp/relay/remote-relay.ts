@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { request, type Dispatcher } from 'undici';
 import type { Identity } from '../../../kernel/engine/context.js';
 import { redactAnswer, redactAnswerBytes } from '../../../kernel/errors/redact.js';
 import type { Logger } from '../../../kernel/observability/logger.js';
@@ -12,6 +11,7 @@ import { RPC } from '../rpc-errors.js';
 import { filtersTools, firstDenied, isListRequest, messagesOf, type RpcMessage } from './message-guard.js';
 import { rewritingStream, type MessageEdit, type TextEdit } from './message-rewriter.js';
 import type { SessionSeal } from './session-seal.js';
+import { exchange, type ExchangeAnswer, type ExchangeSignal } from './upstream-exchange.js';
 
 /** Request headers of the client that a tool server needs (nothing else of the caller's request goes). */
 const PASSED_REQUEST_HEADERS = ['content-type', 'accept', 'mcp-protocol-version', 'last-event-id'];
@@ -49,6 +49,20 @@ function withoutForgedIdentity(raw: Buffer, body: unknown): Buffer {
   return raw;
 }
 
+/** For a caller of forward without the request's caller signal: the answer closed before it was complete. */
+function closeSignal(res: ServerResponse): ExchangeSignal {
+  return {
+    get aborted() {
+      return res.destroyed && !res.writableFinished;
+    },
+    once(_event, listener) {
+      res.once('close', () => {
+        if (!res.writableFinished) listener();
+      });
+    },
+  };
+}
+
 function rpcError(id: RpcMessage['id'], code: number, message: string) {
   return { jsonrpc: '2.0', id: id ?? null, error: { code, message } };
 }
@@ -84,6 +98,7 @@ export class RemoteRelay {
     raw: Buffer | undefined,
     body: unknown,
     identityHeaders?: Record<string, string>,
+    signal?: ExchangeSignal,
   ): Promise<void> {
     const started = performance.now();
     const sessionHeader = req.headers['mcp-session-id'];
@@ -141,6 +156,7 @@ export class RemoteRelay {
     const call = messages.find((m) => m.method === 'tools/call');
     await this.forward(req, res, server, headers, raw, {
       firstId: messages[0]?.id,
+      signal,
       edit,
       sharedSession: !opening && !sessionHeader ? upstreamSession : undefined,
       sessionOut: opening ? (id) => this.seal.seal({ s: server.name, o: ownerOf(identity), u: id }) : undefined,
@@ -177,23 +193,21 @@ export class RemoteRelay {
       sharedSession?: string;
       sessionOut?: (upstreamId: string) => string;
       done?: (status: number) => void;
+      /** The caller went away (the request's caller signal); without one, the answer's close says so. */
+      signal?: ExchangeSignal;
     },
   ): Promise<void> {
-    let upstream: Dispatcher.ResponseData;
-    const controller = new AbortController();
-    // The client went away before the answer was complete: the request to the server ends too.
-    res.once('close', () => {
-      if (!res.writableFinished) controller.abort();
-    });
+    let upstream: ExchangeAnswer;
     try {
-      upstream = await request(server.url, {
-        method: req.method as Dispatcher.HttpMethod,
+      // The client went away before the answer was complete: the request to the server ends too.
+      upstream = await exchange(server.agent, {
+        origin: server.origin,
+        path: server.path,
+        method: req.method ?? 'POST',
         headers,
         body: raw,
-        dispatcher: server.agent,
-        signal: controller.signal,
         headersTimeout: server.timeoutMs,
-        bodyTimeout: 0,
+        signal: opts.signal ?? closeSignal(res),
       });
     } catch (err) {
       if (res.destroyed) return;
@@ -201,17 +215,18 @@ export class RemoteRelay {
       jsonAnswer(res, 502, rpcError(opts.firstId, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} is unavailable.`));
       return;
     }
-    const status = upstream.statusCode;
-    if (status === 404 && opts.sharedSession) {
-      // The server forgot the gateway's shared session: open a new one and tell the client to retry.
-      await upstream.body.dump();
-      void server.renewSharedSession().catch(() => undefined);
-      jsonAnswer(res, 503, rpcError(opts.firstId, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} is reconnecting; try again.`), { 'retry-after': '1' });
-      return;
-    }
-    if (status === 401 || status === 403) {
-      await upstream.body.dump();
-      jsonAnswer(res, 502, rpcError(opts.firstId, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} refused the gateway's credentials.`));
+    const status = upstream.status;
+    const stream = upstream.stream;
+    if ((status === 404 && opts.sharedSession) || status === 401 || status === 403) {
+      // What the server said is not passed on (an event stream of it is ended).
+      stream?.destroy();
+      if (status === 404) {
+        // The server forgot the gateway's shared session: open a new one and tell the client to retry.
+        void server.renewSharedSession().catch(() => undefined);
+        jsonAnswer(res, 503, rpcError(opts.firstId, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} is reconnecting; try again.`), { 'retry-after': '1' });
+      } else {
+        jsonAnswer(res, 502, rpcError(opts.firstId, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} refused the gateway's credentials.`));
+      }
       return;
     }
 
@@ -222,15 +237,12 @@ export class RemoteRelay {
     }
     const upstreamSessionOut = upstream.headers['mcp-session-id'];
     if (opts.sessionOut && typeof upstreamSessionOut === 'string' && status < 300) answerHeaders['mcp-session-id'] = opts.sessionOut(upstreamSessionOut);
-    const text: TextEdit | undefined = server.secrets.length ? (t) => redactAnswer(t, server.secrets) : undefined;
     const edit = opts.edit;
 
-    if (!(answerHeaders['content-type'] ?? '').includes('text/event-stream')) {
-      // A whole answer: read it, edit it if needed, and write it at once.
-      let body: Buffer;
-      try {
-        body = Buffer.from(await upstream.body.arrayBuffer());
-      } catch {
+    if (!stream) {
+      // A whole answer: edited if needed, and written at once.
+      let body = upstream.body!;
+      if (upstream.broken) {
         if (!res.headersSent) jsonAnswer(res, 502, rpcError(opts.firstId, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} broke off its answer.`));
         return;
       }
@@ -244,10 +256,11 @@ export class RemoteRelay {
     }
     res.writeHead(status, answerHeaders);
     res.flushHeaders();
-    const out = text || edit ? upstream.body.pipe(rewritingStream(true, text, edit)) : upstream.body;
-    upstream.body.once('error', () => res.destroy());
+    const text: TextEdit | undefined = server.secrets.length ? (t) => redactAnswer(t, server.secrets) : undefined;
+    const out = text || edit ? stream.pipe(rewritingStream(true, text, edit)) : stream;
+    stream.once('error', () => res.destroy());
     res.once('close', () => {
-      if (!upstream.body.destroyed) upstream.body.destroy();
+      if (!stream.destroyed) stream.destroy();
     });
     out.pipe(res);
     if (opts.done) res.once('finish', () => opts.done!(status));

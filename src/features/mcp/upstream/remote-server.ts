@@ -15,6 +15,11 @@ import { UpstreamServer, type CallContext, type LinkHandlers, type UpstreamLink 
 
 const NETWORK_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
 
+function splitUrl(url: string): { origin: string; path: string } {
+  const parsed = new URL(url);
+  return { origin: parsed.origin, path: parsed.pathname + parsed.search };
+}
+
 /**
  * A remote Streamable HTTP tool server: one shared MCP session opened by the gateway with the
  * configured `headers` (its credentials). The caller's identity goes on each HTTP request of a
@@ -151,6 +156,18 @@ export class RemoteServer extends UpstreamServer {
 
   get url(): string {
     return this.config.url!;
+  }
+
+  private target?: { origin: string; path: string };
+
+  /** The origin of the server's URL (`http://host:port`), for requests sent on its connection pool. */
+  get origin(): string {
+    return (this.target ??= splitUrl(this.url)).origin;
+  }
+
+  /** The path of the server's URL, with its query. */
+  get path(): string {
+    return (this.target ??= splitUrl(this.url)).path;
   }
 
   /** The headers a relayed request carries to the server: the configured ones, then the caller's identity. */
