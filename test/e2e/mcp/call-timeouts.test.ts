@@ -28,7 +28,8 @@ async function rawCall(url: string, sessionId: string | undefined, id: number, n
   const events = (res.headers.get('content-type') ?? '').includes('text/event-stream')
     ? text
         .split('\n')
-        .filter((line) => line.startsWith('data: '))
+        // (a resumable stream starts with an event without data)
+        .filter((line) => line.startsWith('data: ') && line.length > 6)
         .map((line) => JSON.parse(line.slice(6)))
     : [JSON.parse(text)];
   return { status: res.status, events, elapsed: Date.now() - started };
@@ -115,4 +116,19 @@ describe("a tool server's call timeout (mcpServers.<name>.timeout) on every path
       }
     }, 30_000);
   }
+
+  it('/mcp, a client that keeps no session (its call relayed on the shared session): the same timeout and error, and the server is told to cancel', async () => {
+    const { client } = await connect('/mcp');
+    try {
+      expect(textOf(await client.callTool({ name: 'rhang__test_slow', arguments: { ms: 0 } }))).toBe('done');
+      const call = await rawCall(`${gw.url}/mcp`, undefined, 61, 'rhang__test_slow', { ms: 40_000 });
+      expect(call.status).toBe(200);
+      expect(call.events).toEqual([{ jsonrpc: '2.0', id: 61, error: { code: -32004, message: 'Tool server rhang did not answer in time.' } }]);
+      expect(call.elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS - 100);
+      expect(call.elapsed).toBeLessThan(15_000);
+      await eventually(async () => textOf(await client.callTool({ name: 'rhang__slow_status', arguments: {} })) === 'cancelled', 5000, 'the cancellation');
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
 });

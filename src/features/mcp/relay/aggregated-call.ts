@@ -72,6 +72,7 @@ export async function relayAggregatedCall(
   if (shared.sessionId) headers['mcp-session-id'] = shared.sessionId;
   await relay.forward(req, res, remote, headers, raw, {
     firstId: message.id,
+    calls: [message.id as string | number],
     sharedSession: shared.sessionId,
     editIf: (answer) => answer.includes(RESOURCE),
     edit: (m) => mapResourceUris(m, server.name),
