@@ -381,6 +381,8 @@ export abstract class UpstreamServer extends EventEmitter {
       close: async () => {
         if (closed) return;
         closed = true;
+        // The server is told the session ended (for a remote server: DELETE with its session id).
+        await this.endSession(client, handlers.identity);
         await client.close().catch(() => undefined);
       },
     };
@@ -410,6 +412,12 @@ export abstract class UpstreamServer extends EventEmitter {
   linkRequest(link: UpstreamLink, identity: Identity, method: string, params: Record<string, unknown>): Promise<unknown> {
     return this.withIdentity(identity, () => link.client.request({ method, params } as never, ResultSchema, { timeout: this.timeoutMs }));
   }
+
+  /**
+   * Tells the server that the gateway ends one of its sessions with it, before the connection
+   * closes (remote servers: the transport's DELETE). Never throws; bounded in time.
+   */
+  protected async endSession(_client: Client, _identity?: Identity): Promise<void> {}
 
   /** Text from or about the tool server, with its credentials (and the gateway's) masked. */
   protected redact(text: string): string {
@@ -569,6 +577,7 @@ export abstract class UpstreamServer extends EventEmitter {
     const client = this.client;
     this.client = undefined;
     this.setStatus('stopped');
+    if (client) await this.endSession(client);
     await client?.close().catch(() => undefined);
   }
 }
