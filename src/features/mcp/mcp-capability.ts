@@ -59,6 +59,8 @@ export const mcpCapability: Capability = {
         modern.close();
         // Before the bus closes: requests other instances hold for this one's process sessions are told the sessions ended.
         await processRelay.close();
+        // ...and the subscriptions this instance's copies of /mcp sessions hold are no longer named as held here.
+        await legacy.letGo();
         bus.close();
         await legacy.close();
         await pool.close();
