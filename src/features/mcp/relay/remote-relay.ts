@@ -278,7 +278,8 @@ export class RemoteRelay {
         this.cancelUpstream(server, headers, unanswered);
         // A blank line first ends an event the server left half written.
         let events = '\n\n';
-        for (const id of unanswered) events += `event: message\ndata: ${JSON.stringify(rpcError(id, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} did not answer in time.`))}\n\n`;
+        for (const id of unanswered)
+          events += `event: message\ndata: ${JSON.stringify(rpcError(id, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} did not answer in time.`))}\n\n`;
         res.end(events);
       });
     }
