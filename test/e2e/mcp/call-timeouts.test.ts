@@ -86,6 +86,8 @@ describe("a tool server's call timeout (mcpServers.<name>.timeout) on every path
         const slow = await client.callTool({ name: 'test_slow', arguments: { ms: 3600 } }, undefined, { onprogress: (p) => progress.push(p), timeout: 30_000 });
         expect(textOf(slow)).toBe('done');
         expect(progress).toHaveLength(4);
+        // Log messages of the call (no progress) restart it the same way.
+        expect(textOf(await client.callTool({ name: 'test_slow_logging', arguments: { ms: 3600 } }, undefined, { timeout: 30_000 }))).toBe('logged');
         client.setRequestHandler(ElicitRequestSchema, async () => {
           await new Promise((r) => setTimeout(r, TIMEOUT_MS + 1500));
           return { action: 'accept', content: { username: 'slow', email: 'slow@example.com' } };
@@ -110,6 +112,11 @@ describe("a tool server's call timeout (mcpServers.<name>.timeout) on every path
           expect(call.elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS - 100);
           expect(call.elapsed).toBeLessThan(15_000);
           await eventually(async () => textOf(await client.callTool({ name: `${server}__slow_status`, arguments: {} })) === 'cancelled', 5000, 'the cancellation');
+        }
+        if (own) {
+          // On its own connections (where the server's log messages reach the client), they restart the wait.
+          for (const server of ['hang', 'rhang'])
+            expect(textOf(await client.callTool({ name: `${server}__test_slow_logging`, arguments: { ms: 3600 } }, undefined, { timeout: 30_000 }))).toBe('logged');
         }
       } finally {
         await client.close();
