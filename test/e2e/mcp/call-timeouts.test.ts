@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
+import { HttpToolServer } from '../../helpers/http-tool-server.js';
 import { startHttpToolServer, stdioToolServerEntry } from '../../helpers/conformance-suite.js';
 import { eventually, textOf } from '../../helpers/mcp.js';
 
@@ -38,13 +39,15 @@ async function rawCall(url: string, sessionId: string | undefined, id: number, n
 describe("a tool server's call timeout (mcpServers.<name>.timeout) on every path: -32004, the server told to cancel, the session goes on", () => {
   let gw: TestGateway;
   let remote: Awaited<ReturnType<typeof startHttpToolServer>>;
+  let json: HttpToolServer;
 
   beforeAll(async () => {
     remote = await startHttpToolServer();
+    json = await new HttpToolServer({ jsonResponse: true }).start();
     gw = await startGateway({
       logging: { level: 'error' },
       auth: { enabled: true, type: 'api-key', apiKeys: [{ key: KEY, user: 'timer@example.com', scopes: ['mcp:read', 'mcp:write'] }] },
-      mcpServers: { hang: { ...stdioToolServerEntry(), timeout: TIMEOUT_MS }, rhang: { url: remote.url, timeout: TIMEOUT_MS } },
+      mcpServers: { hang: { ...stdioToolServerEntry(), timeout: TIMEOUT_MS }, rhang: { url: remote.url, timeout: TIMEOUT_MS }, jhang: { url: json.url, timeout: TIMEOUT_MS } },
     });
     await eventually(async () => (await fetch(`${gw.url}/ready`)).status === 200, 15_000, 'the tool servers');
   }, 60_000);
@@ -52,6 +55,7 @@ describe("a tool server's call timeout (mcpServers.<name>.timeout) on every path
   afterAll(async () => {
     await gw?.close();
     await remote?.stop();
+    await json?.stop();
   });
 
   const connect = async (path: string, capabilities: Record<string, unknown> = {}) => {
@@ -123,6 +127,28 @@ describe("a tool server's call timeout (mcpServers.<name>.timeout) on every path
       }
     }, 30_000);
   }
+
+  it('a remote server that answers with whole JSON bodies, on /mcp/<server> and /mcp: no answer within the timeout gives the same error, and the server is told to cancel', async () => {
+    const { client, transport } = await connect('/mcp/jhang');
+    const cancelled = (id: number) =>
+      json.requests.some((r) => r.method === 'POST' && r.body?.method === 'notifications/cancelled' && r.body?.params?.requestId === id);
+    try {
+      for (const [url, session, id, name] of [
+        [`${gw.url}/mcp/jhang`, transport.sessionId, 71, 'slow'],
+        [`${gw.url}/mcp`, undefined, 72, 'jhang__slow'],
+      ] as const) {
+        const call = await rawCall(url, session, id, name, { ms: TIMEOUT_MS + 3000 });
+        expect(call.status).toBe(200);
+        expect(call.events).toEqual([{ jsonrpc: '2.0', id, error: { code: -32004, message: 'Tool server jhang did not answer in time.' } }]);
+        expect(call.elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS - 100);
+        expect(call.elapsed).toBeLessThan(TIMEOUT_MS + 2500);
+        await eventually(() => cancelled(id), 5000, 'notifications/cancelled upstream');
+      }
+      expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'still here' } }))).toBe('echo: still here');
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
 
   it('/mcp, a client that keeps no session (its call relayed on the shared session): the same timeout and error, and the server is told to cancel', async () => {
     const { client } = await connect('/mcp');
