@@ -130,8 +130,7 @@ describe("a tool server's call timeout (mcpServers.<name>.timeout) on every path
 
   it('a remote server that answers with whole JSON bodies, on /mcp/<server> and /mcp: no answer within the timeout gives the same error, and the server is told to cancel', async () => {
     const { client, transport } = await connect('/mcp/jhang');
-    const cancelled = (id: number) =>
-      json.requests.some((r) => r.method === 'POST' && r.body?.method === 'notifications/cancelled' && r.body?.params?.requestId === id);
+    const cancelled = (id: number) => json.requests.some((r) => r.method === 'POST' && r.body?.method === 'notifications/cancelled' && r.body?.params?.requestId === id);
     try {
       for (const [url, session, id, name] of [
         [`${gw.url}/mcp/jhang`, transport.sessionId, 71, 'slow'],
