@@ -9,7 +9,8 @@
 // the list changed), update_watched (tells subscribers test://watched-resource changed;
 // update_watched_everywhere: those of every session of the process),
 // whoami (the forwarded identity), test_two_questions (elicits a name, then asks for a completion
-// with it), test_ask_then_report (elicits a name, then sends progress and a log message).
+// with it), test_ask_then_report (elicits a name, then sends progress and a log message),
+// test_slow_logging (waits `ms`, logging as it goes).
 // `--page-size N` pages tools/list, so a cursor matters.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -93,6 +94,11 @@ const BASE_TOOLS = [
     inputSchema: noArgs,
   },
   { name: 'slow_status', description: 'How the last test_slow ended: done or cancelled', inputSchema: noArgs },
+  {
+    name: 'test_slow_logging',
+    description: 'Waits ms milliseconds, logging a message every quarter of it (no progress)',
+    inputSchema: { type: 'object', properties: { ms: { type: 'number' } } },
+  },
   { name: 'test_cancel_client', description: 'Asks the client for a completion, gives up after 300 ms (cancelling it)', inputSchema: noArgs },
   { name: 'whoami', description: 'Answers the identity the gateway forwarded', inputSchema: noArgs },
   { name: 'test_two_questions', description: 'Asks the user for a name, then the client for a completion that uses it', inputSchema: noArgs },
@@ -302,6 +308,14 @@ function buildServer(context) {
         }
         lastSlow = extra.signal.aborted ? 'cancelled' : 'done';
         return text(extra.signal.aborted ? 'cancelled' : 'done');
+      }
+      case 'test_slow_logging': {
+        const ms = Number(args.ms ?? 200);
+        for (let i = 1; i <= 4 && !extra.signal.aborted; i++) {
+          await sleep(ms / 4, extra.signal);
+          if (!extra.signal.aborted) await log('info', `step ${i}`, extra);
+        }
+        return text(extra.signal.aborted ? 'cancelled' : 'logged');
       }
       case 'slow_status':
         return text(lastSlow);

@@ -45,7 +45,8 @@ export class HttpToolServer {
   private server?: HttpServer;
   url = '';
 
-  constructor(private readonly options: { requireAuthorization?: string } = {}) {}
+  /** `jsonResponse`: answers POSTs with one JSON body (no event stream). */
+  constructor(private readonly options: { requireAuthorization?: string; jsonResponse?: boolean } = {}) {}
 
   private build(): Server {
     const server = new Server(
@@ -147,6 +148,7 @@ export class HttpToolServer {
         const server = this.build();
         const transport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
+          enableJsonResponse: this.options.jsonResponse === true,
           onsessioninitialized: (id) => {
             this.sessions.set(id, { transport, server });
           },

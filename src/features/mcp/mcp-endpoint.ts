@@ -63,6 +63,8 @@ export class McpEndpoint {
     parts.modern.close();
     // Before the bus closes: requests other instances hold for this one's process sessions are told the sessions ended.
     await parts.processRelay.close();
+    // ...and the subscriptions this instance's copies of /mcp sessions hold are no longer named as held here.
+    await parts.legacy.letGo();
     parts.bus.close();
     await parts.legacy.close();
     await parts.pool.close();

@@ -40,11 +40,12 @@ describe.each(['redis', 'postgres'] as const)('/mcp sessions on any instance (%s
   let alone: TestGateway;
   const prefix = `gw-test-${randomUUID()}:`;
   const schema = `gw_mcp_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+  let config: (share: boolean) => Record<string, unknown>;
 
   beforeAll(async () => {
     remote = await new HttpToolServer().start();
     conf = await startHttpToolServer();
-    const config = (share: boolean) => ({
+    config = (share: boolean) => ({
       logging: { level: 'warn' },
       ...(share && shared === 'redis' ? { redis: { url: REDIS_URL, keyPrefix: prefix } } : {}),
       ...(share && shared === 'postgres' ? { storage: { type: 'postgres', url: PG_URL, schema } } : {}),
@@ -218,6 +219,56 @@ describe.each(['redis', 'postgres'] as const)('/mcp sessions on any instance (%s
       await other.close();
     }
   }, 30_000);
+
+  it('when the instance holding subscriptions stops, subscribe and unsubscribe through another answer at once (no dead holder to wait for) and updates flow', async () => {
+    const c = await startGateway(config(true));
+    let stopped = false;
+    try {
+      await eventually(async () => (await fetch(`${c.url}/ready`)).status === 200, 15_000, 'the tool servers');
+      let target = c.url;
+      const seen: string[] = [];
+      const transport = new StreamableHTTPClientTransport(new URL(`${c.url}/mcp`), {
+        fetch: (input, init) => {
+          const url = new URL(String(input));
+          url.host = new URL(target).host;
+          seen.push(`${init?.method ?? 'GET'} ${url.port}`);
+          return fetch(url, init);
+        },
+        requestInit: { headers: { 'x-api-key': KEY } },
+      });
+      const client = new Client({ name: 'outliving-subscriber', version: '1.0.0' });
+      await client.connect(transport);
+      const updates: string[] = [];
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
+      const watched = 'mcpgw://proc/test://watched-resource';
+      const other = 'mcpgw://proc/test://other-resource';
+      await client.subscribeResource({ uri: watched });
+      await client.subscribeResource({ uri: other });
+      const record = async () => (await b.gateway.services.require(MCP).parts!.bus.loadValue(transport.sessionId!, 'subscriptions')) ?? '';
+      const cAddress = c.gateway.services.require(MCP).parts!.bus.address;
+      expect(await record()).toContain(cAddress);
+      // The client turns to b; c stops (its server stream ends, the client opens it again on b).
+      target = b.url;
+      stopped = true;
+      await c.close();
+      expect(await record()).not.toContain(cAddress);
+      await eventually(() => seen.some((s) => s === `GET ${new URL(b.url).port}`), 10_000, 'the server stream on b');
+      let started = Date.now();
+      await client.subscribeResource({ uri: watched });
+      expect(Date.now() - started).toBeLessThan(2000);
+      started = Date.now();
+      await client.unsubscribeResource({ uri: other });
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect(textOf(await client.callTool({ name: 'proc__update_watched', arguments: {} }))).toBe('subscribers: 1');
+      await eventually(() => updates.length === 1, 5000, 'resources/updated');
+      expect(updates).toEqual([watched]);
+      await client.unsubscribeResource({ uri: watched });
+      expect(textOf(await client.callTool({ name: 'proc__update_watched', arguments: {} }))).toBe('subscribers: 0');
+      await client.close();
+    } finally {
+      if (!stopped) await c.close();
+    }
+  }, 40_000);
 
   it("another caller's id, an instance that does not share the key, or a forged id: 404", async () => {
     const client = new Client({ name: 'c', version: '1.0.0' });

@@ -75,6 +75,7 @@ export async function relayAggregatedCall(
   await relay.forward(req, res, remote, headers, raw, {
     firstId: message.id,
     signal,
+    calls: [message.id as string | number],
     sharedSession: shared.sessionId,
     editIf: (answer) => answer.includes(RESOURCE),
     edit: (m) => mapResourceUris(m, server.name),

@@ -13,6 +13,7 @@ import { RPC } from '../rpc-errors.js';
 import { authInfoFor, ownerOf } from '../session-owner.js';
 import type { ProcessServer } from '../upstream/process-server.js';
 import { scopeOf, type RpcMessage } from './message-guard.js';
+import { CallDeadlines, CLIENT_ANSWER_MS } from './call-deadlines.js';
 import type { BusMessage, SessionBus } from './session-bus.js';
 import type { SessionSeal } from './session-seal.js';
 
@@ -35,6 +36,8 @@ interface ProcessSession {
   remote: Map<Id, Elsewhere>;
   /** The server stream (GET) when another instance holds it. */
   stream?: Elsewhere;
+  /** The call timeout of the requests whose client's HTTP request is held here (the others: where it is held). */
+  deadlines: CallDeadlines;
 }
 
 /** A client's HTTP request held by another instance: its bus address and the request's relay id. */
@@ -72,8 +75,6 @@ const SEALED_PREFIX = 'r.';
 const PING_MS = 2000;
 /** ...and taken for gone (its sessions' held requests answered with an error) when it has not answered for this long. */
 const GONE_MS = 6000;
-/** After the tool server asks the client something, its call waits this long at least (a person may be answering). */
-const CLIENT_ANSWER_MS = 10 * 60_000;
 
 const isRequest = (m: RpcMessage) => typeof m.method === 'string' && m.id !== undefined && m.id !== null;
 const isResponse = (m: RpcMessage) => m.method === undefined && m.id !== undefined && ('result' in m || 'error' in m);
@@ -212,6 +213,7 @@ export class ProcessRelay {
           lastSeen: Date.now(),
           active: 0,
           remote: new Map(),
+          deadlines: new CallDeadlines(server.timeoutMs, (rid) => this.callTimedOut(sid, rid)),
         };
         this.sessions.set(sid, session);
         this.logger.debug({ sessionId: sid, mcpServer: server.name }, 'mcp relayed session opened');
@@ -239,7 +241,7 @@ export class ProcessRelay {
   }
 
   private fromClient(
-    session: Pick<ProcessSession, 'identity' | 'inflight' | 'tokens' | 'remote' | 'stream'>,
+    session: Pick<ProcessSession, 'identity' | 'inflight' | 'tokens' | 'remote' | 'stream'> & { deadlines?: CallDeadlines },
     server: ProcessServer,
     downstream: StreamableHTTPServerTransport,
     child: Transport,
@@ -266,6 +268,8 @@ export class ProcessRelay {
         return;
       }
       session.inflight.push(message.id as Id);
+      // The call timeout runs where the client's HTTP request is held (for one held by another instance, there).
+      if (message.method !== 'initialize' && !session.remote.has(message.id as Id)) session.deadlines?.start(message.id as Id);
       const meta = (message.params?._meta ?? {}) as Record<string, unknown>;
       if (meta.progressToken !== undefined) session.tokens.set(meta.progressToken, message.id as Id);
       const forwarded = server.identityFor(session.identity);
@@ -279,13 +283,16 @@ export class ProcessRelay {
       const i = cancelled === undefined ? -1 : session.inflight.indexOf(cancelled);
       if (i >= 0) session.inflight.splice(i, 1);
       for (const [token, rid] of session.tokens) if (rid === cancelled) session.tokens.delete(token);
-      if (cancelled !== undefined) session.remote.delete(cancelled);
+      if (cancelled !== undefined) {
+        session.remote.delete(cancelled);
+        session.deadlines?.done(cancelled);
+      }
     }
     void child.send(message as JSONRPCMessage).catch((err: Error) => this.logger.debug({ mcpServer: server.name, err: err.message }, 'tool server session write failed'));
   }
 
   private fromServer(
-    session: Pick<ProcessSession, 'inflight' | 'tokens' | 'remote' | 'stream'>,
+    session: Pick<ProcessSession, 'inflight' | 'tokens' | 'remote' | 'stream'> & { deadlines?: CallDeadlines },
     server: ProcessServer,
     downstream: StreamableHTTPServerTransport,
     message: RpcMessage,
@@ -296,6 +303,7 @@ export class ProcessRelay {
       const i = session.inflight.indexOf(message.id as Id);
       if (i >= 0) session.inflight.splice(i, 1);
       for (const [token, rid] of session.tokens) if (rid === message.id) session.tokens.delete(token);
+      session.deadlines?.done(message.id as Id);
       // The answer to a request that came through another instance goes back there.
       const elsewhere = session.remote.get(message.id as Id);
       if (elsewhere) {
@@ -307,6 +315,11 @@ export class ProcessRelay {
     } else {
       related = session.inflight.at(-1);
     }
+    // What the server says in a request's course restarts its wait (a question to the client: 10 minutes at least).
+    if (related !== undefined) {
+      if (isRequest(message)) session.deadlines?.asked(related);
+      else session.deadlines?.activity(related);
+    }
     const elsewhere = related === undefined ? session.stream : session.remote.get(related);
     if (elsewhere) return this.sendTo(elsewhere, 'out', [out as Record<string, unknown>]);
     const send = related === undefined ? downstream.send(out) : downstream.send(out, { relatedRequestId: related }).catch(() => downstream.send(out));
@@ -317,6 +330,7 @@ export class ProcessRelay {
     const session = this.sessions.get(sessionId);
     if (!session) return;
     this.sessions.delete(sessionId);
+    session.deadlines.clear();
     this.releaseElsewhere(session);
     void session.child.close().catch(() => undefined);
     void session.downstream.close().catch(() => undefined);
@@ -326,6 +340,21 @@ export class ProcessRelay {
     const cutoff = Date.now() - IDLE_MS;
     // A session whose requests or server stream another instance holds is in use too.
     for (const s of [...this.sessions.values()]) if (s.active === 0 && !s.stream && s.remote.size === 0 && s.lastSeen < cutoff) this.end(s.id);
+  }
+
+  /**
+   * A request of the session's client, held here, that its process did not answer in time: the
+   * client gets the timeout error, the process `notifications/cancelled`, and the session goes on.
+   */
+  private callTimedOut(sid: string, id: Id): void {
+    const session = this.sessions.get(sid);
+    if (!session) return;
+    const name = session.server.name;
+    const error = { jsonrpc: '2.0' as const, id, error: { code: RPC.SERVER_UNAVAILABLE, message: `Tool server ${name} did not answer in time.` } };
+    void session.downstream.send(error).catch((err: Error) => this.logger.debug({ mcpServer: name, err: err.message }, 'a timeout error had nowhere to go'));
+    this.logger.warn({ mcpServer: name }, 'a tool server session call timed out');
+    const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'Request timed out' } } as RpcMessage;
+    this.fromClient(session, session.server, session.downstream, session.child, cancel);
   }
 
   /** Ends every session's GET stream so that shutdown does not wait for it. */

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { request } from 'undici';
 import type { Identity } from '../../../kernel/engine/context.js';
 import { redactAnswer, redactAnswerBytes } from '../../../kernel/errors/redact.js';
 import type { Logger } from '../../../kernel/observability/logger.js';
@@ -12,6 +13,7 @@ import { filtersTools, firstDenied, isListRequest, messagesOf, type RpcMessage }
 import { rewritingStream, type MessageEdit, type TextEdit } from './message-rewriter.js';
 import type { SessionSeal } from './session-seal.js';
 import { exchange, type ExchangeAnswer, type ExchangeSignal } from './upstream-exchange.js';
+import { watchEventStream } from './stream-deadline.js';
 
 /** Request headers of the client that a tool server needs (nothing else of the caller's request goes). */
 const PASSED_REQUEST_HEADERS = ['content-type', 'accept', 'mcp-protocol-version', 'last-event-id'];
@@ -61,6 +63,13 @@ function closeSignal(res: ServerResponse): ExchangeSignal {
       });
     },
   };
+}
+
+/** The ids of the requests among a POST's messages. */
+function callIds(messages: RpcMessage[]): Array<string | number> {
+  const ids: Array<string | number> = [];
+  for (const m of messages) if (typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number')) ids.push(m.id);
+  return ids;
 }
 
 function rpcError(id: RpcMessage['id'], code: number, message: string) {
@@ -157,6 +166,7 @@ export class RemoteRelay {
     await this.forward(req, res, server, headers, raw, {
       firstId: messages[0]?.id,
       signal,
+      calls: req.method === 'POST' ? callIds(messages) : undefined,
       edit,
       sharedSession: !opening && !sessionHeader ? upstreamSession : undefined,
       sessionOut: opening ? (id) => this.seal.seal({ s: server.name, o: ownerOf(identity), u: id }) : undefined,
@@ -195,6 +205,8 @@ export class RemoteRelay {
       done?: (status: number) => void;
       /** The caller went away (the request's caller signal); without one, the answer's close says so. */
       signal?: ExchangeSignal;
+      /** The ids of the POST's requests: they wait for their answers at most the server's call timeout. */
+      calls?: ReadonlyArray<string | number>;
     },
   ): Promise<void> {
     let upstream: ExchangeAnswer;
@@ -211,6 +223,14 @@ export class RemoteRelay {
       });
     } catch (err) {
       if (res.destroyed) return;
+      if ((err as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT' && opts.calls?.length) {
+        // No answer at all within the call timeout: each request gets the timeout error, and the server is told to cancel them.
+        this.cancelUpstream(server, headers, opts.calls);
+        const errors = opts.calls.map((id) => rpcError(id, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} did not answer in time.`));
+        jsonAnswer(res, 200, errors.length === 1 ? errors[0] : errors);
+        opts.done?.(504);
+        return;
+      }
       this.logger.warn({ mcpServer: server.name, err: redactAnswer((err as Error).message, server.secrets) }, 'tool server request failed');
       jsonAnswer(res, 502, rpcError(opts.firstId, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} is unavailable.`));
       return;
@@ -262,8 +282,34 @@ export class RemoteRelay {
     res.once('close', () => {
       if (!stream.destroyed) stream.destroy();
     });
+    let timedOut = false;
+    if (opts.calls?.length && status < 300) {
+      watchEventStream(stream, opts.calls, server.timeoutMs, (unanswered) => {
+        timedOut = true;
+        this.logger.warn({ mcpServer: server.name, requests: unanswered.length }, 'a relayed tool server call timed out');
+        out.unpipe(res);
+        stream.destroy();
+        this.cancelUpstream(server, headers, unanswered);
+        // A blank line first ends an event the server left half written.
+        let events = '\n\n';
+        for (const id of unanswered)
+          events += `event: message\ndata: ${JSON.stringify(rpcError(id, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} did not answer in time.`))}\n\n`;
+        res.end(events);
+      });
+    }
     out.pipe(res);
-    if (opts.done) res.once('finish', () => opts.done!(status));
+    if (opts.done) res.once('finish', () => opts.done!(timedOut ? 504 : status));
+  }
+
+  /** Tells the tool server that the gateway gave up on these requests (their call timeout ran out). */
+  private cancelUpstream(server: RemoteServer, headers: Record<string, string>, ids: ReadonlyArray<string | number>): void {
+    const sent = { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    for (const requestId of ids) {
+      const body = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'Request timed out' } });
+      void request(server.url, { method: 'POST', headers: sent, body, dispatcher: server.agent, headersTimeout: server.timeoutMs })
+        .then((answer) => answer.body.dump())
+        .catch((err: Error) => this.logger.debug({ mcpServer: server.name, err: redactAnswer(err.message, server.secrets) }, 'cancellation not delivered to the tool server'));
+    }
   }
 
   /** Leaves the tools a caller may not call out of a tools/list answer. */

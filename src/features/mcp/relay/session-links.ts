@@ -223,8 +223,17 @@ export class SessionLinks implements LinkProvider {
     return sent.catch((err: Error) => this.logger.debug({ mcpServer: server.name, method: message.method, err: err.message }, 'relayed notification had nowhere to go'));
   }
 
+  /**
+   * The session's copy here ends (or its instance stops): the shared store no longer names it
+   * as the holder of its subscriptions (they end with its connections).
+   */
+  async letGo(): Promise<void> {
+    if (this.holdsSubscriptions()) await this.sharing?.abandon();
+  }
+
   /** The session ended: its connections end (its processes stop). */
   async close(): Promise<void> {
+    void this.letGo();
     this.closed = true;
     const links = [...this.links.values()];
     this.links.clear();

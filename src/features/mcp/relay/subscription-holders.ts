@@ -14,6 +14,8 @@ export interface SubscriptionSharing {
   dropped(server: string, uri: string): Promise<void>;
   /** Ends the subscription where another instance's copy holds it; resolves once it has ended (or that instance is gone). */
   release(server: string, uri: string): Promise<void>;
+  /** This copy ends (its instance stops, or it is dropped): no subscription is held here any more. */
+  abandon(): Promise<void>;
 }
 
 /**
@@ -41,6 +43,10 @@ export class SubscriptionHolders {
       claim: each((id, server, uri) => this.claim(id, server, uri)),
       dropped: each((id, server, uri) => this.dropped(id, server, uri)),
       release: each((id, server, uri) => this.release(id, server, uri)),
+      abandon: async () => {
+        const id = sid();
+        if (id && this.bus.active) await this.abandon(id);
+      },
     };
   }
 
@@ -85,6 +91,21 @@ export class SubscriptionHolders {
     delete holders[key];
     await this.save(sid, holders);
     if (holder !== this.bus.address) await this.letGo(sid, holder, server, uri);
+  }
+
+  /**
+   * Forgets every subscription of the session this instance holds: a later subscribe or
+   * unsubscribe through another instance then has no holder to wait for.
+   */
+  private async abandon(sid: string): Promise<void> {
+    const holders = await this.load(sid);
+    let changed = false;
+    for (const key of Object.keys(holders)) {
+      if (holders[key] !== this.bus.address) continue;
+      delete holders[key];
+      changed = true;
+    }
+    if (changed) await this.save(sid, holders);
   }
 
   /** Asks the instance holding a subscription to end it; resolves once it has (or after RELEASE_MS: that instance is gone). */

@@ -399,6 +399,15 @@ export class LegacySessions {
   /** Ends every session's server stream (GET), so that shutdown does not wait for them; calls in flight go on. */
   drain(): void {
     for (const session of this.sessions.values()) session.transport.closeStandaloneSSEStream();
+    void this.letGo();
+  }
+
+  /**
+   * This instance stops: the shared store no longer names it as the holder of any session's
+   * subscriptions (before the session bus closes), so other instances do not wait for it.
+   */
+  async letGo(): Promise<void> {
+    await Promise.all([...this.sessions.values()].map((s) => s.links?.letGo().catch(() => undefined)));
   }
 
   async close(): Promise<void> {

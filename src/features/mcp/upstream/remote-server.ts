@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Agent } from 'undici';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Identity } from '../../../kernel/engine/context.js';
@@ -13,6 +14,8 @@ import { StatelessClient, STATELESS_VERSION, type StatelessCall } from './statel
 import { undiciFetch } from './undici-fetch.js';
 import { UpstreamServer, type CallContext, type LinkHandlers, type UpstreamLink } from './upstream-server.js';
 
+/** How long closing a session waits for the server's answer to its DELETE. */
+const END_SESSION_MS = 3000;
 const NETWORK_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 function splitUrl(url: string): { origin: string; path: string } {
@@ -198,6 +201,27 @@ export class RemoteServer extends UpstreamServer {
   protected withIdentity<T>(identity: Identity, fn: () => Promise<T>): Promise<T> {
     const headers = identityHeaders(identity, this.forwarding);
     return this.callHeaders.run(headers, fn);
+  }
+
+  /**
+   * DELETE with the session's Mcp-Session-Id, as the Streamable HTTP transport specifies for a
+   * client that ends its session (a server that does not allow it answers 405, which is fine).
+   * Waited for at most END_SESSION_MS: a server that does not answer does not hold up the close.
+   */
+  protected override async endSession(client: Client, identity?: Identity): Promise<void> {
+    const transport = client.transport as StreamableHTTPClientTransport | undefined;
+    if (!(transport instanceof StreamableHTTPClientTransport) || !transport.sessionId) return;
+    const end = () => transport.terminateSession();
+    const ending = (identity ? this.withIdentity(identity, end) : end()).catch((err: Error) =>
+      this.logger.debug({ mcpServer: this.name, err: this.redact(err.message) }, 'tool server session not ended with DELETE'),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const bounded = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, Math.min(this.timeoutMs, END_SESSION_MS));
+      timer.unref();
+    });
+    await Promise.race([ending, bounded]);
+    clearTimeout(timer);
   }
 
   override async close(): Promise<void> {

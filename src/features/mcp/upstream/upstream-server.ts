@@ -55,6 +55,8 @@ export interface UpstreamLink {
   flushed(): Promise<void>;
   /** Infinity while the server waits for the client's answer to one of its requests, else when it last got one (ms). */
   answeredAt(): number;
+  /** When the server last sent a notification on this connection (log messages, ...; ms, 0 for never). */
+  heardAt(): number;
   readonly closed: boolean;
   close(): Promise<void>;
 }
@@ -124,7 +126,7 @@ const NO_SDK_TIMEOUT_MS = 2 ** 31 - 1;
 /**
  * A request's timeout on a session's own connection: `ms` without word from the server, not
  * counting the time the server waits for the client's answer to one of its requests (it starts
- * again from that answer). Progress restarts it too (as the SDK's resetTimeoutOnProgress).
+ * again from that answer). Progress and the server's notifications (log messages) restart it too.
  */
 function timeoutPausedWhileAsking(link: UpstreamLink, ms: number, outer?: AbortSignal): { signal: AbortSignal; progressed(): void; stop(): void } {
   const controller = new AbortController();
@@ -139,7 +141,8 @@ function timeoutPausedWhileAsking(link: UpstreamLink, ms: number, outer?: AbortS
       timer = setTimeout(check, ms);
       return;
     }
-    deadline = Math.max(deadline, answered + ms);
+    // Word from the server (a log message of the call, say) starts the wait again too.
+    deadline = Math.max(deadline, answered + ms, link.heardAt() + ms);
     const left = deadline - Date.now();
     if (left > 0) timer = setTimeout(check, left);
     else controller.abort(new McpError(ErrorCode.RequestTimeout, 'Request timed out'));
@@ -369,18 +372,22 @@ export abstract class UpstreamServer extends EventEmitter {
       }
     };
     let closed = false;
+    let heard = 0;
     let written: Promise<void> = Promise.resolve();
     const link: UpstreamLink = {
       client,
       inflight: [],
       flushed: () => written,
       answeredAt: () => (asking > 0 ? Infinity : answered),
+      heardAt: () => heard,
       get closed() {
         return closed;
       },
       close: async () => {
         if (closed) return;
         closed = true;
+        // The server is told the session ended (for a remote server: DELETE with its session id).
+        await this.endSession(client, handlers.identity);
         await client.close().catch(() => undefined);
       },
     };
@@ -400,6 +407,7 @@ export abstract class UpstreamServer extends EventEmitter {
       return undefined;
     }
     deliverProgressInOrder(client, (message) => {
+      heard = Date.now();
       const relayed = this.secrets.length ? redactRelayed(message, this.secrets) : message;
       written = written.then(() => handlers.onNotification(relayed)).catch(() => undefined);
     });
@@ -410,6 +418,12 @@ export abstract class UpstreamServer extends EventEmitter {
   linkRequest(link: UpstreamLink, identity: Identity, method: string, params: Record<string, unknown>): Promise<unknown> {
     return this.withIdentity(identity, () => link.client.request({ method, params } as never, ResultSchema, { timeout: this.timeoutMs }));
   }
+
+  /**
+   * Tells the server that the gateway ends one of its sessions with it, before the connection
+   * closes (remote servers: the transport's DELETE). Never throws; bounded in time.
+   */
+  protected async endSession(_client: Client, _identity?: Identity): Promise<void> {}
 
   /** Text from or about the tool server, with its credentials (and the gateway's) masked. */
   protected redact(text: string): string {
@@ -569,6 +583,7 @@ export abstract class UpstreamServer extends EventEmitter {
     const client = this.client;
     this.client = undefined;
     this.setStatus('stopped');
+    if (client) await this.endSession(client);
     await client?.close().catch(() => undefined);
   }
 }
