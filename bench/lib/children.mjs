@@ -2,7 +2,8 @@
 // Every child gets an IPC channel, so it goes away with the bench even if the bench is killed.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -161,7 +162,10 @@ export async function startGateway(config, { cpuProfDir, label = 'gateway', root
         });
       });
     }
-    const lines = readFileSync(logPath, 'utf8').split('\n').filter(Boolean);
+    // Read line by line, keeping warn and above: a long soak's log (a line per request) outgrows one string.
+    const lines = [];
+    const reader = createInterface({ input: createReadStream(logPath, 'utf8'), crlfDelay: Infinity });
+    for await (const line of reader) if (line && !/^\{"level":(10|20|30),/.test(line)) lines.push(line);
     rmSync(dir, { recursive: true, force: true });
     return lines;
   };
