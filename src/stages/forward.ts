@@ -232,8 +232,9 @@ export default defineStage<ForwardStageConfig, GatewayContext>({
       if (provider.requiresKey && !target.apiKey) {
         throw new GatewayError('invalid_api_key', `No API key for ${provider.id}.`, { provider: provider.id });
       }
-      // Read by validate in the default pipelines: no await then.
-      if (ctx.endpoint.body === 'json' && !ctx.has(BODY)) await ensureJsonBody(ctx, bodyLimit);
+      // Read by validate in the default pipelines: nothing to wait for then.
+      const reading = ensureJsonBody(ctx, bodyLimit);
+      if (reading) await reading;
       const parts = adapter.fanOut?.(targetBody(ctx));
       if (parts) {
         ctx.response = await sendFannedOut(ctx, services, provider, adapter, parts);

@@ -128,20 +128,27 @@ interface MappedBatch {
   failure?: { error: unknown };
 }
 
-function mapBatch(events: readonly FramedEvent[], map: StreamMapper): MappedBatch {
+/**
+ * Maps one batch. `state.complete` is set when the parts hold the answer's end, before the
+ * batch is handed over: the consumer stops reading there.
+ */
+function mapBatch(events: readonly FramedEvent[], map: StreamMapper, state: { complete: boolean }): MappedBatch {
   const parts: StreamPart[] = [];
+  let failure: MappedBatch['failure'];
   for (const event of events) {
     let out: ReturnType<typeof map>;
     try {
       out = map(event);
     } catch (error) {
-      return { parts, failure: { error } };
+      failure = { error };
+      break;
     }
     if (out === undefined) continue;
     if (Array.isArray(out)) for (const part of out) parts.push(part);
     else parts.push(out);
   }
-  return { parts };
+  if (holdsDone(parts)) state.complete = true;
+  return { parts, failure };
 }
 
 function holdsDone(parts: readonly StreamPart[]): boolean {
@@ -152,12 +159,8 @@ function holdsDone(parts: readonly StreamPart[]): boolean {
 /** Maps framed events to parts, the parts of each batch together; the parts before a failing event still come first. */
 async function* mapEvents(batches: AsyncIterable<FramedEvent[]>, map: StreamMapper, state: { complete: boolean }): AsyncGenerator<StreamPart[]> {
   for await (const events of batches) {
-    const { parts, failure } = mapBatch(events, map);
-    if (parts.length) {
-      // Set before the batch is handed over: the consumer stops reading at the answer's end.
-      if (holdsDone(parts)) state.complete = true;
-      yield parts;
-    }
+    const { parts, failure } = mapBatch(events, map, state);
+    if (parts.length) yield parts;
     if (failure) throw failure.error;
   }
   yield* mapTail(map, state);
@@ -185,11 +188,8 @@ async function* mapFramed(framer: EventFramer, source: AsyncIterable<Buffer>, ma
       ended = step.done === true;
       const events = ended ? framer.end() : framer.push(step.value as Buffer);
       if (!events.length) continue;
-      const { parts, failure } = mapBatch(events, map);
-      if (parts.length) {
-        if (holdsDone(parts)) state.complete = true;
-        yield parts;
-      }
+      const { parts, failure } = mapBatch(events, map, state);
+      if (parts.length) yield parts;
       if (failure) throw failure.error;
     }
   } finally {

@@ -52,12 +52,10 @@ export function readRequestBytes(req: IncomingMessage, limit: number): Promise<B
  * Reads and parses the JSON body of a JSON route once (idempotent: later calls find it in the
  * BODY slot). Malformed JSON and a body that is not an object are 400s.
  */
-export function ensureJsonBody(ctx: GatewayContext, limit: number): Promise<void> {
-  // Read once: later stages find it at no cost (no async frame of their own).
-  return ctx.endpoint.body !== 'json' || ctx.has(BODY) ? READ : readJsonBody(ctx, limit);
+export function ensureJsonBody(ctx: GatewayContext, limit: number): Promise<void> | undefined {
+  // Read once: later calls get undefined (nothing to wait for; `await` of it is harmless).
+  return ctx.endpoint.body !== 'json' || ctx.has(BODY) ? undefined : readJsonBody(ctx, limit);
 }
-
-const READ: Promise<void> = Promise.resolve();
 
 async function readJsonBody(ctx: GatewayContext, limit: number): Promise<void> {
   const raw = await readRequestBytes(ctx.req, limit);

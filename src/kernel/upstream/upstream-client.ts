@@ -1,4 +1,4 @@
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import type { Readable } from 'node:stream';
 
 export interface UpstreamRequest {
@@ -29,6 +29,19 @@ export interface SendOptions {
 const UNUSUAL_URL = /[^\x21-\x7e]|#/;
 
 /**
+ * The origin and path of an upstream address, cut from the string (the agent's own request
+ * takes them; undici's top-level request() would parse a URL object and copy the options once
+ * more). An unusual address, or one without a path, is parsed as a URL parser would.
+ */
+function addressParts(url: string): { origin: string; path: string } {
+  const scheme = url.indexOf('://');
+  const slash = scheme < 0 ? -1 : url.indexOf('/', scheme + 3);
+  if (slash >= 0 && !UNUSUAL_URL.test(url)) return { origin: url.slice(0, slash), path: url.slice(slash) };
+  const parsed = new URL(url);
+  return { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+}
+
+/**
  * Upstream HTTP through undici's request API on keep-alive pools (one pool per origin, made
  * by the Agent). No fetch, no web streams: bodies are node streams.
  */
@@ -52,28 +65,10 @@ export class UpstreamClient {
   }
 
   send(upstream: UpstreamRequest, options: SendOptions = {}): Promise<Dispatcher.ResponseData> {
-    // The agent's own request with origin and path cut from the URL string: undici's top-level
-    // request() would parse it into a URL object and copy the options once more.
-    const url = upstream.url;
-    const scheme = url.indexOf('://');
-    const slash = scheme < 0 ? -1 : url.indexOf('/', scheme + 3);
-    if (scheme < 0 || slash < 0 || UNUSUAL_URL.test(url)) return this.sendParsed(upstream, options);
+    const { origin, path } = addressParts(upstream.url);
     return this.agent.request({
-      origin: url.slice(0, slash),
-      path: url.slice(slash),
-      method: upstream.method as Dispatcher.HttpMethod,
-      headers: upstream.headers,
-      body: upstream.body ?? null,
-      signal: options.signal as AbortSignal | undefined,
-      headersTimeout: options.headersTimeout,
-      bodyTimeout: options.bodyTimeout,
-    });
-  }
-
-  /** An address without a path (or an unusual one): undici parses it. */
-  private sendParsed(upstream: UpstreamRequest, options: SendOptions): Promise<Dispatcher.ResponseData> {
-    return request(upstream.url, {
-      dispatcher: this.agent,
+      origin,
+      path,
       method: upstream.method as Dispatcher.HttpMethod,
       headers: upstream.headers,
       body: upstream.body ?? null,
