@@ -176,31 +176,99 @@ function* mapTail(map: StreamMapper, state: { complete: boolean }): Generator<St
 }
 
 /**
- * The same over a synchronous framer: one generator frames and maps the chunks (no generator
- * per layer); the end's events come after the last chunk.
+ * The parts of a stream over a synchronous framer, as an iterator of its own (no generator per
+ * layer, one promise per upstream chunk): each chunk is framed and mapped at once, the end's
+ * events and the provider's tail come after the last chunk. A failure (the body's or the
+ * mapper's) comes through `fail`, after the parts mapped before it. `finish` is told once, when
+ * the reading ends (the answer's end seen or not).
  */
-async function* mapFramed(framer: EventFramer, source: AsyncIterable<Buffer>, map: StreamMapper, state: { complete: boolean }): AsyncGenerator<StreamPart[]> {
-  let ended = false;
-  const chunks = source[Symbol.asyncIterator]();
-  try {
-    while (!ended) {
-      const step = await chunks.next();
-      ended = step.done === true;
-      const events = ended ? framer.end() : framer.push(step.value as Buffer);
-      if (!events.length) continue;
-      const { parts, failure } = mapBatch(events, map, state);
-      if (parts.length) yield parts;
-      if (failure) throw failure.error;
-    }
-  } finally {
-    // Left early (a failure, or the reader stopped): the source is closed, as for-await would.
-    if (!ended) await chunks.return?.();
+export class FramedParts implements AsyncIterator<StreamPart[]> {
+  private readonly state = { complete: false };
+  private closed = false;
+  /** The failure of an event whose batch's earlier parts went out first. */
+  private failure: { error: unknown } | undefined;
+
+  constructor(
+    private readonly framer: EventFramer,
+    private readonly chunks: AsyncIterator<Buffer>,
+    private readonly map: StreamMapper,
+    private readonly fail: (err: unknown) => unknown = (err) => err,
+    private readonly finish: (complete: boolean) => void = ignore,
+  ) {}
+
+  next(): Promise<IteratorResult<StreamPart[]>> {
+    if (this.closed) return Promise.resolve(DONE);
+    if (this.failure) return Promise.reject(this.close(this.failure.error));
+    return this.chunks.next().then(
+      (step) => this.take(step),
+      (err: unknown) => {
+        throw this.close(err);
+      },
+    );
   }
-  yield* mapTail(map, state);
+
+  private take(step: IteratorResult<Buffer>): IteratorResult<StreamPart[]> | Promise<IteratorResult<StreamPart[]>> {
+    if (this.closed) return DONE;
+    const ended = step.done === true;
+    let parts: StreamPart[];
+    try {
+      const events = ended ? this.framer.end() : this.framer.push(step.value);
+      if (!events.length && !ended) return this.next();
+      const batch = mapBatch(events, this.map, this.state);
+      parts = batch.parts;
+      if (batch.failure) {
+        if (!parts.length) throw batch.failure.error;
+        this.failure = batch.failure;
+        return { value: parts, done: false };
+      }
+      if (ended) {
+        const tail = this.state.complete ? undefined : this.map.end?.();
+        if (tail?.length) {
+          if (holdsDone(tail)) this.state.complete = true;
+          for (const part of tail) parts.push(part);
+        }
+      }
+    } catch (err) {
+      throw this.close(err);
+    }
+    if (ended) {
+      this.close();
+      return parts.length ? { value: parts, done: false } : DONE;
+    }
+    return parts.length ? { value: parts, done: false } : this.next();
+  }
+
+  /** Ends the reading (once): the source closed, `finish` told; gives the failure as `fail` maps it. */
+  private close(err?: unknown): unknown {
+    if (!this.closed) {
+      this.closed = true;
+      void this.chunks.return?.();
+      this.finish(this.state.complete);
+    }
+    return err === undefined ? undefined : this.fail(err);
+  }
+
+  return(): Promise<IteratorResult<StreamPart[]>> {
+    this.close();
+    return Promise.resolve(DONE);
+  }
 }
 
 /** The parts of an upstream stream, batch by batch; failures go through `fail` (the attempt's error mapping). */
-export async function* mapStream(
+export function mapStream(
+  upstream: UpstreamChunks,
+  source: AsyncIterable<Buffer>,
+  framing: string,
+  map: StreamMapper,
+  fail: (err: unknown) => Error,
+): AsyncIterator<StreamPart[]> {
+  const framer = eventFramer(framing);
+  if (framer) return new FramedParts(framer, source[Symbol.asyncIterator](), map, fail, (complete) => upstream.finish(complete));
+  return mapAsyncFramed(upstream, source, framing, map, fail);
+}
+
+/** The same over a framing that frames asynchronously (a generator per layer). */
+async function* mapAsyncFramed(
   upstream: UpstreamChunks,
   source: AsyncIterable<Buffer>,
   framing: string,
@@ -208,13 +276,8 @@ export async function* mapStream(
   fail: (err: unknown) => Error,
 ): AsyncGenerator<StreamPart[]> {
   const state = { complete: false };
-  const framer = eventFramer(framing);
   try {
-    if (framer) {
-      yield* mapFramed(framer, source, map, state);
-    } else {
-      yield* mapEvents(frameEventBatches(framing, source), map, state);
-    }
+    yield* mapEvents(frameEventBatches(framing, source), map, state);
   } catch (err) {
     throw fail(err);
   } finally {
@@ -226,7 +289,7 @@ export async function* mapStream(
  * Waits for the stream's first parts, so that a failure before the first byte can still fall
  * back; the first part ends the attempt's first_byte_timeout.
  */
-export async function primeStream(batches: AsyncGenerator<StreamPart[]>, timers: AttemptTimers): Promise<PartStream> {
+export async function primeStream(batches: AsyncIterator<StreamPart[]>, timers: AttemptTimers): Promise<PartStream> {
   const first = await batches.next();
   timers.firstByteArrived();
   return new PartStream(first.done ? undefined : first.value, batches);
@@ -309,8 +372,7 @@ export class OpenAIPassthrough implements AsyncIterable<StreamPart> {
   private async *parsed(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
     const { options, scanner } = this;
     const writer = createStreamWriter(options.format, { includeUsage: options.includeUsage });
-    const state = { complete: false };
-    const batches = mapFramed(eventFramer('sse')!, source, options.map, state);
+    const batches = new FramedParts(eventFramer('sse')!, source[Symbol.asyncIterator](), options.map);
     for (;;) {
       const step = await batches.next();
       if (step.done) return;
@@ -327,7 +389,7 @@ export class OpenAIPassthrough implements AsyncIterable<StreamPart> {
       }
       if (done) {
         // The rest of the upstream body is the caller's to drain (finish): the parsers stop here.
-        void batches.return(undefined).catch(() => undefined);
+        void batches.return();
         if (text) yield Buffer.from(text, 'utf8');
         return;
       }

@@ -19,6 +19,8 @@ export class OpenAIChunkWriter {
   private readonly object: string;
   /** The text of a chat chunk up to its first choice's index (made once per meta). */
   private head: string | undefined;
+  /** The same up to the content of choice 0. */
+  private firstHead: string | undefined;
 
   constructor(
     private readonly format: 'chat' | 'text',
@@ -105,9 +107,11 @@ export class OpenAIChunkWriter {
   private textChunk(choice: number, text: string): string {
     if (this.head === undefined) {
       const fields = JSON.stringify({ id: this.id, object: this.object, created: this.created, model: this.model });
-      this.head = `${fields.slice(0, -1)},"choices":[{"index":`;
+      this.head = `data: ${fields.slice(0, -1)},"choices":[{"index":`;
+      this.firstHead = `${this.head}0,"delta":{"content":`;
     }
-    return `data: ${this.head}${JSON.stringify(choice)},"delta":{"content":${JSON.stringify(text)}},"logprobs":null,"finish_reason":null}],"system_fingerprint":null}\n\n`;
+    const head = choice === 0 ? this.firstHead! : `${this.head}${choice},"delta":{"content":`;
+    return `${head}${JSON.stringify(text)}},"logprobs":null,"finish_reason":null}],"system_fingerprint":null}\n\n`;
   }
 
   private withRole(choice: number, delta: Record<string, unknown>): Record<string, unknown> {

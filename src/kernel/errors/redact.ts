@@ -229,11 +229,17 @@ function prepared(secret: string | undefined): Prepared[] {
 function redactValues(text: string, values: Iterable<string | undefined>): string {
   let forms: string[] | undefined;
   let short: string[] | undefined;
+  // A key usually comes in several spellings (`Bearer <key>`, the key, the key sent upstream):
+  // they share their run, searched once.
+  let absent: string | undefined;
   for (const secret of values) {
     for (const part of shortParts(secret)) if (text.includes(part)) (short ??= []).push(part);
     for (const p of prepared(secret)) {
       // The common case: the stable run is absent, and so is every spelling of the value.
-      if (p.run !== undefined && !text.includes(p.run)) continue;
+      if (p.run !== undefined && (p.run === absent || !text.includes(p.run))) {
+        absent = p.run;
+        continue;
+      }
       forms ??= [];
       for (const f of secretForms(p.value)) forms.push(f);
     }
@@ -248,9 +254,14 @@ function redactValues(text: string, values: Iterable<string | undefined>): strin
 
 /** Whether bytes may carry a request secret (the same cheap check, on bytes). */
 function bytesMayContain(buf: Buffer, values: readonly (string | undefined)[]): boolean {
+  let absent: string | undefined;
   for (const secret of values) {
     for (const part of shortParts(secret)) if (buf.indexOf(part) >= 0) return true;
-    for (const p of prepared(secret)) if (p.runBytes === undefined || buf.indexOf(p.runBytes) >= 0) return true;
+    for (const p of prepared(secret)) {
+      if (p.run === absent && absent !== undefined) continue;
+      if (p.runBytes === undefined || buf.indexOf(p.runBytes) >= 0) return true;
+      absent = p.run;
+    }
   }
   return false;
 }

@@ -107,11 +107,25 @@ async function writeParts(
     if (!res.write(text)) blocked = waitDrain(res).then(() => (blocked = undefined));
   };
   const grouped = typeof source.batches === 'function';
-  const batches: AsyncIterable<unknown[]> = grouped ? source.batches!() : singleParts(source);
+  const batches = (grouped ? source.batches!() : singleParts(source))[Symbol.asyncIterator]();
   let completed = false;
   let wroteFirst = false;
+  // Whether the parts ended by themselves (else they are told to stop, without waiting for them).
+  let over = false;
   try {
-    for await (const batch of batches) {
+    for (;;) {
+      let step: IteratorResult<unknown[]>;
+      try {
+        step = await batches.next();
+      } catch (err) {
+        over = true;
+        throw err;
+      }
+      if (step.done) {
+        over = true;
+        break;
+      }
+      const batch = step.value;
       if (res.destroyed) return;
       for (const part of batch) {
         const text = encoder.write(part);
@@ -145,8 +159,12 @@ async function writeParts(
     const rest = pending;
     pending = '';
     if (!res.destroyed) res.end(redactAnswer(rest + encoder.failure(errorPayload(ctx, failure, writer)), ctx.secrets));
+  } finally {
+    if (!over) batches.return?.().catch(ignore);
   }
 }
+
+const ignore = () => undefined;
 
 /**
  * A stream whose text is ready-made (an upstream's bytes in the answer's own format), when no

@@ -8,17 +8,24 @@ import { forcedJsonTool } from './request.js';
 import { finishReason, usageFrom } from './finish.js';
 import { anthropicStreamError } from './errors.js';
 
+/** A text_delta event as Anthropic writes it, its text without escapes (the capture). */
+const PLAIN_TEXT_DELTA = /^\{"type":"content_block_delta","index":\d+,"delta":\{"type":"text_delta","text":"([^"\\\x00-\x1f]*)"\}\}$/;
+/** The same event's start, whatever its text. */
 const TEXT_DELTA = /^\{"type":"content_block_delta","index":\d+,"delta":\{"type":"text_delta","text":"/;
 const TEXT_AT = '"text":"';
 
 /**
  * The text of a text_delta event as Anthropic writes it (`{"type":"content_block_delta","index":N,
  * "delta":{"type":"text_delta","text":"..."}}`), from its string alone; undefined for any other
- * event or spelling (which is then parsed whole). The string parses only if it is exactly the
- * text's value: anything after it would hold an unescaped quote.
+ * event or spelling (which is then parsed whole). Text without escapes is matched as it is (one
+ * regular expression, no parse); text with escapes is parsed from its string, which parses only
+ * if it is exactly the text's value (anything after it would hold an unescaped quote).
  */
 function textDelta(data: string): string | undefined {
-  if (!data.endsWith('"}}') || !TEXT_DELTA.test(data)) return undefined;
+  if (!data.endsWith('"}}')) return undefined;
+  const plain = PLAIN_TEXT_DELTA.exec(data);
+  if (plain) return plain[1];
+  if (!TEXT_DELTA.test(data)) return undefined;
   const from = data.indexOf(TEXT_AT) + TEXT_AT.length - 1;
   try {
     const text: unknown = JSON.parse(data.slice(from, -2));
@@ -66,13 +73,14 @@ export const ANTHROPIC_STREAM: StreamAdapter = {
           started = true;
           const message = data.message ?? {};
           startUsage = message.usage ?? {};
+          const usage = usageFrom(startUsage);
           return {
             type: 'meta',
             id: String(message.id ?? ''),
             model: String(message.model ?? call.body?.model ?? ''),
             created: nowSeconds(),
-            inputTokens: usageFrom(startUsage).prompt_tokens,
-            cachedTokens: usageFrom(startUsage).prompt_tokens_details?.cached_tokens ?? 0,
+            inputTokens: usage.prompt_tokens,
+            cachedTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
           };
         }
         case 'content_block_start': {

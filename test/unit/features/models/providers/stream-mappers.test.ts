@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import type { FramedEvent, ProviderCall } from '../../../../../src/features/models/providers/provider.js';
 import type { StreamPart } from '../../../../../src/contract/stream-parts.js';
 import { ANTHROPIC_STREAM } from '../../../../../src/features/models/providers/anthropic/stream.js';
@@ -102,6 +103,26 @@ describe('anthropic stream mapping', () => {
       { type: 'text', choice: 0, text: 'x' },
     ]);
     expect(() => run(ANTHROPIC_STREAM, [{ data: '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"cut' }])).toThrow(GatewayError);
+  });
+
+  it('reads a text delta from its string exactly as a full parse would (property)', () => {
+    const spellings = fc.oneof(
+      fc.string({ unit: 'binary' }),
+      fc.string({ unit: fc.constantFrom('a', ' ', '"', '\\', '}', '\n', '\t', 'é', '😀', '\u2028', '\u0000') }),
+    );
+    fc.assert(
+      fc.property(spellings, fc.nat(30), (text, index) => {
+        const data = JSON.stringify({ type: 'content_block_delta', index, delta: { type: 'text_delta', text } });
+        expect(run(ANTHROPIC_STREAM, [{ data }])).toEqual(text === '' ? [] : [{ type: 'text', choice: 0, text }]);
+      }),
+    );
+  });
+
+  it('refuses a text delta whose string JSON forbids (a raw control character, an unescaped quote)', () => {
+    for (const inner of ['tab\there', 'cut"short']) {
+      const data = `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"${inner}"}}`;
+      expect(() => run(ANTHROPIC_STREAM, [{ data }])).toThrow(GatewayError);
+    }
   });
 
   it('turns error events into the mapped gateway error', () => {
