@@ -8,6 +8,11 @@
 //   direct   straight to the fake upstream
 //   proxy    through the bare proxy
 //   gateway  through the gateway
+// Interleaved: at each concurrency every target gets its own keep-alive Pool and its warm-up, then the
+// measured time is split into slices (default 4); each slice measures every target in turn, order
+// direct, proxy, gateway on even slices and reversed on odd ones, and a row sums its target's slices
+// (answers, CPU, percentiles over all samples). So every target sees the same machine: on a shared VM
+// its speed drifts over seconds, and back-to-back rows would not. --slices 1: one after the other.
 // It prints two fixed-width tables (every row; then the gateway against direct and proxy, with the
 // gateway's peak RSS = VmHWM of its process) and writes the same as JSON to bench/results/latest.json.
 //
@@ -15,12 +20,15 @@
 //   --only <names>         scenarios to run (comma- or space-separated names; default all)
 //   --concurrency 1,16     concurrency levels (default 1,16,64)
 //   --targets gateway      which targets to drive (default direct,proxy,gateway)
+//   --slices 4             slices each row's measured time is split into, targets interleaved
+//                          (default BENCH_SLICES or 4; 1: the targets one after the other)
 //   --profile              run the gateway with --cpu-prof; prints the top costs and keeps the
 //                          profile in bench/results/profiles/<scenario>.cpuprofile
 //   --gateway-dir <path>   the gateway build to run: <path>/dist/main.js with its pipelines/ (default:
 //                          this repository), e.g. another checkout to compare two builds
 //   --list                 list the scenarios and exit
-// Environment: BENCH_SECONDS (measured seconds per row, default 4), BENCH_WARMUP (default 1),
+// Environment: BENCH_SECONDS (measured seconds per row, all slices together, default 4), BENCH_WARMUP
+//   (default 1), BENCH_SLICES (default 4, see --slices),
 //   BENCH_PREWARM (seconds each new gateway, and the proxy, serve a scenario's request at c=8 before
 //   its first row, so the first row does not measure V8 compiling the hot path; default 3),
 //   BENCH_LOG_LEVEL (the gateway's logging.level, default info: one JSON line per request).
@@ -55,8 +63,8 @@ import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT, startFake, startGateway, startProxy, stopAll } from './lib/children.mjs';
-import { runCell } from './lib/load.mjs';
-import { cpuBetween, cpuSnapshot } from './lib/cpu.mjs';
+import { mergeResults, openPool, runCell } from './lib/load.mjs';
+import { cpuOver, cpuSnapshot } from './lib/cpu.mjs';
 import { formatTable } from './lib/table.mjs';
 import { formatProfile, summarizeProfile } from './lib/profile-summary.mjs';
 
@@ -83,6 +91,7 @@ function parseArgs(argv) {
       opts.concurrency = values().map(Number);
       opts.concurrencyGiven = true;
     } else if (arg === '--targets') opts.targets = values();
+    else if (arg === '--slices') opts.slices = sliceCount('--slices', argv[++i]);
     else if (arg === '--profile') opts.profile = true;
     else if (arg === '--gateway-dir') opts.gatewayDir = resolve(argv[++i] ?? '.');
     else if (arg === '--list') opts.list = true;
@@ -95,6 +104,12 @@ function parseArgs(argv) {
   const badTarget = opts.targets.find((t) => !TARGETS.includes(t));
   if (badTarget) throw new Error(`unknown target ${badTarget} (one of ${TARGETS.join(', ')})`);
   return opts;
+}
+
+function sliceCount(name, raw) {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 100) throw new Error(`${name} takes a whole number of slices (1-100)`);
+  return n;
 }
 
 function seconds(name, fallback, min) {
@@ -152,7 +167,9 @@ async function main() {
   const all = await loadScenarios();
   if (opts.help || opts.list) {
     if (opts.help)
-      process.stdout.write('usage: npm run bench -- [--only names] [--concurrency 1,16,64] [--targets direct,proxy,gateway] [--profile] [--gateway-dir path] [--list]\n\n');
+      process.stdout.write(
+        'usage: npm run bench -- [--only names] [--concurrency 1,16,64] [--targets direct,proxy,gateway] [--slices 4] [--profile] [--gateway-dir path] [--list]\n\n',
+      );
     for (const s of all) process.stdout.write(`${s.name.padEnd(28)} ${s.description ?? ''}\n`);
     return;
   }
@@ -162,6 +179,7 @@ async function main() {
   const warmupMs = seconds('BENCH_WARMUP', 1, 0) * 1000;
   const measureMs = seconds('BENCH_SECONDS', 4, 0.1) * 1000;
   const prewarmMs = seconds('BENCH_PREWARM', 3, 0) * 1000;
+  const slices = opts.slices ?? (process.env.BENCH_SLICES ? sliceCount('BENCH_SLICES', process.env.BENCH_SLICES) : 4);
   const logLevel = process.env.BENCH_LOG_LEVEL || 'info';
   if (!existsSync(join(opts.gatewayDir, 'dist', 'main.js'))) throw new Error(`${join(opts.gatewayDir, 'dist', 'main.js')} is missing: run \`npm run build\` (npm run bench does)`);
 
@@ -199,17 +217,56 @@ async function main() {
           }
         }
         for (const concurrency of levels) {
-          for (const target of targets) {
-            progress(`${scenario.name}: c=${concurrency} ${target}`);
+          const pids = { bench: process.pid, fake: fake.pid, proxy: proxy.pid, gateway: gateway?.pid };
+          // One Pool per target, kept for all its slices (no reconnect between slices).
+          const cells = targets.map((target) => {
             const origin = target === 'direct' ? fake.url : target === 'proxy' ? proxy.url : gateway.url;
             const request = target === 'gateway' ? setup.request : (setup.upstreamRequest ?? setup.request);
-            const pids = { bench: process.pid, fake: fake.pid, proxy: proxy.pid, gateway: gateway?.pid };
+            return { target, origin, request, pool: openPool(origin, concurrency), results: [], upstreamRequests: 0, upstreamConnections: 0 };
+          });
+          // Runs fn between two reads of the fake's counters and adds what it sent upstream to the cell
+          // (warm-up included, as the `up conns` column says).
+          const counting = async (cell, fn) => {
             const before = await fake.stats();
-            const result = await runCell({ origin, request, concurrency, warmupMs, measureMs, onMeasure: () => cpuSnapshot(pids) });
-            const cpu = cpuBetween(result.marks.start, result.marks.end);
+            const out = await fn();
             const after = await fake.stats();
-            const upstreamRequests = after.requests - before.requests;
-            const upstreamConnections = after.connections - before.connections - 1; // minus the stats request's own
+            cell.upstreamRequests += after.requests - before.requests;
+            cell.upstreamConnections += after.connections - before.connections - 1; // minus the stats request's own
+            return out;
+          };
+          try {
+            // With one slice, each target's warm-up runs right before its measured phase (one after the
+            // other); with more, every target is warmed up first, then the slices alternate the order.
+            if (slices > 1 && warmupMs > 0) {
+              for (const cell of cells) {
+                progress(`${scenario.name}: c=${concurrency} ${cell.target} warm-up`);
+                await counting(cell, () => runCell({ origin: cell.origin, request: cell.request, concurrency, warmupMs, measureMs: 0, pool: cell.pool }));
+              }
+            }
+            for (let i = 0; i < slices; i++) {
+              for (const cell of i % 2 ? [...cells].reverse() : cells) {
+                progress(`${scenario.name}: c=${concurrency} ${cell.target}${slices > 1 ? ` slice ${i + 1}/${slices}` : ''}`);
+                const result = await counting(cell, () =>
+                  runCell({
+                    origin: cell.origin,
+                    request: cell.request,
+                    concurrency,
+                    warmupMs: slices > 1 ? 0 : warmupMs,
+                    measureMs: measureMs / slices,
+                    onMeasure: () => cpuSnapshot(pids),
+                    pool: cell.pool,
+                    samples: true,
+                  }),
+                );
+                cell.results.push(result);
+              }
+            }
+          } finally {
+            await Promise.all(cells.map((cell) => cell.pool.close().catch(() => undefined)));
+          }
+          for (const { target, results, upstreamRequests, upstreamConnections } of cells) {
+            const result = mergeResults(results);
+            const cpu = cpuOver(result.marks.map((m) => [m.start, m.end]));
             // The process this row measures: the fake itself for direct, else the proxy or the gateway.
             const served = cpu.procs[target === 'direct' ? 'fake' : target];
             rows.push({
@@ -231,7 +288,7 @@ async function main() {
               ttfbP50: round(result.ttfb.p50),
               ttfbP99: round(result.ttfb.p99),
               check: check(setup, result.sample, target),
-              monotonicWindowUs: [Number(result.marks.start.at / 1000n), Number(result.marks.end.at / 1000n)],
+              monotonicWindowsUs: result.marks.map((m) => [Number(m.start.at / 1000n), Number(m.end.at / 1000n)]),
               cpuPct: Object.fromEntries(Object.entries(cpu.procs).map(([k, v]) => [k, round(v.pct, 1)])),
               servedCpuPct: round(served?.pct, 1),
               servedCpuUsPerRequest: result.requests ? round((served.seconds * 1e6) / result.requests, 1) : null,
@@ -254,7 +311,7 @@ async function main() {
       }
       if (opts.profile && wantsGateway) {
         const file = join(profileDir, `${scenario.name}.cpuprofile`);
-        const windows = rows.filter((r) => r.scenario === scenario.name && r.target === 'gateway').map((r) => r.monotonicWindowUs);
+        const windows = rows.filter((r) => r.scenario === scenario.name && r.target === 'gateway').flatMap((r) => r.monotonicWindowsUs);
         const requests = rows.filter((r) => r.scenario === scenario.name && r.target === 'gateway').reduce((n, r) => n + r.requests, 0);
         if (existsSync(file)) profiles.push({ scenario: scenario.name, file, requests, summary: summarizeProfile(JSON.parse(readFileSync(file, 'utf8')), windows) });
         else notes.push(`${scenario.name}: no CPU profile was written (the gateway exited with ${gatewayExit?.code ?? gatewayExit?.signal})`);
@@ -266,7 +323,7 @@ async function main() {
   }
 
   const summary = summarize(rows, gateways);
-  printReport({ rows, summary, gateways, notes, warmupMs, measureMs, logLevel });
+  printReport({ rows, summary, gateways, notes, warmupMs, measureMs, slices, logLevel });
   for (const p of profiles) {
     process.stdout.write(
       `\nCPU profile of the gateway, ${p.scenario} (${p.file.slice(ROOT.length + 1)}):\n${formatProfile(p.summary, Number(process.env.BENCH_PROFILE_TOP ?? 25), p.summary.windowed ? p.requests : 0)}\n`,
@@ -279,6 +336,7 @@ async function main() {
     cpuModel: cpus()[0]?.model,
     warmupSeconds: warmupMs / 1000,
     measureSeconds: measureMs / 1000,
+    slices,
     gatewayLogLevel: logLevel,
     gatewayDir: opts.gatewayDir,
     goals: GOALS,
@@ -336,9 +394,14 @@ function summarize(rows, gateways) {
   return out;
 }
 
-function printReport({ rows, summary, gateways, notes, warmupMs, measureMs, logLevel }) {
+function printReport({ rows, summary, gateways, notes, warmupMs, measureMs, slices, logLevel }) {
   const w = (s) => process.stdout.write(`${s}\n`);
   w(`AI gateway bench: node ${process.version}, ${cpus().length} CPU(s), ${warmupMs / 1000}s warm-up + ${measureMs / 1000}s per row, gateway logging.level ${logLevel}`);
+  w(
+    slices > 1
+      ? `Targets interleaved: each row's ${measureMs / 1000}s measured in ${slices} slices of ${measureMs / slices / 1000}s, order direct, proxy, gateway then reversed, so every target sees the same machine.`
+      : 'Targets measured one after the other (1 slice: warm-up and measure per row).',
+  );
   w('MB/s: answer bodies received. Latencies in ms (to the last byte; ttfb = to the first body byte). Closed loop: c workers, one keep-alive connection each.');
   w('cpu% and cpu us/req: the process the row measures (fake for direct, else proxy or gateway), % of one core.');
   w('up conns: TCP connections the fake upstream accepted during the row (warm-up included); more than c means keep-alive was lost.');

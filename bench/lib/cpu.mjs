@@ -53,3 +53,30 @@ export function cpuBetween(a, b) {
     stealPct: pct(b.machine.steal - a.machine.steal),
   };
 }
+
+/**
+ * CPU used over several windows ([[start, end], ...] snapshot pairs, e.g. one target's slices),
+ * summed: per process seconds, and pct = summed CPU seconds / summed wall seconds (as cpuBetween).
+ */
+export function cpuOver(pairs) {
+  let wallSeconds = 0;
+  let others = 0;
+  let steal = 0;
+  const procs = {};
+  for (const [a, b] of pairs) {
+    const wall = Number(b.at - a.at) / 1e9;
+    const cpu = cpuBetween(a, b);
+    wallSeconds += wall;
+    // cpuBetween gives % of one core over its own window: back to core-seconds before summing.
+    others += ((cpu.othersPct ?? 0) * wall) / 100;
+    steal += ((cpu.stealPct ?? 0) * wall) / 100;
+    for (const [name, p] of Object.entries(cpu.procs)) procs[name] = (procs[name] ?? 0) + p.seconds;
+  }
+  const pct = (s) => (wallSeconds > 0 ? (100 * s) / wallSeconds : null);
+  return {
+    procs: Object.fromEntries(Object.entries(procs).map(([name, s]) => [name, { pct: pct(s), seconds: s }])),
+    othersPct: pct(others),
+    stealPct: pct(steal),
+    wallSeconds,
+  };
+}

@@ -2,6 +2,8 @@
 // worker), each sending requests back to back until a deadline. A warm-up phase runs first and is
 // thrown away. Latencies (to the last byte) and times to the first body byte are recorded with
 // process.hrtime.bigint into preallocated arrays; percentiles are computed after the run.
+// A caller that measures in slices passes its own Pool (openPool, kept open between slices), asks
+// for the raw samples and merges the slices with mergeResults.
 import { Pool } from 'undici';
 
 const hr = process.hrtime.bigint;
@@ -79,16 +81,9 @@ function summarize(values, n) {
   return { p50: percentile(sorted, n, 50), p90: percentile(sorted, n, 90), p99: percentile(sorted, n, 99), max: n ? sorted[n - 1] / 1e6 : null };
 }
 
-/**
- * Runs one cell: `concurrency` workers against `origin` for warmupMs, then measureMs.
- * Returns { requests, errors, rps, responseMBps (answer bodies), latency: {p50,p90,p99,max}, ttfb: {...}, sample: {status, headers, body} }.
- * Stops early when nothing but errors comes back (a dead target) or the arrays are full.
- * onMeasure('start' | 'end') is called around the measured phase; what it returns comes back as
- * result.marks.start / result.marks.end (the bench takes CPU snapshots there).
- */
-export async function runCell({ origin, request, concurrency, warmupMs, measureMs, onMeasure = () => undefined }) {
-  const opts = prepareRequest(request);
-  const pool = new Pool(origin, {
+/** The Pool runCell drives `origin` with: one keep-alive connection per worker, no pipelining. */
+export function openPool(origin, concurrency) {
+  return new Pool(origin, {
     connections: concurrency,
     pipelining: 1,
     keepAliveTimeout: 60_000,
@@ -96,6 +91,20 @@ export async function runCell({ origin, request, concurrency, warmupMs, measureM
     headersTimeout: 60_000,
     bodyTimeout: 60_000,
   });
+}
+
+/**
+ * Runs one cell: `concurrency` workers against `origin` for warmupMs, then measureMs.
+ * Returns { requests, errors, statuses, bytes, seconds, rps, responseMBps (answer bodies), latency: {p50,p90,p99,max}, ttfb: {...}, sample: {status, headers, body} }.
+ * Stops early when nothing but errors comes back (a dead target) or the arrays are full.
+ * onMeasure('start' | 'end') is called around the measured phase; what it returns comes back as
+ * result.marks.start / result.marks.end (the bench takes CPU snapshots there).
+ * pool: an open Pool (openPool) to use instead of a new one; runCell leaves it open.
+ * samples: true to also return result.samples = { latency, ttfb } (Float64Array of ns, one per answer).
+ */
+export async function runCell({ origin, request, concurrency, warmupMs, measureMs, onMeasure = () => undefined, pool: givenPool, samples = false }) {
+  const opts = prepareRequest(request);
+  const pool = givenPool ?? openPool(origin, concurrency);
   const capacity = Math.max(100_000, Math.ceil(measureMs * 60));
   const latency = new Float64Array(capacity);
   const ttfb = new Float64Array(capacity);
@@ -160,11 +169,53 @@ export async function runCell({ origin, request, concurrency, warmupMs, measureM
       seconds,
       rps: cell.n / seconds,
       responseMBps: cell.bytes / 1e6 / seconds,
+      bytes: cell.bytes,
       latency: summarize(latency, cell.n),
       ttfb: summarize(ttfb, cell.n),
       sample: cell.sample ?? undefined,
+      ...(samples ? { samples: { latency: latency.slice(0, cell.n), ttfb: ttfb.slice(0, cell.n) } } : {}),
     };
   } finally {
-    await pool.close().catch(() => undefined);
+    if (!givenPool) await pool.close().catch(() => undefined);
   }
+}
+
+function concat(arrays) {
+  const out = new Float64Array(arrays.reduce((n, a) => n + a.length, 0));
+  let at = 0;
+  for (const a of arrays) {
+    out.set(a, at);
+    at += a.length;
+  }
+  return out;
+}
+
+/**
+ * Merges the results of several runCell calls on one target (slices, each run with samples: true)
+ * into one: counts, bytes and seconds summed, rates over the summed seconds, percentiles over all
+ * the samples, the first sample answer, the last error; marks becomes the list of the slices' marks.
+ */
+export function mergeResults(results) {
+  const statuses = {};
+  for (const r of results) for (const [status, n] of Object.entries(r.statuses)) statuses[status] = (statuses[status] ?? 0) + n;
+  const requests = results.reduce((n, r) => n + r.requests, 0);
+  const bytes = results.reduce((n, r) => n + r.bytes, 0);
+  const seconds = results.reduce((n, r) => n + r.seconds, 0);
+  const latency = concat(results.map((r) => r.samples.latency));
+  const ttfb = concat(results.map((r) => r.samples.ttfb));
+  return {
+    marks: results.map((r) => r.marks),
+    requests,
+    errors: results.reduce((n, r) => n + r.errors, 0),
+    statuses,
+    lastError: results.findLast((r) => r.lastError !== undefined)?.lastError,
+    seconds,
+    rps: seconds > 0 ? requests / seconds : 0,
+    responseMBps: seconds > 0 ? bytes / 1e6 / seconds : 0,
+    bytes,
+    latency: summarize(latency, latency.length),
+    ttfb: summarize(ttfb, ttfb.length),
+    sample: results.find((r) => r.sample !== undefined)?.sample,
+    samples: { latency, ttfb },
+  };
 }
