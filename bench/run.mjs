@@ -23,7 +23,8 @@
 //   --slices 4             slices each row's measured time is split into, targets interleaved
 //                          (default BENCH_SLICES or 4; 1: the targets one after the other)
 //   --profile              run the gateway with --cpu-prof; prints the top costs and keeps the
-//                          profile in bench/results/profiles/<scenario>.cpuprofile
+//                          profile in bench/results/profiles/<scenario>.cpuprofile (the bare proxy
+//                          too when it is a target: bare-proxy.cpuprofile, over all its rows)
 //   --gateway-dir <path>   the gateway build to run: <path>/dist/main.js with its pipelines/ (default:
 //                          this repository), e.g. another checkout to compare two builds
 //   --list                 list the scenarios and exit
@@ -58,7 +59,7 @@
 //   }
 // The bench gateway config before merging: { logging: { level }, providers: { openai: { baseUrl:
 // `${fakeUrl}/v1` } } } (server host/port and the data folder are set by the bench).
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -188,7 +189,9 @@ async function main() {
   if (opts.profile) mkdirSync(profileDir, { recursive: true });
 
   const fake = await startFake(scenarios.map((s) => s.file));
-  const proxy = await startProxy(fake.url);
+  const profilesProxy = opts.profile && opts.targets.includes('proxy');
+  if (profilesProxy) rmSync(join(profileDir, 'bare-proxy.cpuprofile'), { force: true });
+  const proxy = await startProxy(fake.url, { cpuProfDir: profilesProxy ? profileDir : undefined });
   const rows = [];
   const gateways = [];
   const notes = [];
@@ -321,12 +324,29 @@ async function main() {
     if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
     await stopAll();
   }
+  // The bare proxy's profile (one process for every scenario): the floor's own costs, over its rows.
+  if (profilesProxy) {
+    const file = join(profileDir, 'bare-proxy.cpuprofile');
+    const proxyRows = rows.filter((r) => r.target === 'proxy');
+    const requests = proxyRows.reduce((n, r) => n + r.requests, 0);
+    if (existsSync(file))
+      profiles.push({
+        scenario: 'bare proxy',
+        file,
+        requests,
+        summary: summarizeProfile(
+          JSON.parse(readFileSync(file, 'utf8')),
+          proxyRows.flatMap((r) => r.monotonicWindowsUs),
+        ),
+      });
+    else notes.push('no CPU profile of the bare proxy was written');
+  }
 
   const summary = summarize(rows, gateways);
   printReport({ rows, summary, gateways, notes, warmupMs, measureMs, slices, logLevel });
   for (const p of profiles) {
     process.stdout.write(
-      `\nCPU profile of the gateway, ${p.scenario} (${p.file.slice(ROOT.length + 1)}):\n${formatProfile(p.summary, Number(process.env.BENCH_PROFILE_TOP ?? 25), p.summary.windowed ? p.requests : 0)}\n`,
+      `\nCPU profile of ${p.scenario === 'bare proxy' ? 'the bare proxy' : `the gateway, ${p.scenario}`} (${p.file.slice(ROOT.length + 1)}):\n${formatProfile(p.summary, Number(process.env.BENCH_PROFILE_TOP ?? 25), p.summary.windowed ? p.requests : 0)}\n`,
     );
   }
   const results = {

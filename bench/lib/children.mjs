@@ -91,9 +91,10 @@ export async function startFake(scenarioFiles) {
   });
 }
 
-/** Starts the bare forwarding proxy in front of `upstream`. */
-export async function startProxy(upstream) {
-  const child = spawnNode([join(LIB, 'bare-proxy.mjs'), upstream]);
+/** Starts the bare forwarding proxy in front of `upstream`; `cpuProfDir` adds --cpu-prof (bare-proxy.cpuprofile, written at exit). */
+export async function startProxy(upstream, { cpuProfDir } = {}) {
+  const prof = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`, '--cpu-prof-name=bare-proxy.cpuprofile'] : [];
+  const child = spawnNode([...prof, join(LIB, 'bare-proxy.mjs'), upstream]);
   const handle = track(child, 'bare proxy');
   const port = await readyPort(child, 'bare proxy');
   return Object.assign(handle, { url: `http://127.0.0.1:${port}` });

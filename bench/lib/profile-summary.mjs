@@ -131,7 +131,7 @@ function pct(n) {
  */
 export function formatProfile(summary, top = 25, requests = 0) {
   const out = [];
-  const scope = summary.windowed ? 'during the measured gateway rows' : 'over the whole run, start-up included';
+  const scope = summary.windowed ? 'during the measured rows' : 'over the whole run, start-up included';
   const perReq = requests > 0;
   const us = (ms) => ((ms * 1000) / requests).toFixed(1).padStart(7);
   out.push(

@@ -95,6 +95,7 @@ export class UpstreamChunks implements AsyncIterator<Buffer> {
   /** `before` (chunks already read), then the rest of the body. */
   from(before: readonly Buffer[]): AsyncIterable<Buffer> {
     const chunks = this.chunks;
+    if (!before.length) return { [Symbol.asyncIterator]: () => chunks };
     let i = 0;
     const iterator: AsyncIterator<Buffer> = {
       next: () => (i < before.length ? Promise.resolve({ value: before[i++]!, done: false }) : chunks.next()),
@@ -255,13 +256,7 @@ export class FramedParts implements AsyncIterator<StreamPart[]> {
 }
 
 /** The parts of an upstream stream, batch by batch; failures go through `fail` (the attempt's error mapping). */
-export function mapStream(
-  upstream: UpstreamChunks,
-  source: AsyncIterable<Buffer>,
-  framing: string,
-  map: StreamMapper,
-  fail: (err: unknown) => Error,
-): AsyncIterator<StreamPart[]> {
+export function mapStream(upstream: UpstreamChunks, source: AsyncIterable<Buffer>, framing: string, map: StreamMapper, fail: (err: unknown) => Error): AsyncIterator<StreamPart[]> {
   const framer = eventFramer(framing);
   if (framer) return new FramedParts(framer, source[Symbol.asyncIterator](), map, fail, (complete) => upstream.finish(complete));
   return mapAsyncFramed(upstream, source, framing, map, fail);

@@ -19,7 +19,7 @@ export class OpenAIChunkWriter {
   private readonly object: string;
   /** The text of a chat chunk up to its first choice's index (made once per meta). */
   private head: string | undefined;
-  /** The same up to the content of choice 0. */
+  /** The same up to the delta of choice 0. */
   private firstHead: string | undefined;
 
   constructor(
@@ -59,9 +59,8 @@ export class OpenAIChunkWriter {
         return '';
       case 'text':
         // The common chunk, written without building it: the same text JSON.stringify gives.
-        if (this.format === 'chat' && this.roleSent.has(part.choice)) return this.textChunk(part.choice, part.text);
         if (this.format === 'text') return this.emit([{ text: part.text, index: part.choice, logprobs: null, finish_reason: null }]);
-        return this.emit([{ index: part.choice, delta: this.withRole(part.choice, { content: part.text }), logprobs: null, finish_reason: null }]);
+        return this.choiceChunk(part.choice, `{${this.roleField(part.choice)}"content":${JSON.stringify(part.text)}}`, 'null');
       case 'reasoning':
         if (this.format === 'text') return '';
         return this.emit([{ index: part.choice, delta: this.withRole(part.choice, { reasoning_content: part.text }), logprobs: null, finish_reason: null }]);
@@ -84,7 +83,7 @@ export class OpenAIChunkWriter {
         return this.emit([{ index: part.choice, delta: { tool_calls: [{ index: part.index, function: { arguments: part.args } }] }, logprobs: null, finish_reason: null }]);
       case 'finish':
         if (this.format === 'text') return this.emit([{ text: '', index: part.choice, logprobs: null, finish_reason: part.reason }]);
-        return this.emit([{ index: part.choice, delta: this.withRole(part.choice, {}), logprobs: null, finish_reason: part.reason }]);
+        return this.choiceChunk(part.choice, this.roleSent.has(part.choice) ? '{}' : `{${this.roleField(part.choice).slice(0, -1)}}`, JSON.stringify(part.reason));
       case 'usage':
         this.usage = part.usage;
         return '';
@@ -104,14 +103,25 @@ export class OpenAIChunkWriter {
     return `${out}data: [DONE]\n\n`;
   }
 
-  private textChunk(choice: number, text: string): string {
+  /**
+   * A chat chunk of one choice, written without building it (the text JSON.stringify gives for
+   * emit's object): `delta` and `finish` are JSON texts.
+   */
+  private choiceChunk(choice: number, delta: string, finish: string): string {
     if (this.head === undefined) {
       const fields = JSON.stringify({ id: this.id, object: this.object, created: this.created, model: this.model });
       this.head = `data: ${fields.slice(0, -1)},"choices":[{"index":`;
-      this.firstHead = `${this.head}0,"delta":{"content":`;
+      this.firstHead = `${this.head}0,"delta":`;
     }
-    const head = choice === 0 ? this.firstHead! : `${this.head}${choice},"delta":{"content":`;
-    return `${head}${JSON.stringify(text)}},"logprobs":null,"finish_reason":null}],"system_fingerprint":null}\n\n`;
+    const head = choice === 0 ? this.firstHead! : `${this.head}${choice},"delta":`;
+    return `${head}${delta},"logprobs":null,"finish_reason":${finish}}],"system_fingerprint":null}\n\n`;
+  }
+
+  /** `"role":"assistant",` in the choice's first delta (noted as sent), else nothing. */
+  private roleField(choice: number): string {
+    if (this.roleSent.has(choice)) return '';
+    this.roleSent.add(choice);
+    return '"role":"assistant",';
   }
 
   private withRole(choice: number, delta: Record<string, unknown>): Record<string, unknown> {

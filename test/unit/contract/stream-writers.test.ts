@@ -201,3 +201,34 @@ describe('ResponsesWriter (property)', () => {
     );
   });
 });
+
+describe('OpenAIChunkWriter chat chunks (property)', () => {
+  it('writes text and finish chunks exactly as JSON.stringify writes the chunk object, role in each choice first delta', () => {
+    const anyText = fc.string({ unit: fc.constantFrom('a', ' ', '"', '\\', '\n', 'é', '😀', '\u2028', '\u0001') });
+    const part = fc.oneof(
+      fc.record({ type: fc.constant('text' as const), choice: fc.nat(3), text: anyText }),
+      fc.record({ type: fc.constant('finish' as const), choice: fc.nat(3), reason: fc.constantFrom('stop' as const, 'length' as const, 'tool_calls' as const) }),
+    );
+    fc.assert(
+      fc.property(anyText, anyText, fc.nat(), fc.array(part, { maxLength: 8 }), (id, model, created, parts) => {
+        const writer = new OpenAIChunkWriter('chat', false);
+        expect(writer.write({ type: 'meta', id, model, created })).toBe('');
+        const roleSent = new Set<number>();
+        for (const p of parts) {
+          const delta: Record<string, unknown> = roleSent.has(p.choice) ? {} : { role: 'assistant' };
+          roleSent.add(p.choice);
+          if (p.type === 'text') delta.content = p.text;
+          const chunk = {
+            id,
+            object: 'chat.completion.chunk',
+            created,
+            model,
+            choices: [{ index: p.choice, delta, logprobs: null, finish_reason: p.type === 'finish' ? p.reason : null }],
+            system_fingerprint: null,
+          };
+          expect(writer.write(p)).toBe(`data: ${JSON.stringify(chunk)}\n\n`);
+        }
+      }),
+    );
+  });
+});

@@ -8,11 +8,14 @@ import { forcedJsonTool } from './request.js';
 import { finishReason, usageFrom } from './finish.js';
 import { anthropicStreamError } from './errors.js';
 
-/** A text_delta event as Anthropic writes it, its text without escapes (the capture). */
+/** A text_delta event as Anthropic writes it, its text without escapes (the capture; JSON forbids raw control characters there). */
+// eslint-disable-next-line no-control-regex
 const PLAIN_TEXT_DELTA = /^\{"type":"content_block_delta","index":\d+,"delta":\{"type":"text_delta","text":"([^"\\\x00-\x1f]*)"\}\}$/;
 /** The same event's start, whatever its text. */
 const TEXT_DELTA = /^\{"type":"content_block_delta","index":\d+,"delta":\{"type":"text_delta","text":"/;
 const TEXT_AT = '"text":"';
+const PING = '{"type":"ping"}';
+const MESSAGE_STOP = '{"type":"message_stop"}';
 
 /**
  * The text of a text_delta event as Anthropic writes it (`{"type":"content_block_delta","index":N,
@@ -59,6 +62,9 @@ export const ANTHROPIC_STREAM: StreamAdapter = {
       // Most events are text deltas: their text is read without parsing the whole event.
       const text = textDelta(event.data);
       if (text !== undefined) return text ? { type: 'text', choice: 0, text } : undefined;
+      // The events without fields, as Anthropic writes them, need no parse either.
+      if (event.data === PING) return undefined;
+      if (event.data === MESSAGE_STOP) return { type: 'done' };
       let data: any;
       try {
         data = JSON.parse(event.data);

@@ -106,10 +106,7 @@ describe('anthropic stream mapping', () => {
   });
 
   it('reads a text delta from its string exactly as a full parse would (property)', () => {
-    const spellings = fc.oneof(
-      fc.string({ unit: 'binary' }),
-      fc.string({ unit: fc.constantFrom('a', ' ', '"', '\\', '}', '\n', '\t', 'é', '😀', '\u2028', '\u0000') }),
-    );
+    const spellings = fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: fc.constantFrom('a', ' ', '"', '\\', '}', '\n', '\t', 'é', '😀', '\u2028', '\u0000') }));
     fc.assert(
       fc.property(spellings, fc.nat(30), (text, index) => {
         const data = JSON.stringify({ type: 'content_block_delta', index, delta: { type: 'text_delta', text } });
