@@ -164,16 +164,16 @@ async function* mapEvents(batches: AsyncIterable<FramedEvent[]>, map: StreamMapp
     if (parts.length) yield parts;
     if (failure) throw failure.error;
   }
-  yield* mapTail(map, state);
+  const tail = tailParts(map, state);
+  if (tail) yield tail;
 }
 
-/** Parts a provider gives only once its stream ended (e.g. Bedrock without a metadata event). */
-function* mapTail(map: StreamMapper, state: { complete: boolean }): Generator<StreamPart[]> {
+/** Parts a provider gives only once its stream ended (e.g. Bedrock without a metadata event); `state.complete` set when they end the answer. */
+function tailParts(map: StreamMapper, state: { complete: boolean }): StreamPart[] | undefined {
   const tail = state.complete ? undefined : map.end?.();
-  if (tail?.length) {
-    if (holdsDone(tail)) state.complete = true;
-    yield tail;
-  }
+  if (!tail?.length) return undefined;
+  if (holdsDone(tail)) state.complete = true;
+  return tail;
 }
 
 /**
@@ -222,13 +222,8 @@ export class FramedParts implements AsyncIterator<StreamPart[]> {
         this.failure = batch.failure;
         return { value: parts, done: false };
       }
-      if (ended) {
-        const tail = this.state.complete ? undefined : this.map.end?.();
-        if (tail?.length) {
-          if (holdsDone(tail)) this.state.complete = true;
-          for (const part of tail) parts.push(part);
-        }
-      }
+      const tail = ended ? tailParts(this.map, this.state) : undefined;
+      if (tail) for (const part of tail) parts.push(part);
     } catch (err) {
       throw this.close(err);
     }

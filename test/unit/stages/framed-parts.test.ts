@@ -31,6 +31,19 @@ function mapper(end?: () => StreamPart[] | undefined): StreamMapper {
   return map;
 }
 
+/** The parts of `source` over SSE, failures mapped as `mapped: <message>`; `finished` records what finish was told. */
+function framed(source: AsyncIterator<Buffer>, map: StreamMapper = mapper()) {
+  const finished: boolean[] = [];
+  const parts = new FramedParts(
+    eventFramer('sse')!,
+    source,
+    map,
+    (err) => new Error(`mapped: ${(err as Error).message}`),
+    (complete) => finished.push(complete),
+  );
+  return { parts, finished };
+}
+
 async function drain(parts: FramedParts): Promise<StreamPart[][]> {
   const out: StreamPart[][] = [];
   for (;;) {
@@ -43,8 +56,7 @@ async function drain(parts: FramedParts): Promise<StreamPart[][]> {
 describe('FramedParts', () => {
   it('gives the parts of each upstream read together, events split across reads included, and tells finish once that the answer is whole', async () => {
     const { iterator, state } = chunks(['data: t:a\n\ndata: t:', 'b\n\n: comment\n\n', 'data: t:c\n\ndata: done\n\n']);
-    const finished: boolean[] = [];
-    const parts = new FramedParts(eventFramer('sse')!, iterator, mapper(), undefined, (complete) => finished.push(complete));
+    const { parts, finished } = framed(iterator);
     expect(await drain(parts)).toEqual([
       [{ type: 'text', choice: 0, text: 'a' }],
       [{ type: 'text', choice: 0, text: 'b' }],
@@ -58,14 +70,7 @@ describe('FramedParts', () => {
 
   it('gives the parts before a failing event first, then the failure as `fail` maps it, and the reading ends incomplete', async () => {
     const { iterator } = chunks(['data: t:a\n\ndata: boom\n\ndata: t:never\n\n']);
-    const finished: boolean[] = [];
-    const parts = new FramedParts(
-      eventFramer('sse')!,
-      iterator,
-      mapper(),
-      (err) => new Error(`mapped: ${(err as Error).message}`),
-      (complete) => finished.push(complete),
-    );
+    const { parts, finished } = framed(iterator);
     expect(await parts.next()).toEqual({ value: [{ type: 'text', choice: 0, text: 'a' }], done: false });
     await expect(parts.next()).rejects.toThrow('mapped: bad event');
     expect(finished).toEqual([false]);
@@ -74,27 +79,16 @@ describe('FramedParts', () => {
 
   it('maps a failure of the upstream body the same way', async () => {
     const failing: AsyncIterator<Buffer> = { next: () => Promise.reject(new Error('socket closed')) };
-    const finished: boolean[] = [];
-    const parts = new FramedParts(
-      eventFramer('sse')!,
-      failing,
-      mapper(),
-      (err) => new Error(`mapped: ${(err as Error).message}`),
-      (complete) => finished.push(complete),
-    );
+    const { parts, finished } = framed(failing);
     await expect(parts.next()).rejects.toThrow('mapped: socket closed');
     expect(finished).toEqual([false]);
   });
 
   it("adds the provider's tail when the body ends without the answer's end, and a last event without its blank line", async () => {
     const { iterator } = chunks(['data: t:a\n\ndata: t:b\n']);
-    const finished: boolean[] = [];
-    const parts = new FramedParts(
-      eventFramer('sse')!,
+    const { parts, finished } = framed(
       iterator,
       mapper(() => [{ type: 'done' }]),
-      undefined,
-      (complete) => finished.push(complete),
     );
     expect(await drain(parts)).toEqual([[{ type: 'text', choice: 0, text: 'a' }], [{ type: 'text', choice: 0, text: 'b' }, { type: 'done' }]]);
     expect(finished).toEqual([true]);
@@ -102,8 +96,7 @@ describe('FramedParts', () => {
 
   it('stops reading when told to (return), the answer not whole', async () => {
     const { iterator, state } = chunks(['data: t:a\n\n', 'data: t:b\n\n']);
-    const finished: boolean[] = [];
-    const parts = new FramedParts(eventFramer('sse')!, iterator, mapper(), undefined, (complete) => finished.push(complete));
+    const { parts, finished } = framed(iterator);
     expect((await parts.next()).value).toEqual([{ type: 'text', choice: 0, text: 'a' }]);
     expect(await parts.return()).toEqual({ value: undefined, done: true });
     expect(finished).toEqual([false]);
