@@ -32,3 +32,8 @@ export async function dropSharedState(shared: 'redis' | 'postgres', prefix: stri
     await client.end();
   }
 }
+
+/** The config that puts a test's gateways on the shared store: Redis under `prefix`, or PostgreSQL in `schema`. */
+export function sharedStoreConfig(shared: 'redis' | 'postgres', prefix: string, schema: string): Record<string, unknown> {
+  return shared === 'redis' ? { redis: { url: REDIS_URL, keyPrefix: prefix } } : { storage: { type: 'postgres', url: PG_URL, schema } };
+}

@@ -9,7 +9,7 @@ import {
   ToolListChangedNotificationSchema,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
-import { alternating, dropSharedState, PG_URL, REDIS_URL } from '../../helpers/shared-stores.js';
+import { alternating, dropSharedState, sharedStoreConfig } from '../../helpers/shared-stores.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { HttpToolServer } from '../../helpers/http-tool-server.js';
 import { startHttpToolServer, stdioToolServerEntry } from '../../helpers/conformance-suite.js';
@@ -47,8 +47,7 @@ describe.each(['redis', 'postgres'] as const)('/mcp sessions on any instance (%s
     conf = await startHttpToolServer();
     config = (share: boolean) => ({
       logging: { level: 'warn' },
-      ...(share && shared === 'redis' ? { redis: { url: REDIS_URL, keyPrefix: prefix } } : {}),
-      ...(share && shared === 'postgres' ? { storage: { type: 'postgres', url: PG_URL, schema } } : {}),
+      ...(share ? sharedStoreConfig(shared, prefix, schema) : {}),
       auth: {
         enabled: true,
         type: 'api-key',

@@ -12,7 +12,7 @@ import {
   ToolListChangedNotificationSchema,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
-import { alternating, dropSharedState, PG_URL, REDIS_URL } from '../../helpers/shared-stores.js';
+import { alternating, dropSharedState, sharedStoreConfig } from '../../helpers/shared-stores.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { stdioToolServerEntry } from '../../helpers/conformance-suite.js';
 import { freePort, spawnGateway, waitForHealth } from '../../helpers/built-gateway.js';
@@ -46,8 +46,7 @@ describe.each(['redis', 'postgres'] as const)(
 
     const config = (share: boolean) => ({
       logging: { level: 'warn' },
-      ...(share && shared === 'redis' ? { redis: { url: REDIS_URL, keyPrefix: prefix } } : {}),
-      ...(share && shared === 'postgres' ? { storage: { type: 'postgres', url: PG_URL, schema } } : {}),
+      ...(share ? sharedStoreConfig(shared, prefix, schema) : {}),
       auth: {
         enabled: true,
         type: 'api-key',

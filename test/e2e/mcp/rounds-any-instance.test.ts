@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dropSharedState, PG_URL, REDIS_URL } from '../../helpers/shared-stores.js';
+import { dropSharedState, sharedStoreConfig } from '../../helpers/shared-stores.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { startHttpToolServer, stdioToolServerEntry } from '../../helpers/conformance-suite.js';
 import { eventually, rawPost } from '../../helpers/mcp.js';
@@ -51,8 +51,7 @@ describe.each(['redis', 'postgres'] as const)('2026-07-28 rounds on any instance
     tools = await startHttpToolServer();
     config = (share: boolean) => ({
       logging: { level: 'warn' },
-      ...(share && shared === 'redis' ? { redis: { url: REDIS_URL, keyPrefix: prefix } } : {}),
-      ...(share && shared === 'postgres' ? { storage: { type: 'postgres', url: PG_URL, schema } } : {}),
+      ...(share ? sharedStoreConfig(shared, prefix, schema) : {}),
       auth: {
         enabled: true,
         type: 'api-key',

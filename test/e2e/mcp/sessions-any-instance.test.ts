@@ -8,7 +8,7 @@ import {
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { alternating, dropSharedState, PG_URL, REDIS_URL } from '../../helpers/shared-stores.js';
+import { alternating, dropSharedState, sharedStoreConfig } from '../../helpers/shared-stores.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { startHttpToolServer } from '../../helpers/conformance-suite.js';
 import { eventually, textOf } from '../../helpers/mcp.js';
@@ -27,8 +27,7 @@ describe.each(['redis', 'postgres'] as const)('MCP sessions on any instance (%s 
     tools = await startHttpToolServer();
     const config = (share: boolean) => ({
       logging: { level: 'warn' },
-      ...(share && shared === 'redis' ? { redis: { url: REDIS_URL, keyPrefix: prefix } } : {}),
-      ...(share && shared === 'postgres' ? { storage: { type: 'postgres', url: PG_URL, schema } } : {}),
+      ...(share ? sharedStoreConfig(shared, prefix, schema) : {}),
       auth: { enabled: true, type: 'api-key', apiKeys: [{ key: KEY, user: 'roamer@example.com', scopes: ['mcp:read', 'mcp:write'] }] },
       mcpServers: { remote: { url: tools.url } },
     });

@@ -1,27 +1,14 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { captureLogger, withoutTime } from '../../../helpers/log-capture.js';
 import { createLogger } from '../../../../src/kernel/observability/logger.js';
 import { registerSecrets } from '../../../../src/kernel/errors/redact.js';
 import { RequestLog } from '../../../../src/kernel/http/request-log.js';
 import { AuditLog, who, type AuditEntry } from '../../../../src/features/mcp/audit.js';
 import type { Identity } from '../../../../src/kernel/engine/context.js';
-
-function capture(level: string) {
-  const lines: string[] = [];
-  const dest = new Writable({
-    write(chunk, _enc, done) {
-      for (const line of String(chunk).split('\n')) if (line) lines.push(line);
-      done();
-    },
-  });
-  return { logger: createLogger(level, dest as never), lines };
-}
-
-const withoutTime = (line: string) => line.replace(/"time":"[^"]+"/, '"time":"T"');
 
 const alice: Identity = { kind: 'api-key', id: 'config-key-0', user: 'alice@example.com', scopes: ['mcp:read'] };
 
@@ -42,8 +29,8 @@ describe('the MCP audit line', () => {
 
   it('is the line pino writes for the same fields, in the same order', () => {
     for (const entry of entries) {
-      const fast = capture('info');
-      const slow = capture('info');
+      const fast = captureLogger('info');
+      const slow = captureLogger('info');
       new AuditLog(fast.logger).record(alice, entry);
       pinoLine(slow.logger, alice, entry);
       expect(fast.lines).toHaveLength(1);
@@ -52,7 +39,7 @@ describe('the MCP audit line', () => {
   });
 
   it('follows the logger level: refusals are warnings, allowed calls info lines', () => {
-    const { logger, lines } = capture('warn');
+    const { logger, lines } = captureLogger('warn');
     const audit = new AuditLog(logger);
     audit.record(alice, entries[0]!);
     expect(lines).toHaveLength(0);
@@ -62,7 +49,7 @@ describe('the MCP audit line', () => {
 
   it('masks a gateway secret in any field', () => {
     registerSecrets(['audit-line-secret-value-98765']);
-    const { logger, lines } = capture('info');
+    const { logger, lines } = captureLogger('info');
     new AuditLog(logger).record(
       { ...alice, user: 'audit-line-secret-value-98765' },
       { method: 'tools/call', server: 's', name: 'x-audit-line-secret-value-98765', allowed: true, ms: 1 },
@@ -72,7 +59,7 @@ describe('the MCP audit line', () => {
   });
 
   it('masks a secret the gateway learns after the same fields were written once', () => {
-    const { logger, lines } = capture('info');
+    const { logger, lines } = captureLogger('info');
     const audit = new AuditLog(logger);
     const caller = { ...alice, user: 'audit-line-later-secret-24680' };
     const entry: AuditEntry = { method: 'tools/call', server: 's', name: 't', allowed: true, ms: 1 };

@@ -1,25 +1,12 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { captureLogger, withoutTime } from '../../../helpers/log-capture.js';
 import { createLogger } from '../../../../src/kernel/observability/logger.js';
 import { RequestLog, type RequestLine } from '../../../../src/kernel/http/request-log.js';
 import { registerSecrets } from '../../../../src/kernel/errors/redact.js';
-
-function capture(level: string) {
-  const lines: string[] = [];
-  const dest = new Writable({
-    write(chunk, _enc, done) {
-      for (const line of String(chunk).split('\n')) if (line) lines.push(line);
-      done();
-    },
-  });
-  return { logger: createLogger(level, dest as never), lines };
-}
-
-const withoutTime = (line: string) => line.replace(/"time":"[^"]+"/, '"time":"T"');
 
 describe('the per-request log line', () => {
   it('is the line pino writes for the same fields', () => {
@@ -32,8 +19,8 @@ describe('the per-request log line', () => {
       retries: 0,
       ms: 1.25,
     };
-    const fast = capture('info');
-    const slow = capture('info');
+    const fast = captureLogger('info');
+    const slow = captureLogger('info');
     new RequestLog(fast.logger).write('info', fields);
     slow.logger.info(fields, 'request');
     expect(withoutTime(fast.lines[0]!)).toBe(withoutTime(slow.lines[0]!));
@@ -46,7 +33,7 @@ describe('the per-request log line', () => {
   });
 
   it('follows the logger level', () => {
-    const { logger, lines } = capture('info');
+    const { logger, lines } = captureLogger('info');
     const log = new RequestLog(logger);
     log.write('debug', { requestId: 'r', method: 'GET', route: 'GET /health', status: 200, provider: 'none', retries: 0, ms: 0.1 });
     expect(lines).toHaveLength(0);
@@ -57,7 +44,7 @@ describe('the per-request log line', () => {
 
   it('masks a gateway secret in the user name', () => {
     registerSecrets(['request-log-secret-value-1234']);
-    const { logger, lines } = capture('info');
+    const { logger, lines } = captureLogger('info');
     new RequestLog(logger).write('info', {
       requestId: 'r',
       method: 'POST',

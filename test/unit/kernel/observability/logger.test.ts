@@ -1,21 +1,10 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, maskSecretFields } from '../../../../src/kernel/observability/logger.js';
-
-function capture() {
-  const lines: string[] = [];
-  const dest = new Writable({
-    write(chunk, _enc, done) {
-      for (const line of String(chunk).split('\n')) if (line) lines.push(line);
-      done();
-    },
-  });
-  return { logger: createLogger('info', dest as never), lines };
-}
+import { captureLogger } from '../../../helpers/log-capture.js';
+import { maskSecretFields } from '../../../../src/kernel/observability/logger.js';
 
 describe('log lines', () => {
   it('mask secret fields by name, at the top, one level down and in request headers', () => {
-    const { logger, lines } = capture();
+    const { logger, lines } = captureLogger();
     const fields = {
       headers: { authorization: 'Bearer opaque', accept: 'application/json', 'x-api-key': 'k1' },
       req: { headers: { cookie: 'session=abc', host: 'gw' }, url: '/v1/x' },
@@ -42,13 +31,13 @@ describe('log lines', () => {
   it('leave a line without secret fields as it is (the same object)', () => {
     const fields = { requestId: 'r1', route: 'POST /v1/chat/completions', status: 200, nested: { tokens: 3 } };
     expect(maskSecretFields(fields)).toBe(fields);
-    const { logger, lines } = capture();
+    const { logger, lines } = captureLogger();
     logger.info(fields, 'request');
     expect(JSON.parse(lines[0]!)).toMatchObject({ level: 30, ...fields, msg: 'request' });
   });
 
   it('still mask credential shapes in any field', () => {
-    const { logger, lines } = capture();
+    const { logger, lines } = captureLogger();
     logger.warn({ detail: 'upstream said: Authorization: Bearer abcdefghijklmnopqrstuvwxyz' }, 'odd');
     expect(lines[0]).not.toContain('abcdefghijklmnopqrstuvwxyz');
     expect(JSON.parse(lines[0]!).detail).toContain('[REDACTED]');
