@@ -14,6 +14,23 @@ function bindable(params: unknown[]): unknown[] {
  * The embedded store: one better-sqlite3 connection (WAL). Calls are synchronous underneath;
  * a transaction holds a lock so that no other call interleaves with it.
  */
+/** How long a statement waits for another connection's lock (SQLite's busy timeout). */
+const BUSY_TIMEOUT_MS = 10_000;
+
+/** Runs `fn`, again while SQLite answers that the file is busy, for at most BUSY_TIMEOUT_MS. */
+function untilFree<T>(fn: () => T): T {
+  const until = Date.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      return fn();
+    } catch (err) {
+      const code = (err as { code?: string }).code ?? '';
+      if (!code.startsWith('SQLITE_BUSY') || Date.now() >= until) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 25);
+    }
+  }
+}
+
 export class SqliteStore implements SqlStore {
   readonly dialect = 'sqlite' as const;
   private readonly db: Db;
@@ -22,10 +39,11 @@ export class SqliteStore implements SqlStore {
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    this.db = new Database(path);
-    this.db.pragma('journal_mode = WAL');
+    this.db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+    // Workers of a cluster open one file at once: switching it to WAL needs a lock SQLite does not
+    // wait for, so a busy answer there is tried again (start-up only).
+    untilFree(() => this.db.pragma('journal_mode = WAL'));
     this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 5000');
     this.db.pragma('foreign_keys = ON');
   }
 
