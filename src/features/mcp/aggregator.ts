@@ -286,10 +286,11 @@ export class Aggregator {
     const session = op.session;
     if (!(session instanceof SessionLinks)) throw new RpcFailure(-32602, 'logging/setLevel needs a session (open one with initialize).');
     session.enable();
-    session.rememberLogLevel(level);
+    const remembered = session.rememberLogLevel(level);
     const servers = this.serversOf(view).filter((s) => s.capabilities?.logging && this.maySee(view.identity, s.name));
-    await Promise.all(
-      servers.map(async (server) => {
+    await Promise.all([
+      remembered,
+      ...servers.map(async (server) => {
         if (!(await session.linkFor(server))) return;
         try {
           await server.request('logging/setLevel', { level }, callContext(view, op));
@@ -297,7 +298,7 @@ export class Aggregator {
           // One server refusing the level does not stop the others.
         }
       }),
-    );
+    ]);
     return {};
   }
 

@@ -131,6 +131,35 @@ describe.each(['redis', 'postgres'] as const)('/mcp sessions on any instance (%s
     }
   }, 30_000);
 
+  it('a log level set through one instance holds for the next call through the other, even before the instances tell each other', async () => {
+    // The instances' messages about the session's state are held back until the calls are done.
+    const held: Array<() => void> = [];
+    const buses = [a, b].map((gw) => gw.gateway.services.require(MCP).parts!.bus);
+    const deliver = buses.map((bus) => bus.onMessage!);
+    buses.forEach((bus, i) => {
+      bus.onMessage = (message) => (message.kind === 'state' && !message.op ? held.push(() => deliver[i]!(message)) : deliver[i]!(message));
+    });
+    const seen: string[] = [];
+    const client = new Client({ name: 'level-client', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`), { fetch: alternating([a.url, b.url], seen), requestInit: { headers: { 'x-api-key': KEY } } }));
+    const logs: unknown[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (note) => void logs.push(note.params.data));
+    try {
+      await client.setLoggingLevel('info');
+      for (let i = 0; i < 4; i++) await client.callTool({ name: `${i % 2 ? 'conf' : 'proc'}__test_tool_with_logging`, arguments: {} });
+      expect(logs).toHaveLength(12);
+      expect(held.length).toBeGreaterThan(0);
+      await client.setLoggingLevel('error');
+      for (let i = 0; i < 4; i++) await client.callTool({ name: `${i % 2 ? 'conf' : 'proc'}__test_tool_with_logging`, arguments: {} });
+      expect(logs).toHaveLength(12);
+      expect(new Set(seen.map((s) => s.split(' ')[1]))).toEqual(new Set([new URL(a.url).port, new URL(b.url).port]));
+    } finally {
+      buses.forEach((bus, i) => (bus.onMessage = deliver[i]));
+      for (const release of held) release();
+      await client.close();
+    }
+  }, 30_000);
+
   it('a resource subscription made through either instance: its updates reach the server stream wherever it is, and unsubscribe works through either', async () => {
     const seen: string[] = [];
     const client = new Client({ name: 'subscribing-client', version: '1.0.0' });

@@ -235,8 +235,10 @@ export class SessionBus {
   }
 
   /** The session's log level, kept for copies made later (a week, as long as an id is good). */
-  saveLevel(sid: string, level: string): void {
-    this.backend?.saveLevel(digest(sid), level).catch(() => undefined);
+  async saveLevel(sid: string, level: string): Promise<void> {
+    await this.backend?.saveLevel(digest(sid), level).catch((err: Error) => {
+      this.logger.warn({ err: err.message }, 'an MCP session log level could not be kept for the other instances');
+    });
   }
 
   async loadLevel(sid: string): Promise<string | undefined> {

@@ -11,6 +11,8 @@ const ASKING = ['sampling', 'elicitation', 'roots'] as const;
 /** How long a tool server's request waits for the client's answer (a person may be answering it). */
 const CLIENT_ANSWER_TIMEOUT_MS = 10 * 60_000;
 
+const ignore = () => undefined;
+
 type Message = { method: string; params?: Record<string, unknown> };
 
 /** A change of a session's state on the servers, told to its copies on other instances. */
@@ -36,6 +38,8 @@ export class SessionLinks implements LinkProvider {
   private closed = false;
   private readonly links = new Map<UpstreamServer, Promise<UpstreamLink | undefined>>();
   private level?: string;
+  /** A level another copy set, on its way to this copy's connections: requests on them wait for it. */
+  private settling?: Promise<void>;
   private readonly subscriptions = new Map<UpstreamServer, Set<string>>();
 
   constructor(
@@ -47,7 +51,7 @@ export class SessionLinks implements LinkProvider {
     /** Passes a notification for the server stream on when another instance holds that stream (true). */
     private readonly elsewhere?: (message: Message) => boolean,
     /** Tells the session's copies on other instances what this one changed. */
-    private readonly share?: (change: SharedChange) => void,
+    private readonly share?: (change: SharedChange) => Promise<void> | void,
     /** Where the session's resource subscriptions live (which instance's copy holds each). */
     private readonly sharing?: SubscriptionSharing,
   ) {}
@@ -82,6 +86,8 @@ export class SessionLinks implements LinkProvider {
   }
 
   linkFor(server: UpstreamServer): Promise<UpstreamLink | undefined> {
+    const settling = this.settling;
+    if (settling) return settling.then(() => this.linkFor(server));
     if (!this.enabled || this.closed) return Promise.resolve(undefined);
     let pending = this.links.get(server);
     if (!pending) {
@@ -103,10 +109,13 @@ export class SessionLinks implements LinkProvider {
     void link.close();
   }
 
-  /** Remembers the level and sets it on every connection opened from now on. */
-  rememberLogLevel(level: string): void {
+  /**
+   * Remembers the level and sets it on every connection opened from now on; settled once the
+   * session's copies on other instances can read it (before the client hears the answer).
+   */
+  async rememberLogLevel(level: string): Promise<void> {
     this.level = level;
-    this.share?.({ level });
+    await this.share?.({ level });
   }
 
   /** Whether this copy of the session holds any resource subscription. */
@@ -144,11 +153,16 @@ export class SessionLinks implements LinkProvider {
   async applyShared(change: SharedChange, servers: (name: string) => UpstreamServer | undefined): Promise<void> {
     if (change.level) {
       this.enabled = true;
-      this.level = change.level;
-      for (const [server, pending] of this.links) {
-        const link = await pending.catch(() => undefined);
-        if (link && server.capabilities?.logging) await server.linkRequest(link, this.identity(), 'logging/setLevel', { level: change.level }).catch(() => undefined);
-      }
+      const level = (this.level = change.level);
+      const settled = Promise.all(
+        [...this.links].map(async ([server, pending]) => {
+          const link = await pending.catch(() => undefined);
+          if (link && server.capabilities?.logging) await server.linkRequest(link, this.identity(), 'logging/setLevel', { level }).catch(() => undefined);
+        }),
+      ).then(ignore);
+      this.settling = settled;
+      await settled;
+      if (this.settling === settled) this.settling = undefined;
     }
     if (change.unsubscribe) {
       const server = servers(change.unsubscribe.server);

@@ -73,6 +73,18 @@ function distinctRequestIds(server: Server): void {
   (server as unknown as { _requestMessageId: number })._requestMessageId = randomInt(2 ** 40);
 }
 
+/** Requests after which no server logs for the session (or that set the level themselves). */
+const QUIET_METHODS = new Set(['ping', 'logging/setLevel', 'initialize']);
+
+/** Whether the POST holds a request whose handling may make a tool server log. */
+function mayLog(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m) => {
+    const method = (m as { method?: unknown } | null)?.method;
+    return typeof method === 'string' && (m as { id?: unknown }).id !== undefined && !QUIET_METHODS.has(method);
+  });
+}
+
 function hasProgressToken(body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
   return messages.some((m) => (m as { params?: { _meta?: { progressToken?: unknown } } })?.params?._meta?.progressToken !== undefined);
@@ -130,7 +142,10 @@ export class LegacySessions {
         session.active--;
         session.lastSeen = Date.now();
       });
-      if (req.method === 'POST' && this.bus?.active && this.passOn(session, req, res, body)) return;
+      if (req.method === 'POST' && this.bus?.active) {
+        if (this.passOn(session, req, res, body)) return;
+        await this.levelFromStore(session, body);
+      }
       await session.transport.handleRequest(req, res, body);
       return;
     }
@@ -267,10 +282,23 @@ export class LegacySessions {
   }
 
   /** A change of the session's state on the servers: told to its copies elsewhere (the level kept for later ones). */
-  private shareState(session: Session | undefined, change: SharedChange): void {
+  private async shareState(session: Session | undefined, change: SharedChange): Promise<void> {
     if (!session || !this.bus?.active) return;
-    if (change.level) this.bus.saveLevel(session.id, change.level);
+    const saved = change.level ? this.bus.saveLevel(session.id, change.level) : undefined;
     this.bus.publish({ sid: session.id, kind: 'state', messages: [change as Record<string, unknown>] });
+    await saved;
+  }
+
+  /**
+   * The log level the client last set through any copy of the session, applied here before a
+   * request that may make the servers log: the bus tells this copy too, but maybe after the
+   * client's next request arrives here.
+   */
+  private async levelFromStore(session: Session, body: unknown): Promise<void> {
+    const links = session.links;
+    if (!links || !this.bus || !mayLog(body)) return;
+    const level = await this.bus.loadLevel(session.id);
+    if (level && level !== links.logLevel()) await links.applyShared({ level }, (name) => this.aggregator.pool.get(name));
   }
 
   /** A notification for the session's server stream when another instance holds it: passed on (true). */
