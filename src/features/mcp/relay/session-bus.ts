@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import pg from 'pg';
+import type pg from 'pg';
 import type { GatewayServices } from '../../../kernel/engine/services.js';
 import type { Logger } from '../../../kernel/observability/logger.js';
 import { getStore } from '../../../kernel/store/store-capability.js';
@@ -162,10 +162,12 @@ export class SessionBus {
       });
     };
     let closed = false;
+    // Loaded with the PostgreSQL store only (a config on SQLite or Redis never loads the client).
+    const { Client } = (await import('pg')).default;
     let listener: pg.Client;
     // The listening connection is opened again when it breaks (a second later, until the bus closes).
     const listen = async (): Promise<void> => {
-      const client = new pg.Client({ connectionString: url });
+      const client = new Client({ connectionString: url });
       listener = client;
       let retried = false;
       const again = () => {
