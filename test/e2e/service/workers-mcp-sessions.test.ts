@@ -50,6 +50,10 @@ describe('MCP sessions across the workers of a cluster', { timeout: 180_000 }, (
     proc = spawnGateway(['--config', config], { env: { GATEWAY_PORT: String(port), GATEWAY_DATA_DIR: join(dir, 'data') } });
     const url = `http://127.0.0.1:${port}`;
     await waitForHealth(url, proc, 60_000);
+    // /health answers once one worker listens; the start-up line comes once both do.
+    const up = Date.now() + 60_000;
+    while (!logRecords(proc).some((r) => r.msg === 'gateway listening') && Date.now() < up) await new Promise((r) => setTimeout(r, 25));
+    expect(logRecords(proc).find((r) => r.msg === 'gateway listening')?.workers).toHaveLength(2);
 
     const client = new Client({ name: 'cluster-client', version: '1.0.0' }, { capabilities: { sampling: {} } });
     client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', content: { type: 'text', text: 'from the client' }, model: 'm' }));
