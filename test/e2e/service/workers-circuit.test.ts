@@ -50,8 +50,8 @@ describe('circuit states shared by the workers of a cluster', { timeout: 180_000
     await one.close();
     expect(statuses.every((s) => s >= 500)).toBe(true);
     const calls = upstream.requests.length;
-    // Give the news a moment to reach the other worker, then ask on fresh connections (spread over both workers).
-    await new Promise((r) => setTimeout(r, 200));
+    // Give the news a moment to reach the other worker (a second: CI machines run other suites beside this one), then ask on fresh connections (spread over both workers).
+    await new Promise((r) => setTimeout(r, 1000));
     const answers = [];
     for (let i = 0; i < 8; i++) {
       const res = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { ...HEADERS, connection: 'close' }, body: JSON.stringify(CHAT) });
