@@ -15,6 +15,7 @@ import { HttpToolServer } from '../../helpers/http-tool-server.js';
 import { startHttpToolServer, stdioToolServerEntry } from '../../helpers/conformance-suite.js';
 import { eventually, textOf } from '../../helpers/mcp.js';
 import { MCP } from '../../../src/features/mcp/mcp-services.js';
+import { subscriptionValueName } from '../../../src/features/mcp/relay/subscription-holders.js';
 
 const KEY = 'aggregate-roaming-key-0123456789';
 const OTHER = 'aggregate-roaming-other-0123456789';
@@ -160,6 +161,34 @@ describe.each(['redis', 'postgres'] as const)('/mcp sessions on any instance (%s
     }
   }, 30_000);
 
+  it('two subscriptions made at once through the two instances: both are kept, and unsubscribes that cross over end both', async () => {
+    const seen: string[] = [];
+    const client = new Client({ name: 'twin-subscriber', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`), { fetch: alternating([a.url, b.url], seen), requestInit: { headers: { 'x-api-key': KEY } } });
+    await client.connect(transport);
+    const uris = ['mcpgw://conf/test://watched-resource', 'mcpgw://conf/test://another-watched'];
+    const bus = a.gateway.services.require(MCP).parts!.bus;
+    const holders = () => Promise.all(['test://watched-resource', 'test://another-watched'].map((u) => bus.loadValue(transport.sessionId!, subscriptionValueName('conf', u))));
+    const addresses = [a, b].map((gw) => gw.gateway.services.require(MCP).parts!.bus.address);
+    try {
+      await eventually(() => seen.some((s) => s.startsWith('GET')), 5000, 'the server stream');
+      // With and without a request between them, so that in one round each unsubscribe goes to the instance that does not hold it.
+      for (const between of [0, 1]) {
+        const from = seen.length;
+        await Promise.all(uris.map((uri) => client.subscribeResource({ uri })));
+        expect(new Set(await holders())).toEqual(new Set(addresses));
+        for (let i = 0; i < between; i++) await client.ping();
+        await Promise.all(uris.map((uri) => client.unsubscribeResource({ uri })));
+        expect(await holders()).toEqual([undefined, undefined]);
+        // Neither instance's connection to the server holds a subscription any more.
+        for (let i = 0; i < 2; i++) expect(textOf(await client.callTool({ name: 'conf__update_watched', arguments: {} }))).toBe('subscribers: 0');
+        expect(new Set(seen.slice(from).map((s) => s.split(' ')[1]))).toEqual(new Set([new URL(a.url).port, new URL(b.url).port]));
+      }
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+
   it('a resource subscription made through either instance: its updates reach the server stream wherever it is, and unsubscribe works through either', async () => {
     const seen: string[] = [];
     const client = new Client({ name: 'subscribing-client', version: '1.0.0' });
@@ -272,9 +301,11 @@ describe.each(['redis', 'postgres'] as const)('/mcp sessions on any instance (%s
       const other = 'mcpgw://proc/test://other-resource';
       await client.subscribeResource({ uri: watched });
       await client.subscribeResource({ uri: other });
-      const record = async () => (await b.gateway.services.require(MCP).parts!.bus.loadValue(transport.sessionId!, 'subscriptions')) ?? '';
+      const bus = b.gateway.services.require(MCP).parts!.bus;
+      const holderOf = (uri: string) => bus.loadValue(transport.sessionId!, subscriptionValueName('proc', uri));
+      const record = async () => `${await holderOf('test://watched-resource')} ${await holderOf('test://other-resource')}`;
       const cAddress = c.gateway.services.require(MCP).parts!.bus.address;
-      expect(await record()).toContain(cAddress);
+      expect(await record()).toBe(`${cAddress} ${cAddress}`);
       // The client turns to b; c stops (its server stream ends, the client opens it again on b).
       target = b.url;
       stopped = true;

@@ -242,7 +242,9 @@ export class SessionLinks implements LinkProvider {
    * as the holder of its subscriptions (they end with its connections).
    */
   async letGo(): Promise<void> {
-    if (this.holdsSubscriptions()) await this.sharing?.abandon();
+    const held: Array<{ server: string; uri: string }> = [];
+    for (const [server, uris] of this.subscriptions) for (const uri of uris) held.push({ server: server.name, uri });
+    if (held.length) await this.sharing?.abandon(held);
   }
 
   /** The session ended: its connections end (its processes stop). */

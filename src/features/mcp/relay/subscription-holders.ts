@@ -1,10 +1,16 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { BusMessage, SessionBus } from './session-bus.js';
 
 /** How long an unsubscribe waits for the instance holding the subscription to end it; without an answer that instance is gone, and so is the subscription. */
 const RELEASE_MS = 3000;
-/** The session value (session bus) that names the holder of each of its subscriptions. */
-const VALUE = 'subscriptions';
+/**
+ * The session value (session bus) that names the instance holding one of its subscriptions: a
+ * value of its own for each (server, URI), so that subscriptions made at once through several
+ * instances do not overwrite each other's record.
+ */
+export function subscriptionValueName(server: string, uri: string): string {
+  return `subscription-${createHash('sha256').update(server).update('\n').update(uri).digest('hex').slice(0, 32)}`;
+}
 
 /** What a copy of an /mcp session tells about its resource subscriptions (session-links.ts). */
 export interface SubscriptionSharing {
@@ -14,8 +20,8 @@ export interface SubscriptionSharing {
   dropped(server: string, uri: string): Promise<void>;
   /** Ends the subscription where another instance's copy holds it; resolves once it has ended (or that instance is gone). */
   release(server: string, uri: string): Promise<void>;
-  /** This copy ends (its instance stops, or it is dropped): no subscription is held here any more. */
-  abandon(): Promise<void>;
+  /** This copy ends (its instance stops, or it is dropped): the subscriptions it held (`held`) are held nowhere any more. */
+  abandon(held: ReadonlyArray<{ server: string; uri: string }>): Promise<void>;
 }
 
 /**
@@ -43,69 +49,45 @@ export class SubscriptionHolders {
       claim: each((id, server, uri) => this.claim(id, server, uri)),
       dropped: each((id, server, uri) => this.dropped(id, server, uri)),
       release: each((id, server, uri) => this.release(id, server, uri)),
-      abandon: async () => {
+      abandon: async (held) => {
         const id = sid();
-        if (id && this.bus.active) await this.abandon(id);
+        if (id && this.bus.active) await this.abandon(id, held);
       },
     };
   }
 
-  private async load(sid: string): Promise<Record<string, string>> {
-    const text = await this.bus.loadValue(sid, VALUE);
-    if (!text) return {};
-    try {
-      const value = JSON.parse(text) as unknown;
-      return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, string>) : {};
-    } catch {
-      return {};
-    }
+  private holder(sid: string, server: string, uri: string): Promise<string | undefined> {
+    return this.bus.loadValue(sid, subscriptionValueName(server, uri));
   }
 
-  private async save(sid: string, holders: Record<string, string>): Promise<void> {
-    await this.bus.saveValue(sid, VALUE, Object.keys(holders).length ? JSON.stringify(holders) : undefined);
+  private async setHolder(sid: string, server: string, uri: string, holder: string | undefined): Promise<void> {
+    await this.bus.saveValue(sid, subscriptionValueName(server, uri), holder);
   }
 
   private async claim(sid: string, server: string, uri: string): Promise<void> {
-    const holders = await this.load(sid);
-    const key = `${server}\n${uri}`;
-    const before = holders[key];
-    holders[key] = this.bus.address;
-    await this.save(sid, holders);
+    const before = await this.holder(sid, server, uri);
+    await this.setHolder(sid, server, uri, this.bus.address);
     // The copy that held it lets go (after this one subscribed: an update may come twice, none is lost).
     if (before && before !== this.bus.address) await this.letGo(sid, before, server, uri);
   }
 
   private async dropped(sid: string, server: string, uri: string): Promise<void> {
-    const holders = await this.load(sid);
-    const key = `${server}\n${uri}`;
-    if (holders[key] !== this.bus.address) return;
-    delete holders[key];
-    await this.save(sid, holders);
+    if ((await this.holder(sid, server, uri)) === this.bus.address) await this.setHolder(sid, server, uri, undefined);
   }
 
   private async release(sid: string, server: string, uri: string): Promise<void> {
-    const holders = await this.load(sid);
-    const key = `${server}\n${uri}`;
-    const holder = holders[key];
+    const holder = await this.holder(sid, server, uri);
     if (!holder) return;
-    delete holders[key];
-    await this.save(sid, holders);
+    await this.setHolder(sid, server, uri, undefined);
     if (holder !== this.bus.address) await this.letGo(sid, holder, server, uri);
   }
 
   /**
-   * Forgets every subscription of the session this instance holds: a later subscribe or
+   * Forgets the subscriptions of the session this instance holds (`held`): a later subscribe or
    * unsubscribe through another instance then has no holder to wait for.
    */
-  private async abandon(sid: string): Promise<void> {
-    const holders = await this.load(sid);
-    let changed = false;
-    for (const key of Object.keys(holders)) {
-      if (holders[key] !== this.bus.address) continue;
-      delete holders[key];
-      changed = true;
-    }
-    if (changed) await this.save(sid, holders);
+  private async abandon(sid: string, held: ReadonlyArray<{ server: string; uri: string }>): Promise<void> {
+    await Promise.all(held.map(({ server, uri }) => this.dropped(sid, server, uri)));
   }
 
   /** Asks the instance holding a subscription to end it; resolves once it has (or after RELEASE_MS: that instance is gone). */
