@@ -103,6 +103,8 @@ export class LegacySessions {
   private readonly sweeper: NodeJS.Timeout;
   /** Which instance's copy of a session holds each of its resource subscriptions. */
   private readonly holders?: SubscriptionHolders;
+  /** A tool server by name (what another copy's change names). */
+  private readonly serverNamed = (name: string) => this.aggregator.pool.get(name);
 
   constructor(
     private readonly aggregator: Aggregator,
@@ -268,14 +270,14 @@ export class LegacySessions {
     if (message.kind === 'state' && message.op === 'release') {
       // Another instance ends a subscription this one holds: it is told once it has ended.
       const change = message.messages[0] as SharedChange | undefined;
-      const ended = session?.links && change ? session.links.applyShared(change, (name) => this.aggregator.pool.get(name)) : Promise.resolve();
+      const ended = session?.links && change ? session.links.applyShared(change, this.serverNamed) : Promise.resolve();
       void ended.catch(() => undefined).then(() => this.holders?.answer(message));
       return;
     }
     const inner = session && innerOf(session.transport);
     if (!session || !inner) return;
     for (const m of message.messages) {
-      if (message.kind === 'state') void session.links?.applyShared(m as SharedChange, (name) => this.aggregator.pool.get(name));
+      if (message.kind === 'state') void session.links?.applyShared(m as SharedChange, this.serverNamed);
       else if (message.kind === 'client' && isLocal(session.server, m)) inner.onmessage?.(m, {});
       else if (message.kind === 'stream' && inner._streamMapping?.has(GET_STREAM)) void session.transport.send(m as never).catch(() => undefined);
     }
@@ -298,7 +300,7 @@ export class LegacySessions {
     const links = session.links;
     if (!links || !this.bus || !mayLog(body)) return;
     const level = await this.bus.loadLevel(session.id);
-    if (level && level !== links.logLevel()) await links.applyShared({ level }, (name) => this.aggregator.pool.get(name));
+    if (level && level !== links.logLevel()) await links.applyShared({ level }, this.serverNamed);
   }
 
   /** A notification for the session's server stream when another instance holds it: passed on (true). */
@@ -360,7 +362,7 @@ export class LegacySessions {
     this.sessions.set(id, session);
     // The level the client set through another copy of the session holds here too.
     const level = await this.bus?.loadLevel(id);
-    if (level) await links?.applyShared({ level }, (name) => this.aggregator.pool.get(name));
+    if (level) await links?.applyShared({ level }, this.serverNamed);
     links?.adoptClient();
     this.logger.debug({ owner: session.owner }, 'mcp session served by this instance');
     return session;
