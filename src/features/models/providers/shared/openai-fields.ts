@@ -20,6 +20,8 @@ export const OPENAI_ONLY_CHAT_FIELDS: ParamTable = {
   verbosity: false,
   web_search_options: false,
   prompt_cache_key: false,
+  prompt_cache_options: false,
+  prompt_cache_retention: false,
   safety_identifier: false,
   functions: false,
   function_call: false,
