@@ -22,6 +22,7 @@ export const OPENAI_ONLY_CHAT_FIELDS: ParamTable = {
   prompt_cache_key: false,
   prompt_cache_options: false,
   prompt_cache_retention: false,
+  moderation: false,
   safety_identifier: false,
   functions: false,
   function_call: false,

@@ -1,9 +1,10 @@
 /**
  * OpenAI chat request shapes as a translated provider (one without OpenAI's API) takes them.
  * Providers that take OpenAI's body as it is get every shape untouched; for the others,
- * `allowed_tools` becomes the tools it allows plus its mode (a faithful equivalent everywhere),
- * and what no translation carries (custom tools, their calls and choice, OpenAI's moderation
- * policy) is a 400 naming the field and the provider, before anything is sent.
+ * `allowed_tools` becomes the tools it allows plus its mode and legacy `functions` become
+ * function tools (faithful equivalents everywhere), and what no translation carries (custom
+ * tools, their calls and choice, audio output, web search options, OpenAI's moderation policy)
+ * is a 400 naming the field and the provider, before anything is sent.
  */
 import { badRequest } from '../../../../contract/errors/gateway-error.js';
 import type { OperationAdapter } from '../provider.js';
@@ -46,10 +47,22 @@ function cannotCarry(provider: string, what: string, param: string): never {
   throw badRequest(`${provider} cannot carry ${what}: only OpenAI's API and the OpenAI-compatible providers take it.`, param);
 }
 
-/** The request checked for what `provider`'s translation cannot carry, allowed_tools resolved. */
+/** Legacy `functions` and `function_call` as the function tools and tool_choice they stand for (when no tools are given). */
+function toolsOfFunctions(request: Json): Json {
+  if (!Array.isArray(request.functions) || request.functions.length === 0 || (Array.isArray(request.tools) && request.tools.length > 0)) return request;
+  const { functions, function_call: call, ...rest } = request;
+  const out: Json = { ...rest, tools: functions.map((fn: unknown) => ({ type: 'function', function: fn })) };
+  if (call === 'none' || call === 'auto') out.tool_choice = call;
+  else if (isObject(call) && typeof call.name === 'string') out.tool_choice = { type: 'function', function: { name: call.name } };
+  return out;
+}
+
+/** The request checked for what `provider`'s translation cannot carry, allowed_tools and functions resolved. */
 export function translatableChat(request: Json, provider: string): Json {
   if (!isObject(request)) return request;
-  const out = resolveAllowedTools(request);
+  const out = resolveAllowedTools(toolsOfFunctions(request));
+  const choice = out.tool_choice;
+  if (isObject(choice) && choice.type !== 'function') cannotCarry(provider, `a tool_choice of type "${String(choice.type)}"`, 'tool_choice.type');
   if (Array.isArray(out.tools)) {
     const tools: unknown[] = out.tools;
     tools.forEach((tool, i) => {
@@ -57,8 +70,6 @@ export function translatableChat(request: Json, provider: string): Json {
       if (type !== 'function') cannotCarry(provider, `tools of type "${String(type)}"`, `${paramOfTool(request, tool, i)}.type`);
     });
   }
-  const choice = out.tool_choice;
-  if (isObject(choice) && choice.type !== 'function') cannotCarry(provider, `a tool_choice of type "${String(choice.type)}"`, 'tool_choice.type');
   if (Array.isArray(out.messages)) {
     out.messages.forEach((message: unknown, i: number) => {
       const calls = isObject(message) ? message.tool_calls : undefined;
@@ -70,6 +81,9 @@ export function translatableChat(request: Json, provider: string): Json {
     });
   }
   if (out.moderation !== undefined && out.moderation !== null) cannotCarry(provider, "OpenAI's moderation policy", 'moderation');
+  if (out.audio !== undefined && out.audio !== null) cannotCarry(provider, 'audio output', 'audio');
+  if (Array.isArray(out.modalities) && out.modalities.includes('audio')) cannotCarry(provider, 'audio output', 'modalities');
+  if (out.web_search_options !== undefined && out.web_search_options !== null) cannotCarry(provider, 'web_search_options', 'web_search_options');
   return out;
 }
 
