@@ -254,6 +254,35 @@ describe(`the openai SDK's chat request types (openai ${SDK_VERSION}) through th
     expect(failures).toEqual([]);
   });
 
+  it('gives a Responses request with an allowed_tools choice to anthropic as the tools it allows, and max effort to openai as it is', async () => {
+    const tools = [
+      { type: 'function' as const, name: 'get_weather', parameters: { type: 'object', properties: {} }, strict: false },
+      { type: 'function' as const, name: 'get_time', parameters: { type: 'object', properties: {} }, strict: false },
+    ];
+    await client('anthropic').responses.create({
+      model: 'claude-sonnet-4-5',
+      input: 'Weather in Paris?',
+      store: false,
+      tools,
+      tool_choice: { type: 'allowed_tools', mode: 'required', tools: [{ type: 'function', name: 'get_time' }] },
+    });
+    const sent = anthropic.received('POST /v1/messages').at(-1)!.json();
+    expect(sent.tools.map((t: Json) => t.name)).toEqual(['get_time']);
+    expect(sent.tool_choice).toEqual({ type: 'any' });
+
+    const openaiResponses = new FakeUpstream().on('POST /v1/responses', { json: fixtureJson('openai', 'responses') });
+    await openaiResponses.start();
+    const gw2 = await startGateway({ providers: { openai: { baseUrl: `${openaiResponses.url}/v1` } } });
+    try {
+      const body = { model: 'gpt-5', input: 'Hi', store: false, reasoning: { effort: 'max' as const } };
+      await new OpenAI({ baseURL: `${gw2.url}/v1`, apiKey: 'sk-test-key-123456789', maxRetries: 0, defaultHeaders: { 'x-gateway-provider': 'openai' } }).responses.create(body);
+      expect(openaiResponses.received('POST /v1/responses').at(-1)!.json()).toEqual(body);
+    } finally {
+      await gw2.close();
+      await openaiResponses.stop();
+    }
+  });
+
   it('translates every variant for anthropic, or refuses it with a 400 naming the field and the provider', async () => {
     const failures: string[] = [];
     for (const variant of variants()) {
