@@ -257,14 +257,14 @@ export interface ProviderSettings {
    */
   connections?: number;
   /**
-   * This provider's own key, used by routing targets of this provider that name no api_key when the request's key belongs to another provider (a request's key only ever goes to the provider it names).
+   * This provider's own key, used by routing targets of this provider that name no api_key when the request's key belongs to another provider (a request's key only ever goes to the provider it names); only for requests that bring a gateway credential, and never sent to a caller's custom_host.
    */
   apiKey?: string;
   [k: string]: unknown;
 }
 export interface RoutingSettings {
   /**
-   * Honour custom_host / x-gateway-custom-host.
+   * Honour custom_host in callers' routing configs and x-gateway-custom-host (the operator's configs.<name> may always set custom_host).
    */
   allowCustomHost?: boolean;
   circuitBreaker?: CircuitBreakerConfig;
@@ -321,7 +321,7 @@ export interface RoutingTarget {
     [k: string]: unknown;
   };
   /**
-   * Replaces the provider's base URL; only honoured with routing.allowCustomHost.
+   * Replaces the provider's base URL; always allowed in configs.<name>, in a caller's config only with routing.allowCustomHost (and then no key the gateway holds goes there).
    */
   custom_host?: string;
   retry?: RetryConfig;
@@ -338,7 +338,7 @@ export interface RoutingTarget {
    */
   idle_timeout?: number;
   /**
-   * Client headers passed upstream for this target.
+   * Client headers passed upstream for this target; never host, hop-by-hop, gateway-set (authorization, x-api-key, x-gateway-*...) or providers.<id>.headers names.
    */
   forward_headers?: string[];
   /**

@@ -41,7 +41,7 @@ export interface RoutingTarget {
     [k: string]: unknown;
   };
   /**
-   * Replaces the provider's base URL; only honoured with routing.allowCustomHost.
+   * Replaces the provider's base URL; always allowed in configs.<name>, in a caller's config only with routing.allowCustomHost (and then no key the gateway holds goes there).
    */
   custom_host?: string;
   retry?: RetryConfig;
@@ -58,7 +58,7 @@ export interface RoutingTarget {
    */
   idle_timeout?: number;
   /**
-   * Client headers passed upstream for this target.
+   * Client headers passed upstream for this target; never host, hop-by-hop, gateway-set (authorization, x-api-key, x-gateway-*...) or providers.<id>.headers names.
    */
   forward_headers?: string[];
   /**

@@ -27,7 +27,8 @@ function providerCredentials(config: AuthenticateStageConfig, services: GatewayS
   const gatewayAuth = services.get(PROVIDER_ROUTE_AUTH);
   return (ctx, next) => {
     const provider = headerValue(ctx.headers, 'x-gateway-provider')?.trim().toLowerCase();
-    const routed = Boolean(defaultConfig) || Boolean(headerValue(ctx.headers, 'x-gateway-config'));
+    // x-gateway-provider wins over routing.defaultConfig (an explicit x-gateway-config still routes).
+    const routed = Boolean(headerValue(ctx.headers, 'x-gateway-config')) || (Boolean(defaultConfig) && !provider);
     if (provider) ctx.set(PROVIDER, provider);
     const key = providerKeyFrom(ctx);
     if (key) {

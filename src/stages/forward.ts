@@ -14,6 +14,7 @@ import { normalizeError } from '../contract/errors/normalize.js';
 import type { OperationAdapter, ProviderCall, ProviderInstance } from '../features/models/providers/provider.js';
 import { PROVIDERS } from '../features/models/providers/provider-registry.js';
 import { AttemptTimers } from '../features/models/routing/attempt-timers.js';
+import { addForwardedHeaders, withoutOperatorHeaders } from '../features/models/routing/forwarded-headers.js';
 import { DEADLINE, TARGET, UPLOAD_SENT, USAGE, type ModelContext } from '../features/models/model-request.js';
 import { modelStream } from '../features/models/stream-answer.js';
 import { IDENTITY_FORWARD_HEADERS } from '../features/mcp/identity-forwarding.js';
@@ -112,12 +113,9 @@ async function sendToProvider(ctx: GatewayContext, services: GatewayServices, pr
   const timers = new AttemptTimers(provider.id, target.firstByteTimeout, target.idleTimeout);
   const call = new UpstreamCall(ctx, body, unchanged, adapter, target, timers);
   const upstream = await adapter.request(call, provider);
-  if (target.forwardHeaders) {
-    for (const name of target.forwardHeaders) {
-      const value = ctx.headers[name.toLowerCase()];
-      if (typeof value === 'string') upstream.headers[name.toLowerCase()] = value;
-    }
-  }
+  // A caller's custom host gets none of the operator's headers; forwarded headers never override the gateway's.
+  if (target.callerHost) withoutOperatorHeaders(upstream.headers, provider.settings.headers);
+  if (target.forwardHeaders) addForwardedHeaders(upstream.headers, target.forwardHeaders, ctx.headers);
   // Set by the forward-identity stage when the pipeline has it.
   const identityHeaders = ctx.get(IDENTITY_FORWARD_HEADERS);
   if (identityHeaders) for (const name in identityHeaders) upstream.headers[name.toLowerCase()] = identityHeaders[name]!;

@@ -21,11 +21,14 @@ export function targetFromHeaders(ctx: ModelContext, services: GatewayServices):
   if (!provider) throw badRequest('The x-gateway-provider header is required.', 'x-gateway-provider');
   const target: ResolvedTarget = { provider, apiKey: ctx.get(PROVIDER_KEY), options: providerOptionsFrom(ctx) };
   const customHost = headerValue(ctx.headers, 'x-gateway-custom-host');
-  if (customHost) target.baseUrl = checkCustomHost(customHost, services, 'x-gateway-custom-host');
+  if (customHost) {
+    target.baseUrl = checkCustomHost(customHost, services, 'x-gateway-custom-host');
+    target.callerHost = true;
+  }
   return target;
 }
 
-/** custom_host is honoured only where routing.allowCustomHost is true. */
+/** A caller's custom host is honoured only where routing.allowCustomHost is true. */
 export function checkCustomHost(value: string, services: GatewayServices, param: string): string {
   if (services.config.routing?.allowCustomHost !== true) {
     throw badRequest(`${param} is not allowed: this gateway does not set routing.allowCustomHost.`, param);

@@ -120,6 +120,8 @@ describe('traces over OTLP/HTTP (observability.otlp.endpoint set, http/json)', (
       providers: { openai: { baseUrl: `${upstream.url}/v1` }, groq: { baseUrl: down.url, apiKey: 'gsk-tracing-down-0002' } },
       configs: { 'groq-then-openai': { strategy: { mode: 'fallback' }, targets: [{ provider: 'groq' }, { provider: 'openai', api_key: KEY }] } },
       mcpServers: { tools: { url: tools.url } },
+      // The keys the gateway holds serve only requests with a gateway credential.
+      auth: { apiKeys: [{ key: 'cfg-tracing-gateway-0001', user: 'tracer@example.com' }] },
     });
   });
   afterAll(async () => {
@@ -202,7 +204,12 @@ describe('traces over OTLP/HTTP (observability.otlp.endpoint set, http/json)', (
     const traceId = randomHex(16);
     const res = await fetch(`${gw.url}/v1/chat/completions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-gateway-config': 'groq-then-openai', traceparent: `00-${traceId}-${randomHex(8)}-01` },
+      headers: {
+        'content-type': 'application/json',
+        'x-gateway-config': 'groq-then-openai',
+        'x-gateway-token': 'cfg-tracing-gateway-0001',
+        traceparent: `00-${traceId}-${randomHex(8)}-01`,
+      },
       body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] }),
     });
     expect(res.status).toBe(200);

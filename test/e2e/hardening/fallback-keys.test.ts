@@ -5,6 +5,7 @@ import { answers, CHAT, chatBody, post, UPSTREAM_CHAT, upstreamError } from '../
 
 const CALLER_KEY = 'sk-caller-openai-key-5150';
 const GROQ_CONFIGURED = 'gsk-configured-groq-key-8080';
+const GATEWAY_KEY = 'cfg-fallback-keys-gateway-0001';
 
 /**
  * A fallback target of another provider than the request's never receives the request's key:
@@ -30,6 +31,7 @@ describe('keys go only where they belong', () => {
         groq: { baseUrl: `${groq.url}/v1`, apiKey: GROQ_CONFIGURED },
         'mistral-ai': { baseUrl: `${mistral.url}/v1` },
       },
+      auth: { apiKeys: [{ key: GATEWAY_KEY, user: 'fallback@example.com' }] },
     });
   });
   afterAll(async () => {
@@ -68,14 +70,28 @@ describe('keys go only where they belong', () => {
     expect(mistral.requests).toEqual([]);
   });
 
-  it("openai -> groq: groq uses its provider's configured key", async () => {
+  it("openai -> groq: with a gateway credential, groq uses its provider's configured key", async () => {
+    const res = await post(gw.url, CHAT, chatBody(), {
+      'x-gateway-provider': 'openai',
+      authorization: `Bearer ${CALLER_KEY}`,
+      'x-gateway-token': GATEWAY_KEY,
+      'x-gateway-config': config([{ provider: 'openai' }, { provider: 'groq' }]),
+    });
+    expect(res.status).toBe(200);
+    expect(groq.received(UPSTREAM_CHAT)[0]!.headers.authorization).toBe(`Bearer ${GROQ_CONFIGURED}`);
+  });
+
+  it('openai -> groq without a gateway credential: the configured groq key is not spent (401 naming groq, nothing sent)', async () => {
     const res = await post(gw.url, CHAT, chatBody(), {
       'x-gateway-provider': 'openai',
       authorization: `Bearer ${CALLER_KEY}`,
       'x-gateway-config': config([{ provider: 'openai' }, { provider: 'groq' }]),
     });
-    expect(res.status).toBe(200);
-    expect(groq.received(UPSTREAM_CHAT)[0]!.headers.authorization).toBe(`Bearer ${GROQ_CONFIGURED}`);
+    expect(res.status).toBe(401);
+    expect(res.json).toMatchObject({ status: 'failure', error: { type: 'authentication_error', code: 'invalid_api_key', provider: 'groq' } });
+    expect(res.json.error.message).toContain('gateway credential');
+    expect(groq.requests).toEqual([]);
+    expect(res.text).not.toContain(GROQ_CONFIGURED);
   });
 
   it("a target's own api_key wins over the configured one", async () => {

@@ -21,6 +21,7 @@ describe('uploads retry and fall back like any request', () => {
     gw = await startGateway({
       logging: { level: 'warn' },
       providers: { openai: { baseUrl: `${first.url}/v1` }, groq: { baseUrl: `${second.url}/v1`, apiKey: 'gsk-replay-0001' } },
+      auth: { apiKeys: [{ key: 'cfg-replay-gateway-0001', user: 'replay@example.com' }] },
     });
   });
   afterAll(async () => {
@@ -37,6 +38,8 @@ describe('uploads retry and fall back like any request', () => {
       maxRetries: 0,
       defaultHeaders: {
         'x-gateway-provider': 'openai',
+        // The configured groq key serves only requests with a gateway credential.
+        'x-gateway-token': 'cfg-replay-gateway-0001',
         'x-gateway-config': JSON.stringify({ strategy: { mode: 'fallback' }, targets: [{ provider: 'openai', retry: { attempts: 1 } }, { provider: 'groq' }] }),
       },
     });

@@ -154,7 +154,11 @@ describe('guardrails', () => {
       res.socket?.destroy();
     });
     const res = await post(gw.url, CHAT, say('x', { stream: true }), {
-      'x-gateway-config': JSON.stringify({ strategy: { mode: 'fallback' }, output_guardrails: ['flag-pii'], targets: [{ provider: 'openai' }, { provider: 'groq' }] }),
+      'x-gateway-config': JSON.stringify({
+        strategy: { mode: 'fallback' },
+        output_guardrails: ['flag-pii'],
+        targets: [{ provider: 'openai' }, { provider: 'groq', api_key: 'gsk-groq-caller-key-01' }],
+      }),
       'x-gateway-api-key': KEY,
     });
     expect(res.status).toBe(200);

@@ -11,7 +11,12 @@ describe('retries, deadlines and callers who leave', () => {
   let gw: TestGateway;
   const calls = (f: FakeUpstream) => f.received(UPSTREAM_CHAT).length;
   const header = (config: unknown) => ({ 'x-gateway-config': JSON.stringify(config), 'x-gateway-api-key': KEY });
-  const both = (extra: Record<string, unknown> = {}) => ({ strategy: { mode: 'fallback' }, targets: [{ provider: 'openai' }, { provider: 'groq' }], ...extra });
+  // groq brings its own key in the caller's config (the configured one serves only gateway-credentialed requests).
+  const both = (extra: Record<string, unknown> = {}) => ({
+    strategy: { mode: 'fallback' },
+    targets: [{ provider: 'openai' }, { provider: 'groq', api_key: 'gsk-groq-caller-key-01' }],
+    ...extra,
+  });
 
   beforeAll(async () => {
     [a, b] = await Promise.all([new FakeUpstream().start(), new FakeUpstream().start()]);

@@ -7,6 +7,8 @@ import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { answers, answerText, CHAT, chatBody, post, UPSTREAM_CHAT, upstreamError } from '../../helpers/routing-harness.js';
 
 const KEY = 'sk-caller-key-1234567890';
+/** A gateway credential (a config key): the keys the gateway holds serve only requests that bring one. */
+const GATEWAY_KEY = 'cfg-router-key-0123456789';
 
 describe('routing configs: where they come from, how they are checked', () => {
   let a: FakeUpstream;
@@ -30,6 +32,7 @@ describe('routing configs: where they come from, how they are checked', () => {
         'groq-only': { provider: 'groq', api_key: 'gsk-config-key-b-123456' },
       },
       routing: { defaultConfig: 'groq-only' },
+      auth: { apiKeys: [{ key: GATEWAY_KEY, user: 'router@example.com' }] },
     });
   });
   afterAll(async () => {
@@ -43,11 +46,15 @@ describe('routing configs: where they come from, how they are checked', () => {
     b.on(UPSTREAM_CHAT, answers('from B'));
   });
 
-  const header = (config: unknown) => ({ 'x-gateway-config': typeof config === 'string' ? config : JSON.stringify(config), 'x-gateway-api-key': KEY });
+  const header = (config: unknown) => ({
+    'x-gateway-config': typeof config === 'string' ? config : JSON.stringify(config),
+    'x-gateway-api-key': KEY,
+    'x-gateway-token': GATEWAY_KEY,
+  });
 
   it('uses a named config, with the keys it holds', async () => {
     a.on(UPSTREAM_CHAT, upstreamError(503));
-    const res = await post(gw.url, CHAT, chatBody(), { 'x-gateway-config': 'resilient' });
+    const res = await post(gw.url, CHAT, chatBody(), { 'x-gateway-config': 'resilient', 'x-gateway-token': GATEWAY_KEY });
     expect(res.status).toBe(200);
     expect(answerText(res)).toBe('from B');
     expect(res.headers['x-gateway-target-index']).toBe('1');
@@ -56,7 +63,7 @@ describe('routing configs: where they come from, how they are checked', () => {
   });
 
   it('uses routing.defaultConfig when the request sends no config (and no provider header)', async () => {
-    const res = await post(gw.url, CHAT, chatBody(), {});
+    const res = await post(gw.url, CHAT, chatBody(), { 'x-gateway-token': GATEWAY_KEY });
     expect(res.status).toBe(200);
     expect(answerText(res)).toBe('from B');
     expect(res.headers['x-gateway-provider']).toBe('groq');
@@ -211,19 +218,22 @@ describe('routing configs: where they come from, how they are checked', () => {
 });
 
 describe('routing configs checked at start-up', () => {
-  it('refuses named configs with unknown providers, guardrails, custom hosts or bad conditions, one line each', async () => {
+  it('refuses named configs with unknown providers, guardrails, bad custom hosts, forwarded headers or conditions, one line each', async () => {
     const err = await startGateway({
       guardrails: { ok: { checks: [{ type: 'pii' }] } },
       configs: {
         bad: {
           strategy: { mode: 'conditional', conditions: [{ query: { 'metadata.a': { $near: 1 } }, then: 'x' }] },
-          targets: [{ name: 'x', provider: 'nope', output_guardrails: ['ok', 'missing'], custom_host: 'http://h' }],
+          targets: [{ name: 'x', provider: 'nope', output_guardrails: ['ok', 'missing'], custom_host: 'ftp://h', forward_headers: ['x-trace', 'Host', 'x-org'] }],
         },
       },
+      providers: { openai: { headers: { 'X-Org': 'org-secret-1' } } },
     }).catch((e) => e);
     expect(err.problems).toEqual([
       'configs.bad.targets[0].provider: unknown provider "nope" (known: ' + err.problems[0].split('(known: ')[1],
-      'configs.bad.targets[0].custom_host: is not allowed: this gateway does not set routing.allowCustomHost',
+      'configs.bad.targets[0].custom_host: must be an http(s) URL',
+      'configs.bad.targets[0].forward_headers[1]: host is never forwarded (the gateway addresses the provider itself)',
+      'configs.bad.targets[0].forward_headers[2]: x-org is set by the operator (providers.<id>.headers), and is never forwarded',
       'configs.bad.targets[0].output_guardrails[1]: names no guardrail (guardrails.missing is not defined)',
       'configs.bad.strategy.conditions[0].query.metadata.a.$near: unknown operator $near (known: $eq $ne $in $nin $gt $gte $lt $lte $regex $and $or)',
     ]);

@@ -16,6 +16,8 @@ export interface ResolvedTarget {
   apiKey?: string;
   /** Replaces the provider's base URL for this request (custom_host). */
   baseUrl?: string;
+  /** `baseUrl` is an address the caller chose: nothing the operator set (key, providers.<id>.headers) goes there. */
+  callerHost?: true;
   /** Provider-specific fields (azure_*, aws_*, vertex_*). */
   options: Record<string, unknown>;
   overrideParams?: Record<string, unknown>;

@@ -3,6 +3,7 @@ import { compileQuery, QueryError } from './conditions.js';
 import { inheritSettings, settingsSecrets } from './inheritance.js';
 import type { CompiledCondition, CompiledPlan, PlanNode, StrategyMode, TargetSettings } from './plan.js';
 import { CALLER_VALUE_RULES, callerValueProblem, headerSafe } from '../providers/shared/caller-values.js';
+import { forwardHeaderProblem } from './forwarded-headers.js';
 
 /** Target fields that become header values upstream. */
 const HEADER_FIELDS = ['api_key', 'aws_access_key_id', 'aws_secret_access_key', 'aws_session_token'] as const;
@@ -11,9 +12,15 @@ const HEADER_FIELDS = ['api_key', 'aws_access_key_id', 'aws_secret_access_key', 
 export interface PlanEnvironment {
   hasProvider(id: string): boolean;
   providerIds(): string[];
+  /** Whether callers' configs may set custom_host (operator configs always may). */
   allowCustomHost: boolean;
   hasGuardrail(id: string): boolean;
+  /** Header names (lower case) the operator sets in providers.<id>.headers: never forwarded. */
+  operatorHeaders?: ReadonlySet<string>;
 }
+
+/** Who wrote a config: the caller (x-gateway-config JSON) or the operator (configs.<name> in the gateway config). */
+export type PlanOrigin = 'caller' | 'operator';
 
 /** A config that cannot be compiled; one line per problem, each naming its key path. */
 export class PlanError extends Error {
@@ -27,12 +34,12 @@ function join(path: string, key: string): string {
   return path ? `${path}.${key}` : key;
 }
 
-function checkSettings(node: RoutingTarget, path: string, env: PlanEnvironment, problems: string[]): void {
+function checkSettings(node: RoutingTarget, path: string, env: PlanEnvironment, origin: PlanOrigin, problems: string[]): void {
   if (node.provider !== undefined && !env.hasProvider(node.provider)) {
     problems.push(`${join(path, 'provider')}: unknown provider "${node.provider}" (known: ${env.providerIds().join(', ')})`);
   }
   if (node.custom_host !== undefined) {
-    if (!env.allowCustomHost) problems.push(`${join(path, 'custom_host')}: is not allowed: this gateway does not set routing.allowCustomHost`);
+    if (origin === 'caller' && !env.allowCustomHost) problems.push(`${join(path, 'custom_host')}: is not allowed: this gateway does not set routing.allowCustomHost`);
     else if (!/^https?:\/\/[^\s/]+/i.test(node.custom_host)) problems.push(`${join(path, 'custom_host')}: must be an http(s) URL`);
   }
   const fields = node as Record<string, unknown>;
@@ -44,6 +51,10 @@ function checkSettings(node: RoutingTarget, path: string, env: PlanEnvironment, 
     const value = fields[field];
     if (typeof value === 'string' && !headerSafe(value)) problems.push(`${join(path, field)}: must not contain line breaks, NUL or characters a header cannot carry`);
   }
+  node.forward_headers?.forEach((name, i) => {
+    const problem = forwardHeaderProblem(name, env.operatorHeaders);
+    if (problem) problems.push(`${join(path, 'forward_headers')}[${i}]: ${problem}`);
+  });
   for (const key of ['input_guardrails', 'output_guardrails'] as const) {
     node[key]?.forEach((id, i) => {
       if (!env.hasGuardrail(id)) problems.push(`${join(path, key)}[${i}]: names no guardrail (guardrails.${id} is not defined)`);
@@ -61,21 +72,26 @@ function compileNode(
   index: string,
   path: string,
   env: PlanEnvironment,
+  origin: PlanOrigin,
   problems: string[],
   flags: { conditional: boolean },
 ): PlanNode {
-  checkSettings(node, path, env, problems);
+  checkSettings(node, path, env, origin, problems);
   const settings = inheritSettings(parent, node);
   const children = node.targets;
   const strategy = node.strategy;
   const mode: StrategyMode = strategy?.mode ?? (children && children.length > 1 ? 'fallback' : 'single');
+  const secrets = settingsSecrets(settings);
   const out: PlanNode = {
     index,
     path,
     name: node.name,
     weight: node.weight ?? 1,
     settings,
-    secrets: settingsSecrets(settings),
+    secrets,
+    // An operator's key or cloud secret is held by the gateway; a caller's config holds the caller's own.
+    heldSecrets: origin === 'operator' && secrets.length > 0,
+    callerHost: origin === 'caller' && settings.customHost !== undefined,
     mode,
     onStatusCodes: strategy?.on_status_codes ? new Set(strategy.on_status_codes) : undefined,
   };
@@ -83,7 +99,9 @@ function compileNode(
     if (strategy && strategy.mode !== 'single') problems.push(`${join(path, 'strategy.mode')}: ${strategy.mode} needs targets to choose from`);
     return out;
   }
-  out.children = children.map((child, i) => compileNode(child, settings, index === '' ? String(i) : `${index}.${i}`, `${join(path, 'targets')}[${i}]`, env, problems, flags));
+  out.children = children.map((child, i) =>
+    compileNode(child, settings, index === '' ? String(i) : `${index}.${i}`, `${join(path, 'targets')}[${i}]`, env, origin, problems, flags),
+  );
   const strategyPath = join(path, 'strategy');
   if (mode === 'loadbalance' && !children.some((c) => (c.weight ?? 1) > 0)) {
     problems.push(`${join(path, 'targets')}: loadbalance needs at least one target with a weight above 0`);
@@ -120,15 +138,16 @@ function compileNode(
 
 /**
  * Compiles a routing config (already valid against schema/routing.schema.json) into a plan:
- * inheritance resolved, conditions compiled, providers, guardrails and custom hosts checked.
- * Throws PlanError listing every problem.
+ * inheritance resolved, conditions compiled, providers, guardrails, custom hosts and forwarded
+ * header names checked. `origin` says who wrote it: custom_host is the operator's right, and a
+ * caller's only with routing.allowCustomHost. Throws PlanError listing every problem.
  */
-export function compilePlan(config: RoutingTarget, env: PlanEnvironment): CompiledPlan {
+export function compilePlan(config: RoutingTarget, env: PlanEnvironment, origin: PlanOrigin = 'caller'): CompiledPlan {
   const problems: string[] = [];
   const flags = { conditional: false };
-  const root = compileNode(config, undefined, config.targets ? '' : '0', '', env, problems, flags);
+  const root = compileNode(config, undefined, config.targets ? '' : '0', '', env, origin, problems, flags);
   if (problems.length) throw new PlanError(problems);
-  return { root, requestTimeout: config.request_timeout, conditional: flags.conditional, firstProvider: firstProvider(root) };
+  return { root, origin, requestTimeout: config.request_timeout, conditional: flags.conditional, firstProvider: firstProvider(root) };
 }
 
 function firstProvider(node: PlanNode): string | undefined {

@@ -15,7 +15,8 @@ const HEADER_PLANS = 256;
 /**
  * Where a request's routing config comes from: the x-gateway-config header (a JSON object,
  * validated and compiled per distinct header value, kept in a small LRU) or the name of a
- * config under `configs.<name>` (compiled once at start-up), else routing.defaultConfig.
+ * config under `configs.<name>` (compiled once at start-up), else routing.defaultConfig when the
+ * request names no provider.
  */
 export class RoutingConfigs {
   private readonly named = new Map<string, CompiledPlan>();
@@ -34,7 +35,7 @@ export class RoutingConfigs {
     const problems: string[] = [];
     for (const [name, raw] of Object.entries(config.configs ?? {})) {
       try {
-        this.named.set(name, compilePlan(raw as RoutingTarget, env));
+        this.named.set(name, compilePlan(raw as RoutingTarget, env, 'operator'));
       } catch (err) {
         if (!(err instanceof PlanError)) throw err;
         for (const line of err.problems) problems.push(`configs.${name}.${line}`);
@@ -53,11 +54,12 @@ export class RoutingConfigs {
 
   /**
    * The plan for this request, or undefined when it has no routing config. 400 for a bad header.
-   * `defaultName` (a pipeline's own default) replaces routing.defaultConfig.
+   * `defaultName` (a pipeline's own default) replaces routing.defaultConfig. A default applies
+   * only to requests that name no provider: x-gateway-provider wins over it.
    */
   planFor(ctx: GatewayContext<any>, defaultName = this.defaultName): CompiledPlan | undefined {
     const header = headerValue(ctx.headers, HEADER)?.trim();
-    if (!header) return defaultName ? this.named.get(defaultName) : undefined;
+    if (!header) return defaultName && !headerValue(ctx.headers, 'x-gateway-provider')?.trim() ? this.named.get(defaultName) : undefined;
     if (header.startsWith('{')) {
       let plan = this.fromHeaders.get(header);
       if (plan === undefined) {
@@ -90,7 +92,7 @@ export class RoutingConfigs {
         .map((line) => `${HEADER}: ${line}`)
         .join('; ');
     try {
-      return compilePlan(parsed as RoutingTarget, this.env);
+      return compilePlan(parsed as RoutingTarget, this.env, 'caller');
     } catch (err) {
       if (err instanceof PlanError) return err.problems.map((line) => `${HEADER}: ${line}`).join('; ');
       throw err;

@@ -9,6 +9,7 @@ import type { ResolvedTarget } from '../providers/provider.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
 import { ATTEMPTS, DEADLINE, PROVIDER, PROVIDER_KEY, TARGET } from '../model-request.js';
 import { providerOptionsFrom } from './provider-credentials.js';
+import { carriesGatewayCredential } from './held-credentials.js';
 import { recordAttempt } from './attempts.js';
 import { BreakerOpen, BreakerRegistry } from './breakers.js';
 import type { ConditionInput } from './conditions.js';
@@ -42,8 +43,8 @@ function toGatewayError(err: unknown, provider?: string): GatewayError {
  */
 export class PlanRunner {
   private readonly providers: ProviderRegistry;
-  /** Targets of another provider than the request's key's owner, resolved without a key (-> that owner). */
-  private readonly keyless = new WeakMap<ResolvedTarget, string>();
+  /** Targets resolved without the key they would need (-> why): they fail as 401, sending nothing. */
+  private readonly refused = new WeakMap<ResolvedTarget, string>();
 
   constructor(
     private readonly services: GatewayServices,
@@ -142,12 +143,19 @@ export class PlanRunner {
     run.headerOptions ??= providerOptionsFrom(ctx);
     const target: ResolvedTarget = {
       provider,
-      apiKey: s.apiKey ?? this.keyFor(provider, run),
+      apiKey: s.apiKey,
       options: { ...run.headerOptions, ...s.options },
       index: node.index,
     };
-    if (target.apiKey === undefined && ctx.has(PROVIDER_KEY) && provider !== run.keyOwner) this.keyless.set(target, run.keyOwner ?? 'another provider');
+    if (node.heldSecrets && !carriesGatewayCredential(ctx)) {
+      // The operator's key or cloud secrets (configs.<name>) serve only gateway-credentialed requests.
+      target.apiKey = undefined;
+      this.refused.set(target, `No API key for ${provider}: the key this config holds is used only for requests that bring a gateway credential (x-gateway-token).`);
+    } else if (s.apiKey === undefined) {
+      this.resolveKey(target, node, run);
+    }
     if (s.customHost !== undefined) target.baseUrl = s.customHost;
+    if (node.callerHost) target.callerHost = true;
     if (s.overrideParams !== undefined) target.overrideParams = s.overrideParams;
     if (s.forwardHeaders !== undefined) target.forwardHeaders = s.forwardHeaders;
     if (s.retry !== undefined) target.retry = s.retry;
@@ -162,13 +170,42 @@ export class PlanRunner {
 
   /**
    * The key of a target that names none: the request's own key goes only to the provider it
-   * belongs to; a target of another provider uses its provider's configured key
-   * (providers.<id>.apiKey), and without one fails as 401 naming that provider, sending nothing.
+   * belongs to. Otherwise the provider's configured key (providers.<id>.apiKey), which the
+   * gateway holds: only for a request with a gateway credential, and never to a caller's
+   * custom_host. A target left without a key it needs fails as 401 naming its provider, and
+   * nothing is sent.
    */
-  private keyFor(provider: string, run: Run): string | undefined {
+  private resolveKey(target: ResolvedTarget, node: PlanNode, run: Run): void {
+    const provider = target.provider;
+    const ctx = run.ctx;
+    if (provider === run.keyOwner && ctx.has(PROVIDER_KEY)) {
+      target.apiKey = ctx.get(PROVIDER_KEY);
+      return;
+    }
     const configured = this.services.config.providers?.[provider]?.apiKey;
-    const own = typeof configured === 'string' && configured ? configured : undefined;
-    return provider === run.keyOwner ? (run.ctx.get(PROVIDER_KEY) ?? own) : own;
+    if (typeof configured === 'string' && configured) {
+      if (node.callerHost) {
+        this.refused.set(
+          target,
+          `No API key for ${provider}: the key the gateway holds for ${provider} never goes to a custom_host the request chose; give this target its own api_key.`,
+        );
+      } else if (!carriesGatewayCredential(ctx)) {
+        this.refused.set(
+          target,
+          `No API key for ${provider}: the key the gateway holds for ${provider} is used only for requests that bring a gateway credential (x-gateway-token); send your own key.`,
+        );
+      } else {
+        target.apiKey = configured;
+      }
+      return;
+    }
+    // A provider that needs no key (ollama, vllm) is called without one.
+    if (ctx.has(PROVIDER_KEY) && provider !== run.keyOwner && this.providers.get(provider)?.requiresKey !== false) {
+      this.refused.set(
+        target,
+        `No API key for ${provider}: the request's key belongs to ${run.keyOwner ?? 'another provider'} and is never sent to another provider; give this target its own api_key, or set providers.${provider}.apiKey.`,
+      );
+    }
   }
 
   /** One target attempt (its retries included, when a retry stage follows): through its breaker when breakers are on. */
@@ -219,13 +256,9 @@ export class PlanRunner {
     );
     if (span) ctx.set(PARENT_SPAN, span);
     try {
-      const owner = this.keyless.get(target);
-      if (owner && this.providers.get(target.provider)?.requiresKey !== false) {
-        throw new GatewayError(
-          'invalid_api_key',
-          `No API key for ${target.provider}: the request's key belongs to ${owner} and is never sent to another provider; give this target its own api_key, or set providers.${target.provider}.apiKey.`,
-          { provider: target.provider },
-        );
+      const refusal = this.refused.get(target);
+      if (refusal) {
+        throw new GatewayError('invalid_api_key', refusal, { provider: target.provider });
       }
       await run.next();
       if (!ctx.response) throw internalError(new Error('the pipeline after fallback produced no answer: is forward missing?'));

@@ -27,6 +27,10 @@ export interface PlanNode {
   settings: TargetSettings;
   /** Secret values of this node (keys, cloud credentials), scrubbed from answers and logs. */
   secrets: string[];
+  /** The node's key or cloud secrets are the operator's (configs.<name>): used only for requests with a gateway credential. */
+  heldSecrets: boolean;
+  /** The node's address is a caller's custom_host: no key the gateway holds goes there. */
+  callerHost: boolean;
   children?: PlanNode[];
   mode: StrategyMode;
   /** Statuses that move on to the next target; undefined: the mode's default. */
@@ -38,6 +42,8 @@ export interface PlanNode {
 
 export interface CompiledPlan {
   root: PlanNode;
+  /** Who wrote the config: the caller (x-gateway-config JSON) or the operator (configs.<name>). */
+  origin: 'caller' | 'operator';
   /** The whole request's deadline (ms), from the root's request_timeout. */
   requestTimeout?: number;
   /** Whether any node routes on conditions (x-gateway-metadata and the body are then read). */

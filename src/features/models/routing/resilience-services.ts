@@ -167,11 +167,16 @@ export function breakerRegistry(services: GatewayServices): BreakerRegistry | un
 export function routingConfigs(services: GatewayServices): RoutingConfigs {
   return services.once(ROUTING_CONFIGS, () => {
     const providers = services.require(PROVIDERS);
+    const operatorHeaders = new Set<string>();
+    for (const settings of Object.values(services.config.providers ?? {})) {
+      for (const name of Object.keys((settings as { headers?: Record<string, string> } | undefined)?.headers ?? {})) operatorHeaders.add(name.toLowerCase());
+    }
     return new RoutingConfigs(services.config, {
       hasProvider: (id) => providers.has(id),
       providerIds: () => providers.ids(),
       allowCustomHost: services.config.routing?.allowCustomHost === true,
       hasGuardrail: (id) => guardrailRegistry(services).has(id),
+      operatorHeaders,
     });
   });
 }

@@ -75,6 +75,30 @@ describe('compilePlan', () => {
     expect(plan.root.index).toBe('0');
   });
 
+  it("knows who wrote a config: custom_host is the operator's right, and only an operator's secrets are held", () => {
+    const config = { targets: [{ provider: 'openai', api_key: 'sk-x', custom_host: 'http://h.example/v1' }, { provider: 'groq' }] };
+    expect(problems(config)).toEqual(['targets[0].custom_host: is not allowed: this gateway does not set routing.allowCustomHost']);
+    const operator = compilePlan(config as any, env, 'operator');
+    expect(operator.origin).toBe('operator');
+    expect(operator.root.children!.map((c) => [c.heldSecrets, c.callerHost])).toEqual([
+      [true, false],
+      [false, false],
+    ]);
+    const caller = compilePlan(config as any, { ...env, allowCustomHost: true }, 'caller');
+    expect(caller.root.children!.map((c) => [c.heldSecrets, c.callerHost])).toEqual([
+      [false, true],
+      [false, false],
+    ]);
+  });
+
+  it('refuses forward_headers naming host, hop-by-hop, gateway-set or operator headers, in both origins', () => {
+    const config = { provider: 'openai', forward_headers: ['x-trace', 'HOST', 'upgrade', 'x-api-key', 'X-Tenant'] };
+    const e = { ...env, operatorHeaders: new Set(['x-tenant']) };
+    const lines = problems(config, e);
+    expect(lines.map((l) => l.split(':')[0])).toEqual(['forward_headers[1]', 'forward_headers[2]', 'forward_headers[3]', 'forward_headers[4]']);
+    expect(() => compilePlan(config as any, e, 'operator')).toThrow(PlanError);
+  });
+
   it('defaults to fallback for several targets without a strategy', () => {
     expect(compilePlan({ targets: [{ provider: 'openai' }, { provider: 'groq' }] }, env).root.mode).toBe('fallback');
   });

@@ -43,6 +43,11 @@ describe('RoutingConfigs', () => {
   it('uses routing.defaultConfig when no header is sent, and checks named configs up front', () => {
     const configs = new RoutingConfigs({ configs: { main: { provider: 'openai' } }, routing: { defaultConfig: 'main' } } as any, env);
     expect(configs.planFor(ctx({}))?.root.settings.provider).toBe('openai');
+    expect(configs.planFor(ctx({}))?.origin).toBe('operator');
+    // x-gateway-provider wins over the default; an explicit config still applies.
+    expect(configs.planFor(ctx({ 'x-gateway-provider': 'openai' }))).toBeUndefined();
+    expect(configs.planFor(ctx({ 'x-gateway-provider': 'openai', 'x-gateway-config': 'main' }))?.origin).toBe('operator');
+    expect(configs.planFor(ctx({ 'x-gateway-config': '{"provider":"openai"}' }))?.origin).toBe('caller');
     expect(() => new RoutingConfigs({ configs: { main: { provider: 'x' } } } as any, env)).toThrow(PlanError);
   });
 });
