@@ -39,6 +39,22 @@ export interface GatewayConfig {
   configs?: {
     [k: string]: RoutingConfig;
   };
+  secrets?: SecretsConfig;
+  /**
+   * Provider credentials the gateway holds, by name (contract §8).
+   */
+  credentials?: {
+    [k: string]: HeldCredential;
+  };
+  /**
+   * The model catalogue: public model names (or provider globs such as "openai/*") and how they are served.
+   */
+  models?: {
+    [k: string]: CatalogueModel;
+  };
+  pricing?: PricingConfig;
+  budgets?: BudgetsConfig;
+  tenants?: TenantsConfig;
   cache?: CacheSettings;
   /**
    * Guardrails by id, used by the guardrail stage and by input_guardrails / output_guardrails.
@@ -421,6 +437,289 @@ export interface RoutingCondition {
    * The name of the target chosen when the query matches.
    */
   then: string;
+}
+/**
+ * How the gateway keeps the secrets it holds (held credentials) at rest.
+ */
+export interface SecretsConfig {
+  /**
+   * Key of AES-256-GCM for held credentials at rest (env GATEWAY_SECRET_KEY): 32 bytes as 64 hex digits or base64, or a passphrase of at least 32 characters.
+   */
+  key?: string;
+  /**
+   * Keys used before `key`: what they encrypted is read and re-encrypted under `key` at start-up (key rotation).
+   */
+  previousKeys?: string[];
+}
+/**
+ * A provider credential the gateway holds (credentials.<name>): the provider and the fields a routing target would carry for it (api_key, or the provider's settings such as aws_access_key_id; each provider declares which). Used only for requests with a gateway key allowed to reach it, and only toward the provider's own address or the operator's configured base_url.
+ */
+export interface HeldCredential {
+  provider: string;
+  api_key?: string;
+  description?: string;
+  [k: string]: unknown;
+}
+/**
+ * A model of the catalogue (models.<public name>): a routing config of routing.schema.json (targets with provider, model, credential, optional base_url, strategy, retries; validated against it with these three fields set apart) plus the fields below. A name ending in /* ("openai/*") routes every model of a provider: the part after the slash is the model.
+ */
+export interface CatalogueModel {
+  price?: PriceOverride;
+  /**
+   * Tokens the model reads at most (prompt and output).
+   */
+  context_window?: number;
+  /**
+   * Tokens the model writes at most: the output a budget reserves when the request sets no max_tokens.
+   */
+  max_output_tokens?: number;
+  description?: string;
+  [k: string]: unknown;
+}
+/**
+ * A catalogue model's own price (models.<name>.price), replacing the shipped table's: the same fields, date and source optional.
+ */
+export interface PriceOverride {
+  /**
+   * Per prompt token read neither from nor into a cache.
+   */
+  input?: string;
+  /**
+   * Per generated token.
+   */
+  output?: string;
+  /**
+   * Per prompt token read from the provider's prompt cache.
+   */
+  cache_read?: string;
+  /**
+   * Per prompt token written into the provider's prompt cache (its default lifetime).
+   */
+  cache_write?: string;
+  /**
+   * Per reasoning token where the provider prices them apart from output.
+   */
+  reasoning?: string;
+  /**
+   * Per audio prompt token.
+   */
+  input_audio?: string;
+  /**
+   * Per generated audio token.
+   */
+  output_audio?: string;
+  /**
+   * When the price was read from its source (YYYY-MM-DD).
+   */
+  date?: string;
+  /**
+   * Where the price comes from (shown in the ledger's price source).
+   */
+  source?: string;
+  /**
+   * Per generated image (the default size and quality).
+   */
+  per_image?: string;
+  /**
+   * Per second of audio sent (transcription, translation).
+   */
+  per_audio_second?: string;
+  /**
+   * Per character of input text (speech synthesis).
+   */
+  per_character?: string;
+  /**
+   * Share taken off every token price for requests run through a batch (0.5: half price).
+   */
+  batch_discount?: string;
+  /**
+   * Long-context tiers: where a request's prompt is larger than above_input_tokens, the tier's prices replace the base prices for the whole request (the highest tier that applies wins).
+   */
+  tiers?: PriceTier[];
+}
+export interface PriceTier {
+  /**
+   * The prompt size (tokens of every input class) above which this tier's prices apply.
+   */
+  above_input_tokens: number;
+  /**
+   * Per prompt token read neither from nor into a cache.
+   */
+  input?: string;
+  /**
+   * Per generated token.
+   */
+  output?: string;
+  /**
+   * Per prompt token read from the provider's prompt cache.
+   */
+  cache_read?: string;
+  /**
+   * Per prompt token written into the provider's prompt cache (its default lifetime).
+   */
+  cache_write?: string;
+  /**
+   * Per reasoning token where the provider prices them apart from output.
+   */
+  reasoning?: string;
+  /**
+   * Per audio prompt token.
+   */
+  input_audio?: string;
+  /**
+   * Per generated audio token.
+   */
+  output_audio?: string;
+}
+export interface PricingConfig {
+  /**
+   * A model with no price under a money budget: refuse (403 naming the model, the default) or allow (served, recorded with cost null).
+   */
+  unpriced?: 'refuse' | 'allow';
+}
+/**
+ * Budgets from the config file by scope and subject (read-only through /v1/admin/budgets, source: file), and how budgets behave.
+ */
+export interface BudgetsConfig {
+  /**
+   * With the shared store unreachable: refuse (503 service_unavailable) or allow (served, recorded as unverified, logged at warn).
+   */
+  onStoreDown?: 'refuse' | 'allow';
+  alertWebhook?: BudgetAlertWebhook;
+  /**
+   * How long a reservation outlives its instance's last heartbeat (e.g. "30s").
+   */
+  reservationTtl?: string;
+  key?: BySubject;
+  user?: BySubject;
+  team?: BySubject;
+  organization?: BySubject;
+  customer?: BySubject;
+  model?: BySubject;
+  credential?: BySubject;
+}
+/**
+ * Where budget alerts are POSTed (JSON).
+ */
+export interface BudgetAlertWebhook {
+  url: string;
+  headers?: {
+    [k: string]: string;
+  };
+}
+/**
+ * Budgets by subject (the key id, user, team, organisation, customer, catalogue model or credential name).
+ */
+export interface BySubject {
+  [k: string]:
+    | Budget
+    | []
+    | [Budget]
+    | [Budget, Budget]
+    | [Budget, Budget, Budget]
+    | [Budget, Budget, Budget, Budget]
+    | [Budget, Budget, Budget, Budget, Budget]
+    | [Budget, Budget, Budget, Budget, Budget, Budget]
+    | [Budget, Budget, Budget, Budget, Budget, Budget, Budget]
+    | [Budget, Budget, Budget, Budget, Budget, Budget, Budget, Budget]
+    | [Budget, Budget, Budget, Budget, Budget, Budget, Budget, Budget, Budget]
+    | [Budget, Budget, Budget, Budget, Budget, Budget, Budget, Budget, Budget, Budget];
+}
+/**
+ * A spending limit in money and/or tokens over a window (contract §8). Every budget that applies to a request must fit.
+ */
+export interface Budget {
+  /**
+   * A label for answers, alerts and the console (default: the scope and subject).
+   */
+  name?: string;
+  /**
+   * US dollars per window (kept as whole microdollars).
+   */
+  limit_usd?: number;
+  /**
+   * Tokens (every class) per window.
+   */
+  limit_tokens?: number;
+  window?: BudgetWindow;
+  /**
+   * block: refuse what does not fit (429 budget_exceeded); audit: record and alert, never refuse.
+   */
+  action?: 'block' | 'audit';
+  /**
+   * Percentages of the limit at which an alert is sent (webhook) and logged, once per window each.
+   *
+   * @maxItems 10
+   */
+  alerts?:
+    | []
+    | [number]
+    | [number, number]
+    | [number, number, number]
+    | [number, number, number, number]
+    | [number, number, number, number, number]
+    | [number, number, number, number, number, number]
+    | [number, number, number, number, number, number, number]
+    | [number, number, number, number, number, number, number, number]
+    | [number, number, number, number, number, number, number, number, number]
+    | [number, number, number, number, number, number, number, number, number, number];
+}
+export interface BudgetWindow {
+  /**
+   * day, week, month, total (never resets), or a length: "<n>h" or "<n>d".
+   */
+  period?: string;
+  /**
+   * calendar: windows start at calendar boundaries in `timezone`; rolling: the last `period` up to now.
+   */
+  kind?: 'calendar' | 'rolling';
+  /**
+   * IANA time zone of calendar windows (default UTC).
+   */
+  timezone?: string;
+}
+/**
+ * Organisations, teams and users from the config file (read-only through the admin API, source: file). Keys belong to a user and a team; teams to an organisation.
+ */
+export interface TenantsConfig {
+  organizations?: {
+    [k: string]: OrganizationConfig;
+  };
+  teams?: {
+    [k: string]: TeamConfig;
+  };
+  users?: {
+    [k: string]: UserConfig;
+  };
+}
+export interface OrganizationConfig {
+  name?: string;
+  metadata?: {
+    [k: string]: unknown;
+  };
+}
+export interface TeamConfig {
+  name?: string;
+  organization?: string;
+  /**
+   * Catalogue models (names or globs) the team's keys may use at most.
+   */
+  models?: string[];
+  metadata?: {
+    [k: string]: unknown;
+  };
+}
+export interface UserConfig {
+  name?: string;
+  email?: string;
+  team?: string;
+  /**
+   * admin, viewer or team_admin give access to the admin API.
+   */
+  roles?: string[];
+  metadata?: {
+    [k: string]: unknown;
+  };
 }
 export interface CacheSettings {
   /**

@@ -20,3 +20,4 @@ function findRoot(from: string): string {
 export const ROOT_DIR = findRoot(dirname(fileURLToPath(import.meta.url)));
 export const SCHEMA_DIR = join(ROOT_DIR, 'schema');
 export const DEFAULT_PIPELINES_DIR = join(ROOT_DIR, 'pipelines');
+export const PRICES_DIR = join(ROOT_DIR, 'prices');

@@ -1,0 +1,131 @@
+import { microsFromPico } from './money.js';
+import type { TokenUsage } from './usage-classes.js';
+
+/** Per-token prices of one tier, in picodollars; a class with no price of its own falls back as priceOf says. */
+export interface TokenPrices {
+  input?: bigint;
+  output?: bigint;
+  cacheRead?: bigint;
+  cacheWrite?: bigint;
+  reasoning?: bigint;
+  inputAudio?: bigint;
+  outputAudio?: bigint;
+}
+
+/** One model's compiled price: picodollars per unit. */
+export interface ModelPrice extends TokenPrices {
+  perImage?: bigint;
+  perAudioSecond?: bigint;
+  perCharacter?: bigint;
+  /** Share taken off for batch requests, in parts per million. */
+  batchDiscountPpm?: bigint;
+  /** Long-context tiers, highest threshold first. */
+  tiers: readonly { aboveInputTokens: number; prices: TokenPrices }[];
+  /** Where the price came from: the shipped table (with its date and page) or the operator's config. */
+  source: string;
+}
+
+export interface CostOptions {
+  /** The request ran through a batch: the batch discount applies. */
+  batch?: boolean;
+}
+
+/** What a request cost: whole microdollars (rounded up once, from the exact picodollar sum). */
+export interface Cost {
+  micros: number;
+  pico: bigint;
+}
+
+const PPM = 1_000_000n;
+
+type Fallback = { [K in keyof TokenPrices]-?: readonly (keyof TokenPrices)[] };
+/** Where a class with no price of its own takes one: cached and audio input at the input price, reasoning and audio output at the output price. */
+const FALLBACK: Fallback = {
+  input: ['input'],
+  output: ['output'],
+  cacheRead: ['cacheRead', 'input'],
+  cacheWrite: ['cacheWrite', 'input'],
+  reasoning: ['reasoning', 'output'],
+  inputAudio: ['inputAudio', 'input'],
+  outputAudio: ['outputAudio', 'output'],
+};
+
+const USAGE_OF: Record<keyof TokenPrices, keyof TokenUsage> = {
+  input: 'input',
+  output: 'output',
+  cacheRead: 'cacheRead',
+  cacheWrite: 'cacheWrite',
+  reasoning: 'reasoning',
+  inputAudio: 'inputAudio',
+  outputAudio: 'outputAudio',
+};
+
+/** The prompt's size for tier selection: every input class. */
+function promptSize(usage: TokenUsage): number {
+  return usage.input + usage.cacheRead + usage.cacheWrite + usage.inputAudio;
+}
+
+function unitPrice(cls: keyof TokenPrices, tier: TokenPrices | undefined, base: ModelPrice): bigint | undefined {
+  for (const key of FALLBACK[cls]) {
+    const price = tier?.[key] ?? base[key];
+    if (price !== undefined) return price;
+  }
+  return undefined;
+}
+
+/**
+ * The one cost function: usage × price. Each token class is priced once (classes are disjoint,
+ * see usageClasses); the long-context tier whose threshold the prompt passes replaces the base
+ * prices for the whole request; the batch discount comes off the total. Undefined when the
+ * request used a class the price does not cover (the model is unpriced for this request).
+ */
+export function costOf(price: ModelPrice, usage: TokenUsage, options: CostOptions = {}): Cost | undefined {
+  const size = promptSize(usage);
+  const tier = price.tiers.find((t) => size > t.aboveInputTokens)?.prices;
+  let pico = 0n;
+  for (const cls of Object.keys(USAGE_OF) as (keyof TokenPrices)[]) {
+    const n = usage[USAGE_OF[cls]];
+    if (n === 0) continue;
+    const unit = unitPrice(cls, tier, price);
+    if (unit === undefined) return undefined;
+    pico += BigInt(n) * unit;
+  }
+  for (const [n, unit] of [
+    [usage.images, price.perImage],
+    [usage.audioSeconds, price.perAudioSecond],
+    [usage.characters, price.perCharacter],
+  ] as const) {
+    if (n === 0) continue;
+    if (unit === undefined) return undefined;
+    pico += BigInt(n) * unit;
+  }
+  if (options.batch && price.batchDiscountPpm) pico = (pico * (PPM - price.batchDiscountPpm)) / PPM;
+  return { pico, micros: microsFromPico(pico) };
+}
+
+/**
+ * The most a request can cost before it runs (what a budget reserves): its prompt at the input
+ * price (tier included) and `maxOutputTokens` at the dearer of the output and reasoning prices.
+ */
+export function worstCaseCost(price: ModelPrice, promptTokens: number, maxOutputTokens: number): Cost | undefined {
+  const usage: TokenUsage = {
+    input: promptTokens,
+    cacheRead: 0,
+    cacheWrite: 0,
+    output: 0,
+    reasoning: 0,
+    inputAudio: 0,
+    outputAudio: 0,
+    images: 0,
+    audioSeconds: 0,
+    characters: 0,
+  };
+  const tier = price.tiers.find((t) => promptTokens > t.aboveInputTokens)?.prices;
+  const output = unitPrice('output', tier, price);
+  const reasoning = unitPrice('reasoning', tier, price);
+  const dearest = [output, reasoning].filter((p): p is bigint => p !== undefined).reduce((a, b) => (a > b ? a : b), -1n);
+  const prompt = costOf(price, usage);
+  if (!prompt || (maxOutputTokens > 0 && dearest < 0n)) return undefined;
+  const pico = prompt.pico + (maxOutputTokens > 0 ? BigInt(maxOutputTokens) * dearest : 0n);
+  return { pico, micros: microsFromPico(pico) };
+}

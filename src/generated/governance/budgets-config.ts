@@ -1,0 +1,107 @@
+/* eslint-disable */
+/**
+ * DO NOT EDIT: generated from schema/governance/budgets-config.schema.json by scripts/generate-types.mjs.
+ * Edit the schema and run `npm run gen:types`; `npm test` fails when they drift apart.
+ */
+
+/**
+ * Budgets from the config file by scope and subject (read-only through /v1/admin/budgets, source: file), and how budgets behave.
+ */
+export interface BudgetsConfig {
+  /**
+   * With the shared store unreachable: refuse (503 service_unavailable) or allow (served, recorded as unverified, logged at warn).
+   */
+  onStoreDown?: 'refuse' | 'allow';
+  alertWebhook?: BudgetAlertWebhook;
+  /**
+   * How long a reservation outlives its instance's last heartbeat (e.g. "30s").
+   */
+  reservationTtl?: string;
+  key?: BySubject;
+  user?: BySubject;
+  team?: BySubject;
+  organization?: BySubject;
+  customer?: BySubject;
+  model?: BySubject;
+  credential?: BySubject;
+}
+/**
+ * Where budget alerts are POSTed (JSON).
+ */
+export interface BudgetAlertWebhook {
+  url: string;
+  headers?: {
+    [k: string]: string;
+  };
+}
+/**
+ * Budgets by subject (the key id, user, team, organisation, customer, catalogue model or credential name).
+ */
+export interface BySubject {
+  [k: string]:
+    | Budget
+    | []
+    | [Budget]
+    | [Budget, Budget]
+    | [Budget, Budget, Budget]
+    | [Budget, Budget, Budget, Budget]
+    | [Budget, Budget, Budget, Budget, Budget]
+    | [Budget, Budget, Budget, Budget, Budget, Budget]
+    | [Budget, Budget, Budget, Budget, Budget, Budget, Budget]
+    | [Budget, Budget, Budget, Budget, Budget, Budget, Budget, Budget]
+    | [Budget, Budget, Budget, Budget, Budget, Budget, Budget, Budget, Budget]
+    | [Budget, Budget, Budget, Budget, Budget, Budget, Budget, Budget, Budget, Budget];
+}
+/**
+ * A spending limit in money and/or tokens over a window (contract §8). Every budget that applies to a request must fit.
+ */
+export interface Budget {
+  /**
+   * A label for answers, alerts and the console (default: the scope and subject).
+   */
+  name?: string;
+  /**
+   * US dollars per window (kept as whole microdollars).
+   */
+  limit_usd?: number;
+  /**
+   * Tokens (every class) per window.
+   */
+  limit_tokens?: number;
+  window?: BudgetWindow;
+  /**
+   * block: refuse what does not fit (429 budget_exceeded); audit: record and alert, never refuse.
+   */
+  action?: 'block' | 'audit';
+  /**
+   * Percentages of the limit at which an alert is sent (webhook) and logged, once per window each.
+   *
+   * @maxItems 10
+   */
+  alerts?:
+    | []
+    | [number]
+    | [number, number]
+    | [number, number, number]
+    | [number, number, number, number]
+    | [number, number, number, number, number]
+    | [number, number, number, number, number, number]
+    | [number, number, number, number, number, number, number]
+    | [number, number, number, number, number, number, number, number]
+    | [number, number, number, number, number, number, number, number, number]
+    | [number, number, number, number, number, number, number, number, number, number];
+}
+export interface BudgetWindow {
+  /**
+   * day, week, month, total (never resets), or a length: "<n>h" or "<n>d".
+   */
+  period?: string;
+  /**
+   * calendar: windows start at calendar boundaries in `timezone`; rolling: the last `period` up to now.
+   */
+  kind?: 'calendar' | 'rolling';
+  /**
+   * IANA time zone of calendar windows (default UTC).
+   */
+  timezone?: string;
+}

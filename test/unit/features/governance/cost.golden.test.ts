@@ -1,0 +1,99 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { costOf, worstCaseCost, type ModelPrice } from '../../../../src/features/governance/prices/cost.js';
+import { NO_USAGE, usageClasses } from '../../../../src/features/governance/prices/usage-classes.js';
+
+const FIXTURES = join(__dirname, '..', '..', '..', 'fixtures');
+
+/** Every usage block (`usage`, `usageMetadata`) of a recorded answer or stream, merged in order: a stream's final word wins, as a reader of it would take it. */
+function recordedUsage(file: string): Record<string, unknown> {
+  const text = readFileSync(join(FIXTURES, file), 'utf8');
+  const docs: unknown[] = file.endsWith('.chunks.txt')
+    ? text
+        .split('\n')
+        .filter((line) => line.startsWith('data:') && line.slice(5).trim() !== '[DONE]')
+        .map((line) => JSON.parse(line.slice(5)))
+    : [JSON.parse(text)];
+  const merged: Record<string, unknown> = {};
+  const walk = (node: unknown): void => {
+    if (!node || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node)) {
+      if ((key === 'usage' || key === 'usageMetadata') && value && typeof value === 'object') Object.assign(merged, value);
+      else walk(value);
+    }
+  };
+  docs.forEach(walk);
+  return merged;
+}
+
+/** Test prices per token: $3 / $15 per million, cache read $0.30, cache write $3.75 (in picodollars). */
+const PRICE: ModelPrice = { input: 3_000_000n, output: 15_000_000n, cacheRead: 300_000n, cacheWrite: 3_750_000n, batchDiscountPpm: 500_000n, tiers: [], source: 'test' };
+const cost = (file: string, price = PRICE, batch = false) => costOf(price, usageClasses(recordedUsage(file)), { batch })?.micros;
+
+describe('the one cost function on recorded usage (golden)', () => {
+  it('anthropic stream with cache write and cache read: each class at its own price once', () => {
+    // 640 input × 3 + 120 written × 3.75 + 1024 read × 0.30 + 14 output × 15 = 2887.2 µ$ → 2888
+    expect(cost('anthropic/thinking-final.chunks.txt')).toBe(2888);
+  });
+
+  it('anthropic answer with a cache read', () => {
+    // 412 × 3 + 128 × 0.30 + 96 × 15 = 2714.4 → 2715
+    expect(cost('anthropic/tools.json')).toBe(2715);
+  });
+
+  it('OpenAI-shaped stream with cached and reasoning tokens (deepseek): reasoning once, as output', () => {
+    // (120 − 64) × 3 + 64 × 0.30 + (60 − 40) × 15 + 40 × 15 = 1087.2 → 1088
+    expect(cost('deepseek/reasoning.chunks.txt')).toBe(1088);
+    expect(cost('deepseek/reasoning.json')).toBe(1088);
+    // reasoning priced apart at $20 per million: 40 × 20 instead of 40 × 15
+    expect(cost('deepseek/reasoning.json', { ...PRICE, reasoning: 20_000_000n })).toBe(1288);
+  });
+
+  it('openai stream with cached prompt tokens', () => {
+    // (220 − 128) × 3 + 128 × 0.30 + 48 × 15 = 1034.4 → 1035
+    expect(cost('openai/tools.chunks.txt')).toBe(1035);
+  });
+
+  it('gemini stream with thoughts and cached content', () => {
+    // (12 − 4) × 3 + 4 × 0.30 + 1 × 15 + 87 thoughts × 15 = 1345.2 → 1346
+    expect(cost('google/thinking.chunks.txt')).toBe(1346);
+  });
+
+  it('bedrock answer and event stream with a cache read', () => {
+    // 300 × 3 + 500 × 0.30 + 90 × 15 = 2400
+    expect(cost('bedrock/thinking.json')).toBe(2400);
+    expect(cost('bedrock/thinking.events.json')).toBe(2400);
+  });
+
+  it('cohere billed units, and the batch discount', () => {
+    // 97 × 3 + 41 × 15 = 906; half of it in a batch
+    expect(cost('cohere/tools.json')).toBe(906);
+    expect(cost('cohere/tools.json', PRICE, true)).toBe(453);
+  });
+
+  it('a class with no price of its own falls back: cache read at the input price, reasoning at output', () => {
+    const plain: ModelPrice = { input: 3_000_000n, output: 15_000_000n, tiers: [], source: 'test' };
+    // 412 × 3 + 128 × 3 + 96 × 15 = 3060
+    expect(cost('anthropic/tools.json', plain)).toBe(3060);
+  });
+
+  it('a used class the price cannot cover makes the request unpriced', () => {
+    const imagesOnly: ModelPrice = { perImage: 40_000_000_000n, tiers: [], source: 'test' };
+    expect(cost('anthropic/tools.json', imagesOnly)).toBeUndefined();
+    expect(costOf(imagesOnly, { ...NO_USAGE, images: 2 })?.micros).toBe(80_000);
+  });
+
+  it('a long-context tier replaces the base prices for the whole request', () => {
+    const tiered: ModelPrice = { ...PRICE, tiers: [{ aboveInputTokens: 200_000, prices: { input: 6_000_000n, output: 22_500_000n } }] };
+    expect(costOf(tiered, { ...NO_USAGE, input: 200_000, output: 10 })?.micros).toBe(600_150);
+    // 200,001 input × 6 + 10 × 22.5 = 1,200,006 + 225
+    expect(costOf(tiered, { ...NO_USAGE, input: 200_001, output: 10 })?.micros).toBe(1_200_231);
+  });
+
+  it('the worst case reserves the prompt and the whole output allowance at the dearer output price', () => {
+    // 1000 × 3 + 500 × 20 (reasoning dearer than output)
+    expect(worstCaseCost({ ...PRICE, reasoning: 20_000_000n }, 1000, 500)?.micros).toBe(13_000);
+    expect(worstCaseCost({ perImage: 1n, tiers: [], source: 't' }, 10, 10)).toBeUndefined();
+  });
+});
