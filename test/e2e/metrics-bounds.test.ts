@@ -123,10 +123,10 @@ describe('/metrics labels take only values the gateway knows', () => {
     expect(textOf(await remote.callTool({ name: 'echo', arguments: { text: 'one' } }))).toBe('echo: one');
     expect(textOf(await local.callTool({ name: 'echo', arguments: { text: 'two' } }))).toContain('two');
 
-    const after = await eventually(
+    const after: string = await eventually(
       async () => {
         const text = await scrape();
-        return count(text, { server: 'local', tool: 'echo', outcome: 'ok' }) === count(before, { server: 'local', tool: 'echo', outcome: 'ok' }) + 1 ? text : undefined;
+        return count(text, { server: 'local', tool: 'echo', outcome: 'ok' }) === count(before, { server: 'local', tool: 'echo', outcome: 'ok' }) + 1 ? text : '';
       },
       5000,
       'the /mcp/local call to be counted',
