@@ -1,7 +1,6 @@
 import type { GatewayContext } from '../../../kernel/engine/context.js';
 import { redactSecrets } from '../../../kernel/errors/redact.js';
 import { ATTEMPTS } from '../model-request.js';
-import type { AttemptRecord } from '../routing/attempts.js';
 import type { AnswerFacts } from './usage-scan.js';
 
 /** Longest model name written to a log line (a caller may send megabytes). */
@@ -11,7 +10,17 @@ function modelText(model: string, secrets: readonly (string | undefined)[]): str
   return redactSecrets(JSON.stringify(model.length > MAX_MODEL ? `${model.slice(0, MAX_MODEL)}…` : model), secrets);
 }
 
-function attemptText(a: AttemptRecord): string {
+/** What the line shows of one attempt (routing/attempts.ts AttemptRecord). */
+interface Attempt {
+  provider: string;
+  targetIndex?: string;
+  status?: number;
+  code?: string;
+  skipped?: string;
+  durationMs: number;
+}
+
+function attemptText(a: Attempt): string {
   let text = '{';
   if (a.targetIndex !== undefined) text += `"target":${JSON.stringify(a.targetIndex)},`;
   text += `"provider":${JSON.stringify(a.provider)}`;
