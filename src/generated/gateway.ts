@@ -25,6 +25,7 @@ export interface GatewayConfig {
   server?: ServerConfig;
   logging?: LoggingConfig;
   observability?: ObservabilityConfig;
+  metrics?: MetricsConfig;
   auth?: AuthConfig;
   /**
    * Per-provider settings, keyed by provider identifier.
@@ -136,7 +137,7 @@ export interface LoggingConfig {
   requests?: boolean;
 }
 /**
- * Traces (OpenTelemetry). Prometheus metrics are always served at /metrics.
+ * Traces (OpenTelemetry). Prometheus metrics are always served at /metrics (see metrics).
  */
 export interface ObservabilityConfig {
   otlp?: OtlpConfig;
@@ -167,6 +168,21 @@ export interface OtlpConfig {
    * Share of new traces recorded (0 to 1); a request continuing a caller's trace follows the caller's sampled flag.
    */
   sampleRatio?: number;
+}
+/**
+ * The Prometheus metrics at /metrics: who may read them, and model names shown as labels.
+ */
+export interface MetricsConfig {
+  /**
+   * Who may read /metrics: none (anyone, the default), admin (Authorization: Bearer <admin token>) or gateway (any gateway credential: a gateway token or a key of auth.apiKeys, in x-gateway-token or Authorization: Bearer). Anyone else gets 401 with WWW-Authenticate.
+   */
+  auth?: 'none' | 'admin' | 'gateway';
+  /**
+   * Model names gateway_tokens_total shows in its model label, besides those the config names elsewhere (override_params of configs.<name>, modelAllowList checks); any other model is counted as other.
+   *
+   * @maxItems 2000
+   */
+  models?: string[];
 }
 /**
  * Authentication of the tool-server endpoint (/mcp), and of provider routes when providerRoutes is true.

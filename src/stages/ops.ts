@@ -6,11 +6,13 @@ import { QUIET } from '../kernel/engine/report.js';
 import { defineStage } from '../kernel/engine/stage.js';
 import { notFound } from '../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../contract/routes.js';
+import { metricsAccess } from '../features/auth/metrics-access.js';
 
 /**
  * The operations routes: GET /health (200 while the process runs), GET /ready (200 once the
  * config, the store, the tool servers and the identity provider are up, else 503, with each
- * check; 503 while draining) and GET /metrics (Prometheus text). Their log lines are at debug
+ * check; 503 while draining) and GET /metrics (Prometheus text, to the callers metrics.auth
+ * allows: anyone, the admin token, or any gateway credential). Their log lines are at debug
  * level unless `logRequests`.
  */
 export default defineStage<OpsStageConfig, GatewayContext<GatewayRouteSpec>>({
@@ -20,6 +22,7 @@ export default defineStage<OpsStageConfig, GatewayContext<GatewayRouteSpec>>({
   once: true,
   create(config, services) {
     const quiet = config.logRequests !== true;
+    const mayReadMetrics = metricsAccess(services);
     return async (ctx) => {
       if (quiet) ctx.set(QUIET, true);
       switch (ctx.endpoint.operation) {
@@ -41,6 +44,7 @@ export default defineStage<OpsStageConfig, GatewayContext<GatewayRouteSpec>>({
           return;
         }
         case 'metrics': {
+          if (mayReadMetrics) await mayReadMetrics(ctx);
           const registry = services.metrics.registry;
           ctx.response = { kind: 'binary', status: 200, contentType: registry.contentType, body: Buffer.from(await registry.metrics(), 'utf8') };
           return;

@@ -4,7 +4,6 @@ import type { RetryStageConfig } from '../generated/stages/retry.js';
 import { schemaDocument } from '../kernel/config/schema-validator.js';
 import { abortableWait } from '../kernel/engine/abortable-wait.js';
 import type { GatewayContext } from '../kernel/engine/context.js';
-import { RETRIES } from '../kernel/engine/report.js';
 import { defineStage } from '../kernel/engine/stage.js';
 import { GatewayError } from '../contract/errors/gateway-error.js';
 import { normalizeError } from '../contract/errors/normalize.js';
@@ -62,7 +61,7 @@ export default defineStage<RetryStageConfig>({
               await next();
             } catch (err) {
               const failure = err instanceof GatewayError ? err : normalizeError(err, target.provider);
-              recordAttempt(ctx, target!, startedAt, failure, services.metrics);
+              recordAttempt(ctx, target!, startedAt, failure, services);
               throw failure;
             }
             recordAttempt(ctx, target!, startedAt, undefined);
@@ -84,9 +83,7 @@ export default defineStage<RetryStageConfig>({
               }
               if (wait >= remainingMs(ctx)) return false;
               if (wait > 0) await abortableWait(wait, ctx.signal);
-              if (callerGone(ctx) || deadlinePassed(ctx)) return false;
-              ctx.set(RETRIES, (ctx.get(RETRIES) ?? 0) + 1);
-              return true;
+              return !callerGone(ctx) && !deadlinePassed(ctx);
             },
           },
         );

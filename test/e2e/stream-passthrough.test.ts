@@ -73,7 +73,7 @@ describe('OpenAI streams passed through', () => {
         res.end();
       })
       .start();
-    gw = await startGateway({ providers: { openai: { baseUrl: `${upstream.url}/v1` } } });
+    gw = await startGateway({ providers: { openai: { baseUrl: `${upstream.url}/v1` } }, metrics: { models: ['usage'] } });
   });
   afterAll(async () => {
     await gw?.close();

@@ -143,6 +143,11 @@ export class Aggregator {
         try {
           const page = await this.fetchPage(server, key, view, op, pending?.[server.name]);
           if (page.next) next[server.name] = page.next;
+          if (key === 'tools')
+            this.audit.tools?.learn(
+              server.name,
+              page.items.map((item) => item.name),
+            );
           return page.items.flatMap((item) => {
             const mapped = this.mapListItem(key, server.name, item, view);
             if (!mapped) return [];

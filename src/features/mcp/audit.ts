@@ -3,6 +3,7 @@ import type { Logger } from '../../kernel/observability/logger.js';
 import type { SeriesCounter } from '../../kernel/observability/series-metrics.js';
 import { FixedLines, quote } from '../../kernel/observability/fixed-lines.js';
 import { redactRepeatedLogText } from '../../kernel/errors/redact.js';
+import type { ToolLabels } from './tool-labels.js';
 
 /** One audit line per authorization decision on /mcp: who, what, allowed or not, how long. */
 export interface AuditEntry {
@@ -35,12 +36,17 @@ export class AuditLog {
     private readonly logger: Logger,
     /** Counts tool calls (gateway_mcp_calls_total{server,tool,outcome}). */
     private readonly calls?: SeriesCounter,
+    /** The known servers and tools (what a call's labels may show); the rest is `unknown`. */
+    readonly tools?: ToolLabels,
   ) {
     this.lines = new FixedLines(logger);
   }
 
   record(identity: Identity, entry: AuditEntry): void {
-    if (entry.method === 'tools/call' && this.calls) this.calls.inc([entry.server ?? 'unknown', entry.name ?? 'unknown', entry.outcome ?? 'ok']);
+    if (entry.method === 'tools/call' && this.calls) {
+      const [server, tool] = this.tools ? this.tools.of(entry.server, entry.name) : ['unknown', 'unknown'];
+      this.calls.inc([server, tool, entry.outcome ?? 'ok']);
+    }
     // Allowed decisions are info lines, refusals warnings: nothing to build when the level is off.
     const level = entry.allowed ? 'info' : 'warn';
     const lines = this.lines;

@@ -1,5 +1,6 @@
 import type { GatewayServices } from '../../kernel/engine/services.js';
 import { AuditLog } from './audit.js';
+import { ToolLabels } from './tool-labels.js';
 import type { McpParts } from './mcp-services.js';
 
 /**
@@ -17,17 +18,17 @@ export class McpEndpoint {
   private readonly names: ReadonlySet<string>;
 
   constructor(private readonly services: GatewayServices) {
-    const calls = services.metrics.counter('gateway_mcp_calls_total', 'Tool calls on /mcp, by tool server, tool and outcome (ok, tool_error, error, denied).', [
-      'server',
-      'tool',
-      'outcome',
-    ]);
-    this.audit = new AuditLog(services.logger, calls);
+    const calls = services.metrics.counter(
+      'gateway_mcp_calls_total',
+      'Tool calls on /mcp and /mcp/<server>, by tool server, tool (one the server listed, else unknown) and outcome (ok, tool_error, error, denied).',
+      ['server', 'tool', 'outcome'],
+    );
     this.names = new Set(
       Object.entries(services.config.mcpServers ?? {})
         .filter(([, server]) => server.enabled !== false)
         .map(([name]) => name),
     );
+    this.audit = new AuditLog(services.logger, calls, new ToolLabels(this.names));
   }
 
   /** Whether the config names an enabled tool server (then the parts are loaded at start-up). */

@@ -38,6 +38,9 @@ export function createMcpParts(services: GatewayServices, audit: AuditLog): McpP
   pool.on('list_changed', (server: string, kind: ListKind) => {
     legacy.notifyListChanged(server, kind);
     modern.notifyListChanged(server, kind);
+    // The tools a server lists are the tool labels its calls may show in metrics.
+    const upstream = kind === 'tools' && audit.tools ? pool.get(server) : undefined;
+    if (upstream) void audit.tools!.refresh(upstream, services.logger);
   });
   const remoteRelay = new RemoteRelay(seal, audit, services.logger);
   const processRelay = new ProcessRelay(audit, services.logger, seal, bus);

@@ -6,6 +6,7 @@ import type { ErrorMapping } from '../errors/answer-error.js';
 import type { ExtensionKinds } from './extension.js';
 import type { StageRegistry } from './stage-registry.js';
 import { KeptResources } from './kept-resources.js';
+import { KnownLabels } from '../observability/known-labels.js';
 
 /** A typed place for a long-lived service shared by stages (store, cache, limiter, token service...). */
 export interface ServiceSlot<T> {
@@ -33,6 +34,8 @@ export class GatewayServices {
   readonly closers: Array<() => Promise<void> | void> = [];
   /** Long-lived resources a reload may take over when their settings did not change (see kept-resources.ts). */
   resources = new KeptResources();
+  /** The label values this config's metrics may show (features register them as they set up). */
+  readonly labels = new KnownLabels();
   private readonly provided: unknown[] = [];
 
   constructor(

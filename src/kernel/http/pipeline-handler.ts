@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CallerSignal } from '../engine/caller-signal.js';
 import { GatewayContext, type ContextEdge, type RouteDef } from '../engine/context.js';
 import type { CompiledPipeline } from '../engine/pipeline-compiler.js';
-import { QUIET, RETRIES, UPSTREAM } from '../engine/report.js';
+import { LINE_FIELDS, QUIET, RETRIES, UPSTREAM } from '../engine/report.js';
 import { defineService, type GatewayServices } from '../engine/services.js';
 import { RequestError } from '../errors/request-error.js';
 import { RequestLog, type RequestLine } from './request-log.js';
@@ -162,6 +162,8 @@ export class HttpEdge {
       if (ctx.identity && ctx.identity.kind !== 'anonymous') line.user = ctx.identity.user ?? ctx.identity.id;
       if (ctx.error) line.error = ctx.error.code ?? 'error';
       if (ctx.callerGone) line.clientGone = true;
+      const fields = ctx.get(LINE_FIELDS);
+      if (fields) line.fields = fields;
       this.requestLog.write(ctx.has(QUIET) && !ctx.error ? 'debug' : 'info', line);
     }
     return status;

@@ -14,6 +14,8 @@ export interface RequestLine {
   user?: string;
   error?: string;
   clientGone?: boolean;
+  /** Members features add (the LINE_FIELDS slot): `,"name":<json>...`, already masked. */
+  fields?: string;
 }
 
 /**
@@ -21,7 +23,8 @@ export interface RequestLine {
  * for `logger.info(fields, 'request')` (level, time, the logger's bindings, the fields, msg),
  * straight to the logger's destination. None of its fields can hold a secret (ids, the route
  * pattern, a status, a provider id, numbers), so it skips the field masking and the line
- * redactor; the caller's user name, the one free-form value, goes through the redactor. On
+ * redactor; the caller's user name goes through the redactor, and the fields features add come
+ * masked by them. On
  * pino's own destinations the lines of one turn of the event loop are handed over together
  * (and before any other log line, so the order of lines is kept).
  */
@@ -36,13 +39,15 @@ export class RequestLog {
     const lines = this.lines;
     if (!lines.enabled(level)) return;
     if (!lines.fixed) {
-      this.logger[level](line, 'request');
+      const { fields, ...rest } = line;
+      this.logger[level](fields ? { ...rest, ...(JSON.parse(`{${fields.slice(1)}}`) as object) } : rest, 'request');
       return;
     }
     let text = `${lines.head(level)},"requestId":${JSON.stringify(line.requestId)},"method":${quote(line.method)},"route":${quote(line.route)},"status":${line.status},"provider":${quote(line.provider)},"retries":${line.retries},"ms":${line.ms}`;
     if (line.user !== undefined) text += `,"user":${redactRepeatedLogText(JSON.stringify(line.user))}`;
     if (line.error !== undefined) text += `,"error":${quote(line.error)}`;
     if (line.clientGone) text += ',"clientGone":true';
+    if (line.fields) text += line.fields;
     lines.end(text, 'request');
   }
 }

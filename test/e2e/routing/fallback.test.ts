@@ -46,7 +46,8 @@ describe('fallback across targets, under faults', () => {
     expect(answerText(res)).toBe('from B');
     expect(res.headers['x-gateway-provider']).toBe('groq');
     expect(res.headers['x-gateway-target-index']).toBe('1');
-    expect(res.headers['x-gateway-retry-count']).toBe('0');
+    // A fallback is an upstream attempt after the first.
+    expect(res.headers['x-gateway-retry-count']).toBe('1');
     expect(calls(a)).toBe(1);
     expect(calls(b)).toBe(1);
     // Each target got its own key: the caller's for A, the target's for B.

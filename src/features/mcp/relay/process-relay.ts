@@ -38,6 +38,8 @@ interface ProcessSession {
   stream?: Elsewhere;
   /** The call timeout of the requests whose client's HTTP request is held here (the others: where it is held). */
   deadlines: CallDeadlines;
+  /** tools/call requests not answered yet: their tool and start (audited and counted when answered). */
+  toolCalls?: Map<Id, { name: string; started: number }>;
 }
 
 /** A client's HTTP request held by another instance: its bus address and the request's relay id. */
@@ -241,7 +243,7 @@ export class ProcessRelay {
   }
 
   private fromClient(
-    session: Pick<ProcessSession, 'identity' | 'inflight' | 'tokens' | 'remote' | 'stream'> & { deadlines?: CallDeadlines },
+    session: Pick<ProcessSession, 'identity' | 'inflight' | 'tokens' | 'remote' | 'stream' | 'toolCalls'> & { deadlines?: CallDeadlines },
     server: ProcessServer,
     downstream: StreamableHTTPServerTransport,
     child: Transport,
@@ -268,6 +270,7 @@ export class ProcessRelay {
         return;
       }
       session.inflight.push(message.id as Id);
+      if (message.method === 'tools/call') (session.toolCalls ??= new Map()).set(message.id as Id, { name: String(message.params?.name ?? ''), started: performance.now() });
       // The call timeout runs where the client's HTTP request is held (for one held by another instance, there).
       if (message.method !== 'initialize' && !session.remote.has(message.id as Id)) session.deadlines?.start(message.id as Id);
       const meta = (message.params?._meta ?? {}) as Record<string, unknown>;
@@ -285,6 +288,7 @@ export class ProcessRelay {
       for (const [token, rid] of session.tokens) if (rid === cancelled) session.tokens.delete(token);
       if (cancelled !== undefined) {
         session.remote.delete(cancelled);
+        session.toolCalls?.delete(cancelled);
         session.deadlines?.done(cancelled);
       }
     }
@@ -292,7 +296,7 @@ export class ProcessRelay {
   }
 
   private fromServer(
-    session: Pick<ProcessSession, 'inflight' | 'tokens' | 'remote' | 'stream'> & { deadlines?: CallDeadlines },
+    session: Pick<ProcessSession, 'identity' | 'inflight' | 'tokens' | 'remote' | 'stream' | 'toolCalls'> & { deadlines?: CallDeadlines },
     server: ProcessServer,
     downstream: StreamableHTTPServerTransport,
     message: RpcMessage,
@@ -304,6 +308,20 @@ export class ProcessRelay {
       if (i >= 0) session.inflight.splice(i, 1);
       for (const [token, rid] of session.tokens) if (rid === message.id) session.tokens.delete(token);
       session.deadlines?.done(message.id as Id);
+      const call = session.toolCalls?.get(message.id as Id);
+      if (call) {
+        session.toolCalls!.delete(message.id as Id);
+        const failed = message.error !== undefined;
+        const toolError = !failed && (message.result as { isError?: unknown } | undefined)?.isError === true;
+        this.audit.record(session.identity, {
+          method: 'tools/call',
+          server: server.name,
+          name: call.name,
+          allowed: true,
+          outcome: failed ? 'error' : toolError ? 'tool_error' : 'ok',
+          ms: performance.now() - call.started,
+        });
+      }
       // The answer to a request that came through another instance goes back there.
       const elsewhere = session.remote.get(message.id as Id);
       if (elsewhere) {

@@ -1,8 +1,11 @@
 import type { GatewayServices } from '../../../kernel/engine/services.js';
 import type { GatewayContext } from '../../../kernel/engine/context.js';
 import type { Metrics } from '../../../kernel/observability/metrics.js';
-import { TARGET } from '../model-request.js';
+import { ATTEMPTS, TARGET } from '../model-request.js';
 import { answerFacts, requestedModel } from './answer-facts.js';
+import { OTHER_MODEL } from './model-labels.js';
+import { modelLineFields } from './request-line.js';
+import { LINE_FIELDS } from '../../../kernel/engine/report.js';
 import { endStreamSpan, genaiOperation, setAnswerAttributes } from './genai-spans.js';
 import type { AnswerFacts } from './usage-scan.js';
 import { REQUEST_SPAN, TRACING } from '../../../kernel/engine/tracing.js';
@@ -14,7 +17,7 @@ export function modelCounters(metrics: Metrics) {
   return {
     tokens: metrics.counter(
       'gateway_tokens_total',
-      'Tokens of answered model requests (not cache hits), by direction (input, output), provider and the model asked for (override_params applied).',
+      'Tokens of answered model requests (not cache hits), by direction (input, output), provider and the model asked for (override_params applied) when the config names it, else other.',
       ['direction', 'provider', 'model'],
     ),
     cache: metrics.counter('gateway_cache_requests_total', 'Answer-cache lookups of model requests, by status (hit, miss, refresh, disabled).', ['status']),
@@ -33,7 +36,8 @@ export function modelCounters(metrics: Metrics) {
 
 /**
  * Registers the model-request metrics of a gateway: a per-request observer counting tokens
- * and cache statuses (and, with traces on, writing the GenAI attributes of the request's span).
+ * and cache statuses, adding model, tokens and attempts to the request's log line (and, with
+ * traces on, writing the GenAI attributes of the request's span).
  * The circuit gauge is registered with the breakers (routing/resilience-services.ts).
  */
 export function registerModelMetrics(services: GatewayServices): void {
@@ -41,17 +45,27 @@ export function registerModelMetrics(services: GatewayServices): void {
   const { tokens, cache } = modelCounters(metrics);
   const lowered: Record<string, string> = { HIT: 'hit', MISS: 'miss', REFRESH: 'refresh', DISABLED: 'disabled' };
   const tracing = services.get(TRACING);
+  const labels = services.labels;
+  const logLines = services.config.logging?.requests !== false;
   metrics.observe<GatewayContext<any>>('models', (ctx) => {
     const target = ctx.get(TARGET);
-    if (!target) return;
+    if (!target) {
+      // Every target skipped (circuits open): the line still lists them.
+      if (logLines && ctx.has(ATTEMPTS)) ctx.set(LINE_FIELDS, modelLineFields(ctx, requestedModel(ctx), undefined));
+      return;
+    }
     const cacheStatus = ctx.responseHeaders[CACHE_HEADER];
     if (cacheStatus) cache.inc([lowered[cacheStatus] ?? cacheStatus.toLowerCase()]);
     const facts = ctx.error ? undefined : answerFacts(ctx);
     if (tracing) traceAnswer(ctx, target.provider, facts);
+    const requested = requestedModel(ctx);
+    if (logLines) ctx.set(LINE_FIELDS, modelLineFields(ctx, requested, facts));
     if (!facts || cacheStatus === 'HIT' || (facts.input === 0 && facts.output === 0)) return;
-    const model = requestedModel(ctx) ?? facts.model ?? 'unknown';
-    if (facts.input > 0) tokens.inc(['input', target.provider, model], facts.input);
-    if (facts.output > 0) tokens.inc(['output', target.provider, model], facts.output);
+    // Only values the gateway knows become labels: a caller's model name never grows /metrics.
+    const provider = labels.pick('provider', target.provider, 'other');
+    const model = labels.pick('model', requested ?? facts.model, OTHER_MODEL);
+    if (facts.input > 0) tokens.inc(['input', provider, model], facts.input);
+    if (facts.output > 0) tokens.inc(['output', provider, model], facts.output);
   });
 }
 

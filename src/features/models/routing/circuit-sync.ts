@@ -10,6 +10,8 @@ export interface CircuitChange {
   state: 'open' | 'closed';
   /** When it opened (ms since the epoch), so every process half-opens it at about the same time. */
   openedAt: number;
+  /** How metrics and logs name the circuit (provider, target). */
+  label?: { provider: string; target: string };
 }
 
 /**
@@ -29,6 +31,11 @@ function isChange(value: unknown): value is CircuitChange {
 }
 
 const TOPIC = 'circuit';
+
+function labelOf(value: unknown): CircuitChange['label'] {
+  const v = value as CircuitChange['label'] | null | undefined;
+  return typeof v?.provider === 'string' && typeof v.target === 'string' ? { provider: v.provider, target: v.target } : undefined;
+}
 
 /** Between the workers of a cluster, through its primary. */
 export function clusterCircuitSync(channel: PrimaryChannel): CircuitSync {
@@ -67,7 +74,7 @@ export function redisCircuitSync(redis: Redis, keyPrefix: string, logger: Logger
         if (from !== channel) return;
         try {
           const message = JSON.parse(text) as CircuitChange & { from?: string };
-          if (message.from !== self && isChange(message)) apply({ key: message.key, state: message.state, openedAt: message.openedAt });
+          if (message.from !== self && isChange(message)) apply({ key: message.key, state: message.state, openedAt: message.openedAt, label: labelOf(message.label) });
         } catch {
           // not one of ours
         }

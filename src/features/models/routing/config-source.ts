@@ -35,7 +35,7 @@ export class RoutingConfigs {
     const problems: string[] = [];
     for (const [name, raw] of Object.entries(config.configs ?? {})) {
       try {
-        this.named.set(name, compilePlan(raw as RoutingTarget, env, 'operator'));
+        this.named.set(name, { ...compilePlan(raw as RoutingTarget, env, 'operator'), name });
       } catch (err) {
         if (!(err instanceof PlanError)) throw err;
         for (const line of err.problems) problems.push(`configs.${name}.${line}`);

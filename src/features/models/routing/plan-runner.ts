@@ -10,7 +10,7 @@ import type { ProviderRegistry } from '../providers/provider-registry.js';
 import { ATTEMPTS, DEADLINE, PROVIDER, PROVIDER_KEY, TARGET } from '../model-request.js';
 import { providerOptionsFrom } from './provider-credentials.js';
 import { carriesGatewayCredential } from './held-credentials.js';
-import { recordAttempt } from './attempts.js';
+import { recordAttempt, recordCircuitSkip } from './attempts.js';
 import { BreakerOpen, BreakerRegistry } from './breakers.js';
 import type { ConditionInput } from './conditions.js';
 import { callerGone, callerGoneError, CircuitOpenError, countsForBreaker, deadlineError, deadlinePassed, uploadSpent, isCircuitOpen, isRoutingFailure } from './failure.js';
@@ -26,6 +26,8 @@ interface Run {
   headerOptions?: Record<string, unknown>;
   conditionInput?: ConditionInput;
   secretsAdded: Set<PlanNode>;
+  /** How circuits of this run's targets are labelled: `<config name>:` + index, `caller` or `header`. */
+  circuitScope: string;
 }
 
 /** Single-target runs resolve no plan nodes, so they share one empty set. */
@@ -65,13 +67,20 @@ export class PlanRunner {
       const current = ctx.get(DEADLINE);
       ctx.set(DEADLINE, current === undefined ? deadline : Math.min(current, deadline));
     }
-    const run: Run = { ctx, next, secretsAdded: new Set(), conditionInput, keyOwner: ctx.get(PROVIDER) ?? plan.firstProvider };
+    const run: Run = {
+      ctx,
+      next,
+      secretsAdded: new Set(),
+      conditionInput,
+      keyOwner: ctx.get(PROVIDER) ?? plan.firstProvider,
+      circuitScope: plan.name !== undefined ? `${plan.name}:` : 'caller',
+    };
     await this.runNode(plan.root, run);
   }
 
   /** One target named by the request headers (no routing config). */
   runSingle(ctx: GatewayContext<any>, target: ResolvedTarget, next: () => Promise<void>): Promise<void> {
-    return this.attempt(target, { ctx, next, secretsAdded: NO_NODES });
+    return this.attempt(target, { ctx, next, secretsAdded: NO_NODES, circuitScope: 'header' });
   }
 
   private order(node: PlanNode, run: Run): number[] {
@@ -222,10 +231,13 @@ export class PlanRunner {
     const action = () => this.callTarget(target, run);
     const baseUrl = target.baseUrl ?? this.providers.get(target.provider)?.baseUrl ?? '';
     const key = BreakerRegistry.keyFor(target.provider, baseUrl, target.apiKey);
+    // Operator configs name their targets; a caller's config or headers get one label each (bounded).
+    const label = { provider: target.provider, target: run.circuitScope.endsWith(':') ? run.circuitScope + (target.index ?? '0') : run.circuitScope };
     try {
-      await breakers.run(key, (err) => countsForBreaker(err, ctx), action);
+      await breakers.run(key, label, (err) => countsForBreaker(err, ctx), action);
     } catch (err) {
       if (err instanceof BreakerOpen) {
+        recordCircuitSkip(ctx, target, this.services);
         throw new CircuitOpenError(
           `Every target of this request has its circuit open (last: ${target.provider}${target.index !== undefined ? ` target ${target.index}` : ''}).`,
           err.retryAfterSeconds,
@@ -265,7 +277,7 @@ export class PlanRunner {
       if ((ctx.get(ATTEMPTS)?.length ?? 0) === recorded) recordAttempt(ctx, target, startedAt, undefined);
     } catch (err) {
       const failure = toGatewayError(err, target.provider);
-      if ((ctx.get(ATTEMPTS)?.length ?? 0) === recorded) recordAttempt(ctx, target, startedAt, failure, this.services.metrics);
+      if ((ctx.get(ATTEMPTS)?.length ?? 0) === recorded) recordAttempt(ctx, target, startedAt, failure, this.services);
       span?.fail(failure.message, failure.code);
       throw failure;
     } finally {

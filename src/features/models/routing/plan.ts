@@ -44,6 +44,8 @@ export interface CompiledPlan {
   root: PlanNode;
   /** Who wrote the config: the caller (x-gateway-config JSON) or the operator (configs.<name>). */
   origin: 'caller' | 'operator';
+  /** The name of a config under configs.<name> (undefined for a caller's JSON config). */
+  name?: string;
   /** The whole request's deadline (ms), from the root's request_timeout. */
   requestTimeout?: number;
   /** Whether any node routes on conditions (x-gateway-metadata and the body are then read). */

@@ -142,6 +142,20 @@ function circuitSync(services: GatewayServices, redis: Redis | undefined): Circu
 }
 
 const CIRCUIT_VALUE = { closed: 0, open: 1, 'half-open': 2 } as const;
+/** Which state a gauge sample shows when several circuits share a label: open, then half-open, then closed. */
+const CIRCUIT_RANK = { closed: 0, 'half-open': 1, open: 2 } as const;
+
+/** One sample per circuit label (provider, target): the most severe state of the circuits that carry it. */
+function* circuitSamples(registry: BreakerRegistry): Iterable<{ labels: Record<string, string>; value: number }> {
+  const worst = new Map<string, { labels: Record<string, string>; state: keyof typeof CIRCUIT_VALUE }>();
+  for (const { label, state } of registry.states()) {
+    const id = `${label.provider}\n${label.target}`;
+    const seen = worst.get(id);
+    if (!seen) worst.set(id, { labels: { provider: label.provider, target: label.target }, state });
+    else if (CIRCUIT_RANK[state] > CIRCUIT_RANK[seen.state]) seen.state = state;
+  }
+  for (const { labels, state } of worst.values()) yield { labels, value: CIRCUIT_VALUE[state] };
+}
 
 export function breakerRegistry(services: GatewayServices): BreakerRegistry | undefined {
   const config = services.config.routing?.circuitBreaker;
@@ -155,10 +169,16 @@ export function breakerRegistry(services: GatewayServices): BreakerRegistry | un
       () => new BreakerRegistry(config, circuitSync(services, redis)),
       (r) => r.close(),
     );
-    // Read when /metrics is scraped: 0 closed, 1 open, 2 half-open, per target.
-    services.metrics.scrapedGauge('gateway_circuit_state', 'Circuit breaker state per target (provider|address|key hash): 0 closed, 1 open, 2 half-open.', function* () {
-      for (const { key, state } of registry.states()) yield { labels: { target: key }, value: CIRCUIT_VALUE[state] };
-    });
+    // Each change made here is a warning line (those told by another process are logged there).
+    const logger = services.logger;
+    registry.onChange = (event) =>
+      logger.warn({ circuit: event.state, provider: event.provider, target: event.target, status: event.status, reason: event.reason }, `circuit ${event.state}`);
+    // Read when /metrics is scraped: 0 closed, 1 open, 2 half-open, per provider and target.
+    services.metrics.scrapedGauge(
+      'gateway_circuit_state',
+      'Circuit breaker state by provider and target (the config target that first used it): 0 closed, 1 open, 2 half-open.',
+      () => circuitSamples(registry),
+    );
     return registry;
   });
 }

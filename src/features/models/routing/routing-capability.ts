@@ -6,6 +6,7 @@ import { BUILTIN_CHECKS } from '../guardrails/checks/builtin-checks.js';
 import { BUILTIN_PROVIDERS } from '../providers/builtin-providers.js';
 import { ProviderRegistry, PROVIDERS } from '../providers/provider-registry.js';
 import { registerModelMetrics } from '../metrics/model-metrics.js';
+import { registerModelLabels } from '../metrics/model-labels.js';
 import { breakerRegistry, guardrailRegistry, loadRedisClient, rateLimiter, redisReady, responseCache, sharedRedis, usesRedis } from './resilience-services.js';
 
 /**
@@ -28,6 +29,7 @@ export const routingCapability: Capability = {
   async prepare(services) {
     const problems = services.require(PROVIDERS).instantiate(services.config);
     if (problems.length) throw new ConfigError(problems, 'providers');
+    registerModelLabels(services.labels, services.config, services.require(PROVIDERS).ids());
     try {
       guardrailRegistry(services);
     } catch (err) {

@@ -8,6 +8,7 @@ class Fail extends Error {
 }
 
 const counts = (err: unknown) => (err as Fail).counts;
+const LABEL = { provider: 'openai', target: 'header' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('BreakerRegistry', () => {
@@ -16,7 +17,7 @@ describe('BreakerRegistry', () => {
 
   async function run(key: string, outcome: 'ok' | 'fail' | 'client-error'): Promise<'ran' | 'failed' | 'open'> {
     try {
-      await registry.run(key, counts, async () => {
+      await registry.run(key, LABEL, counts, async () => {
         if (outcome === 'fail') throw new Fail(true);
         if (outcome === 'client-error') throw new Fail(false);
       });
@@ -72,7 +73,7 @@ describe('BreakerRegistry', () => {
     await run('t', 'fail');
     await sleep(200);
     let release!: () => void;
-    const trial = registry.run('t', counts, () => new Promise<void>((r) => (release = r)));
+    const trial = registry.run('t', LABEL, counts, () => new Promise<void>((r) => (release = r)));
     expect(await run('t', 'ok')).toBe('open');
     release();
     await trial;

@@ -7,6 +7,7 @@ import { redisCircuitSync } from '../../../../../src/features/models/routing/cir
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const logger = pino({ level: 'silent' });
+const LABEL = { provider: 'openai', target: 'header' };
 
 async function until(check: () => boolean, what: string): Promise<void> {
   const by = Date.now() + 5000;
@@ -37,6 +38,7 @@ describe('circuit states shared over Redis', () => {
     registry
       .run(
         key,
+        LABEL,
         () => true,
         async () => {
           throw new Error('upstream 503');
@@ -61,6 +63,7 @@ describe('circuit states shared over Redis', () => {
     const refused = await b
       .run(
         key,
+        LABEL,
         () => true,
         async () => {
           called = true;
@@ -76,6 +79,7 @@ describe('circuit states shared over Redis', () => {
     await until(() => b.state(key) === 'half-open', 'half-open after the cooldown');
     await b.run(
       key,
+      LABEL,
       () => true,
       async () => undefined,
     );
