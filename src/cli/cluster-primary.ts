@@ -14,6 +14,16 @@ import { watchParent } from './parent-watch.js';
 const MAX_CRASHES = 5;
 const CRASH_WINDOW_MS = 60_000;
 
+/**
+ * Every worker accepts on the one listening socket the primary opened (SCHED_NONE), rather than
+ * the primary accepting and handing each connection over (node's round-robin): a connection
+ * handed to a worker that dies before taking it stays open in the primary forever (node 20, 22),
+ * a client waiting with no answer and no close. Accepted in a worker, a connection closes with it.
+ */
+function workersAcceptThemselves(): void {
+  cluster.schedulingPolicy = cluster.SCHED_NONE;
+}
+
 /** State the primary holds for every worker (used when no Redis is configured). */
 function sharedState(config: GatewayConfig) {
   const services: Record<string, Record<string, (...args: any[]) => Promise<unknown>>> = {};
@@ -40,6 +50,7 @@ export function runPrimary(path: string, config: GatewayConfig, count: number): 
   let stopping: string | undefined;
   let failed = false;
 
+  workersAcceptThemselves(); // before the first fork, which fixes the policy
   const fork = (): Worker => {
     const worker = cluster.fork();
     worker.on('message', (msg: { type?: string; fields?: Record<string, unknown> }) => {
