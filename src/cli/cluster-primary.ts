@@ -9,6 +9,7 @@ import { MemoryRateCounter } from '../features/models/rate-limit/memory-counter.
 import { MemoryCacheStore } from '../features/models/cache/memory-store.js';
 import { problemLines } from './check.js';
 import { watchParent } from './parent-watch.js';
+import { onStopSignal } from './stop-signals.js';
 
 /** Workers that die this many times within CRASH_WINDOW_MS stop the gateway (a crash loop). */
 const MAX_CRASHES = 5;
@@ -128,8 +129,6 @@ export function runPrimary(path: string, config: GatewayConfig, count: number): 
     fork();
   });
 
-  process.on('SIGTERM', () => stopAll('SIGTERM'));
-  process.on('SIGINT', () => stopAll('SIGINT'));
   process.on('SIGHUP', () => {
     if (stopping) return;
     // Checked once here, so a bad file gives one line per problem (not one per worker).
@@ -152,5 +151,7 @@ export function runPrimary(path: string, config: GatewayConfig, count: number): 
       'server.workers: sessions with process tool servers (and on /mcp) stay with the worker that opened them; a client that keeps one and reconnects to another worker opens a new one',
     );
   }
-  for (let i = 0; i < count; i++) fork();
+  // A signal held since start-up stops the gateway before any worker starts.
+  onStopSignal(stopAll);
+  if (!stopping) for (let i = 0; i < count; i++) fork();
 }
