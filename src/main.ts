@@ -1,8 +1,11 @@
 #!/usr/bin/env node
+import { holdStopSignals, releaseStopSignals } from './cli/stop-signals.js';
 import { parseCommandLine, UsageError, type CommandLine } from './cli/args.js';
 import { helpText, packageInfo } from './cli/help.js';
-import { configPathFrom } from './kernel/config/load-config.js';
 import { holdYoungGeneration } from './kernel/memory/startup-heap.js';
+
+// First: a SIGTERM or SIGINT from here on drains (the config and the gateway load after this).
+holdStopSignals();
 
 /** The command line: serve (default), --check, --print-config, --help, --version. */
 async function main(): Promise<void> {
@@ -11,9 +14,12 @@ async function main(): Promise<void> {
     command = parseCommandLine(process.argv.slice(2));
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
+    releaseStopSignals();
     process.stderr.write(`error: ${err.message}\nRun with --help to see the options.\n`);
     process.exit(2);
   }
+  if (command.action !== 'serve') releaseStopSignals();
+  const { configPathFrom } = await import('./kernel/config/load-config.js');
   const path = configPathFrom(command.config ? ['--config', command.config] : [], process.env);
   switch (command.action) {
     case 'help':

@@ -1,5 +1,5 @@
 import type { GatewayConfig } from '../generated/gateway.js';
-import { ConfigError, loadConfigFile } from '../kernel/config/load-config.js';
+import { checkConfigFile, ConfigError, type CheckedConfig } from '../kernel/config/load-config.js';
 import { PipelineError } from '../kernel/engine/pipeline-compiler.js';
 
 /** The problems of a start-up or reload failure, one line each, naming the key (or file) at fault. */
@@ -23,22 +23,25 @@ function inertCopy(config: GatewayConfig): GatewayConfig {
 
 /**
  * --check: validates the config file and compiles every pipeline (plugins loaded, stages
- * configured) without listening or starting tool servers, batches or connections.
- * Resolves with the problems (empty: ok).
+ * configured) without listening or starting tool servers, batches or connections. Resolves with
+ * every problem at once (empty: ok): those of the config file, and those of the plugins and
+ * pipelines, which are compiled even when the config has problems (as far as it allows).
  */
 export async function checkConfig(path: string): Promise<string[]> {
-  let config: GatewayConfig;
+  let checked: CheckedConfig;
   try {
-    config = loadConfigFile(path);
+    checked = checkConfigFile(path);
   } catch (err) {
-    return problemLines(err);
+    return problemLines(err); // unreadable or unparsable: nothing more to check
   }
+  const problems = [...checked.problems];
   try {
     const { createGateway } = await import('../gateway.js');
-    const gateway = await createGateway(inertCopy(config));
+    const gateway = await createGateway(inertCopy(checked.config));
     await gateway.close(0);
   } catch (err) {
-    return problemLines(err);
+    // With problems in the config, only what the compile itself names is added (the rest follows from those).
+    if (!problems.length || err instanceof ConfigError || err instanceof PipelineError) problems.push(...problemLines(err));
   }
-  return [];
+  return [...new Set(problems)];
 }

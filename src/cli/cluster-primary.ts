@@ -9,10 +9,21 @@ import { MemoryRateCounter } from '../features/models/rate-limit/memory-counter.
 import { MemoryCacheStore } from '../features/models/cache/memory-store.js';
 import { problemLines } from './check.js';
 import { watchParent } from './parent-watch.js';
+import { onStopSignal } from './stop-signals.js';
 
 /** Workers that die this many times within CRASH_WINDOW_MS stop the gateway (a crash loop). */
 const MAX_CRASHES = 5;
 const CRASH_WINDOW_MS = 60_000;
+
+/**
+ * Every worker accepts on the one listening socket the primary opened (SCHED_NONE), rather than
+ * the primary accepting and handing each connection over (node's round-robin): a connection
+ * handed to a worker that dies before taking it stays open in the primary forever (node 20, 22),
+ * a client waiting with no answer and no close. Accepted in a worker, a connection closes with it.
+ */
+function workersAcceptThemselves(): void {
+  cluster.schedulingPolicy = cluster.SCHED_NONE;
+}
 
 /** State the primary holds for every worker (used when no Redis is configured). */
 function sharedState(config: GatewayConfig) {
@@ -40,6 +51,7 @@ export function runPrimary(path: string, config: GatewayConfig, count: number): 
   let stopping: string | undefined;
   let failed = false;
 
+  workersAcceptThemselves(); // before the first fork, which fixes the policy
   const fork = (): Worker => {
     const worker = cluster.fork();
     worker.on('message', (msg: { type?: string; fields?: Record<string, unknown> }) => {
@@ -117,8 +129,6 @@ export function runPrimary(path: string, config: GatewayConfig, count: number): 
     fork();
   });
 
-  process.on('SIGTERM', () => stopAll('SIGTERM'));
-  process.on('SIGINT', () => stopAll('SIGINT'));
   process.on('SIGHUP', () => {
     if (stopping) return;
     // Checked once here, so a bad file gives one line per problem (not one per worker).
@@ -141,5 +151,7 @@ export function runPrimary(path: string, config: GatewayConfig, count: number): 
       'server.workers: sessions with process tool servers (and on /mcp) stay with the worker that opened them; a client that keeps one and reconnects to another worker opens a new one',
     );
   }
-  for (let i = 0; i < count; i++) fork();
+  // A signal held since start-up stops the gateway before any worker starts.
+  onStopSignal(stopAll);
+  if (!stopping) for (let i = 0; i < count; i++) fork();
 }

@@ -4,6 +4,7 @@ import { loadConfigFile } from '../kernel/config/load-config.js';
 import { problemLines } from './check.js';
 import { startupFields } from './startup-summary.js';
 import { watchParent } from './parent-watch.js';
+import { onStopSignal } from './stop-signals.js';
 import { releaseYoungGeneration } from '../kernel/memory/startup-heap.js';
 
 /** How an instance is told to stop and reload: by its own signals, or by the primary of a cluster. */
@@ -76,8 +77,8 @@ export async function serve(path: string, options: ServeOptions = {}): Promise<v
     });
   };
 
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  // Also a signal that came while the gateway loaded (held since main's first line).
+  onStopSignal(stop);
   if (options.worker) {
     process.on('SIGHUP', () => undefined); // the primary tells every worker once
     process.on('message', (msg: { type?: string }) => {

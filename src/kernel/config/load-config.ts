@@ -1,9 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml, parseDocument } from 'yaml';
 import type { GatewayConfig } from '../../generated/gateway.js';
 import { expandEnv, type ExpandProblem } from './env-expand.js';
 import { applyEnvOverrides } from './env-overrides.js';
+import type { ErrorObject } from 'ajv';
 import { describeErrors, validatorFor } from './schema-validator.js';
 import { coerceFromEnvironment } from './env-coerce.js';
 import { applyDefaults } from './defaults.js';
@@ -78,29 +79,116 @@ export function loadConfigFile(path: string, options: LoadOptions = {}): Gateway
   return buildConfig(parseConfigText(text, path), path, options);
 }
 
+/** A config file read whole, with every problem found in it (empty: the config is valid). */
+export interface CheckedConfig {
+  /** The config, defaults added; with problems it is only as good as they allow (for --check to go on with). */
+  config: GatewayConfig;
+  problems: string[];
+}
+
 /** Expand ${VAR}, apply env overrides, validate against schema/gateway.schema.json, add defaults. */
 export function buildConfig(raw: unknown, source: string, options: LoadOptions = {}): GatewayConfig {
+  const { config, problems } = checkConfigTree(raw, source, options);
+  if (problems.length) throw new ConfigError(problems, source);
+  return config;
+}
+
+/**
+ * Every problem of a config tree in one pass, each naming its key: unset environment variables,
+ * every schema error, then the rules a schema cannot say (run on whatever the schema let through:
+ * a rule that trips on a value of the wrong shape is left out, the schema named that value).
+ */
+export function checkConfigTree(raw: unknown, source: string, options: LoadOptions = {}): CheckedConfig {
   const env = options.env ?? process.env;
   const tree = raw ?? {};
   if (typeof tree !== 'object' || Array.isArray(tree)) throw new ConfigError(['(root): must be an object'], source);
-  const problems: ExpandProblem[] = [];
+  const expandProblems: ExpandProblem[] = [];
   const fromEnv = new Set<string>();
-  const expanded = expandEnv(tree, env, problems, '', fromEnv) as Record<string, unknown>;
-  if (problems.length)
-    throw new ConfigError(
-      problems.map((p) => `${p.path}: ${p.message}`),
-      source,
-    );
+  const expanded = expandEnv(tree, env, expandProblems, '', fromEnv) as Record<string, unknown>;
+  const problems = expandProblems.map((p) => `${p.path}: ${p.message}`);
   applyEnvOverrides(expanded, env);
   const validate = validatorFor('gateway.schema.json');
   let valid = validate(expanded);
   // "${PORT:-8787}" is text: where the schema asks for a number or a boolean, convert and check again.
   if (!valid && coerceFromEnvironment(expanded, validate.errors, fromEnv)) valid = validate(expanded);
-  if (!valid) throw new ConfigError(describeErrors(validate.errors), source);
+  if (!valid) problems.push(...describeErrors(validate.errors));
   const config = expanded as GatewayConfig;
-  const extra = crossChecks(config);
-  if (extra.length) throw new ConfigError(extra, source);
-  return applyDefaults(config, env, options.cwd ?? process.cwd());
+  // What goes on (to --check's compile of the pipelines) is the config without the values the schema refused.
+  const usable = (valid ? expanded : withoutRefused(expanded, validate.errors ?? [])) as GatewayConfig;
+  for (const rule of CROSS_CHECKS) {
+    try {
+      problems.push(...rule(config));
+    } catch {
+      // A value of the wrong shape: the schema's problem already names it.
+    }
+  }
+  let withDefaults = usable;
+  try {
+    withDefaults = applyDefaults(usable, env, options.cwd ?? process.cwd());
+  } catch (err) {
+    if (!problems.length) throw err;
+  }
+  // A key whose variable is unset is named once, for that (not again for the empty value it got).
+  const unset = expandProblems.map((p) => `${p.path}: `);
+  const named = problems.filter((line, i) => i < expandProblems.length || !unset.some((key) => line.startsWith(key)));
+  return { config: withDefaults, problems: [...new Set(named)] };
+}
+
+/** A copy of `tree` without each value a schema error points at (an unknown key: that key). */
+function withoutRefused(tree: Record<string, unknown>, errors: ErrorObject[]): Record<string, unknown> {
+  const copy = structuredClone(tree);
+  for (const error of errors) {
+    const keys = error.instancePath
+      .split('/')
+      .slice(1)
+      .map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'));
+    if (error.keyword === 'additionalProperties') keys.push(String((error.params as { additionalProperty?: string }).additionalProperty));
+    const last = keys.pop();
+    if (last === undefined) continue;
+    let parent: unknown = copy;
+    for (const key of keys) parent = parent && typeof parent === 'object' ? (parent as Record<string, unknown>)[key] : undefined;
+    if (parent && typeof parent === 'object') delete (parent as Record<string, unknown>)[last];
+  }
+  return copy;
+}
+
+/** loadConfigFile for --check: every problem of the file at once instead of a ConfigError. */
+export function checkConfigFile(path: string, options: LoadOptions = {}): CheckedConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a folder' : (code ?? (err as Error).message);
+    throw new ConfigError([`${path}: cannot be read (${why})`], path);
+  }
+  return checkConfigTree(parseConfigText(text, path), path, options);
+}
+
+/** Files the gateway reads at start-up (certificates, keys, CAs), by the key that names them. */
+function fileChecks(config: GatewayConfig): string[] {
+  const files: Array<[string, unknown]> = [];
+  if (config.server?.ssl?.enabled) files.push(['server.ssl.cert', config.server.ssl.cert], ['server.ssl.key', config.server.ssl.key]);
+  if (config.auth?.enabled && config.auth.type === 'mtls') files.push(['auth.ca', config.auth.ca]);
+  const out: string[] = [];
+  for (const [key, file] of files) {
+    if (typeof file !== 'string' || !file) continue; // missing: a rule of its own says so
+    const why = unreadable(file);
+    if (why) out.push(`${key}: cannot read ${file} (${why})`);
+  }
+  return out;
+}
+
+/** Why a file cannot be read (undefined: it can). */
+function unreadable(file: string): string | undefined {
+  try {
+    if (!statSync(file).isFile()) return 'not a file';
+    accessSync(file, constants.R_OK);
+    return undefined;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? (err as Error).message);
+  }
 }
 
 /** Rules a JSON Schema cannot say well. */
@@ -116,16 +204,16 @@ function crossChecks(config: GatewayConfig): string[] {
   if (config.auth?.type === 'mtls' && config.auth.enabled && !config.server?.ssl?.enabled) out.push('server.ssl.enabled: must be true when auth.type is mtls');
   if (config.cache?.store === 'redis' && !config.redis?.url) out.push('redis.url: is required when cache.store is redis');
   const adminToken = config.auth?.adminToken;
-  if (adminToken !== undefined) {
+  if (typeof adminToken === 'string') {
     if (adminToken.length < MIN_ADMIN_TOKEN_LENGTH) out.push(`auth.adminToken: must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (generate one: openssl rand -hex 32)`);
     else if (isPlaceholderSecret(adminToken)) out.push('auth.adminToken: is a placeholder from the examples, known to anyone; set a random value (openssl rand -hex 32)');
   }
   const signing = config.identityForwarding?.signingSecret;
-  if (signing !== undefined && isPlaceholderSecret(signing)) {
+  if (typeof signing === 'string' && isPlaceholderSecret(signing)) {
     out.push('identityForwarding.signingSecret: is a placeholder from the examples, known to anyone; set a random value (openssl rand -hex 32)');
   }
   const expiration = config.auth?.tokenExpiration;
-  if (expiration !== undefined) {
+  if (typeof expiration === 'string') {
     const m = /^(\d+)([dhms])$/.exec(expiration);
     const seconds = m ? Number(m[1]) * ({ d: 86_400, h: 3_600, m: 60, s: 1 } as Record<string, number>)[m[2]!]! : 0;
     if (!(seconds >= 1 && seconds <= MAX_TOKEN_EXPIRATION_S)) out.push('auth.tokenExpiration: must be between 1s and 3650d');
@@ -135,3 +223,6 @@ function crossChecks(config: GatewayConfig): string[] {
   }
   return out;
 }
+
+/** The rules run after the schema, each on its own (one tripping on a malformed value does not hide the others). */
+const CROSS_CHECKS: Array<(config: GatewayConfig) => string[]> = [crossChecks, fileChecks];

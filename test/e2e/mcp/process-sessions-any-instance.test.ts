@@ -245,8 +245,11 @@ describe.each(['redis', 'postgres'] as const)(
       expect(events).toContain('-32004');
       await client.close().catch(() => undefined);
       const started = Date.now();
-      expect((await request(b.url, id, KEY)).status).toBe(404);
+      const gone = await request(b.url, id, KEY);
+      expect(gone.status).toBe(404);
       expect(Date.now() - started).toBeLessThan(6000);
+      // The contract's body, as for any unknown session.
+      expect(await gone.json()).toMatchObject({ status: 'failure', error: { type: 'invalid_request_error', code: 'not_found', param: 'Mcp-Session-Id' } });
     }, 30_000);
 
     it('when the instance running the process dies (SIGKILL) mid-call, the other one ends the call with an error and then answers 404', async () => {

@@ -74,6 +74,56 @@ describe('command line', { timeout: 120_000 }, () => {
     expect(pipes.stderr).toMatch(/pipes\/chat\.yaml: stages\[1\]: unknown stage "teleport"/);
   });
 
+  it('--check: every problem in one run, each with its key path: schema, semantic rules, missing files, unset variables and pipelines', async () => {
+    file('all-pipes/chat.yaml', 'name: chat\nroutes: ["POST /v1/chat/completions"]\nstages:\n  - normalize-error\n  - teleport\n');
+    const path = file(
+      'everything-wrong.yaml',
+      [
+        'server:',
+        '  port: not-a-port',
+        '  ssl:',
+        '    enabled: true',
+        `    cert: ${join(dir, 'no-cert.pem')}`,
+        `    key: ${join(dir, 'no-key.pem')}`,
+        'logging:',
+        '  level: loud',
+        'auth:',
+        '  enabled: true',
+        '  type: mtls',
+        `  ca: ${join(dir, 'no-ca.pem')}`,
+        '  adminToken: too-short',
+        'routing:',
+        '  defaultConfig: nowhere',
+        'storage:',
+        '  type: postgres',
+        'providers:',
+        '  openai:',
+        '    apiKey: ${UNSET_KEY_FOR_CHECK}',
+        'pipelines:',
+        `  dir: ${join(dir, 'all-pipes')}`,
+        '',
+      ].join('\n'),
+    );
+    const result = await run(['--check', '--config', path]);
+    expect(result.code).toBe(1);
+    const lines = result.stderr.split('\n').filter(Boolean);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'providers.openai.apiKey: environment variable UNSET_KEY_FOR_CHECK is not set and has no default',
+        expect.stringMatching(/^server\.port: /),
+        'logging.level: must be one of fatal, error, warn, info, debug, trace, silent',
+        'storage.url: is required when storage.type is postgres',
+        expect.stringMatching(/^auth\.adminToken: must be at least 32 characters/),
+        'routing.defaultConfig: names no config under configs (nowhere)',
+        `server.ssl.cert: cannot read ${join(dir, 'no-cert.pem')} (no such file)`,
+        `server.ssl.key: cannot read ${join(dir, 'no-key.pem')} (no such file)`,
+        `auth.ca: cannot read ${join(dir, 'no-ca.pem')} (no such file)`,
+        expect.stringMatching(/all-pipes\/chat\.yaml: stages\[1\]: unknown stage "teleport"/),
+      ]),
+    );
+    expect(lines).toHaveLength(new Set(lines).size);
+  });
+
   it('--check: a YAML error names the line and column, and says how to quote ${VAR} inside a flow map', async () => {
     const path = file('flow.yaml', 'server:\n  port: 8787\nproviders:\n  groq: { apiKey: ${GROQ_KEY_1} }\n');
     const result = await run(['--check', '--config', path]);

@@ -14,6 +14,7 @@ import { authInfoFor, ownerOf } from '../session-owner.js';
 import type { ProcessServer } from '../upstream/process-server.js';
 import { scopeOf, type RpcMessage } from './message-guard.js';
 import { CallDeadlines, CLIENT_ANSWER_MS } from './call-deadlines.js';
+import { answerNoSession, noSuchSession } from './no-session.js';
 import type { BusMessage, SessionBus } from './session-bus.js';
 import type { SessionSeal } from './session-seal.js';
 
@@ -88,9 +89,6 @@ function jsonAnswer(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-const noSession = (res: ServerResponse, id: unknown = null) =>
-  jsonAnswer(res, 404, { jsonrpc: '2.0', id, error: { code: RPC.INVALID_REQUEST, message: 'No such session: open a new one with initialize.' } });
-
 const isMessage = (m: unknown): m is RpcMessage => typeof m === 'object' && m !== null && !Array.isArray(m) && (m as RpcMessage).jsonrpc === '2.0';
 
 /**
@@ -151,7 +149,7 @@ export class ProcessRelay {
     if (typeof sessionId === 'string' && sessionId) {
       const session = this.sessions.get(sessionId);
       if (!session) return this.forward(req, res, identity, server, body, sessionId);
-      if (session.owner !== ownerOf(identity) || session.server !== server) return noSession(res);
+      if (session.owner !== ownerOf(identity) || session.server !== server) throw noSuchSession();
       // The client's server stream is here now.
       if (req.method === 'GET') session.stream = undefined;
       session.identity = identity;
@@ -420,7 +418,7 @@ export class ProcessRelay {
   private forward(req: IncomingMessage, res: ServerResponse, identity: Identity, server: ProcessServer, body: unknown, sid: string): void {
     const bus = this.bus;
     const sealed = bus?.active ? this.seal?.open(SEALED_PREFIX + sid.slice(PREFIX.length)) : undefined;
-    if (!bus || !sealed?.b || sealed.b === bus.address || sealed.s !== server.name || sealed.o !== ownerOf(identity)) return noSession(res);
+    if (!bus || !sealed?.b || sealed.b === bus.address || sealed.s !== server.name || sealed.o !== ownerOf(identity)) throw noSuchSession();
     const refused = this.transportError(req);
     if (refused) return jsonAnswer(res, refused.status, { jsonrpc: '2.0', id: null, error: { code: -32000, message: refused.message } });
     const op = req.method === 'GET' ? 'get' : req.method === 'DELETE' ? 'delete' : 'post';
@@ -441,7 +439,7 @@ export class ProcessRelay {
     const timer = setTimeout(() => {
       if (this.forwarded.get(rid)?.acked === false) {
         this.forwarded.delete(rid);
-        noSession(res);
+        answerNoSession(res);
       }
     }, ACK_MS);
     timer.unref();
@@ -525,7 +523,7 @@ export class ProcessRelay {
     if (!held.acked) {
       this.forwarded.delete(rid);
       clearTimeout(held.timer);
-      return noSession(held.res);
+      return answerNoSession(held.res);
     }
     for (const id of held.waiting) {
       const error = {
@@ -571,7 +569,7 @@ export class ProcessRelay {
       clearTimeout(held.timer);
       if (message.status !== 200) {
         this.forwarded.delete(rid);
-        return noSession(res);
+        return answerNoSession(res);
       }
       if (held.op === 'delete' || (held.op === 'post' && held.waiting.size === 0)) {
         res.writeHead(held.op === 'delete' ? 200 : 202, { 'mcp-session-id': held.sid }).end();

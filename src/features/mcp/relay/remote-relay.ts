@@ -14,6 +14,8 @@ import { rewritingStream, type MessageEdit, type TextEdit } from './message-rewr
 import type { SessionSeal } from './session-seal.js';
 import { exchange, type ExchangeAnswer, type ExchangeSignal } from './upstream-exchange.js';
 import { watchEventStream } from './stream-deadline.js';
+import { answerNoSession, noSuchSession } from './no-session.js';
+import { badRequest } from '../../../contract/errors/gateway-error.js';
 
 /** Request headers of the client that a tool server needs (nothing else of the caller's request goes). */
 const PASSED_REQUEST_HEADERS = ['content-type', 'accept', 'mcp-protocol-version', 'last-event-id'];
@@ -117,15 +119,13 @@ export class RemoteRelay {
     if (typeof sessionHeader === 'string' && sessionHeader) {
       const session = this.seal.open(sessionHeader);
       if (!session || session.g || session.o !== ownerOf(identity) || session.s !== server.name) {
-        jsonAnswer(res, 404, rpcError(messages[0]?.id, RPC.INVALID_REQUEST, 'No such session: open a new one with initialize.'));
-        return;
+        throw noSuchSession();
       }
       upstreamSession = session.u;
     } else if (messages.some((m) => m.method === 'initialize')) {
       opening = true;
     } else if (req.method !== 'POST') {
-      jsonAnswer(res, 400, rpcError(null, RPC.INVALID_REQUEST, 'An Mcp-Session-Id header is required for GET and DELETE (open a session with initialize).'));
-      return;
+      throw badRequest('An Mcp-Session-Id header is required for GET and DELETE (open a session with initialize).', 'Mcp-Session-Id');
     } else {
       if (!(await server.whenReady())) {
         jsonAnswer(res, 503, rpcError(messages[0]?.id, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} is unavailable.`));
@@ -169,6 +169,7 @@ export class RemoteRelay {
       calls: req.method === 'POST' ? callIds(messages) : undefined,
       edit,
       sharedSession: !opening && !sessionHeader ? upstreamSession : undefined,
+      clientSession: Boolean(sessionHeader),
       sessionOut: opening ? (id) => this.seal.seal({ s: server.name, o: ownerOf(identity), u: id }) : undefined,
       done: call
         ? (status) =>
@@ -201,6 +202,8 @@ export class RemoteRelay {
       /** Whether a whole JSON answer needs `edit` at all (a cheap look at its bytes). */
       editIf?: (body: Buffer) => boolean;
       sharedSession?: string;
+      /** The request names a client's own session (which the server may have ended). */
+      clientSession?: boolean;
       sessionOut?: (upstreamId: string) => string;
       done?: (status: number) => void;
       /** The caller went away (the request's caller signal); without one, the answer's close says so. */
@@ -237,6 +240,13 @@ export class RemoteRelay {
     }
     const status = upstream.status;
     const stream = upstream.stream;
+    if (status === 404 && opts.clientSession) {
+      // The server ended the client's session: unknown here too (the contract's 404, as on every MCP endpoint).
+      stream?.destroy();
+      answerNoSession(res);
+      opts.done?.(404);
+      return;
+    }
     if ((status === 404 && opts.sharedSession) || status === 401 || status === 403) {
       // What the server said is not passed on (an event stream of it is ended).
       stream?.destroy();

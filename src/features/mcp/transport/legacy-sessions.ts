@@ -4,7 +4,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Identity } from '../../../kernel/engine/context.js';
-import { badRequest, notFound } from '../../../contract/errors/gateway-error.js';
+import { badRequest } from '../../../contract/errors/gateway-error.js';
 import type { Logger } from '../../../kernel/observability/logger.js';
 import type { Aggregator } from '../aggregator.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
@@ -16,6 +16,7 @@ import type { SealedSession, SessionSeal } from '../relay/session-seal.js';
 import { SESSION_MAX_AGE_S, type SessionEnds } from '../relay/session-ends.js';
 import type { BusMessage, SessionBus } from '../relay/session-bus.js';
 import { SubscriptionHolders } from '../relay/subscription-holders.js';
+import { noSuchSession } from '../relay/no-session.js';
 
 interface Session {
   id: string;
@@ -135,7 +136,7 @@ export class LegacySessions {
       const session = this.sessions.get(sessionId) ?? (await this.reviveOnce(sessionId, identity, pinned));
       // Another caller's session, or one opened on another endpoint, does not exist for this caller.
       if (!session || session.owner !== ownerOf(identity) || session.pinned !== pinned || (await this.endedElsewhere(session))) {
-        throw notFound('No such session: open a new one with initialize.', 'Mcp-Session-Id');
+        throw noSuchSession();
       }
       session.identity = identity;
       session.lastSeen = Date.now();
