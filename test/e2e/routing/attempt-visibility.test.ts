@@ -6,6 +6,8 @@ import { answers, answerText, CHAT, chatBody, post, UPSTREAM_CHAT, upstreamError
 
 const KEY = 'sk-visible-caller-key-0001';
 const GROQ_KEY = 'gsk-visible-target-key-0002';
+/** A gateway credential: a config's held key (groq's) is spent only for requests that bring one. */
+const GATEWAY_KEY = 'gw-visible-config-key-0003';
 
 /** The gateway's log lines, parsed. */
 const records = (gw: TestGateway): any[] => gw.logs.records();
@@ -19,6 +21,7 @@ describe('a fallback everyone can see: warnings, the request line and x-gateway-
     [a, b] = await Promise.all([new FakeUpstream().start(), new FakeUpstream().start()]);
     gw = await startGateway({
       providers: { openai: { baseUrl: `${a.url}/v1` }, groq: { baseUrl: `${b.url}/v1` } },
+      auth: { apiKeys: [{ key: GATEWAY_KEY, user: 'viewer@example.com' }] },
       routing: { circuitBreaker: { failureThreshold: 1, cooldown: '60s' } },
       configs: { primary: { strategy: { mode: 'fallback' }, targets: [{ provider: 'openai' }, { provider: 'groq', api_key: GROQ_KEY }] } },
     });
@@ -28,7 +31,7 @@ describe('a fallback everyone can see: warnings, the request line and x-gateway-
     await Promise.all([a?.stop(), b?.stop()]);
   });
   const send = (headers: Record<string, string> = {}) =>
-    post(gw.url, CHAT, chatBody(), { 'x-gateway-config': 'primary', 'x-gateway-provider': 'openai', 'x-gateway-api-key': KEY, ...headers });
+    post(gw.url, CHAT, chatBody(), { 'x-gateway-config': 'primary', 'x-gateway-provider': 'openai', 'x-gateway-api-key': KEY, 'x-gateway-token': GATEWAY_KEY, ...headers });
 
   it('a primary answering 503 writes a warning, its circuit opening another, and the request line has model, tokens and attempts', async () => {
     a.on(UPSTREAM_CHAT, upstreamError(503));
