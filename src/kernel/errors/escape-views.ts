@@ -5,8 +5,8 @@
  * `+` as a space) between any two of those. A secret is then searched as it is in each view, so
  * mixed spellings (some characters \u-escaped, some not) need no generated variants.
  *
- * Every character of a view knows where its spelling starts in the original text (`from`, with
- * one more entry for the end), so a match in any view masks exactly the original characters.
+ * Every offset of a view maps back to the original text (View.origin), so a match in any view
+ * masks exactly the original characters that spelled it.
  *
  * Bound: the gateway wraps what it relays in at most two JSON strings (an upstream body in
  * `error.debug.upstream_body`, that answer or a tool result quoted in a log line), over what an
@@ -17,100 +17,68 @@
  * query value of a configured URL), and that URL may then sit at any JSON depth.
  */
 
-/** One decoding of a text: its characters, and where each one's spelling starts in the original. */
-export interface View {
-  text: string;
-  /** from[i]: the original offset of character i's spelling; from[text.length]: the end. Absent: the original itself. */
-  from: Int32Array | undefined;
+/**
+ * One decoding of a text. Only the decoded escapes are recorded (where each sits in the view
+ * and what it spelled in the view it came from), so a view costs a few native slices, and an
+ * offset is mapped back to the original text only for a match.
+ */
+export class View {
+  constructor(
+    readonly text: string,
+    private readonly parent?: View,
+    /** Per decoded escape: its offset and length here, its offset and length in the parent. */
+    private readonly marks: readonly number[] = [],
+  ) {}
+
+  /** The offset in the original text that offset `p` of this view stands for. */
+  origin(p: number): number {
+    const m = this.marks;
+    let q = p;
+    if (m.length) {
+      // The last escape starting before p.
+      let lo = 0;
+      let hi = m.length / 4 - 1;
+      let k = -1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        if (m[mid * 4]! < p) {
+          k = mid;
+          lo = mid + 1;
+        } else hi = mid - 1;
+      }
+      if (k >= 0) {
+        const end = m[k * 4]! + m[k * 4 + 1]!;
+        // Inside an escape that gave two characters (a surrogate pair): its start.
+        q = p < end ? m[k * 4 + 2]! : m[k * 4 + 2]! + m[k * 4 + 3]! + (p - end);
+      }
+    }
+    return this.parent ? this.parent.origin(q) : q;
+  }
 }
 
 export const MAX_JSON_DEPTH = 8;
 
-function hex(c: number): number {
-  if (c >= 48 && c <= 57) return c - 48;
-  const l = c | 32;
-  return l >= 97 && l <= 102 ? l - 87 : -1;
-}
-
-function hex4(s: string, at: number): number {
-  if (at + 4 > s.length) return -1;
-  const a = hex(s.charCodeAt(at));
-  const b = hex(s.charCodeAt(at + 1));
-  const c = hex(s.charCodeAt(at + 2));
-  const d = hex(s.charCodeAt(at + 3));
-  return a < 0 || b < 0 || c < 0 || d < 0 ? -1 : (a << 12) | (b << 8) | (c << 4) | d;
-}
-
-function hex2(s: string, at: number): number {
-  if (at + 2 > s.length) return -1;
-  const a = hex(s.charCodeAt(at));
-  const b = hex(s.charCodeAt(at + 1));
-  return a < 0 || b < 0 ? -1 : (a << 4) | b;
-}
-
-const SIMPLE_ESCAPES: Record<number, number> = { 34: 34, 92: 92, 47: 47, 98: 8, 102: 12, 110: 10, 114: 13, 116: 9 };
-
-/** Collects a view's characters (code units) and their origins. */
-class ViewBuilder {
-  readonly codes: Uint16Array;
-  readonly from: Int32Array;
-  length = 0;
-
-  constructor(
-    size: number,
-    private readonly parent: View,
-  ) {
-    this.codes = new Uint16Array(size);
-    this.from = new Int32Array(size + 1);
-  }
-
-  /** Adds one code unit whose spelling starts at `at` in the parent view. */
-  push(code: number, at: number): void {
-    this.codes[this.length] = code;
-    this.from[this.length++] = this.parent.from ? this.parent.from[at]! : at;
-  }
-
-  done(): View {
-    const n = this.parent.text.length;
-    this.from[this.length] = this.parent.from ? this.parent.from[n]! : n;
-    return { text: Buffer.from(this.codes.buffer, 0, this.length * 2).toString('utf16le'), from: this.from.subarray(0, this.length + 1) };
-  }
-}
+const SIMPLE_ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+const JSON_ESCAPE = /\\(?:["\\/bfnrt]|u[0-9A-Fa-f]{4})/g;
 
 /** The view with one layer of JSON string escapes decoded; undefined when it has none. */
 export function jsonDecoded(view: View): View | undefined {
   const s = view.text;
-  const first = s.indexOf('\\');
-  if (first < 0) return undefined;
-  const out = new ViewBuilder(s.length, view);
-  let changed = false;
-  for (let i = 0; i < first; i++) out.push(s.charCodeAt(i), i);
-  let pos = first;
-  while (pos < s.length) {
-    const c = s.charCodeAt(pos);
-    if (c === 92 && pos + 1 < s.length) {
-      const e = s.charCodeAt(pos + 1);
-      const simple = SIMPLE_ESCAPES[e];
-      if (simple !== undefined) {
-        out.push(simple, pos);
-        pos += 2;
-        changed = true;
-        continue;
-      }
-      if (e === 117) {
-        const code = hex4(s, pos + 2);
-        if (code >= 0) {
-          out.push(code, pos);
-          pos += 6;
-          changed = true;
-          continue;
-        }
-      }
-    }
-    out.push(c, pos);
-    pos++;
+  if (s.indexOf('\\') < 0) return undefined;
+  const marks: number[] = [];
+  let out = '';
+  let last = 0;
+  JSON_ESCAPE.lastIndex = 0;
+  for (let m = JSON_ESCAPE.exec(s); m; m = JSON_ESCAPE.exec(s)) {
+    const at = m.index;
+    const escape = m[0];
+    out += s.slice(last, at);
+    marks.push(out.length, 1, at, escape.length);
+    out += escape.length === 2 ? SIMPLE_ESCAPES[escape[1]!]! : String.fromCharCode(parseInt(escape.slice(2), 16));
+    last = at + escape.length;
   }
-  return changed ? out.done() : undefined;
+  if (!marks.length) return undefined;
+  return new View(out + s.slice(last), view, marks);
 }
 
 /** The length of a UTF-8 sequence its lead byte announces (0: not a lead byte). */
@@ -122,6 +90,25 @@ function utf8Length(b: number): number {
   return 0;
 }
 
+const PERCENT = /%[0-9A-Fa-f]{2}/g;
+const PERCENT_OR_PLUS = /%[0-9A-Fa-f]{2}|\+/g;
+
+/** The code point a UTF-8 sequence spelled as `%XX` from `at` gives, with its length in characters; undefined if invalid. */
+function percentChar(s: string, at: number): [number, number] | undefined {
+  const b0 = parseInt(s.slice(at + 1, at + 3), 16);
+  const len = utf8Length(b0);
+  if (!len) return undefined;
+  let cp = len === 1 ? b0 : len === 2 ? b0 & 0x1f : len === 3 ? b0 & 0x0f : b0 & 0x07;
+  for (let k = 1; k < len; k++) {
+    const p = at + 3 * k;
+    if (s.charCodeAt(p) !== 37) return undefined;
+    const b = parseInt(s.slice(p + 1, p + 3), 16);
+    if (!(b >= 0x80 && b <= 0xbf)) return undefined;
+    cp = (cp << 6) | (b & 0x3f);
+  }
+  return cp >= 0xd800 && cp <= 0xdfff ? undefined : [cp, 3 * len];
+}
+
 /**
  * The view with one layer of URL encoding decoded (`%XX` as UTF-8, and with `plus` `+` as a
  * space); undefined when it has none.
@@ -129,38 +116,25 @@ function utf8Length(b: number): number {
 export function urlDecoded(view: View, plus: boolean): View | undefined {
   const s = view.text;
   if (s.indexOf('%') < 0 && (!plus || s.indexOf('+') < 0)) return undefined;
-  const out = new ViewBuilder(s.length, view);
-  let changed = false;
-  let pos = 0;
-  while (pos < s.length) {
-    const c = s.charCodeAt(pos);
-    if (c === 43 && plus) {
-      out.push(32, pos++);
-      changed = true;
-      continue;
-    }
-    if (c === 37) {
-      const b0 = hex2(s, pos + 1);
-      const len = b0 < 0 ? 0 : utf8Length(b0);
-      let cp = len === 1 ? b0 : len === 2 ? b0 & 0x1f : len === 3 ? b0 & 0x0f : b0 & 0x07;
-      for (let k = 1; k < len && cp >= 0; k++) {
-        const b = s.charCodeAt(pos + 3 * k) === 37 ? hex2(s, pos + 3 * k + 1) : -1;
-        cp = b >= 0x80 && b <= 0xbf ? (cp << 6) | (b & 0x3f) : -1;
-      }
-      if (len > 0 && cp >= 0 && !(cp >= 0xd800 && cp <= 0xdfff)) {
-        if (cp > 0xffff) {
-          out.push(0xd800 + ((cp - 0x10000) >> 10), pos);
-          // The low surrogate shares the spelling's start: a match never begins between the two.
-          out.push(0xdc00 + ((cp - 0x10000) & 0x3ff), pos);
-        } else out.push(cp, pos);
-        pos += 3 * len;
-        changed = true;
-        continue;
-      }
-    }
-    out.push(c, pos++);
+  const pattern = plus ? PERCENT_OR_PLUS : PERCENT;
+  const marks: number[] = [];
+  let out = '';
+  let last = 0;
+  pattern.lastIndex = 0;
+  for (let m = pattern.exec(s); m; m = pattern.exec(s)) {
+    const at = m.index;
+    if (at < last) continue;
+    const decoded = m[0] === '+' ? ([32, 1] as [number, number]) : percentChar(s, at);
+    if (!decoded) continue;
+    out += s.slice(last, at);
+    const char = String.fromCodePoint(decoded[0]);
+    marks.push(out.length, char.length, at, decoded[1]);
+    out += char;
+    last = at + decoded[1];
+    pattern.lastIndex = last;
   }
-  return changed ? out.done() : undefined;
+  if (!marks.length) return undefined;
+  return new View(out + s.slice(last), view, marks);
 }
 
 /**
@@ -170,7 +144,7 @@ export function urlDecoded(view: View, plus: boolean): View | undefined {
  * whether `+` stands for a space (only worth a view when a secret holds a space).
  */
 export function forEachView(text: string, plus: boolean, visit: (view: View) => void): void {
-  const root: View = { text, from: undefined };
+  const root = new View(text);
   visit(root);
   let view: View | undefined = root;
   for (let depth = 0; view; depth++) {

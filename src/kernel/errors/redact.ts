@@ -92,8 +92,8 @@ export function secretValues(value: string): string[] {
 
 /**
  * Letters, digits and `_.-`: no escaping the gateway meets changes them, but for a `\uXXXX`
- * escape (which mayHoldUnicodeEscape sees). A text without a secret's longest run and without
- * such an escape cannot carry that secret in any spelling.
+ * escape. A text without a secret's longest run cannot carry it unless one of its characters is
+ * \u-escaped (see escapedCodes).
  */
 const RUN = /[A-Za-z0-9_.-]+/g;
 
@@ -104,14 +104,43 @@ function longestRun(value: string, min: number): string | undefined {
 }
 
 const PERCENT_BACKSLASH = /%5c/i;
+const U_HEX = /u([0-9A-Fa-f]{4})/g;
 
-/** Whether text may hold a `\uXXXX` escape at some depth (its backslash plain, escaped or URL-encoded). */
-function mayHoldUnicodeEscape(text: string): boolean {
-  return text.includes('\\u') || (text.includes('%') && PERCENT_BACKSLASH.test(text));
+/**
+ * The characters the `\uXXXX` escapes of a text stand for, at any depth: every `u` and four hex
+ * digits (the escape's backslash may itself be escaped, \u-escaped or URL-encoded); undefined
+ * when the text holds no `\u` and no URL-encoded backslash.
+ */
+function escapedCodes(text: string): Set<number> | undefined {
+  if (!text.includes('\\u') && !(text.includes('%') && PERCENT_BACKSLASH.test(text))) return undefined;
+  const codes = new Set<number>();
+  U_HEX.lastIndex = 0;
+  for (let m = U_HEX.exec(text); m; m = U_HEX.exec(text)) codes.add(parseInt(m[1]!, 16));
+  return codes;
 }
 
+/** The characters of a \u escape itself: when a deeper level \u-escaped those, they are what the text shows. */
+const ESCAPE_SYNTAX = '\\u0123456789abcdefABCDEF';
+
+/** The code units whose \u escape in a text may be part of one of the values' spellings. */
+function spelledChars(values: readonly string[]): Set<number> {
+  const out = new Set<number>();
+  for (const text of [...values, ESCAPE_SYNTAX]) for (let i = 0; i < text.length; i++) out.add(text.charCodeAt(i));
+  return out;
+}
+
+/** Whether one of the escaped characters belongs to the finder's secrets. */
+function spellsAny(chars: Set<number>, codes: Set<number>): boolean {
+  for (const c of codes) if (chars.has(c)) return true;
+  return false;
+}
+
+const BACKSLASH_U = Buffer.from('\\u');
+const PERCENT_5C = Buffer.from('%5c');
+const PERCENT_5C_UPPER = Buffer.from('%5C');
+
 function bytesMayHoldUnicodeEscape(buf: Buffer): boolean {
-  return buf.includes('\\u') || buf.includes('%5c') || buf.includes('%5C');
+  return buf.includes(BACKSLASH_U) || buf.includes(PERCENT_5C) || buf.includes(PERCENT_5C_UPPER);
 }
 
 /** Characters that end a query value (`?k=<value>&...`). */
@@ -147,6 +176,8 @@ interface Finder {
   none(short: boolean): boolean;
   /** Whether a secret holds a space (then `+` in URL-encoded text may stand for one). */
   readonly spaced: boolean;
+  /** Code units whose \\u escape may belong to a spelling of a secret (see spelledChars). */
+  readonly chars: Set<number>;
 }
 
 /** The runs that stand for a set of values: undefined when one of them has none (it is then always searched). */
@@ -167,6 +198,7 @@ export class SecretMatcher implements Finder {
   /** Secrets too short to mask in running text (see shortSecret): masked as whole values only. */
   readonly shortValues: string[];
   readonly spaced: boolean;
+  readonly chars: Set<number>;
   private readonly pattern: RegExp | undefined;
   /** The values' runs as one pattern; undefined: some value has none, always search. */
   private readonly runs: RegExp | undefined;
@@ -181,6 +213,7 @@ export class SecretMatcher implements Finder {
     this.shortValues = [...new Set(list.flatMap(shortParts))];
     this.spaced = this.values.some((v) => v.includes(' ')) || this.shortValues.some((v) => v.includes(' '));
     this.pattern = this.values.length ? new RegExp(this.values.map(escapeRegExp).join('|'), 'g') : undefined;
+    this.chars = spelledChars([...this.values, ...this.shortValues]);
     const runs = runsOf(this.values, 3);
     this.runs = runs?.length ? new RegExp(runs.map(escapeRegExp).join('|')) : undefined;
     this.runBytes = runs?.map((r) => Buffer.from(r, 'utf8'));
@@ -240,6 +273,7 @@ class RequestSecret implements Finder {
   readonly values: string[];
   readonly shortValues: string[];
   readonly spaced: boolean;
+  readonly chars: Set<number>;
   private readonly runs: string[] | undefined;
   private readonly runBytes: Buffer[] | undefined;
 
@@ -248,6 +282,7 @@ class RequestSecret implements Finder {
     this.shortValues = shortParts(secret);
     const all = [...this.values, ...this.shortValues];
     this.spaced = all.some((v) => v.includes(' '));
+    this.chars = spelledChars(all);
     this.runs = runsOf(this.values, 3);
     this.runBytes = this.runs?.map((r) => Buffer.from(r, 'utf8'));
     // A short part's run may be a single letter: such a part is searched whenever it is asked for.
@@ -321,14 +356,16 @@ function maskSpans(text: string, spans: number[]): string {
 /**
  * Masks what the finders find in every view of the text (see escape-views.ts): the text itself
  * and its JSON-unescaped and URL-decoded spellings. A finder whose runs the text lacks is
- * skipped unless the text holds a \u escape; text no finder may hold is returned as it is.
+ * skipped unless the text \u-escapes one of its secrets' characters; text no finder may hold is
+ * returned as it is, without a view made.
  */
 function redactWith(text: string, gateway: Finder | undefined, gatewayShort: boolean, request: readonly Finder[]): string {
   if (text.length < 2) return text;
   let active: Array<[Finder, boolean]> | undefined;
-  let escaped: boolean | undefined;
+  let escaped: Set<number> | undefined | null;
   const consider = (f: Finder, short: boolean) => {
-    if (!f.none(short) && (f.probe(text, short) || (escaped ??= mayHoldUnicodeEscape(text)))) (active ??= []).push([f, short]);
+    if (f.none(short)) return;
+    if (f.probe(text, short) || ((escaped ??= escapedCodes(text) ?? null) && spellsAny(f.chars, escaped))) (active ??= []).push([f, short]);
   };
   if (gateway) consider(gateway, gatewayShort);
   for (const f of request) consider(f, true);
@@ -339,8 +376,7 @@ function redactWith(text: string, gateway: Finder | undefined, gatewayShort: boo
   forEachView(text, plus, (view) => {
     found.length = 0;
     for (const [f, short] of active!) f.find(view.text, short, found);
-    const from = view.from;
-    for (let i = 0; i < found.length; i += 2) spans.push(from ? from[found[i]!]! : found[i]!, from ? from[found[i + 1]!]! : found[i + 1]!);
+    for (let i = 0; i < found.length; i += 2) spans.push(view.origin(found[i]!), view.origin(found[i + 1]!));
   });
   return spans.length ? maskSpans(text, spans) : text;
 }

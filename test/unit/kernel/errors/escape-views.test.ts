@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH, forEachView, jsonDecoded, urlDecoded, type View } from '../../../../src/kernel/errors/escape-views.js';
+import { MAX_JSON_DEPTH, View, forEachView, jsonDecoded, urlDecoded } from '../../../../src/kernel/errors/escape-views.js';
 
-const root = (text: string): View => ({ text, from: undefined });
+const root = (text: string): View => new View(text);
 
 /** The original characters a view's span [i, j) came from. */
-const origin = (text: string, view: View, i: number, j: number) => text.slice(view.from![i], view.from![j]);
+const origin = (text: string, view: View, i: number, j: number) => text.slice(view.origin(i), view.origin(j));
 
 describe('escape views', () => {
   it('decodes one layer of JSON escapes, \\u escapes in either hex case and surrogate pairs, knowing where each character came from', () => {
