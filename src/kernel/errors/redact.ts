@@ -360,7 +360,13 @@ function maskSpans(text: string, spans: number[]): string {
  * returned as it is, without a view made.
  */
 function redactWith(text: string, gateway: Finder | undefined, gatewayShort: boolean, request: readonly Finder[]): string {
-  if (text.length < 2) return text;
+  const spans = findSpans(text, gateway, gatewayShort, request);
+  return spans ? maskSpans(text, spans) : text;
+}
+
+/** The [start, end) spans of every secret in the text (see redactWith); undefined when none. */
+function findSpans(text: string, gateway: Finder | undefined, gatewayShort: boolean, request: readonly Finder[]): number[] | undefined {
+  if (text.length < 2) return undefined;
   let active: Array<[Finder, boolean]> | undefined;
   let escaped: Set<number> | undefined | null;
   const consider = (f: Finder, short: boolean) => {
@@ -369,16 +375,19 @@ function redactWith(text: string, gateway: Finder | undefined, gatewayShort: boo
   };
   if (gateway) consider(gateway, gatewayShort);
   for (const f of request) consider(f, true);
-  if (!active) return text;
+  if (!active) return undefined;
   const spans: number[] = [];
   const found: number[] = [];
   const plus = active.some(([f]) => f.spaced);
   forEachView(text, plus, (view) => {
     found.length = 0;
     for (const [f, short] of active!) f.find(view.text, short, found);
+    // Matches of all views are joined: a view decoded more or less often than a part of the text
+    // is escaped can find a secret there too, within or beside its true spelling (then with the
+    // escaped character next to it: masked too, whole).
     for (let i = 0; i < found.length; i += 2) spans.push(view.origin(found[i]!), view.origin(found[i + 1]!));
   });
-  return spans.length ? maskSpans(text, spans) : text;
+  return spans.length ? spans : undefined;
 }
 
 const NO_FINDERS: Finder[] = [];
@@ -529,10 +538,26 @@ const SPELLING_EXPANSION = 12;
 const MAX_HELD = 64 * 1024;
 
 /**
+ * Where a stream's text may be cut at or before `cut`: not inside a `\\uXXXX` or `%XX` escape
+ * nor a run of backslashes (the rest would be read with another parity of escapes), not between
+ * the halves of a surrogate pair.
+ */
+function safeCut(text: string, cut: number): number {
+  let at = cut;
+  for (let i = cut - 1; i >= 0 && i >= cut - 6; i--) {
+    const c = text.charCodeAt(i);
+    if (c === 92 || c === 37) at = i;
+  }
+  while (at > 0 && text.charCodeAt(at - 1) === 92) at--;
+  const last = text.charCodeAt(at - 1);
+  return last >= 0xd800 && last <= 0xdbff ? at - 1 : at;
+}
+
+/**
  * A stream that masks the gateway's and the request's secrets in text passing through (a
  * transcription as text, an upstream's plain-text answer), whatever the chunking: the last
- * characters of each chunk, as many as the longest spelling of a secret can take, wait for the
- * next chunk (a secret whose spelling started before them ended within the text already masked).
+ * characters of each chunk, as many as the longest spelling of a secret can take, wait unmasked
+ * for the next chunk, and so does a secret found across that cut. The text sent on is masked.
  */
 export function redactingStream(requestSecrets: Iterable<string | undefined>): Transform {
   const finders = requestFinders(requestSecrets);
@@ -545,17 +570,26 @@ export function redactingStream(requestSecrets: Iterable<string | undefined>): T
   return new Transform({
     transform(chunk: Buffer, _enc, done) {
       if (!keep) return done(null, chunk);
-      const data = redactWith(held + decoder.write(chunk), gatewaySecrets, false, finders);
+      const data = held + decoder.write(chunk);
       if (data.length <= keep) {
         held = data;
         return done();
       }
-      let cut = data.length - keep;
-      // A surrogate pair stays whole (its halves alone have no UTF-8).
-      const last = data.charCodeAt(cut - 1);
-      if (last >= 0xd800 && last <= 0xdbff) cut--;
+      let cut = safeCut(data, data.length - keep);
+      const spans = findSpans(data, gatewaySecrets, false, finders) ?? [];
+      // A secret across the cut waits whole for the next chunk.
+      for (let moved = true; moved;) {
+        moved = false;
+        for (let i = 0; i < spans.length; i += 2)
+          if (spans[i]! < cut && spans[i + 1]! > cut) {
+            cut = spans[i]!;
+            moved = true;
+          }
+      }
+      const sent: number[] = [];
+      for (let i = 0; i < spans.length; i += 2) if (spans[i + 1]! <= cut) sent.push(spans[i]!, spans[i + 1]!);
       held = data.slice(cut);
-      done(null, Buffer.from(data.slice(0, cut), 'utf8'));
+      done(null, Buffer.from(sent.length ? maskSpans(data.slice(0, cut), sent) : data.slice(0, cut), 'utf8'));
     },
     flush(done) {
       if (!keep) return done();
