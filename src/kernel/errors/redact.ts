@@ -4,14 +4,18 @@
  * wherever it would leave the process: answers, error messages and debug fields, JSON-RPC
  * errors and tool results relayed from tool servers, and every log line.
  *
- * A secret is matched in each spelling text may carry it in: as it is, JSON-escaped (once, and
- * twice for JSON inside a JSON string, and with non-ASCII as \u escapes), and URL-encoded. A value
- * given as `<scheme> <credential>` (an Authorization header) also stands for its bare
- * credential, and a Basic credential for its decoded `user:password` and password.
+ * A secret is matched in every spelling the gateway and the services around it produce: the
+ * text is read as it is and decoded (escape-views.ts): JSON string escapes up to 8 levels deep,
+ * `\uXXXX` escapes of any or all characters in either hex case, and URL encoding once at any
+ * point of that chain; a match in any view masks the characters that spelled it. A value given
+ * as `<scheme> <credential>` (an Authorization header) also stands for its bare credential, and
+ * a Basic credential for its decoded `user:password` and password.
  *
- * Speed: the gateway's own secrets are compiled into one pattern when they are registered; a
- * request's few secrets are searched with native substring search. Text without any secret
- * is returned as it is, untouched and uncopied.
+ * Speed: the gateway's own secrets are compiled into one pattern (and one pattern of their
+ * runs) when they are registered; a request's few secrets are prepared once per value and
+ * searched with native substring search. A text is decoded only when it holds the run of a
+ * secret (letters and digits no escaping changes) or \u-escapes one of its characters; text
+ * without any secret is returned as it is, untouched and uncopied.
  */
 import { StringDecoder } from 'node:string_decoder';
 import { Transform } from 'node:stream';

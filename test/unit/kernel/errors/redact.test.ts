@@ -207,6 +207,14 @@ describe('nested spellings', () => {
     expect(redactAnswer(J('said "qv-Secret+value"'))).toBe(J(`said "${REDACTED}"`));
   });
 
+  it('a short query value of a configured URL is masked where it stands as a whole query value, not in prose', () => {
+    registerSecrets(configSecrets({ observability: { otlp: { endpoint: 'https://otel.example/?k=q7' } } }));
+    expect(redactLogLine(JSON.stringify({ msg: 'export failed', url: 'https://otel.example/?k=q7&x=1' }))).toBe(
+      JSON.stringify({ msg: 'export failed', url: `https://otel.example/?k=${REDACTED}&x=1` }),
+    );
+    expect(redactLogLine(JSON.stringify({ msg: 'q7 stays in prose' }))).toBe(JSON.stringify({ msg: 'q7 stays in prose' }));
+  });
+
   it('leaves text without a secret untouched (the same string), escapes or not', () => {
     const text = JSON.stringify({ content: 'caf\u00e9 \\ %41 "quoted" \n' });
     expect(redactAnswer(text, [key])).toBe(text);
