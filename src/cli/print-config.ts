@@ -1,17 +1,20 @@
 import { stringify } from 'yaml';
 import type { GatewayConfig } from '../generated/gateway.js';
 import { configSecrets } from '../kernel/config/config-secrets.js';
-import { isSecretField } from '../kernel/errors/redact.js';
+import { isSecretField, maskable } from '../kernel/errors/redact.js';
+import { maskQueryValues } from '../kernel/config/url-query.js';
 
 const REDACTED = '[REDACTED]';
 
-/** The config with every secret it holds shown as [REDACTED] (whole values, and passwords inside URLs). */
+/** The config with every secret it holds shown as [REDACTED] (whole values, passwords and query values inside URLs). */
 export function redactedConfig(config: GatewayConfig): unknown {
-  const secrets = [...new Set(configSecrets(config))].filter((s) => s.length > 0).sort((a, b) => b.length - a.length);
-  const whole = new Set(secrets);
+  const all = [...new Set(configSecrets(config))].filter((s) => s.length > 0);
+  const whole = new Set(all);
+  // Inside longer text only values the redactor masks there (a short query value such as `v=2` would hit every "2").
+  const secrets = all.filter(maskable).sort((a, b) => b.length - a.length);
   const mask = (text: string): string => {
     if (whole.has(text)) return REDACTED;
-    let out = text;
+    let out = maskQueryValues(text, REDACTED);
     for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
     // A password inside a URL is also shown encoded there.
     for (const secret of secrets) {

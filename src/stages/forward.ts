@@ -156,7 +156,8 @@ async function upstreamFailure(ctx: GatewayContext, provider: ProviderInstance, 
   error.message = redactSecrets(error.message, ctx.secrets);
   error.provider = provider.id;
   error.upstreamStatus = status;
-  error.upstreamBody = body.text === undefined ? `(${body.description}, not shown)` : redactSecrets(body.text.slice(0, 4096), ctx.secrets);
+  // Masked before it is cut: a secret across the cut would otherwise leave its first characters.
+  error.upstreamBody = body.text === undefined ? `(${body.description}, not shown)` : redactSecrets(body.text, ctx.secrets).slice(0, 4096);
   error.retryable = true;
   // The provider's request id and rate-limit headers reach the caller on errors too
   error.headers = { ...passedHeaders(provider.passHeaders ?? OPENAI_HEADERS, res.headers), ...error.headers };

@@ -1,7 +1,8 @@
 // A process (stdio) tool server that gives away what it was configured with, for the redaction
 // tests: `env` answers the values of the variables named in ECHO_VARS (text and structured
-// content), `fail` fails with a JSON-RPC error quoting them (message and data), and on start
-// it writes them to stderr.
+// content; with `{"spelling":"unicode"}` as JSON text whose strings are written wholly as \uXXXX
+// escapes, then with every other character so, in upper-case hex), `fail` fails with a JSON-RPC
+// error quoting them (message and data), and on start it writes them to stderr.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -17,7 +18,31 @@ server.setRequestHandler(ListToolsRequestSchema, async () => ({
   ],
 }));
 
+/** JSON text of the values, each string character written as a \u escape (`every`: 1 all, 2 every other). */
+function unicodeJson(every, upper) {
+  const esc = (text) =>
+    text
+      .split('') // code units: an astral character as its surrogate pair
+      .map((c, i) => {
+        const hex = c.charCodeAt(0).toString(16).padStart(4, '0');
+        if (i % every !== 0) return JSON.stringify(c).slice(1, -1);
+        return `\\u${upper ? hex.toUpperCase() : hex}`;
+      })
+      .join('');
+  return `{${Object.entries(values())
+    .map(([k, v]) => `"${k}":${v === null ? 'null' : `"${esc(v)}"`}`)
+    .join(',')}}`;
+}
+
 server.setRequestHandler(CallToolRequestSchema, async (req) => {
+  if (req.params.name === 'env' && req.params.arguments?.spelling === 'unicode') {
+    return {
+      content: [
+        { type: 'text', text: unicodeJson(1, false) },
+        { type: 'text', text: unicodeJson(2, true) },
+      ],
+    };
+  }
   if (req.params.name === 'env') {
     return {
       content: [

@@ -1,4 +1,5 @@
 import { isSecretField } from '../errors/redact.js';
+import { queryValues } from './url-query.js';
 
 /** Containers whose every value is a credential: headers sent upstream, a tool server's environment. */
 const SECRET_CONTAINERS = new Set(['headers', 'env']);
@@ -20,7 +21,8 @@ function urlPassword(value: string): string | undefined {
  * credential (adminToken, clientSecret, signingSecret, api_key, apiKey, aws_*, ...), every
  * value under `headers` (providers, tool servers, webhooks, exporters) and a tool server's
  * `env`, configured keys (`auth.apiKeys[].key`), service-account JSON (and its private key),
- * and the password of any URL (storage.url, redis.url).
+ * the password of any URL (storage.url, redis.url), and every query value of any URL (a tool
+ * server's `url`, a provider's `baseUrl`, a webhook, the OTLP endpoint: `?token=...`).
  */
 export function configSecrets(config: unknown): string[] {
   const out: string[] = [];
@@ -38,6 +40,7 @@ export function configSecrets(config: unknown): string[] {
       if (SECRET_CONTAINERS.has(parent) || isSecretField(key) || (SECRET_OPTIONS.has(key) && parent !== 'ssl')) add(node);
       const password = urlPassword(node);
       if (password) out.push(password);
+      for (const v of queryValues(node)) out.push(v);
       if (key === 'vertex_service_account_json') {
         try {
           add(JSON.parse(node));

@@ -4,16 +4,22 @@
  * wherever it would leave the process: answers, error messages and debug fields, JSON-RPC
  * errors and tool results relayed from tool servers, and every log line.
  *
- * A secret is matched in each spelling text may carry it in: as it is, JSON-escaped (once, and
- * twice for JSON inside a JSON string, and with non-ASCII as \u escapes), and URL-encoded. A value
- * given as `<scheme> <credential>` (an Authorization header) also stands for its bare
- * credential, and a Basic credential for its decoded `user:password` and password.
+ * A secret is matched in every spelling the gateway and the services around it produce: the
+ * text is read as it is and decoded (escape-views.ts): JSON string escapes up to 8 levels deep,
+ * `\uXXXX` escapes of any or all characters in either hex case, and URL encoding once at any
+ * point of that chain; a match in any view masks the characters that spelled it. A value given
+ * as `<scheme> <credential>` (an Authorization header) also stands for its bare credential, and
+ * a Basic credential for its decoded `user:password` and password.
  *
- * Speed: the gateway's own secrets are compiled into one pattern when they are registered; a
- * request's few secrets are searched with native substring search. Text without any secret
- * is returned as it is, untouched and uncopied.
+ * Speed: the gateway's own secrets are compiled into one pattern (and one pattern of their
+ * runs) when they are registered; a request's few secrets are prepared once per value and
+ * searched with native substring search. A text is decoded only when it holds the run of a
+ * secret (letters and digits no escaping changes) or \u-escapes one of its characters; text
+ * without any secret is returned as it is, untouched and uncopied.
  */
+import { StringDecoder } from 'node:string_decoder';
 import { Transform } from 'node:stream';
+import { forEachView } from './escape-views.js';
 
 export const REDACTED = '[REDACTED]';
 
@@ -67,24 +73,6 @@ export function shortParts(value: unknown): string[] {
 const NONE: string[] = [];
 const SHORT_PARTS = new Map<string, string[]>();
 
-/** The whole-value spellings of a short secret inside text, each with what it becomes. */
-function quotedForms(value: string): Array<[string, string]> {
-  const json = JSON.stringify(value).slice(1, -1);
-  const twice = JSON.stringify(json).slice(1, -1);
-  return [
-    [`"${json}"`, `"${REDACTED}"`],
-    [`\\"${twice}\\"`, `\\"${REDACTED}\\"`],
-  ];
-}
-
-function redactQuoted(text: string, values: Iterable<string>): string {
-  let out = text;
-  for (const value of values) {
-    for (const [form, mask] of quotedForms(value)) if (out.includes(form)) out = out.split(form).join(mask);
-  }
-  return out;
-}
-
 const AUTH_SCHEME = /^(bearer|basic|token|bot|apikey|api-key|key|dpop)\s+(\S(?:.*\S)?)\s*$/i;
 
 /** The values one secret stands for: itself, and the credential inside an Authorization value. */
@@ -106,58 +94,134 @@ export function secretValues(value: string): string[] {
   return out.filter(maskable);
 }
 
-function asciiJson(text: string): string {
-  return text.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+/**
+ * Letters, digits and `_.-`: no escaping the gateway meets changes them, but for a `\uXXXX`
+ * escape. A text without a secret's longest run cannot carry it unless one of its characters is
+ * \u-escaped (see escapedCodes).
+ */
+const RUN = /[A-Za-z0-9_.-]+/g;
+
+function longestRun(value: string, min: number): string | undefined {
+  let best = '';
+  for (const m of value.matchAll(RUN)) if (m[0].length > best.length) best = m[0];
+  return best.length >= min ? best : undefined;
 }
 
-/** The spellings of one value that text may carry. */
-export function secretForms(value: string): string[] {
-  const forms = new Set<string>([value]);
-  const json = JSON.stringify(value).slice(1, -1);
-  forms.add(json);
-  forms.add(asciiJson(json));
-  forms.add(json.replace(/\//g, '\\/'));
-  forms.add(JSON.stringify(json).slice(1, -1));
-  try {
-    const url = encodeURIComponent(value);
-    forms.add(url);
-    forms.add(url.replace(/%20/g, '+'));
-    forms.add(url.toLowerCase() === url ? url : url.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()));
-  } catch {
-    // A lone surrogate has no URL encoding; its other forms still count.
+const PERCENT_BACKSLASH = /%5c/i;
+const U_HEX = /u([0-9A-Fa-f]{4})/g;
+
+/**
+ * The characters the `\uXXXX` escapes of a text stand for, at any depth: every `u` and four hex
+ * digits (the escape's backslash may itself be escaped, \u-escaped or URL-encoded); undefined
+ * when the text holds no `\u` and no URL-encoded backslash.
+ */
+function escapedCodes(text: string): Set<number> | undefined {
+  if (!text.includes('\\u') && !(text.includes('%') && PERCENT_BACKSLASH.test(text))) return undefined;
+  const codes = new Set<number>();
+  U_HEX.lastIndex = 0;
+  for (let m = U_HEX.exec(text); m; m = U_HEX.exec(text)) codes.add(parseInt(m[1]!, 16));
+  return codes;
+}
+
+/** The characters of a \u escape itself: when a deeper level \u-escaped those, they are what the text shows. */
+const ESCAPE_SYNTAX = '\\u0123456789abcdefABCDEF';
+
+/** The code units whose \u escape in a text may be part of one of the values' spellings. */
+function spelledChars(values: readonly string[]): Set<number> {
+  const out = new Set<number>();
+  for (const text of [...values, ESCAPE_SYNTAX]) for (let i = 0; i < text.length; i++) out.add(text.charCodeAt(i));
+  return out;
+}
+
+/** Whether one of the escaped characters belongs to the finder's secrets. */
+function spellsAny(chars: Set<number>, codes: Set<number>): boolean {
+  for (const c of codes) if (chars.has(c)) return true;
+  return false;
+}
+
+const BACKSLASH_U = Buffer.from('\\u');
+const PERCENT_5C = Buffer.from('%5c');
+const PERCENT_5C_UPPER = Buffer.from('%5C');
+
+function bytesMayHoldUnicodeEscape(buf: Buffer): boolean {
+  return buf.includes(BACKSLASH_U) || buf.includes(PERCENT_5C) || buf.includes(PERCENT_5C_UPPER);
+}
+
+/** Characters that end a query value (`?k=<value>&...`). */
+function endsQueryValue(code: number): boolean {
+  return Number.isNaN(code) || code === 38 || code === 35 || code === 34 || code === 39 || code === 32 || code === 10 || code === 13 || code === 9;
+}
+
+/**
+ * Finds short secrets where they stand as a whole value: a JSON string `"<value>"`, or a query
+ * value `=<value>` ended by `&`, `#`, a quote, a space or the text's end. Pushes the value's span.
+ */
+function findWhole(text: string, value: string, out: number[]): void {
+  for (let at = text.indexOf(value, 1); at >= 0; at = text.indexOf(value, at + 1)) {
+    const before = text.charCodeAt(at - 1);
+    const end = at + value.length;
+    const after = text.charCodeAt(end);
+    if ((before === 34 && after === 34) || (before === 61 && endsQueryValue(after))) out.push(at, end);
   }
-  return [...forms].filter((f) => f.length >= MIN_SECRET_LENGTH);
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+function findAll(text: string, value: string, out: number[]): void {
+  for (let at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + value.length)) out.push(at, at + value.length);
 }
 
-/** Every form of every value, longest first (so a secret containing another is masked whole). */
-function formsOf(values: Iterable<string | undefined | null>): string[] {
-  const forms = new Set<string>();
-  for (const value of values) {
-    if (!maskable(value)) continue;
-    for (const v of secretValues(value)) for (const f of secretForms(v)) forms.add(f);
+/** A set of secrets searched in each view of a text. */
+interface Finder {
+  /** Whether the text may hold one of the secrets in a spelling that keeps its run (short ones too when `short`). */
+  probe(text: string, short: boolean): boolean;
+  probeBytes(buf: Buffer, short: boolean): boolean;
+  /** Pushes [start, end) of every occurrence in one view's text. */
+  find(text: string, short: boolean, out: number[]): void;
+  /** Whether there is nothing to search for (short ones included when `short`). */
+  none(short: boolean): boolean;
+  /** Whether a secret holds a space (then `+` in URL-encoded text may stand for one). */
+  readonly spaced: boolean;
+  /** Code units whose \\u escape may belong to a spelling of a secret (see spelledChars). */
+  readonly chars: Set<number>;
+}
+
+/** The runs that stand for a set of values: undefined when one of them has none (it is then always searched). */
+function runsOf(values: readonly string[], min: number): string[] | undefined {
+  const runs = new Set<string>();
+  for (const v of values) {
+    const run = longestRun(v, min);
+    if (run === undefined) return undefined;
+    runs.add(run);
   }
-  return [...forms].sort((a, b) => b.length - a.length);
+  return [...runs].sort((a, b) => b.length - a.length);
 }
 
-/** A fixed set of secrets compiled into one pattern. */
-export class SecretMatcher {
-  /** Every spelling of every secret, longest first. */
-  readonly forms: string[];
+/** A fixed set of secrets (the gateway's own), compiled once into one pattern and one probe. */
+export class SecretMatcher implements Finder {
+  /** Every value the secrets stand for (see secretValues), longest first. */
+  readonly values: string[];
   /** Secrets too short to mask in running text (see shortSecret): masked as whole values only. */
   readonly shortValues: string[];
-  private readonly buffers: Buffer[];
+  readonly spaced: boolean;
+  readonly chars: Set<number>;
   private readonly pattern: RegExp | undefined;
+  /** The values' runs as one pattern; undefined: some value has none, always search. */
+  private readonly runs: RegExp | undefined;
+  private readonly runBytes: Buffer[] | undefined;
+  private readonly shortRuns: string[] | undefined;
 
   constructor(values: Iterable<string | undefined | null>) {
     const list = [...values];
-    this.forms = formsOf(list);
+    const all = new Set<string>();
+    for (const value of list) if (maskable(value)) for (const v of secretValues(value)) all.add(v);
+    this.values = [...all].sort((a, b) => b.length - a.length);
     this.shortValues = [...new Set(list.flatMap(shortParts))];
-    this.buffers = this.forms.map((f) => Buffer.from(f, 'utf8'));
-    this.pattern = this.forms.length ? new RegExp(this.forms.map(escapeRegExp).join('|'), 'g') : undefined;
+    this.spaced = this.values.some((v) => v.includes(' ')) || this.shortValues.some((v) => v.includes(' '));
+    this.pattern = this.values.length ? new RegExp(this.values.map(escapeRegExp).join('|'), 'g') : undefined;
+    this.chars = spelledChars([...this.values, ...this.shortValues]);
+    const runs = runsOf(this.values, 3);
+    this.runs = runs?.length ? new RegExp(runs.map(escapeRegExp).join('|')) : undefined;
+    this.runBytes = runs?.map((r) => Buffer.from(r, 'utf8'));
+    this.shortRuns = runsOf(this.shortValues, 1);
   }
 
   /** Whether answers have nothing to mask (short secrets are not masked in answers). */
@@ -165,15 +229,36 @@ export class SecretMatcher {
     return this.pattern === undefined;
   }
 
-  /** The text with every secret masked (the same string when there was none); short secrets aside. */
-  redact(text: string): string {
-    if (!this.pattern || text.length < MIN_SECRET_LENGTH) return text;
-    return text.replace(this.pattern, REDACTED);
+  none(short: boolean): boolean {
+    return this.pattern === undefined && (!short || this.shortValues.length === 0);
   }
 
-  /** The short secrets masked where they stand as a whole JSON string (errors, debug fields, log lines). */
+  probe(text: string, short: boolean): boolean {
+    if (this.pattern && (!this.runs || this.runs.test(text))) return true;
+    return short && this.shortValues.length > 0 && (!this.shortRuns || this.shortRuns.some((r) => text.includes(r)));
+  }
+
+  probeBytes(buf: Buffer, short: boolean): boolean {
+    if (this.pattern && (!this.runBytes || this.runBytes.some((r) => buf.includes(r)))) return true;
+    return short && this.shortValues.length > 0 && (!this.shortRuns || this.shortRuns.some((r) => buf.includes(r)));
+  }
+
+  find(text: string, short: boolean, out: number[]): void {
+    if (this.pattern) {
+      this.pattern.lastIndex = 0;
+      for (let m = this.pattern.exec(text); m; m = this.pattern.exec(text)) out.push(m.index, m.index + m[0].length);
+    }
+    if (short) for (const v of this.shortValues) findWhole(text, v, out);
+  }
+
+  /** The text with every secret masked in every spelling (the same string when there was none); short secrets aside. */
+  redact(text: string): string {
+    return redactWith(text, this, false, NO_FINDERS);
+  }
+
+  /** The same, short secrets masked where they stand as a whole value. */
   redactShort(text: string): string {
-    return this.shortValues.length ? redactQuoted(text, this.shortValues) : text;
+    return redactWith(text, this, true, NO_FINDERS);
   }
 
   /** Whether `value` is, as a whole, one of the short secrets. */
@@ -181,89 +266,148 @@ export class SecretMatcher {
     return this.shortValues.length > 0 && this.shortValues.includes(value.trim());
   }
 
-  /** The spellings as bytes, longest first. */
-  get byteForms(): Buffer[] {
-    return this.buffers;
-  }
-
-  /** Whether the bytes carry any of the secrets (native search, no copy). */
+  /** Whether the bytes may carry any of the secrets (native search, no copy). */
   foundIn(buf: Buffer): boolean {
-    for (const b of this.buffers) if (buf.indexOf(b) >= 0) return true;
-    return false;
+    return !this.empty && (this.probeBytes(buf, false) || bytesMayHoldUnicodeEscape(buf));
   }
 }
 
-/** A request secret, prepared once: each value it stands for, with the run every spelling shares. */
-interface Prepared {
-  value: string;
-  /** Letters, digits and `_.~-` that no escaping changes: absent from a text, so is every form. */
-  run: string | undefined;
-  /** The run as bytes (searched in answers' bytes without converting the string each time). */
-  runBytes: Buffer | undefined;
+/** A request's secret (few, known only per request): prepared once per value, searched with native substring search. */
+class RequestSecret implements Finder {
+  readonly values: string[];
+  readonly shortValues: string[];
+  readonly spaced: boolean;
+  readonly chars: Set<number>;
+  private readonly runs: string[] | undefined;
+  private readonly runBytes: Buffer[] | undefined;
+
+  constructor(secret: string) {
+    this.values = maskable(secret) ? [...new Set(secretValues(secret))].sort((a, b) => b.length - a.length) : [];
+    this.shortValues = shortParts(secret);
+    const all = [...this.values, ...this.shortValues];
+    this.spaced = all.some((v) => v.includes(' '));
+    this.chars = spelledChars(all);
+    this.runs = runsOf(this.values, 3);
+    this.runBytes = this.runs?.map((r) => Buffer.from(r, 'utf8'));
+    // A short part's run may be a single letter: such a part is searched whenever it is asked for.
+    if (this.runs && this.shortValues.length) {
+      const short = runsOf(this.shortValues, 1);
+      this.runs = short ? [...this.runs, ...short] : undefined;
+      this.runBytes = this.runs?.map((r) => Buffer.from(r, 'utf8'));
+    }
+  }
+
+  none(): boolean {
+    return this.values.length === 0 && this.shortValues.length === 0;
+  }
+
+  probe(text: string): boolean {
+    return !this.runs || this.runs.some((r) => text.includes(r));
+  }
+
+  probeBytes(buf: Buffer): boolean {
+    return !this.runBytes || this.runBytes.some((r) => buf.includes(r));
+  }
+
+  find(text: string, _short: boolean, out: number[]): void {
+    for (const v of this.values) findAll(text, v, out);
+    for (const v of this.shortValues) findWhole(text, v, out);
+  }
 }
 
-const PREPARED = new Map<string, Prepared[]>();
+const PREPARED = new Map<string, RequestSecret | null>();
 
-const NOTHING: Prepared[] = [];
-
-/** A request secret's prepared values; none for a value that cannot be masked (checked once per value). */
-function prepared(secret: string | undefined): Prepared[] {
-  if (secret === undefined) return NOTHING;
+/** A request secret's finder; null for a value with nothing to mask (prepared once per value, a bounded number kept). */
+function requestSecret(secret: string | undefined): RequestSecret | null {
+  if (typeof secret !== 'string') return null;
   let out = PREPARED.get(secret);
-  if (out) return out;
-  out = !maskable(secret)
-    ? NOTHING
-    : secretValues(secret).map((value) => {
-        let best: string | undefined;
-        for (const m of value.matchAll(/[A-Za-z0-9_.~-]+/g)) if (!best || m[0].length > best.length) best = m[0];
-        const run = best && best.length >= MIN_SECRET_LENGTH ? best : undefined;
-        return { value, run, runBytes: run === undefined ? undefined : Buffer.from(run, 'utf8') };
-      });
-  // Only a bounded number of request secrets is remembered.
+  if (out !== undefined) return out;
+  const prepared = new RequestSecret(secret);
+  out = prepared.none() ? null : prepared;
   if (PREPARED.size >= 4096) PREPARED.clear();
   PREPARED.set(secret, out);
   return out;
 }
 
-/** Masks a request's own secrets (few, known only per request): native substring search per form. */
-function redactValues(text: string, values: Iterable<string | undefined>): string {
-  let forms: string[] | undefined;
-  let short: string[] | undefined;
-  // A key usually comes in several spellings (`Bearer <key>`, the key, the key sent upstream):
-  // they share their run, searched once.
-  let absent: string | undefined;
-  for (const secret of values) {
-    for (const part of shortParts(secret)) if (text.includes(part)) (short ??= []).push(part);
-    for (const p of prepared(secret)) {
-      // The common case: the stable run is absent, and so is every spelling of the value.
-      if (p.run !== undefined && (p.run === absent || !text.includes(p.run))) {
-        absent = p.run;
-        continue;
-      }
-      forms ??= [];
-      for (const f of secretForms(p.value)) forms.push(f);
+/** The text with the given spans ([start, end) pairs, any order, overlapping or not) masked. */
+function maskSpans(text: string, spans: number[]): string {
+  const order: number[] = [];
+  for (let i = 0; i < spans.length; i += 2) order.push(i);
+  order.sort((a, b) => spans[a]! - spans[b]! || spans[b + 1]! - spans[a + 1]!);
+  let out = '';
+  let last = 0;
+  let open = -1;
+  let end = -1;
+  for (const i of order) {
+    const s = spans[i]!;
+    const e = spans[i + 1]!;
+    if (e <= s) continue;
+    if (open >= 0 && s < end) {
+      if (e > end) end = e;
+      continue;
     }
+    if (open >= 0) {
+      out += text.slice(last, open) + REDACTED;
+      last = end;
+    }
+    open = s;
+    end = e;
   }
-  let out = text;
-  if (forms) {
-    forms.sort((a, b) => b.length - a.length);
-    for (const form of forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
-  }
-  return short ? redactQuoted(out, short) : out;
+  if (open >= 0) out += text.slice(last, open) + REDACTED + text.slice(end);
+  return out;
 }
 
-/** Whether bytes may carry a request secret (the same cheap check, on bytes). */
-function bytesMayContain(buf: Buffer, values: readonly (string | undefined)[]): boolean {
-  let absent: string | undefined;
-  for (const secret of values) {
-    for (const part of shortParts(secret)) if (buf.indexOf(part) >= 0) return true;
-    for (const p of prepared(secret)) {
-      if (p.run === absent && absent !== undefined) continue;
-      if (p.runBytes === undefined || buf.indexOf(p.runBytes) >= 0) return true;
-      absent = p.run;
-    }
+/**
+ * Masks what the finders find in every view of the text (see escape-views.ts): the text itself
+ * and its JSON-unescaped and URL-decoded spellings. A finder whose runs the text lacks is
+ * skipped unless the text \u-escapes one of its secrets' characters; text no finder may hold is
+ * returned as it is, without a view made.
+ */
+function redactWith(text: string, gateway: Finder | undefined, gatewayShort: boolean, request: readonly Finder[]): string {
+  const spans = findSpans(text, gateway, gatewayShort, request);
+  return spans ? maskSpans(text, spans) : text;
+}
+
+/** The [start, end) spans of every secret in the text (see redactWith); undefined when none. */
+function findSpans(text: string, gateway: Finder | undefined, gatewayShort: boolean, request: readonly Finder[]): number[] | undefined {
+  if (text.length < 2) return undefined;
+  let active: Array<[Finder, boolean]> | undefined;
+  let escaped: Set<number> | undefined | null;
+  const consider = (f: Finder, short: boolean) => {
+    if (f.none(short)) return;
+    if (f.probe(text, short) || ((escaped ??= escapedCodes(text) ?? null) && spellsAny(f.chars, escaped))) (active ??= []).push([f, short]);
+  };
+  if (gateway) consider(gateway, gatewayShort);
+  for (const f of request) consider(f, true);
+  if (!active) return undefined;
+  const spans: number[] = [];
+  const found: number[] = [];
+  const plus = active.some(([f]) => f.spaced);
+  forEachView(text, plus, (view) => {
+    found.length = 0;
+    for (const [f, short] of active!) f.find(view.text, short, found);
+    // Matches of all views are joined: a view decoded more or less often than a part of the text
+    // is escaped can find a secret there too, within or beside its true spelling (then with the
+    // escaped character next to it: masked too, whole).
+    for (let i = 0; i < found.length; i += 2) spans.push(view.origin(found[i]!), view.origin(found[i + 1]!));
+  });
+  return spans.length ? spans : undefined;
+}
+
+const NO_FINDERS: Finder[] = [];
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The finders of a request's secrets. */
+function requestFinders(values: Iterable<string | undefined>): RequestSecret[] {
+  const out: RequestSecret[] = [];
+  for (const v of values) {
+    const f = requestSecret(v);
+    if (f) out.push(f);
   }
-  return false;
+  return out;
 }
 
 let gatewaySecrets = new SecretMatcher([]);
@@ -291,15 +435,18 @@ export function holdsSecrets(requestSecrets: readonly (string | undefined)[] = [
 
 /** Masks the gateway's secrets and the request's: for answers and tool results (exact text otherwise kept). */
 export function redactAnswer(text: string, requestSecrets: Iterable<string | undefined> = []): string {
-  return gatewaySecrets.redact(redactValues(text, requestSecrets));
+  return redactWith(text, gatewaySecrets, false, requestFinders(requestSecrets));
 }
 
-/** The same for bytes: untouched (the same Buffer) unless a secret is found. */
+/** The same for bytes: untouched (the same Buffer) unless a secret may be in them. */
 export function redactAnswerBytes(buf: Buffer, requestSecrets: readonly (string | undefined)[] = []): Buffer {
-  const hit = (!gatewaySecrets.empty && gatewaySecrets.foundIn(buf)) || bytesMayContain(buf, requestSecrets);
+  const finders = requestFinders(requestSecrets);
+  const any = !gatewaySecrets.empty || finders.length > 0;
+  if (!any) return buf;
+  const hit = (!gatewaySecrets.empty && gatewaySecrets.probeBytes(buf, false)) || finders.some((f) => f.probeBytes(buf)) || bytesMayHoldUnicodeEscape(buf);
   if (!hit) return buf;
   const text = buf.toString('utf8');
-  const out = redactAnswer(text, requestSecrets);
+  const out = redactWith(text, gatewaySecrets, false, finders);
   return out === text ? buf : Buffer.from(out, 'utf8');
 }
 
@@ -313,7 +460,7 @@ const KEY_SHAPES = /\b(sk|pk|rk|gsk|xai|key)-[A-Za-z0-9_-]{8,}/g;
  * answers (redactAnswer), where a 2-letter env value would mask every "en" of every answer.
  */
 export function redactSecrets(text: string, requestSecrets: Iterable<string | undefined> = []): string {
-  const out = gatewaySecrets.redactShort(redactAnswer(text, requestSecrets));
+  const out = redactWith(text, gatewaySecrets, true, requestFinders(requestSecrets));
   return out.replace(BEARER, `$1${REDACTED}`).replace(KEY_SHAPES, REDACTED);
 }
 
@@ -387,57 +534,71 @@ export function redactRelayed<T>(value: T, secrets: Iterable<string | undefined>
   return walk(value, 0) as T;
 }
 
-/** Every byte spelling of the gateway's and a request's secrets, longest first. */
-function byteForms(requestSecrets: Iterable<string | undefined>): Buffer[] {
-  const own = formsOf(requestSecrets);
-  if (!own.length) return gatewaySecrets.byteForms;
-  const forms = new Set<string>(gatewaySecrets.forms);
-  for (const f of own) forms.add(f);
-  return [...forms].sort((a, b) => b.length - a.length).map((f) => Buffer.from(f, 'utf8'));
-}
+/**
+ * Characters a spelling of one secret character may take: a `\uXXXX` escape JSON-escaped twice
+ * more (`\\\\u0041`, 9), or a 4-byte UTF-8 character URL-encoded (12 for its two UTF-16 units).
+ */
+const SPELLING_EXPANSION = 12;
+const MAX_HELD = 64 * 1024;
 
-const REDACTED_BYTES = Buffer.from(REDACTED);
-
-function replaceBytes(data: Buffer, forms: Buffer[]): Buffer {
-  let out = data;
-  for (const form of forms) {
-    let at = out.indexOf(form);
-    if (at < 0) continue;
-    const parts: Buffer[] = [];
-    let from = 0;
-    while (at >= 0) {
-      parts.push(out.subarray(from, at), REDACTED_BYTES);
-      from = at + form.length;
-      at = out.indexOf(form, from);
-    }
-    parts.push(out.subarray(from));
-    out = Buffer.concat(parts);
+/**
+ * Where a stream's text may be cut at or before `cut`: not inside a `\\uXXXX` or `%XX` escape
+ * nor a run of backslashes (the rest would be read with another parity of escapes), not between
+ * the halves of a surrogate pair.
+ */
+function safeCut(text: string, cut: number): number {
+  let at = cut;
+  for (let i = cut - 1; i >= 0 && i >= cut - 6; i--) {
+    const c = text.charCodeAt(i);
+    if (c === 92 || c === 37) at = i;
   }
-  return out;
+  while (at > 0 && text.charCodeAt(at - 1) === 92) at--;
+  const last = text.charCodeAt(at - 1);
+  return last >= 0xd800 && last <= 0xdbff ? at - 1 : at;
 }
 
 /**
  * A stream that masks the gateway's and the request's secrets in text passing through (a
  * transcription as text, an upstream's plain-text answer), whatever the chunking: the last
- * bytes of each chunk, as many as the longest secret less one, wait for the next.
+ * characters of each chunk, as many as the longest spelling of a secret can take, wait unmasked
+ * for the next chunk, and so does a secret found across that cut. The text sent on is masked.
  */
 export function redactingStream(requestSecrets: Iterable<string | undefined>): Transform {
-  const forms = byteForms(requestSecrets);
-  const keep = forms.length ? forms[0]!.length - 1 : 0;
-  let held: Buffer = Buffer.alloc(0);
+  const finders = requestFinders(requestSecrets);
+  let longest = 0;
+  for (const v of gatewaySecrets.values) longest = Math.max(longest, v.length);
+  for (const f of finders) for (const v of f.values) longest = Math.max(longest, v.length);
+  const keep = Math.min(MAX_HELD, longest * SPELLING_EXPANSION);
+  const decoder = new StringDecoder('utf8');
+  let held = '';
   return new Transform({
     transform(chunk: Buffer, _enc, done) {
-      if (!forms.length) return done(null, chunk);
-      const data = replaceBytes(held.length ? Buffer.concat([held, chunk]) : chunk, forms);
+      if (!keep) return done(null, chunk);
+      const data = held + decoder.write(chunk);
       if (data.length <= keep) {
         held = data;
         return done();
       }
-      held = data.subarray(data.length - keep);
-      done(null, data.subarray(0, data.length - keep));
+      let cut = safeCut(data, data.length - keep);
+      const spans = findSpans(data, gatewaySecrets, false, finders) ?? [];
+      // A secret across the cut waits whole for the next chunk.
+      for (let moved = true; moved;) {
+        moved = false;
+        for (let i = 0; i < spans.length; i += 2)
+          if (spans[i]! < cut && spans[i + 1]! > cut) {
+            cut = spans[i]!;
+            moved = true;
+          }
+      }
+      const sent: number[] = [];
+      for (let i = 0; i < spans.length; i += 2) if (spans[i + 1]! <= cut) sent.push(spans[i]!, spans[i + 1]!);
+      held = data.slice(cut);
+      done(null, Buffer.from(sent.length ? maskSpans(data.slice(0, cut), sent) : data.slice(0, cut), 'utf8'));
     },
     flush(done) {
-      done(null, held.length ? replaceBytes(held, forms) : undefined);
+      if (!keep) return done();
+      const rest = redactWith(held + decoder.end(), gatewaySecrets, false, finders);
+      done(null, rest ? Buffer.from(rest, 'utf8') : undefined);
     },
   });
 }

@@ -147,6 +147,80 @@ describe('the one redactor', () => {
   });
 });
 
+/** Encodings the gateway and the services around it apply to a value inside text. */
+const J = (s: string) => JSON.stringify(s).slice(1, -1);
+const allU = (s: string) => s.replace(/[\s\S]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const upperU = (s: string) => s.replace(/[\s\S]/g, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
+const everyOtherU = (s: string) => s.replace(/[\s\S]/g, (c, i: number) => (i % 2 ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : J(c)));
+
+describe('nested spellings', () => {
+  const key = 'sk-"nested\\key"/é-0042';
+
+  it('masks a secret spelled wholly as \\uXXXX escapes (lower and upper hex), and mixed with plain characters', () => {
+    for (const spelled of [allU(key), upperU(key), everyOtherU(key)]) {
+      const text = `{"content":[{"type":"text","text":"${spelled}"}]}`;
+      expect(redactAnswer(text, [key]), spelled).toBe(`{"content":[{"type":"text","text":"${REDACTED}"}]}`);
+    }
+    // JSON-escaped once more (a tool result's text holding JSON, relayed as JSON).
+    expect(redactAnswer(JSON.stringify({ text: `{"t":"${allU(key)}"}` }), [key])).toBe(JSON.stringify({ text: `{"t":"${REDACTED}"}` }));
+  });
+
+  it('masks 1, 2 and 3 (and more) levels of JSON escaping of a key with " and \\', () => {
+    let spelled = key;
+    for (let depth = 1; depth <= 6; depth++) {
+      spelled = J(spelled);
+      expect(redactAnswer(`debug: ${spelled} end`, [key]), `depth ${depth}`).toBe(`debug: ${REDACTED} end`);
+    }
+    const body = JSON.stringify({ error: { message: JSON.stringify({ detail: JSON.stringify({ key }) }) } });
+    const answer = JSON.stringify({ error: { debug: { upstream_body: body } } });
+    const out = redactAnswer(answer, [key]);
+    expect(out).not.toContain('nested');
+    expect(JSON.parse(JSON.parse(JSON.parse(JSON.parse(out).error.debug.upstream_body).error.message).detail).key).toBe(REDACTED);
+  });
+
+  it('masks URL-encoded spellings, inside JSON and around it', () => {
+    for (const spelled of [
+      encodeURIComponent(key),
+      encodeURIComponent(key).toLowerCase(),
+      J(J(`https://h/x?k=${encodeURIComponent(key)}`)),
+      encodeURIComponent(J(key)),
+      new URLSearchParams({ k: 'a b ' + key }).toString(),
+    ])
+      expect(redactAnswer(`x ${spelled} y`, [key]), spelled).not.toMatch(/nested|%22nested/);
+  });
+
+  it("the gateway's registered secrets are masked at every depth in answers, error texts and log lines", () => {
+    const held = 'held-"tool"\\token-5150';
+    registerSecrets([held]);
+    expect(redactAnswer(`{"t":"${allU(held)}"}`)).toBe(`{"t":"${REDACTED}"}`);
+    expect(redactSecrets(`upstream: ${J(J(J(held)))}`)).toBe(`upstream: ${REDACTED}`);
+    const line = JSON.stringify({ msg: 'x', body: JSON.stringify({ e: JSON.stringify({ held }) }) });
+    expect(redactLogLine(line)).not.toContain('tool');
+    expect(redactAnswerBytes(Buffer.from(`{"t":"${J(allU(held))}"}`)).toString()).toBe(`{"t":"${REDACTED}"}`);
+  });
+
+  it('masks what a query value of a configured URL is, however it is spelled', () => {
+    const found = configSecrets({ mcpServers: { q: { url: 'https://tools.example/mcp?token=qv-Secret%2Bvalue&v=2' } } });
+    expect(found).toContain('qv-Secret+value');
+    registerSecrets(found);
+    expect(redactAnswer('GET https://tools.example/mcp?token=qv-Secret%2Bvalue&v=2')).toBe(`GET https://tools.example/mcp?token=${REDACTED}&v=2`);
+    expect(redactAnswer(J('said "qv-Secret+value"'))).toBe(J(`said "${REDACTED}"`));
+  });
+
+  it('a short query value of a configured URL is masked where it stands as a whole query value, not in prose', () => {
+    registerSecrets(configSecrets({ observability: { otlp: { endpoint: 'https://otel.example/?k=q7' } } }));
+    expect(redactLogLine(JSON.stringify({ msg: 'export failed', url: 'https://otel.example/?k=q7&x=1' }))).toBe(
+      JSON.stringify({ msg: 'export failed', url: `https://otel.example/?k=${REDACTED}&x=1` }),
+    );
+    expect(redactLogLine(JSON.stringify({ msg: 'q7 stays in prose' }))).toBe(JSON.stringify({ msg: 'q7 stays in prose' }));
+  });
+
+  it('leaves text without a secret untouched (the same string), escapes or not', () => {
+    const text = JSON.stringify({ content: 'caf\u00e9 \\ %41 "quoted" \n' });
+    expect(redactAnswer(text, [key])).toBe(text);
+  });
+});
+
 describe('redactingStream', () => {
   it('masks secrets however the text is cut into chunks', async () => {
     const secret = 'stream-secret-"4242"';
