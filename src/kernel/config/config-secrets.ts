@@ -1,5 +1,5 @@
 import { isSecretField } from '../errors/redact.js';
-import { queryValues } from './url-query.js';
+import { secretQueryValues } from './url-query.js';
 
 /** Containers whose every value is a credential: headers sent upstream, a tool server's environment. */
 const SECRET_CONTAINERS = new Set(['headers', 'env']);
@@ -40,7 +40,7 @@ export function configSecrets(config: unknown): string[] {
       if (SECRET_CONTAINERS.has(parent) || isSecretField(key) || (SECRET_OPTIONS.has(key) && parent !== 'ssl')) add(node);
       const password = urlPassword(node);
       if (password) out.push(password);
-      for (const v of queryValues(node)) out.push(v);
+      for (const v of secretQueryValues(node)) out.push(v);
       if (key === 'vertex_service_account_json') {
         try {
           add(JSON.parse(node));

@@ -8,7 +8,7 @@ import type { IdentityForwardingConfig, McpServerConfig } from '../../../generat
 import type { Logger } from '../../../kernel/observability/logger.js';
 import type { Progress, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { redactRelayed } from '../../../kernel/errors/redact.js';
-import { queryValues } from '../../../kernel/config/url-query.js';
+import { secretQueryValues } from '../../../kernel/config/url-query.js';
 import { identityHeaders, IDENTITY_META_KEY } from '../identity-forwarding.js';
 import { RpcFailure, RPC, upstreamFailure } from '../rpc-errors.js';
 import { StatelessClient, STATELESS_VERSION, type StatelessCall } from './stateless-client.js';
@@ -49,7 +49,7 @@ export class RemoteServer extends UpstreamServer {
   ) {
     super(name, config, logger);
     // Its headers and the query values of its URL (`?token=...`).
-    this.secrets = [...Object.values(config.headers ?? {}), ...queryValues(config.url ?? '')];
+    this.secrets = [...Object.values(config.headers ?? {}), ...secretQueryValues(config.url ?? '')];
     const configured = Object.entries(config.headers ?? {});
     this.configured = configured;
     const send = undiciFetch(this.agent);

@@ -207,6 +207,13 @@ describe('nested spellings', () => {
     expect(redactAnswer(J('said "qv-Secret+value"'))).toBe(J(`said "${REDACTED}"`));
   });
 
+  it('ordinary query values of a configured URL stay readable in answers; credential-named and generated ones are secrets', () => {
+    const found = configSecrets({ providers: { azure: { baseUrl: 'https://x.example/v1?api-version=2024-02-01&format=json&sv=a1B2c3D4e5F6g7H8i9' } } });
+    expect(found).not.toContain('2024-02-01');
+    expect(found).not.toContain('json');
+    expect(found).toContain('a1B2c3D4e5F6g7H8i9');
+  });
+
   it('a short query value of a configured URL is masked where it stands as a whole query value, not in prose', () => {
     registerSecrets(configSecrets({ observability: { otlp: { endpoint: 'https://otel.example/?k=q7' } } }));
     expect(redactLogLine(JSON.stringify({ msg: 'export failed', url: 'https://otel.example/?k=q7&x=1' }))).toBe(
