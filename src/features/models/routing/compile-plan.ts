@@ -1,5 +1,5 @@
 import type { RoutingTarget } from '../../../generated/routing.js';
-import { compileQuery, QueryError } from './conditions.js';
+import { compileQuery, QueryError, type PatternOrigin } from './conditions.js';
 import { inheritSettings, settingsSecrets } from './inheritance.js';
 import type { CompiledCondition, CompiledPlan, PlanNode, StrategyMode, TargetSettings } from './plan.js';
 import { CALLER_VALUE_RULES, callerValueProblem, headerSafe } from '../providers/shared/caller-values.js';
@@ -63,6 +63,7 @@ function compileNode(
   env: PlanEnvironment,
   problems: string[],
   flags: { conditional: boolean },
+  origin: PatternOrigin,
 ): PlanNode {
   checkSettings(node, path, env, problems);
   const settings = inheritSettings(parent, node);
@@ -83,7 +84,9 @@ function compileNode(
     if (strategy && strategy.mode !== 'single') problems.push(`${join(path, 'strategy.mode')}: ${strategy.mode} needs targets to choose from`);
     return out;
   }
-  out.children = children.map((child, i) => compileNode(child, settings, index === '' ? String(i) : `${index}.${i}`, `${join(path, 'targets')}[${i}]`, env, problems, flags));
+  out.children = children.map((child, i) =>
+    compileNode(child, settings, index === '' ? String(i) : `${index}.${i}`, `${join(path, 'targets')}[${i}]`, env, problems, flags, origin),
+  );
   const strategyPath = join(path, 'strategy');
   if (mode === 'loadbalance' && !children.some((c) => (c.weight ?? 1) > 0)) {
     problems.push(`${join(path, 'targets')}: loadbalance needs at least one target with a weight above 0`);
@@ -96,7 +99,7 @@ function compileNode(
       const child = childIndexByName(children, condition.then);
       if (child < 0) problems.push(`${cpath}.then: names no target of this group ("${condition.then}")`);
       try {
-        const test = compileQuery(condition.query, `${cpath}.query`);
+        const test = compileQuery(condition.query, `${cpath}.query`, origin);
         if (child >= 0) conditions.push({ test, child });
       } catch (err) {
         if (err instanceof QueryError) problems.push(err.message);
@@ -121,12 +124,13 @@ function compileNode(
 /**
  * Compiles a routing config (already valid against schema/routing.schema.json) into a plan:
  * inheritance resolved, conditions compiled, providers, guardrails and custom hosts checked.
- * Throws PlanError listing every problem.
+ * Throws PlanError listing every problem. `origin`: who wrote the config (a caller's `$regex`
+ * patterns run on RE2, an operator's on RegExp after the shape check).
  */
-export function compilePlan(config: RoutingTarget, env: PlanEnvironment): CompiledPlan {
+export function compilePlan(config: RoutingTarget, env: PlanEnvironment, origin: PatternOrigin): CompiledPlan {
   const problems: string[] = [];
   const flags = { conditional: false };
-  const root = compileNode(config, undefined, config.targets ? '' : '0', '', env, problems, flags);
+  const root = compileNode(config, undefined, config.targets ? '' : '0', '', env, problems, flags, origin);
   if (problems.length) throw new PlanError(problems);
   return { root, requestTimeout: config.request_timeout, conditional: flags.conditional, firstProvider: firstProvider(root) };
 }

@@ -34,7 +34,7 @@ export class RoutingConfigs {
     const problems: string[] = [];
     for (const [name, raw] of Object.entries(config.configs ?? {})) {
       try {
-        this.named.set(name, compilePlan(raw as RoutingTarget, env));
+        this.named.set(name, compilePlan(raw as RoutingTarget, env, 'operator'));
       } catch (err) {
         if (!(err instanceof PlanError)) throw err;
         for (const line of err.problems) problems.push(`configs.${name}.${line}`);
@@ -90,7 +90,7 @@ export class RoutingConfigs {
         .map((line) => `${HEADER}: ${line}`)
         .join('; ');
     try {
-      return compilePlan(parsed as RoutingTarget, this.env);
+      return compilePlan(parsed as RoutingTarget, this.env, 'caller');
     } catch (err) {
       if (err instanceof PlanError) return err.problems.map((line) => `${HEADER}: ${line}`).join('; ');
       throw err;
