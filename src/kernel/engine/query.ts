@@ -64,7 +64,7 @@ function compilePattern(source: string, origin: PatternOrigin, path: string): (v
     const re = compileCheckedRegExp(source);
     return (v) => re.test(v);
   } catch (err) {
-    throw new QueryError(path, `$regex ${(err as Error).message}`);
+    throw new QueryError(path, (err as Error).message);
   }
 }
 
