@@ -48,9 +48,10 @@ export interface CompiledWhen {
  * Compiles a stage's `when:` query (the routing config's operators) over the request: `route`
  * (the matched pattern), `method`, `path`, `params.<key>` (the JSON body), `metadata.<key>`
  * (x-gateway-metadata), `headers.<name>`, `identity.<field>`. Throws QueryError naming the key.
+ * `when:` is the operator's (pipeline files): its `$regex` runs on RegExp after the shape check.
  */
 export function compileWhen(query: unknown, path: string): CompiledWhen {
   const usesBody = { value: false };
-  const test = compileQueryWith<GatewayContext<any>>(query, path, (field) => reader(field, usesBody), FIELD_HELP);
+  const test = compileQueryWith<GatewayContext<any>>(query, path, (field) => reader(field, usesBody), FIELD_HELP, 'operator');
   return { test, usesBody: usesBody.value };
 }

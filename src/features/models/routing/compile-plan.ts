@@ -1,5 +1,5 @@
 import type { RoutingTarget } from '../../../generated/routing.js';
-import { compileQuery, QueryError } from './conditions.js';
+import { compileQuery, QueryError, type PatternOrigin } from './conditions.js';
 import { inheritSettings, settingsSecrets } from './inheritance.js';
 import type { CompiledCondition, CompiledPlan, PlanNode, StrategyMode, TargetSettings } from './plan.js';
 import { CALLER_VALUE_RULES, callerValueProblem, headerSafe } from '../providers/shared/caller-values.js';
@@ -20,7 +20,7 @@ export interface PlanEnvironment {
 }
 
 /** Who wrote a config: the caller (x-gateway-config JSON) or the operator (configs.<name> in the gateway config). */
-export type PlanOrigin = 'caller' | 'operator';
+export type PlanOrigin = PatternOrigin;
 
 /** A config that cannot be compiled; one line per problem, each naming its key path. */
 export class PlanError extends Error {
@@ -114,7 +114,7 @@ function compileNode(
       const child = childIndexByName(children, condition.then);
       if (child < 0) problems.push(`${cpath}.then: names no target of this group ("${condition.then}")`);
       try {
-        const test = compileQuery(condition.query, `${cpath}.query`);
+        const test = compileQuery(condition.query, `${cpath}.query`, origin);
         if (child >= 0) conditions.push({ test, child });
       } catch (err) {
         if (err instanceof QueryError) problems.push(err.message);
@@ -140,7 +140,8 @@ function compileNode(
  * Compiles a routing config (already valid against schema/routing.schema.json) into a plan:
  * inheritance resolved, conditions compiled, providers, guardrails, custom hosts and forwarded
  * header names checked. `origin` says who wrote it: custom_host is the operator's right, and a
- * caller's only with routing.allowCustomHost. Throws PlanError listing every problem.
+ * caller's only with routing.allowCustomHost; a caller's `$regex` patterns run on RE2, an
+ * operator's on RegExp after the shape check. Throws PlanError listing every problem.
  */
 export function compilePlan(config: RoutingTarget, env: PlanEnvironment, origin: PlanOrigin = 'caller'): CompiledPlan {
   const problems: string[] = [];

@@ -1,6 +1,6 @@
-import { compileQueryWith, QueryError, valueAt, type Predicate as QueryPredicate } from '../../../kernel/engine/query.js';
+import { compileQueryWith, QueryError, valueAt, type PatternOrigin, type Predicate as QueryPredicate } from '../../../kernel/engine/query.js';
 
-export { QueryError };
+export { QueryError, type PatternOrigin };
 
 /**
  * Conditional routing's queries (the routing config's `strategy.conditions[].query`): fields
@@ -20,7 +20,10 @@ function field(name: string): ((input: ConditionInput) => unknown) | undefined {
   return segments[0] === 'metadata' ? (input) => valueAt(input.metadata, segments) : (input) => valueAt(input.params, segments);
 }
 
-/** Compiles one query object; `path` names it in error messages (e.g. strategy.conditions[0].query). */
-export function compileQuery(query: unknown, path: string): Predicate {
-  return compileQueryWith(query, path, field, 'a field must be metadata.<key> or params.<key>');
+/**
+ * Compiles one query object; `path` names it in error messages (e.g. strategy.conditions[0].query).
+ * `origin` caller (x-gateway-config JSON): `$regex` on RE2; operator (configs.<name>): RegExp, shape-checked.
+ */
+export function compileQuery(query: unknown, path: string, origin: PatternOrigin): Predicate {
+  return compileQueryWith(query, path, field, 'a field must be metadata.<key> or params.<key>', origin);
 }

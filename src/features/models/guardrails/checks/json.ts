@@ -3,10 +3,20 @@ import type { JsonParseCheck } from '../../../../generated/checks/jsonParse.js';
 import type { JsonSchemaCheck } from '../../../../generated/checks/jsonSchema.js';
 import { schemaDocument } from '../../../../kernel/config/schema-validator.js';
 import { ExtensionConfigError } from '../../../../kernel/engine/extension.js';
+import { compileCheckedRegExp } from '../../../../kernel/text/catastrophic-regex.js';
 import { defineCheck } from '../check-kind.js';
 import { need } from './need.js';
 
-const ajv = new Ajv({ allErrors: false, strict: false });
+/** The operator's schema `pattern`s run on RegExp once their shape is checked (no catastrophic backtracking). */
+function checkedPattern(pattern: string, flags: string): RegExp {
+  try {
+    return compileCheckedRegExp(pattern, flags);
+  } catch (err) {
+    throw new Error(`pattern ${JSON.stringify(pattern)} ${(err as Error).message}`);
+  }
+}
+
+const ajv = new Ajv({ allErrors: false, strict: false, code: { regExp: Object.assign(checkedPattern, { code: 'new RegExp' }) } });
 
 /** Parses text as JSON, or the first ```json fenced block in it. */
 export function parseJsonText(text: string): { ok: true; value: unknown } | { ok: false; error: string } {

@@ -1,11 +1,15 @@
 import type { RegexCheck } from '../../../../generated/checks/regex.js';
 import { schemaDocument } from '../../../../kernel/config/schema-validator.js';
 import { ExtensionConfigError } from '../../../../kernel/engine/extension.js';
+import { compileCheckedRegExp } from '../../../../kernel/text/catastrophic-regex.js';
 import { defineCheck } from '../check-kind.js';
 import type { Redaction } from '../text-view.js';
 import { need } from './need.js';
 
-/** Fails when the pattern matches (each match masked by redact); with `not: true`, when it does not. */
+/**
+ * Fails when the pattern matches (each match masked by redact); with `not: true`, when it does not.
+ * The pattern is the operator's (guardrails.<id>): RegExp, refused at load when its shape can backtrack catastrophically.
+ */
 export default defineCheck<RegexCheck>({
   name: 'regex',
   description: 'Fails when a regular expression matches the text (or, with not: true, when it does not).',
@@ -16,9 +20,9 @@ export default defineCheck<RegexCheck>({
     let re: RegExp;
     try {
       const flags = check.flags ?? '';
-      re = new RegExp(check.pattern!, flags.includes('g') ? flags : `${flags}g`);
+      re = compileCheckedRegExp(check.pattern!, flags.includes('g') ? flags : `${flags}g`);
     } catch (err) {
-      throw new ExtensionConfigError([`${path}.pattern: is not a valid regular expression: ${(err as Error).message}`]);
+      throw new ExtensionConfigError([`${path}.pattern: ${(err as Error).message}`]);
     }
     const invert = check.not === true;
     return ({ text }) => {

@@ -10,7 +10,7 @@ const env: PlanEnvironment = {
 
 function problems(config: unknown, e: PlanEnvironment = env): string[] {
   try {
-    compilePlan(config as any, e);
+    compilePlan(config as any, e, 'caller');
   } catch (err) {
     if (err instanceof PlanError) return err.problems;
     throw err;
@@ -46,6 +46,7 @@ describe('compilePlan', () => {
         ],
       },
       env,
+      'operator',
     );
     const [a, group] = plan.root.children!;
     expect(plan.requestTimeout).toBe(5000);
@@ -70,7 +71,7 @@ describe('compilePlan', () => {
   });
 
   it('makes a config without targets a single target with index 0', () => {
-    const plan = compilePlan({ provider: 'openai', api_key: 'k' }, env);
+    const plan = compilePlan({ provider: 'openai', api_key: 'k' }, env, 'caller');
     expect(plan.root.children).toBeUndefined();
     expect(plan.root.index).toBe('0');
   });
@@ -100,7 +101,7 @@ describe('compilePlan', () => {
   });
 
   it('defaults to fallback for several targets without a strategy', () => {
-    expect(compilePlan({ targets: [{ provider: 'openai' }, { provider: 'groq' }] }, env).root.mode).toBe('fallback');
+    expect(compilePlan({ targets: [{ provider: 'openai' }, { provider: 'groq' }] }, env, 'caller').root.mode).toBe('fallback');
   });
 
   it('reports unknown providers, custom hosts, unknown guardrails and bad conditions with their key paths', () => {
