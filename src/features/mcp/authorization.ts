@@ -1,6 +1,7 @@
 import type { Identity } from '../../kernel/engine/context.js';
 import { canRead, canWrite } from '../auth/scopes.js';
 import { SEPARATOR } from './naming.js';
+import { wildcard, type Wildcard } from '../../kernel/text/wildcard.js';
 
 /**
  * What a caller wants to do on a tool server: `list` (tools/prompts/resources lists), `read`
@@ -17,18 +18,13 @@ export type Decision = { allowed: true } | { allowed: false; reason: string };
 
 const ALLOW: Decision = { allowed: true };
 
-const compiled = new Map<string, RegExp>();
+const compiled = new Map<string, Wildcard>();
 
-/** `*` matches any run of characters; everything else literally. */
-function glob(pattern: string): RegExp {
+/** `*` matches any run of characters; everything else literally (linear-time, see kernel/text/wildcard). */
+function glob(pattern: string): Wildcard {
   let re = compiled.get(pattern);
   if (!re) {
-    re = new RegExp(
-      `^${pattern
-        .split('*')
-        .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-        .join('.*')}$`,
-    );
+    re = wildcard(pattern);
     if (compiled.size > 10_000) compiled.clear();
     compiled.set(pattern, re);
   }

@@ -8,6 +8,7 @@ import { SEPARATOR } from '../naming.js';
 import { tapJsonRpcAnswer } from './answer-tap.js';
 import { isRequestId, mcpMessage, messageChanged, messagesOf, type JsonRpcId, type JsonRpcMessage } from './mcp-message.js';
 import { argumentPieces, resultPieces } from './tool-text.js';
+import { wildcard, type Wildcard } from '../../../kernel/text/wildcard.js';
 
 type Json = Record<string, unknown>;
 
@@ -34,13 +35,8 @@ export interface ToolGuardrailSettings {
   bodyLimit: number;
 }
 
-function pattern(p: string): RegExp {
-  return new RegExp(
-    `^${p
-      .split('*')
-      .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-      .join('.*')}$`,
-  );
+function pattern(p: string): Wildcard {
+  return wildcard(p);
 }
 
 interface ToolCall {

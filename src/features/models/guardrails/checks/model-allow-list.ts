@@ -3,19 +3,10 @@ import { schemaDocument } from '../../../../kernel/config/schema-validator.js';
 import { ExtensionConfigError } from '../../../../kernel/engine/extension.js';
 import { defineCheck } from '../check-kind.js';
 import { need } from './need.js';
+import { wildcard, type Wildcard } from '../../../../kernel/text/wildcard.js';
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-function globPattern(glob: string): RegExp {
-  return new RegExp(
-    `^${glob
-      .split('*')
-      .map((part) => part.split('?').map(escapeRegExp).join('.'))
-      .join('.*')}$`,
-    'i',
-  );
+function globPattern(glob: string): Wildcard {
+  return wildcard(glob, { question: true, ignoreCase: true });
 }
 
 /** Fails when the request names a model outside the list (names or * ? patterns); runs on requests without text too. */
