@@ -5,6 +5,21 @@
  */
 
 /**
+ * A tool call of an earlier assistant answer: a function call (arguments as JSON text) or a custom tool call (free-form input).
+ */
+export type MessageToolCall = {
+  [k: string]: unknown;
+} & {
+  [k: string]: unknown;
+};
+/**
+ * A function tool (JSON arguments) or a custom tool (free-form text input, optionally held to a grammar).
+ */
+export type ChatTool = {
+  [k: string]: unknown;
+};
+
+/**
  * POST /v1/chat/completions. Unknown fields are passed to providers that accept them.
  */
 export interface ChatCompletionRequest {
@@ -13,15 +28,15 @@ export interface ChatCompletionRequest {
    * @minItems 1
    */
   messages: [ChatMessage, ...ChatMessage[]];
-  temperature?: number;
-  max_tokens?: number;
-  max_completion_tokens?: number;
-  top_p?: number;
-  stream?: boolean;
+  temperature?: number | null;
+  max_tokens?: number | null;
+  max_completion_tokens?: number | null;
+  top_p?: number | null;
+  stream?: boolean | null;
   stream_options?: {
     include_usage?: boolean;
     [k: string]: unknown;
-  };
+  } | null;
   /**
    * @maxItems 4
    */
@@ -33,19 +48,14 @@ export interface ChatCompletionRequest {
     | [string, string, string]
     | [string, string, string, string]
     | null;
-  presence_penalty?: number;
-  frequency_penalty?: number;
-  n?: number;
+  presence_penalty?: number | null;
+  frequency_penalty?: number | null;
+  n?: number | null;
   user?: string;
   tools?: ChatTool[];
   tool_choice?:
     | ('none' | 'auto' | 'required')
     | {
-        type: 'function';
-        function?: {
-          name: string;
-          [k: string]: unknown;
-        };
         [k: string]: unknown;
       };
   parallel_tool_calls?: boolean;
@@ -56,16 +66,16 @@ export interface ChatCompletionRequest {
     };
     [k: string]: unknown;
   };
-  seed?: number;
-  logprobs?: boolean;
-  top_logprobs?: number;
+  seed?: number | null;
+  logprobs?: boolean | null;
+  top_logprobs?: number | null;
   /**
    * How much the model reasons; mapped to each provider's control (Anthropic and Bedrock thinking budgets, Gemini thinkingConfig).
    */
-  reasoning_effort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
+  reasoning_effort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max' | null;
   logit_bias?: {
     [k: string]: number;
-  };
+  } | null;
   [k: string]: unknown;
 }
 export interface ChatMessage {
@@ -105,28 +115,5 @@ export interface ThinkingBlock {
 export interface CacheControl {
   type: string;
   ttl?: string;
-  [k: string]: unknown;
-}
-export interface MessageToolCall {
-  id: string;
-  type: 'function';
-  function: {
-    name: string;
-    arguments: string;
-    [k: string]: unknown;
-  };
-  [k: string]: unknown;
-}
-export interface ChatTool {
-  type: 'function';
-  function: {
-    name: string;
-    description?: string;
-    parameters?: {
-      [k: string]: unknown;
-    };
-    strict?: boolean | null;
-    [k: string]: unknown;
-  };
   [k: string]: unknown;
 }

@@ -28,7 +28,7 @@ export interface ResponsesCreateRequest {
         [k: string]: unknown;
       };
   reasoning?: {
-    effort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | null;
+    effort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max' | null;
     summary?: string | null;
     [k: string]: unknown;
   } | null;

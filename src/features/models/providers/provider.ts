@@ -92,6 +92,12 @@ export interface OperationAdapter {
   fanOut?(body: any): unknown[] | undefined;
   /** The operation is served through the provider's chat translation, not an API of its own. */
   viaChat?: true;
+  /**
+   * The upstream takes OpenAI's request body as it is (OpenAI's API and the compatible ones):
+   * request shapes the gateway does not translate reach it untouched. Chat adapters without it
+   * are translations, given requests through providers/shared/translated-chat.ts.
+   */
+  takesOpenAIBody?: true;
 }
 
 /** A provider as created for one gateway config. */

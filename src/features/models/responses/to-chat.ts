@@ -3,10 +3,11 @@
  * instructions become a system message, input items become messages (function_call items the
  * assistant's tool calls, function_call_output items tool messages, reasoning items the
  * assistant's thinking_blocks, signatures intact), function tools chat tools, reasoning.effort
- * reasoning_effort, text.format response_format. Gateway-kept settings (store,
+ * reasoning_effort, text.format response_format, an allowed_tools choice the tools it allows. Gateway-kept settings (store,
  * previous_response_id, metadata) stay out; previous_response_id is resolved before this.
  */
 import { badRequest } from '../../../contract/errors/gateway-error.js';
+import { resolveAllowedTools } from '../providers/shared/translated-chat.js';
 
 type Json = Record<string, any>;
 
@@ -134,6 +135,10 @@ function toolChoice(choice: unknown): unknown {
   if (typeof choice === 'string') return choice;
   const c = choice as Json | undefined;
   if (c?.type === 'function' && typeof c.name === 'string') return { type: 'function', function: { name: c.name } };
+  if (c?.type === 'allowed_tools') {
+    const tools = (Array.isArray(c.tools) ? c.tools : []).map((t: Json) => (t?.type === 'function' ? { type: 'function', function: { name: t.name } } : t));
+    return { type: 'allowed_tools', allowed_tools: { mode: c.mode, tools } };
+  }
   return undefined;
 }
 
@@ -167,6 +172,8 @@ export function chatFromResponses(body: Json): Json {
     if (choice !== undefined) chat.tool_choice = choice;
     if (typeof body.parallel_tool_calls === 'boolean') chat.parallel_tool_calls = body.parallel_tool_calls;
   }
+  // allowed_tools as the tools it allows: a chat upstream need not know the shape
+  Object.assign(chat, resolveAllowedTools(chat));
   const effort = body.reasoning?.effort;
   if (typeof effort === 'string') chat.reasoning_effort = effort;
   const format = responseFormat(body.text);

@@ -46,7 +46,7 @@ function chatRules(body: Record<string, any>): void {
   if (body.tool_choice && typeof body.tool_choice === 'object' && !body.tools?.length) {
     throw semanticError('tool_choice names a function but no tools were given.', 'tool_choice');
   }
-  if (body.stream_options !== undefined && body.stream !== true) {
+  if (body.stream_options !== undefined && body.stream_options !== null && body.stream !== true) {
     throw semanticError('stream_options is only allowed with stream: true.', 'stream_options');
   }
 }

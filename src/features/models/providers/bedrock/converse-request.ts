@@ -130,7 +130,7 @@ function reasoningFields(request: Record<string, any>): ReasoningFields {
     }
     return { maxTokens, thinking: { type: 'enabled', budget_tokens: budget } };
   }
-  const level = effort === 'minimal' ? 'low' : effort === 'xhigh' ? 'high' : effort;
+  const level = effort === 'minimal' ? 'low' : effort === 'xhigh' || effort === 'max' ? 'high' : effort;
   if (GPT_OSS.test(model)) return { maxTokens, reasoningEffort: level === 'none' ? 'low' : level };
   if (NOVA_REASONING.test(model)) return { maxTokens, reasoningConfig: level === 'none' ? { type: 'disabled' } : { type: 'enabled', maxReasoningEffort: level } };
   return { maxTokens };

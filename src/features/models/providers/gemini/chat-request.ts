@@ -53,8 +53,8 @@ export const GEMINI_CHAT_PARAMS: ParamTable = {
 
 /** Gemini 3 models take a thinking level; earlier thinking models a token budget. */
 const THINKING_LEVEL_MODELS = /gemini-3/i;
-const THINKING_LEVELS: Record<Exclude<ReasoningEffort, 'none'>, string> = { minimal: 'low', low: 'low', medium: 'high', high: 'high', xhigh: 'high' };
-const THINKING_BUDGETS: Record<ReasoningEffort, number> = { none: 0, minimal: 512, low: 2048, medium: 8192, high: 16384, xhigh: 24576 };
+const THINKING_LEVELS: Record<Exclude<ReasoningEffort, 'none'>, string> = { minimal: 'low', low: 'low', medium: 'high', high: 'high', xhigh: 'high', max: 'high' };
+const THINKING_BUDGETS: Record<ReasoningEffort, number> = { none: 0, minimal: 512, low: 2048, medium: 8192, high: 16384, xhigh: 24576, max: 24576 };
 
 /**
  * reasoning_effort (or an Anthropic-style `thinking: {type, budget_tokens}`) -> thinkingConfig:
@@ -125,10 +125,7 @@ function toolConfigFrom(choice: unknown): Json | undefined {
   if (!isObject(choice)) return undefined;
   const name = choice.function?.name ?? choice.name;
   if (typeof name === 'string') return config('ANY', [name]);
-  if (choice.type === 'allowed_tools' && isObject(choice.allowed_tools)) {
-    const names = (choice.allowed_tools.tools ?? []).map((t: Json) => t?.function?.name).filter((n: unknown) => typeof n === 'string');
-    return choice.allowed_tools.mode === 'required' ? config('ANY', names) : config('AUTO');
-  }
+  // allowed_tools arrives resolved into the tools it allows (shared/translated-chat.ts)
   return undefined;
 }
 

@@ -166,6 +166,7 @@ export function openAICompatible(options: OpenAICompatibleOptions): ProviderDefi
         const spec = OPENAI_PATHS[op];
         if (!spec) throw new Error(`${options.name}: ${op} has no OpenAI path`);
         const adapter: OperationAdapter = {
+          takesOpenAIBody: true,
           request(call: ProviderCall): UpstreamRequest {
             const base = call.target.baseUrl ? trimSlash(call.target.baseUrl) : options.baseUrlFor && !settings.baseUrl ? trimSlash(options.baseUrlFor(call)) : baseUrl;
             const headers: Record<string, string> = { ...extraHeaders, ...authHeaders(call.apiKey, call) };

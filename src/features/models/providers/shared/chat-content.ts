@@ -53,6 +53,9 @@ function contentPiece(part: any, where: string, provider: string): ContentPiece 
   switch (part?.type) {
     case 'text':
       return { kind: 'text', text: String(part.text ?? '') };
+    case 'refusal':
+      // an earlier answer's refusal goes back as that answer's text
+      return { kind: 'text', text: String(part.refusal ?? '') };
     case 'image_url': {
       const url = typeof part.image_url === 'string' ? part.image_url : part.image_url?.url;
       if (typeof url !== 'string' || url === '') throw badRequest(`${where}.image_url.url is required.`, `${where}.image_url.url`);

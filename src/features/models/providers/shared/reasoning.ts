@@ -6,9 +6,9 @@ import type { ThinkingBlock } from '../../../../contract/stream-parts.js';
  * `reasoning_effort` and the budgets it stands for, the `thinking_blocks` an assistant message
  * carries back, and the reasoning signatures riding on tool calls.
  */
-export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
+export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
 
-const EFFORTS = new Set<ReasoningEffort>(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']);
+const EFFORTS = new Set<ReasoningEffort>(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']);
 
 /** Thinking budgets (tokens) of each effort, for providers whose control is a token budget. */
 export const THINKING_BUDGETS: Record<Exclude<ReasoningEffort, 'none'>, number> = {
@@ -17,6 +17,8 @@ export const THINKING_BUDGETS: Record<Exclude<ReasoningEffort, 'none'>, number> 
   medium: 8192,
   high: 16384,
   xhigh: 32768,
+  // kept with the default answer allowance below the 64k output of current Claude models
+  max: 57344,
 };
 
 /** The smallest budget Anthropic-family models take. */
@@ -27,7 +29,7 @@ export function reasoningEffort(request: Record<string, any>): ReasoningEffort |
   const effort = request.reasoning_effort;
   if (effort === undefined || effort === null) return undefined;
   if (typeof effort !== 'string' || !EFFORTS.has(effort as ReasoningEffort)) {
-    throw badRequest('reasoning_effort must be one of none, minimal, low, medium, high, xhigh.', 'reasoning_effort');
+    throw badRequest('reasoning_effort must be one of none, minimal, low, medium, high, xhigh, max.', 'reasoning_effort');
   }
   return effort as ReasoningEffort;
 }
