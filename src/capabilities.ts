@@ -1,10 +1,11 @@
 import type { Capability } from './kernel/capability.js';
 import { storeCapability } from './kernel/store/store-capability.js';
 import { authCapability } from './features/auth/auth-capability.js';
+import { tenantsCapability } from './features/governance/tenants/tenants-capability.js';
 import { mcpCapability } from './features/mcp/mcp-capability.js';
 import { routingCapability } from './features/models/routing/routing-capability.js';
 import { filesBatchesCapability } from './features/files-batches/files-batches-capability.js';
 import { responsesCapability } from './features/models/responses/responses-capability.js';
 
 /** Built-in capabilities, set up in this order. */
-export const CAPABILITIES: Capability[] = [storeCapability, authCapability, mcpCapability, routingCapability, filesBatchesCapability, responsesCapability];
+export const CAPABILITIES: Capability[] = [storeCapability, authCapability, tenantsCapability, mcpCapability, routingCapability, filesBatchesCapability, responsesCapability];

@@ -1,6 +1,6 @@
 import type { Operation } from './operations.js';
 
-type Method = 'GET' | 'POST' | 'DELETE' | 'OPTIONS';
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
 /** A provider-routed route of the contract (section 2). */
 export interface RouteSpec {
@@ -22,7 +22,23 @@ export interface RouteSpec {
 
 /** What the gateway serves itself on a route that is not provider-routed. */
 export type GatewayOperation =
-  'mcp' | 'auth.tokens.create' | 'auth.tokens.list' | 'auth.tokens.revoke' | 'auth.tokens.rotate' | 'oauth.protected_resource' | 'health' | 'ready' | 'metrics' | 'not_found';
+  | 'mcp'
+  | 'auth.tokens.create'
+  | 'auth.tokens.list'
+  | 'auth.tokens.revoke'
+  | 'auth.tokens.rotate'
+  | AdminResourceOperation
+  | 'admin.audit.list'
+  | 'oauth.protected_resource'
+  | 'health'
+  | 'ready'
+  | 'metrics'
+  | 'not_found';
+
+/** The admin API's resources served as JSON CRUD (contract §8). */
+export const ADMIN_RESOURCES = ['organizations', 'teams', 'users', 'budgets'] as const;
+export type AdminResource = (typeof ADMIN_RESOURCES)[number];
+export type AdminResourceOperation = 'admin.create' | 'admin.list' | 'admin.retrieve' | 'admin.update' | 'admin.delete';
 
 /** A route of the gateway's own (the tool-server endpoint, token operations, ops, unknown routes). */
 export interface GatewayRouteSpec {
@@ -88,6 +104,14 @@ export const GATEWAY_ROUTES: GatewayRouteSpec[] = [
   own('GET', '/v1/auth/tokens', 'auth.tokens.list'),
   own('DELETE', '/v1/auth/tokens/{id}', 'auth.tokens.revoke'),
   own('POST', '/v1/auth/tokens/{id}/rotate', 'auth.tokens.rotate'),
+  ...ADMIN_RESOURCES.flatMap((r) => [
+    own('POST', `/v1/admin/${r}`, 'admin.create'),
+    own('GET', `/v1/admin/${r}`, 'admin.list'),
+    own('GET', `/v1/admin/${r}/{id}`, 'admin.retrieve'),
+    own('PATCH', `/v1/admin/${r}/{id}`, 'admin.update'),
+    own('DELETE', `/v1/admin/${r}/{id}`, 'admin.delete'),
+  ]),
+  own('GET', '/v1/admin/audit', 'admin.audit.list'),
   own('GET', '/.well-known/oauth-protected-resource', 'oauth.protected_resource'),
   own('GET', '/.well-known/oauth-protected-resource/mcp', 'oauth.protected_resource'),
   own('GET', '/.well-known/oauth-protected-resource/mcp/{server}', 'oauth.protected_resource'),

@@ -10,8 +10,9 @@ import { badRequest, GatewayError } from '../contract/errors/gateway-error.js';
 import { PROVIDER, PROVIDER_KEY } from '../features/models/model-request.js';
 import { PROVIDERS } from '../features/models/providers/provider-registry.js';
 import { providerKeyFrom, rememberRequestCredentials } from '../features/models/routing/provider-credentials.js';
-import { checkAdmin } from '../features/auth/admin-check.js';
-import { ADMIN, ADMIN_IDENTITY, ANONYMOUS, CONFIG_KEYS, GATEWAY_CALLER, PROVIDER_ROUTE_AUTH, TOKEN_SERVICE } from '../features/auth/auth-services.js';
+import { checkAdmin, checkAdminOrKey } from '../features/auth/admin-check.js';
+import { FULL_ADMIN } from '../features/auth/admin-roles.js';
+import { ADMIN, ADMIN_ACCESS, ADMIN_IDENTITY, ANONYMOUS, CONFIG_KEYS, GATEWAY_CALLER, PROVIDER_ROUTE_AUTH, TOKEN_SERVICE, USER_ROLES } from '../features/auth/auth-services.js';
 import { AUTH_MODES } from '../features/auth/modes/auth-mode.js';
 
 /**
@@ -117,13 +118,31 @@ function gatewayCredential(config: AuthenticateStageConfig, services: GatewaySer
   };
 }
 
-/** The token operations: Authorization: Bearer <admin token>. */
-function adminCredential(services: GatewayServices): Middleware {
+/**
+ * The admin routes: Authorization: Bearer <admin token>, or with `roles` a gateway key holding
+ * one of them (on the key, or its user's roles in the tenants).
+ */
+function adminCredential(config: AuthenticateStageConfig, services: GatewayServices): Middleware {
+  const roles = config.roles ?? [];
+  if (roles.length === 0) {
+    return async (ctx, next) => {
+      checkAdmin(ctx.req, services.config);
+      ctx.identity = ADMIN_IDENTITY;
+      ctx.set(CALLER, true);
+      ctx.set(ADMIN, true);
+      ctx.set(ADMIN_ACCESS, FULL_ADMIN);
+      await next();
+    };
+  }
+  const tokens = services.require(TOKEN_SERVICE);
+  const keys = services.get(CONFIG_KEYS);
+  const userRoles = services.get(USER_ROLES);
   return async (ctx, next) => {
-    checkAdmin(ctx.req, services.config);
-    ctx.identity = ADMIN_IDENTITY;
+    const checked = await checkAdminOrKey(ctx.req, services.config, roles, tokens, keys, userRoles);
+    ctx.identity = checked.identity;
     ctx.set(CALLER, true);
     ctx.set(ADMIN, true);
+    ctx.set(ADMIN_ACCESS, checked.access);
     await next();
   };
 }
@@ -138,13 +157,14 @@ export default defineStage<AuthenticateStageConfig>({
   description: 'Checks the caller: provider credentials, the gateway auth mode (/mcp), or the admin token.',
   schema: schemaDocument('stages/authenticate.schema.json'),
   once: true,
-  provides: (config) => (config.credential === 'gateway' ? [CALLER, GATEWAY_CALLER] : config.credential === 'admin' ? [CALLER, ADMIN] : [CALLER, PROVIDER, PROVIDER_KEY]),
+  provides: (config) =>
+    config.credential === 'gateway' ? [CALLER, GATEWAY_CALLER] : config.credential === 'admin' ? [CALLER, ADMIN, ADMIN_ACCESS] : [CALLER, PROVIDER, PROVIDER_KEY],
   create(config, services) {
     switch (config.credential ?? 'provider') {
       case 'gateway':
         return gatewayCredential(config, services);
       case 'admin':
-        return adminCredential(services);
+        return adminCredential(config, services);
       default:
         return providerCredentials(config, services);
     }

@@ -10,6 +10,7 @@ export const ERROR_CATALOGUE = {
   headers_too_large: { type: 'invalid_request_error', status: 431 },
   semantic_error: { type: 'invalid_request_error', status: 422 },
   not_found: { type: 'invalid_request_error', status: 404 },
+  conflict: { type: 'invalid_request_error', status: 409 },
   guardrail_failed: { type: 'guardrail_error', status: 422 },
   model_not_found: { type: 'provider_error', status: 404 },
   provider_error: { type: 'provider_error', status: 502 },

@@ -68,6 +68,7 @@ export function isGatewayError(value: unknown): value is GatewayError {
 export const badRequest = (message: string, param?: string) => new GatewayError('missing_required_parameter', message, { param });
 export const semanticError = (message: string, param?: string) => new GatewayError('semantic_error', message, { param });
 export const notFound = (message: string, param?: string) => new GatewayError('not_found', message, { param });
+export const conflict = (message: string, param?: string) => new GatewayError('conflict', message, { param });
 export const unauthorized = (message: string) => new GatewayError('invalid_api_key', message);
 export const forbidden = (message: string) => new GatewayError('insufficient_permissions', message);
 export const internalError = (cause?: unknown) => new GatewayError('internal_error', 'The gateway hit an unexpected error.', { cause });

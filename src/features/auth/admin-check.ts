@@ -1,9 +1,15 @@
 import type { IncomingMessage } from 'node:http';
 import type { GatewayConfig } from '../../generated/gateway.js';
 import { forbidden } from '../../contract/errors/gateway-error.js';
+import type { Identity } from '../../kernel/engine/context.js';
+import { adminAccessOf, FULL_ADMIN, type AdminAccess, type AdminRole, type UserRoles } from './admin-roles.js';
+import { ADMIN_IDENTITY } from './auth-services.js';
 import { unauthenticated } from './challenge.js';
+import type { ConfigKeys } from './config-keys.js';
+import { checkGatewayCredential } from './gateway-credentials.js';
 import { publicBaseUrl } from './public-url.js';
 import { bearerValue, secretsEqual } from './secrets.js';
+import type { TokenService } from './token-service.js';
 import { insecureTransportError } from './transport-security.js';
 
 /**
@@ -20,4 +26,33 @@ export function checkAdmin(req: IncomingMessage, config: GatewayConfig): void {
   const insecure = insecureTransportError(req, config);
   if (insecure) throw insecure;
   if (!secretsEqual(given, adminToken)) throw unauthenticated('The admin token is not valid.', publicBaseUrl(req, config));
+}
+
+/**
+ * The admin API with `roles`: the admin token (full access), or a gateway key (Authorization:
+ * Bearer, or x-gateway-token) whose roles or its user's include one of `roles`. No credential
+ * or an invalid one is 401; a valid key without such a role is 403.
+ */
+export async function checkAdminOrKey(
+  req: IncomingMessage,
+  config: GatewayConfig,
+  roles: readonly AdminRole[],
+  tokens: TokenService,
+  keys: ConfigKeys | undefined,
+  userRoles: UserRoles | undefined,
+): Promise<{ identity: Identity; access: AdminAccess }> {
+  const adminToken = config.auth?.adminToken;
+  const header = req.headers['x-gateway-token'];
+  const given = bearerValue(req.headers.authorization) ?? (typeof header === 'string' && header ? header : undefined);
+  const base = publicBaseUrl(req, config);
+  if (!given) throw unauthenticated('The admin API needs Authorization: Bearer <admin token or gateway key>.', base);
+  const insecure = insecureTransportError(req, config);
+  if (insecure) throw insecure;
+  if (adminToken && secretsEqual(given, adminToken)) return { identity: ADMIN_IDENTITY, access: FULL_ADMIN };
+  const checked = await checkGatewayCredential(given, tokens, keys);
+  if (!checked.ok) throw unauthenticated(`The admin token or key is not valid: ${checked.message}`, base);
+  const { identity } = checked;
+  const access = adminAccessOf(identity, identity.user && userRoles ? await userRoles(identity.user) : undefined, roles);
+  if (!access) throw forbidden(`This key holds none of the roles the admin API takes (${roles.join(', ')}).`);
+  return { identity, access };
 }

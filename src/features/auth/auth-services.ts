@@ -1,6 +1,7 @@
 import type { Identity } from '../../kernel/engine/context.js';
 import { defineSlot } from '../../kernel/engine/slot.js';
 import { defineService } from '../../kernel/engine/services.js';
+import type { AdminAccess, UserRoles } from './admin-roles.js';
 import type { ConfigKeys } from './config-keys.js';
 import type { ProviderRouteAuthenticator } from './provider-route-auth.js';
 import type { TokenService } from './token-service.js';
@@ -17,9 +18,17 @@ export const PROVIDER_ROUTE_AUTH = defineService<ProviderRouteAuthenticator>('pr
 export const GATEWAY_CALLER = defineSlot<true>('gateway-caller', 'a gateway credential (authenticate with credential: gateway)');
 /** Set by authenticate with credential admin: the admin token was checked. */
 export const ADMIN = defineSlot<true>('admin', 'the admin credential (authenticate with credential: admin)');
+/** Set by authenticate with credential admin: the caller's role (the admin token: admin; a key: the role it holds). */
+export const ADMIN_ACCESS = defineSlot<AdminAccess>('admin-access', 'the admin role (authenticate with credential: admin)');
+/** A user's roles in the tenants (provided by the tenants, read by authenticate's `roles`). */
+export const USER_ROLES = defineService<UserRoles>('user-roles');
 
 /** The caller of /mcp when auth is disabled: every scope, no narrowing. */
 export const ANONYMOUS: Identity = Object.freeze({ kind: 'anonymous', id: 'anonymous', scopes: [...ALL_SCOPES] }) as Identity;
 
 /** The caller of a token operation once the admin token checked. */
 export const ADMIN_IDENTITY: Identity = Object.freeze({ kind: 'admin', id: 'admin', user: 'admin' }) as Identity;
+
+export { TOKEN_PREFIX } from './secrets.js';
+export { ADMIN_ROLES, type AdminAccess, type AdminRole } from './admin-roles.js';
+export type { TokenResource } from './token-service.js';

@@ -2,7 +2,7 @@ import type { AuthTokenCreateRequest } from '../../generated/requests/auth-token
 import type { TokenOperationsStageConfig } from '../../generated/stages/token-operations.js';
 import { firstProblem, schemaDocument, validatorFor } from '../../kernel/config/schema-validator.js';
 import type { GatewayContext } from '../../kernel/engine/context.js';
-import { readRequestBytes } from '../../kernel/engine/request-body.js';
+import { BODY, readRequestBytes } from '../../kernel/engine/request-body.js';
 import { defineStage } from '../../kernel/engine/stage.js';
 import { badRequest, notFound, semanticError } from '../../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../../contract/routes.js';
@@ -46,7 +46,8 @@ export default defineStage<TokenOperationsStageConfig, AdminContext>({
     return async (ctx) => {
       switch (ctx.endpoint.operation) {
         case 'auth.tokens.create': {
-          const body = await jsonBody(ctx, limit);
+          // A stage before may have read (and checked) the body already: token-governance does for a team_admin.
+          const body = ctx.has(BODY) ? ctx.get(BODY) : await jsonBody(ctx, limit);
           if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('The request body must be a JSON object.', 'body');
           if (!validate(body)) {
             const problem = firstProblem(validate.errors);

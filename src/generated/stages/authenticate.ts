@@ -5,7 +5,7 @@
  */
 
 /**
- * Who is calling. credential provider (provider routes): x-gateway-provider and its key, and a gateway credential in x-gateway-token when sent or when auth.providerRoutes demands it. credential gateway (/mcp): the auth mode of auth.type (or `mode`), with the WWW-Authenticate challenge on a 401. credential admin (token operations): the admin bearer token.
+ * Who is calling. credential provider (provider routes): x-gateway-provider and its key, and a gateway credential in x-gateway-token when sent or when auth.providerRoutes demands it. credential gateway (/mcp): the auth mode of auth.type (or `mode`), with the WWW-Authenticate challenge on a 401. credential admin (token operations, admin API): the admin bearer token, or a key holding one of `roles`.
  */
 export interface AuthenticateStageConfig {
   /**
@@ -16,6 +16,10 @@ export interface AuthenticateStageConfig {
    * provider: demand a provider key (default true; false for routes served by the gateway itself).
    */
   providerKey?: boolean;
+  /**
+   * admin: gateway keys (Authorization: Bearer gwt_... or a config key) whose roles, on the key or its user's in the tenants, include one of these may use the routes too; the admin token always may. viewer reads only; team_admin reads and writes its own team's users, keys and budgets.
+   */
+  roles?: ('admin' | 'viewer' | 'team_admin')[];
   /**
    * gateway: the auth mode to use instead of auth.type (a built-in one, or an auth-mode a plugin registers).
    */

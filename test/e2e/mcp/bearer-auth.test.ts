@@ -110,10 +110,11 @@ describe('bearer tokens: token operations and /mcp behind them', () => {
       }
     });
 
-    it('a gateway token is not an admin token', async () => {
+    it('a gateway token is not an admin token: a valid key without an admin role is 403', async () => {
       const { token } = await issue({ user: 'mallory' });
       const res = await fetch(`${gw.url}/v1/auth/tokens`, { headers: { authorization: `Bearer ${token}` } });
-      expect(res.status).toBe(401);
+      expect(res.status).toBe(403);
+      expect(((await res.json()) as any).error.type).toBe('permission_error');
     });
 
     it('lists every token without values, revoked ones included', async () => {

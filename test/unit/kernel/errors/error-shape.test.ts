@@ -14,6 +14,7 @@ describe('the error catalogue (contract section 4)', () => {
       headers_too_large: 'invalid_request_error 431',
       semantic_error: 'invalid_request_error 422',
       not_found: 'invalid_request_error 404',
+      conflict: 'invalid_request_error 409',
       guardrail_failed: 'guardrail_error 422',
       model_not_found: 'provider_error 404',
       provider_error: 'provider_error 502',

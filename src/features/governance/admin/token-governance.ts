@@ -1,0 +1,64 @@
+import type { TokenGovernanceStageConfig } from '../../../generated/stages/token-governance.js';
+import { schemaDocument } from '../../../kernel/config/schema-validator.js';
+import type { GatewayContext } from '../../../kernel/engine/context.js';
+import { BODY } from '../../../kernel/engine/request-body.js';
+import { defineStage } from '../../../kernel/engine/stage.js';
+import { forbidden } from '../../../contract/errors/gateway-error.js';
+import type { GatewayRouteSpec } from '../../../contract/routes.js';
+import { ADMIN, ADMIN_ACCESS, TOKEN_SERVICE, type TokenResource } from '../../auth/auth-services.js';
+import { AUDIT } from '../audit/audit-services.js';
+import { TENANTS } from '../tenants/tenant-services.js';
+import { jsonObjectBody } from './admin-body.js';
+import { TeamScope } from './team-scope.js';
+
+type AdminContext = GatewayContext<GatewayRouteSpec>;
+
+/**
+ * Wraps the token operations (the stage after it): the caller's admin role applied before them
+ * (viewer: reads only; team_admin: its own team's keys, listed, issued and changed), and every
+ * successful write (create, revoke, rotate, and any other POST or DELETE) audited after them, as
+ * the token was before and after, never with its value.
+ */
+export default defineStage<TokenGovernanceStageConfig, AdminContext>({
+  name: 'token-governance',
+  description: 'Applies admin roles to the token operations and audits their writes.',
+  schema: schemaDocument('stages/token-governance.schema.json'),
+  requires: [ADMIN, ADMIN_ACCESS],
+  once: true,
+  create(config, services) {
+    const tokens = services.require(TOKEN_SERVICE);
+    const audit = services.require(AUDIT);
+    const scope = new TeamScope(services.require(TENANTS), tokens);
+    const limit = config.bodyLimit ?? 65_536;
+    return async (ctx, next) => {
+      const access = ctx.get(ADMIN_ACCESS)!;
+      const operation = ctx.endpoint.operation;
+      const write = ctx.method !== 'GET' && ctx.method !== 'HEAD';
+      if (write) scope.refuseViewerWrite(access);
+      const id = ctx.params.id;
+      const before = id ? (await tokens.list()).find((t) => t.id === id) : undefined;
+      if (access.role === 'team_admin') {
+        const team = scope.teamOf(access);
+        if (id && before && !scope.tokenInTeam(team, before)) throw forbidden(`A team_admin manages only its own team's (${team}) keys.`);
+        if (operation === 'auth.tokens.create') {
+          const body = await jsonObjectBody(ctx, limit);
+          await scope.checkNewKey(access, body);
+          ctx.set(BODY, body);
+        }
+      }
+      await next();
+      const answer = ctx.response;
+      if (answer?.kind !== 'json' || answer.status >= 300) return;
+      if (!write) {
+        if (access.role === 'team_admin' && operation === 'auth.tokens.list') {
+          const list = answer.body as { data: TokenResource[] };
+          list.data = list.data.filter((t) => scope.tokenInTeam(access.team!, t));
+        }
+        return;
+      }
+      const after = answer.body as TokenResource | undefined;
+      const action = operation.startsWith('auth.tokens.') ? operation.slice('auth.tokens.'.length) : operation;
+      await audit.recordAudit(ctx, { action: `token.${action}`, resource: 'token', id: id ?? after?.id ?? 'unknown', before, after });
+    };
+  },
+});

@@ -1,0 +1,27 @@
+/* eslint-disable */
+/**
+ * DO NOT EDIT: generated from schema/requests/admin-user.schema.json by scripts/generate-types.mjs.
+ * Edit the schema and run `npm run gen:types`; `npm test` fails when they drift apart.
+ */
+
+/**
+ * POST /v1/admin/users (PATCH takes the same fields but id; null removes an optional one).
+ */
+export interface AdminUserRequest {
+  /**
+   * The object's id (what keys and budgets name it by); unique among file and API objects of its kind.
+   */
+  id: string;
+  name?: string;
+  email?: string;
+  team?: string;
+  /**
+   * admin, viewer or team_admin give access to the admin API.
+   *
+   * @maxItems 64
+   */
+  roles?: string[];
+  metadata?: {
+    [k: string]: unknown;
+  };
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { ApiBudgets } from '../../../../src/features/governance/tenants/api-budgets.js';
+import { TenantService } from '../../../../src/features/governance/tenants/tenant-service.js';
+import { TENANT_MIGRATIONS, TenantStore } from '../../../../src/features/governance/tenants/tenant-store.js';
+import { SqliteStore } from '../../../../src/kernel/store/sqlite/sqlite-store.js';
+
+async function setup(ttlMs: number) {
+  const sql = new SqliteStore(':memory:');
+  await sql.migrate(TENANT_MIGRATIONS);
+  const store = new TenantStore(sql);
+  let reads = 0;
+  const counting = Object.assign(Object.create(store) as TenantStore, {
+    list: (kind: Parameters<TenantStore['list']>[0]) => (reads++, store.list(kind)),
+  });
+  const budgets = new ApiBudgets(counting, ttlMs);
+  // One instance writes through a service that invalidates; `other` stands for another instance's writes.
+  const here = new TenantService(store, undefined, undefined, (kind) => kind === 'budget' && budgets.invalidate());
+  const other = new TenantService(store, undefined, undefined);
+  return { sql, budgets, here, other, reads: () => reads };
+}
+
+describe('API budgets for the budget engine', () => {
+  it('answers the budgets of the request subjects, row ids as ids, in scope order', async () => {
+    const { sql, budgets, here } = await setup(60_000);
+    const team = await here.create('budget', { scope: 'team', subject: 'alpha', limit_usd: 5 });
+    const user = await here.create('budget', { scope: 'user', subject: 'alice', limit_tokens: 10 });
+    await here.create('budget', { scope: 'team', subject: 'beta', limit_usd: 1 });
+    expect(await budgets.applicable({ team: 'alpha', user: 'alice', key: 'tok_x' })).toEqual([
+      { id: user.id, scope: 'user', subject: 'alice', budget: { limit_tokens: 10 } },
+      { id: team.id, scope: 'team', subject: 'alpha', budget: { limit_usd: 5 } },
+    ]);
+    await sql.close();
+  });
+
+  it("reads the store once per TTL; a write on this instance is seen at once, another instance's after the TTL", async () => {
+    const { sql, budgets, here, other, reads } = await setup(60_000);
+    expect(await budgets.applicable({ team: 'alpha' })).toEqual([]);
+    await budgets.applicable({ team: 'alpha' });
+    expect(reads()).toBe(1);
+    await here.create('budget', { scope: 'team', subject: 'alpha', limit_usd: 5 });
+    expect(await budgets.applicable({ team: 'alpha' })).toHaveLength(1);
+    expect(reads()).toBe(2);
+    await other.create('budget', { scope: 'team', subject: 'alpha', limit_usd: 9 });
+    expect(await budgets.applicable({ team: 'alpha' })).toHaveLength(1);
+    await sql.close();
+
+    const short = await setup(0);
+    await short.budgets.applicable({ team: 'alpha' });
+    await short.other.create('budget', { scope: 'team', subject: 'alpha', limit_usd: 9 });
+    expect(await short.budgets.applicable({ team: 'alpha' })).toHaveLength(1);
+    await short.sql.close();
+  });
+});
