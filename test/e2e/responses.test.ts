@@ -145,7 +145,8 @@ describe('responses (SQLite store)', () => {
         tools: [{ name: 'get_weather', description: 'Weather of a city', input_schema: WEATHER.parameters }],
       });
       const content = fixtureJson('anthropic', 'thinking').content;
-      expect(response.id).toBe('resp_01ThinkToolsA1b2C3d4E5f6G7');
+      // the gateway's own id, never the upstream's (msg_01ThinkToolsA1b2C3d4E5f6G7)
+      expect(response.id).toMatch(/^resp_[0-9a-f]{48}$/);
       expect(response.status).toBe('completed');
       expect(response.output).toEqual([
         {
@@ -195,9 +196,17 @@ describe('responses (SQLite store)', () => {
         if (e.type === 'response.reasoning_text.delta') reasoning += e.delta;
       });
       const final = await stream.finalResponse();
-      const args = (r: any) => unparsed(r.output).map((o: any) => (o.type === 'function_call' ? { ...o, arguments: JSON.parse(o.arguments) } : o));
+      // each answer has an id of its own; its items' ids follow from it
+      expect(final.id).toMatch(/^resp_[0-9a-f]{48}$/);
+      expect(final.id).not.toBe(whole.id);
+      const args = (r: any) =>
+        unparsed(r.output).map((o: any) => ({
+          ...o,
+          id: o.id.replace(r.id.slice('resp_'.length), '*'),
+          ...(o.type === 'function_call' ? { arguments: JSON.parse(o.arguments) } : {}),
+        }));
       expect(args(final)).toEqual(args(whole));
-      expect(stable({ ...final, output: [] })).toEqual(stable({ ...whole, output: [] }));
+      expect(stable({ ...final, id: '', output: [] })).toEqual(stable({ ...whole, id: '', output: [] }));
       expect(reasoning).toBe(fixtureJson('anthropic', 'thinking').content[0].thinking);
       expect(types.slice(0, 2)).toEqual(['response.created', 'response.in_progress']);
       expect(types.at(-1)).toBe('response.completed');
@@ -383,7 +392,7 @@ describe('responses (PostgreSQL store, a schema of its own)', () => {
     fake.on('POST /v1/messages', { json: { ...fixtureJson('anthropic', 'thinking-final'), id: 'msg_01PgSecond' } });
     const second = await client.responses.create({ model: 'claude-sonnet-4-5', input: 'Second question', previous_response_id: first.id });
     fake.on('POST /v1/messages', { json: { ...fixtureJson('anthropic', 'thinking-final'), id: 'msg_01PgThird' } });
-    await client.responses.create({ model: 'claude-sonnet-4-5', input: 'Third question', previous_response_id: second.id });
+    const third = await client.responses.create({ model: 'claude-sonnet-4-5', input: 'Third question', previous_response_id: second.id });
     expect(
       fake
         .received('POST /v1/messages')
@@ -399,6 +408,6 @@ describe('responses (PostgreSQL store, a schema of its own)', () => {
       await c.end();
       return r.rows.map((x) => x.id);
     })();
-    expect(rows).toEqual([first.id, second.id, 'resp_01PgThird']);
+    expect(rows).toEqual([first.id, second.id, third.id]);
   });
 });

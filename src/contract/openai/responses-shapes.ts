@@ -15,11 +15,17 @@ export function outputItemId(prefix: 'msg' | 'rs' | 'fc', responseId: string, in
   return `${prefix}_${responseId.replace(/^resp_/, '')}_${index}`;
 }
 
-/** A response id for an answer whose provider id is not one. */
+/** A new response id of the gateway's own: `resp_` and 24 random bytes (never derived from an upstream id). */
+export function newResponseId(): string {
+  return `resp_${randomBytes(24).toString('hex')}`;
+}
+
+/**
+ * The response id of a translated answer: one the gateway minted (`resp_...`, set on the
+ * stream's meta part before any writer sees it) is kept; anything else gets a new random one.
+ */
 export function responseIdOf(id: string): string {
-  if (id.startsWith('resp_')) return id;
-  const tail = id.replace(/^(chatcmpl|msg)[-_]/, '').replace(/[^A-Za-z0-9_-]/g, '');
-  return `resp_${tail || randomBytes(16).toString('hex')}`;
+  return /^resp_[0-9a-f]{48}$/.test(id) ? id : newResponseId();
 }
 
 export function messageItem(id: string, text: string, status: 'in_progress' | 'completed' = 'completed'): Json {

@@ -119,27 +119,34 @@ describe('AnthropicMessagesWriter', () => {
   });
 });
 
+/** A response id the gateway minted (what responses-via-chat puts on the meta part). */
+const MINTED = `resp_${'ab12'.repeat(12)}`;
+const TAIL = MINTED.slice('resp_'.length);
+
 describe('ResponsesWriter', () => {
   it('writes the Responses events of each item and response.completed with the whole response; a silent writer holds the same response', () => {
     const request = { model: 'm', instructions: 'Be brief.', tools: [{ type: 'function', name: 'f' }], store: false };
     const writer = new ResponsesWriter(request);
     const silent = new ResponsesWriter(request, true);
-    const text = ANSWER.map((p) => {
-      silent.write(p);
-      return writer.write(p);
-    }).join('');
+    const minted = ANSWER.map((p) => (p.type === 'meta' ? { ...p, id: MINTED } : p));
+    const text = minted
+      .map((p) => {
+        silent.write(p);
+        return writer.write(p);
+      })
+      .join('');
     const out = events(text);
     expect(out.map((e) => e.data.sequence_number)).toEqual(out.map((_, i) => i));
     expect(out[0]!.event).toBe('response.created');
-    expect(out[0]!.data.response).toMatchObject({ id: 'resp_abc', status: 'in_progress', instructions: 'Be brief.', store: false, output: [] });
+    expect(out[0]!.data.response).toMatchObject({ id: MINTED, status: 'in_progress', instructions: 'Be brief.', store: false, output: [] });
     const completed = out.at(-1)!;
     expect(completed.event).toBe('response.completed');
     expect(completed.data.response.output).toEqual([
-      { id: 'rs_abc_0', type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text: 'Think hard.' }], encrypted_content: 'sig1' },
-      { id: 'rs_abc_1', type: 'reasoning', summary: [], encrypted_content: 'opaque' },
-      { id: 'msg_abc_2', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Hello', annotations: [], logprobs: [] }] },
-      { id: 'fc_abc_3', type: 'function_call', status: 'completed', call_id: 'call_1', name: 'f', arguments: '{"a":1}' },
-      { id: 'fc_abc_4', type: 'function_call', status: 'completed', call_id: 'call_2', name: 'g', arguments: '{}', extra_content: { google: { thought_signature: 'gsig' } } },
+      { id: `rs_${TAIL}_0`, type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text: 'Think hard.' }], encrypted_content: 'sig1' },
+      { id: `rs_${TAIL}_1`, type: 'reasoning', summary: [], encrypted_content: 'opaque' },
+      { id: `msg_${TAIL}_2`, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Hello', annotations: [], logprobs: [] }] },
+      { id: `fc_${TAIL}_3`, type: 'function_call', status: 'completed', call_id: 'call_1', name: 'f', arguments: '{"a":1}' },
+      { id: `fc_${TAIL}_4`, type: 'function_call', status: 'completed', call_id: 'call_2', name: 'g', arguments: '{}', extra_content: { google: { thought_signature: 'gsig' } } },
     ]);
     expect(completed.data.response.usage).toEqual({
       input_tokens: 50,
@@ -149,6 +156,17 @@ describe('ResponsesWriter', () => {
       total_tokens: 70,
     });
     expect(silent.result()).toEqual(completed.data.response);
+  });
+
+  it('never takes its id from an upstream id: a chat id gets a new random response id each time', () => {
+    const first = events(new ResponsesWriter({ model: 'm' }).write(META));
+    const second = events(new ResponsesWriter({ model: 'm' }).write(META));
+    const ids = [first[0]!.data.response.id, second[0]!.data.response.id];
+    for (const id of ids) expect(id).toMatch(/^resp_[0-9a-f]{48}$/);
+    expect(ids[0]).not.toBe(ids[1]);
+    expect(ids.join()).not.toContain('abc');
+    const forged = events(new ResponsesWriter({ model: 'm' }).write({ ...META, id: 'resp_abc' } as StreamPart));
+    expect(forged[0]!.data.response.id).not.toBe('resp_abc');
   });
 
   it('ends an answer cut by the token limit with response.incomplete', () => {
@@ -189,7 +207,7 @@ describe('ResponsesWriter (property)', () => {
       fc.property(fc.array(part, { maxLength: 30 }), (parts) => {
         const writer = new ResponsesWriter({ model: 'm' });
         const silent = new ResponsesWriter({ model: 'm' }, true);
-        const all = [META, ...parts, { type: 'done' } as StreamPart];
+        const all = [{ ...META, id: MINTED } as StreamPart, ...parts, { type: 'done' } as StreamPart];
         const out = events(all.map((p) => (silent.write(p), writer.write(p))).join(''));
         const added = out.filter((e) => e.event === 'response.output_item.added').map((e) => e.data.output_index);
         const done = out.filter((e) => e.event === 'response.output_item.done').map((e) => e.data.output_index);

@@ -1,5 +1,5 @@
 /**
- * An OpenAI chat.completion -> a Responses API response: reasoning items (one per thinking
+ * An OpenAI chat.completion -> a Responses API response with an id of the gateway's own: reasoning items (one per thinking
  * block, or one for reasoning text without blocks), the message, the function calls; status
  * incomplete for answers cut by the token limit or a content filter; usage in Responses' names.
  */
@@ -9,7 +9,7 @@ import {
   messageItem,
   outputItemId,
   reasoningItem,
-  responseIdOf,
+  newResponseId,
   responseObject,
   responsesUsage,
 } from '../../../contract/openai/responses-shapes.js';
@@ -18,7 +18,8 @@ import type { ThinkingBlock } from '../../../contract/stream-parts.js';
 type Json = Record<string, any>;
 
 export function responseFromChat(chat: Json, request: Json): Json {
-  const id = responseIdOf(String(chat?.id ?? ''));
+  // the gateway's own id: an upstream's chat ids repeat (Ollama) and would name another caller's response
+  const id = newResponseId();
   const choice = chat?.choices?.[0] ?? {};
   const message = choice.message ?? {};
   const output: Json[] = [];

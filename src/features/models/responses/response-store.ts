@@ -38,41 +38,43 @@ function fromRow(row: Row): StoredResponse {
 }
 
 /**
- * Responses kept in the gateway's store (SQLite or PostgreSQL), each visible only to its owner
- * (the gateway credential, or the provider key, that created it).
+ * Responses kept in the gateway's store (SQLite or PostgreSQL), keyed by (owner, id): each is
+ * visible only to its owner (the gateway credential, or the provider key, that created it), and
+ * two owners' responses of the same id are two rows.
  */
 export class ResponseStore {
   constructor(private readonly store: SqlStore) {}
 
+  /** Keeps `record` for `owner`; the same owner's row of that id is replaced, another owner's is never touched. */
   async put(owner: string, record: StoredResponse): Promise<void> {
     await this.store.execute(
-      `INSERT INTO gateway_responses (id, owner, provider, native, previous_id, created_ms, response, input_items) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET response = excluded.response, input_items = excluded.input_items, provider = excluded.provider, native = excluded.native, previous_id = excluded.previous_id`,
-      [record.id, owner, record.provider, record.native ? 1 : 0, record.previousId, Date.now(), JSON.stringify(record.response), JSON.stringify(record.inputItems)],
+      `INSERT INTO gateway_responses (owner, id, provider, native, previous_id, created_ms, response, input_items) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (owner, id) DO UPDATE SET response = excluded.response, input_items = excluded.input_items, provider = excluded.provider, native = excluded.native, previous_id = excluded.previous_id`,
+      [owner, record.id, record.provider, record.native ? 1 : 0, record.previousId, Date.now(), JSON.stringify(record.response), JSON.stringify(record.inputItems)],
     );
   }
 
   async get(owner: string, id: string): Promise<StoredResponse | undefined> {
-    const rows = await this.store.query<Row>('SELECT id, provider, native, previous_id, response, input_items FROM gateway_responses WHERE id = ? AND owner = ?', [id, owner]);
+    const rows = await this.store.query<Row>('SELECT id, provider, native, previous_id, response, input_items FROM gateway_responses WHERE owner = ? AND id = ?', [owner, id]);
     return rows[0] ? fromRow(rows[0]) : undefined;
   }
 
   async delete(owner: string, id: string): Promise<boolean> {
-    return (await this.store.execute('DELETE FROM gateway_responses WHERE id = ? AND owner = ?', [id, owner])) > 0;
+    return (await this.store.execute('DELETE FROM gateway_responses WHERE owner = ? AND id = ?', [owner, id])) > 0;
   }
 
   /** The response `id` and every one before it (by previous_response_id), oldest first, in one query. */
   async chain(owner: string, id: string): Promise<StoredResponse[]> {
     const rows = await this.store.query<Row & { depth: number }>(
       `WITH RECURSIVE chain (id, provider, native, previous_id, response, input_items, depth) AS (
-         SELECT id, provider, native, previous_id, response, input_items, 0 FROM gateway_responses WHERE id = ? AND owner = ?
+         SELECT id, provider, native, previous_id, response, input_items, 0 FROM gateway_responses WHERE owner = ? AND id = ?
          UNION ALL
          SELECT r.id, r.provider, r.native, r.previous_id, r.response, r.input_items, c.depth + 1
-         FROM gateway_responses r JOIN chain c ON r.id = c.previous_id
-         WHERE r.owner = ? AND c.depth < ${MAX_CHAIN}
+         FROM gateway_responses r JOIN chain c ON r.owner = ? AND r.id = c.previous_id
+         WHERE c.depth < ${MAX_CHAIN}
        )
        SELECT id, provider, native, previous_id, response, input_items, depth FROM chain ORDER BY depth DESC`,
-      [id, owner, owner],
+      [owner, id, owner],
     );
     return rows.map(fromRow);
   }

@@ -5,7 +5,7 @@ import { defineStage } from '../../../kernel/engine/stage.js';
 import type { GatewayServices } from '../../../kernel/engine/services.js';
 import { BODY, BODY_CHANGED, ensureJsonBody } from '../../../kernel/engine/request-body.js';
 import { CALLER } from '../../../kernel/engine/report.js';
-import { badRequest, notFound, semanticError } from '../../../contract/errors/gateway-error.js';
+import { badRequest, GatewayError, notFound, semanticError } from '../../../contract/errors/gateway-error.js';
 import { PartStream } from '../../../contract/part-stream.js';
 import type { StreamPart } from '../../../contract/stream-parts.js';
 import { ResponsesWriter } from '../../../contract/openai/responses-writer.js';
@@ -31,7 +31,7 @@ const END_EVENTS = new Set(['response.completed', 'response.incomplete', 'respon
 const KEPT_STATUSES = new Set(['completed', 'incomplete', 'failed']);
 
 /** Whether the target's provider serves `operation` with its own Responses API. */
-function nativeFor(ctx: GatewayContext, services: GatewayServices, operation: 'responses.create' | 'responses.retrieve'): boolean {
+function nativeFor(ctx: GatewayContext, services: GatewayServices, operation: 'responses.create' | 'responses.retrieve' | 'responses.delete'): boolean {
   const target = ctx.get(TARGET);
   const provider = target ? services.require(PROVIDERS).get(target.provider) : undefined;
   const adapter = provider?.operations[operation];
@@ -75,6 +75,24 @@ function itemPage(items: Json[], query: URLSearchParams): Json {
   const limit = limitText === null ? 20 : Number(limitText);
   const data = ordered.slice(start, start + limit);
   return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: start + limit < ordered.length };
+}
+
+/**
+ * DELETE of a response its provider keeps as well: sent on to that provider (the attempt's
+ * target, with its credentials). True when the provider answered the delete; false when it no
+ * longer had the response (404). Any other failure reaches the caller, and the kept copy stays.
+ */
+async function deleteAtProvider(ctx: GatewayContext, services: GatewayServices, record: StoredResponse, next: () => Promise<void>): Promise<boolean> {
+  if (ctx.get(TARGET)?.provider !== record.provider || !nativeFor(ctx, services, 'responses.delete')) {
+    throw badRequest(`Response ${record.id} is kept by ${record.provider} too: send the DELETE to ${record.provider} so that it is deleted there as well.`, 'x-gateway-provider');
+  }
+  try {
+    await next();
+    return true;
+  } catch (err) {
+    if (err instanceof GatewayError && err.upstreamStatus === 404) return false;
+    throw err;
+  }
 }
 
 /** Sets previous_response_id back into a response the provider answered without it. */
@@ -132,8 +150,9 @@ function keptStream(parts: AsyncIterable<StreamPart>, request: Json, keep: (resp
  * The gateway's side of the Responses API, on any provider. POST: a previous_response_id kept
  * here becomes the conversation so far (unless the same provider keeps it itself), and the
  * answer is kept (store, default true) once complete. GET, DELETE, cancel and input_items
- * answer from the store; ids the gateway does not keep go to a provider with the Responses API
- * (its own background responses), or are 404. Runs once per target attempt, after route.
+ * answer from the store (DELETE of a response the provider keeps too goes on to it as well);
+ * ids the gateway does not keep for this caller go to a provider with the Responses API (its own
+ * background responses), or are 404, whoever else may keep that id. Runs once per target attempt, after route.
  */
 export default defineStage<ResponsesStateStageConfig, GatewayContext>({
   name: 'responses-state',
@@ -158,9 +177,12 @@ export default defineStage<ResponsesStateStageConfig, GatewayContext>({
         switch (operation) {
           case 'responses.retrieve':
             return json(ctx, record.response);
-          case 'responses.delete':
+          case 'responses.delete': {
+            // one the provider keeps too is deleted there first (its answer goes back as it came)
+            const atProvider = record.native && (await deleteAtProvider(ctx, services, record, next));
             await store.delete(owner, id);
-            return json(ctx, { id, object: 'response.deleted', deleted: true });
+            return atProvider ? undefined : json(ctx, { id, object: 'response.deleted', deleted: true });
+          }
           case 'responses.cancel':
             throw semanticError(`Response ${id} is ${String(record.response.status)}: only background responses in progress can be cancelled.`, 'response_id');
           default:

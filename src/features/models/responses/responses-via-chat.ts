@@ -6,6 +6,7 @@
  */
 import type { StreamPart } from '../../../contract/stream-parts.js';
 import { ChunkReader } from '../../../contract/openai/chunk-reader.js';
+import { newResponseId } from '../../../contract/openai/responses-shapes.js';
 import type { OperationAdapter, ProviderCall } from '../providers/provider.js';
 import { transformMapper } from '../providers/shared/stream-mapper.js';
 import { chatFromResponses } from './to-chat.js';
@@ -32,12 +33,19 @@ export function responsesViaChat(chat: OperationAdapter): OperationAdapter {
       createMapper(call) {
         const inner = stream.createMapper(chatCall(call));
         const reader = new ChunkReader();
+        // One id of the gateway's own for this answer, on every meta part (never the upstream's);
+        // the answer starts with a meta part, so every writer of it names the same id.
+        const id = newResponseId();
+        let started = false;
         return transformMapper(inner, (parts) => {
-          if (!parts.some((p) => p.type === 'chunk')) return parts;
           const out: StreamPart[] = [];
           for (const part of parts) {
-            if (part.type === 'chunk') out.push(...reader.read(part.data));
-            else out.push(part);
+            if (part.type === 'chunk') for (const read of reader.read(part.data)) out.push(read.type === 'meta' ? { ...read, id } : read);
+            else out.push(part.type === 'meta' ? { ...part, id } : part);
+          }
+          if (!started && out.length > 0) {
+            started = true;
+            if (out[0]!.type !== 'meta') out.unshift({ type: 'meta', id, model: String(call.body?.model ?? ''), created: Math.floor(Date.now() / 1000) });
           }
           return out;
         });
