@@ -273,14 +273,14 @@ export interface ProviderSettings {
    */
   connections?: number;
   /**
-   * This provider's own key, used by routing targets of this provider that name no api_key when the request's key belongs to another provider (a request's key only ever goes to the provider it names).
+   * This provider's own key, used by routing targets of this provider that name no api_key when the request's key belongs to another provider (a request's key only ever goes to the provider it names); only for requests that bring a gateway credential, and never sent to a caller's custom_host.
    */
   apiKey?: string;
   [k: string]: unknown;
 }
 export interface RoutingSettings {
   /**
-   * Honour custom_host / x-gateway-custom-host.
+   * Honour custom_host in callers' routing configs and x-gateway-custom-host (the operator's configs.<name> may always set custom_host).
    */
   allowCustomHost?: boolean;
   circuitBreaker?: CircuitBreakerConfig;

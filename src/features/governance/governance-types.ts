@@ -1,0 +1,90 @@
+import type { Budget } from '../../generated/governance/budget.js';
+import type { TokenUsage } from './prices/usage-classes.js';
+
+/**
+ * The shared vocabulary of keys, models and money (contract §8). Each part of the governance
+ * feature (keys, catalogue, credentials, budgets, ledger, tenants) implements one of these
+ * services; the stages reach them through the service tokens of governance-services.ts.
+ */
+
+/** Scopes a budget can be set on, in the order answers name them. */
+export const BUDGET_SCOPES = ['key', 'user', 'team', 'organization', 'customer', 'model', 'credential'] as const;
+export type BudgetScope = (typeof BUDGET_SCOPES)[number];
+
+/** A gateway key as a request presents it: who it belongs to and what it may do. */
+export interface GatewayKey {
+  /** The token id (tok_...) or, for a config key, its stable id. */
+  id: string;
+  user: string;
+  team?: string;
+  organization?: string;
+  /** Set from x-gateway-customer, only for keys with metadata.assertsCustomer. */
+  customer?: string;
+  roles?: string[];
+  /** Catalogue model names or globs the key may use; undefined: all. */
+  models?: string[];
+  limits?: { rpm?: number; tpm?: number; maxParallel?: number };
+  budgets?: Budget[];
+  metadata?: Record<string, unknown>;
+}
+
+/** A budget that applies to a request: where it is set, and its window's identity. */
+export interface ApplicableBudget {
+  /** Stable id: `<scope>:<subject>:<index of the budget in its list>` for config budgets, the row id for API ones. */
+  id: string;
+  scope: BudgetScope;
+  subject: string;
+  budget: Budget;
+}
+
+/** What a request may cost at most, reserved before it goes upstream. */
+export interface Reservation {
+  /** Unique per request. */
+  id: string;
+  micros: number;
+  tokens: number;
+}
+
+export type ReserveResult =
+  | { ok: true; reservation: Reservation; /** The tightest money budget's remaining microdollars after this reservation, when any applies. */ remainingMicros?: number }
+  | { ok: false; refusedBy: ApplicableBudget; /** Unix seconds when that budget's window resets (null: never). */ resetAt: number | null }
+  | { ok: false; storeDown: true };
+
+/** Budgets' spend: reserve before the upstream call on every applicable budget at once, settle after. */
+export interface BudgetLedger {
+  reserve(budgets: readonly ApplicableBudget[], amount: Reservation, now?: number): Promise<ReserveResult>;
+  /** Replaces the reservation by the real cost (0 for a failed or refused request). */
+  settle(budgets: readonly ApplicableBudget[], reservation: Reservation, actual: { micros: number; tokens: number }, now?: number): Promise<{ remainingMicros?: number }>;
+  /** Spend so far in each budget's current window (for /v1/me and the console). */
+  spent(budgets: readonly ApplicableBudget[], now?: number): Promise<Map<string, { micros: number; tokens: number; resetAt: number | null }>>;
+}
+
+/** One row of the usage ledger: a finished request with a gateway key. */
+export interface UsageRow {
+  requestId: string;
+  at: number;
+  keyId: string | null;
+  user: string | null;
+  team: string | null;
+  organization: string | null;
+  customer: string | null;
+  route: string;
+  provider: string | null;
+  model: string | null;
+  usage: TokenUsage;
+  /** Whole microdollars; null when the model has no price. */
+  costMicros: number | null;
+  priceSource: string | null;
+  status: number;
+  latencyMs: number;
+  /** Tokens counted by the gateway (the provider gave no usage, e.g. the client went away mid-stream). */
+  estimated: boolean;
+  /** Served while the budget store was down (budgets.onStoreDown: allow). */
+  unverified: boolean;
+}
+
+/** The usage ledger: rows written in batches off the request path, flushed on SIGTERM. */
+export interface UsageLedger {
+  record(row: UsageRow): void;
+  flush(): Promise<void>;
+}
