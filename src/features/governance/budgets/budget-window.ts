@@ -93,7 +93,7 @@ export function compileWindow(window: BudgetWindow | undefined): CompiledWindow 
   }
   const cal = calendar(period, timeZone);
   // A zone only matters to local-date periods.
-  const series = period.endsWith('h') ? `c:${period}` : `c:${period}:${timeZone}`;
+  const series = /^[0-9]+h$/.test(period) ? `c:${period}` : `c:${period}:${timeZone}`;
   let cached = { index: 0, start: 0, end: -Infinity };
   const bounds = (ms: number) => {
     if (ms >= cached.start && ms < cached.end) return cached;
