@@ -45,3 +45,18 @@ export async function kernelRedis(services: GatewayServices): Promise<Redis | un
 export function kernelRedisPrefix(services: GatewayServices): string {
   return services.config.redis?.keyPrefix ?? 'gw:';
 }
+
+/** Waits until the client is connected (or `ms` passed); false when it did not connect. */
+export function whenRedisReady(client: Redis, ms: number): Promise<boolean> {
+  if (client.status === 'ready') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      client.off('ready', onReady);
+      resolve(ok);
+    };
+    const onReady = () => done(true);
+    const timer = setTimeout(() => done(false), ms);
+    client.on('ready', onReady);
+  });
+}

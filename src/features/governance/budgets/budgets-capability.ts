@@ -1,7 +1,7 @@
 import type { Capability } from '../../../kernel/capability.js';
 import { ConfigError } from '../../../kernel/config/load-config.js';
 import { defineService, type GatewayServices } from '../../../kernel/engine/services.js';
-import { kernelRedis, kernelRedisPrefix } from '../../../kernel/store/redis-client.js';
+import { kernelRedis, kernelRedisPrefix, whenRedisReady } from '../../../kernel/store/redis-client.js';
 import { getStore } from '../../../kernel/store/store-capability.js';
 import type { BudgetLedger } from '../governance-types.js';
 import { alertSink } from './budget-alerts.js';
@@ -54,6 +54,8 @@ export const budgetsCapability: Capability = {
     services.provide(CONFIG_BUDGETS, indexConfigBudgets(config));
     const redis = await kernelRedis(services);
     if (!redis) await getStore(services).migrate(BUDGET_MIGRATIONS);
+    // With budgets configured, the first requests find the client connected (a Redis that is down answers storeDown meanwhile).
+    else if (services.config.budgets) await whenRedisReady(redis, 2000);
     const settings = { redis: redis ? services.config.redis : undefined, storage: redis ? undefined : services.config.storage, ttlMs, webhook: config.alertWebhook };
     // Kept across a reload with the same settings: its live reservations stay alive.
     const ledger = services.resources.keep(
