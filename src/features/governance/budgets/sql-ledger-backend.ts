@@ -37,17 +37,38 @@ export class SqlLedgerBackend implements LedgerBackend {
     await tx.query(`SELECT pg_advisory_xact_lock(h) FROM (SELECT DISTINCT hashtext(x) AS h FROM unnest(?::text[]) AS x) AS s ORDER BY h`, [ids]);
   }
 
-  /** Each plan's settled spend in its window and its live reservations (expired ones not counted). */
-  private async use(tx: SqlExecutor, plans: readonly BudgetPlan[], clockMs: number): Promise<Use[]> {
+  /**
+   * Each plan's settled spend in its window and its live reservations (expired ones not counted).
+   * With `purge`, expired reservations of these budgets (and `purge.reservationId`'s) are deleted
+   * first: on PostgreSQL in the same statement (one round trip less while the locks are held).
+   */
+  private async use(tx: SqlExecutor, plans: readonly BudgetPlan[], clockMs: number, purge?: { reservationId?: string }): Promise<Use[]> {
     const where = plans.map(() => '(budget_id = ? AND series = ? AND idx BETWEEN ? AND ?)').join(' OR ');
     const params: unknown[] = plans.flatMap((p) => [p.id, p.series, p.from, p.to]);
     const ids = [...new Set(plans.map((p) => p.id))];
+    let prefix = '';
+    const prefixParams: unknown[] = [];
+    let gone = '';
+    const goneParams: unknown[] = [];
+    if (purge) {
+      const del = `DELETE FROM gateway_budget_reservations WHERE budget_id IN (${marks(ids.length)}) AND (expires_at <= ?${purge.reservationId ? ' OR reservation_id = ?' : ''})`;
+      const delParams = [...ids, clockMs, ...(purge.reservationId ? [purge.reservationId] : [])];
+      if (tx.dialect === 'postgres') {
+        // The main query does not see the CTE's deletions: it leaves out what they delete.
+        prefix = `WITH purged AS (${del}) `;
+        prefixParams.push(...delParams);
+        if (purge.reservationId) {
+          gone = ' AND reservation_id <> ?';
+          goneParams.push(purge.reservationId);
+        }
+      } else await tx.execute(del, delParams);
+    }
     const rows = await tx.query<{ budget_id: string; series: string | null; idx: number | string | null; micros: number | string; tokens: number | string }>(
-      `SELECT budget_id, series, idx, micros, tokens FROM gateway_budget_spend WHERE ${where}
+      `${prefix}SELECT budget_id, series, idx, micros, tokens FROM gateway_budget_spend WHERE ${where}
        UNION ALL
        SELECT budget_id, NULL, NULL, SUM(micros), SUM(tokens) FROM gateway_budget_reservations
-       WHERE budget_id IN (${marks(ids.length)}) AND expires_at > ? GROUP BY budget_id`,
-      [...params, ...ids, clockMs],
+       WHERE budget_id IN (${marks(ids.length)}) AND expires_at > ?${gone} GROUP BY budget_id`,
+      [...prefixParams, ...params, ...ids, clockMs, ...goneParams],
     );
     return plans.map((p) => {
       const u: Use = { spentMicros: 0, spentTokens: 0, usedMicros: 0, usedTokens: 0, oldest: -1 };
@@ -76,8 +97,7 @@ export class SqlLedgerBackend implements LedgerBackend {
     return this.store.transaction(async (tx) => {
       await this.lock(tx, plans);
       const ids = [...new Set(plans.map((p) => p.id))];
-      await tx.execute(`DELETE FROM gateway_budget_reservations WHERE budget_id IN (${marks(ids.length)}) AND expires_at <= ?`, [...ids, clockMs]);
-      const uses = await this.use(tx, plans, clockMs);
+      const uses = await this.use(tx, plans, clockMs, {});
       for (let i = 0; i < plans.length; i++) {
         const p = plans[i]!;
         const u = uses[i]!;
@@ -98,7 +118,6 @@ export class SqlLedgerBackend implements LedgerBackend {
     const sweep = ++this.settles % SWEEP_EVERY === 0;
     return this.store.transaction(async (tx) => {
       await this.lock(tx, plans);
-      const ids = [...new Set(plans.map((p) => p.id))];
       if (sweep) await tx.execute('DELETE FROM gateway_budget_settled WHERE settled_at < ?', [clockMs - SETTLED_KEPT_MS]);
       const first = await tx.execute('INSERT INTO gateway_budget_settled (reservation_id, settled_at) VALUES (?, ?) ON CONFLICT (reservation_id) DO NOTHING', [
         reservationId,
@@ -106,11 +125,6 @@ export class SqlLedgerBackend implements LedgerBackend {
       ]);
       // Settled before (a settle tried again whose first try landed): nothing more to add.
       if (!first) return { usedMicros: (await this.use(tx, plans, clockMs)).map((u) => u.usedMicros), alerts: [] };
-      await tx.execute(`DELETE FROM gateway_budget_reservations WHERE budget_id IN (${marks(ids.length)}) AND (reservation_id = ? OR expires_at <= ?)`, [
-        ...ids,
-        reservationId,
-        clockMs,
-      ]);
       if (actual.micros > 0 || actual.tokens > 0) {
         const windows = [...new Map(plans.map((p) => [`${p.id}\n${p.series}\n${p.to}`, p])).values()];
         await tx.execute(
@@ -119,7 +133,7 @@ export class SqlLedgerBackend implements LedgerBackend {
           windows.flatMap((p) => [p.id, p.series, p.to, actual.micros, actual.tokens]),
         );
       }
-      const uses = await this.use(tx, plans, clockMs);
+      const uses = await this.use(tx, plans, clockMs, { reservationId });
       const alerts: SettledAlert[] = [];
       for (let i = 0; i < plans.length; i++) {
         const p = plans[i]!;

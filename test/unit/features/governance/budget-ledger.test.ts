@@ -251,8 +251,10 @@ describe.each(['sqlite', 'postgres', 'redis'] as const)('budget ledger on %s', (
     const key = [budget('key:k6:0', { limit_usd: 1 }, 'key', 'k6')];
     const r = reservation(1000);
     await a.reserve(key, r);
-    await a.settle(key, r, { micros: 700, tokens: 0 });
-    await b.settle(key, r, { micros: 700, tokens: 0 });
+    await a.reserve(key, reservation(2000));
+    // The remaining money counts the spend and the other live reservation, not the settled one.
+    expect(await a.settle(key, r, { micros: 700, tokens: 0 })).toEqual({ remainingMicros: 997_300 });
+    expect(await b.settle(key, r, { micros: 700, tokens: 0 })).toEqual({ remainingMicros: 997_300 });
     expect((await a.spent(key)).get('key:k6:0')!.micros).toBe(700);
   });
 });
