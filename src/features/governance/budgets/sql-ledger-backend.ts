@@ -1,0 +1,174 @@
+import type { SqlExecutor, SqlStore } from '../../../kernel/store/sql-store.js';
+import type { Reservation } from '../governance-types.js';
+import type { BudgetPlan } from './budget-plan.js';
+import type { BackendReserve, BackendSettle, BackendSpent, LedgerBackend, SettledAlert } from './ledger-backend.js';
+
+interface Use {
+  /** Settled spend in the window. */
+  spentMicros: number;
+  spentTokens: number;
+  /** Plus live reservations. */
+  usedMicros: number;
+  usedTokens: number;
+  oldest: number;
+}
+
+/** How long a settled reservation id is remembered, and how often (in settles) older ones are swept. */
+const SETTLED_KEPT_MS = 86_400_000;
+const SWEEP_EVERY = 1000;
+
+const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+
+/**
+ * The ledger in one SQL transaction per reserve or settle: PostgreSQL (several instances, without
+ * Redis) or SQLite (one instance; workers share the file). PostgreSQL takes a transaction-scoped
+ * advisory lock per budget in one fixed order (hash order, so two requests never wait on each
+ * other crosswise); SQLite's transactions start with BEGIN IMMEDIATE (the file's write lock).
+ */
+export class SqlLedgerBackend implements LedgerBackend {
+  private settles = 0;
+
+  constructor(private readonly store: SqlStore) {}
+
+  private async lock(tx: SqlExecutor, plans: readonly BudgetPlan[]): Promise<void> {
+    if (tx.dialect !== 'postgres') return;
+    const ids = [...new Set(plans.map((p) => p.id))];
+    // Volatile functions run after ORDER BY: locks are taken in hash order.
+    await tx.query(`SELECT pg_advisory_xact_lock(h) FROM (SELECT DISTINCT hashtext(x) AS h FROM unnest(?::text[]) AS x) AS s ORDER BY h`, [ids]);
+  }
+
+  /**
+   * Each plan's settled spend in its window and its live reservations (expired ones not counted).
+   * With `purge`, expired reservations of these budgets (and `purge.reservationId`'s) are deleted
+   * first: on PostgreSQL in the same statement (one round trip less while the locks are held).
+   */
+  private async use(tx: SqlExecutor, plans: readonly BudgetPlan[], clockMs: number, purge?: { reservationId?: string }): Promise<Use[]> {
+    const where = plans.map(() => '(budget_id = ? AND series = ? AND idx BETWEEN ? AND ?)').join(' OR ');
+    const params: unknown[] = plans.flatMap((p) => [p.id, p.series, p.from, p.to]);
+    const ids = [...new Set(plans.map((p) => p.id))];
+    let prefix = '';
+    const prefixParams: unknown[] = [];
+    let gone = '';
+    const goneParams: unknown[] = [];
+    if (purge) {
+      const del = `DELETE FROM gateway_budget_reservations WHERE budget_id IN (${marks(ids.length)}) AND (expires_at <= ?${purge.reservationId ? ' OR reservation_id = ?' : ''})`;
+      const delParams = [...ids, clockMs, ...(purge.reservationId ? [purge.reservationId] : [])];
+      if (tx.dialect === 'postgres') {
+        // The main query does not see the CTE's deletions: it leaves out what they delete.
+        prefix = `WITH purged AS (${del}) `;
+        prefixParams.push(...delParams);
+        if (purge.reservationId) {
+          gone = ' AND reservation_id <> ?';
+          goneParams.push(purge.reservationId);
+        }
+      } else await tx.execute(del, delParams);
+    }
+    const rows = await tx.query<{ budget_id: string; series: string | null; idx: number | string | null; micros: number | string; tokens: number | string }>(
+      `${prefix}SELECT budget_id, series, idx, micros, tokens FROM gateway_budget_spend WHERE ${where}
+       UNION ALL
+       SELECT budget_id, NULL, NULL, SUM(micros), SUM(tokens) FROM gateway_budget_reservations
+       WHERE budget_id IN (${marks(ids.length)}) AND expires_at > ?${gone} GROUP BY budget_id`,
+      [...prefixParams, ...params, ...ids, clockMs, ...goneParams],
+    );
+    return plans.map((p) => {
+      const u: Use = { spentMicros: 0, spentTokens: 0, usedMicros: 0, usedTokens: 0, oldest: -1 };
+      for (const row of rows) {
+        if (row.budget_id !== p.id) continue;
+        const micros = Number(row.micros);
+        const tokens = Number(row.tokens);
+        if (row.series === null) {
+          u.usedMicros += micros;
+          u.usedTokens += tokens;
+          continue;
+        }
+        const idx = Number(row.idx);
+        if (row.series !== p.series || idx < p.from || idx > p.to) continue;
+        u.spentMicros += micros;
+        u.spentTokens += tokens;
+        if ((micros > 0 || tokens > 0) && (u.oldest < 0 || idx < u.oldest)) u.oldest = idx;
+      }
+      u.usedMicros += u.spentMicros;
+      u.usedTokens += u.spentTokens;
+      return u;
+    });
+  }
+
+  async reserve(plans: readonly BudgetPlan[], r: Reservation, expiresAt: number, clockMs: number): Promise<BackendReserve> {
+    return this.store.transaction(async (tx) => {
+      await this.lock(tx, plans);
+      const ids = [...new Set(plans.map((p) => p.id))];
+      const uses = await this.use(tx, plans, clockMs, {});
+      for (let i = 0; i < plans.length; i++) {
+        const p = plans[i]!;
+        const u = uses[i]!;
+        if (!p.block) continue;
+        if ((p.limitMicros !== null && u.usedMicros + r.micros > p.limitMicros) || (p.limitTokens !== null && u.usedTokens + r.tokens > p.limitTokens)) {
+          return { ok: false, index: i, oldest: u.oldest };
+        }
+      }
+      await tx.execute(
+        `INSERT INTO gateway_budget_reservations (budget_id, reservation_id, micros, tokens, expires_at) VALUES ${ids.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
+        ids.flatMap((id) => [id, r.id, r.micros, r.tokens, expiresAt]),
+      );
+      return { ok: true, usedMicros: uses.map((u) => u.usedMicros) };
+    });
+  }
+
+  async settle(plans: readonly BudgetPlan[], reservationId: string, actual: { micros: number; tokens: number }, clockMs: number): Promise<BackendSettle> {
+    const sweep = ++this.settles % SWEEP_EVERY === 0;
+    return this.store.transaction(async (tx) => {
+      await this.lock(tx, plans);
+      if (sweep) await tx.execute('DELETE FROM gateway_budget_settled WHERE settled_at < ?', [clockMs - SETTLED_KEPT_MS]);
+      const first = await tx.execute('INSERT INTO gateway_budget_settled (reservation_id, settled_at) VALUES (?, ?) ON CONFLICT (reservation_id) DO NOTHING', [
+        reservationId,
+        clockMs,
+      ]);
+      // Settled before (a settle tried again whose first try landed): nothing more to add.
+      if (!first) return { usedMicros: (await this.use(tx, plans, clockMs)).map((u) => u.usedMicros), alerts: [] };
+      if (actual.micros > 0 || actual.tokens > 0) {
+        const windows = [...new Map(plans.map((p) => [`${p.id}\n${p.series}\n${p.to}`, p])).values()];
+        await tx.execute(
+          `INSERT INTO gateway_budget_spend (budget_id, series, idx, micros, tokens) VALUES ${windows.map(() => '(?, ?, ?, ?, ?)').join(', ')}
+           ON CONFLICT (budget_id, series, idx) DO UPDATE SET micros = gateway_budget_spend.micros + excluded.micros, tokens = gateway_budget_spend.tokens + excluded.tokens`,
+          windows.flatMap((p) => [p.id, p.series, p.to, actual.micros, actual.tokens]),
+        );
+      }
+      const uses = await this.use(tx, plans, clockMs, { reservationId });
+      const alerts: SettledAlert[] = [];
+      for (let i = 0; i < plans.length; i++) {
+        const p = plans[i]!;
+        if (!p.alerts.length) continue;
+        const u = uses[i]!;
+        const after = p.limitMicros !== null ? u.spentMicros : u.spentTokens;
+        const before = after - (p.limitMicros !== null ? actual.micros : actual.tokens);
+        for (const { percent, level } of p.alerts) {
+          if (before >= level || after < level) continue;
+          const inserted = await tx.execute(
+            'INSERT INTO gateway_budget_alerts (budget_id, series, idx, percent, sent_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (budget_id, series, idx, percent) DO NOTHING',
+            [p.id, p.series, p.alertWindow, percent, Math.floor(clockMs / 1000)],
+          );
+          if (inserted > 0) alerts.push({ index: i, percent, spentMicros: u.spentMicros, spentTokens: u.spentTokens });
+        }
+      }
+      return { usedMicros: uses.map((u) => u.usedMicros), alerts };
+    });
+  }
+
+  async spent(plans: readonly BudgetPlan[]): Promise<BackendSpent[]> {
+    if (!plans.length) return [];
+    // Reservations do not matter here: only the settled part is answered.
+    const uses = await this.use(this.store, plans, Number.MAX_SAFE_INTEGER);
+    return uses.map((u) => ({ micros: u.spentMicros, tokens: u.spentTokens, oldest: u.oldest }));
+  }
+
+  async extend(live: ReadonlyArray<{ reservationId: string; budgetIds: readonly string[] }>, expiresAt: number): Promise<void> {
+    for (let i = 0; i < live.length; i += 500) {
+      const ids = live.slice(i, i + 500).map((l) => l.reservationId);
+      await this.store.execute(`UPDATE gateway_budget_reservations SET expires_at = ? WHERE reservation_id IN (${marks(ids.length)}) AND expires_at < ?`, [
+        expiresAt,
+        ...ids,
+        expiresAt,
+      ]);
+    }
+  }
+}
