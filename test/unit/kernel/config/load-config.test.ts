@@ -175,7 +175,16 @@ describe('config loading', () => {
       expect(config.storage?.filesDir).toBe('/srv/gw/state/a/files');
       const without = buildConfig({ storage: { path: './elsewhere/db.sqlite' } }, 't', { env: {}, cwd: '/srv/gw' });
       expect(without.storage?.path).toBe('/srv/gw/elsewhere/db.sqlite');
-      expect(without.storage?.filesDir).toBe('/srv/gw/data/files');
+      expect(without.storage?.filesDir).toBe('/srv/gw/elsewhere/files');
+    });
+
+    it('the files folder follows storage.path when only the path is set; an explicit filesDir stays', () => {
+      const at = (storage: Record<string, unknown>) => buildConfig({ storage }, 't', { env: {}, cwd: '/srv/gw' }).storage?.filesDir;
+      expect(at({ path: '/var/lib/gw/state.db' })).toBe('/var/lib/gw/files');
+      expect(at({ path: 'db/gw.db' })).toBe('/srv/gw/db/files');
+      expect(at({ path: '/var/lib/gw/state.db', filesDir: './blobs' })).toBe('/srv/gw/blobs');
+      expect(at({})).toBe('/srv/gw/data/files');
+      expect(at({ path: ':memory:' })).toBe('/srv/gw/data/files');
     });
   });
 
