@@ -266,3 +266,18 @@ describe('README: the table of providers', () => {
     }
   });
 });
+
+describe('README: the table of top-level config keys', () => {
+  it('has a row for every top-level key of schema/gateway.schema.json', () => {
+    const schema = JSON.parse(readFileSync(join(ROOT, 'schema', 'gateway.schema.json'), 'utf8')) as { properties: Record<string, unknown> };
+    const start = README.indexOf('| Key | Main sub-keys | What it sets |');
+    expect(start).toBeGreaterThan(0);
+    const rows = README.slice(start).split('\n\n')[0]!.split('\n');
+    const keys = rows.map((l) => /^\| `(\w+)` \|/.exec(l)?.[1]).filter(Boolean);
+    expect(keys.sort()).toEqual(
+      Object.keys(schema.properties)
+        .filter((k) => k !== '$schema')
+        .sort(),
+    );
+  });
+});
