@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildConfig, ConfigError, configPathFrom, loadConfigFile } from '../../../../src/kernel/config/load-config.js';
 import { parseDuration } from '../../../../src/kernel/config/defaults.js';
+import { ROOT } from '../../../helpers/built-gateway.js';
 
 /** The problems a config produces (one line each), or [] when it loads. */
 function problemsOf(raw: unknown, env: NodeJS.ProcessEnv = {}): string[] {
@@ -227,11 +228,19 @@ describe('config loading', () => {
   });
 
   describe('choosing the file', () => {
-    it('--config, then GATEWAY_CONFIG, then ./gateway.yaml', () => {
+    it('--config, then GATEWAY_CONFIG, then ./gateway.yaml, then the shipped gateway.yaml', () => {
       expect(configPathFrom(['--config', 'x.yaml'], { GATEWAY_CONFIG: 'y.yaml' }, '/srv')).toBe('/srv/x.yaml');
       expect(configPathFrom(['--config=/etc/gw.json'], {}, '/srv')).toBe('/etc/gw.json');
       expect(configPathFrom([], { GATEWAY_CONFIG: 'y.yaml' }, '/srv')).toBe('/srv/y.yaml');
-      expect(configPathFrom([], {}, '/srv')).toBe(resolve('/srv', 'gateway.yaml'));
+      expect(configPathFrom(['--config', 'missing.yaml'], {}, '/srv')).toBe('/srv/missing.yaml');
+      const here = mkdtempSync(join(tmpdir(), 'gw-choose-'));
+      try {
+        expect(configPathFrom([], {}, here)).toBe(join(ROOT, 'gateway.yaml'));
+        writeFileSync(join(here, 'gateway.yaml'), 'server: { port: 1 }\n');
+        expect(configPathFrom([], {}, here)).toBe(resolve(here, 'gateway.yaml'));
+      } finally {
+        rmSync(here, { recursive: true, force: true });
+      }
     });
   });
 
