@@ -17,7 +17,11 @@ ENV npm_config_build_from_source=true
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
-RUN npm rebuild better-sqlite3
+# better-sqlite3 12 (its last line for Node 20) compiled against Node 24.19+ headers aborts when
+# the GC collects a statement outside JS (nodejs/node#65446); on Node 24 it is compiled against
+# 24.18.1's headers (the same ABI), as test/e2e/service/node-versions.test.ts does.
+ARG SQLITE_NODE_HEADERS=24.18.1
+RUN case "$(node -v)" in v24.*) npm rebuild better-sqlite3 --target="$SQLITE_NODE_HEADERS" ;; *) npm rebuild better-sqlite3 ;; esac
 COPY tsconfig.json tsconfig.build.json ./
 COPY schema ./schema
 COPY scripts ./scripts
