@@ -7,7 +7,8 @@
 #   docker build -t ai-gateway .
 #   docker run --rm -p 8787:8787 -v gateway-data:/var/lib/gateway ai-gateway
 #   docker run --rm ai-gateway --check            # flags go to the gateway (node dist/main.js)
-ARG NODE_VERSION=20.20
+# Node 24, the LTS line (Node 20 reached its end of life in April 2026).
+ARG NODE_VERSION=24
 
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 # better-sqlite3 is compiled here (npm_config_build_from_source: no prebuilt binary is downloaded).
@@ -16,7 +17,11 @@ ENV npm_config_build_from_source=true
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
-RUN npm rebuild better-sqlite3
+# better-sqlite3 12 (its last line for Node 20) compiled against Node 24.19+ headers aborts when
+# the GC collects a statement outside JS (nodejs/node#65446); on Node 24 it is compiled against
+# 24.18.1's headers (the same ABI), as test/e2e/service/node-versions.test.ts does.
+ARG SQLITE_NODE_HEADERS=24.18.1
+RUN case "$(node -v)" in v24.*) npm rebuild better-sqlite3 --target="$SQLITE_NODE_HEADERS" ;; *) npm rebuild better-sqlite3 ;; esac
 COPY tsconfig.json tsconfig.build.json ./
 COPY schema ./schema
 COPY scripts ./scripts
@@ -34,12 +39,14 @@ COPY --from=build /app/dist ./dist
 COPY package.json gateway.yaml ./
 COPY schema ./schema
 COPY pipelines ./pipelines
+COPY examples ./examples
 RUN mkdir -p /var/lib/gateway && chown node:node /var/lib/gateway
 VOLUME ["/var/lib/gateway"]
 USER node
 EXPOSE 8787
 # The gateway drains on SIGTERM and exits 0; node is PID 1's command itself, so signals reach it.
 STOPSIGNAL SIGTERM
+# The probe reads the effective config (GATEWAY_CONFIG, GATEWAY_PORT, server.port, server.ssl), as the gateway does.
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.GATEWAY_PORT||8787)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "dist/cli/healthcheck.js"]
 ENTRYPOINT ["node", "dist/main.js"]

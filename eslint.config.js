@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 import layers from './eslint/layers.js';
 
 export default tseslint.config(
-  { ignores: ['dist/**', '.test-build/**', 'node_modules/**', 'data/**', 'bench/results/**', 'coverage/**'] },
+  { ignores: ['dist/**', '.test-build/**', '.test-build-node/**', 'node_modules/**', 'data/**', 'bench/results/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -12,10 +12,11 @@ export function helpText(): string {
   const { name, version } = packageInfo();
   return `${name} ${version}: an AI gateway (OpenAI-shaped model routes and an MCP endpoint) run by declarative pipelines.
 
-Usage: ai-gateway [--config <path>] [--check | --print-config | --help | --version]
+Usage: pipeline-gateway [--config <path>] [--check | --print-config | --help | --version]
 
 Options:
-  -c, --config <path>  The config file, YAML or JSON (default: $GATEWAY_CONFIG, else ./gateway.yaml).
+  -c, --config <path>  The config file, YAML or JSON (default: $GATEWAY_CONFIG, else ./gateway.yaml,
+                       else the gateway.yaml the package ships).
       --check          Validate the config and compile the pipelines; print "ok" or the problems
                        (one line each) and exit 0 or 1. Listens on nothing and starts nothing.
       --print-config   Print the effective config as YAML (environment expanded, overrides and

@@ -808,7 +808,7 @@ export interface StorageConfig {
    */
   schema?: string;
   /**
-   * Folder for files the gateway keeps (default ./data/files, under GATEWAY_DATA_DIR when set).
+   * Folder for files the gateway keeps (default: `files` beside storage.path when that is set, else ./data/files; under GATEWAY_DATA_DIR when set).
    */
   filesDir?: string;
 }

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { buildConfig, parseConfigText } from '../../src/kernel/config/load-config.js';
 import { validatorFor } from '../../src/kernel/config/schema-validator.js';
-import { ROOT } from '../helpers/built-gateway.js';
+import { ROOT, spawnGateway } from '../helpers/built-gateway.js';
 import { FakeUpstream } from '../helpers/fake-upstream.js';
 import { fixtureJson } from '../helpers/fixtures.js';
 import { startGateway, type TestGateway } from '../helpers/start-gateway.js';
@@ -19,26 +19,44 @@ const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 interface Block {
   lang: string;
   code: string;
-  /** The marker's words after "runnable" (e.g. "with the config above"). */
+  /** The marker on the line before the fence: `runnable` or `fragment`, if any. */
+  marker?: 'runnable' | 'fragment';
+  /** The marker's words after the colon (e.g. "with the config above", or a fragment's reason). */
   note: string;
+  /** The 1-based line of the fence. */
   line: number;
 }
 
-/** Every fenced block of the README that a `<!-- runnable ... -->` line marks. */
-function runnableBlocks(): Block[] {
+/**
+ * Every fenced block of the README, with the `<!-- runnable[: note] -->` or
+ * `<!-- fragment: reason -->` line before it, if any (the code dedented to the fence's indent).
+ */
+function fencedBlocks(): Block[] {
   const lines = README.split('\n');
   const out: Block[] = [];
   for (let i = 0; i < lines.length; i++) {
-    const marker = /^<!-- runnable(?::\s*(.*?))?\s*-->$/.exec(lines[i]!.trim());
-    if (!marker) continue;
-    const fence = /^```(\w+)$/.exec(lines[i + 1]?.trim() ?? '');
-    if (!fence) throw new Error(`README.md:${i + 1}: a runnable marker must be followed by a fenced block`);
-    const end = lines.findIndex((l, j) => j > i + 1 && l.trim() === '```');
-    out.push({ lang: fence[1]!, code: lines.slice(i + 2, end).join('\n'), note: marker[1] ?? '', line: i + 2 });
+    const fence = /^(\s*)```(\w*)$/.exec(lines[i]!);
+    if (!fence) continue;
+    const end = lines.findIndex((l, j) => j > i && l.trim() === '```');
+    if (end < 0) throw new Error(`README.md:${i + 1}: a fence that is never closed`);
+    const marker = /^<!-- (runnable|fragment)(?::\s*(.*?))?\s*-->$/.exec(lines[i - 1]?.trim() ?? '');
+    const indent = fence[1]!.length;
+    const code = lines
+      .slice(i + 1, end)
+      .map((l) => l.slice(Math.min(indent, l.length - l.trimStart().length)))
+      .join('\n');
+    out.push({ lang: fence[2]!, code, marker: marker?.[1] as Block['marker'], note: marker?.[2] ?? '', line: i + 1 });
     i = end;
   }
+  for (let i = 1; i < lines.length; i++)
+    if (/^<!-- (runnable|fragment)\b/.test(lines[i - 1]!.trim()) && !/^\s*```\w+$/.test(lines[i]!)) throw new Error(`README.md:${i}: a marker must be followed by a fenced block`);
   return out;
 }
+
+/** A YAML block that is a whole gateway config (`runnable`, or `runnable: after the commands above`). */
+const isConfigBlock = (b: Block) => b.lang === 'yaml' && b.marker === 'runnable' && (b.note === '' || b.note === 'after the commands above');
+/** A YAML block that is a pipeline file: `runnable: <path> with the config above`. */
+const PIPELINE_NOTE = /^(\S+\.ya?ml) with the config above$/;
 
 /** A value for every ${NAME} a text references (names are kept in the value, so they show in failures). */
 function fakeEnv(text: string): Record<string, string> {
@@ -48,20 +66,84 @@ function fakeEnv(text: string): Record<string, string> {
   return env;
 }
 
-const blocks = runnableBlocks();
+const allBlocks = fencedBlocks();
+const blocks = allBlocks.filter((b) => b.marker === 'runnable');
+
+/**
+ * A folder laid out like the root of a clone for the config snippets (examples/ is there, as
+ * relative paths resolve from the working directory), with `files` written into it.
+ */
+function cloneRoot(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-readme-'));
+  symlinkSync(join(ROOT, 'examples'), join(dir, 'examples'), 'dir');
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+/** `node dist/main.js --check --config gateway.yaml` in `cwd`: its exit code and output. */
+async function check(cwd: string, env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+  const proc = spawnGateway(['--check', '--config', 'gateway.yaml'], { cwd, env });
+  const { code } = await proc.exited;
+  return { code, out: `${proc.stdout()}${proc.stderr()}` };
+}
+
+/** The gateway config a YAML block completes or is: itself, or the nearest config block above a pipeline file. */
+function configOf(block: Block): Block {
+  if (isConfigBlock(block)) return block;
+  const above = allBlocks.slice(0, allBlocks.indexOf(block)).reverse().find(isConfigBlock);
+  if (!above) throw new Error(`README.md:${block.line}: no runnable config above`);
+  return above;
+}
+
+describe('README: every YAML snippet is a config `--check` accepts, or says why not', () => {
+  const yamlBlocks = allBlocks.filter((b) => b.lang === 'yaml' || b.lang === 'yml');
+
+  it('marks each YAML block: a whole config, a pipeline file with the config above, or a fragment with its reason', () => {
+    expect(yamlBlocks.length).toBeGreaterThan(5);
+    for (const b of yamlBlocks) {
+      const where = `README.md:${b.line}`;
+      expect(b.lang, where).toBe('yaml');
+      expect(b.marker, `${where}: put <!-- runnable --> or <!-- fragment: <why> --> before it`).toBeDefined();
+      if (b.marker === 'fragment') expect(b.note.length, `${where}: a fragment says why it is not checked`).toBeGreaterThan(10);
+      else expect(isConfigBlock(b) || PIPELINE_NOTE.test(b.note), `${where}: unknown note "${b.note}"`).toBe(true);
+    }
+  });
+
+  for (const block of yamlBlocks.filter((b) => b.marker === 'runnable')) {
+    const pipeline = PIPELINE_NOTE.exec(block.note)?.[1];
+    const title = pipeline ? `the pipeline file ${pipeline}, with the config above` : 'the config';
+    it(`README.md:${block.line}: ${title} passes --check, run from a clone's root`, async () => {
+      const config = configOf(block);
+      const dir = cloneRoot({ 'gateway.yaml': config.code, ...(pipeline ? { [pipeline]: block.code } : {}) });
+      try {
+        // A config naming a pipeline folder is checked with that folder made (empty, for the config alone).
+        const pipelinesDir = (parseYaml(config.code) as { pipelines?: { dir?: string } } | null)?.pipelines?.dir;
+        if (pipelinesDir) mkdirSync(join(dir, pipelinesDir), { recursive: true });
+        if (pipeline) expect(dirname(join(dir, pipeline)), `${pipeline} is in the config's pipelines.dir`).toBe(join(dir, pipelinesDir ?? '-'));
+        if (config.note === 'after the commands above') {
+          const commands = allBlocks[allBlocks.indexOf(config) - 1]!;
+          expect(commands.lang, 'the block above is shell commands').toBe('sh');
+          execFileSync('bash', ['-eo', 'pipefail', '-c', commands.code], { cwd: dir, stdio: 'pipe', env: { PATH: process.env.PATH ?? '', HOME: dir } });
+        }
+        const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...fakeEnv(config.code) };
+        const result = await check(dir, env);
+        expect(result.out.trim(), result.out).toBe('ok');
+        expect(result.code).toBe(0);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }, 60_000);
+  }
+});
 
 describe('README: every block marked runnable works when pasted', () => {
   it('marks YAML, JSON and shell blocks', () => {
     const langs = new Set(blocks.map((b) => b.lang));
     for (const lang of ['yaml', 'json', 'sh']) expect(langs.has(lang), lang).toBe(true);
   });
-
-  for (const block of blocks.filter((b) => b.lang === 'yaml')) {
-    it(`README.md:${block.line}: the YAML config parses and is valid against schema/gateway.schema.json`, () => {
-      const raw = parseConfigText(block.code, `README.md:${block.line}.yaml`);
-      expect(() => buildConfig(raw, `README.md:${block.line}`, { env: fakeEnv(block.code) })).not.toThrow();
-    });
-  }
 
   for (const block of blocks.filter((b) => b.lang === 'json')) {
     it(`README.md:${block.line}: the JSON routing config is valid against schema/routing.schema.json`, () => {
@@ -93,10 +175,7 @@ describe('README: every block marked runnable works when pasted', () => {
       it(`README.md:${block.line}: the commands succeed`, async () => {
         let config: Record<string, unknown> = {};
         if (block.note === 'with the config above') {
-          const above = blocks
-            .slice(0, index)
-            .reverse()
-            .find((b) => b.lang === 'yaml');
+          const above = blocks.slice(0, index).reverse().find(isConfigBlock);
           expect(above, 'a runnable YAML block above').toBeDefined();
           config = parseYaml(above!.code);
         } else expect(block.note).toBe('');
@@ -185,5 +264,20 @@ describe('README: the table of providers', () => {
       await configured.close();
       await fake.stop();
     }
+  });
+});
+
+describe('README: the table of top-level config keys', () => {
+  it('has a row for every top-level key of schema/gateway.schema.json', () => {
+    const schema = JSON.parse(readFileSync(join(ROOT, 'schema', 'gateway.schema.json'), 'utf8')) as { properties: Record<string, unknown> };
+    const start = README.indexOf('| Key | Main sub-keys | What it sets |');
+    expect(start).toBeGreaterThan(0);
+    const rows = README.slice(start).split('\n\n')[0]!.split('\n');
+    const keys = rows.map((l) => /^\| `(\w+)` \|/.exec(l)?.[1]).filter(Boolean);
+    expect(keys.sort()).toEqual(
+      Object.keys(schema.properties)
+        .filter((k) => k !== '$schema')
+        .sort(),
+    );
   });
 });

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { freePort, ROOT } from '../helpers/built-gateway.js';
+import { makeTestCerts } from '../helpers/certs.js';
 
 /** One instruction of a Dockerfile (continuation lines joined). */
 interface Instruction {
@@ -144,7 +145,7 @@ describe('the container image (Dockerfile), built the way the Dockerfile builds 
       expect(healthy, output).toBe(true);
       // The HEALTHCHECK command itself, as the container runtime would run it.
       const check = JSON.parse(runtime.find((i) => i.op === 'HEALTHCHECK')!.args.replace(/^.*CMD /, '')) as string[];
-      const probe = spawnSync(process.execPath, check.slice(1), { env, timeout: 10_000 });
+      const probe = spawnSync(process.execPath, check.slice(1), { cwd: appDir, env, timeout: 10_000 });
       expect(probe.status).toBe(0);
       const ready = await fetch(`${url}/ready`);
       expect(ready.status).toBe(200);
@@ -156,8 +157,88 @@ describe('the container image (Dockerfile), built the way the Dockerfile builds 
     }
     // Once it stopped, the health check fails.
     const check = JSON.parse(runtime.find((i) => i.op === 'HEALTHCHECK')!.args.replace(/^.*CMD /, '')) as string[];
-    expect(spawnSync(process.execPath, check.slice(1), { env, timeout: 10_000 }).status).toBe(1);
+    expect(spawnSync(process.execPath, check.slice(1), { cwd: appDir, env, timeout: 10_000 }).status).toBe(1);
   }, 60_000);
+
+  /** Starts the image's entry in appDir with `config` as GATEWAY_CONFIG (no GATEWAY_PORT), until it listens (plain HTTP: /health at `url` answers 200). */
+  async function startWith(config: string, url: string, tls = false) {
+    const path = join(work, `config-${Date.now()}.yaml`);
+    writeFileSync(path, config);
+    const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...envOf(runtime), GATEWAY_CONFIG: path, GATEWAY_DATA_DIR: dataDir };
+    const [, ...args] = JSON.parse(runtime.find((i) => i.op === 'ENTRYPOINT')!.args) as string[];
+    const child = spawn(process.execPath, args, { cwd: appDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d));
+    child.stderr.on('data', (d: Buffer) => (output += d));
+    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+    const until = Date.now() + 30_000;
+    while (Date.now() < until && child.exitCode === null && !/gateway listening/.test(output)) await new Promise((r) => setTimeout(r, 100));
+    expect(output, output).toContain('gateway listening');
+    if (!tls) expect((await fetch(`${url}/health`)).status).toBe(200);
+    const healthcheck = () => {
+      const check = JSON.parse(runtime.find((i) => i.op === 'HEALTHCHECK')!.args.replace(/^.*CMD /, '')) as string[];
+      return spawnSync(process.execPath, check.slice(1), { cwd: appDir, env, timeout: 10_000, encoding: 'utf8' });
+    };
+    return { child, exited, healthcheck, output: () => output };
+  }
+
+  it("the health check follows the config's port and TLS (a port set only in the YAML, an HTTPS listener)", async () => {
+    const certs = makeTestCerts();
+    try {
+      const httpPort = await freePort();
+      const plain = await startWith(`server: { host: 127.0.0.1, port: ${httpPort} }\n`, `http://127.0.0.1:${httpPort}`);
+      try {
+        expect(plain.healthcheck().status, plain.output()).toBe(0);
+      } finally {
+        plain.child.kill('SIGTERM');
+        expect(await plain.exited).toBe(0);
+      }
+      // Stopped: the same probe fails.
+      expect(plain.healthcheck().status).toBe(1);
+
+      const tlsPort = await freePort();
+      const tls = await startWith(
+        `server:\n  host: 127.0.0.1\n  port: ${tlsPort}\n  ssl: { enabled: true, cert: ${certs.serverCert}, key: ${certs.serverKey} }\n`,
+        `https://127.0.0.1:${tlsPort}`,
+        true,
+      );
+      try {
+        // Plain HTTP gets no answer from the TLS port; the probe speaks HTTPS to it.
+        expect(
+          await fetch(`http://127.0.0.1:${tlsPort}/health`).then(
+            (r) => r.status,
+            () => 'refused',
+          ),
+        ).not.toBe(200);
+        const probe = tls.healthcheck();
+        expect(probe.status, `${probe.stderr}\n${tls.output()}`).toBe(0);
+      } finally {
+        tls.child.kill('SIGTERM');
+        expect(await tls.exited).toBe(0);
+      }
+      expect(tls.healthcheck().status).toBe(1);
+    } finally {
+      certs.cleanup();
+    }
+  }, 90_000);
+
+  it('ships examples/, so the example configs and plugins work in the image', () => {
+    expect(existsSync(join(appDir, 'examples', 'plugins', 'header-stamp.mjs'))).toBe(true);
+    const [, ...args] = JSON.parse(runtime.find((i) => i.op === 'ENTRYPOINT')!.args) as string[];
+    const result = spawnSync(process.execPath, [...args, '--check', '--config', 'examples/configs/with-plugin.yaml'], {
+      cwd: appDir,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(`${result.stdout}${result.stderr}`.trim()).toBe('ok');
+  });
+
+  it('runs on the current Node LTS line (24), not the end-of-life 20', () => {
+    const text = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+    expect(/^ARG NODE_VERSION=(\S+)$/m.exec(text)?.[1]).toBe('24');
+    for (const stage of ['build', 'runtime']) expect(text).toContain(`FROM node:\${NODE_VERSION}-bookworm-slim AS ${stage}`);
+  });
 
   it('compose.yaml runs the image with PostgreSQL and Redis, each waited for until healthy', () => {
     const compose = parseYaml(readFileSync(join(ROOT, 'compose.yaml'), 'utf8'));
@@ -167,6 +248,8 @@ describe('the container image (Dockerfile), built the way the Dockerfile builds 
     expect(gateway.depends_on).toEqual({ postgres: { condition: 'service_healthy' }, redis: { condition: 'service_healthy' } });
     expect(gateway.environment.DATABASE_URL).toMatch(/^postgres:\/\/\w+:\w+@postgres:5432\//);
     expect(gateway.environment.REDIS_URL).toBe('redis://redis:6379');
+    // Published on the host's loopback only (a load balancer or reverse proxy on the host fronts it).
+    expect(gateway.ports).toEqual(['127.0.0.1:${GATEWAY_HOST_PORT:-8787}:8787']);
     const [configSource, configTarget] = (gateway.volumes as string[]).find((v) => v.endsWith(':ro'))!.split(':');
     expect(configTarget).toBe(gateway.environment.GATEWAY_CONFIG);
     expect(existsSync(join(ROOT, configSource!))).toBe(true);

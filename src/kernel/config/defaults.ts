@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { GatewayConfig } from '../../generated/gateway.js';
 
 /** Fills in the defaults the rest of the gateway relies on; paths become absolute. */
@@ -7,7 +7,7 @@ export function applyDefaults(config: GatewayConfig, env: NodeJS.ProcessEnv, cwd
   const server = { host: '0.0.0.0', port: 8787, shutdownGracePeriod: '30s', bodyLimit: 10 * 1024 * 1024, ...config.server };
   const storage = { type: 'sqlite' as const, ...config.storage };
   storage.path = env.GATEWAY_DATA_DIR ? resolve(dataDir, 'gateway.db') : resolve(cwd, storage.path ?? './data/gateway.db');
-  storage.filesDir = env.GATEWAY_DATA_DIR ? resolve(dataDir, 'files') : resolve(cwd, storage.filesDir ?? './data/files');
+  storage.filesDir = env.GATEWAY_DATA_DIR ? resolve(dataDir, 'files') : resolve(cwd, storage.filesDir ?? defaultFilesDir(config.storage?.path));
   return {
     ...config,
     server,
@@ -20,6 +20,11 @@ export function applyDefaults(config: GatewayConfig, env: NodeJS.ProcessEnv, cwd
     pipelines: { dir: config.pipelines?.dir ? resolve(cwd, config.pipelines.dir) : undefined },
     plugins: (config.plugins ?? []).map((p) => (p.startsWith('.') || p.startsWith('/') ? resolve(cwd, p) : p)),
   };
+}
+
+/** The files folder when none is set: `files` beside a configured SQLite file, else ./data/files. */
+function defaultFilesDir(path: string | undefined): string {
+  return path && path !== ':memory:' ? join(dirname(path), 'files') : './data/files';
 }
 
 /** "30s" / "500ms" / "5m" / "2h" / "1d" -> milliseconds. */

@@ -1,5 +1,6 @@
-import { accessSync, constants, readFileSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ROOT_DIR } from '../paths.js';
 import { parse as parseYaml, parseDocument } from 'yaml';
 import type { GatewayConfig } from '../../generated/gateway.js';
 import { expandEnv, type ExpandProblem } from './env-expand.js';
@@ -33,7 +34,10 @@ export interface LoadOptions {
 export function configPathFrom(argv: string[], env: NodeJS.ProcessEnv, cwd = process.cwd()): string {
   const i = argv.indexOf('--config');
   const flag = i >= 0 ? argv[i + 1] : argv.find((a) => a.startsWith('--config='))?.slice('--config='.length);
-  return resolve(cwd, flag ?? env.GATEWAY_CONFIG ?? 'gateway.yaml');
+  if (flag ?? env.GATEWAY_CONFIG) return resolve(cwd, (flag ?? env.GATEWAY_CONFIG)!);
+  // No file named: ./gateway.yaml, else the package's shipped one (`npx <package>` in any folder).
+  const local = resolve(cwd, 'gateway.yaml');
+  return existsSync(local) ? local : join(ROOT_DIR, 'gateway.yaml');
 }
 
 export function parseConfigText(text: string, source: string): unknown {

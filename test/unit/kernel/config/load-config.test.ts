@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildConfig, ConfigError, configPathFrom, loadConfigFile } from '../../../../src/kernel/config/load-config.js';
 import { parseDuration } from '../../../../src/kernel/config/defaults.js';
+import { ROOT } from '../../../helpers/built-gateway.js';
 
 /** The problems a config produces (one line each), or [] when it loads. */
 function problemsOf(raw: unknown, env: NodeJS.ProcessEnv = {}): string[] {
@@ -175,7 +176,16 @@ describe('config loading', () => {
       expect(config.storage?.filesDir).toBe('/srv/gw/state/a/files');
       const without = buildConfig({ storage: { path: './elsewhere/db.sqlite' } }, 't', { env: {}, cwd: '/srv/gw' });
       expect(without.storage?.path).toBe('/srv/gw/elsewhere/db.sqlite');
-      expect(without.storage?.filesDir).toBe('/srv/gw/data/files');
+      expect(without.storage?.filesDir).toBe('/srv/gw/elsewhere/files');
+    });
+
+    it('the files folder follows storage.path when only the path is set; an explicit filesDir stays', () => {
+      const at = (storage: Record<string, unknown>) => buildConfig({ storage }, 't', { env: {}, cwd: '/srv/gw' }).storage?.filesDir;
+      expect(at({ path: '/var/lib/gw/state.db' })).toBe('/var/lib/gw/files');
+      expect(at({ path: 'db/gw.db' })).toBe('/srv/gw/db/files');
+      expect(at({ path: '/var/lib/gw/state.db', filesDir: './blobs' })).toBe('/srv/gw/blobs');
+      expect(at({})).toBe('/srv/gw/data/files');
+      expect(at({ path: ':memory:' })).toBe('/srv/gw/data/files');
     });
   });
 
@@ -218,11 +228,19 @@ describe('config loading', () => {
   });
 
   describe('choosing the file', () => {
-    it('--config, then GATEWAY_CONFIG, then ./gateway.yaml', () => {
+    it('--config, then GATEWAY_CONFIG, then ./gateway.yaml, then the shipped gateway.yaml', () => {
       expect(configPathFrom(['--config', 'x.yaml'], { GATEWAY_CONFIG: 'y.yaml' }, '/srv')).toBe('/srv/x.yaml');
       expect(configPathFrom(['--config=/etc/gw.json'], {}, '/srv')).toBe('/etc/gw.json');
       expect(configPathFrom([], { GATEWAY_CONFIG: 'y.yaml' }, '/srv')).toBe('/srv/y.yaml');
-      expect(configPathFrom([], {}, '/srv')).toBe(resolve('/srv', 'gateway.yaml'));
+      expect(configPathFrom(['--config', 'missing.yaml'], {}, '/srv')).toBe('/srv/missing.yaml');
+      const here = mkdtempSync(join(tmpdir(), 'gw-choose-'));
+      try {
+        expect(configPathFrom([], {}, here)).toBe(join(ROOT, 'gateway.yaml'));
+        writeFileSync(join(here, 'gateway.yaml'), 'server: { port: 1 }\n');
+        expect(configPathFrom([], {}, here)).toBe(resolve(here, 'gateway.yaml'));
+      } finally {
+        rmSync(here, { recursive: true, force: true });
+      }
     });
   });
 
