@@ -99,7 +99,7 @@ function suite(name: string, storage: () => Record<string, unknown>, cleanup: ()
       expect(mine.id).toMatch(MINTED);
       expect(theirs.id).toMatch(MINTED);
       expect(mine.id).not.toBe(theirs.id);
-      for (const item of [...mine.output, ...theirs.output]) expect(item.id).not.toContain('7_');
+      for (const item of [...mine.output, ...theirs.output]) expect(item.id).toMatch(/^[a-z]+_[0-9a-f]{48}(_\d+)?$/);
       expect(mine.output_text).toBe('echo: the secret of A');
       expect(theirs.output_text).toBe('echo: the prompt of B');
 

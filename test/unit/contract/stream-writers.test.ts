@@ -164,7 +164,6 @@ describe('ResponsesWriter', () => {
     const ids = [first[0]!.data.response.id, second[0]!.data.response.id];
     for (const id of ids) expect(id).toMatch(/^resp_[0-9a-f]{48}$/);
     expect(ids[0]).not.toBe(ids[1]);
-    expect(ids.join()).not.toContain('abc');
     const forged = events(new ResponsesWriter({ model: 'm' }).write({ ...META, id: 'resp_abc' } as StreamPart));
     expect(forged[0]!.data.response.id).not.toBe('resp_abc');
   });
