@@ -22,7 +22,21 @@ export interface RouteSpec {
 
 /** What the gateway serves itself on a route that is not provider-routed. */
 export type GatewayOperation =
-  'mcp' | 'auth.tokens.create' | 'auth.tokens.list' | 'auth.tokens.revoke' | 'auth.tokens.rotate' | 'oauth.protected_resource' | 'health' | 'ready' | 'metrics' | 'not_found';
+  | 'mcp'
+  | 'auth.tokens.create'
+  | 'auth.tokens.list'
+  | 'auth.tokens.revoke'
+  | 'auth.tokens.rotate'
+  | 'auth.tokens.block'
+  | 'auth.tokens.unblock'
+  | 'admin.credentials.list'
+  | 'admin.credentials.create'
+  | 'admin.credentials.delete'
+  | 'oauth.protected_resource'
+  | 'health'
+  | 'ready'
+  | 'metrics'
+  | 'not_found';
 
 /** A route of the gateway's own (the tool-server endpoint, token operations, ops, unknown routes). */
 export interface GatewayRouteSpec {
@@ -88,6 +102,11 @@ export const GATEWAY_ROUTES: GatewayRouteSpec[] = [
   own('GET', '/v1/auth/tokens', 'auth.tokens.list'),
   own('DELETE', '/v1/auth/tokens/{id}', 'auth.tokens.revoke'),
   own('POST', '/v1/auth/tokens/{id}/rotate', 'auth.tokens.rotate'),
+  own('POST', '/v1/auth/tokens/{id}/block', 'auth.tokens.block'),
+  own('POST', '/v1/auth/tokens/{id}/unblock', 'auth.tokens.unblock'),
+  own('GET', '/v1/admin/credentials', 'admin.credentials.list'),
+  own('POST', '/v1/admin/credentials', 'admin.credentials.create'),
+  own('DELETE', '/v1/admin/credentials/{name}', 'admin.credentials.delete'),
   own('GET', '/.well-known/oauth-protected-resource', 'oauth.protected_resource'),
   own('GET', '/.well-known/oauth-protected-resource/mcp', 'oauth.protected_resource'),
   own('GET', '/.well-known/oauth-protected-resource/mcp/{server}', 'oauth.protected_resource'),
