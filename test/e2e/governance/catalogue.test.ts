@@ -107,7 +107,7 @@ describe('the model catalogue with held credentials', () => {
   });
 
   it('takes the gateway key in api-key and x-gateway-token too', async () => {
-    for (const headers of [{ 'api-key': allKey }, { 'x-gateway-token': allKey }]) {
+    for (const headers of [{ 'api-key': allKey }, { 'x-gateway-token': allKey }] as Record<string, string>[]) {
       const res = await post(gw.url, CHAT, chatBody({ model: 'gpt-fast' }), headers);
       expect(res.status).toBe(200);
     }
