@@ -128,6 +128,20 @@ describe.each([
     throw new Error('three minute boundaries crossed');
   });
 
+  it('refuses requests once the key’s tpm is used up by the answers’ usage', async () => {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const key = await issue({ limits: { tpm: 12 } });
+      const minute = Math.floor(Date.now() / 60_000);
+      // Each answer reports 12 tokens: the first fits, and uses the minute's budget up.
+      const first = await chat(gw.url, key.token);
+      await vi.waitFor(async () => expect((await chat(gw.url, key.token)).status).toBe(429), { timeout: 5000, interval: 50 });
+      if (Math.floor(Date.now() / 60_000) !== minute) continue;
+      expect(first.status).toBe(200);
+      return;
+    }
+    throw new Error('three minute boundaries crossed');
+  });
+
   it('releases maxParallel slots of 100 cancelled streams, of finished streams and of failures', async () => {
     const slots = gw.gateway.services.get(PARALLEL_SLOTS)!;
     const key = await issue({ limits: { maxParallel: 100 } });
