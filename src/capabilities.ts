@@ -7,6 +7,7 @@ import { routingCapability } from './features/models/routing/routing-capability.
 import { filesBatchesCapability } from './features/files-batches/files-batches-capability.js';
 import { responsesCapability } from './features/models/responses/responses-capability.js';
 import { budgetsCapability } from './features/governance/budgets/budgets-capability.js';
+import { governanceCapability } from './features/governance/governance-capability.js';
 
 /** Built-in capabilities, set up in this order. */
 export const CAPABILITIES: Capability[] = [
@@ -15,6 +16,7 @@ export const CAPABILITIES: Capability[] = [
   tenantsCapability,
   mcpCapability,
   routingCapability,
+  governanceCapability,
   filesBatchesCapability,
   responsesCapability,
   budgetsCapability,

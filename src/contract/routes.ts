@@ -29,6 +29,11 @@ export type GatewayOperation =
   | 'auth.tokens.rotate'
   | AdminResourceOperation
   | 'admin.audit.list'
+  | 'auth.tokens.block'
+  | 'auth.tokens.unblock'
+  | 'admin.credentials.list'
+  | 'admin.credentials.create'
+  | 'admin.credentials.delete'
   | 'oauth.protected_resource'
   | 'health'
   | 'ready'
@@ -112,6 +117,11 @@ export const GATEWAY_ROUTES: GatewayRouteSpec[] = [
     own('DELETE', `/v1/admin/${r}/{id}`, 'admin.delete'),
   ]),
   own('GET', '/v1/admin/audit', 'admin.audit.list'),
+  own('POST', '/v1/auth/tokens/{id}/block', 'auth.tokens.block'),
+  own('POST', '/v1/auth/tokens/{id}/unblock', 'auth.tokens.unblock'),
+  own('GET', '/v1/admin/credentials', 'admin.credentials.list'),
+  own('POST', '/v1/admin/credentials', 'admin.credentials.create'),
+  own('DELETE', '/v1/admin/credentials/{name}', 'admin.credentials.delete'),
   own('GET', '/.well-known/oauth-protected-resource', 'oauth.protected_resource'),
   own('GET', '/.well-known/oauth-protected-resource/mcp', 'oauth.protected_resource'),
   own('GET', '/.well-known/oauth-protected-resource/mcp/{server}', 'oauth.protected_resource'),

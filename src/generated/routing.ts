@@ -31,6 +31,18 @@ export interface RoutingTarget {
    */
   api_key?: string;
   /**
+   * The name of a credential the gateway holds (credentials.<name> or /v1/admin/credentials), used instead of api_key: only for requests with a gateway key allowed to use it, never toward an address a caller chose.
+   */
+  credential?: string;
+  /**
+   * The provider's model name for this target (sets override_params.model).
+   */
+  model?: string;
+  /**
+   * The address of this deployment (the operator's, in configs.<name> and models.<name>); in a caller's config it is treated like custom_host.
+   */
+  base_url?: string;
+  /**
    * Load-balancing weight (default 1).
    */
   weight?: number;

@@ -12,8 +12,10 @@ import { PROVIDERS } from '../features/models/providers/provider-registry.js';
 import { providerKeyFrom, rememberRequestCredentials } from '../features/models/routing/provider-credentials.js';
 import { checkAdmin, checkAdminOrKey } from '../features/auth/admin-check.js';
 import { FULL_ADMIN } from '../features/auth/admin-roles.js';
+import { presentedGatewayKey } from '../features/auth/provider-route-auth.js';
 import { ADMIN, ADMIN_ACCESS, ADMIN_IDENTITY, ANONYMOUS, CONFIG_KEYS, GATEWAY_CALLER, PROVIDER_ROUTE_AUTH, TOKEN_SERVICE, USER_ROLES } from '../features/auth/auth-services.js';
 import { AUTH_MODES } from '../features/auth/modes/auth-mode.js';
+import { GATEWAY_KEY } from '../features/governance/governance-slots.js';
 
 /**
  * Provider routes: the provider header first (missing or unknown: 400, unless a routing config
@@ -24,14 +26,21 @@ function providerCredentials(config: AuthenticateStageConfig, services: GatewayS
   const requireKey = config.providerKey ?? true;
   const defaultConfig = services.config.routing?.defaultConfig;
   const demandGatewayCredential = services.config.auth?.providerRoutes === true;
+  const catalogue = Object.keys(services.config.models ?? {}).length > 0;
   const providers = services.require(PROVIDERS);
   const gatewayAuth = services.get(PROVIDER_ROUTE_AUTH);
   return (ctx, next) => {
     const provider = headerValue(ctx.headers, 'x-gateway-provider')?.trim().toLowerCase();
+    const configHeader = Boolean(headerValue(ctx.headers, 'x-gateway-config'));
+    const presented = gatewayAuth ? presentedGatewayKey(ctx, demandGatewayCredential) : undefined;
+    // With a gateway key and no provider or config named, the request is routed by its model (the catalogue), and GET /v1/models lists it.
+    const byCatalogue =
+      Boolean(presented) && !provider && !configHeader && ((ctx.endpoint as { operation?: string }).operation === 'models.list' || (catalogue && ctx.endpoint.body === 'json'));
     // x-gateway-provider wins over routing.defaultConfig (an explicit x-gateway-config still routes).
-    const routed = Boolean(headerValue(ctx.headers, 'x-gateway-config')) || (Boolean(defaultConfig) && !provider);
+    const routed = configHeader || byCatalogue || (Boolean(defaultConfig) && !provider);
     if (provider) ctx.set(PROVIDER, provider);
-    const key = providerKeyFrom(ctx);
+    // The header that carries the gateway key carries no provider key.
+    const key = providerKeyFrom(ctx, presented?.header);
     if (key) {
       ctx.set(PROVIDER_KEY, key);
       ctx.secrets.push(key);
@@ -49,13 +58,13 @@ function providerCredentials(config: AuthenticateStageConfig, services: GatewayS
     } else if (provider && !providers.has(provider)) {
       throw badRequest(`Unknown provider "${provider}". Known providers: ${providers.ids().join(', ')}.`, 'x-gateway-provider');
     }
-    if (gatewayAuth && (demandGatewayCredential || headerValue(ctx.headers, 'x-gateway-token'))) {
-      return gatewayAuth.authenticate(ctx, demandGatewayCredential).then(() => {
+    if (gatewayAuth && (demandGatewayCredential || presented)) {
+      return gatewayAuth.authenticate(ctx, demandGatewayCredential, presented).then(() => {
         ctx.set(CALLER, true);
         return next();
       });
     } else if (demandGatewayCredential) {
-      throw new GatewayError('invalid_api_key', 'A gateway credential (x-gateway-token) is required on this route.');
+      throw new GatewayError('invalid_api_key', 'A gateway key is required on this route: send it in Authorization: Bearer, x-api-key, api-key or x-gateway-token.');
     }
     ctx.set(CALLER, true);
     // No promise of its own: a refusal above is thrown, which the pipeline answers like a rejection.
@@ -158,7 +167,7 @@ export default defineStage<AuthenticateStageConfig>({
   schema: schemaDocument('stages/authenticate.schema.json'),
   once: true,
   provides: (config) =>
-    config.credential === 'gateway' ? [CALLER, GATEWAY_CALLER] : config.credential === 'admin' ? [CALLER, ADMIN, ADMIN_ACCESS] : [CALLER, PROVIDER, PROVIDER_KEY],
+    config.credential === 'gateway' ? [CALLER, GATEWAY_CALLER] : config.credential === 'admin' ? [CALLER, ADMIN, ADMIN_ACCESS] : [CALLER, PROVIDER, PROVIDER_KEY, GATEWAY_KEY],
   create(config, services) {
     switch (config.credential ?? 'provider') {
       case 'gateway':

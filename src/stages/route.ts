@@ -6,7 +6,11 @@ import type { GatewayServices } from '../kernel/engine/services.js';
 import { defineStage } from '../kernel/engine/stage.js';
 import { ExtensionConfigError } from '../kernel/engine/extension.js';
 import { PipelineError } from '../kernel/engine/pipeline-compiler.js';
-import { badRequest } from '../contract/errors/gateway-error.js';
+import { badRequest, GatewayError } from '../contract/errors/gateway-error.js';
+import { CATALOGUE_MODEL, GATEWAY_KEY } from '../features/governance/governance-slots.js';
+import { CATALOGUE } from '../features/governance/governance-services.js';
+import type { Catalogue } from '../features/governance/catalogue/catalogue.js';
+import { teamModels } from '../features/governance/catalogue/model-listing.js';
 import { PROVIDER, PROVIDER_KEY, ROUTING, type ModelContext } from '../features/models/model-request.js';
 import type { ResolvedTarget } from '../features/models/providers/provider.js';
 import { PlanError } from '../features/models/routing/compile-plan.js';
@@ -26,6 +30,32 @@ export function targetFromHeaders(ctx: ModelContext, services: GatewayServices):
     target.callerHost = true;
   }
   return target;
+}
+
+/** The same answer for a model the catalogue lacks and one the key may not use (contract section 8). */
+function modelNotFound(name: string): GatewayError {
+  return new GatewayError('model_not_found', `The model ${JSON.stringify(name.slice(0, 256))} does not exist or this key may not use it.`, { param: 'model' });
+}
+
+/**
+ * Routing by the body's model (a gateway key, no x-gateway-provider, no x-gateway-config): the
+ * catalogue's plan for that name, when the key (and its team) may use it; else a 404
+ * model_not_found. The catalogue model is kept in the CATALOGUE_MODEL slot.
+ */
+function catalogueRouter(catalogue: Catalogue, services: GatewayServices, bodyLimit: number) {
+  return async (ctx: ModelContext, next: () => Promise<void>): Promise<void> => {
+    await ensureJsonBody(ctx, bodyLimit);
+    const body = ctx.get(BODY);
+    const params = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+    const name = params.model;
+    if (typeof name !== 'string' || !name) throw badRequest('model is required: the name of a catalogue model (GET /v1/models lists them).', 'model');
+    const key = ctx.get(GATEWAY_KEY);
+    const route = catalogue.route(name, key, teamModels(services.config, key));
+    if (!route) throw modelNotFound(name);
+    ctx.set(CATALOGUE_MODEL, { name, entry: route.entry.name, credentials: route.entry.credentials });
+    ctx.set(ROUTING, route.plan.conditional ? { plan: route.plan, conditionInput: { metadata: requestMetadata(ctx), params } } : { plan: route.plan });
+    return next();
+  };
 }
 
 /** A caller's custom host is honoured only where routing.allowCustomHost is true. */
@@ -50,7 +80,7 @@ export default defineStage<RouteStageConfig, ModelContext>({
   description: 'Decides where the request goes: the routing config (x-gateway-config or a default) or the provider the headers name.',
   schema: schemaDocument('stages/route.schema.json'),
   requires: [PROVIDER],
-  provides: [ROUTING],
+  provides: [ROUTING, CATALOGUE_MODEL],
   once: true,
   create(config, services) {
     let configs: RoutingConfigs;
@@ -74,7 +104,10 @@ export default defineStage<RouteStageConfig, ModelContext>({
       ctx.set(ROUTING, { plan, conditionInput: { metadata, params } });
       return next();
     };
+    const catalogue = services.get(CATALOGUE);
+    const byModel = catalogue && catalogue.size > 0 ? catalogueRouter(catalogue, services, bodyLimit) : undefined;
     return (ctx, next) => {
+      if (byModel && ctx.has(GATEWAY_KEY) && !headerValue(ctx.headers, 'x-gateway-config') && !ctx.has(PROVIDER) && ctx.endpoint.body === 'json') return byModel(ctx, next);
       const plan = configs.planFor(ctx, defaultName);
       if (!plan) ctx.set(ROUTING, { single: targetFromHeaders(ctx, services) });
       else if (plan.conditional) return conditional(ctx, next, plan);

@@ -23,6 +23,8 @@ function envFor(name: string): Record<string, string> {
     case 'compose.yaml':
       schemas.push(schema);
       return { ...shared, GATEWAY_DB_SCHEMA: schema, TEAM_A_KEY: secret(), TEAM_B_KEY: secret() };
+    case 'catalogue.yaml':
+      return { ...shared, GATEWAY_SECRET_KEY: randomBytes(32).toString('hex'), OPENAI_API_KEY: `sk-${secret()}`, ANTHROPIC_API_KEY: `sk-ant-${secret()}` };
     case 'mcp-gateway.yaml':
       return { ...shared, IDENTITY_SIGNING_SECRET: secret() };
     default:
@@ -42,7 +44,8 @@ describe('every config in examples/configs starts and gets ready', () => {
   });
 
   it('has the common setups', () => {
-    for (const name of ['minimal.yaml', 'local-models.yaml', 'production.yaml', 'compose.yaml', 'mcp-gateway.yaml', 'with-plugin.yaml']) expect(EXAMPLES).toContain(name);
+    for (const name of ['minimal.yaml', 'local-models.yaml', 'production.yaml', 'compose.yaml', 'mcp-gateway.yaml', 'with-plugin.yaml', 'catalogue.yaml'])
+      expect(EXAMPLES).toContain(name);
   });
 
   for (const name of EXAMPLES) {

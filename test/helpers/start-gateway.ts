@@ -32,13 +32,18 @@ export interface TestGateway {
  * Starts the gateway on a free loopback port with `config` (a raw config tree: env expansion,
  * overrides and validation apply as at start-up) and its own data folder.
  */
-export async function startGateway(config: Record<string, unknown> = {}, options: GatewayOptions & { env?: NodeJS.ProcessEnv } = {}): Promise<TestGateway> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'gw-test-'));
+export async function startGateway(
+  config: Record<string, unknown> = {},
+  options: GatewayOptions & { env?: NodeJS.ProcessEnv; /** A data folder to use (and keep): a restart on the same store. */ dataDir?: string } = {},
+): Promise<TestGateway> {
+  const ownDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'gw-test-'));
   const logs = new LogCollector();
   const raw = { logging: { level: 'info' }, ...config };
   const env = { ...process.env, ...options.env, GATEWAY_DATA_DIR: dataDir };
   const built = buildConfig(raw, 'test', { env });
-  const gateway = await createGateway(built, { logDestination: logs, ...options });
+  const { dataDir: _kept, ...gatewayOptions } = options;
+  const gateway = await createGateway(built, { logDestination: logs, ...gatewayOptions });
   const url = await gateway.listen(0, '127.0.0.1');
   return {
     gateway,
@@ -47,7 +52,7 @@ export async function startGateway(config: Record<string, unknown> = {}, options
     dataDir,
     async close() {
       await gateway.close(2000);
-      rmSync(dataDir, { recursive: true, force: true });
+      if (ownDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

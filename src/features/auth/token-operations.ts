@@ -7,6 +7,7 @@ import { defineStage } from '../../kernel/engine/stage.js';
 import { badRequest, notFound, semanticError } from '../../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../../contract/routes.js';
 import { ADMIN, TOKEN_SERVICE } from './auth-services.js';
+import { MAX_GRACE_PERIOD_S, tokenLifetime } from './token-service.js';
 
 type AdminContext = GatewayContext<GatewayRouteSpec>;
 
@@ -26,7 +27,8 @@ async function jsonBody(ctx: AdminContext, limit: number): Promise<unknown> {
  * The token operations (contract section 6): POST /v1/auth/tokens issues a token (201, the value
  * shown only here and on rotate), GET lists every token without values, DELETE
  * /v1/auth/tokens/{id} revokes, POST /v1/auth/tokens/{id}/rotate issues a new value and ends the
- * old one. Needs the admin credential from the authenticate stage before it; each operation is
+ * old one (at once, or after the body's `gracePeriod`), POST .../block and .../unblock stop and
+ * restart a key without revoking it. Needs the admin credential from the authenticate stage before it; each operation is
  * audited in the log.
  */
 export default defineStage<TokenOperationsStageConfig, AdminContext>({
@@ -39,6 +41,7 @@ export default defineStage<TokenOperationsStageConfig, AdminContext>({
     const tokens = services.require(TOKEN_SERVICE);
     const logger = services.logger;
     const validate = validatorFor('requests/auth-tokens-create.schema.json');
+    const validateRotate = validatorFor('requests/auth-tokens-rotate.schema.json');
     const limit = config.bodyLimit ?? 65_536;
     const json = (ctx: AdminContext, status: number, body: unknown) => {
       ctx.response = { kind: 'json', status, body };
@@ -68,11 +71,29 @@ export default defineStage<TokenOperationsStageConfig, AdminContext>({
         }
         case 'auth.tokens.rotate': {
           const id = ctx.params.id!;
-          const { resource, problem } = await tokens.rotate(id);
+          const body = await jsonBody(ctx, limit);
+          if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('The request body must be a JSON object.', 'body');
+          if (!validateRotate(body)) {
+            const problem = firstProblem(validateRotate.errors);
+            throw badRequest(`${problem?.key || 'body'}: ${problem?.message ?? 'is invalid'}`, problem?.key || 'body');
+          }
+          const grace = (body as { gracePeriod?: string }).gracePeriod;
+          const graceSeconds = grace === undefined ? 0 : tokenLifetime(grace, 'gracePeriod');
+          if (graceSeconds > MAX_GRACE_PERIOD_S) throw badRequest('gracePeriod must be at most 30 days (30d).', 'gracePeriod');
+          const { resource, problem } = await tokens.rotate(id, graceSeconds);
           if (problem === 'unknown') throw notFound(`No token with id ${id}.`, 'id');
           if (problem) throw semanticError(`Token ${id} is ${problem} and cannot be rotated; issue a new one.`, 'id');
-          logger.info({ audit: 'token.rotate', requestId: ctx.id, tokenId: id }, 'token rotated');
+          logger.info({ audit: 'token.rotate', requestId: ctx.id, tokenId: id, graceSeconds }, 'token rotated');
           return json(ctx, 200, resource);
+        }
+        case 'auth.tokens.block':
+        case 'auth.tokens.unblock': {
+          const id = ctx.params.id!;
+          const block = ctx.endpoint.operation === 'auth.tokens.block';
+          const changed = await tokens.setBlocked(id, block);
+          if (!changed) throw notFound(`No token with id ${id}.`, 'id');
+          logger.info({ audit: block ? 'token.block' : 'token.unblock', requestId: ctx.id, tokenId: id }, block ? 'token blocked' : 'token unblocked');
+          return json(ctx, 200, changed);
         }
         default:
           throw notFound(`The token operations do not serve ${ctx.method} ${ctx.path}.`);

@@ -1,5 +1,7 @@
 import type { Identity } from '../../kernel/engine/context.js';
-import type { AuthTokenCreateRequest } from '../../generated/requests/auth-tokens-create.js';
+import type { AuthTokenCreateRequest, GatewayKeyLimits } from '../../generated/requests/auth-tokens-create.js';
+import type { Budget } from '../../generated/governance/budget.js';
+import type { GatewayKey } from '../governance/governance-types.js';
 import { hashSecret, newTokenId, newTokenValue, parseLifetime, TOKEN_PREFIX } from './secrets.js';
 import { badRequest } from '../../contract/errors/gateway-error.js';
 import type { TokenRecord, TokenStore } from './token-store.js';
@@ -22,9 +24,23 @@ export interface TokenResource {
   expires_at: number | null;
   revoked_at: number | null;
   rotated_at?: number;
+  /** Catalogue models the key may use (names or globs); absent: every model. */
+  models?: string[];
+  /** The tool-server permissions (the same as `permissions`). */
+  mcp: { servers?: string[]; tools?: string[] } | null;
+  limits?: GatewayKeyLimits;
+  budgets?: Budget[];
+  metadata?: Record<string, unknown>;
+  blocked: boolean;
+  blocked_at?: number;
+  /** Until when the value before the last rotation keeps working. */
+  previous_valid_until?: number;
 }
 
-export type TokenCheck = { ok: true; identity: Identity } | { ok: false; reason: 'unknown' | 'expired' | 'revoked' };
+export type TokenCheck = { ok: true; identity: Identity; key: GatewayKey } | { ok: false; reason: 'unknown' | 'expired' | 'revoked' | 'blocked' };
+
+/** The longest grace period of a rotation: 30 days. */
+export const MAX_GRACE_PERIOD_S = 30 * 86_400;
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
@@ -66,7 +82,28 @@ export function toResource(record: TokenRecord, token?: string): TokenResource {
   out.expires_at = record.expiresAt;
   out.revoked_at = record.revokedAt;
   if (record.rotatedAt !== null) out.rotated_at = record.rotatedAt;
+  if (record.models !== null) out.models = record.models;
+  out.mcp = record.permissions;
+  if (record.limits !== null) out.limits = record.limits;
+  if (record.budgets !== null) out.budgets = record.budgets;
+  if (record.metadata !== null) out.metadata = record.metadata;
+  out.blocked = record.blockedAt !== null;
+  if (record.blockedAt !== null) out.blocked_at = record.blockedAt;
+  if (record.previousUntil !== null && record.previousUntil > nowSeconds()) out.previous_valid_until = record.previousUntil;
   return out;
+}
+
+/** The gateway key (contract section 8) a token record stands for. */
+export function gatewayKeyOfToken(record: TokenRecord): GatewayKey {
+  const key: GatewayKey = { id: record.id, user: record.user };
+  if (record.team !== null) key.team = record.team;
+  if (record.organization !== null) key.organization = record.organization;
+  if (record.roles !== null) key.roles = record.roles;
+  if (record.models !== null) key.models = record.models;
+  if (record.limits !== null) key.limits = record.limits;
+  if (record.budgets !== null) key.budgets = record.budgets;
+  if (record.metadata !== null) key.metadata = record.metadata;
+  return key;
 }
 
 export function identityOfToken(record: TokenRecord): Identity {
@@ -96,6 +133,9 @@ export class TokenService {
   ) {}
 
   async create(request: AuthTokenCreateRequest): Promise<TokenResource> {
+    if (request.mcp !== undefined && request.permissions !== undefined) {
+      throw badRequest('Give the tool-server permissions once: mcp or permissions, not both.', 'mcp');
+    }
     const now = nowSeconds();
     const lifetime = request.expiresIn === undefined ? tokenLifetime(this.defaultLifetime, 'auth.tokenExpiration') : tokenLifetime(request.expiresIn);
     const record: TokenRecord = {
@@ -107,11 +147,17 @@ export class TokenService {
       roles: request.roles ?? null,
       organization: request.organization ?? null,
       scopes: request.scopes ?? [...ALL_SCOPES],
-      permissions: request.permissions ?? null,
+      permissions: request.mcp ?? request.permissions ?? null,
       createdAt: now,
       expiresAt: now + lifetime,
       revokedAt: null,
       rotatedAt: null,
+      models: request.models ?? null,
+      limits: request.limits ?? null,
+      budgets: request.budgets ?? null,
+      metadata: request.metadata ?? null,
+      blockedAt: request.blocked ? now : null,
+      previousUntil: null,
     };
     const token = newTokenValue();
     await this.store.insert(record, hashSecret(token));
@@ -129,11 +175,22 @@ export class TokenService {
     return record ? toResource(record) : undefined;
   }
 
+  /** Blocks (true) or unblocks (false) a key; undefined for an unknown id. Blocking twice keeps the first time. */
+  async setBlocked(id: string, blocked: boolean): Promise<TokenResource | undefined> {
+    if (!isTokenId(id)) return undefined;
+    const record = await this.store.get(id);
+    if (!record) return undefined;
+    if ((record.blockedAt !== null) === blocked) return toResource(record);
+    const updated = await this.store.setBlocked(id, blocked ? nowSeconds() : null);
+    return updated ? toResource(updated) : undefined;
+  }
+
   /**
-   * A new value for the same token (same id, user, scopes); the old value stops working at once.
-   * The lifetime starts again: expires_at moves to now + the token's original lifetime.
+   * A new value for the same token (same id, user, scopes). The old value stops working at once,
+   * or after `graceSeconds`. The lifetime starts again: expires_at moves to now + the token's
+   * original lifetime.
    */
-  async rotate(id: string): Promise<{ resource?: TokenResource; problem?: 'unknown' | 'revoked' | 'expired' }> {
+  async rotate(id: string, graceSeconds = 0): Promise<{ resource?: TokenResource; problem?: 'unknown' | 'revoked' | 'expired' }> {
     if (!isTokenId(id)) return { problem: 'unknown' };
     const record = await this.store.get(id);
     if (!record) return { problem: 'unknown' };
@@ -142,17 +199,20 @@ export class TokenService {
     if (record.expiresAt !== null && record.expiresAt <= now) return { problem: 'expired' };
     const expiresAt = record.expiresAt === null ? null : now + (record.expiresAt - record.createdAt);
     const token = newTokenValue();
-    if (!(await this.store.rotate(id, hashSecret(token), now, expiresAt))) return { problem: 'revoked' };
-    return { resource: toResource({ ...record, expiresAt, rotatedAt: now }, token) };
+    const previousUntil = graceSeconds > 0 ? now + graceSeconds : null;
+    if (!(await this.store.rotate(id, hashSecret(token), now, expiresAt, previousUntil))) return { problem: 'revoked' };
+    return { resource: toResource({ ...record, expiresAt, rotatedAt: now, previousUntil }, token) };
   }
 
   /** Checks a presented value against the store (expiry and revocation included). */
   async check(value: string): Promise<TokenCheck> {
     if (!value.startsWith(TOKEN_PREFIX)) return { ok: false, reason: 'unknown' };
-    const record = await this.store.findByHash(hashSecret(value));
+    const now = nowSeconds();
+    const record = await this.store.findByHash(hashSecret(value), now);
     if (!record) return { ok: false, reason: 'unknown' };
     if (record.revokedAt !== null) return { ok: false, reason: 'revoked' };
-    if (record.expiresAt !== null && record.expiresAt <= nowSeconds()) return { ok: false, reason: 'expired' };
-    return { ok: true, identity: identityOfToken(record) };
+    if (record.expiresAt !== null && record.expiresAt <= now) return { ok: false, reason: 'expired' };
+    if (record.blockedAt !== null) return { ok: false, reason: 'blocked' };
+    return { ok: true, identity: identityOfToken(record), key: gatewayKeyOfToken(record) };
   }
 }

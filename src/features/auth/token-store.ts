@@ -1,4 +1,6 @@
 import type { Migration, SqlStore } from '../../kernel/store/sql-store.js';
+import type { Budget } from '../../generated/governance/budget.js';
+import type { GatewayKeyLimits } from '../../generated/requests/auth-tokens-create.js';
 
 /** A gateway-issued token as stored: never its value, only the SHA-256 of it. */
 export interface TokenRecord {
@@ -16,6 +18,15 @@ export interface TokenRecord {
   expiresAt: number | null;
   revokedAt: number | null;
   rotatedAt: number | null;
+  /** Catalogue models (names or globs) the key may use; null: every model. */
+  models: string[] | null;
+  limits: GatewayKeyLimits | null;
+  budgets: Budget[] | null;
+  metadata: Record<string, unknown> | null;
+  /** Unix seconds when the key was blocked; null: not blocked. */
+  blockedAt: number | null;
+  /** Until when (Unix seconds) the value before the last rotation keeps working; null: it stopped at once. */
+  previousUntil: number | null;
 }
 
 export const TOKEN_MIGRATIONS: Migration[] = [
@@ -41,6 +52,20 @@ export const TOKEN_MIGRATIONS: Migration[] = [
       'CREATE UNIQUE INDEX gateway_auth_tokens_hash ON gateway_auth_tokens (token_hash)',
     ],
   },
+  {
+    // Gateway keys (contract section 8): models, limits, budgets, metadata, block, and the old value kept through a rotation's grace period.
+    id: 'auth-tokens-002-gateway-keys',
+    statements: [
+      'ALTER TABLE gateway_auth_tokens ADD COLUMN models TEXT',
+      'ALTER TABLE gateway_auth_tokens ADD COLUMN limits TEXT',
+      'ALTER TABLE gateway_auth_tokens ADD COLUMN budgets TEXT',
+      'ALTER TABLE gateway_auth_tokens ADD COLUMN metadata TEXT',
+      'ALTER TABLE gateway_auth_tokens ADD COLUMN blocked_at BIGINT',
+      'ALTER TABLE gateway_auth_tokens ADD COLUMN previous_hash TEXT',
+      'ALTER TABLE gateway_auth_tokens ADD COLUMN previous_until BIGINT',
+      'CREATE INDEX gateway_auth_tokens_previous ON gateway_auth_tokens (previous_hash)',
+    ],
+  },
 ];
 
 interface Row {
@@ -58,9 +83,19 @@ interface Row {
   expires_at: number | string | null;
   revoked_at: number | string | null;
   rotated_at: number | string | null;
+  models: string | null;
+  limits: string | null;
+  budgets: string | null;
+  metadata: string | null;
+  blocked_at: number | string | null;
+  previous_until: number | string | null;
 }
 
-const COLUMNS = 'id, token_hash, user_id, team, email, name, roles, organization, scopes, permissions, created_at, expires_at, revoked_at, rotated_at';
+const COLUMNS =
+  'id, token_hash, user_id, team, email, name, roles, organization, scopes, permissions, created_at, expires_at, revoked_at, rotated_at, models, limits, budgets, metadata, blocked_at, previous_until';
+
+const json = (v: unknown): string | null => (v === null || v === undefined ? null : JSON.stringify(v));
+const parsed = <T>(v: string | null): T | null => (v ? (JSON.parse(v) as T) : null);
 
 const num = (v: number | string | null): number | null => (v === null || v === undefined ? null : Number(v));
 
@@ -79,6 +114,12 @@ function fromRow(row: Row): TokenRecord {
     expiresAt: num(row.expires_at),
     revokedAt: num(row.revoked_at),
     rotatedAt: num(row.rotated_at),
+    models: parsed<string[]>(row.models),
+    limits: parsed<GatewayKeyLimits>(row.limits),
+    budgets: parsed<Budget[]>(row.budgets),
+    metadata: parsed<Record<string, unknown>>(row.metadata),
+    blockedAt: num(row.blocked_at),
+    previousUntil: num(row.previous_until),
   };
 }
 
@@ -87,7 +128,7 @@ export class TokenStore {
   constructor(private readonly store: SqlStore) {}
 
   async insert(record: TokenRecord, tokenHash: string): Promise<void> {
-    await this.store.execute(`INSERT INTO gateway_auth_tokens (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+    await this.store.execute(`INSERT INTO gateway_auth_tokens (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
       record.id,
       tokenHash,
       record.user,
@@ -102,13 +143,32 @@ export class TokenStore {
       record.expiresAt,
       record.revokedAt,
       record.rotatedAt,
+      json(record.models),
+      json(record.limits),
+      json(record.budgets),
+      json(record.metadata),
+      record.blockedAt,
+      record.previousUntil,
     ]);
   }
 
-  /** The token whose value hashes to `tokenHash` (revoked and expired ones included). */
-  async findByHash(tokenHash: string): Promise<TokenRecord | undefined> {
-    const rows = await this.store.query<Row>(`SELECT ${COLUMNS} FROM gateway_auth_tokens WHERE token_hash = ?`, [tokenHash]);
+  /**
+   * The token whose value hashes to `tokenHash` (revoked and expired ones included), or whose
+   * value before its last rotation does while that rotation's grace period runs (`now`).
+   */
+  async findByHash(tokenHash: string, now: number): Promise<TokenRecord | undefined> {
+    const rows = await this.store.query<Row>(`SELECT ${COLUMNS} FROM gateway_auth_tokens WHERE token_hash = ? OR (previous_hash = ? AND previous_until > ?)`, [
+      tokenHash,
+      tokenHash,
+      now,
+    ]);
     return rows[0] ? fromRow(rows[0]) : undefined;
+  }
+
+  /** Sets or clears blocked_at; resolves with the record as it now is. */
+  async setBlocked(id: string, blockedAt: number | null): Promise<TokenRecord | undefined> {
+    await this.store.execute('UPDATE gateway_auth_tokens SET blocked_at = ? WHERE id = ?', [blockedAt, id]);
+    return this.get(id);
   }
 
   async get(id: string): Promise<TokenRecord | undefined> {
@@ -127,11 +187,17 @@ export class TokenStore {
     return this.get(id);
   }
 
-  /** Replaces the stored hash (the old value stops working at once); false when the token cannot be rotated. */
-  async rotate(id: string, newHash: string, now: number, expiresAt: number | null): Promise<boolean> {
+  /**
+   * Replaces the stored hash; the old value keeps working until `previousUntil` (null: it stops
+   * at once). False when the token cannot be rotated.
+   */
+  async rotate(id: string, newHash: string, now: number, expiresAt: number | null, previousUntil: number | null): Promise<boolean> {
+    // previous_hash takes the hash being replaced (the right side reads the row before the update).
+    const previous = previousUntil === null ? 'previous_hash = NULL, previous_until = NULL' : 'previous_hash = token_hash, previous_until = ?';
     const changed = await this.store.execute(
-      'UPDATE gateway_auth_tokens SET token_hash = ?, rotated_at = ?, expires_at = ? WHERE id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)',
-      [newHash, now, expiresAt, id, now],
+      `UPDATE gateway_auth_tokens SET ${previous}, token_hash = ?, rotated_at = ?, expires_at = ?
+       WHERE id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)`,
+      [...(previousUntil === null ? [] : [previousUntil]), newHash, now, expiresAt, id, now],
     );
     return changed === 1;
   }

@@ -22,5 +22,6 @@ export function applyEnvOverrides(config: Tree, env: NodeJS.ProcessEnv): Tree {
   if (env.GATEWAY_AUTH_ENABLED) section(config, 'auth').enabled = parseBoolean(env.GATEWAY_AUTH_ENABLED);
   if (env.GATEWAY_ADMIN_TOKEN) section(config, 'auth').adminToken = env.GATEWAY_ADMIN_TOKEN;
   if (env.GATEWAY_PORT) section(config, 'server').port = parseInteger(env.GATEWAY_PORT);
+  if (env.GATEWAY_SECRET_KEY) section(config, 'secrets').key = env.GATEWAY_SECRET_KEY;
   return config;
 }

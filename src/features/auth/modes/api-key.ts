@@ -1,3 +1,4 @@
+import { forbidden } from '../../../contract/errors/gateway-error.js';
 import type { ApiKeyAuthModeConfig } from '../../../generated/auth-modes/api-key.js';
 import { schemaDocument } from '../../../kernel/config/schema-validator.js';
 import { headerValue } from '../../../kernel/engine/context.js';
@@ -23,7 +24,7 @@ export default defineAuthMode<ApiKeyAuthModeConfig>({
         const insecure = insecureTransportError(ctx.req, config);
         if (insecure) throw insecure;
         const result = await checkGatewayCredential(key, tokens, keys);
-        if (!result.ok) throw unauthenticated(result.message, publicBaseUrl(ctx.req, config));
+        if (!result.ok) throw result.blocked ? forbidden(result.message) : unauthenticated(result.message, publicBaseUrl(ctx.req, config));
         return result.identity;
       },
     };

@@ -1,3 +1,4 @@
+import { forbidden } from '../../../contract/errors/gateway-error.js';
 import type { BearerAuthModeConfig } from '../../../generated/auth-modes/bearer.js';
 import { schemaDocument } from '../../../kernel/config/schema-validator.js';
 import { unauthenticated } from '../challenge.js';
@@ -22,7 +23,7 @@ export default defineAuthMode<BearerAuthModeConfig>({
         const insecure = insecureTransportError(ctx.req, config);
         if (insecure) throw insecure;
         const result = await checkGatewayCredential(token, tokens, undefined);
-        if (!result.ok) throw unauthenticated(result.message, base);
+        if (!result.ok) throw result.blocked ? forbidden(result.message) : unauthenticated(result.message, base);
         return result.identity;
       },
     };

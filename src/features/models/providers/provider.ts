@@ -31,6 +31,8 @@ export interface ResolvedTarget {
   cache?: CacheConfig;
   /** Index path of this target in the routing config ("0", "1.2"); undefined without a config. */
   index?: string;
+  /** The held credential whose key and settings the target uses (credential: <name>), for budgets and the ledger. */
+  credential?: string;
 }
 
 /** What a provider adapter gets to build one upstream call. */
@@ -115,6 +117,8 @@ export interface ProviderInstance {
   settings: ProviderSettings;
   /** false for providers that run without a key (ollama, vllm). */
   requiresKey: boolean;
+  /** The provider-specific target fields it reads (azure_*, aws_*, vertex_*): what a held credential may carry beside api_key. */
+  settingFields?: readonly string[];
   operations: Partial<Record<Operation, OperationAdapter>>;
   /** The provider's error module: an upstream error answer -> a gateway error. */
   mapError(status: number, body: Buffer, headers: IncomingHttpHeaders): GatewayError;

@@ -17,6 +17,8 @@ export interface PlanEnvironment {
   hasGuardrail(id: string): boolean;
   /** Header names (lower case) the operator sets in providers.<id>.headers: never forwarded. */
   operatorHeaders?: ReadonlySet<string>;
+  /** The provider of a held credential (credentials.<name>, /v1/admin/credentials); undefined: no such credential. */
+  credentialProvider?(name: string): string | undefined;
 }
 
 /** Who wrote a config: the caller (x-gateway-config JSON) or the operator (configs.<name> in the gateway config). */
@@ -38,10 +40,13 @@ function checkSettings(node: RoutingTarget, path: string, env: PlanEnvironment, 
   if (node.provider !== undefined && !env.hasProvider(node.provider)) {
     problems.push(`${join(path, 'provider')}: unknown provider "${node.provider}" (known: ${env.providerIds().join(', ')})`);
   }
-  if (node.custom_host !== undefined) {
-    if (origin === 'caller' && !env.allowCustomHost) problems.push(`${join(path, 'custom_host')}: is not allowed: this gateway does not set routing.allowCustomHost`);
-    else if (!/^https?:\/\/[^\s/]+/i.test(node.custom_host)) problems.push(`${join(path, 'custom_host')}: must be an http(s) URL`);
+  for (const field of ['custom_host', 'base_url'] as const) {
+    const host = node[field];
+    if (host === undefined) continue;
+    if (origin === 'caller' && !env.allowCustomHost) problems.push(`${join(path, field)}: is not allowed: this gateway does not set routing.allowCustomHost`);
+    else if (!/^https?:\/\/[^\s/]+/i.test(host)) problems.push(`${join(path, field)}: must be an http(s) URL`);
   }
+  if (node.credential !== undefined && node.api_key !== undefined) problems.push(`${join(path, 'credential')}: give api_key or credential, not both`);
   const fields = node as Record<string, unknown>;
   for (const field of Object.keys(CALLER_VALUE_RULES)) {
     const problem = callerValueProblem(field, fields[field]);
@@ -62,6 +67,27 @@ function checkSettings(node: RoutingTarget, path: string, env: PlanEnvironment, 
   }
 }
 
+/**
+ * A target that uses a held credential: the credential exists, its provider is the target's (a
+ * target without a provider takes the credential's), and in a caller's config no address the
+ * caller chose (custom_host, base_url) is set where it applies.
+ */
+function checkCredential(node: RoutingTarget, settings: TargetSettings, path: string, env: PlanEnvironment, origin: PlanOrigin, problems: string[]): void {
+  const name = settings.credential!;
+  const provider = env.credentialProvider?.(name);
+  if (provider === undefined) {
+    if (node.credential !== undefined) problems.push(`${join(path, 'credential')}: names no credential the gateway holds ("${name}")`);
+    return;
+  }
+  if (settings.provider === undefined) settings.provider = provider;
+  else if (settings.provider !== provider && node.credential !== undefined) {
+    problems.push(`${join(path, 'credential')}: credential "${name}" is for provider ${provider}, not ${settings.provider}`);
+  }
+  if (origin === 'caller' && settings.customHost !== undefined) {
+    problems.push(`${join(path, 'credential')}: a credential the gateway holds never goes to an address the caller chose (custom_host or base_url)`);
+  }
+}
+
 function childIndexByName(children: RoutingTarget[], name: string): number {
   return children.findIndex((c) => c.name === name);
 }
@@ -78,6 +104,7 @@ function compileNode(
 ): PlanNode {
   checkSettings(node, path, env, origin, problems);
   const settings = inheritSettings(parent, node);
+  if (settings.credential !== undefined) checkCredential(node, settings, path, env, origin, problems);
   const children = node.targets;
   const strategy = node.strategy;
   const mode: StrategyMode = strategy?.mode ?? (children && children.length > 1 ? 'fallback' : 'single');
@@ -90,7 +117,7 @@ function compileNode(
     settings,
     secrets,
     // An operator's key or cloud secret is held by the gateway; a caller's config holds the caller's own.
-    heldSecrets: origin === 'operator' && secrets.length > 0,
+    heldSecrets: (origin === 'operator' && secrets.length > 0) || settings.credential !== undefined,
     callerHost: origin === 'caller' && settings.customHost !== undefined,
     mode,
     onStatusCodes: strategy?.on_status_codes ? new Set(strategy.on_status_codes) : undefined,

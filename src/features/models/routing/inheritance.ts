@@ -13,11 +13,16 @@ export function inheritSettings(parent: TargetSettings | undefined, node: Routin
     const value = (node as Record<string, unknown>)[field];
     if (value !== undefined) options[field] = value;
   }
-  const overrideParams = node.override_params || base.overrideParams ? { ...base.overrideParams, ...node.override_params } : undefined;
-  return {
+  // `model` is override_params.model; `base_url` is custom_host (whose rules it follows).
+  const own = node.model !== undefined ? { ...node.override_params, model: node.model } : node.override_params;
+  const overrideParams = own || base.overrideParams ? { ...base.overrideParams, ...own } : undefined;
+  // A child with its own api_key or credential uses that, not the parent's other one.
+  const credential = node.credential ?? (node.api_key === undefined ? base.credential : undefined);
+  const apiKey = node.api_key ?? (node.credential === undefined ? base.apiKey : undefined);
+  const out: TargetSettings = {
     provider: node.provider ?? base.provider,
-    apiKey: node.api_key ?? base.apiKey,
-    customHost: node.custom_host ?? base.customHost,
+    apiKey,
+    customHost: node.custom_host ?? node.base_url ?? base.customHost,
     options,
     overrideParams,
     forwardHeaders: node.forward_headers ?? base.forwardHeaders,
@@ -29,6 +34,8 @@ export function inheritSettings(parent: TargetSettings | undefined, node: Routin
     outputGuardrails: node.output_guardrails ?? base.outputGuardrails,
     cache: node.cache ?? base.cache,
   };
+  if (credential !== undefined) out.credential = credential;
+  return out;
 }
 
 const SECRET_OPTIONS = ['aws_access_key_id', 'aws_secret_access_key', 'aws_session_token', 'vertex_service_account_json'] as const;

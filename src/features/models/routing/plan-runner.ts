@@ -9,7 +9,7 @@ import type { ResolvedTarget } from '../providers/provider.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
 import { ATTEMPTS, DEADLINE, PROVIDER, PROVIDER_KEY, TARGET } from '../model-request.js';
 import { providerOptionsFrom } from './provider-credentials.js';
-import { carriesGatewayCredential } from './held-credentials.js';
+import { carriesGatewayCredential, HELD_CREDENTIALS, type HeldCredentialSource } from './held-credentials.js';
 import { recordAttempt, recordCircuitSkip } from './attempts.js';
 import { BreakerOpen, BreakerRegistry } from './breakers.js';
 import type { ConditionInput } from './conditions.js';
@@ -28,6 +28,8 @@ interface Run {
   secretsAdded: Set<PlanNode>;
   /** How circuits of this run's targets are labelled: `<config name>:` + index, `caller` or `header`. */
   circuitScope: string;
+  /** Who wrote the plan run (undefined for a single target from the headers). */
+  planOrigin?: 'caller' | 'operator';
 }
 
 /** Single-target runs resolve no plan nodes, so they share one empty set. */
@@ -55,7 +57,11 @@ export class PlanRunner {
   ) {
     this.providers = providers;
     this.tracing = services.get(TRACING);
+    this.held = services.get(HELD_CREDENTIALS);
   }
+
+  /** The credentials the gateway holds (credential: <name> targets). */
+  private readonly held: HeldCredentialSource | undefined;
 
   /** Set when traces are exported: each target attempt is a span. */
   private readonly tracing: Tracing | undefined;
@@ -74,6 +80,7 @@ export class PlanRunner {
       conditionInput,
       keyOwner: ctx.get(PROVIDER) ?? plan.firstProvider,
       circuitScope: plan.name !== undefined ? `${plan.name}:` : 'caller',
+      planOrigin: plan.origin,
     };
     await this.runNode(plan.root, run);
   }
@@ -156,7 +163,9 @@ export class PlanRunner {
       options: { ...run.headerOptions, ...s.options },
       index: node.index,
     };
-    if (node.heldSecrets && !carriesGatewayCredential(ctx)) {
+    if (s.credential !== undefined) {
+      this.useCredential(target, s.credential, node, run);
+    } else if (node.heldSecrets && !carriesGatewayCredential(ctx)) {
       // The operator's key or cloud secrets (configs.<name>) serve only gateway-credentialed requests.
       target.apiKey = undefined;
       this.refused.set(target, `No API key for ${provider}: the key this config holds is used only for requests that bring a gateway credential (x-gateway-token).`);
@@ -175,6 +184,31 @@ export class PlanRunner {
     if (s.outputGuardrails !== undefined) target.outputGuardrails = s.outputGuardrails;
     if (s.cache !== undefined) target.cache = s.cache;
     return target;
+  }
+
+  /**
+   * A target that names a held credential: its key and settings (the caller's x-gateway-*
+   * settings never mix in, nor, in a caller's config, the caller's own target fields), only for
+   * a request whose gateway key may use it, and never toward an address the caller chose.
+   */
+  private useCredential(target: ResolvedTarget, name: string, node: PlanNode, run: Run): void {
+    const provider = target.provider;
+    target.credential = name;
+    const held = this.held?.get(name);
+    if (!held) {
+      this.refused.set(target, `No API key for ${provider}: the gateway holds no credential named "${name}" (any more).`);
+      return;
+    }
+    if (node.callerHost) {
+      this.refused.set(target, `No API key for ${provider}: credential "${name}" never goes to an address the request chose.`);
+      return;
+    }
+    if (!carriesGatewayCredential(run.ctx) || !this.held!.mayUse(run.ctx, name)) {
+      this.refused.set(target, `No API key for ${provider}: credential "${name}" is used only for requests with a gateway key allowed to use it.`);
+      return;
+    }
+    target.apiKey = held.apiKey;
+    target.options = run.planOrigin === 'operator' ? { ...held.options, ...node.settings.options } : { ...held.options };
   }
 
   /**

@@ -6,7 +6,12 @@ import type { ConditionInput, Predicate } from './conditions.js';
  * ResolvedTarget still being built, whose provider may come from a parent and whose address is
  * the config's custom_host.
  */
-export type TargetSettings = Omit<ResolvedTarget, 'provider' | 'baseUrl' | 'index'> & { provider?: string; customHost?: string };
+export type TargetSettings = Omit<ResolvedTarget, 'provider' | 'baseUrl' | 'index' | 'credential'> & {
+  provider?: string;
+  customHost?: string;
+  /** The held credential the target uses (credential: <name>). */
+  credential?: string;
+};
 
 export type StrategyMode = 'single' | 'fallback' | 'loadbalance' | 'conditional';
 
@@ -27,7 +32,7 @@ export interface PlanNode {
   settings: TargetSettings;
   /** Secret values of this node (keys, cloud credentials), scrubbed from answers and logs. */
   secrets: string[];
-  /** The node's key or cloud secrets are the operator's (configs.<name>): used only for requests with a gateway credential. */
+  /** The node's key or cloud secrets are the operator's (configs.<name>, models.<name>, or a held credential): used only for requests with a gateway credential. */
   heldSecrets: boolean;
   /** The node's address is a caller's custom_host: no key the gateway holds goes there. */
   callerHost: boolean;

@@ -20,14 +20,17 @@ const SECRET_OPTIONS = new Set(['aws_secret_access_key', 'aws_session_token', 'v
 
 /**
  * The provider key: x-gateway-api-key, or else Authorization: Bearer <key>, or else (on the
- * Anthropic-format routes, where Anthropic's clients send it) x-api-key.
+ * Anthropic-format routes, where Anthropic's clients send it) x-api-key. `gatewayKeyHeader`
+ * names the header that carries the request's gateway key: it carries no provider key.
  */
-export function providerKeyFrom(ctx: GatewayContext<any>): string | undefined {
+export function providerKeyFrom(ctx: GatewayContext<any>, gatewayKeyHeader?: string): string | undefined {
   const explicit = headerValue(ctx.headers, 'x-gateway-api-key');
   if (explicit) return explicit.trim();
-  const auth = headerValue(ctx.headers, 'authorization');
-  if (auth && auth.length > 7 && auth.slice(0, 7).toLowerCase() === 'bearer ') return auth.slice(7).trim() || undefined;
-  if (ctx.endpoint.format === 'anthropic') return headerValue(ctx.headers, 'x-api-key')?.trim() || undefined;
+  if (gatewayKeyHeader !== 'authorization') {
+    const auth = headerValue(ctx.headers, 'authorization');
+    if (auth && auth.length > 7 && auth.slice(0, 7).toLowerCase() === 'bearer ') return auth.slice(7).trim() || undefined;
+  }
+  if (ctx.endpoint.format === 'anthropic' && gatewayKeyHeader !== 'x-api-key') return headerValue(ctx.headers, 'x-api-key')?.trim() || undefined;
   return undefined;
 }
 

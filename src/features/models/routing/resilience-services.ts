@@ -16,6 +16,8 @@ import { BreakerRegistry } from './breakers.js';
 import { clusterCircuitSync, redisCircuitSync, type CircuitSync } from './circuit-sync.js';
 import { modelCounters } from '../metrics/model-metrics.js';
 import { RoutingConfigs } from './config-source.js';
+import type { PlanEnvironment } from './compile-plan.js';
+import { HELD_CREDENTIALS } from './held-credentials.js';
 
 /**
  * The long-lived parts of routing and resilience, each made once per gateway (on first use,
@@ -183,20 +185,24 @@ export function breakerRegistry(services: GatewayServices): BreakerRegistry | un
   });
 }
 
+/** What compiling a routing config needs to know of this gateway: providers, guardrails, operator headers, held credentials. */
+export function planEnvironment(services: GatewayServices): PlanEnvironment {
+  const providers = services.require(PROVIDERS);
+  const operatorHeaders = new Set<string>();
+  for (const settings of Object.values(services.config.providers ?? {})) {
+    for (const name of Object.keys((settings as { headers?: Record<string, string> } | undefined)?.headers ?? {})) operatorHeaders.add(name.toLowerCase());
+  }
+  return {
+    hasProvider: (id) => providers.has(id),
+    providerIds: () => providers.ids(),
+    allowCustomHost: services.config.routing?.allowCustomHost === true,
+    hasGuardrail: (id) => guardrailRegistry(services).has(id),
+    operatorHeaders,
+    credentialProvider: (name) => services.get(HELD_CREDENTIALS)?.get(name)?.provider,
+  };
+}
+
 /** Named routing configs compiled against the providers and guardrails this gateway has. */
 export function routingConfigs(services: GatewayServices): RoutingConfigs {
-  return services.once(ROUTING_CONFIGS, () => {
-    const providers = services.require(PROVIDERS);
-    const operatorHeaders = new Set<string>();
-    for (const settings of Object.values(services.config.providers ?? {})) {
-      for (const name of Object.keys((settings as { headers?: Record<string, string> } | undefined)?.headers ?? {})) operatorHeaders.add(name.toLowerCase());
-    }
-    return new RoutingConfigs(services.config, {
-      hasProvider: (id) => providers.has(id),
-      providerIds: () => providers.ids(),
-      allowCustomHost: services.config.routing?.allowCustomHost === true,
-      hasGuardrail: (id) => guardrailRegistry(services).has(id),
-      operatorHeaders,
-    });
-  });
+  return services.once(ROUTING_CONFIGS, () => new RoutingConfigs(services.config, planEnvironment(services)));
 }

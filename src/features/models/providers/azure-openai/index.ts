@@ -72,6 +72,7 @@ export default openAICompatible({
   authHeaders: (key): Record<string, string> => (!key ? {} : JWT.test(key) ? { authorization: `Bearer ${key}` } : { 'api-key': key }),
   passHeaders: AZURE_HEADERS,
   requiresKey: true,
+  settingFields: ['azure_resource_name', 'azure_deployment_id', 'azure_api_version'],
   operations: OPENAI_API_OPERATIONS,
   mapError: mapAzureError,
 });

@@ -52,6 +52,7 @@ const bedrock: ProviderDefinition = {
       ...(fixedBase ? {} : { hosts: BEDROCK_HOSTS }),
       settings,
       requiresKey: false,
+      settingFields: ['aws_access_key_id', 'aws_secret_access_key', 'aws_session_token', 'aws_region'],
       operations,
       mapError: mapBedrockError,
       passHeaders: BEDROCK_HEADERS,

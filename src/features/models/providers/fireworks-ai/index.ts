@@ -7,6 +7,7 @@ export default openAICompatible({
   displayName: 'Fireworks AI',
   defaultBaseUrl: 'https://api.fireworks.ai/inference/v1',
   requiresKey: true,
+  settingFields: ['fireworks_account_id'],
   operations: [
     'chat.completions',
     'completions',

@@ -111,6 +111,8 @@ export interface OpenAICompatibleOptions {
   operations: Operation[];
   /** Providers that run without a key (local servers). */
   requiresKey?: boolean;
+  /** Provider-specific target fields it reads (see ProviderInstance.settingFields). */
+  settingFields?: readonly string[];
   /** Headers carrying the key (default Authorization: Bearer). */
   authHeaders?: (apiKey: string | undefined, call: ProviderCall) => Record<string, string>;
   /** Builds the full URL (default base URL + OpenAI path + query). */
@@ -202,6 +204,7 @@ export function openAICompatible(options: OpenAICompatibleOptions): ProviderDefi
         ...(options.hosts && !settings.baseUrl ? { hosts: options.hosts } : {}),
         settings,
         requiresKey: options.requiresKey ?? true,
+        ...(options.settingFields ? { settingFields: options.settingFields } : {}),
         operations,
         mapError: (status, body, headers) => mapError(options.name, status, body, headers),
         passHeaders: options.passHeaders ?? OPENAI_HEADERS,

@@ -38,6 +38,7 @@ const vertexAi: ProviderDefinition = {
       // The credential is a service account (x-gateway-vertex-service-account-json) or a
       // token in the key headers; the endpoint answers 401 when neither is there.
       requiresKey: false,
+      settingFields: ['vertex_project_id', 'vertex_region', 'vertex_service_account_json'],
       operations: {
         'chat.completions': chat,
         completions: completionsViaChat(chat, NAME),

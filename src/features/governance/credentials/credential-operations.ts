@@ -1,0 +1,90 @@
+import type { CredentialOperationsStageConfig } from '../../../generated/stages/credential-operations.js';
+import { firstProblem, schemaDocument, validatorFor } from '../../../kernel/config/schema-validator.js';
+import type { GatewayContext } from '../../../kernel/engine/context.js';
+import { readRequestBytes } from '../../../kernel/engine/request-body.js';
+import { defineStage } from '../../../kernel/engine/stage.js';
+import { badRequest, GatewayError, notFound, semanticError } from '../../../contract/errors/gateway-error.js';
+import type { GatewayRouteSpec } from '../../../contract/routes.js';
+import { ADMIN } from '../../auth/auth-services.js';
+import { PROVIDERS } from '../../models/providers/provider-registry.js';
+import { CREDENTIAL_VAULT } from '../governance-services.js';
+import { credentialProblems, providerFields } from './credential-fields.js';
+
+type AdminContext = GatewayContext<GatewayRouteSpec>;
+
+async function jsonObject(ctx: AdminContext, limit: number): Promise<Record<string, unknown>> {
+  const raw = await readRequestBytes(ctx.req, limit).catch((err: Error & { status?: number }) => {
+    throw err.status === 400 && /larger than/.test(err.message) ? badRequest('The request body is too large.', 'body') : err;
+  });
+  let body: unknown;
+  try {
+    body = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
+  } catch {
+    throw badRequest('The request body is not valid JSON.', 'body');
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('The request body must be a JSON object.', 'body');
+  return body as Record<string, unknown>;
+}
+
+/**
+ * The held credentials of the admin API (contract section 8): GET /v1/admin/credentials lists
+ * them (the config file's with `source: file`, the API's with `source: api`; never a value,
+ * only the last 4 characters), POST stores one sealed with AES-256-GCM (201), DELETE
+ * /v1/admin/credentials/{name} removes one the API created. Needs the admin credential.
+ */
+export default defineStage<CredentialOperationsStageConfig, AdminContext>({
+  name: 'credential-operations',
+  description: 'Lists, creates and deletes the provider credentials the gateway holds (the admin API).',
+  schema: schemaDocument('stages/credential-operations.schema.json'),
+  requires: [ADMIN],
+  once: true,
+  create(config, services) {
+    const vault = services.require(CREDENTIAL_VAULT);
+    const providers = services.require(PROVIDERS);
+    const logger = services.logger;
+    const validate = validatorFor('requests/admin-credentials-create.schema.json');
+    const limit = config.bodyLimit ?? 65_536;
+    const json = (ctx: AdminContext, status: number, body: unknown) => {
+      ctx.response = { kind: 'json', status, body };
+    };
+    return async (ctx) => {
+      switch (ctx.endpoint.operation) {
+        case 'admin.credentials.list':
+          return json(ctx, 200, { object: 'list', data: vault.list(), has_more: false });
+        case 'admin.credentials.create': {
+          const body = await jsonObject(ctx, limit);
+          if (!validate(body)) {
+            const problem = firstProblem(validate.errors);
+            throw badRequest(`${problem?.key || 'body'}: ${problem?.message ?? 'is invalid'}`, problem?.key || 'body');
+          }
+          const name = body.name as string;
+          const provider = body.provider as string;
+          const fields = providerFields(body);
+          const problems = credentialProblems(provider, fields, providers);
+          if (problems.length) {
+            const param = problems[0]!.slice(0, problems[0]!.indexOf(':'));
+            throw badRequest(problems.join('; '), param);
+          }
+          ctx.secrets.push(...Object.values(fields).filter((v): v is string => typeof v === 'string'));
+          const created = await vault.create(name, provider, fields, body.description as string | undefined);
+          if (created === 'no-key') {
+            throw new GatewayError('semantic_error', 'This gateway has no secrets.key (or GATEWAY_SECRET_KEY): it cannot store credentials.', { param: 'secrets.key' });
+          }
+          if (created === 'exists') throw semanticError(`A credential named ${name} exists already; delete it first.`, 'name');
+          logger.info({ audit: 'credential.create', requestId: ctx.id, credential: name, provider }, 'credential stored');
+          return json(ctx, 201, created);
+        }
+        case 'admin.credentials.delete': {
+          const name = ctx.params.name!;
+          const deleted = await vault.delete(name);
+          if (deleted === 'unknown') throw notFound(`No credential named ${name}.`, 'name');
+          if (deleted === 'file') throw semanticError(`Credential ${name} is defined in the config file (credentials.${name}); remove it there.`, 'name');
+          logger.info({ audit: 'credential.delete', requestId: ctx.id, credential: name }, 'credential deleted');
+          return json(ctx, 200, { ...deleted, deleted: true });
+        }
+        default:
+          throw notFound(`The credential operations do not serve ${ctx.method} ${ctx.path}.`);
+      }
+    };
+  },
+});
