@@ -5,6 +5,7 @@ import { mcpCapability } from './features/mcp/mcp-capability.js';
 import { routingCapability } from './features/models/routing/routing-capability.js';
 import { filesBatchesCapability } from './features/files-batches/files-batches-capability.js';
 import { responsesCapability } from './features/models/responses/responses-capability.js';
+import { meteringCapability } from './features/governance/metering/metering-capability.js';
 
 /** Built-in capabilities, set up in this order. */
-export const CAPABILITIES: Capability[] = [storeCapability, authCapability, mcpCapability, routingCapability, filesBatchesCapability, responsesCapability];
+export const CAPABILITIES: Capability[] = [storeCapability, authCapability, mcpCapability, routingCapability, filesBatchesCapability, responsesCapability, meteringCapability];

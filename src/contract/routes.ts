@@ -22,7 +22,18 @@ export interface RouteSpec {
 
 /** What the gateway serves itself on a route that is not provider-routed. */
 export type GatewayOperation =
-  'mcp' | 'auth.tokens.create' | 'auth.tokens.list' | 'auth.tokens.revoke' | 'auth.tokens.rotate' | 'oauth.protected_resource' | 'health' | 'ready' | 'metrics' | 'not_found';
+  | 'mcp'
+  | 'auth.tokens.create'
+  | 'auth.tokens.list'
+  | 'auth.tokens.revoke'
+  | 'auth.tokens.rotate'
+  | 'admin.usage'
+  | 'me'
+  | 'oauth.protected_resource'
+  | 'health'
+  | 'ready'
+  | 'metrics'
+  | 'not_found';
 
 /** A route of the gateway's own (the tool-server endpoint, token operations, ops, unknown routes). */
 export interface GatewayRouteSpec {
@@ -88,6 +99,8 @@ export const GATEWAY_ROUTES: GatewayRouteSpec[] = [
   own('GET', '/v1/auth/tokens', 'auth.tokens.list'),
   own('DELETE', '/v1/auth/tokens/{id}', 'auth.tokens.revoke'),
   own('POST', '/v1/auth/tokens/{id}/rotate', 'auth.tokens.rotate'),
+  own('GET', '/v1/admin/usage', 'admin.usage'),
+  own('GET', '/v1/me', 'me'),
   own('GET', '/.well-known/oauth-protected-resource', 'oauth.protected_resource'),
   own('GET', '/.well-known/oauth-protected-resource/mcp', 'oauth.protected_resource'),
   own('GET', '/.well-known/oauth-protected-resource/mcp/{server}', 'oauth.protected_resource'),
