@@ -98,6 +98,8 @@ describe('metering requests made with a gateway key', () => {
     expect(Number(row.input_tokens)).toBe(5);
     expect(Number(row.output_tokens)).toBe(7);
     expect(Number(row.estimated)).toBe(0);
+    const metrics = await (await request(`${gw.url}/metrics`)).body.text();
+    expect(metrics).toMatch(/gateway_spend_usd_total\{team="search",model="other",provider="openai"\} 0\.\d+/);
   });
 
   it('a request without a gateway key is not metered: no cost header, no row', async () => {
@@ -278,5 +280,60 @@ describe('metering requests made with a gateway key', () => {
       expect(anon.statusCode).toBe(401);
       await anon.body.text();
     });
+  });
+});
+
+describe('metering with budgets.onStoreDown: allow and pricing.unpriced: allow', () => {
+  let openai: FakeUpstream;
+  let gw: TestGateway;
+  const ledger = new MemoryBudgetLedger();
+  const money: ApplicableBudget = { id: 'team:search:0', scope: 'team', subject: 'search', budget: { limit_usd: 10 } };
+
+  beforeAll(async () => {
+    openai = await new FakeUpstream().start();
+    openai.on(UPSTREAM_CHAT, answers('served anyway'));
+    gw = await startGateway(
+      {
+        logging: { level: 'warn' },
+        providers: { openai: { baseUrl: `${openai.url}/v1` } },
+        auth: { apiKeys: [{ key: KEY, user: 'ann@example.com', team: 'search' }] },
+        pricing: { unpriced: 'allow' },
+        budgets: { onStoreDown: 'allow' },
+      },
+      { capabilities: capabilitiesWith(() => testInputs(PRICES, ledger, () => [money])) },
+    );
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await openai?.stop();
+  });
+
+  async function rowOf(requestId: string): Promise<any> {
+    for (let i = 0; i < 50; i++) {
+      await gw.gateway.services.require(USAGE_LEDGER).flush();
+      const found = (await gw.gateway.services.require(STORE).query<any>('SELECT * FROM gateway_usage WHERE request_id = ?', [requestId]))[0];
+      if (found) return found;
+      await sleep(20);
+    }
+    return undefined;
+  }
+
+  it('serves while the store is down, records the row as unverified and warns', async () => {
+    ledger.down = true;
+    const res = await post(gw.url, CHAT, chatBody(), openaiHeaders());
+    expect(res.status).toBe(200);
+    expect(res.headers['x-gateway-cost']).toBe(usdFromMicros(golden('openai/gpt-4o-mini', res.json.usage)));
+    const row = await rowOf(String(res.headers['x-gateway-request-id']));
+    expect(Number(row.unverified)).toBe(1);
+    expect(gw.logs.text).toContain('budget store down');
+    ledger.down = false;
+  });
+
+  it('serves an unpriced model under a money budget, recorded with cost null', async () => {
+    const res = await post(gw.url, CHAT, chatBody({ model: 'gpt-unpriced' }), openaiHeaders());
+    expect(res.status).toBe(200);
+    const row = await rowOf(String(res.headers['x-gateway-request-id']));
+    expect(row.cost_micros).toBeNull();
+    expect(Number(row.unverified)).toBe(0);
   });
 });

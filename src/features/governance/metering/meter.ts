@@ -4,6 +4,7 @@ import type { Logger } from '../../../kernel/observability/logger.js';
 import type { SeriesCounter } from '../../../kernel/observability/series-metrics.js';
 import { GatewayError } from '../../../contract/errors/gateway-error.js';
 import { TARGET } from '../../models/model-request.js';
+import { setRequestUsage } from '../../models/metrics/genai-spans.js';
 import type { RoutingDecision, PlanNode } from '../../models/routing/plan.js';
 import { costOf, worstCaseCost, type ModelPrice } from '../prices/cost.js';
 import { usdFromMicros } from '../prices/money.js';
@@ -197,6 +198,7 @@ export class Meter {
     this.finished = true;
     const cost = this.costNow(ctx, status);
     const { deps } = this;
+    setRequestUsage(ctx, cost.usage, cost.micros === null ? undefined : usdFromMicros(cost.micros), cost.estimated);
     if (cost.micros === null && !(status >= 400 && !ctx.res.headersSent)) deps.unpriced.inc([]);
     else if (cost.micros)
       deps.spend.inc(
