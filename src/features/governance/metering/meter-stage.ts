@@ -2,14 +2,47 @@ import type { MeterStageConfig } from '../../../generated/stages/meter.js';
 import { schemaDocument } from '../../../kernel/config/schema-validator.js';
 import { BODY, BODY_CHANGED, ensureJsonBody } from '../../../kernel/engine/request-body.js';
 import { defineStage } from '../../../kernel/engine/stage.js';
+import { isAnswerError } from '../../../kernel/errors/answer-error.js';
 import { BATCH_LINE, ROUTING, USAGE_NOT_ASKED, type ModelContext } from '../../models/model-request.js';
 import type { ModelStreamAnswer } from '../../models/stream-answer.js';
 import { Meter } from './meter.js';
 import { METER, METER_DEPS } from './metering-services.js';
 import { noteStreamText } from './stream-text.js';
 
+/** The operations that cost money upstream (files, batch jobs, model lists, stored responses cost nothing by themselves). */
+const PRICED = new Set([
+  'chat.completions',
+  'completions',
+  'responses.create',
+  'messages.create',
+  'embeddings',
+  'images.generations',
+  'images.edits',
+  'audio.speech',
+  'audio.transcriptions',
+  'audio.translations',
+]);
+
 /** Operations whose OpenAI-shaped streams report usage only when stream_options.include_usage asks. */
 const ASK_USAGE = new Set(['chat.completions', 'completions']);
+
+/**
+ * A line of a batch the gateway runs: billed as it finishes, at the batch price (no HTTP
+ * answer is written for it, so it settles here rather than after an answer).
+ */
+async function batchLine(ctx: ModelContext, next: () => Promise<void>, meter: Meter): Promise<void> {
+  let status = 500;
+  try {
+    await next();
+    const response = ctx.response;
+    status = response && 'status' in response ? response.status : 200;
+  } catch (err) {
+    status = isAnswerError(err) ? err.status : 500;
+    throw err;
+  } finally {
+    meter.finish(ctx, status);
+  }
+}
 
 /**
  * Meters a request made with a gateway key (see Meter): reserves before the rest of the chain
@@ -29,10 +62,10 @@ export default defineStage<MeterStageConfig, ModelContext>({
     const bodyLimit = config.bodyLimit ?? services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
     return {
       run: async (ctx, next) => {
-        // Lines of gateway-run batches are billed when the batch finishes, at the batch price.
-        if (ctx.has(BATCH_LINE)) return next();
+        if (!PRICED.has(ctx.endpoint.operation)) return next();
         const key = deps.inputs.keyOf(ctx);
         if (!key) return next();
+        if (ctx.has(BATCH_LINE)) return batchLine(ctx, next, new Meter(key, deps, ctx, true));
         const meter = new Meter(key, deps, ctx);
         ctx.set(METER, meter);
         const reading = ensureJsonBody(ctx, bodyLimit);

@@ -54,11 +54,11 @@ export function candidatesOf(decision: RoutingDecision | undefined, requested: s
 }
 
 /** A cost where prices cover only some classes of an image/audio answer (per-unit price, token usage reported too). */
-function billable(price: ModelPrice, usage: TokenUsage): number | undefined {
-  const full = costOf(price, usage);
+function billable(price: ModelPrice, usage: TokenUsage, batch: boolean): number | undefined {
+  const full = costOf(price, usage, { batch });
   if (full) return full.micros;
   if (usage.images + usage.audioSeconds + usage.characters === 0) return undefined;
-  return costOf(price, { ...NO_USAGE, images: usage.images, audioSeconds: usage.audioSeconds, characters: usage.characters })?.micros;
+  return costOf(price, { ...NO_USAGE, images: usage.images, audioSeconds: usage.audioSeconds, characters: usage.characters }, { batch })?.micros;
 }
 
 /**
@@ -84,6 +84,8 @@ export class Meter {
     readonly key: GatewayKey,
     private readonly deps: MeterDeps,
     ctx: GatewayContext<any>,
+    /** A line of a gateway-run batch: priced at the batch price, recorded under `batch: <route>`. */
+    private readonly batch = false,
   ) {
     this.budgets = deps.inputs.budgetsFor(ctx, key);
   }
@@ -171,7 +173,7 @@ export class Meter {
     let priceSource: string | null = null;
     if (!failed && provider && model) {
       const price = this.deps.inputs.priceOf(ctx, provider, model);
-      micros = price ? (billable(price, usage) ?? null) : null;
+      micros = price ? (billable(price, usage, this.batch) ?? null) : null;
       priceSource = price?.source ?? null;
     } else if (!failed) micros = null;
     return (this.computed = { usage, micros, priceSource, provider, model, estimated });
@@ -217,7 +219,7 @@ export class Meter {
       team: this.key.team ?? null,
       organization: this.key.organization ?? null,
       customer: this.key.customer ?? null,
-      route: ctx.route,
+      route: this.batch ? `batch: ${ctx.route}` : ctx.route,
       provider: cost.provider,
       model: cost.model,
       usage: cost.usage,
