@@ -11,6 +11,8 @@ import { METER, METER_DEPS, USAGE_LEDGER } from './metering-services.js';
 import { loadTokenizer } from './token-count.js';
 import usageRoutes from './usage-routes.js';
 import { USAGE_MIGRATIONS } from './usage-store.js';
+import { toolCharges, toolPrices } from './tool-charges.js';
+import { TOOL_CALL_OBSERVERS } from '../../mcp/tool-call-observers.js';
 
 let shippedPrices: PriceTable | undefined;
 
@@ -62,6 +64,7 @@ export const meteringCapability: Capability = {
     };
     services.provide(METER_DEPS, deps);
     metrics.observe('metering', (ctx: GatewayContext<any>, status: number) => meterFinish(ctx, status, services));
+    services.once(TOOL_CALL_OBSERVERS, () => []).push(toolCharges(deps, toolPrices(config)));
     services.stages.register(meterStage);
     services.stages.register(usageRoutes);
     services.closers.push(async () => {
