@@ -7,7 +7,7 @@ import { usdFromMicros } from '../../../src/features/governance/prices/money.js'
 import { usageClasses } from '../../../src/features/governance/prices/usage-classes.js';
 import { STORE } from '../../../src/kernel/store/store-capability.js';
 import { FakeUpstream, sleep } from '../../helpers/fake-upstream.js';
-import { fixtureJson } from '../../helpers/fixtures.js';
+import { fixtureChunks, fixtureJson } from '../../helpers/fixtures.js';
 import { capabilitiesWith, MemoryBudgetLedger, testInputs, testPrices } from '../../helpers/metering-doubles.js';
 import { answers, CHAT, chatBody, post, streamChunks, UPSTREAM_CHAT, waitFor } from '../../helpers/routing-harness.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
@@ -174,6 +174,25 @@ describe('metering requests made with a gateway key', () => {
     const row = await rowOf(String(msg.headers['x-gateway-request-id']));
     expect(row).toMatchObject({ provider: 'anthropic', route: 'POST /v1/messages' });
     expect(Number(row.cost_micros)).toBe(micros);
+  });
+
+  it('charges a passed-through Messages stream from its message_start and message_delta usage', async () => {
+    anthropic.on('POST /v1/messages', { chunks: fixtureChunks('anthropic', 'text') });
+    const res = await post(
+      gw.url,
+      '/v1/messages',
+      { model: 'claude-3-5-sonnet-20241022', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'Hi' }] },
+      { 'x-gateway-provider': 'anthropic', authorization: 'Bearer k', 'x-gateway-token': KEY },
+    );
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('message_stop');
+    const row = await rowOf(String(res.headers['x-gateway-request-id']));
+    expect(Number(row.input_tokens)).toBe(31);
+    expect(Number(row.output_tokens)).toBe(12);
+    expect(Number(row.estimated)).toBe(0);
+    expect(Number(row.cost_micros)).toBe(
+      golden('anthropic/claude-3-5-sonnet-20241022', { input_tokens: 31, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 12 }),
+    );
   });
 
   describe('budgets', () => {

@@ -8,11 +8,12 @@ import { setRequestUsage } from '../../models/metrics/genai-spans.js';
 import type { RoutingDecision, PlanNode } from '../../models/routing/plan.js';
 import { costOf, worstCaseCost, type ModelPrice } from '../prices/cost.js';
 import { usdFromMicros } from '../prices/money.js';
-import { NO_USAGE, type TokenUsage } from '../prices/usage-classes.js';
+import { NO_USAGE, usageClasses, type TokenUsage } from '../prices/usage-classes.js';
 import type { ApplicableBudget, GatewayKey, Reservation, UsageLedger, UsageRow } from '../governance-types.js';
 import { answerUsage } from './answer-usage.js';
 import type { MeteringInputs } from './metering-inputs.js';
 import { countPromptTokens, countText } from './token-count.js';
+import type { StreamNotes } from './stream-text.js';
 
 /** Output tokens reserved when neither the request nor the catalogue bounds them. */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
@@ -74,8 +75,8 @@ export class Meter {
   /** Tightest money budget's remaining microdollars after the reservation. */
   remainingAfterReserve: number | undefined;
   unverified = false;
-  /** Text the stream handed to the caller so far (read only when the stream was cut). */
-  streamed: (() => string) | undefined;
+  /** What the stream handed to the caller (its text is read only when the stream was cut). */
+  streamed: StreamNotes | undefined;
   /** Set once the answer's cost is known (decorate for JSON answers, finish for streams). */
   private computed: { usage: TokenUsage; micros: number | null; priceSource: string | null; provider: string | null; model: string | null; estimated: boolean } | undefined;
   private finished = false;
@@ -161,11 +162,13 @@ export class Meter {
     const model = typeof override === 'string' ? override : typeof body?.model === 'string' ? body.model : null;
     const provider = target?.provider ?? null;
     const failed = status >= 400 && !ctx.res.headersSent;
-    let usage: TokenUsage | undefined = failed ? { ...NO_USAGE } : answerUsage(ctx);
+    // A passed-through Anthropic or Responses stream's own usage block (cache classes kept) comes first.
+    const noted = failed ? undefined : this.streamed?.usage();
+    let usage: TokenUsage | undefined = failed ? { ...NO_USAGE } : noted ? usageClasses(noted) : answerUsage(ctx);
     let estimated = false;
     if (!failed && !usage && this.streamed && ctx.response?.kind === 'stream') {
       // The stream ended before its usage (the caller went away): count what was generated and the prompt.
-      usage = { ...NO_USAGE, input: countPromptTokens(body), output: countText(this.streamed()) };
+      usage = { ...NO_USAGE, input: countPromptTokens(body), output: countText(this.streamed.text()) };
       estimated = true;
     }
     usage ??= { ...NO_USAGE };

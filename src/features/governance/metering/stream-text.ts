@@ -36,18 +36,40 @@ function textOfPart(part: StreamPart): string {
   }
 }
 
+/** What a stream told so far: the generated text, and the usage of an answer in a format whose events pass through as they came. */
+export interface StreamNotes {
+  text(): string;
+  /** The final usage block of an Anthropic Messages or Responses stream (undefined until its last usage event). */
+  usage(): Record<string, unknown> | undefined;
+}
+
 /**
  * Notes what a streamed answer hands to the caller, for billing a stream cut before its usage:
  * the passthrough's bytes by reference (no copy; decoded only if the stream was cut), the
  * parts' text otherwise. `text()` gives the generated text so far. The stream is otherwise
  * unchanged: `encoded()` and `batches()` keep their shapes.
  */
-export function noteStreamText(answer: StreamAnswer<StreamPart>): () => string {
+export function noteStreamText(answer: StreamAnswer<StreamPart>): StreamNotes {
   const source = answer.parts as AsyncIterable<StreamPart> & Partial<EncodedStream> & { batches?: () => AsyncIterable<StreamPart[]> };
   const chunks: Buffer[] = [];
   let bytes = 0;
   let text = '';
+  let started: Record<string, unknown> | undefined;
+  let final: Record<string, unknown> | undefined;
+  // Anthropic: message_start's usage, completed by message_delta's; Responses: response.completed's.
+  const noteUsage = (data: string) => {
+    let event: any;
+    try {
+      event = JSON.parse(data);
+    } catch {
+      return;
+    }
+    if (event?.type === 'message_start' && event.message?.usage) started = event.message.usage;
+    else if (event?.type === 'message_delta' && event.usage) final = { ...started, ...event.usage };
+    else if (typeof event?.type === 'string' && event.type.startsWith('response.') && event.response?.usage) final = event.response.usage;
+  };
   const keep = (part: StreamPart) => {
+    if (part.type === 'event' && part.data.includes('"usage"')) noteUsage(part.data);
     if (text.length < MAX_KEPT) text += textOfPart(part);
   };
   const wrapped: AsyncIterable<StreamPart> & Partial<EncodedStream> & { batches?: () => AsyncIterable<StreamPart[]> } = {
@@ -83,5 +105,5 @@ export function noteStreamText(answer: StreamAnswer<StreamPart>): () => string {
     });
   }
   answer.parts = wrapped;
-  return () => text + (chunks.length ? textOfEvents(Buffer.concat(chunks).toString('utf8')) : '');
+  return { text: () => text + (chunks.length ? textOfEvents(Buffer.concat(chunks).toString('utf8')) : ''), usage: () => final };
 }
