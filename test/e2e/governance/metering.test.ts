@@ -110,6 +110,18 @@ describe('metering requests made with a gateway key', () => {
     expect((await rows()).length).toBe(before);
   });
 
+  it('an answer from the gateway cache costs nothing', async () => {
+    const headers = { ...openaiHeaders(), 'x-gateway-config': JSON.stringify({ provider: 'openai', cache: { mode: 'simple' } }) };
+    const body = chatBody({ messages: [{ role: 'user', content: `cache me ${Date.now()}` }] });
+    const first = await post(gw.url, CHAT, body, headers);
+    const second = await post(gw.url, CHAT, body, headers);
+    expect(second.headers['x-gateway-cache-status']).toBe('HIT');
+    expect(first.headers['x-gateway-cost']).toBe(usdFromMicros(golden('openai/gpt-4o-mini', first.json.usage)));
+    expect(second.headers['x-gateway-cost']).toBe('0.000000');
+    const row = await rowOf(String(second.headers['x-gateway-request-id']));
+    expect(Number(row.cost_micros)).toBe(0);
+  });
+
   it('bills a stream the caller did not ask usage for: usage asked upstream, no usage chunk sent, row priced', async () => {
     const res = await post(gw.url, CHAT, chatBody({ stream: true }), openaiHeaders());
     expect(res.status).toBe(200);

@@ -18,6 +18,9 @@ import type { StreamNotes } from './stream-text.js';
 /** Output tokens reserved when neither the request nor the catalogue bounds them. */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 
+/** The answer cache's status header (cache stage). */
+const CACHE_STATUS = 'x-gateway-cache-status';
+
 /** What metering keeps long-lived: inputs, the ledger, metrics, settings. */
 export interface MeterDeps {
   inputs: MeteringInputs;
@@ -161,7 +164,8 @@ export class Meter {
     const override = target?.overrideParams?.model;
     const model = typeof override === 'string' ? override : typeof body?.model === 'string' ? body.model : null;
     const provider = target?.provider ?? null;
-    const failed = status >= 400 && !ctx.res.headersSent;
+    // Answered from the gateway's cache: nothing was spent upstream.
+    const failed = (status >= 400 && !ctx.res.headersSent) || ctx.responseHeaders[CACHE_STATUS] === 'HIT';
     // A passed-through Anthropic or Responses stream's own usage block (cache classes kept) comes first.
     const noted = failed ? undefined : this.streamed?.usage();
     let usage: TokenUsage | undefined = failed ? { ...NO_USAGE } : noted ? usageClasses(noted) : answerUsage(ctx);
