@@ -8,6 +8,7 @@ import { filesBatchesCapability } from './features/files-batches/files-batches-c
 import { responsesCapability } from './features/models/responses/responses-capability.js';
 import { budgetsCapability } from './features/governance/budgets/budgets-capability.js';
 import { governanceCapability } from './features/governance/governance-capability.js';
+import { meteringCapability } from './features/governance/metering/metering-capability.js';
 
 /** Built-in capabilities, set up in this order. */
 export const CAPABILITIES: Capability[] = [
@@ -20,4 +21,5 @@ export const CAPABILITIES: Capability[] = [
   filesBatchesCapability,
   responsesCapability,
   budgetsCapability,
+  meteringCapability,
 ];

@@ -34,6 +34,8 @@ export type GatewayOperation =
   | 'admin.credentials.list'
   | 'admin.credentials.create'
   | 'admin.credentials.delete'
+  | 'admin.usage'
+  | 'me'
   | 'oauth.protected_resource'
   | 'health'
   | 'ready'
@@ -122,6 +124,8 @@ export const GATEWAY_ROUTES: GatewayRouteSpec[] = [
   own('GET', '/v1/admin/credentials', 'admin.credentials.list'),
   own('POST', '/v1/admin/credentials', 'admin.credentials.create'),
   own('DELETE', '/v1/admin/credentials/{name}', 'admin.credentials.delete'),
+  own('GET', '/v1/admin/usage', 'admin.usage'),
+  own('GET', '/v1/me', 'me'),
   own('GET', '/.well-known/oauth-protected-resource', 'oauth.protected_resource'),
   own('GET', '/.well-known/oauth-protected-resource/mcp', 'oauth.protected_resource'),
   own('GET', '/.well-known/oauth-protected-resource/mcp/{server}', 'oauth.protected_resource'),

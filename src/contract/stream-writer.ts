@@ -18,13 +18,13 @@ export interface StreamWriter {
  * The writer of a streamed answer's format: OpenAI chat or text chunks, Anthropic Messages
  * events, Responses events (`request` is the request the answer echoes).
  */
-export function createStreamWriter(format: StreamFormat, options: { includeUsage: boolean; request?: unknown }): StreamWriter {
+export function createStreamWriter(format: StreamFormat, options: { includeUsage: boolean; request?: unknown; hiddenUsage?: boolean }): StreamWriter {
   switch (format) {
     case 'anthropic':
       return new AnthropicMessagesWriter();
     case 'responses':
       return new ResponsesWriter(options.request as Record<string, any> | undefined);
     default:
-      return new OpenAIChunkWriter(format, options.includeUsage);
+      return new OpenAIChunkWriter(format, options.includeUsage, options.hiddenUsage === true);
   }
 }

@@ -864,6 +864,12 @@ export interface McpServerConfig {
   };
   enabled?: boolean;
   /**
+   * US dollars charged per tools/call of each tool (decimal strings, e.g. "0.002"), to requests made with a gateway key; a tool not listed costs 0. Each call is a usage ledger row with route /mcp.
+   */
+  toolPrices?: {
+    [k: string]: string;
+  };
+  /**
    * Per-request timeout in ms.
    */
   timeout?: number;

@@ -15,7 +15,7 @@ import type { OperationAdapter, ProviderCall, ProviderInstance } from '../featur
 import { PROVIDERS } from '../features/models/providers/provider-registry.js';
 import { AttemptTimers } from '../features/models/routing/attempt-timers.js';
 import { addForwardedHeaders, withoutOperatorHeaders } from '../features/models/routing/forwarded-headers.js';
-import { DEADLINE, TARGET, UPLOAD_SENT, USAGE, type ModelContext } from '../features/models/model-request.js';
+import { DEADLINE, TARGET, UPLOAD_SENT, USAGE, USAGE_NOT_ASKED, type ModelContext } from '../features/models/model-request.js';
 import { modelStream } from '../features/models/stream-answer.js';
 import { IDENTITY_FORWARD_HEADERS } from '../features/mcp/identity-forwarding.js';
 import { OPENAI_HEADERS, passedHeaders } from '../features/models/providers/shared/upstream-headers.js';
@@ -254,7 +254,9 @@ export default defineStage<ForwardStageConfig, GatewayContext>({
         response = { kind: 'binary', status, headers, contentType: contentType || 'application/octet-stream', body: res.body };
       } else if (call.stream && !contentType.includes('json')) {
         const format = streamFormat(ctx.endpoint.operation);
-        const includeUsage = call.body?.stream_options?.include_usage === true;
+        // Usage the metering asked for on the caller's behalf is noted, not sent (see the meter stage).
+        const hiddenUsage = ctx.has(USAGE_NOT_ASKED);
+        const includeUsage = call.body?.stream_options?.include_usage === true && !hiddenUsage;
         const stream = adapter.stream!;
         const map = stream.createMapper(call);
         const fail = (err: unknown) => attemptError(err, ctx, provider.id, deadlineSignal);
@@ -263,12 +265,14 @@ export default defineStage<ForwardStageConfig, GatewayContext>({
         const passing = stream.passesThrough === true && (format === 'chat' || format === 'text');
         const parts = await (
           passing
-            ? primePassthrough(upstream, timers, { format, includeUsage, map, fail, onUsage: (usage) => ctx.set(USAGE, usage) })
+            ? primePassthrough(upstream, timers, { format, includeUsage, hiddenUsage, map, fail, onUsage: (usage) => ctx.set(USAGE, usage) })
             : primeStream(mapStream(upstream, upstream.from([]), stream.framing, map, fail), timers)
         ).catch((err) => {
           throw attemptError(err, ctx, provider.id, deadlineSignal);
         });
-        response = modelStream(ctx, status, format, includeUsage, parts, undefined, call.body);
+        const answer = modelStream(ctx, status, format, includeUsage, parts, undefined, call.body);
+        if (hiddenUsage) answer.hiddenUsage = true;
+        response = answer;
       } else {
         let raw: Buffer;
         try {

@@ -289,6 +289,8 @@ export async function primeStream(batches: AsyncIterator<StreamPart[]>, timers: 
 export interface PassthroughOptions {
   format: 'chat' | 'text';
   includeUsage: boolean;
+  /** The gateway asked for usage the caller did not: noted, the usage-only chunk left out. */
+  hiddenUsage?: boolean;
   /** The provider's mapper of the same events (the parts, for stages that read them; errors). */
   map: StreamMapper;
   /** The attempt's error mapping. */
@@ -361,7 +363,7 @@ export class OpenAIPassthrough implements AsyncIterable<StreamPart> {
   /** The rest of the stream parsed and written again (what the parser reads differently from the bytes). */
   private async *parsed(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
     const { options, scanner } = this;
-    const writer = createStreamWriter(options.format, { includeUsage: options.includeUsage });
+    const writer = createStreamWriter(options.format, { includeUsage: options.includeUsage, hiddenUsage: options.hiddenUsage === true });
     const batches = new FramedParts(eventFramer('sse')!, source[Symbol.asyncIterator](), options.map);
     for (;;) {
       const step = await batches.next();
@@ -406,7 +408,7 @@ export class OpenAIPassthrough implements AsyncIterable<StreamPart> {
  * are (or that ends before any) is read the usual way from there: as parts (primeStream).
  */
 export async function primePassthrough(upstream: UpstreamChunks, timers: AttemptTimers, options: PassthroughOptions): Promise<OpenAIPassthrough | PartStream> {
-  const scanner = new OpenAISseScanner(options.includeUsage);
+  const scanner = new OpenAISseScanner(options.includeUsage, options.hiddenUsage === true);
   const seen: Buffer[] = [];
   let scan: SseScan | undefined;
   try {

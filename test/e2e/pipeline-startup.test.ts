@@ -69,7 +69,7 @@ describe('pipeline problems at start-up (the built process)', { timeout: 90_000 
 
   it('a provider that may not run (when:)', async () => {
     const { config, pipes } = setup('conditional', {
-      'models.yaml': 'name: models\nextends: models\nremove: [fallback]\ninsert:\n  - after: route\n    stages:\n      - fallback: {}\n        when: { method: GET }\n',
+      'models.yaml': 'name: models\nextends: models\nremove: [fallback]\ninsert:\n  - before: guardrail\n    stages:\n      - fallback: {}\n        when: { method: GET }\n',
     });
     expect(await failsWith(config)).toEqual([
       `${join(pipes, 'models.yaml')}: stage guardrail needs a target, which fallback provides only when its when: matches; guardrail may run without it`,

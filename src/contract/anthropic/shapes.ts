@@ -39,6 +39,7 @@ const ERROR_TYPES: Record<string, string> = {
   guardrail_failed: 'invalid_request_error',
   content_policy_violation: 'invalid_request_error',
   rate_limit_exceeded: 'rate_limit_error',
+  budget_exceeded: 'rate_limit_error',
   request_timeout: 'timeout_error',
   service_unavailable: 'overloaded_error',
   provider_error: 'api_error',

@@ -16,6 +16,7 @@ export const ERROR_CATALOGUE = {
   provider_error: { type: 'provider_error', status: 502 },
   content_policy_violation: { type: 'provider_error', status: 400 },
   rate_limit_exceeded: { type: 'rate_limit_error', status: 429 },
+  budget_exceeded: { type: 'rate_limit_error', status: 429 },
   request_timeout: { type: 'timeout_error', status: 504 },
   service_unavailable: { type: 'service_unavailable', status: 503 },
   internal_error: { type: 'api_error', status: 500 },

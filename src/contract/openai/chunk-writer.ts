@@ -1,5 +1,10 @@
 import type { StreamPart, Usage } from '../stream-parts.js';
 
+/** Whether a chunk's JSON text is a usage-only chunk (no choices). */
+export function isUsageOnly(data: string): boolean {
+  return /"choices"\s*:\s*\[\s*\]/.test(data);
+}
+
 /**
  * Turns stream parts into OpenAI SSE text (`data: <chunk>\n\n`), one of the writers of the HTTP edge.
  * Reasoning goes in `delta.reasoning_content` (text pieces) and `delta.thinking_blocks` (each
@@ -25,6 +30,8 @@ export class OpenAIChunkWriter {
   constructor(
     private readonly format: 'chat' | 'text',
     private readonly includeUsage: boolean,
+    /** The gateway asked for usage the caller did not: the usage is noted, the usage-only chunk left out. */
+    private readonly hiddenUsage = false,
   ) {
     this.object = format === 'chat' ? 'chat.completion.chunk' : 'text_completion';
   }
@@ -47,7 +54,10 @@ export class OpenAIChunkWriter {
   write(part: StreamPart): string {
     switch (part.type) {
       case 'chunk':
-        if (this.includeUsage && (part.data.includes('"usage":{') || part.data.includes('"usage": {'))) this.noteUsage(part.data);
+        if ((this.includeUsage || this.hiddenUsage) && (part.data.includes('"usage":{') || part.data.includes('"usage": {'))) {
+          this.noteUsage(part.data);
+          if (this.hiddenUsage && isUsageOnly(part.data)) return '';
+        }
         return `data: ${part.data}\n\n`;
       case 'event':
         return part.event ? `event: ${part.event}\ndata: ${part.data}\n\n` : `data: ${part.data}\n\n`;

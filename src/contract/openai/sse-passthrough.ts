@@ -40,7 +40,11 @@ export class OpenAISseScanner {
   /** The usage of the last usage chunk passed (only when `noteUsage`). */
   usage: Record<string, unknown> | undefined;
 
-  constructor(private readonly noteUsage: boolean) {}
+  constructor(
+    private readonly noteUsage: boolean,
+    /** Leave the usage-only chunk out of `out` (the gateway asked for usage the caller did not): the one event copied. */
+    private readonly hideUsage = false,
+  ) {}
 
   /** Takes the next upstream chunk. */
   scan(chunk: Buffer): SseScan {
@@ -71,9 +75,16 @@ export class OpenAISseScanner {
       }
       pos = nl + 2;
     }
-    const out = pos > 0 ? buf.subarray(0, pos) : undefined;
+    let out = pos > 0 ? buf.subarray(0, pos) : undefined;
     if (!done && error === undefined && rest === undefined && pos < len) this.carry = buf.subarray(pos);
-    if (out && this.noteUsage) this.findUsage(out);
+    if (out && (this.noteUsage || this.hideUsage)) {
+      const event = this.findUsage(out);
+      if (event && this.hideUsage) {
+        const left = out.length - (event.end - event.start);
+        out = left > 0 ? Buffer.concat([out.subarray(0, event.start), out.subarray(event.end)]) : undefined;
+        // An answer whose last bytes were the usage chunk still ends with [DONE] in `out`.
+      }
+    }
     return { out, done, error, rest };
   }
 
@@ -84,19 +95,27 @@ export class OpenAISseScanner {
     return rest;
   }
 
-  /** The last usage chunk among whole events (the usage chunk is the last before [DONE]). */
-  private findUsage(out: Buffer): void {
+  /**
+   * The last usage chunk among whole events (the usage chunk is the last before [DONE]): its
+   * usage noted; its place in `out` when it is a usage-only chunk (no choices).
+   */
+  private findUsage(out: Buffer): { start: number; end: number } | undefined {
     let at = -1;
     for (const key of USAGE_KEYS) at = Math.max(at, out.lastIndexOf(key));
-    if (at < 0) return;
+    if (at < 0) return undefined;
     const start = out.lastIndexOf('\n\n', at);
-    const from = (start < 0 ? 0 : start + 2) + DATA.length;
+    const eventStart = start < 0 ? 0 : start + 2;
+    const from = eventStart + DATA.length;
     const end = out.indexOf(LF, at);
+    const dataEnd = end < 0 ? out.length : end;
     try {
-      const usage = JSON.parse(out.toString('utf8', from, end < 0 ? out.length : end)).usage;
+      const chunk = JSON.parse(out.toString('utf8', from, dataEnd));
+      const usage = chunk?.usage;
       if (usage && typeof usage === 'object') this.usage = usage;
+      if (Array.isArray(chunk?.choices) && chunk.choices.length === 0) return { start: eventStart, end: Math.min(out.length, dataEnd + 2) };
     } catch {
       // not JSON: the chunk still passes through unchanged
     }
+    return undefined;
   }
 }

@@ -4,6 +4,7 @@ import type { SeriesCounter } from '../../kernel/observability/series-metrics.js
 import { FixedLines, quote } from '../../kernel/observability/fixed-lines.js';
 import { redactRepeatedLogText } from '../../kernel/errors/redact.js';
 import type { ToolLabels } from './tool-labels.js';
+import type { ToolCallObserver } from './tool-call-observers.js';
 
 /** One audit line per authorization decision on /mcp: who, what, allowed or not, how long. */
 export interface AuditEntry {
@@ -38,6 +39,8 @@ export class AuditLog {
     private readonly calls?: SeriesCounter,
     /** The known servers and tools (what a call's labels may show); the rest is `unknown`. */
     readonly tools?: ToolLabels,
+    /** Told of every allowed tools/call as it ends (metering). */
+    private readonly observers: readonly ToolCallObserver[] = [],
   ) {
     this.lines = new FixedLines(logger);
   }
@@ -46,6 +49,16 @@ export class AuditLog {
     if (entry.method === 'tools/call' && this.calls) {
       const [server, tool] = this.tools ? this.tools.of(entry.server, entry.name) : ['unknown', 'unknown'];
       this.calls.inc([server, tool, entry.outcome ?? 'ok']);
+    }
+    if (entry.method === 'tools/call' && entry.allowed && entry.server && entry.name && this.observers.length) {
+      const call = { server: entry.server, tool: entry.name, outcome: entry.outcome === 'tool_error' || entry.outcome === 'error' ? entry.outcome : ('ok' as const), ms: entry.ms };
+      for (const observe of this.observers) {
+        try {
+          observe(identity, call);
+        } catch (err) {
+          this.logger.warn({ err: (err as Error).message }, 'a tool call observer failed');
+        }
+      }
     }
     // Allowed decisions are info lines, refusals warnings: nothing to build when the level is off.
     const level = entry.allowed ? 'info' : 'warn';

@@ -1,5 +1,6 @@
 import type { GatewayServices } from '../../kernel/engine/services.js';
 import { AuditLog } from './audit.js';
+import { TOOL_CALL_OBSERVERS } from './tool-call-observers.js';
 import { ToolLabels } from './tool-labels.js';
 import type { McpParts } from './mcp-services.js';
 
@@ -28,7 +29,12 @@ export class McpEndpoint {
         .filter(([, server]) => server.enabled !== false)
         .map(([name]) => name),
     );
-    this.audit = new AuditLog(services.logger, calls, new ToolLabels(this.names));
+    this.audit = new AuditLog(
+      services.logger,
+      calls,
+      new ToolLabels(this.names),
+      services.once(TOOL_CALL_OBSERVERS, () => []),
+    );
   }
 
   /** Whether the config names an enabled tool server (then the parts are loaded at start-up). */

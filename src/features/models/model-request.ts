@@ -23,6 +23,8 @@ export const ATTEMPTS = defineSlot<AttemptRecord[]>('attempts', 'the attempts');
 export const DEADLINE = defineSlot<number>('deadline', 'a deadline');
 /** Token usage the answer reported (a stream's usage part, or the JSON answer's usage). */
 export const USAGE = defineSlot<Partial<Usage>>('usage', 'the usage of the answer');
+/** The gateway asked the upstream for a stream's usage the caller did not ask for: the usage-only chunk is left out of the answer. */
+export const USAGE_NOT_ASKED = defineSlot<true>('usage-not-asked', 'a usage-not-asked flag');
 /** An upload already went upstream: unless it is a spooled form (read whole by validate), it cannot be sent again (no retry, no fallback). */
 export const UPLOAD_SENT = defineSlot<true>('upload-sent', 'an upload-sent flag');
 /** The gateway served the request itself (its own files and batches): no provider shapes apply. */

@@ -12,6 +12,8 @@ export interface ModelStreamAnswer extends StreamAnswer<StreamPart> {
   /** Which format the encoder writes: OpenAI chat or text completion chunks, Anthropic Messages or Responses events. */
   format: StreamFormat;
   includeUsage: boolean;
+  /** The gateway asked for usage the caller did not: noted for billing, its usage-only chunk left out. */
+  hiddenUsage?: boolean;
   /** The request the answer echoes (the Responses format writes its settings into each response). */
   request?: unknown;
 }
@@ -31,7 +33,7 @@ export function modelAnswer(ctx: GatewayContext<any>): ModelAnswer | undefined {
  * anthropic-version (CONTRACT section 2), the contract's body otherwise.
  */
 function modelEncoder(ctx: GatewayContext<any>, answer: ModelStreamAnswer): StreamEncoder<StreamPart> {
-  const writer = createStreamWriter(answer.format, { includeUsage: answer.includeUsage, request: answer.request });
+  const writer = createStreamWriter(answer.format, { includeUsage: answer.includeUsage, request: answer.request, hiddenUsage: answer.hiddenUsage === true });
   const anthropicErrors = answer.format === 'anthropic' && anthropicErrorsFor(ctx);
   return {
     write: (part) => writer.write(part),

@@ -1,6 +1,6 @@
 import type { GatewayContext } from '../../../kernel/engine/context.js';
 import { defineSlot } from '../../../kernel/engine/slot.js';
-import { PARENT_SPAN } from '../../../kernel/engine/tracing.js';
+import { PARENT_SPAN, REQUEST_SPAN } from '../../../kernel/engine/tracing.js';
 import type { TraceSpan, Tracing } from '../../../kernel/observability/tracing.js';
 import type { ResolvedTarget } from '../providers/provider.js';
 import type { AnswerFacts } from './usage-scan.js';
@@ -100,4 +100,31 @@ export function setAnswerAttributes(span: TraceSpan, facts: AnswerFacts | undefi
   span.setAttribute('gen_ai.response.model', facts.model);
   span.setAttribute('gen_ai.usage.input_tokens', facts.input);
   span.setAttribute('gen_ai.usage.output_tokens', facts.output);
+}
+
+/** What a metered request used and cost, as the server span shows it. */
+export interface SpanUsage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  reasoning: number;
+}
+
+/**
+ * The usage and cost of a metered request on its server span (contract section 8):
+ * gen_ai.usage.* (input counts every prompt token, output every generated one, as the GenAI
+ * conventions do) and gateway.cost_usd (the decimal dollar string answers carry; absent when
+ * the model has no price).
+ */
+export function setRequestUsage(ctx: GatewayContext<any>, usage: SpanUsage, costUsd: string | undefined, estimated: boolean): void {
+  const span = ctx.get(REQUEST_SPAN);
+  if (!span) return;
+  span.setAttribute('gen_ai.usage.input_tokens', usage.input + usage.cacheRead + usage.cacheWrite);
+  span.setAttribute('gen_ai.usage.output_tokens', usage.output + usage.reasoning);
+  if (usage.cacheRead) span.setAttribute('gen_ai.usage.cache_read_input_tokens', usage.cacheRead);
+  if (usage.cacheWrite) span.setAttribute('gen_ai.usage.cache_creation_input_tokens', usage.cacheWrite);
+  if (usage.reasoning) span.setAttribute('gen_ai.usage.reasoning_tokens', usage.reasoning);
+  if (costUsd !== undefined) span.setAttribute('gateway.cost_usd', costUsd);
+  if (estimated) span.setAttribute('gateway.usage_estimated', true);
 }

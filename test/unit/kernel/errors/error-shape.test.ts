@@ -20,6 +20,7 @@ describe('the error catalogue (contract section 4)', () => {
       provider_error: 'provider_error 502',
       content_policy_violation: 'provider_error 400',
       rate_limit_exceeded: 'rate_limit_error 429',
+      budget_exceeded: 'rate_limit_error 429',
       request_timeout: 'timeout_error 504',
       service_unavailable: 'service_unavailable 503',
       internal_error: 'api_error 500',

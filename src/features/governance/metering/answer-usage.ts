@@ -1,0 +1,89 @@
+import type { GatewayContext } from '../../../kernel/engine/context.js';
+import { BODY } from '../../../kernel/engine/request-body.js';
+import { USAGE } from '../../models/model-request.js';
+import { NO_USAGE, usageClasses, type TokenUsage } from '../prices/usage-classes.js';
+
+const USAGE_KEY = Buffer.from('"usage"');
+/** How far past the last `"usage"` key of a raw answer its object is looked for. */
+const USAGE_WINDOW = 8192;
+
+/** The `usage` object of an answer's bytes, read without parsing the whole answer (the last `"usage": {...}`). */
+export function usageOfRaw(raw: Buffer): Record<string, unknown> | undefined {
+  const at = raw.lastIndexOf(USAGE_KEY);
+  if (at < 0) return undefined;
+  const text = raw.toString('utf8', at + USAGE_KEY.length, Math.min(raw.length, at + USAGE_KEY.length + USAGE_WINDOW));
+  const open = text.indexOf('{');
+  if (open < 0 || text.slice(0, open).replace(/[\s:]/g, '') !== '') return undefined;
+  let depth = 0;
+  let inString = false;
+  for (let i = open; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{') depth++;
+    else if (c === '}' && --depth === 0) {
+      try {
+        const usage = JSON.parse(text.slice(open, i + 1));
+        return usage && typeof usage === 'object' ? (usage as Record<string, unknown>) : undefined;
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The JSON answer's body as an object (a raw answer parsed only when its fields are needed). */
+function answerBody(ctx: GatewayContext<any>): Record<string, unknown> | undefined {
+  const response = ctx.response;
+  if (response?.kind !== 'json') return undefined;
+  if (response.body && typeof response.body === 'object') return response.body as Record<string, unknown>;
+  if (!response.raw) return undefined;
+  try {
+    const parsed = JSON.parse(response.raw.toString('utf8'));
+    return parsed && typeof parsed === 'object' ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function usageBlock(ctx: GatewayContext<any>): unknown {
+  const streamed = ctx.get(USAGE);
+  if (streamed) return streamed;
+  const response = ctx.response;
+  if (response?.kind !== 'json') return undefined;
+  if (response.body && typeof response.body === 'object') return (response.body as { usage?: unknown }).usage;
+  return response.raw ? usageOfRaw(response.raw) : undefined;
+}
+
+const MEDIA_OPERATIONS = new Set(['images.generations', 'images.edits', 'audio.speech', 'audio.transcriptions', 'audio.translations']);
+
+/**
+ * What a successful answer used, in disjoint classes: the usage block it reports (stream or
+ * JSON); images by the images returned, speech by the characters of its input, transcriptions
+ * by the seconds of audio the answer reports (their token usage, where given, is priced too).
+ * Undefined when the answer reports nothing the gateway can bill.
+ */
+export function answerUsage(ctx: GatewayContext<any>): TokenUsage | undefined {
+  const block = usageBlock(ctx);
+  const usage = block ? usageClasses(block) : undefined;
+  const operation: string = ctx.endpoint.operation;
+  if (!MEDIA_OPERATIONS.has(operation)) return usage;
+  const out: TokenUsage = { ...(usage ?? NO_USAGE) };
+  if (operation === 'audio.speech') {
+    const input = ctx.get(BODY)?.input;
+    if (typeof input === 'string') out.characters = input.length;
+  } else if (operation.startsWith('images.')) {
+    // Images priced per image: the token classes of a usage block (newer image models) are priced too.
+    const data = answerBody(ctx)?.data;
+    if (Array.isArray(data)) out.images = data.length;
+  } else {
+    const body = answerBody(ctx);
+    const u = body?.usage as { type?: unknown; seconds?: unknown } | undefined;
+    const seconds = u?.type === 'duration' ? u.seconds : body?.duration;
+    if (typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0) out.audioSeconds = Math.ceil(seconds);
+  }
+  return out;
+}

@@ -1,0 +1,131 @@
+import type { Logger } from '../../../kernel/observability/logger.js';
+import type { SqlStore } from '../../../kernel/store/sql-store.js';
+import type { UsageLedger, UsageRow } from '../governance-types.js';
+import { insertUsageRows, withRowId, type StoredRow } from './usage-store.js';
+
+export interface BufferedLedgerOptions {
+  /** Rows written per INSERT, and the buffer size that writes at once. */
+  batchSize?: number;
+  /** Longest a row waits in the buffer (ms). */
+  intervalMs?: number;
+  /** Most rows held while the store fails; past it the oldest go, with a warning. */
+  maxBuffered?: number;
+  /** First retry delay after a failed write (ms), doubled up to 30 s. */
+  retryMs?: number;
+  /** Writes a batch (default: one INSERT into gateway_usage). */
+  write?: (rows: readonly StoredRow[]) => Promise<void>;
+}
+
+/**
+ * The usage ledger: `record` only pushes onto a buffer (nothing on the request path waits for
+ * the store); the buffer is written in batches every `intervalMs` or at `batchSize` rows. A
+ * failed write keeps its rows and retries with backoff; the buffer is bounded (the oldest rows
+ * are dropped past `maxBuffered`, logged at warn). `flush` writes everything (shutdown).
+ */
+export class BufferedUsageLedger implements UsageLedger {
+  private buffer: StoredRow[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private writing: Promise<void> | undefined;
+  private failures = 0;
+  private dropped = 0;
+  private readonly batchSize: number;
+  private readonly intervalMs: number;
+  private readonly maxBuffered: number;
+  private readonly retryMs: number;
+  private readonly write: (rows: readonly StoredRow[]) => Promise<void>;
+
+  constructor(
+    store: SqlStore,
+    private readonly logger: Logger,
+    options: BufferedLedgerOptions = {},
+  ) {
+    this.batchSize = options.batchSize ?? 500;
+    this.intervalMs = options.intervalMs ?? 200;
+    this.maxBuffered = options.maxBuffered ?? 200_000;
+    this.retryMs = options.retryMs ?? 500;
+    this.write = options.write ?? ((rows) => insertUsageRows(store, rows));
+  }
+
+  /** Rows waiting to be written. */
+  get pending(): number {
+    return this.buffer.length;
+  }
+
+  record(row: UsageRow): void {
+    this.buffer.push(withRowId(row));
+    if (this.buffer.length > this.maxBuffered) {
+      const over = this.buffer.length - this.maxBuffered;
+      this.buffer.splice(0, over);
+      if (this.dropped === 0)
+        this.logger.warn({ maxBuffered: this.maxBuffered }, 'usage ledger buffer full: the store has not taken rows for a while, the oldest rows are dropped');
+      this.dropped += over;
+    }
+    if (this.buffer.length >= this.batchSize && this.failures === 0) this.kick(0);
+    else this.kick(this.intervalMs);
+  }
+
+  private kick(delay: number): void {
+    if (this.writing) return;
+    if (this.timer) {
+      if (delay > 0) return;
+      clearTimeout(this.timer);
+    }
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.drain();
+    }, delay);
+    this.timer.unref();
+  }
+
+  /** Writes batches until the buffer is empty or a write fails (then retries later). */
+  private drain(): Promise<void> {
+    if (this.writing) return this.writing;
+    this.writing = (async () => {
+      // Always after this tick: `writing` is set before any outcome is handled.
+      await Promise.resolve();
+      while (this.buffer.length > 0) {
+        const batch = this.buffer.slice(0, this.batchSize);
+        try {
+          await this.write(batch);
+        } catch (err) {
+          this.failures++;
+          const delay = Math.min(30_000, this.retryMs * 2 ** Math.min(this.failures - 1, 10));
+          this.logger.warn({ err: (err as Error).message, rows: this.buffer.length, retryInMs: delay }, 'usage ledger write failed; rows kept, retrying');
+          this.writing = undefined;
+          this.kick(delay);
+          throw err;
+        }
+        // Rows recorded meanwhile were appended; the batch written is still at the front (unless dropped).
+        const at = this.buffer.indexOf(batch[0]!);
+        if (at >= 0) this.buffer.splice(at, batch.length);
+        if (this.failures > 0) this.logger.info({ rows: batch.length }, 'usage ledger writes resumed');
+        this.failures = 0;
+        if (this.dropped > 0) {
+          this.logger.warn({ dropped: this.dropped }, 'usage ledger rows dropped while the store was down');
+          this.dropped = 0;
+        }
+      }
+      this.writing = undefined;
+    })().catch(() => undefined);
+    return this.writing;
+  }
+
+  /** Writes every buffered row; retries a few times before giving up (shutdown must end). */
+  async flush(attempts = 5): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    for (let i = 0; i < attempts && this.buffer.length > 0; i++) {
+      if (this.writing) await this.writing;
+      if (this.buffer.length === 0) break;
+      await this.drain();
+      if (this.buffer.length > 0 && i < attempts - 1) await new Promise((r) => setTimeout(r, Math.min(2_000, this.retryMs * 2 ** i)));
+    }
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    if (this.buffer.length > 0) this.logger.error({ rows: this.buffer.length }, 'usage ledger: rows could not be written at shutdown');
+  }
+}

@@ -1,0 +1,90 @@
+import type { MeterStageConfig } from '../../../generated/stages/meter.js';
+import { schemaDocument } from '../../../kernel/config/schema-validator.js';
+import { BODY, BODY_CHANGED, ensureJsonBody } from '../../../kernel/engine/request-body.js';
+import { defineStage } from '../../../kernel/engine/stage.js';
+import { isAnswerError } from '../../../kernel/errors/answer-error.js';
+import { BATCH_LINE, ROUTING, USAGE_NOT_ASKED, type ModelContext } from '../../models/model-request.js';
+import type { ModelStreamAnswer } from '../../models/stream-answer.js';
+import { Meter } from './meter.js';
+import { METER, METER_DEPS } from './metering-services.js';
+import { noteStreamText } from './stream-text.js';
+
+/** The operations that cost money upstream (files, batch jobs, model lists, stored responses cost nothing by themselves). */
+const PRICED = new Set([
+  'chat.completions',
+  'completions',
+  'responses.create',
+  'messages.create',
+  'embeddings',
+  'images.generations',
+  'images.edits',
+  'audio.speech',
+  'audio.transcriptions',
+  'audio.translations',
+]);
+
+/** Operations whose OpenAI-shaped streams report usage only when stream_options.include_usage asks. */
+const ASK_USAGE = new Set(['chat.completions', 'completions']);
+
+/**
+ * A line of a batch the gateway runs: billed as it finishes, at the batch price (no HTTP
+ * answer is written for it, so it settles here rather than after an answer).
+ */
+async function batchLine(ctx: ModelContext, next: () => Promise<void>, meter: Meter): Promise<void> {
+  let status = 500;
+  try {
+    await next();
+    const response = ctx.response;
+    status = response && 'status' in response ? response.status : 200;
+  } catch (err) {
+    status = isAnswerError(err) ? err.status : 500;
+    throw err;
+  } finally {
+    meter.finish(ctx, status);
+  }
+}
+
+/**
+ * Meters a request made with a gateway key (see Meter): reserves before the rest of the chain
+ * (after route, before fallback, so every attempt is covered by one reservation), asks a
+ * stream's upstream for its usage, and notes a stream's text for a caller who goes away. The
+ * settle and the ledger row come once the answer is written (the metering capability's
+ * request observer). Requests without a gateway key pass untouched.
+ */
+export default defineStage<MeterStageConfig, ModelContext>({
+  name: 'meter',
+  description: 'Reserves the worst-case cost on the applicable budgets, settles to the real cost, records the usage row, adds x-gateway-cost.',
+  schema: schemaDocument('stages/meter.schema.json'),
+  requires: [ROUTING],
+  once: true,
+  create(config, services) {
+    const deps = services.require(METER_DEPS);
+    const bodyLimit = config.bodyLimit ?? services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
+    return {
+      run: async (ctx, next) => {
+        if (!PRICED.has(ctx.endpoint.operation)) return next();
+        const key = deps.inputs.keyOf(ctx);
+        if (!key) return next();
+        if (ctx.has(BATCH_LINE)) return batchLine(ctx, next, new Meter(key, deps, ctx, true));
+        const meter = new Meter(key, deps, ctx);
+        ctx.set(METER, meter);
+        const reading = ensureJsonBody(ctx, bodyLimit);
+        if (reading) await reading;
+        await meter.reserve(ctx, ctx.get(ROUTING));
+        const body = ctx.get(BODY) as Record<string, any> | undefined;
+        if (body?.stream === true && ASK_USAGE.has(ctx.endpoint.operation) && body.stream_options?.include_usage !== true) {
+          // Streams are always billed: ask for the usage chunk, which the caller did not ask for and does not get.
+          ctx.set(BODY, { ...body, stream_options: { ...(body.stream_options ?? {}), include_usage: true } });
+          ctx.set(BODY_CHANGED, true);
+          ctx.set(USAGE_NOT_ASKED, true);
+        }
+        await next();
+        const response = ctx.response;
+        if (response?.kind === 'stream') meter.streamed = noteStreamText(response as ModelStreamAnswer);
+      },
+      decorate(ctx, headers) {
+        ctx.get(METER)?.decorate(ctx, headers);
+      },
+    };
+  },
+});

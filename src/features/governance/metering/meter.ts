@@ -1,0 +1,259 @@
+import type { GatewayContext } from '../../../kernel/engine/context.js';
+import { BODY } from '../../../kernel/engine/request-body.js';
+import type { Logger } from '../../../kernel/observability/logger.js';
+import type { SeriesCounter } from '../../../kernel/observability/series-metrics.js';
+import { GatewayError } from '../../../contract/errors/gateway-error.js';
+import { TARGET } from '../../models/model-request.js';
+import { setRequestUsage } from '../../models/metrics/genai-spans.js';
+import type { RoutingDecision, PlanNode } from '../../models/routing/plan.js';
+import { costOf, worstCaseCost, type ModelPrice } from '../prices/cost.js';
+import { usdFromMicros } from '../prices/money.js';
+import { NO_USAGE, usageClasses, type TokenUsage } from '../prices/usage-classes.js';
+import type { ApplicableBudget, GatewayKey, Reservation, UsageLedger, UsageRow } from '../governance-types.js';
+import { answerUsage } from './answer-usage.js';
+import type { MeteringInputs } from './metering-inputs.js';
+import { countPromptTokens, countText } from './token-count.js';
+import type { StreamNotes } from './stream-text.js';
+
+/** Output tokens reserved when neither the request nor the catalogue bounds them. */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+
+/** The answer cache's status header (cache stage). */
+const CACHE_STATUS = 'x-gateway-cache-status';
+
+/** What metering keeps long-lived: inputs, the ledger, metrics, settings. */
+export interface MeterDeps {
+  inputs: MeteringInputs;
+  ledger: UsageLedger;
+  logger: Logger;
+  spend: SeriesCounter;
+  refusals: SeriesCounter;
+  unpriced: SeriesCounter;
+  teamLabel(team: string | undefined): string;
+  modelLabel(provider: string, model: string): string;
+  providerLabel(provider: string): string;
+  unpricedPolicy: 'refuse' | 'allow';
+  onStoreDown: 'refuse' | 'allow';
+  /** Finishing requests (settle and record), awaited before the ledger's last flush. */
+  inFlight: Set<Promise<void>>;
+}
+
+/** The upstream candidates of a routing decision: each leaf target's provider and model override. */
+export function candidatesOf(decision: RoutingDecision | undefined, requested: string | undefined): { provider: string; model: string | undefined }[] {
+  if (!decision) return [];
+  if (decision.single) {
+    const m = decision.single.overrideParams?.model;
+    return [{ provider: decision.single.provider, model: typeof m === 'string' ? m : requested }];
+  }
+  const out: { provider: string; model: string | undefined }[] = [];
+  const walk = (node: PlanNode, provider: string | undefined, model: string | undefined) => {
+    const p = node.settings.provider ?? provider;
+    const m = node.settings.overrideParams?.model;
+    const mm = typeof m === 'string' ? m : model;
+    if (node.children?.length) for (const child of node.children) walk(child, p, mm);
+    else if (p) out.push({ provider: p, model: mm });
+  };
+  walk(decision.plan.root, undefined, requested);
+  return out;
+}
+
+/** A cost where prices cover only some classes of an image/audio answer (per-unit price, token usage reported too). */
+function billable(price: ModelPrice, usage: TokenUsage, batch: boolean): number | undefined {
+  const full = costOf(price, usage, { batch });
+  if (full) return full.micros;
+  if (usage.images + usage.audioSeconds + usage.characters === 0) return undefined;
+  return costOf(price, { ...NO_USAGE, images: usage.images, audioSeconds: usage.audioSeconds, characters: usage.characters }, { batch })?.micros;
+}
+
+/**
+ * One metered request: reserves its worst case on every applicable budget before it goes
+ * upstream, and once the answer is written (or failed) settles to the real cost and records
+ * its ledger row. Streams note their generated text so that a caller who goes away is still
+ * billed for what was generated (counted with the tokenizer, marked estimated).
+ */
+export class Meter {
+  readonly at = Date.now();
+  /** The budgets that apply, known once reserve has read them (a batch line reserves nothing). */
+  budgets: readonly ApplicableBudget[] = [];
+  reservation: Reservation | undefined;
+  /** Tightest money budget's remaining microdollars after the reservation. */
+  remainingAfterReserve: number | undefined;
+  unverified = false;
+  /** What the stream handed to the caller (its text is read only when the stream was cut). */
+  streamed: StreamNotes | undefined;
+  /** Set once the answer's cost is known (decorate for JSON answers, finish for streams). */
+  private computed: { usage: TokenUsage; micros: number | null; priceSource: string | null; provider: string | null; model: string | null; estimated: boolean } | undefined;
+  private finished = false;
+
+  constructor(
+    readonly key: GatewayKey,
+    private readonly deps: MeterDeps,
+    ctx: GatewayContext<any>,
+    /** A line of a gateway-run batch: priced at the batch price, recorded under `batch: <route>`. */
+    private readonly batch = false,
+  ) {}
+
+  private get moneyBudgets(): readonly ApplicableBudget[] {
+    return this.budgets.filter((b) => b.budget.limit_usd !== undefined);
+  }
+
+  /** Reserves the request's worst case; throws the refusal (403 unpriced, 429 budget, 503 store down). */
+  async reserve(ctx: GatewayContext<any>, decision: RoutingDecision | undefined): Promise<void> {
+    const { inputs, logger } = this.deps;
+    const ledger = inputs.budgetLedger;
+    if (!ledger) return;
+    this.budgets = await inputs.budgetsFor(ctx, this.key);
+    if (this.budgets.length === 0) return;
+    const body = ctx.get(BODY) as Record<string, unknown> | undefined;
+    const requested = typeof body?.model === 'string' ? body.model : undefined;
+    const candidates = candidatesOf(decision, requested);
+    const promptTokens = countPromptTokens(body);
+    const asked = [body?.max_completion_tokens, body?.max_tokens, body?.max_output_tokens].find((v) => typeof v === 'number' && v >= 0) as number | undefined;
+    let micros = 0;
+    let maxOut = asked ?? 0;
+    for (const c of candidates) {
+      const price = c.model === undefined ? undefined : inputs.priceOf(ctx, c.provider, c.model);
+      const out = asked ?? (c.model !== undefined ? inputs.maxOutputTokensOf?.(ctx, c.provider, c.model) : undefined) ?? DEFAULT_MAX_OUTPUT_TOKENS;
+      maxOut = Math.max(maxOut, out);
+      const worst = price && worstCaseCost(price, promptTokens, out);
+      if (!worst) {
+        if (this.moneyBudgets.length > 0 && this.deps.unpricedPolicy === 'refuse') {
+          const name = c.model ?? '(no model named)';
+          throw new GatewayError('insufficient_permissions', `The model ${name} at ${c.provider} has no price, and a money budget applies to this request: it cannot be served.`);
+        }
+        continue;
+      }
+      micros = Math.max(micros, worst.micros);
+    }
+    const reservation: Reservation = { id: ctx.id, micros, tokens: promptTokens + maxOut };
+    let result;
+    try {
+      result = await ledger.reserve(this.budgets, reservation);
+    } catch (err) {
+      logger.warn({ requestId: ctx.id, err: (err as Error).message }, 'budget store unreachable');
+      result = { ok: false as const, storeDown: true as const };
+    }
+    if (result.ok) {
+      this.reservation = result.reservation;
+      this.remainingAfterReserve = result.remainingMicros;
+      return;
+    }
+    if ('storeDown' in result) {
+      if (this.deps.onStoreDown === 'allow') {
+        this.unverified = true;
+        logger.warn({ requestId: ctx.id, key: this.key.id }, 'budget store down: request served without a budget check (budgets.onStoreDown: allow)');
+        return;
+      }
+      throw new GatewayError('service_unavailable', 'The budget store is unreachable: budgets cannot be checked, so the request is not served.', {
+        headers: { 'x-should-retry': 'true' },
+      });
+    }
+    const { refusedBy, resetAt } = result;
+    this.deps.refusals.inc([refusedBy.scope]);
+    const name = refusedBy.budget.name ? ` "${refusedBy.budget.name}"` : '';
+    const when = resetAt === null ? 'It does not reset (a total budget).' : `It resets at ${new Date(resetAt * 1000).toISOString()}.`;
+    const headers: Record<string, string> = { 'x-should-retry': 'false' };
+    if (resetAt !== null) headers['x-gateway-budget-reset'] = String(resetAt);
+    throw new GatewayError('budget_exceeded', `The ${refusedBy.scope} budget${name} of ${refusedBy.subject} is exhausted. ${when}`, { headers });
+  }
+
+  /** The answer's cost, worked out once (by decorate for JSON answers, or at finish). */
+  private costNow(ctx: GatewayContext<any>, status: number): NonNullable<Meter['computed']> {
+    if (this.computed) return this.computed;
+    const target = ctx.get(TARGET);
+    const body = ctx.get(BODY) as Record<string, unknown> | undefined;
+    const override = target?.overrideParams?.model;
+    const model = typeof override === 'string' ? override : typeof body?.model === 'string' ? body.model : null;
+    const provider = target?.provider ?? null;
+    // Answered from the gateway's cache: nothing was spent upstream.
+    const failed = (status >= 400 && !ctx.res.headersSent) || ctx.responseHeaders[CACHE_STATUS] === 'HIT';
+    // A passed-through Anthropic or Responses stream's own usage block (cache classes kept) comes first.
+    const noted = failed ? undefined : this.streamed?.usage();
+    let usage: TokenUsage | undefined = failed ? { ...NO_USAGE } : noted ? usageClasses(noted) : answerUsage(ctx);
+    let estimated = false;
+    if (!failed && !usage && this.streamed && ctx.response?.kind === 'stream') {
+      // The stream ended before its usage (the caller went away): count what was generated and the prompt.
+      usage = { ...NO_USAGE, input: countPromptTokens(body), output: countText(this.streamed.text()) };
+      estimated = true;
+    }
+    usage ??= { ...NO_USAGE };
+    let micros: number | null = 0;
+    let priceSource: string | null = null;
+    if (!failed && provider && model) {
+      const price = this.deps.inputs.priceOf(ctx, provider, model);
+      micros = price ? (billable(price, usage, this.batch) ?? null) : null;
+      priceSource = price?.source ?? null;
+    } else if (!failed) micros = null;
+    return (this.computed = { usage, micros, priceSource, provider, model, estimated });
+  }
+
+  /** x-gateway-cost (when known) and x-gateway-budget-remaining on the answer. */
+  decorate(ctx: GatewayContext<any>, headers: Record<string, string>): void {
+    const response = ctx.response;
+    // A stream's head goes out before its cost is known: it carries no cost header.
+    const streaming = response?.kind === 'stream' && !ctx.error;
+    const status = ctx.error ? ctx.error.status : response && 'status' in response ? response.status : 200;
+    const cost = streaming ? undefined : this.costNow(ctx, status);
+    if (cost && cost.micros !== null) headers['x-gateway-cost'] = usdFromMicros(cost.micros);
+    if (this.remainingAfterReserve !== undefined) {
+      // What the settle gives back of the reservation (nothing known yet for a stream).
+      const back = cost ? (this.reservation?.micros ?? 0) - (cost.micros ?? 0) : 0;
+      headers['x-gateway-budget-remaining'] = usdFromMicros(Math.max(0, this.remainingAfterReserve + back));
+    }
+  }
+
+  /** Settles the reservation to the real cost and records the ledger row (once, after the answer). */
+  finish(ctx: GatewayContext<any>, status: number): void {
+    if (this.finished) return;
+    this.finished = true;
+    const cost = this.costNow(ctx, status);
+    const { deps } = this;
+    setRequestUsage(ctx, cost.usage, cost.micros === null ? undefined : usdFromMicros(cost.micros), cost.estimated);
+    if (cost.micros === null && !(status >= 400 && !ctx.res.headersSent)) deps.unpriced.inc([]);
+    else if (cost.micros)
+      deps.spend.inc(
+        [
+          deps.teamLabel(this.key.team),
+          cost.model && cost.provider ? deps.modelLabel(cost.provider, cost.model) : 'other',
+          cost.provider ? deps.providerLabel(cost.provider) : 'other',
+        ],
+        cost.micros / 1e6,
+      );
+    const row: UsageRow = {
+      requestId: ctx.id,
+      at: this.at,
+      keyId: this.key.id,
+      user: this.key.user ?? null,
+      team: this.key.team ?? null,
+      organization: this.key.organization ?? null,
+      customer: this.key.customer ?? null,
+      route: this.batch ? `batch: ${ctx.route}` : ctx.route,
+      provider: cost.provider,
+      model: cost.model,
+      usage: cost.usage,
+      costMicros: cost.micros,
+      priceSource: cost.priceSource,
+      status,
+      latencyMs: performance.now() - ctx.startedAt,
+      estimated: cost.estimated,
+      unverified: this.unverified,
+    };
+    const ledger = deps.inputs.budgetLedger;
+    const reservation = this.reservation;
+    if (!ledger || !reservation) {
+      deps.ledger.record(row);
+      return;
+    }
+    const tokens = cost.usage.input + cost.usage.cacheRead + cost.usage.cacheWrite + cost.usage.output + cost.usage.reasoning + cost.usage.inputAudio + cost.usage.outputAudio;
+    // Counters first, then the row: budgets are never behind the ledger.
+    const settling = ledger
+      .settle(this.budgets, reservation, { micros: cost.micros ?? 0, tokens })
+      .catch((err: Error) => {
+        row.unverified = true;
+        deps.logger.warn({ requestId: ctx.id, err: err.message }, 'budget settle failed; the reservation expires by itself');
+      })
+      .then(() => deps.ledger.record(row));
+    deps.inFlight.add(settling);
+    void settling.finally(() => deps.inFlight.delete(settling));
+  }
+}

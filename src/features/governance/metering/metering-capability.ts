@@ -1,0 +1,89 @@
+import type { Capability } from '../../../kernel/capability.js';
+import type { GatewayContext } from '../../../kernel/engine/context.js';
+import type { GatewayServices } from '../../../kernel/engine/services.js';
+import { getStore } from '../../../kernel/store/store-capability.js';
+import { PriceTable } from '../prices/price-table.js';
+import { BufferedUsageLedger } from './buffered-usage-ledger.js';
+import type { MeterDeps } from './meter.js';
+import meterStage from './meter-stage.js';
+import { METERING_INPUTS } from './metering-inputs.js';
+import { governanceMeteringInputs } from './governance-inputs.js';
+import { METER, METER_DEPS, USAGE_LEDGER } from './metering-services.js';
+import { loadTokenizer } from './token-count.js';
+import usageRoutes from './usage-routes.js';
+import { USAGE_MIGRATIONS } from './usage-store.js';
+import { toolCharges, toolPrices } from './tool-charges.js';
+import { TOOL_CALL_OBSERVERS } from '../../mcp/tool-call-observers.js';
+
+let shippedPrices: PriceTable | undefined;
+
+/** The shipped price table, read once per process (its problems are reported by --check). */
+function priceTable(): PriceTable {
+  return (shippedPrices ??= PriceTable.read().table);
+}
+
+/** Team names the config knows (tenants, config keys): the only team label values. */
+function knownTeams(services: GatewayServices): string[] {
+  const config = services.config;
+  const teams = Object.keys(config.tenants?.teams ?? {});
+  for (const key of config.auth?.apiKeys ?? []) if (key.team) teams.push(key.team);
+  return teams;
+}
+
+/**
+ * Metering (contract section 8): the usage ledger (a table of the store, written in batches
+ * off the request path and flushed at shutdown), the meter stage, the usage report and
+ * /v1/me, and the spend, refusal and unpriced-request metrics. Settles each metered request
+ * once its answer is written (a request observer of the HTTP edge).
+ */
+export const meteringCapability: Capability = {
+  name: 'metering',
+  async setup(services) {
+    const store = getStore(services);
+    await store.migrate(USAGE_MIGRATIONS);
+    const ledger = services.provide(USAGE_LEDGER, new BufferedUsageLedger(store, services.logger));
+    const prices = priceTable();
+    // Another part of governance (catalogue, budgets) may have provided its own inputs already.
+    const inputs = services.get(METERING_INPUTS) ?? services.provide(METERING_INPUTS, governanceMeteringInputs(services, prices));
+    const { labels, metrics, config } = services;
+    labels.add('team', ...knownTeams(services));
+    for (const provider of prices.providers()) labels.add('priced-model', ...prices.models(provider));
+    const inFlight = new Set<Promise<void>>();
+    const deps: MeterDeps = {
+      inputs,
+      ledger,
+      logger: services.logger,
+      spend: metrics.counter('gateway_spend_usd_total', 'US dollars spent through gateway keys, by team, model and provider.', ['team', 'model', 'provider']),
+      refusals: metrics.counter('gateway_budget_refusals_total', 'Requests refused because a budget did not fit, by budget scope.', ['scope']),
+      unpriced: metrics.counter('gateway_unpriced_requests_total', 'Requests made with a gateway key to a model with no price (recorded with cost null).', []),
+      teamLabel: (team) => labels.pick('team', team, 'other'),
+      modelLabel: (provider, model) => inputs.modelLabel?.(provider, model) ?? (labels.has('priced-model', model) ? model : labels.pick('model', model, 'other')),
+      providerLabel: (provider) => labels.pick('provider', provider, 'other'),
+      unpricedPolicy: config.pricing?.unpriced ?? 'refuse',
+      onStoreDown: config.budgets?.onStoreDown ?? 'refuse',
+      inFlight,
+    };
+    services.provide(METER_DEPS, deps);
+    metrics.observe('metering', (ctx: GatewayContext<any>, status: number) => meterFinish(ctx, status, services));
+    services.once(TOOL_CALL_OBSERVERS, () => []).push(toolCharges(deps, toolPrices(config)));
+    services.stages.register(meterStage);
+    services.stages.register(usageRoutes);
+    services.closers.push(async () => {
+      await Promise.all([...inFlight]);
+      await ledger.flush();
+    });
+  },
+  start() {
+    void loadTokenizer();
+  },
+};
+
+function meterFinish(ctx: GatewayContext<any>, status: number, services: GatewayServices): void {
+  const meter = ctx.get(METER);
+  if (!meter) return;
+  try {
+    meter.finish(ctx, status);
+  } catch (err) {
+    services.logger.warn({ requestId: ctx.id, err: (err as Error).message }, 'metering failed for a request');
+  }
+}

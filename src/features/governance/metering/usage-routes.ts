@@ -1,0 +1,137 @@
+import type { UsageReportStageConfig } from '../../../generated/stages/usage-report.js';
+import { schemaDocument } from '../../../kernel/config/schema-validator.js';
+import { headerValue, type GatewayContext } from '../../../kernel/engine/context.js';
+import { CALLER } from '../../../kernel/engine/report.js';
+import { defineStage } from '../../../kernel/engine/stage.js';
+import { getStore } from '../../../kernel/store/store-capability.js';
+import { badRequest, unauthorized } from '../../../contract/errors/gateway-error.js';
+import type { GatewayRouteSpec } from '../../../contract/routes.js';
+import { checkAdmin } from '../../auth/admin-check.js';
+import { CONFIG_KEYS, TOKEN_SERVICE } from '../../auth/auth-services.js';
+import { checkGatewayCredential } from '../../auth/gateway-credentials.js';
+import { bearerValue } from '../../auth/secrets.js';
+import { usdFromMicros } from '../prices/money.js';
+import { METER_DEPS } from './metering-services.js';
+import { GROUP_COLUMNS, usageCsv, usageReport, type GroupBy, type Interval, type UsageQuery } from './usage-report.js';
+
+type Ctx = GatewayContext<GatewayRouteSpec>;
+
+const DAY = 86_400_000;
+
+/** A time bound: Unix seconds, Unix milliseconds past 10^12, or an ISO 8601 date. */
+function parseTime(value: string, param: string): number {
+  if (/^\d{1,16}$/.test(value)) {
+    const n = Number(value);
+    return n >= 1e12 ? n : n * 1000;
+  }
+  const t = Date.parse(value);
+  if (Number.isNaN(t)) throw badRequest(`${param} must be an ISO 8601 date or Unix seconds: ${value.slice(0, 64)}`, param);
+  return t;
+}
+
+function reportQuery(ctx: Ctx, maxRangeDays: number): { query: UsageQuery; format: 'json' | 'csv' } {
+  const q = ctx.query;
+  for (const name of q.keys()) {
+    if (!['group_by', 'from', 'to', 'interval', 'format'].includes(name)) throw badRequest(`Unknown query parameter ${name.slice(0, 64)}.`, name.slice(0, 64));
+  }
+  const groupBy = q.get('group_by') ?? undefined;
+  if (groupBy !== undefined && !(groupBy in GROUP_COLUMNS)) throw badRequest(`group_by must be one of ${Object.keys(GROUP_COLUMNS).join(', ')}.`, 'group_by');
+  const interval = q.get('interval') ?? undefined;
+  if (interval !== undefined && interval !== 'hour' && interval !== 'day') throw badRequest('interval must be hour or day.', 'interval');
+  const format = q.get('format') ?? 'json';
+  if (format !== 'json' && format !== 'csv') throw badRequest('format must be json or csv.', 'format');
+  const to = q.get('to') ? parseTime(q.get('to')!, 'to') : Date.now();
+  const from = q.get('from') ? parseTime(q.get('from')!, 'from') : to - 30 * DAY;
+  if (from >= to) throw badRequest('from must be before to.', 'from');
+  if (to - from > maxRangeDays * DAY) throw badRequest(`The range from..to may cover at most ${maxRangeDays} days.`, 'from');
+  const query: UsageQuery = { from, to };
+  if (groupBy) query.groupBy = groupBy as GroupBy;
+  if (interval) query.interval = interval as Interval;
+  return { query, format };
+}
+
+/** A gateway key from the headers SDKs send it in (Authorization, x-api-key, api-key, x-gateway-token). */
+function presentedKey(ctx: Ctx): string | undefined {
+  return bearerValue(ctx.headers.authorization) ?? headerValue(ctx.headers, 'x-api-key') ?? headerValue(ctx.headers, 'api-key') ?? headerValue(ctx.headers, 'x-gateway-token');
+}
+
+function budgetWindow(budget: { window?: { period?: string; kind?: string; timezone?: string } }) {
+  return { period: budget.window?.period ?? 'month', kind: budget.window?.kind ?? 'calendar', timezone: budget.window?.timezone ?? 'UTC' };
+}
+
+/**
+ * GET /v1/admin/usage (admin token) and GET /v1/me (a gateway key). The report is one SQL
+ * statement over the usage ledger (see usage-report.ts); /v1/me reads the key's budgets' spend
+ * from the budget ledger.
+ */
+export default defineStage<UsageReportStageConfig, Ctx>({
+  name: 'usage-report',
+  description: 'GET /v1/admin/usage (sums of the usage ledger, JSON or CSV) and GET /v1/me (a key’s limits, budgets, spend and models).',
+  schema: schemaDocument('stages/usage-report.schema.json'),
+  once: true,
+  create(config, services) {
+    const store = getStore(services);
+    const deps = services.require(METER_DEPS);
+    const tokens = services.require(TOKEN_SERVICE);
+    const keys = services.get(CONFIG_KEYS);
+    const maxRangeDays = config.maxRangeDays ?? 400;
+    const catalogue = Object.keys((services.config as { models?: Record<string, unknown> }).models ?? {});
+    const report = async (ctx: Ctx) => {
+      checkAdmin(ctx.req, services.config);
+      ctx.set(CALLER, true);
+      const { query, format } = reportQuery(ctx, maxRangeDays);
+      const lines = await usageReport(store, query, usdFromMicros);
+      const window = { from: new Date(query.from).toISOString(), to: new Date(query.to).toISOString() };
+      if (format === 'csv') {
+        ctx.response = { kind: 'binary', status: 200, contentType: 'text/csv; charset=utf-8', body: Buffer.from(usageCsv(lines, query), 'utf8') };
+        return;
+      }
+      ctx.response = { kind: 'json', status: 200, body: { object: 'usage_report', ...window, group_by: query.groupBy ?? null, interval: query.interval ?? null, data: lines } };
+    };
+    const me = async (ctx: Ctx) => {
+      const value = presentedKey(ctx)?.trim();
+      if (!value) throw unauthorized('Send a gateway key (Authorization: Bearer <key>, x-api-key or x-gateway-token).');
+      ctx.secrets.push(value);
+      const checked = await checkGatewayCredential(value, tokens, keys);
+      if (!checked.ok) throw unauthorized(checked.message);
+      ctx.identity = checked.identity;
+      ctx.set(CALLER, true);
+      const key = deps.inputs.keyOf(ctx);
+      if (!key) throw unauthorized('This credential is not a gateway key.');
+      const budgets = await deps.inputs.budgetsFor(ctx, key);
+      const spent = budgets.length && deps.inputs.budgetLedger ? await deps.inputs.budgetLedger.spent(budgets) : new Map();
+      const matches = (name: string) => !key.models || key.models.some((p) => p === name || p === '*' || (p.endsWith('*') && name.startsWith(p.slice(0, -1))));
+      ctx.response = {
+        kind: 'json',
+        status: 200,
+        body: {
+          object: 'gateway_key',
+          id: key.id,
+          user: key.user,
+          team: key.team ?? null,
+          organization: key.organization ?? null,
+          limits: key.limits ?? {},
+          budgets: budgets.map((b) => {
+            const s = spent.get(b.id);
+            return {
+              id: b.id,
+              scope: b.scope,
+              subject: b.subject,
+              name: b.budget.name ?? null,
+              limit_usd: b.budget.limit_usd ?? null,
+              limit_tokens: b.budget.limit_tokens ?? null,
+              window: budgetWindow(b.budget),
+              action: b.budget.action ?? 'block',
+              spent_usd: s ? usdFromMicros(s.micros) : null,
+              spent_tokens: s?.tokens ?? null,
+              remaining_usd: s && b.budget.limit_usd !== undefined ? usdFromMicros(Math.max(0, Math.round(b.budget.limit_usd * 1e6) - s.micros)) : null,
+              resets_at: s?.resetAt ?? null,
+            };
+          }),
+          models: catalogue.filter(matches),
+        },
+      };
+    };
+    return (ctx) => (ctx.endpoint.operation === 'me' ? me(ctx) : report(ctx));
+  },
+});

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { BufferedUsageLedger } from '../../../../src/features/governance/metering/buffered-usage-ledger.js';
+import type { StoredRow } from '../../../../src/features/governance/metering/usage-store.js';
+import type { UsageRow } from '../../../../src/features/governance/governance-types.js';
+import { NO_USAGE } from '../../../../src/features/governance/prices/usage-classes.js';
+import type { SqlStore } from '../../../../src/kernel/store/sql-store.js';
+import { LogCollector } from '../../../helpers/start-gateway.js';
+
+const row = (n: number): UsageRow => ({
+  requestId: `req-${n}`,
+  at: 1_700_000_000_000 + n,
+  keyId: 'k',
+  user: 'u',
+  team: null,
+  organization: null,
+  customer: null,
+  route: 'POST /v1/chat/completions',
+  provider: 'openai',
+  model: 'm',
+  usage: { ...NO_USAGE, input: n },
+  costMicros: n,
+  priceSource: null,
+  status: 200,
+  latencyMs: 1,
+  estimated: false,
+  unverified: false,
+});
+
+const noStore = {} as SqlStore;
+
+function ledgerWith(write: (rows: readonly StoredRow[]) => Promise<void>, options: { batchSize?: number; maxBuffered?: number } = {}) {
+  const logs = new LogCollector();
+  const logger = pino({ level: 'info' }, logs);
+  return { ledger: new BufferedUsageLedger(noStore, logger, { intervalMs: 10, retryMs: 5, write, ...options }), logs };
+}
+
+describe('the buffered usage ledger', () => {
+  it('writes rows in batches of batchSize, off the caller', async () => {
+    const batches: number[] = [];
+    const { ledger } = ledgerWith(
+      async (rows) => {
+        batches.push(rows.length);
+      },
+      { batchSize: 3 },
+    );
+    for (let i = 0; i < 7; i++) ledger.record(row(i));
+    expect(batches).toEqual([]);
+    await ledger.flush();
+    expect(batches.reduce((a, b) => a + b, 0)).toBe(7);
+    expect(Math.max(...batches)).toBeLessThanOrEqual(3);
+    expect(ledger.pending).toBe(0);
+  });
+
+  it('keeps rows through failed writes and writes each once when the store is back', async () => {
+    const written: string[] = [];
+    let failures = 3;
+    const { ledger, logs } = ledgerWith(async (rows) => {
+      if (failures-- > 0) throw new Error('connection refused');
+      written.push(...rows.map((r) => r.requestId));
+    });
+    for (let i = 0; i < 5; i++) ledger.record(row(i));
+    await ledger.flush(10);
+    expect(written).toEqual(['req-0', 'req-1', 'req-2', 'req-3', 'req-4']);
+    expect(logs.text).toContain('usage ledger write failed; rows kept, retrying');
+  });
+
+  it('bounds the buffer while the store is down: the oldest rows go, with a warning', async () => {
+    const { ledger, logs } = ledgerWith(
+      async () => {
+        throw new Error('down');
+      },
+      { maxBuffered: 4 },
+    );
+    for (let i = 0; i < 10; i++) ledger.record(row(i));
+    expect(ledger.pending).toBe(4);
+    expect(logs.text).toContain('usage ledger buffer full');
+    await ledger.flush(2);
+    expect(logs.text).toContain('rows could not be written at shutdown');
+  });
+});
