@@ -99,7 +99,7 @@ describe('metering requests made with a gateway key', () => {
     expect(Number(row.output_tokens)).toBe(7);
     expect(Number(row.estimated)).toBe(0);
     const metrics = await (await request(`${gw.url}/metrics`)).body.text();
-    expect(metrics).toMatch(/gateway_spend_usd_total\{team="search",model="other",provider="openai"\} 0\.\d+/);
+    expect(metrics).toMatch(/gateway_spend_usd_total\{team="search",model="gpt-4o-mini",provider="openai"\} 0\.\d+/);
   });
 
   it('a request without a gateway key is not metered: no cost header, no row', async () => {
