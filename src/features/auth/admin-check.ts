@@ -31,7 +31,8 @@ export function checkAdmin(req: IncomingMessage, config: GatewayConfig): void {
 /**
  * The admin API with `roles`: the admin token (full access), or a gateway key (Authorization:
  * Bearer, or x-gateway-token) whose roles or its user's include one of `roles`. No credential
- * or an invalid one is 401; a valid key without such a role is 403.
+ * or an invalid one is 401; a valid key without such a role is 403; with no admin token
+ * configured the admin API is off (403 for everyone).
  */
 export async function checkAdminOrKey(
   req: IncomingMessage,
@@ -42,13 +43,15 @@ export async function checkAdminOrKey(
   userRoles: UserRoles | undefined,
 ): Promise<{ identity: Identity; access: AdminAccess }> {
   const adminToken = config.auth?.adminToken;
+  // As for the token operations: without an admin token the admin API is off, for keys with roles too.
+  if (!adminToken) throw forbidden('The admin API is disabled: no admin token is configured (auth.adminToken or GATEWAY_ADMIN_TOKEN).');
   const header = req.headers['x-gateway-token'];
   const given = bearerValue(req.headers.authorization) ?? (typeof header === 'string' && header ? header : undefined);
   const base = publicBaseUrl(req, config);
   if (!given) throw unauthenticated('The admin API needs Authorization: Bearer <admin token or gateway key>.', base);
   const insecure = insecureTransportError(req, config);
   if (insecure) throw insecure;
-  if (adminToken && secretsEqual(given, adminToken)) return { identity: ADMIN_IDENTITY, access: FULL_ADMIN };
+  if (secretsEqual(given, adminToken)) return { identity: ADMIN_IDENTITY, access: FULL_ADMIN };
   const checked = await checkGatewayCredential(given, tokens, keys);
   if (!checked.ok) throw unauthenticated(`The admin token or key is not valid: ${checked.message}`, base);
   const { identity } = checked;
