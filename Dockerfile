@@ -38,6 +38,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json gateway.yaml ./
 COPY schema ./schema
+COPY prices ./prices
 COPY pipelines ./pipelines
 COPY examples ./examples
 RUN mkdir -p /var/lib/gateway && chown node:node /var/lib/gateway

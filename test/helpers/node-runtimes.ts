@@ -54,7 +54,8 @@ function sqliteAddonFor(runtime: NodeRuntime): string {
   const gyp = join(npmDir, '..', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
   execFileSync(bin, [gyp, 'rebuild', '--release', `--nodedir=${nodedir}`, '-j', '2'], {
     cwd: work,
-    env: { ...process.env, PATH: `${dirname(bin)}:${process.env.PATH ?? ''}` },
+    // Without npm's own settings: under `npm test` they (npm_config_nodedir, _target, _node_gyp...) would point node-gyp at the running Node's headers.
+    env: { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k))), PATH: `${dirname(bin)}:${process.env.PATH ?? ''}` },
     stdio: 'pipe',
     timeout: 900_000,
   });

@@ -17,6 +17,8 @@ import { CATALOGUE, CREDENTIAL_VAULT, PRICE_RESOLVER, PRICE_TABLE } from './gove
 import keyLimits from './keys/key-limits-stage.js';
 import { PriceResolver } from './prices/price-resolver.js';
 import { PriceTable } from './prices/price-table.js';
+import tokenGovernance from './admin/token-governance.js';
+import adminResources from './admin/admin-resources.js';
 
 /**
  * Keys, models and money (contract section 8), the parts of held credentials and the catalogue:
@@ -28,6 +30,8 @@ export const governanceCapability: Capability = {
   name: 'governance',
   setup(services) {
     services.stages.register(credentialOperations);
+    services.stages.register(tokenGovernance);
+    services.stages.register(adminResources);
     services.stages.register(catalogueModels);
     services.stages.register(keyLimits);
   },

@@ -1,8 +1,6 @@
 import type { Capability } from '../../../kernel/capability.js';
 import { getStore } from '../../../kernel/store/store-capability.js';
 import { USER_ROLES } from '../../auth/auth-services.js';
-import adminResources from '../admin/admin-resources.js';
-import tokenGovernance from '../admin/token-governance.js';
 import { AUDIT_MIGRATIONS, AuditLog } from '../audit/audit-log.js';
 import { AUDIT } from '../audit/audit-services.js';
 import { ApiBudgets } from './api-budgets.js';
@@ -13,7 +11,7 @@ import { TENANT_MIGRATIONS, TenantStore } from './tenant-store.js';
 /**
  * Tenants and the admin API: organisations, teams, users and budgets (config file and store),
  * the users' roles for authenticate's `roles`, the API budgets the budget engine reads, the
- * audit log, and the stages admin-resources and token-governance.
+ * audit log, (the stages admin-resources and token-governance are registered by the governance capability).
  */
 export const tenantsCapability: Capability = {
   name: 'tenants',
@@ -31,7 +29,5 @@ export const tenantsCapability: Capability = {
     );
     services.provide(AUDIT, new AuditLog(store));
     services.provide(USER_ROLES, (user) => tenants.userRoles(user));
-    services.stages.register(tokenGovernance);
-    services.stages.register(adminResources);
   },
 };

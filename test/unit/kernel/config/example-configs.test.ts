@@ -11,6 +11,9 @@ const ENV = {
   TEAM_B_KEY: 'team-b-key-0123456789',
   GATEWAY_ADMIN_TOKEN: 'f3b1c9e07a5d4e2b8c6a9f1d3e5b7a90c2d4e6f8',
   IDENTITY_SIGNING_SECRET: '9a8b7c6d5e4f30211234567890abcdef',
+  GATEWAY_SECRET_KEY: 'ab'.repeat(32),
+  OPENAI_API_KEY: 'sk-example-openai-0001',
+  ANTHROPIC_API_KEY: 'sk-ant-example-0002',
 };
 
 const examples = readdirSync(join(ROOT, 'examples', 'configs'))
