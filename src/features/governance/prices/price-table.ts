@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { validatorFor, instancePathToKey } from '../../../kernel/config/schema-validator.js';
@@ -86,9 +86,7 @@ export class PriceTable {
     const problems: PriceProblem[] = [];
     const byProvider = new Map<string, Map<string, ModelPrice>>();
     const validate = validatorFor('governance/price-table.schema.json');
-    for (const name of readdirSync(dir)
-      .filter((n) => n.endsWith('.yaml'))
-      .sort()) {
+    for (const name of (existsSync(dir) ? readdirSync(dir) : []).filter((n) => n.endsWith('.yaml')).sort()) {
       let doc: unknown;
       try {
         doc = parse(readFileSync(join(dir, name), 'utf8'));
