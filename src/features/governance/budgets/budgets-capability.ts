@@ -19,6 +19,14 @@ export const CONFIG_BUDGETS = defineService<ConfigBudgetIndex>('config-budgets')
 
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
 
+/**
+ * How long a ledger call may take before the store counts as down: Redis answers each script at
+ * once; on PostgreSQL or SQLite the calls on one budget queue behind its lock, so a burst on one
+ * budget waits its turn there rather than being taken for an outage.
+ */
+const REDIS_TIMEOUT_MS = 1000;
+const SQL_TIMEOUT_MS = 5000;
+
 /** budgets.reservationTtl ("30s", "5m", "1h") in ms. */
 export function reservationTtlMs(text: string | undefined): number {
   const m = /^([0-9]+)([smh])$/.exec(text ?? '30s');
@@ -64,6 +72,7 @@ export const budgetsCapability: Capability = {
       () =>
         new LedgerOverBackend(redis ? new RedisLedgerBackend(redis, kernelRedisPrefix(services)) : new SqlLedgerBackend(getStore(services)), {
           ttlMs,
+          timeoutMs: redis ? REDIS_TIMEOUT_MS : SQL_TIMEOUT_MS,
           logger: services.logger,
           alerts: alertSink(services.logger, config.alertWebhook),
         }),

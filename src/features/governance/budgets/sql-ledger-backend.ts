@@ -2,6 +2,7 @@ import type { SqlExecutor, SqlStore } from '../../../kernel/store/sql-store.js';
 import type { Reservation } from '../governance-types.js';
 import type { BudgetPlan } from './budget-plan.js';
 import type { BackendReserve, BackendSettle, BackendSpent, LedgerBackend, SettledAlert } from './ledger-backend.js';
+import { ensureLedgerFunctions, RESERVE_FUNCTION, SETTLE_FUNCTION } from './postgres-ledger-functions.js';
 
 interface Use {
   /** Settled spend in the window. */
@@ -19,56 +20,51 @@ const SWEEP_EVERY = 1000;
 
 const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
+const numbers = (values: ReadonlyArray<number | string>) => values.map(Number);
+
 /**
  * The ledger in one SQL transaction per reserve or settle: PostgreSQL (several instances, without
- * Redis) or SQLite (one instance; workers share the file). PostgreSQL takes a transaction-scoped
- * advisory lock per budget in one fixed order (hash order, so two requests never wait on each
- * other crosswise); SQLite's transactions start with BEGIN IMMEDIATE (the file's write lock).
+ * Redis) or SQLite (one instance; workers share the file). On PostgreSQL each is one call of a
+ * function in the store's schema (postgres-ledger-functions.ts: advisory locks per budget taken
+ * in hash order inside the server, no WAL flush waited for); SQLite's transactions start with
+ * BEGIN IMMEDIATE (the file's write lock).
  */
 export class SqlLedgerBackend implements LedgerBackend {
   private settles = 0;
+  private functions: Promise<void> | undefined;
 
   constructor(private readonly store: SqlStore) {}
 
-  private async lock(tx: SqlExecutor, plans: readonly BudgetPlan[]): Promise<void> {
-    if (tx.dialect !== 'postgres') return;
-    const ids = [...new Set(plans.map((p) => p.id))];
-    // Volatile functions run after ORDER BY: locks are taken in hash order.
-    await tx.query(`SELECT pg_advisory_xact_lock(h) FROM (SELECT DISTINCT hashtext(x) AS h FROM unnest(?::text[]) AS x) AS s ORDER BY h`, [ids]);
+  /** PostgreSQL: the ledger's functions exist (created once per process, on first use). */
+  private postgresReady(): Promise<void> {
+    this.functions ??= ensureLedgerFunctions(this.store).catch((err: unknown) => {
+      this.functions = undefined;
+      throw err;
+    });
+    return this.functions;
   }
 
   /**
    * Each plan's settled spend in its window and its live reservations (expired ones not counted).
-   * With `purge`, expired reservations of these budgets (and `purge.reservationId`'s) are deleted
-   * first: on PostgreSQL in the same statement (one round trip less while the locks are held).
+   * With `purge` (SQLite, inside its write transaction), expired reservations of these budgets
+   * (and `purge.reservationId`'s) are deleted first.
    */
   private async use(tx: SqlExecutor, plans: readonly BudgetPlan[], clockMs: number, purge?: { reservationId?: string }): Promise<Use[]> {
     const where = plans.map(() => '(budget_id = ? AND series = ? AND idx BETWEEN ? AND ?)').join(' OR ');
     const params: unknown[] = plans.flatMap((p) => [p.id, p.series, p.from, p.to]);
     const ids = [...new Set(plans.map((p) => p.id))];
-    let prefix = '';
-    const prefixParams: unknown[] = [];
-    let gone = '';
-    const goneParams: unknown[] = [];
     if (purge) {
-      const del = `DELETE FROM gateway_budget_reservations WHERE budget_id IN (${marks(ids.length)}) AND (expires_at <= ?${purge.reservationId ? ' OR reservation_id = ?' : ''})`;
-      const delParams = [...ids, clockMs, ...(purge.reservationId ? [purge.reservationId] : [])];
-      if (tx.dialect === 'postgres') {
-        // The main query does not see the CTE's deletions: it leaves out what they delete.
-        prefix = `WITH purged AS (${del}) `;
-        prefixParams.push(...delParams);
-        if (purge.reservationId) {
-          gone = ' AND reservation_id <> ?';
-          goneParams.push(purge.reservationId);
-        }
-      } else await tx.execute(del, delParams);
+      await tx.execute(
+        `DELETE FROM gateway_budget_reservations WHERE budget_id IN (${marks(ids.length)}) AND (expires_at <= ?${purge.reservationId ? ' OR reservation_id = ?' : ''})`,
+        [...ids, clockMs, ...(purge.reservationId ? [purge.reservationId] : [])],
+      );
     }
     const rows = await tx.query<{ budget_id: string; series: string | null; idx: number | string | null; micros: number | string; tokens: number | string }>(
-      `${prefix}SELECT budget_id, series, idx, micros, tokens FROM gateway_budget_spend WHERE ${where}
+      `SELECT budget_id, series, idx, micros, tokens FROM gateway_budget_spend WHERE ${where}
        UNION ALL
        SELECT budget_id, NULL, NULL, SUM(micros), SUM(tokens) FROM gateway_budget_reservations
-       WHERE budget_id IN (${marks(ids.length)}) AND expires_at > ?${gone} GROUP BY budget_id`,
-      [...prefixParams, ...params, ...ids, clockMs, ...goneParams],
+       WHERE budget_id IN (${marks(ids.length)}) AND expires_at > ? GROUP BY budget_id`,
+      [...params, ...ids, clockMs],
     );
     return plans.map((p) => {
       const u: Use = { spentMicros: 0, spentTokens: 0, usedMicros: 0, usedTokens: 0, oldest: -1 };
@@ -94,8 +90,29 @@ export class SqlLedgerBackend implements LedgerBackend {
   }
 
   async reserve(plans: readonly BudgetPlan[], r: Reservation, expiresAt: number, clockMs: number): Promise<BackendReserve> {
+    if (this.store.dialect === 'postgres') {
+      await this.postgresReady();
+      const [row] = await this.store.query<{ refused: number; oldest: string | number; used_micros: Array<string | number> | null }>(
+        `SELECT refused, oldest, used_micros FROM ${RESERVE_FUNCTION}(?::text[], ?::text[], ?::bigint[], ?::bigint[], ?::boolean[], ?::bigint[], ?::bigint[], ?, ?, ?, ?, ?)`,
+        [
+          plans.map((p) => p.id),
+          plans.map((p) => p.series),
+          plans.map((p) => p.from),
+          plans.map((p) => p.to),
+          plans.map((p) => p.block),
+          plans.map((p) => p.limitMicros),
+          plans.map((p) => p.limitTokens),
+          r.id,
+          r.micros,
+          r.tokens,
+          expiresAt,
+          clockMs,
+        ],
+      );
+      if (row!.refused >= 0) return { ok: false, index: row!.refused, oldest: Number(row!.oldest) };
+      return { ok: true, usedMicros: numbers(row!.used_micros ?? []) };
+    }
     return this.store.transaction(async (tx) => {
-      await this.lock(tx, plans);
       const ids = [...new Set(plans.map((p) => p.id))];
       const uses = await this.use(tx, plans, clockMs, {});
       for (let i = 0; i < plans.length; i++) {
@@ -116,8 +133,8 @@ export class SqlLedgerBackend implements LedgerBackend {
 
   async settle(plans: readonly BudgetPlan[], reservationId: string, actual: { micros: number; tokens: number }, clockMs: number): Promise<BackendSettle> {
     const sweep = ++this.settles % SWEEP_EVERY === 0;
+    if (this.store.dialect === 'postgres') return this.settlePostgres(plans, reservationId, actual, clockMs, sweep);
     return this.store.transaction(async (tx) => {
-      await this.lock(tx, plans);
       if (sweep) await tx.execute('DELETE FROM gateway_budget_settled WHERE settled_at < ?', [clockMs - SETTLED_KEPT_MS]);
       const first = await tx.execute('INSERT INTO gateway_budget_settled (reservation_id, settled_at) VALUES (?, ?) ON CONFLICT (reservation_id) DO NOTHING', [
         reservationId,
@@ -152,6 +169,51 @@ export class SqlLedgerBackend implements LedgerBackend {
       }
       return { usedMicros: uses.map((u) => u.usedMicros), alerts };
     });
+  }
+
+  private async settlePostgres(
+    plans: readonly BudgetPlan[],
+    reservationId: string,
+    actual: { micros: number; tokens: number },
+    clockMs: number,
+    sweep: boolean,
+  ): Promise<BackendSettle> {
+    await this.postgresReady();
+    const [row] = await this.store.query<{ first: boolean; spent_micros: Array<string | number>; spent_tokens: Array<string | number>; used_micros: Array<string | number> }>(
+      `SELECT first, spent_micros, spent_tokens, used_micros FROM ${SETTLE_FUNCTION}(?::text[], ?::text[], ?::bigint[], ?::bigint[], ?, ?, ?, ?, ?)`,
+      [
+        plans.map((p) => p.id),
+        plans.map((p) => p.series),
+        plans.map((p) => p.from),
+        plans.map((p) => p.to),
+        reservationId,
+        actual.micros,
+        actual.tokens,
+        clockMs,
+        sweep ? clockMs - SETTLED_KEPT_MS : null,
+      ],
+    );
+    const usedMicros = numbers(row!.used_micros);
+    if (!row!.first) return { usedMicros, alerts: [] };
+    const spentMicros = numbers(row!.spent_micros);
+    const spentTokens = numbers(row!.spent_tokens);
+    const alerts: SettledAlert[] = [];
+    for (let i = 0; i < plans.length; i++) {
+      const p = plans[i]!;
+      if (!p.alerts.length) continue;
+      const after = p.limitMicros !== null ? spentMicros[i]! : spentTokens[i]!;
+      const before = after - (p.limitMicros !== null ? actual.micros : actual.tokens);
+      for (const { percent, level } of p.alerts) {
+        if (before >= level || after < level) continue;
+        // Crossed by this settle (under the budget's lock); the row makes it once per window across instances.
+        const inserted = await this.store.execute(
+          'INSERT INTO gateway_budget_alerts (budget_id, series, idx, percent, sent_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (budget_id, series, idx, percent) DO NOTHING',
+          [p.id, p.series, p.alertWindow, percent, Math.floor(clockMs / 1000)],
+        );
+        if (inserted > 0) alerts.push({ index: i, percent, spentMicros: spentMicros[i]!, spentTokens: spentTokens[i]! });
+      }
+    }
+    return { usedMicros, alerts };
   }
 
   async spent(plans: readonly BudgetPlan[]): Promise<BackendSpent[]> {

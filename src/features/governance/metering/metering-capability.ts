@@ -14,12 +14,13 @@ import usageRoutes from './usage-routes.js';
 import { USAGE_MIGRATIONS } from './usage-store.js';
 import { toolCharges, toolPrices } from './tool-charges.js';
 import { TOOL_CALL_OBSERVERS } from '../../mcp/tool-call-observers.js';
+import { PRICE_TABLE } from '../governance-services.js';
 
 let shippedPrices: PriceTable | undefined;
 
-/** The shipped price table, read once per process (its problems are reported by --check). */
-function priceTable(): PriceTable {
-  return (shippedPrices ??= PriceTable.read().table);
+/** The price table the governance capability read (PRICE_TABLE), else the shipped one read once per process. */
+function priceTable(services: GatewayServices): PriceTable {
+  return services.get(PRICE_TABLE) ?? (shippedPrices ??= PriceTable.read().table);
 }
 
 /** Team names the config knows (tenants, config keys): the only team label values. */
@@ -41,8 +42,14 @@ export const meteringCapability: Capability = {
   async setup(services) {
     const store = getStore(services);
     await store.migrate(USAGE_MIGRATIONS);
-    const ledger = services.provide(USAGE_LEDGER, new BufferedUsageLedger(store, services.logger));
-    const prices = priceTable();
+    services.provide(USAGE_LEDGER, new BufferedUsageLedger(store, services.logger));
+    services.stages.register(meterStage);
+    services.stages.register(usageRoutes);
+  },
+  /** After every capability's setup and the governance capability's prepare (catalogue, price resolver, price table). */
+  prepare(services) {
+    const ledger = services.require(USAGE_LEDGER);
+    const prices = priceTable(services);
     // Another part of governance (catalogue, budgets) may have provided its own inputs already.
     const inputs = services.get(METERING_INPUTS) ?? services.provide(METERING_INPUTS, governanceMeteringInputs(services, prices));
     const { labels, metrics, config } = services;
@@ -66,8 +73,6 @@ export const meteringCapability: Capability = {
     services.provide(METER_DEPS, deps);
     metrics.observe('metering', (ctx: GatewayContext<any>, status: number) => meterFinish(ctx, status, services));
     services.once(TOOL_CALL_OBSERVERS, () => []).push(toolCharges(deps, toolPrices(config)));
-    services.stages.register(meterStage);
-    services.stages.register(usageRoutes);
     services.closers.push(async () => {
       await Promise.all([...inFlight]);
       await ledger.flush();
