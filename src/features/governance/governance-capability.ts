@@ -1,6 +1,7 @@
 import type { Capability } from '../../kernel/capability.js';
 import { ConfigError } from '../../kernel/config/load-config.js';
 import { registerSecrets } from '../../kernel/errors/redact.js';
+import { KEY_SLOT_MIGRATIONS } from './keys/sql-parallel-slots.js';
 import { getStore } from '../../kernel/store/store-capability.js';
 import { PROVIDERS } from '../models/providers/provider-registry.js';
 import { PlanError } from '../models/routing/compile-plan.js';
@@ -39,6 +40,8 @@ export const governanceCapability: Capability = {
     const { config } = services;
     const store = getStore(services);
     await store.migrate(CREDENTIAL_MIGRATIONS);
+    // maxParallel slots live here when there is no Redis (key-limits stage).
+    await store.migrate(KEY_SLOT_MIGRATIONS);
     const credentialStore = new CredentialStore(store);
     const secrets = config.secrets;
     let box: SecretBox | undefined;

@@ -14,6 +14,10 @@ export interface BudgetsConfig {
   onStoreDown?: 'refuse' | 'allow';
   alertWebhook?: BudgetAlertWebhook;
   /**
+   * How long a budget check may wait for the store before the store counts as down (onStoreDown), e.g. "1s" or "500ms". Default: 1s with Redis; 5s on PostgreSQL or SQLite, where checks on one budget queue behind its lock.
+   */
+  storeTimeout?: string;
+  /**
    * How long a reservation outlives its instance's last heartbeat (e.g. "30s").
    */
   reservationTtl?: string;

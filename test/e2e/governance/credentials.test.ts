@@ -143,6 +143,19 @@ describe('held credentials', () => {
     expect(res.json.error.message).toContain('names no credential');
   });
 
+  it('keeps each credential write in the audit log, without the value', async () => {
+    const audit = await call(`${gw!.url}/v1/admin/audit?resource=credential`, 'GET');
+    expect(audit.status).toBe(200);
+    const entries = audit.json.data.filter((e: any) => e.resource_id === 'from-api');
+    expect(entries.map((e: any) => e.action).sort()).toEqual(['credential.create', 'credential.delete']);
+    const created = entries.find((e: any) => e.action === 'credential.create');
+    expect(created).toMatchObject({ resource: 'credential', before: null, after: expect.objectContaining({ name: 'from-api', provider: 'openai' }) });
+    const deleted = entries.find((e: any) => e.action === 'credential.delete');
+    expect(deleted).toMatchObject({ before: expect.objectContaining({ name: 'from-api' }), after: null });
+    expect(audit.text).not.toContain(API_HELD);
+    expect(audit.text).not.toContain(API_HELD.slice(0, -4));
+  });
+
   it('refuses at start-up a config credential with a field its provider does not declare, naming the key', async () => {
     await expect(
       startGateway({

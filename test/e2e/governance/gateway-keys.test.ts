@@ -3,6 +3,7 @@ import { request } from 'undici';
 import { FakeUpstream } from '../../helpers/fake-upstream.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { answers, CHAT, chatBody, post, streamChunks, UPSTREAM_CHAT } from '../../helpers/routing-harness.js';
+import { dropSharedState, PG_URL } from '../../helpers/shared-stores.js';
 import { PARALLEL_SLOTS } from '../../../src/features/governance/keys/key-limits-stage.js';
 
 const ADMIN = 'admin-token-gateway-keys-0123456789abcdef';
@@ -19,12 +20,15 @@ const chat = (url: string, key: string, extra: Record<string, string> = {}) => p
 /**
  * Contract section 8: gateway keys carry models, mcp permissions, limits, budgets and metadata;
  * rotate with a grace period, block and unblock; maxParallel slots are released however a
- * request ends (on one instance, and shared through Redis).
+ * request ends (in the SQL store, SQLite or PostgreSQL, and in Redis).
  */
+const pgSchema = `test_gw_keys_${process.pid}_${Date.now()}`;
+
 describe.each([
-  ['in memory', undefined],
-  ['in Redis', { url: 'redis://127.0.0.1:6379', keyPrefix: `gw-keys-test-${process.pid}-${Date.now()}:` }],
-])('gateway keys (slots %s)', (_label, redis) => {
+  ['on SQLite', undefined, undefined],
+  ['on PostgreSQL', undefined, { type: 'postgres', url: PG_URL, schema: pgSchema }],
+  ['in Redis', { url: 'redis://127.0.0.1:6379', keyPrefix: `gw-keys-test-${process.pid}-${Date.now()}:` }, undefined],
+] as const)('gateway keys (slots %s)', (_label, redis, storage) => {
   let upstream: FakeUpstream;
   let gw: TestGateway;
   const issue = async (body: Record<string, unknown>) => {
@@ -39,6 +43,7 @@ describe.each([
       logging: { level: 'warn' },
       auth: { adminToken: ADMIN },
       ...(redis ? { redis } : {}),
+      ...(storage ? { storage } : {}),
       providers: { openai: { baseUrl: `${upstream.url}/v1` } },
       credentials: { main: { provider: 'openai', api_key: HELD } },
       models: { gpt: { credential: 'main', model: 'gpt-4o-mini' } },
@@ -47,6 +52,8 @@ describe.each([
   afterAll(async () => {
     await gw?.close();
     await upstream?.stop();
+    if (redis) await dropSharedState('redis', redis.keyPrefix, '');
+    if (storage) await dropSharedState('postgres', '', storage.schema);
   });
   beforeEach(() => {
     upstream.requests.length = 0;

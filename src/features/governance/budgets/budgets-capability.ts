@@ -20,12 +20,18 @@ export const CONFIG_BUDGETS = defineService<ConfigBudgetIndex>('config-budgets')
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
 
 /**
- * How long a ledger call may take before the store counts as down: Redis answers each script at
- * once; on PostgreSQL or SQLite the calls on one budget queue behind its lock, so a burst on one
- * budget waits its turn there rather than being taken for an outage.
+ * How long a ledger call may take before the store counts as down (budgets.storeTimeout): by
+ * default 1 s on Redis, which answers each script at once; 5 s on PostgreSQL or SQLite, where
+ * the calls on one budget queue behind its lock (a burst on one budget waits its turn there
+ * rather than being taken for an outage).
  */
-const REDIS_TIMEOUT_MS = 1000;
-const SQL_TIMEOUT_MS = 5000;
+export function storeTimeoutMs(text: string | undefined, redis: boolean): number {
+  if (text === undefined) return redis ? 1000 : 5000;
+  const m = /^([0-9]+)(ms|s)$/.exec(text);
+  if (!m || Number(m[1]) === 0)
+    throw new ConfigError([`budgets.storeTimeout must be a positive duration such as "1s" or "500ms" (got ${JSON.stringify(text)})`], 'budgets.storeTimeout');
+  return Number(m[1]) * (m[2] === 's' ? 1000 : 1);
+}
 
 /** budgets.reservationTtl ("30s", "5m", "1h") in ms. */
 export function reservationTtlMs(text: string | undefined): number {
@@ -64,7 +70,8 @@ export const budgetsCapability: Capability = {
     if (!redis) await getStore(services).migrate(BUDGET_MIGRATIONS);
     // With budgets configured, the first requests find the client connected (a Redis that is down answers storeDown meanwhile).
     else if (services.config.budgets) await whenRedisReady(redis, 2000);
-    const settings = { redis: redis ? services.config.redis : undefined, storage: redis ? undefined : services.config.storage, ttlMs, webhook: config.alertWebhook };
+    const timeoutMs = storeTimeoutMs(config.storeTimeout, redis !== undefined);
+    const settings = { redis: redis ? services.config.redis : undefined, storage: redis ? undefined : services.config.storage, ttlMs, timeoutMs, webhook: config.alertWebhook };
     // Kept across a reload with the same settings: its live reservations stay alive.
     const ledger = services.resources.keep(
       'budget-ledger',
@@ -72,7 +79,7 @@ export const budgetsCapability: Capability = {
       () =>
         new LedgerOverBackend(redis ? new RedisLedgerBackend(redis, kernelRedisPrefix(services)) : new SqlLedgerBackend(getStore(services)), {
           ttlMs,
-          timeoutMs: redis ? REDIS_TIMEOUT_MS : SQL_TIMEOUT_MS,
+          timeoutMs,
           logger: services.logger,
           alerts: alertSink(services.logger, config.alertWebhook),
         }),

@@ -7,6 +7,7 @@ import { badRequest, GatewayError, notFound, semanticError } from '../../../cont
 import type { GatewayRouteSpec } from '../../../contract/routes.js';
 import { ADMIN } from '../../auth/auth-services.js';
 import { PROVIDERS } from '../../models/providers/provider-registry.js';
+import { AUDIT } from '../audit/audit-services.js';
 import { CREDENTIAL_VAULT } from '../governance-services.js';
 import { credentialProblems, providerFields } from './credential-fields.js';
 
@@ -30,7 +31,8 @@ async function jsonObject(ctx: AdminContext, limit: number): Promise<Record<stri
  * The held credentials of the admin API (contract section 8): GET /v1/admin/credentials lists
  * them (the config file's with `source: file`, the API's with `source: api`; never a value,
  * only the last 4 characters), POST stores one sealed with AES-256-GCM (201), DELETE
- * /v1/admin/credentials/{name} removes one the API created. Needs the admin credential.
+ * /v1/admin/credentials/{name} removes one the API created (rotating one is a delete and a
+ * create). Needs the admin credential. Writes are kept in the audit log without any value.
  */
 export default defineStage<CredentialOperationsStageConfig, AdminContext>({
   name: 'credential-operations',
@@ -42,6 +44,8 @@ export default defineStage<CredentialOperationsStageConfig, AdminContext>({
     const vault = services.require(CREDENTIAL_VAULT);
     const providers = services.require(PROVIDERS);
     const logger = services.logger;
+    // Every write is kept in the audit log (GET /v1/admin/audit) as the resource the API shows: never a value.
+    const audit = services.get(AUDIT);
     const validate = validatorFor('requests/admin-credentials-create.schema.json');
     const limit = config.bodyLimit ?? 65_536;
     const json = (ctx: AdminContext, status: number, body: unknown) => {
@@ -72,6 +76,7 @@ export default defineStage<CredentialOperationsStageConfig, AdminContext>({
           }
           if (created === 'exists') throw semanticError(`A credential named ${name} exists already; delete it first.`, 'name');
           logger.info({ audit: 'credential.create', requestId: ctx.id, credential: name, provider }, 'credential stored');
+          await audit?.recordAudit(ctx, { action: 'credential.create', resource: 'credential', id: name, after: created });
           return json(ctx, 201, created);
         }
         case 'admin.credentials.delete': {
@@ -80,6 +85,7 @@ export default defineStage<CredentialOperationsStageConfig, AdminContext>({
           if (deleted === 'unknown') throw notFound(`No credential named ${name}.`, 'name');
           if (deleted === 'file') throw semanticError(`Credential ${name} is defined in the config file (credentials.${name}); remove it there.`, 'name');
           logger.info({ audit: 'credential.delete', requestId: ctx.id, credential: name }, 'credential deleted');
+          await audit?.recordAudit(ctx, { action: 'credential.delete', resource: 'credential', id: name, before: deleted });
           return json(ctx, 200, { ...deleted, deleted: true });
         }
         default:

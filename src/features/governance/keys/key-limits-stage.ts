@@ -12,9 +12,14 @@ import { RedisRateCounter } from '../../models/rate-limit/redis-counter.js';
 import { noteStreamUsage, usedTokens } from '../../models/rate-limit/usage.js';
 import { redisKeyPrefix, sharedRedis } from '../../models/routing/resilience-services.js';
 import { GATEWAY_KEY } from '../governance-slots.js';
-import { MemoryParallelSlots, RedisParallelSlots, type ParallelSlots } from './parallel-slots.js';
+import { getStore } from '../../../kernel/store/store-capability.js';
+import { RedisParallelSlots, type ParallelSlots } from './parallel-slots.js';
+import { SqlParallelSlots } from './sql-parallel-slots.js';
 
-/** Slots of maxParallel: in Redis with redis.url (shared by every instance), else in this process. */
+/**
+ * Slots of maxParallel, where the budgets are: in Redis with redis.url, else in the SQL store
+ * (PostgreSQL shared by instances; SQLite shared by one instance's workers).
+ */
 export const PARALLEL_SLOTS = defineService<ParallelSlots>('key-parallel-slots');
 const KEY_COUNTER = defineService<RateCounter>('key-rate-counter');
 
@@ -23,8 +28,14 @@ const MINUTE = 60_000;
 function parallelSlots(services: GatewayServices): ParallelSlots {
   return services.once(PARALLEL_SLOTS, () => {
     const redis = sharedRedis(services);
-    return services.resources.keep('key-parallel-slots', { redis: redis ? services.config.redis : undefined }, () =>
-      redis ? new RedisParallelSlots(redis, redisKeyPrefix(services)) : new MemoryParallelSlots(),
+    const settings = { redis: redis ? services.config.redis : undefined, storage: redis ? undefined : services.config.storage };
+    return services.resources.keep(
+      'key-parallel-slots',
+      settings,
+      () => (redis ? new RedisParallelSlots(redis, redisKeyPrefix(services)) : new SqlParallelSlots(getStore(services))),
+      (slots) => {
+        if (slots instanceof SqlParallelSlots) slots.close();
+      },
     );
   });
 }

@@ -9,28 +9,6 @@ export interface ParallelSlots {
   held(keyId: string): Promise<number>;
 }
 
-/** Slots of this process (one instance). */
-export class MemoryParallelSlots implements ParallelSlots {
-  private readonly counts = new Map<string, number>();
-
-  async acquire(keyId: string, max: number): Promise<boolean> {
-    const n = this.counts.get(keyId) ?? 0;
-    if (n >= max) return false;
-    this.counts.set(keyId, n + 1);
-    return true;
-  }
-
-  async release(keyId: string): Promise<void> {
-    const n = (this.counts.get(keyId) ?? 0) - 1;
-    if (n > 0) this.counts.set(keyId, n);
-    else this.counts.delete(keyId);
-  }
-
-  async held(keyId: string): Promise<number> {
-    return this.counts.get(keyId) ?? 0;
-  }
-}
-
 /** KEYS[1]: the key's counter; ARGV: max, ttl ms. The counter's expiry frees the slots of an instance that died holding them. */
 const ACQUIRE = `
 local n = redis.call('INCR', KEYS[1])

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { storeCapability } from '../../../../src/kernel/store/store-capability.js';
-import { BUDGET_LEDGER, budgetsCapability, CONFIG_BUDGETS, reservationTtlMs } from '../../../../src/features/governance/budgets/budgets-capability.js';
+import { BUDGET_LEDGER, budgetsCapability, CONFIG_BUDGETS, reservationTtlMs, storeTimeoutMs } from '../../../../src/features/governance/budgets/budgets-capability.js';
 import { applicableBudgets } from '../../../../src/features/governance/budgets/applicable-budgets.js';
 import { makeServices } from '../../../helpers/services.js';
 import { dropSharedState, REDIS_URL } from '../../../helpers/shared-stores.js';
@@ -19,6 +19,15 @@ describe('budgets capability', () => {
     expect(reservationTtlMs('2m')).toBe(120_000);
     expect(reservationTtlMs('1h')).toBe(3_600_000);
     expect(() => reservationTtlMs('0s')).toThrow(/reservationTtl/);
+  });
+
+  it('reads budgets.storeTimeout: 1 s on Redis and 5 s on the SQL store by default', () => {
+    expect(storeTimeoutMs(undefined, true)).toBe(1000);
+    expect(storeTimeoutMs(undefined, false)).toBe(5000);
+    expect(storeTimeoutMs('250ms', true)).toBe(250);
+    expect(storeTimeoutMs('10s', false)).toBe(10_000);
+    expect(() => storeTimeoutMs('0ms', false)).toThrow(/storeTimeout/);
+    expect(() => storeTimeoutMs('1m', false)).toThrow(/storeTimeout/);
   });
 
   it('on the SQL store: creates its tables and serves reserve → settle for the config budgets', async () => {
