@@ -65,6 +65,15 @@ function billable(price: ModelPrice, usage: TokenUsage, batch: boolean): number 
   return costOf(price, { ...NO_USAGE, images: usage.images, audioSeconds: usage.audioSeconds, characters: usage.characters }, { batch })?.micros;
 }
 
+/** The §8 budget refusal: 429 budget_exceeded naming the budget and when it resets. */
+export function budgetExceeded(refusedBy: ApplicableBudget, resetAt: number | null): GatewayError {
+  const name = refusedBy.budget.name ? ` "${refusedBy.budget.name}"` : '';
+  const when = resetAt === null ? 'It does not reset (a total budget).' : `It resets at ${new Date(resetAt * 1000).toISOString()}.`;
+  const headers: Record<string, string> = { 'x-should-retry': 'false' };
+  if (resetAt !== null) headers['x-gateway-budget-reset'] = String(resetAt);
+  return new GatewayError('budget_exceeded', `The ${refusedBy.scope} budget${name} of ${refusedBy.subject} is exhausted. ${when}`, { headers });
+}
+
 /**
  * One metered request: reserves its worst case on every applicable budget before it goes
  * upstream, and once the answer is written (or failed) settles to the real cost and records
@@ -148,13 +157,8 @@ export class Meter {
         headers: { 'x-should-retry': 'true' },
       });
     }
-    const { refusedBy, resetAt } = result;
-    this.deps.refusals.inc([refusedBy.scope]);
-    const name = refusedBy.budget.name ? ` "${refusedBy.budget.name}"` : '';
-    const when = resetAt === null ? 'It does not reset (a total budget).' : `It resets at ${new Date(resetAt * 1000).toISOString()}.`;
-    const headers: Record<string, string> = { 'x-should-retry': 'false' };
-    if (resetAt !== null) headers['x-gateway-budget-reset'] = String(resetAt);
-    throw new GatewayError('budget_exceeded', `The ${refusedBy.scope} budget${name} of ${refusedBy.subject} is exhausted. ${when}`, { headers });
+    this.deps.refusals.inc([result.refusedBy.scope]);
+    throw budgetExceeded(result.refusedBy, result.resetAt);
   }
 
   /** The answer's cost, worked out once (by decorate for JSON answers, or at finish). */

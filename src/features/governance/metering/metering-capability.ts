@@ -12,7 +12,8 @@ import { METER, METER_DEPS, USAGE_LEDGER } from './metering-services.js';
 import { loadTokenizer } from './token-count.js';
 import usageRoutes from './usage-routes.js';
 import { USAGE_MIGRATIONS } from './usage-store.js';
-import { toolCharges, toolPrices } from './tool-charges.js';
+import { TOOL_CHARGES, ToolCharges, toolPrices } from './tool-charges.js';
+import toolMeterStage from './tool-meter-stage.js';
 import { TOOL_CALL_OBSERVERS } from '../../mcp/tool-call-observers.js';
 import { PRICE_TABLE } from '../governance-services.js';
 
@@ -45,6 +46,7 @@ export const meteringCapability: Capability = {
     services.provide(USAGE_LEDGER, new BufferedUsageLedger(store, services.logger));
     services.stages.register(meterStage);
     services.stages.register(usageRoutes);
+    services.stages.register(toolMeterStage);
   },
   /** After every capability's setup and the governance capability's prepare (catalogue, price resolver, price table). */
   prepare(services) {
@@ -72,7 +74,8 @@ export const meteringCapability: Capability = {
     };
     services.provide(METER_DEPS, deps);
     metrics.observe('metering', (ctx: GatewayContext<any>, status: number) => meterFinish(ctx, status, services));
-    services.once(TOOL_CALL_OBSERVERS, () => []).push(toolCharges(deps, toolPrices(config)));
+    const charges = services.provide(TOOL_CHARGES, new ToolCharges(deps, toolPrices(config)));
+    services.once(TOOL_CALL_OBSERVERS, () => []).push(charges.observer);
     services.closers.push(async () => {
       await Promise.all([...inFlight]);
       await ledger.flush();

@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { GatewayConfig } from '../../../generated/gateway.js';
-import type { Identity } from '../../../kernel/engine/context.js';
-import type { ToolCallObserver } from '../../mcp/tool-call-observers.js';
+import type { GatewayContext, Identity } from '../../../kernel/engine/context.js';
+import { defineService } from '../../../kernel/engine/services.js';
+import { GatewayError } from '../../../contract/errors/gateway-error.js';
+import type { ObservedToolCall, ToolCallObserver } from '../../mcp/tool-call-observers.js';
 import { microsFromPico, picoFromDecimal } from '../prices/money.js';
 import { NO_USAGE } from '../prices/usage-classes.js';
-import type { GatewayKey } from '../governance-types.js';
-import type { MeterDeps } from './meter.js';
+import { GATEWAY_KEY } from '../governance-slots.js';
+import type { ApplicableBudget, GatewayKey, Reservation } from '../governance-types.js';
+import { budgetExceeded, type MeterDeps } from './meter.js';
 
 /** `mcpServers.<name>.toolPrices` as microdollars per call, by server then tool. */
 export function toolPrices(config: GatewayConfig): Map<string, Map<string, number>> {
@@ -27,39 +30,150 @@ function keyOfIdentity(identity: Identity): GatewayKey | undefined {
   return key;
 }
 
+/** A priced tool call held on the budgets until its answer is observed. */
+interface HeldCall {
+  requestId: string;
+  budgets: readonly ApplicableBudget[];
+  reservation: Reservation;
+  unverified: boolean;
+  timer: NodeJS.Timeout;
+}
+
+/** How long a reserved call may go unanswered before its reservation is let go at no charge. */
+const UNANSWERED_MS = 600_000;
+
+const queueKey = (identityId: string, server: string, tool: string) => `${identityId}\n${server}\n${tool}`;
+
 /**
- * Charges each tools/call made with a gateway key its tool's price (default 0; nothing for a
- * call that got no answer) and records it as a usage ledger row with route /mcp, provider
- * `mcp:<server>` and model the tool. Budgets are not charged for tool calls yet: the budgets
- * that apply are worked out from a provider request's context, which a tool call lacks.
+ * Tool calls charged a per-tool price (`mcpServers.<name>.toolPrices`, default 0). Before a
+ * priced tools/call made with a gateway key goes on, `reserve` holds its price on every budget
+ * that applies to the key (refusing with the §8 budget error when one does not fit); when the
+ * call is answered the tool-call observer settles it at that price (0 for a call that got no
+ * answer) and records its usage ledger row (route /mcp, provider `mcp:<server>`, model the
+ * tool). Calls are matched to their reservation by caller, server and tool, first in first out.
  */
-export function toolCharges(deps: MeterDeps, prices: Map<string, Map<string, number>>): ToolCallObserver {
-  return (identity, call) => {
+export class ToolCharges {
+  private readonly held = new Map<string, HeldCall[]>();
+
+  constructor(
+    private readonly deps: MeterDeps,
+    private readonly prices: Map<string, Map<string, number>>,
+  ) {}
+
+  /** Whether any tool has a price (else there is nothing to reserve). */
+  get priced(): boolean {
+    for (const tools of this.prices.values()) for (const micros of tools.values()) if (micros > 0) return true;
+    return false;
+  }
+
+  priceOf(server: string, tool: string): number {
+    return this.prices.get(server)?.get(tool) ?? 0;
+  }
+
+  /** Reserves the price of each priced call on the caller's budgets; throws the refusal (nothing stays held then). */
+  async reserve(ctx: GatewayContext<any>, calls: ReadonlyArray<{ server: string; tool: string }>): Promise<void> {
+    const identity = ctx.identity;
+    const ledger = this.deps.inputs.budgetLedger;
+    const key = identity && (ctx.get(GATEWAY_KEY) ?? keyOfIdentity(identity));
+    if (!identity || !key || !ledger) return;
+    const priced = calls.filter((c) => this.priceOf(c.server, c.tool) > 0);
+    if (!priced.length) return;
+    const budgets = await this.deps.inputs.budgetsFor(ctx, key);
+    if (!budgets.length) return;
+    const taken: Array<{ queue: string; call: HeldCall }> = [];
+    const release = () => {
+      for (const t of taken) this.take(t.queue, t.call);
+      for (const t of taken) void ledger.settle(t.call.budgets, t.call.reservation, { micros: 0, tokens: 0 }).catch(() => undefined);
+    };
+    for (const c of priced) {
+      const requestId = `mcp_${randomUUID()}`;
+      const reservation: Reservation = { id: requestId, micros: this.priceOf(c.server, c.tool), tokens: 0 };
+      const result = await ledger.reserve(budgets, reservation).catch(() => ({ ok: false as const, storeDown: true as const }));
+      if (!result.ok && 'storeDown' in result) {
+        if (this.deps.onStoreDown === 'allow') {
+          this.deps.logger.warn({ key: key.id, tool: `${c.server}/${c.tool}` }, 'budget store down: tool call served without a budget check (budgets.onStoreDown: allow)');
+          continue;
+        }
+        release();
+        throw new GatewayError('service_unavailable', 'The budget store is unreachable: budgets cannot be checked, so the tool call is not made.', {
+          headers: { 'x-should-retry': 'true' },
+        });
+      }
+      if (!result.ok) {
+        release();
+        this.deps.refusals.inc([result.refusedBy.scope]);
+        throw budgetExceeded(result.refusedBy, result.resetAt);
+      }
+      const queue = queueKey(identity.id, c.server, c.tool);
+      const call: HeldCall = { requestId, budgets, reservation, unverified: false, timer: setTimeout(() => this.unanswered(queue, call), UNANSWERED_MS) };
+      call.timer.unref();
+      taken.push({ queue, call });
+      const list = this.held.get(queue);
+      if (list) list.push(call);
+      else this.held.set(queue, [call]);
+    }
+  }
+
+  private take(queue: string, call?: HeldCall): HeldCall | undefined {
+    const list = this.held.get(queue);
+    if (!list) return undefined;
+    const at = call ? list.indexOf(call) : 0;
+    const [found] = at >= 0 ? list.splice(at, 1) : [];
+    if (!list.length) this.held.delete(queue);
+    if (found) clearTimeout(found.timer);
+    return found;
+  }
+
+  private unanswered(queue: string, call: HeldCall): void {
+    if (!this.take(queue, call)) return;
+    this.deps.logger.warn({ requestId: call.requestId }, 'a reserved tool call was never answered: its reservation is let go at no charge');
+    void this.deps.inputs.budgetLedger?.settle(call.budgets, call.reservation, { micros: 0, tokens: 0 }).catch(() => undefined);
+  }
+
+  /** The tool-call observer: settles the call's reservation (if any) and records its row. */
+  readonly observer: ToolCallObserver = (identity: Identity, call: ObservedToolCall) => {
     const key = keyOfIdentity(identity);
     if (!key) return;
-    const micros = call.outcome === 'error' ? 0 : (prices.get(call.server)?.get(call.tool) ?? 0);
-    const requestId = `mcp_${randomUUID()}`;
-    const record = () =>
-      deps.ledger.record({
-        requestId,
-        at: Date.now(),
-        keyId: key.id,
-        user: key.user,
-        team: key.team ?? null,
-        organization: key.organization ?? null,
-        customer: null,
-        route: '/mcp',
-        provider: `mcp:${call.server}`,
-        model: call.tool,
-        usage: { ...NO_USAGE },
-        costMicros: micros,
-        priceSource: micros > 0 ? `mcpServers.${call.server}.toolPrices` : null,
-        status: call.outcome === 'error' ? 502 : 200,
-        latencyMs: call.ms,
-        estimated: false,
-        unverified: false,
-      });
+    const { deps } = this;
+    const micros = call.outcome === 'error' ? 0 : this.priceOf(call.server, call.tool);
+    const held = this.take(queueKey(identity.id, call.server, call.tool));
+    const requestId = held?.requestId ?? `mcp_${randomUUID()}`;
+    const row = {
+      requestId,
+      at: Date.now(),
+      keyId: key.id,
+      user: key.user,
+      team: key.team ?? null,
+      organization: key.organization ?? null,
+      customer: null,
+      route: '/mcp',
+      provider: `mcp:${call.server}`,
+      model: call.tool,
+      usage: { ...NO_USAGE },
+      costMicros: micros,
+      priceSource: micros > 0 ? `mcpServers.${call.server}.toolPrices` : null,
+      status: call.outcome === 'error' ? 502 : 200,
+      latencyMs: call.ms,
+      estimated: false,
+      unverified: false,
+    };
     if (micros > 0) deps.spend.inc([deps.teamLabel(key.team), 'other', 'mcp'], micros / 1e6);
-    record();
+    const ledger = deps.inputs.budgetLedger;
+    if (!held || !ledger) {
+      deps.ledger.record(row);
+      return;
+    }
+    // Counters first, then the row: budgets are never behind the ledger.
+    const settling = ledger
+      .settle(held.budgets, held.reservation, { micros, tokens: 0 })
+      .catch((err: Error) => {
+        row.unverified = true;
+        deps.logger.warn({ requestId, err: err.message }, 'budget settle failed for a tool call; the reservation expires by itself');
+      })
+      .then(() => deps.ledger.record(row));
+    deps.inFlight.add(settling);
+    void settling.finally(() => deps.inFlight.delete(settling));
   };
 }
+
+export const TOOL_CHARGES = defineService<ToolCharges>('tool-charges');
