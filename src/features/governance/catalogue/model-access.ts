@@ -1,32 +1,9 @@
-/**
- * Whether `name` matches `pattern`, where `*` stands for any run of characters (none included).
- * Iterative with one backtrack point: linear in practice, never exponential, whatever the pattern.
- */
-export function globMatch(pattern: string, name: string): boolean {
-  let p = 0;
-  let n = 0;
-  let star = -1;
-  let mark = 0;
-  while (n < name.length) {
-    if (p < pattern.length && pattern[p] !== '*' && pattern[p] === name[n]) {
-      p++;
-      n++;
-    } else if (p < pattern.length && pattern[p] === '*') {
-      star = p++;
-      mark = n;
-    } else if (star >= 0) {
-      p = star + 1;
-      n = ++mark;
-    } else return false;
-  }
-  while (p < pattern.length && pattern[p] === '*') p++;
-  return p === pattern.length;
-}
+import { wildcard } from '../../../kernel/text/wildcard.js';
 
 /** Whether a key's `models` (undefined: every model) allow the catalogue model `name`. */
 export function keyMayUseModel(models: readonly string[] | undefined, name: string): boolean {
   if (models === undefined) return true;
-  for (const pattern of models) if (globMatch(pattern, name)) return true;
+  for (const pattern of models) if (wildcard(pattern).test(name)) return true;
   return false;
 }
 
@@ -38,5 +15,5 @@ export function keyReachesEntry(models: readonly string[] | undefined, entry: st
   if (keyMayUseModel(models, entry)) return true;
   if (!entry.endsWith('*')) return false;
   const prefix = entry.slice(0, -1);
-  return models!.some((pattern) => pattern.startsWith(prefix) || globMatch(pattern, prefix));
+  return models!.some((pattern) => pattern.startsWith(prefix) || wildcard(pattern).test(prefix));
 }

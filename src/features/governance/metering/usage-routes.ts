@@ -1,3 +1,4 @@
+import { keyMayUseModel } from '../catalogue/model-access.js';
 import type { UsageReportStageConfig } from '../../../generated/stages/usage-report.js';
 import { schemaDocument } from '../../../kernel/config/schema-validator.js';
 import { headerValue, type GatewayContext } from '../../../kernel/engine/context.js';
@@ -100,7 +101,7 @@ export default defineStage<UsageReportStageConfig, Ctx>({
       if (!key) throw unauthorized('This credential is not a gateway key.');
       const budgets = await deps.inputs.budgetsFor(ctx, key);
       const spent = budgets.length && deps.inputs.budgetLedger ? await deps.inputs.budgetLedger.spent(budgets) : new Map();
-      const matches = (name: string) => !key.models || key.models.some((p) => p === name || p === '*' || (p.endsWith('*') && name.startsWith(p.slice(0, -1))));
+      const matches = (name: string) => keyMayUseModel(key.models, name);
       ctx.response = {
         kind: 'json',
         status: 200,
