@@ -14,6 +14,7 @@ import usageRoutes from './usage-routes.js';
 import { USAGE_MIGRATIONS } from './usage-store.js';
 import { TOOL_CHARGES, ToolCharges, toolPrices } from './tool-charges.js';
 import toolMeterStage from './tool-meter-stage.js';
+import { BILLED_BATCH_MIGRATIONS, ProviderBatchBilling } from './provider-batch-billing.js';
 import { TOOL_CALL_OBSERVERS } from '../../mcp/tool-call-observers.js';
 import { PRICE_TABLE } from '../governance-services.js';
 
@@ -43,6 +44,7 @@ export const meteringCapability: Capability = {
   async setup(services) {
     const store = getStore(services);
     await store.migrate(USAGE_MIGRATIONS);
+    await store.migrate(BILLED_BATCH_MIGRATIONS);
     services.provide(USAGE_LEDGER, new BufferedUsageLedger(store, services.logger));
     services.stages.register(meterStage);
     services.stages.register(usageRoutes);
@@ -73,7 +75,11 @@ export const meteringCapability: Capability = {
       inFlight,
     };
     services.provide(METER_DEPS, deps);
-    metrics.observe('metering', (ctx: GatewayContext<any>, status: number) => meterFinish(ctx, status, services));
+    const batches = new ProviderBatchBilling(services, deps);
+    metrics.observe('metering', (ctx: GatewayContext<any>, status: number) => {
+      meterFinish(ctx, status, services);
+      batches.observe(ctx, status);
+    });
     const charges = services.provide(TOOL_CHARGES, new ToolCharges(deps, toolPrices(config)));
     services.once(TOOL_CALL_OBSERVERS, () => []).push(charges.observer);
     services.closers.push(async () => {
