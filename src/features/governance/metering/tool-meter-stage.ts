@@ -1,6 +1,7 @@
 import type { ToolMeterStageConfig } from '../../../generated/stages/tool-meter.js';
 import { schemaDocument } from '../../../kernel/config/schema-validator.js';
 import { defineStage } from '../../../kernel/engine/stage.js';
+import { authorize } from '../../mcp/authorization.js';
 import { splitName } from '../../mcp/naming.js';
 import { isRequestId, mcpMessage, messagesOf } from '../../mcp/policy/mcp-message.js';
 import { TOOL_CHARGES } from './tool-charges.js';
@@ -27,7 +28,8 @@ export default defineStage<ToolMeterStageConfig>({
       for (const m of messagesOf(await mcpMessage(ctx, bodyLimit))) {
         if (m.method !== 'tools/call' || !isRequestId(m.id) || typeof m.params?.name !== 'string') continue;
         const named = pinned ? { server: pinned, name: m.params.name } : splitName(m.params.name);
-        if (named) calls.push({ server: named.server, tool: named.name });
+        // A call its caller may not make is refused further on and never answered: nothing to hold for it.
+        if (named && authorize(ctx.identity, { action: 'call', server: named.server, tool: named.name }).allowed) calls.push({ server: named.server, tool: named.name });
       }
       if (calls.length) await charges.reserve(ctx, calls);
       await next();
