@@ -15,6 +15,7 @@ import { modelAnswer } from '../stream-answer.js';
 import { isTranslated } from '../translations.js';
 import { normalizeInput, outputAsInput } from './input-items.js';
 import { RESPONSE_STORE, type StoredResponse } from './response-store.js';
+import { TOOL_LOOP_RAN } from '../../tool-loop/tool-loop-slots.js';
 
 type GatewayContext = ModelContext;
 type Json = Record<string, any>;
@@ -219,7 +220,8 @@ export default defineStage<ResponsesStateStageConfig, GatewayContext>({
         await store.put(owner, {
           id: String(response.id),
           provider,
-          native,
+          // a tool loop's answer is the gateway's own: the provider keeps none of it
+          native: native && !ctx.get(TOOL_LOOP_RAN),
           previousId: previousId ?? null,
           response: withPrevious(response, restoredPrevious),
           inputItems,
