@@ -62,10 +62,11 @@ export class GatewayTools {
    * Calls `tool` of `server` for the caller. A refusal, an error of the server or a cancelled call
    * is a failed outcome with its message (what the model is told), never a thrown error.
    */
-  async call(identity: Identity, server: string, tool: string, args: Json, signal: AbortSignal, timeoutMs: number): Promise<ToolOutcome> {
+  async call(identity: Identity, server: string, tool: string, args: Json, signal: AbortSignal): Promise<ToolOutcome> {
     try {
       const aggregator = await this.aggregator();
-      const result = await aggregator.callTool({ identity, server }, { name: tool, arguments: args }, { signal, timeoutMs: Math.max(1, Math.floor(timeoutMs)) });
+      // the server's own call timeout applies; the loop's time limit aborts `signal` sooner when it comes first
+      const result = await aggregator.callTool({ identity, server }, { name: tool, arguments: args }, { signal });
       return { text: resultText(result), failed: result.isError === true };
     } catch (err) {
       return { text: signal.aborted ? `The call of ${tool} was cancelled.` : String((err as Error)?.message ?? 'The tool call failed.'), failed: true };

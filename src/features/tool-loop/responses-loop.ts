@@ -337,11 +337,11 @@ export class ResponsesLoop {
     await bounded(run, this.input.limits.parallelCalls, async (call) => {
       const index = this.emitItem(call.item);
       events.callStarted(index, call.item);
-      const remaining = this.input.limits.deadline - Date.now();
       const outcome = call.args
-        ? await this.input.tools.call(this.input.identity, call.offered.label, call.offered.tool.name, call.args, this.stop.signal, remaining)
+        ? await this.input.tools.call(this.input.identity, call.offered.label, call.offered.tool.name, call.args, this.stop.signal)
         : { text: 'The arguments are not a JSON object.', failed: true };
       if (this.input.callerSignal.aborted) return;
+      if (outcome.failed && this.timedOut) outcome.text = `The call of ${call.offered.tool.name} was cancelled: the tool loop reached its time limit.`;
       if (outcome.failed) {
         call.item.error = outcome.text;
         call.item.status = 'failed';

@@ -8,12 +8,13 @@ import { badRequest, GatewayError, unauthorized } from '../../contract/errors/ga
 import { newResponseId, responseObject } from '../../contract/openai/responses-shapes.js';
 import { ANONYMOUS } from '../auth/auth-services.js';
 import { publicBaseUrl } from '../auth/public-url.js';
-import { DEADLINE, TARGET, type ModelContext } from '../models/model-request.js';
+import { DEADLINE, TARGET, USAGE_NOT_ASKED, type ModelContext } from '../models/model-request.js';
 import { PROVIDERS } from '../models/providers/provider-registry.js';
 import { modelAnswer, modelStream } from '../models/stream-answer.js';
 import { isTranslated } from '../models/translations.js';
 import { GatewayTools } from './gateway-tools.js';
-import { LoopEventStream, SILENT_EVENTS } from './loop-events.js';
+import { LoopEventStream, SILENT_EVENTS, type LoopEvents } from './loop-events.js';
+import { ChatLoopEvents, chatCompletionOf, chatEntries, chatRequestOf, loopAnswerOfChat, loopBodyOfChat } from './chat-loop.js';
 import { mcpToolsOf } from './mcp-tools.js';
 import { CallerGone, ResponsesLoop, type LoopLimits } from './responses-loop.js';
 import { TOOL_LOOP_RAN } from './tool-loop-slots.js';
@@ -57,6 +58,16 @@ function answerOf(ctx: ModelContext): Json {
  * input and the loop's answer is kept like any other; each model call runs the stages after it
  * (guardrails, cache, retry, forward). A streamed request gets the loop's events as they happen.
  */
+/** The operations the loop serves. */
+const OPERATIONS = new Set(['responses.create', 'chat.completions']);
+
+/**
+ * The MCP tool loop (see ./responses-loop.ts) for POST /v1/responses and /v1/chat/completions
+ * whose `mcp` tools name the gateway's tool servers. On /v1/responses it runs after
+ * responses-state, so a kept conversation is already the input and the loop's answer is kept like
+ * any other; each model call runs the stages after it (guardrails, cache, retry, forward). A
+ * streamed request gets the loop's events as they happen.
+ */
 export default defineStage<ToolLoopStageConfig, ModelContext>({
   name: 'tool-loop',
   description: 'Runs the tools of mcp tools that name gateway tool servers: lists, calls (for the caller, with /mcp authorization and audit), feeds results back to the model.',
@@ -67,19 +78,22 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
     const tools = new GatewayTools(services);
     const bodyLimit = services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
     return async (ctx, next) => {
-      if (ctx.endpoint.operation !== 'responses.create') return next();
+      const operation = ctx.endpoint.operation;
+      if (!OPERATIONS.has(operation)) return next();
       await ensureJsonBody(ctx, bodyLimit);
       const body: Json | undefined = ctx.get(BODY);
       if (!body || !Array.isArray(body.tools) || !body.tools.some((t: Json) => t?.type === 'mcp')) return next();
+      const chat = operation === 'chat.completions';
       const found = mcpToolsOf(body.tools, 'tools', (name) => tools.has(name), publicBaseUrl(ctx.req, services.config));
-      if (found.outside.length && !nativeResponses(ctx, services)) {
+      if (found.outside.length && (chat || !nativeResponses(ctx, services))) {
         const label = found.outside[0]!;
         throw badRequest(
-          `The mcp tool "${label}" names a server outside this gateway: only a provider that runs MCP tools itself (openai) can take it. Name a tool server of the gateway (server_label, no server_url) instead.`,
+          `The mcp tool "${label}" names a server outside this gateway: only a provider that runs MCP tools itself (openai, on /v1/responses) can take it. Name a tool server of the gateway (server_label, no server_url) instead.`,
           'tools',
         );
       }
       if (found.gateway.length === 0) return next();
+      const entries = chat ? chatEntries(found.gateway, body.tools) : found.gateway;
       const identity = callerOf(ctx, services);
       const requested = typeof body.max_tool_calls === 'number' && body.max_tool_calls >= 0 ? Math.floor(body.max_tool_calls) : Infinity;
       const requestDeadline = ctx.get(DEADLINE);
@@ -90,8 +104,9 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
         parallelCalls: config.parallelCalls ?? 4,
       };
       const changedBefore = ctx.get(BODY_CHANGED);
+      let lastChat: Json | undefined;
       const callModel = async (request: Json): Promise<Json> => {
-        ctx.set(BODY, request);
+        ctx.set(BODY, chat ? chatRequestOf(body, request) : request);
         ctx.set(BODY_CHANGED, true);
         try {
           await next();
@@ -99,14 +114,36 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
           ctx.set(BODY, body);
           ctx.set(BODY_CHANGED, changedBefore);
         }
-        return answerOf(ctx);
+        if (!chat) return answerOf(ctx);
+        lastChat = answerOf(ctx);
+        return loopAnswerOfChat(lastChat, request);
       };
-      const original = body;
+      const loopBody = chat ? loopBodyOfChat(body) : body;
       ctx.set(TOOL_LOOP_RAN, true);
+      const loopOf = (events: LoopEvents, onModelCall?: () => void) =>
+        new ResponsesLoop({
+          body: loopBody,
+          original: loopBody,
+          entries,
+          identity,
+          tools,
+          limits,
+          callerSignal: ctx.signal,
+          callModel: onModelCall
+            ? async (request) => {
+                try {
+                  return await callModel(request);
+                } finally {
+                  onModelCall();
+                }
+              }
+            : callModel,
+          events,
+        });
+      const answerFor = (response: Json): Json => (chat ? chatCompletionOf(response, lastChat) : response);
       if (body.stream !== true) {
-        const loop = new ResponsesLoop({ body, original, entries: found.gateway, identity, tools, limits, callerSignal: ctx.signal, callModel, events: SILENT_EVENTS });
         try {
-          ctx.response = { kind: 'json', status: 200, body: await loop.run() };
+          ctx.response = { kind: 'json', status: 200, body: answerFor(await loopOf(SILENT_EVENTS).run()) };
         } catch (err) {
           if (err instanceof ModelFailure) ctx.response = err.answer;
           else if (!(err instanceof CallerGone)) throw err;
@@ -114,42 +151,26 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
         return;
       }
       // Streamed: the loop starts when the edge starts reading (after every stage before this one is done with the answer).
-      const events = new LoopEventStream();
+      const events = chat ? new ChatLoopEvents(String(body.model ?? ''), body.stream_options?.include_usage === true) : new LoopEventStream();
+      if (events instanceof LoopEventStream)
+        events.start(
+          responseObject({ id: newResponseId(), createdAt: Math.floor(Date.now() / 1000), model: String(body.model ?? ''), status: 'in_progress', output: [], usage: null }, body),
+        );
       const answer = modelStream(
         ctx,
         200,
-        'responses',
-        false,
+        chat ? 'chat' : 'responses',
+        body.stream_options?.include_usage === true,
         lazily(events, () => run()),
         undefined,
-        original,
+        chat ? undefined : body,
       );
-      const started = responseObject(
-        { id: newResponseId(), createdAt: Math.floor(Date.now() / 1000), model: String(body.model ?? ''), status: 'in_progress', output: [], usage: null },
-        original,
-      );
-      events.start(started);
+      if (chat && ctx.get(USAGE_NOT_ASKED)) answer.hiddenUsage = true;
       const run = async () => {
-        const loop = new ResponsesLoop({
-          body,
-          original,
-          entries: found.gateway,
-          identity,
-          tools,
-          limits,
-          callerSignal: ctx.signal,
-          callModel: async (request) => {
-            try {
-              return await callModel(request);
-            } finally {
-              // the edge writes this stream: each model call's own answer stays out of ctx.response
-              ctx.response = answer;
-            }
-          },
-          events,
-        });
+        // each model call's own answer stays out of ctx.response: the edge writes this stream
+        const loop = loopOf(events, () => (ctx.response = answer));
         try {
-          events.end(await loop.run());
+          events.end(answerFor(await loop.run()));
         } catch (err) {
           if (err instanceof CallerGone) return events.fail({ message: 'The caller went away.' });
           const failure =

@@ -8,116 +8,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { FakeUpstream, type ReceivedRequest } from '../../helpers/fake-upstream.js';
+import { FakeUpstream } from '../../helpers/fake-upstream.js';
+import { anthropicModel, chatModel, MCP_TOOL, plan, responsesModel } from './fake-models.js';
 import { HttpToolServer } from '../../helpers/http-tool-server.js';
 import { eventually } from '../../helpers/mcp.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 
 type Json = Record<string, any>;
-
-/** What the fake models call: a tool name and its arguments. */
-const plan: { tool: string; args: Json } = { tool: 'add', args: { a: 2, b: 3 } };
-
-function send(res: ServerResponse, body: unknown): void {
-  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-}
-
-const USAGE = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
-
-/** An OpenAI-compatible chat model: calls the planned tool, then answers with what the tool said. */
-function chatModel(req: ReceivedRequest, res: ServerResponse): void {
-  const body = req.json();
-  const last = body.messages.at(-1);
-  if (last.role === 'tool') {
-    send(res, {
-      id: 'chatcmpl-2',
-      object: 'chat.completion',
-      created: 1,
-      model: body.model,
-      choices: [{ index: 0, message: { role: 'assistant', content: `The tool said: ${last.content}` }, finish_reason: 'stop' }],
-      usage: USAGE,
-    });
-    return;
-  }
-  const fn = (body.tools ?? []).find((t: Json) => t.function.name.endsWith(`__${plan.tool}`));
-  if (!fn) {
-    send(res, {
-      id: 'chatcmpl-0',
-      object: 'chat.completion',
-      created: 1,
-      model: body.model,
-      choices: [{ index: 0, message: { role: 'assistant', content: 'No tool.' }, finish_reason: 'stop' }],
-      usage: USAGE,
-    });
-    return;
-  }
-  send(res, {
-    id: 'chatcmpl-1',
-    object: 'chat.completion',
-    created: 1,
-    model: body.model,
-    choices: [
-      {
-        index: 0,
-        message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: fn.function.name, arguments: JSON.stringify(plan.args) } }] },
-        finish_reason: 'tool_calls',
-      },
-    ],
-    usage: USAGE,
-  });
-}
-
-/** An Anthropic model: tool_use of the planned tool, then text with the tool_result. */
-function anthropicModel(req: ReceivedRequest, res: ServerResponse): void {
-  const body = req.json();
-  const last = body.messages.at(-1);
-  const result = Array.isArray(last.content) ? last.content.find((b: Json) => b.type === 'tool_result') : undefined;
-  const usage = { input_tokens: 10, output_tokens: 5 };
-  if (result) {
-    const text = typeof result.content === 'string' ? result.content : result.content.map((b: Json) => b.text).join('');
-    send(res, { id: 'msg_2', type: 'message', role: 'assistant', model: body.model, content: [{ type: 'text', text: `The tool said: ${text}` }], stop_reason: 'end_turn', usage });
-    return;
-  }
-  const tool = (body.tools ?? []).find((t: Json) => t.name.endsWith(`__${plan.tool}`));
-  send(res, {
-    id: 'msg_1',
-    type: 'message',
-    role: 'assistant',
-    model: body.model,
-    content: [{ type: 'tool_use', id: 'toolu_1', name: tool.name, input: plan.args }],
-    stop_reason: 'tool_use',
-    usage,
-  });
-}
-
-/** OpenAI's own Responses API: a function_call of the planned tool, then a message with its output. */
-function responsesModel(req: ReceivedRequest, res: ServerResponse): void {
-  const body = req.json();
-  const usage = { input_tokens: 10, output_tokens: 5, total_tokens: 15 };
-  const output = body.input.find((i: Json) => i.type === 'function_call_output');
-  const base = { object: 'response', created_at: 1, model: body.model, status: 'completed', usage };
-  if (output) {
-    send(res, {
-      ...base,
-      id: 'resp_up_2',
-      output: [
-        { id: 'msg_up', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: `The tool said: ${output.output}`, annotations: [] }] },
-      ],
-    });
-    return;
-  }
-  const tool = body.tools.find((t: Json) => t.type === 'function' && t.name.endsWith(`__${plan.tool}`));
-  send(res, {
-    ...base,
-    id: 'resp_up_1',
-    output: [{ id: 'fc_up', type: 'function_call', status: 'completed', call_id: 'call_up_1', name: tool.name, arguments: JSON.stringify(plan.args) }],
-  });
-}
-
-const MCP_TOOL = { type: 'mcp' as const, server_label: 'remote', require_approval: 'never' as const };
 
 describe('/v1/responses with an mcp tool of a gateway tool server', () => {
   let remote: HttpToolServer;
@@ -264,7 +163,7 @@ describe('/v1/responses with an mcp tool of a gateway tool server', () => {
     expect(response.incomplete_details).toEqual({ reason: 'max_time' });
     expect(response.output.map((i) => i.type)).toEqual(['mcp_list_tools', 'mcp_call']);
     expect(response.output[1]).toMatchObject({ name: 'slow', status: 'failed', output: null });
-    expect((response.output[1] as Json).error).toMatch(/cancelled/);
+    expect((response.output[1] as Json).error).toMatch(/cancelled: the tool loop reached its time limit/);
     await eventually(() => remote.requests.some((r) => r.body?.method === 'notifications/cancelled'), 5000, 'notifications/cancelled');
   });
 
