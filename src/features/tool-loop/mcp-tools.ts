@@ -18,6 +18,8 @@ export interface GatewayMcpTool {
   /** Only tools annotated read-only (allowed_tools.read_only). */
   readOnly?: boolean;
   approval: Json | string;
+  /** The caller's name for the server (Anthropic's mcp_servers[].name), when it differs from the label. */
+  name?: string;
 }
 
 /** A tool offered to the model as a function: which server and tool it runs. */

@@ -4,8 +4,7 @@ import { defineStage } from '../../kernel/engine/stage.js';
 import type { GatewayServices } from '../../kernel/engine/services.js';
 import type { Identity } from '../../kernel/engine/context.js';
 import { BODY, BODY_CHANGED, ensureJsonBody } from '../../kernel/engine/request-body.js';
-import { badRequest, GatewayError, unauthorized } from '../../contract/errors/gateway-error.js';
-import { newResponseId, responseObject } from '../../contract/openai/responses-shapes.js';
+import { GatewayError, unauthorized } from '../../contract/errors/gateway-error.js';
 import { ANONYMOUS } from '../auth/auth-services.js';
 import { publicBaseUrl } from '../auth/public-url.js';
 import { DEADLINE, TARGET, USAGE_NOT_ASKED, type ModelContext } from '../models/model-request.js';
@@ -13,9 +12,8 @@ import { PROVIDERS } from '../models/providers/provider-registry.js';
 import { modelAnswer, modelStream } from '../models/stream-answer.js';
 import { isTranslated } from '../models/translations.js';
 import { GatewayTools } from './gateway-tools.js';
-import { LoopEventStream, SILENT_EVENTS, type LoopEvents } from './loop-events.js';
-import { ChatLoopEvents, chatCompletionOf, chatEntries, chatRequestOf, loopAnswerOfChat, loopBodyOfChat } from './chat-loop.js';
-import { mcpToolsOf } from './mcp-tools.js';
+import { SILENT_EVENTS, type LoopEvents } from './loop-events.js';
+import { loopRouteOf } from './loop-routes.js';
 import { CallerGone, ResponsesLoop, type LoopLimits } from './responses-loop.js';
 import { TOOL_LOOP_RAN } from './tool-loop-slots.js';
 
@@ -28,10 +26,10 @@ class ModelFailure extends Error {
   }
 }
 
-/** Whether the attempt's provider runs the Responses API itself (and so `mcp` tools with outside server URLs). */
-function nativeResponses(ctx: ModelContext, services: GatewayServices): boolean {
+/** Whether the attempt's provider serves `api` itself, not translated (and so runs that API's MCP servers with outside URLs). */
+function providerRuns(ctx: ModelContext, services: GatewayServices, api: 'responses.create' | 'messages.create'): boolean {
   const target = ctx.get(TARGET);
-  const adapter = target ? services.require(PROVIDERS).get(target.provider)?.operations['responses.create'] : undefined;
+  const adapter = target ? services.require(PROVIDERS).get(target.provider)?.operations[api] : undefined;
   return adapter !== undefined && !isTranslated(adapter);
 }
 
@@ -58,15 +56,19 @@ function answerOf(ctx: ModelContext): Json {
  * input and the loop's answer is kept like any other; each model call runs the stages after it
  * (guardrails, cache, retry, forward). A streamed request gets the loop's events as they happen.
  */
-/** The operations the loop serves. */
-const OPERATIONS = new Set(['responses.create', 'chat.completions']);
+/** The operations the loop serves, and the API whose own MCP servers the provider must run itself. */
+const OPERATIONS: Record<string, 'responses.create' | 'messages.create'> = {
+  'responses.create': 'responses.create',
+  'chat.completions': 'responses.create',
+  'messages.create': 'messages.create',
+};
 
 /**
- * The MCP tool loop (see ./responses-loop.ts) for POST /v1/responses and /v1/chat/completions
- * whose `mcp` tools name the gateway's tool servers. On /v1/responses it runs after
- * responses-state, so a kept conversation is already the input and the loop's answer is kept like
- * any other; each model call runs the stages after it (guardrails, cache, retry, forward). A
- * streamed request gets the loop's events as they happen.
+ * The MCP tool loop (see ./responses-loop.ts) for POST /v1/responses, /v1/chat/completions and
+ * /v1/messages whose `mcp` tools (or mcp_servers) name the gateway's tool servers. On
+ * /v1/responses it runs after responses-state, so a kept conversation is already the input and
+ * the loop's answer is kept like any other; each model call runs the stages after it
+ * (guardrails, cache, retry, forward). A streamed request gets the loop's events as they happen.
  */
 export default defineStage<ToolLoopStageConfig, ModelContext>({
   name: 'tool-loop',
@@ -79,21 +81,17 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
     const bodyLimit = services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
     return async (ctx, next) => {
       const operation = ctx.endpoint.operation;
-      if (!OPERATIONS.has(operation)) return next();
+      const nativeApi = OPERATIONS[operation];
+      if (!nativeApi) return next();
       await ensureJsonBody(ctx, bodyLimit);
       const body: Json | undefined = ctx.get(BODY);
-      if (!body || !Array.isArray(body.tools) || !body.tools.some((t: Json) => t?.type === 'mcp')) return next();
-      const chat = operation === 'chat.completions';
-      const found = mcpToolsOf(body.tools, 'tools', (name) => tools.has(name), publicBaseUrl(ctx.req, services.config));
-      if (found.outside.length && (chat || !nativeResponses(ctx, services))) {
-        const label = found.outside[0]!;
-        throw badRequest(
-          `The mcp tool "${label}" names a server outside this gateway: only a provider that runs MCP tools itself (openai, on /v1/responses) can take it. Name a tool server of the gateway (server_label, no server_url) instead.`,
-          'tools',
-        );
-      }
-      if (found.gateway.length === 0) return next();
-      const entries = chat ? chatEntries(found.gateway, body.tools) : found.gateway;
+      if (!body || typeof body !== 'object') return next();
+      const route = loopRouteOf(operation, body, {
+        base: publicBaseUrl(ctx.req, services.config),
+        isServer: (name) => tools.has(name),
+        runsOutsideServers: operation !== 'chat.completions' && providerRuns(ctx, services, nativeApi),
+      });
+      if (!route) return next();
       const identity = callerOf(ctx, services);
       const requested = typeof body.max_tool_calls === 'number' && body.max_tool_calls >= 0 ? Math.floor(body.max_tool_calls) : Infinity;
       const requestDeadline = ctx.get(DEADLINE);
@@ -104,9 +102,8 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
         parallelCalls: config.parallelCalls ?? 4,
       };
       const changedBefore = ctx.get(BODY_CHANGED);
-      let lastChat: Json | undefined;
       const callModel = async (request: Json): Promise<Json> => {
-        ctx.set(BODY, chat ? chatRequestOf(body, request) : request);
+        ctx.set(BODY, route.modelRequest(request));
         ctx.set(BODY_CHANGED, true);
         try {
           await next();
@@ -114,17 +111,14 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
           ctx.set(BODY, body);
           ctx.set(BODY_CHANGED, changedBefore);
         }
-        if (!chat) return answerOf(ctx);
-        lastChat = answerOf(ctx);
-        return loopAnswerOfChat(lastChat, request);
+        return route.loopAnswer(answerOf(ctx), request);
       };
-      const loopBody = chat ? loopBodyOfChat(body) : body;
       ctx.set(TOOL_LOOP_RAN, true);
       const loopOf = (events: LoopEvents, onModelCall?: () => void) =>
         new ResponsesLoop({
-          body: loopBody,
-          original: loopBody,
-          entries,
+          body: route.loopBody,
+          original: route.loopBody,
+          entries: route.entries,
           identity,
           tools,
           limits,
@@ -140,10 +134,9 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
             : callModel,
           events,
         });
-      const answerFor = (response: Json): Json => (chat ? chatCompletionOf(response, lastChat) : response);
       if (body.stream !== true) {
         try {
-          ctx.response = { kind: 'json', status: 200, body: answerFor(await loopOf(SILENT_EVENTS).run()) };
+          ctx.response = { kind: 'json', status: 200, body: route.final(await loopOf(SILENT_EVENTS).run()) };
         } catch (err) {
           if (err instanceof ModelFailure) ctx.response = err.answer;
           else if (!(err instanceof CallerGone)) throw err;
@@ -151,26 +144,22 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
         return;
       }
       // Streamed: the loop starts when the edge starts reading (after every stage before this one is done with the answer).
-      const events = chat ? new ChatLoopEvents(String(body.model ?? ''), body.stream_options?.include_usage === true) : new LoopEventStream();
-      if (events instanceof LoopEventStream)
-        events.start(
-          responseObject({ id: newResponseId(), createdAt: Math.floor(Date.now() / 1000), model: String(body.model ?? ''), status: 'in_progress', output: [], usage: null }, body),
-        );
+      const events = route.events();
       const answer = modelStream(
         ctx,
         200,
-        chat ? 'chat' : 'responses',
+        route.format,
         body.stream_options?.include_usage === true,
         lazily(events, () => run()),
         undefined,
-        chat ? undefined : body,
+        route.format === 'responses' ? body : undefined,
       );
-      if (chat && ctx.get(USAGE_NOT_ASKED)) answer.hiddenUsage = true;
+      if (route.format === 'chat' && ctx.get(USAGE_NOT_ASKED)) answer.hiddenUsage = true;
       const run = async () => {
         // each model call's own answer stays out of ctx.response: the edge writes this stream
         const loop = loopOf(events, () => (ctx.response = answer));
         try {
-          events.end(answerFor(await loop.run()));
+          events.end(route.final(await loop.run()));
         } catch (err) {
           if (err instanceof CallerGone) return events.fail({ message: 'The caller went away.' });
           const failure =
