@@ -172,7 +172,15 @@ export class ResponsesLoop {
       const request: Json = { ...body, input: conversation, tools: [...otherTools, ...functionTools], stream: false, store: false };
       delete request.max_tool_calls;
       if (request.tools.length === 0) delete request.tools;
-      const answer = await this.input.callModel(request);
+      let answer: Json;
+      try {
+        answer = await this.input.callModel(request);
+      } catch (err) {
+        this.checkCaller();
+        // the model call was cut by the loop's time limit: the answer so far
+        if (this.timedOut || Date.now() >= this.input.limits.deadline) return this.finish('max_time');
+        throw err;
+      }
       this.checkCaller();
       this.lastAnswer = answer;
       this.usage = addUsage(this.usage, answer.usage);

@@ -98,18 +98,22 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
       const limits: LoopLimits = {
         maxIterations: config.maxIterations ?? 10,
         maxToolCalls: Math.min(requested, config.maxToolCalls ?? 20),
-        deadline: Math.min(Date.now() + (config.timeoutMs ?? 120_000), requestDeadline ?? Infinity),
+        // DEADLINE is on performance.now()'s clock; the loop's on Date.now()'s
+        deadline: Math.min(Date.now() + (config.timeoutMs ?? 120_000), requestDeadline === undefined ? Infinity : Date.now() + (requestDeadline - performance.now())),
         parallelCalls: config.parallelCalls ?? 4,
       };
       const changedBefore = ctx.get(BODY_CHANGED);
       const callModel = async (request: Json): Promise<Json> => {
         ctx.set(BODY, route.modelRequest(request));
         ctx.set(BODY_CHANGED, true);
+        // a model call ends by the loop's time limit too (forward aborts it then)
+        ctx.set(DEADLINE, performance.now() + (limits.deadline - Date.now()));
         try {
           await next();
         } finally {
           ctx.set(BODY, body);
           ctx.set(BODY_CHANGED, changedBefore);
+          ctx.set(DEADLINE, requestDeadline);
         }
         return route.loopAnswer(answerOf(ctx), request);
       };

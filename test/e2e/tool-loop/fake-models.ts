@@ -5,7 +5,8 @@ import type { ReceivedRequest } from '../../helpers/fake-upstream.js';
 type Json = Record<string, any>;
 
 /** What the fake models call: a tool name and its arguments. */
-export const plan: { tool: string; args: Json } = { tool: 'add', args: { a: 2, b: 3 } };
+/** `hangAfterTool`: the chat model never answers the turn after a tool result. */
+export const plan: { tool: string; args: Json; hangAfterTool?: boolean } = { tool: 'add', args: { a: 2, b: 3 } };
 
 function send(res: ServerResponse, body: unknown): void {
   res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
@@ -18,6 +19,7 @@ export function chatModel(req: ReceivedRequest, res: ServerResponse): void {
   const body = req.json();
   const last = body.messages.at(-1);
   if (last.role === 'tool') {
+    if (plan.hangAfterTool) return;
     send(res, {
       id: 'chatcmpl-2',
       object: 'chat.completion',

@@ -167,6 +167,23 @@ describe('/v1/responses with an mcp tool of a gateway tool server', () => {
     await eventually(() => remote.requests.some((r) => r.body?.method === 'notifications/cancelled'), 5000, 'notifications/cancelled');
   });
 
+  it('a model call still running at the time limit: the loop ends with the answer so far (incomplete, max_time)', async () => {
+    plan.tool = 'echo';
+    plan.args = { text: 'then hang' };
+    plan.hangAfterTool = true;
+    try {
+      const started = Date.now();
+      const response = await sdk('deepseek').responses.create({ model: 'm', input: 'Echo', tools: [MCP_TOOL] });
+      expect(Date.now() - started).toBeLessThan(8000);
+      expect(response.status).toBe('incomplete');
+      expect(response.incomplete_details).toEqual({ reason: 'max_time' });
+      expect(response.output.map((i) => i.type)).toEqual(['mcp_list_tools', 'mcp_call']);
+      expect(response.output[1]).toMatchObject({ name: 'echo', output: 'echo: then hang', status: 'completed' });
+    } finally {
+      plan.hangAfterTool = false;
+    }
+  });
+
   it('max_tool_calls: 0 ends the loop before any call (incomplete, max_tool_calls)', async () => {
     plan.tool = 'add';
     plan.args = { a: 1, b: 1 };
