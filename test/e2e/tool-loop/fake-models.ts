@@ -6,7 +6,15 @@ type Json = Record<string, any>;
 
 /** What the fake models call: a tool name and its arguments. */
 /** `hangAfterTool`: the chat model never answers the turn after a tool result. */
-export const plan: { tool: string; args: Json; hangAfterTool?: boolean } = { tool: 'add', args: { a: 2, b: 3 } };
+export const plan: {
+  tool: string;
+  args: Json;
+  hangAfterTool?: boolean;
+  /** The chat model calls the tool once per entry, all in one turn. */
+  parallel?: Json[];
+  /** The Anthropic model thinks (a signed block) before its tool_use. */
+  thinking?: boolean;
+} = { tool: 'add', args: { a: 2, b: 3 } };
 
 function send(res: ServerResponse, body: unknown): void {
   res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
@@ -50,7 +58,15 @@ export function chatModel(req: ReceivedRequest, res: ServerResponse): void {
     choices: [
       {
         index: 0,
-        message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: fn.function.name, arguments: JSON.stringify(plan.args) } }] },
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: (plan.parallel ?? [plan.args]).map((args, i) => ({
+            id: `call_${i + 1}`,
+            type: 'function',
+            function: { name: fn.function.name, arguments: JSON.stringify(args) },
+          })),
+        },
         finish_reason: 'tool_calls',
       },
     ],
@@ -75,7 +91,10 @@ export function anthropicModel(req: ReceivedRequest, res: ServerResponse): void 
     type: 'message',
     role: 'assistant',
     model: body.model,
-    content: [{ type: 'tool_use', id: 'toolu_1', name: tool.name, input: plan.args }],
+    content: [
+      ...(plan.thinking ? [{ type: 'thinking', thinking: 'The sum needs the add tool.', signature: 'sig-thinking-1' }] : []),
+      { type: 'tool_use', id: 'toolu_1', name: tool.name, input: plan.args },
+    ],
     stop_reason: 'tool_use',
     usage,
   });

@@ -74,6 +74,45 @@ describe('/v1/responses with an mcp tool of a gateway tool server', () => {
     });
   }
 
+  it('anthropic with thinking: the signed thinking block goes back with the tool round and is in the answer', async () => {
+    plan.tool = 'add';
+    plan.args = { a: 2, b: 2 };
+    plan.thinking = true;
+    try {
+      const response = await sdk('anthropic').responses.create({ model: 'claude-sonnet-4-5', input: 'What is 2 + 2?', tools: [MCP_TOOL], reasoning: { effort: 'low' } });
+      expect(response.output.map((i) => i.type)).toEqual(['mcp_list_tools', 'reasoning', 'mcp_call', 'message']);
+      expect(response.output[1]).toMatchObject({ type: 'reasoning', encrypted_content: 'sig-thinking-1' });
+      const second = fake.received('POST /v1/messages').at(-1)!.json();
+      expect(second.messages.at(-2)).toEqual({
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'The sum needs the add tool.', signature: 'sig-thinking-1' },
+          { type: 'tool_use', id: 'toolu_1', name: 'remote__add', input: { a: 2, b: 2 } },
+        ],
+      });
+    } finally {
+      plan.thinking = false;
+    }
+  });
+
+  it('parallel calls of one turn all run; the model gets them as one assistant turn and their results', async () => {
+    plan.tool = 'echo';
+    plan.parallel = [{ text: 'one' }, { text: 'two' }, { text: 'three' }];
+    try {
+      const before = remote.calls.length;
+      const response = await sdk('deepseek').responses.create({ model: 'm', input: 'Echo three', tools: [MCP_TOOL] });
+      const calls = response.output.filter((i) => i.type === 'mcp_call') as Json[];
+      expect(calls.map((c) => c.output).sort()).toEqual(['echo: one', 'echo: three', 'echo: two']);
+      expect(remote.calls.length - before).toBe(3);
+      const second = fake.received('POST /chat/completions').at(-1)!.json();
+      expect(second.messages.map((m: Json) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'tool']);
+      expect(second.messages[1].tool_calls.map((c: Json) => c.id)).toEqual(['call_1', 'call_2', 'call_3']);
+      expect(second.messages.slice(2).map((m: Json) => m.content)).toEqual(['echo: one', 'echo: two', 'echo: three']);
+    } finally {
+      plan.parallel = undefined;
+    }
+  });
+
   it('allowed_tools narrows what the model is offered', async () => {
     const response = await sdk('deepseek').responses.create({ model: 'm', input: 'Echo hi', tools: [{ ...MCP_TOOL, allowed_tools: ['echo'] }] });
     expect((response.output[0] as Json).tools.map((t: Json) => t.name)).toEqual(['echo']);
