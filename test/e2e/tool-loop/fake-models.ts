@@ -125,3 +125,20 @@ export function responsesModel(req: ReceivedRequest, res: ServerResponse): void 
 }
 
 export const MCP_TOOL = { type: 'mcp' as const, server_label: 'remote', require_approval: 'never' as const };
+
+/** A Gemini model (generateContent): a functionCall of the planned tool, then text quoting the functionResponse. */
+export function geminiModel(req: ReceivedRequest, res: ServerResponse): void {
+  const body = req.json();
+  const usageMetadata = { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 };
+  const last = body.contents.at(-1);
+  const answered = (last?.parts ?? []).find((p: Json) => p.functionResponse);
+  if (answered) {
+    const response = answered.functionResponse.response;
+    const text = typeof response?.content === 'string' ? response.content : typeof response?.result === 'string' ? response.result : JSON.stringify(response);
+    send(res, { candidates: [{ content: { role: 'model', parts: [{ text: `The tool said: ${text}` }] }, finishReason: 'STOP', index: 0 }], usageMetadata });
+    return;
+  }
+  const declarations = (body.tools ?? []).flatMap((t: Json) => t.functionDeclarations ?? []);
+  const fn = declarations.find((d: Json) => d.name.endsWith(`__${plan.tool}`));
+  send(res, { candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: fn.name, args: plan.args } }] }, finishReason: 'STOP', index: 0 }], usageMetadata });
+}

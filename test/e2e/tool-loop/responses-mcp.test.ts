@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { FakeUpstream } from '../../helpers/fake-upstream.js';
-import { anthropicModel, chatModel, MCP_TOOL, plan, responsesModel } from './fake-models.js';
+import { anthropicModel, chatModel, geminiModel, MCP_TOOL, plan, responsesModel } from './fake-models.js';
 import { HttpToolServer } from '../../helpers/http-tool-server.js';
 import { eventually } from '../../helpers/mcp.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
@@ -27,12 +27,17 @@ describe('/v1/responses with an mcp tool of a gateway tool server', () => {
 
   beforeAll(async () => {
     remote = await new HttpToolServer().start();
-    fake = await new FakeUpstream().on('POST /chat/completions', chatModel).on('POST /v1/messages', anthropicModel).on('POST /oai/responses', responsesModel).start();
+    fake = await new FakeUpstream()
+      .on('POST /chat/completions', chatModel)
+      .on('POST /v1/messages', anthropicModel)
+      .on('POST /oai/responses', responsesModel)
+      .on('POST /v1beta/models/gemini-2.5-flash:generateContent', geminiModel)
+      .start();
     dir = mkdtempSync(join(tmpdir(), 'tool-loop-pipelines-'));
     writeFileSync(join(dir, 'responses.yaml'), 'name: responses\nextends: responses\nconfigure:\n  tool-loop: { timeoutMs: 1500 }\n');
     gw = await startGateway({
       pipelines: { dir },
-      providers: { deepseek: { baseUrl: fake.url }, anthropic: { baseUrl: fake.url }, openai: { baseUrl: `${fake.url}/oai` } },
+      providers: { deepseek: { baseUrl: fake.url }, anthropic: { baseUrl: fake.url }, google: { baseUrl: fake.url }, openai: { baseUrl: `${fake.url}/oai` } },
       mcpServers: { remote: { url: remote.url } },
     });
   });
@@ -43,12 +48,16 @@ describe('/v1/responses with an mcp tool of a gateway tool server', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  for (const provider of ['deepseek', 'anthropic', 'openai']) {
+  for (const provider of ['deepseek', 'anthropic', 'google', 'openai']) {
     it(`${provider}: the gateway lists the tools, runs the model's call on the tool server and the model answers with the result`, async () => {
       plan.tool = 'add';
       plan.args = { a: 2, b: 3 };
       const before = remote.calls.length;
-      const response = await sdk(provider).responses.create({ model: provider === 'anthropic' ? 'claude-sonnet-4-5' : 'some-model', input: 'What is 2 + 3?', tools: [MCP_TOOL] });
+      const response = await sdk(provider).responses.create({
+        model: provider === 'anthropic' ? 'claude-sonnet-4-5' : provider === 'google' ? 'gemini-2.5-flash' : 'some-model',
+        input: 'What is 2 + 3?',
+        tools: [MCP_TOOL],
+      });
       expect(response.output.map((i) => i.type)).toEqual(['mcp_list_tools', 'mcp_call', 'message']);
       const listed = response.output[0] as Json;
       expect(listed).toMatchObject({ type: 'mcp_list_tools', server_label: 'remote' });
