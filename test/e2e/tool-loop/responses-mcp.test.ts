@@ -161,28 +161,32 @@ describe('/v1/responses with an mcp tool of a gateway tool server', () => {
     expect(kept.output.map((i) => i.type)).toEqual(['mcp_list_tools', 'mcp_call', 'message']);
   });
 
-  it('require_approval (the default): an mcp_approval_request; approved with mcp_approval_response and previous_response_id, the call runs', async () => {
-    plan.tool = 'echo';
-    plan.args = { text: 'approved' };
-    const client = sdk('anthropic');
-    const before = remote.calls.length;
-    const first = await client.responses.create({ model: 'claude-sonnet-4-5', input: 'Echo approved', tools: [{ type: 'mcp', server_label: 'remote' }] });
-    expect(first.output.map((i) => i.type)).toEqual(['mcp_list_tools', 'mcp_approval_request']);
-    const request = first.output[1] as Json;
-    expect(request).toMatchObject({ server_label: 'remote', name: 'echo', arguments: '{"text":"approved"}' });
-    expect(remote.calls.length).toBe(before);
-    const second = await client.responses.create({
-      model: 'claude-sonnet-4-5',
-      previous_response_id: first.id,
-      input: [{ type: 'mcp_approval_response', approval_request_id: request.id, approve: true }],
-      tools: [{ type: 'mcp', server_label: 'remote' }],
+  for (const [provider, model] of [
+    ['anthropic', 'claude-sonnet-4-5'],
+    ['openai', 'gpt-4.1'],
+  ])
+    it(`${provider}: require_approval (the default): an mcp_approval_request; approved with mcp_approval_response and previous_response_id, the call runs`, async () => {
+      plan.tool = 'echo';
+      plan.args = { text: 'approved' };
+      const client = sdk(provider);
+      const before = remote.calls.length;
+      const first = await client.responses.create({ model, input: 'Echo approved', tools: [{ type: 'mcp', server_label: 'remote' }] });
+      expect(first.output.map((i) => i.type)).toEqual(['mcp_list_tools', 'mcp_approval_request']);
+      const request = first.output[1] as Json;
+      expect(request).toMatchObject({ server_label: 'remote', name: 'echo', arguments: '{"text":"approved"}' });
+      expect(remote.calls.length).toBe(before);
+      const second = await client.responses.create({
+        model,
+        previous_response_id: first.id,
+        input: [{ type: 'mcp_approval_response', approval_request_id: request.id, approve: true }],
+        tools: [{ type: 'mcp', server_label: 'remote' }],
+      });
+      // the tools were listed in the conversation already: no second mcp_list_tools
+      expect(second.output.map((i) => i.type)).toEqual(['mcp_call', 'message']);
+      expect(second.output[0]).toMatchObject({ name: 'echo', output: 'echo: approved', approval_request_id: request.id });
+      expect(second.output_text).toBe('The tool said: echo: approved');
+      expect(remote.calls.slice(before).map((c) => c.tool)).toEqual(['echo']);
     });
-    // the tools were listed in the conversation already: no second mcp_list_tools
-    expect(second.output.map((i) => i.type)).toEqual(['mcp_call', 'message']);
-    expect(second.output[0]).toMatchObject({ name: 'echo', output: 'echo: approved', approval_request_id: request.id });
-    expect(second.output_text).toBe('The tool said: echo: approved');
-    expect(remote.calls.slice(before).map((c) => c.tool)).toEqual(['echo']);
-  });
 
   it('a denied approval: the call never runs and the model is told', async () => {
     plan.tool = 'echo';

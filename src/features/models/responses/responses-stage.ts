@@ -51,6 +51,11 @@ function conversation(chain: StoredResponse[], forNative: boolean): Json[] {
     for (const item of [...record.inputItems, ...outputAsInput(record.response.output)]) {
       if (forNative && !record.native) {
         if (item.type === 'reasoning') continue; // another provider's reasoning means nothing here
+        // the tool loop's items keep their ids (an approval names its request by id); the loop turns them into calls
+        if (typeof item.type === 'string' && item.type.startsWith('mcp_')) {
+          items.push(item);
+          continue;
+        }
         const { id: _id, ...rest } = item;
         items.push(rest);
       } else items.push(item);
