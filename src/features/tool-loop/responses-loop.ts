@@ -34,6 +34,8 @@ export interface ResponsesLoopInput {
   limits: LoopLimits;
   /** Aborted when the caller goes away. */
   callerSignal: AbortSignal;
+  /** Whether the usage of the loop's model calls so far used up the caller's budget (no further model call then). */
+  budgetSpent?: (usage: Json | null) => boolean;
   /** One model call: the Responses answer, or a thrown error (the model call failed). */
   callModel(body: Json): Promise<Json>;
   events: LoopEvents;
@@ -169,6 +171,7 @@ export class ResponsesLoop {
       this.checkCaller();
       if (this.timedOut || Date.now() >= this.input.limits.deadline) return this.finish('max_time');
       if (iteration >= this.input.limits.maxIterations) return this.finish('max_iterations');
+      if (iteration > 0 && this.input.budgetSpent?.(this.usage)) return this.finish('budget_exhausted');
       const request: Json = { ...body, input: conversation, tools: [...otherTools, ...functionTools], stream: false, store: false };
       delete request.max_tool_calls;
       if (request.tools.length === 0) delete request.tools;

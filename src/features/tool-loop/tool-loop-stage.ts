@@ -14,6 +14,7 @@ import { isTranslated } from '../models/translations.js';
 import { GatewayTools } from './gateway-tools.js';
 import { SILENT_EVENTS, type LoopEvents } from './loop-events.js';
 import { loopRouteOf } from './loop-routes.js';
+import { budgetCheck } from './loop-budget.js';
 import { CallerGone, ResponsesLoop, type LoopLimits } from './responses-loop.js';
 import { TOOL_LOOP_RAN } from './tool-loop-slots.js';
 
@@ -118,6 +119,7 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
         return route.loopAnswer(answerOf(ctx), request);
       };
       ctx.set(TOOL_LOOP_RAN, true);
+      const budgetSpent = budgetCheck(ctx, services);
       const loopOf = (events: LoopEvents, onModelCall?: () => void) =>
         new ResponsesLoop({
           body: route.loopBody,
@@ -126,6 +128,7 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
           identity,
           tools,
           limits,
+          budgetSpent,
           callerSignal: ctx.signal,
           callModel: onModelCall
             ? async (request) => {

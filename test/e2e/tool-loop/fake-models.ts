@@ -14,6 +14,8 @@ export const plan: {
   parallel?: Json[];
   /** The Anthropic model thinks (a signed block) before its tool_use. */
   thinking?: boolean;
+  /** The usage the chat model reports for its tool-calling turn. */
+  usage?: Json;
 } = { tool: 'add', args: { a: 2, b: 3 } };
 
 function send(res: ServerResponse, body: unknown): void {
@@ -70,7 +72,7 @@ export function chatModel(req: ReceivedRequest, res: ServerResponse): void {
         finish_reason: 'tool_calls',
       },
     ],
-    usage: USAGE,
+    usage: plan.usage ?? USAGE,
   });
 }
 
