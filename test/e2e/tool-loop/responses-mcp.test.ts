@@ -133,33 +133,37 @@ describe('/v1/responses with an mcp tool of a gateway tool server', () => {
     expect(offered).toEqual(['remote__echo']);
   });
 
-  it('responses.stream shows the list, the call and the answer as OpenAI events', async () => {
-    plan.tool = 'echo';
-    plan.args = { text: 'streamed' };
-    const stream = sdk('deepseek').responses.stream({ model: 'm', input: 'Echo streamed', tools: [MCP_TOOL] });
-    const types: string[] = [];
-    stream.on('event', (event) => types.push(event.type));
-    const final = await stream.finalResponse();
-    for (const type of [
-      'response.created',
-      'response.mcp_list_tools.in_progress',
-      'response.mcp_list_tools.completed',
-      'response.mcp_call_arguments.delta',
-      'response.mcp_call_arguments.done',
-      'response.mcp_call.in_progress',
-      'response.mcp_call.completed',
-      'response.output_text.delta',
-      'response.completed',
-    ])
-      expect(types).toContain(type);
-    expect(types.indexOf('response.mcp_call.completed')).toBeLessThan(types.indexOf('response.output_text.delta'));
-    expect(final.output.map((i) => i.type)).toEqual(['mcp_list_tools', 'mcp_call', 'message']);
-    expect(final.output[1]).toMatchObject({ type: 'mcp_call', name: 'echo', output: 'echo: streamed' });
-    expect(final.output_text).toBe('The tool said: echo: streamed');
-    // kept: retrievable like any response
-    const kept = await sdk('deepseek').responses.retrieve(final.id);
-    expect(kept.output.map((i) => i.type)).toEqual(['mcp_list_tools', 'mcp_call', 'message']);
-  });
+  for (const [provider, model] of [
+    ['deepseek', 'm'],
+    ['anthropic', 'claude-sonnet-4-5'],
+  ])
+    it(`${provider}: responses.stream shows the list, the call and the answer as OpenAI events`, async () => {
+      plan.tool = 'echo';
+      plan.args = { text: 'streamed' };
+      const stream = sdk(provider).responses.stream({ model, input: 'Echo streamed', tools: [MCP_TOOL] });
+      const types: string[] = [];
+      stream.on('event', (event) => types.push(event.type));
+      const final = await stream.finalResponse();
+      for (const type of [
+        'response.created',
+        'response.mcp_list_tools.in_progress',
+        'response.mcp_list_tools.completed',
+        'response.mcp_call_arguments.delta',
+        'response.mcp_call_arguments.done',
+        'response.mcp_call.in_progress',
+        'response.mcp_call.completed',
+        'response.output_text.delta',
+        'response.completed',
+      ])
+        expect(types).toContain(type);
+      expect(types.indexOf('response.mcp_call.completed')).toBeLessThan(types.indexOf('response.output_text.delta'));
+      expect(final.output.map((i) => i.type)).toEqual(['mcp_list_tools', 'mcp_call', 'message']);
+      expect(final.output[1]).toMatchObject({ type: 'mcp_call', name: 'echo', output: 'echo: streamed' });
+      expect(final.output_text).toBe('The tool said: echo: streamed');
+      // kept: retrievable like any response
+      const kept = await sdk(provider).responses.retrieve(final.id);
+      expect(kept.output.map((i) => i.type)).toEqual(['mcp_list_tools', 'mcp_call', 'message']);
+    });
 
   for (const [provider, model] of [
     ['anthropic', 'claude-sonnet-4-5'],
@@ -272,6 +276,21 @@ describe('/v1/responses with an mcp tool of a gateway tool server', () => {
     // the slow call would have ended by now: the model is never called again
     await new Promise((r) => setTimeout(r, 1500));
     expect(fake.received('POST /chat/completions').length).toBe(modelCallsBefore + 1);
+  });
+
+  it('400 for malformed mcp tools: no server_label, allowed_tools or require_approval of the wrong type', async () => {
+    const client = sdk('deepseek');
+    const bad = async (tool: Json, param: string) => {
+      const err: any = await client.responses.create({ model: 'm', input: 'x', tools: [tool as any] }).then(
+        () => undefined,
+        (e) => e,
+      );
+      expect(err?.status).toBe(400);
+      expect(err?.error?.param).toBe(param);
+    };
+    await bad({ type: 'mcp' }, 'tools[0].server_label');
+    await bad({ type: 'mcp', server_label: 'remote', allowed_tools: 'echo' }, 'tools[0].allowed_tools');
+    await bad({ type: 'mcp', server_label: 'remote', require_approval: 'sometimes' }, 'tools[0].require_approval');
   });
 
   it('400 for a server_label the gateway does not have, and for an outside server_url on a provider that cannot run it', async () => {
