@@ -10,6 +10,7 @@ import type { StreamPart } from '../../contract/stream-parts.js';
 import { chatMessagesFromInput } from '../models/responses/to-chat.js';
 import { responseFromChat } from '../models/responses/from-chat.js';
 import type { LoopEvents } from './loop-events.js';
+import { PartQueue } from './part-queue.js';
 import type { GatewayMcpTool } from './mcp-tools.js';
 
 type Json = Record<string, any>;
@@ -102,9 +103,7 @@ export function chatCompletionOf(response: Json, lastChat: Json | undefined): Js
 
 /** The loop's moments as chat chunks: each call (delta.mcp_calls) as it starts and ends, the model's text, tool calls for the caller. */
 export class ChatLoopEvents implements LoopEvents {
-  readonly parts: StreamPart[] = [];
-  private wake: (() => void) | undefined;
-  private ended = false;
+  private readonly queue = new PartQueue();
   private readonly id = `chatcmpl-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
   private readonly created = Math.floor(Date.now() / 1000);
   private toolIndex = 0;
@@ -117,8 +116,7 @@ export class ChatLoopEvents implements LoopEvents {
   }
 
   private chunk(body: Json): void {
-    this.parts.push({ type: 'chunk', data: JSON.stringify({ id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, ...body }) });
-    this.wake?.();
+    this.queue.push({ type: 'chunk', data: JSON.stringify({ id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, ...body }) });
   }
 
   private delta(delta: Json, finish: string | null = null): void {
@@ -159,7 +157,7 @@ export class ChatLoopEvents implements LoopEvents {
   }
 
   fail(error: Json): void {
-    this.parts.push({
+    this.queue.push({
       type: 'chunk',
       data: JSON.stringify({ error: { message: error.message ?? 'The tool loop failed.', type: 'api_error', code: error.code ?? null, param: error.param ?? null } }),
     });
@@ -167,25 +165,10 @@ export class ChatLoopEvents implements LoopEvents {
   }
 
   private finish(): void {
-    this.parts.push({ type: 'done' });
-    this.ended = true;
-    this.wake?.();
+    this.queue.close();
   }
 
   [Symbol.asyncIterator](): AsyncIterator<StreamPart> {
-    return {
-      next: async () => {
-        while (this.parts.length === 0) {
-          if (this.ended) return { done: true, value: undefined };
-          await new Promise<void>((resolve) => (this.wake = resolve));
-          this.wake = undefined;
-        }
-        return { done: false, value: this.parts.shift()! };
-      },
-      return: async () => {
-        this.ended = true;
-        return { done: true, value: undefined };
-      },
-    };
+    return this.queue[Symbol.asyncIterator]();
   }
 }

@@ -5,6 +5,7 @@
  * stream uses SILENT_EVENTS.
  */
 import type { StreamPart } from '../../contract/stream-parts.js';
+import { PartQueue } from './part-queue.js';
 
 type Json = Record<string, any>;
 
@@ -32,13 +33,10 @@ export const SILENT_EVENTS: LoopEvents = {
  */
 export class LoopEventStream implements LoopEvents, AsyncIterable<StreamPart> {
   private sequence = 0;
-  private readonly queue: StreamPart[] = [];
-  private wake: (() => void) | undefined;
-  private ended = false;
+  private readonly queue = new PartQueue();
 
   private push(type: string, data: Json): void {
     this.queue.push({ type: 'event', event: type, data: JSON.stringify({ type, sequence_number: this.sequence++, ...data }) });
-    this.wake?.();
   }
 
   /** response.created and response.in_progress, with the response as it starts. */
@@ -51,17 +49,13 @@ export class LoopEventStream implements LoopEvents, AsyncIterable<StreamPart> {
   end(response: Json): void {
     const type = response.status === 'failed' ? 'response.failed' : response.status === 'incomplete' ? 'response.incomplete' : 'response.completed';
     this.push(type, { response });
-    this.queue.push({ type: 'done' });
-    this.ended = true;
-    this.wake?.();
+    this.queue.close();
   }
 
   /** An error event (the OpenAI SDK raises it) and the end of the stream. */
   fail(error: Json): void {
     this.push('error', { code: error.code ?? null, message: error.message ?? 'The tool loop failed.', param: error.param ?? null });
-    this.queue.push({ type: 'done' });
-    this.ended = true;
-    this.wake?.();
+    this.queue.close();
   }
 
   item(index: number, item: Json): void {
@@ -118,19 +112,6 @@ export class LoopEventStream implements LoopEvents, AsyncIterable<StreamPart> {
   }
 
   [Symbol.asyncIterator](): AsyncIterator<StreamPart> {
-    return {
-      next: async () => {
-        while (this.queue.length === 0) {
-          if (this.ended) return { done: true, value: undefined };
-          await new Promise<void>((resolve) => (this.wake = resolve));
-          this.wake = undefined;
-        }
-        return { done: false, value: this.queue.shift()! };
-      },
-      return: async () => {
-        this.ended = true;
-        return { done: true, value: undefined };
-      },
-    };
+    return this.queue[Symbol.asyncIterator]();
   }
 }

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { badRequest } from '../../contract/errors/gateway-error.js';
 import type { StreamPart } from '../../contract/stream-parts.js';
 import type { LoopEvents } from './loop-events.js';
+import { PartQueue } from './part-queue.js';
 import type { GatewayMcpTool } from './mcp-tools.js';
 
 type Json = Record<string, any>;
@@ -229,9 +230,7 @@ export function messageOf(response: Json, lastAnswer: Json | undefined, model: s
 
 /** The loop's blocks as Anthropic stream events, each block whole as it completes. */
 export class MessagesLoopEvents implements LoopEvents {
-  private readonly parts: StreamPart[] = [];
-  private wake: (() => void) | undefined;
-  private ended = false;
+  private readonly queue = new PartQueue();
   private index = 0;
 
   constructor(
@@ -244,8 +243,7 @@ export class MessagesLoopEvents implements LoopEvents {
   }
 
   private push(type: string, data: Json): void {
-    this.parts.push({ type: 'event', event: type, data: JSON.stringify({ type, ...data }) });
-    this.wake?.();
+    this.queue.push({ type: 'event', event: type, data: JSON.stringify({ type, ...data }) });
   }
 
   private block(block: Json): void {
@@ -295,25 +293,10 @@ export class MessagesLoopEvents implements LoopEvents {
   }
 
   private finish(): void {
-    this.parts.push({ type: 'done' });
-    this.ended = true;
-    this.wake?.();
+    this.queue.close();
   }
 
   [Symbol.asyncIterator](): AsyncIterator<StreamPart> {
-    return {
-      next: async () => {
-        while (this.parts.length === 0) {
-          if (this.ended) return { done: true, value: undefined };
-          await new Promise<void>((resolve) => (this.wake = resolve));
-          this.wake = undefined;
-        }
-        return { done: false, value: this.parts.shift()! };
-      },
-      return: async () => {
-        this.ended = true;
-        return { done: true, value: undefined };
-      },
-    };
+    return this.queue[Symbol.asyncIterator]();
   }
 }
