@@ -173,6 +173,9 @@ export class ResponsesLoop {
       if (iteration >= this.input.limits.maxIterations) return this.finish('max_iterations');
       if (iteration > 0 && this.input.budgetSpent?.(this.usage)) return this.finish('budget_exhausted');
       const request: Json = { ...body, input: conversation, tools: [...otherTools, ...functionTools], stream: false, store: false };
+      const choice = this.toolChoice(body.tool_choice, iteration);
+      if (choice === undefined) delete request.tool_choice;
+      else request.tool_choice = choice;
       delete request.max_tool_calls;
       if (request.tools.length === 0) delete request.tools;
       let answer: Json;
@@ -221,6 +224,19 @@ export class ResponsesLoop {
       // the caller answers what waits for it (approvals, its own functions) with previous_response_id
       if (approvals.length || clientCalls) return this.finish(undefined);
     }
+  }
+
+  /**
+   * OpenAI's `{"type": "mcp", "server_label", "name"?}` choice of a gateway server: the first model
+   * call must call that tool (or one of the server's); later calls choose freely (else the loop would never end).
+   */
+  private toolChoice(choice: unknown, iteration: number): unknown {
+    const c = choice as Json | undefined;
+    if (c?.type !== 'mcp' || !this.input.entries.some((e) => e.label === c.server_label)) return choice;
+    if (iteration > 0) return 'auto';
+    const fns = [...this.offered.values()].filter((o) => o.label === c.server_label && (typeof c.name !== 'string' || o.tool.name === c.name));
+    if (fns.length === 1) return { type: 'function', name: fns[0]!.fn };
+    return fns.length ? { type: 'allowed_tools', mode: 'required', tools: fns.map((o) => ({ type: 'function', name: o.fn })) } : 'auto';
   }
 
   private events(): LoopEvents {

@@ -101,7 +101,8 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
         maxToolCalls: Math.min(requested, config.maxToolCalls ?? 20),
         // DEADLINE is on performance.now()'s clock; the loop's on Date.now()'s
         deadline: Math.min(Date.now() + (config.timeoutMs ?? 120_000), requestDeadline === undefined ? Infinity : Date.now() + (requestDeadline - performance.now())),
-        parallelCalls: config.parallelCalls ?? 4,
+        // parallel_tool_calls: false runs a turn's calls one after the other
+        parallelCalls: body.parallel_tool_calls === false ? 1 : (config.parallelCalls ?? 4),
       };
       const changedBefore = ctx.get(BODY_CHANGED);
       const callModel = async (request: Json): Promise<Json> => {

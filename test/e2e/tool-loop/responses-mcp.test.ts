@@ -122,6 +122,20 @@ describe('/v1/responses with an mcp tool of a gateway tool server', () => {
     }
   });
 
+  it('tool_choice naming an mcp tool of a gateway server: the first model call must call it, the next one chooses freely', async () => {
+    plan.tool = 'echo';
+    plan.args = { text: 'chosen' };
+    const before = fake.received('POST /chat/completions').length;
+    const response = await sdk('deepseek').responses.create({ model: 'm', input: 'Echo', tools: [MCP_TOOL], tool_choice: { type: 'mcp', server_label: 'remote', name: 'echo' } });
+    expect(response.output_text).toBe('The tool said: echo: chosen');
+    const [first, second] = fake
+      .received('POST /chat/completions')
+      .slice(before)
+      .map((r) => r.json());
+    expect(first.tool_choice).toEqual({ type: 'function', function: { name: 'remote__echo' } });
+    expect(second.tool_choice).toBe('auto');
+  });
+
   it('allowed_tools narrows what the model is offered', async () => {
     const response = await sdk('deepseek').responses.create({ model: 'm', input: 'Echo hi', tools: [{ ...MCP_TOOL, allowed_tools: ['echo'] }] });
     expect((response.output[0] as Json).tools.map((t: Json) => t.name)).toEqual(['echo']);
