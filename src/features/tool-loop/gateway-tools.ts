@@ -6,6 +6,8 @@
  */
 import type { Identity } from '../../kernel/engine/context.js';
 import type { GatewayServices } from '../../kernel/engine/services.js';
+import { TRACING } from '../../kernel/engine/tracing.js';
+import type { TraceSpan } from '../../kernel/observability/tracing.js';
 import { MCP } from '../mcp/mcp-services.js';
 import type { Aggregator } from '../mcp/aggregator.js';
 
@@ -25,8 +27,24 @@ export interface ToolOutcome {
   failed: boolean;
 }
 
+/** The gateway's tool servers as one caller uses them: listed and called for that caller, in the request's trace. */
+export interface CallerTools {
+  list(server: string, signal: AbortSignal): Promise<ListedTool[]>;
+  call(server: string, tool: string, args: Json, signal: AbortSignal): Promise<ToolOutcome>;
+}
+
 export class GatewayTools {
   constructor(private readonly services: GatewayServices) {}
+
+  /** The tools as `identity` uses them; with traces on, each call a span under `span` (the request's). */
+  forCaller(identity: Identity, span: TraceSpan | undefined): CallerTools {
+    const tracing = this.services.get(TRACING);
+    const traced = <T>(fn: () => Promise<T>): Promise<T> => (tracing && span ? tracing.runIn(span, fn) : fn());
+    return {
+      list: (server, signal) => traced(() => this.list(identity, server, signal)),
+      call: (server, tool, args, signal) => traced(() => this.call(identity, server, tool, args, signal)),
+    };
+  }
 
   /** Whether `name` is an enabled tool server of the gateway config. */
   has(name: string): boolean {

@@ -6,9 +6,8 @@
  * items: mcp_list_tools, mcp_call (arguments, output, error), mcp_approval_request.
  */
 import { randomBytes } from 'node:crypto';
-import type { Identity } from '../../kernel/engine/context.js';
 import { newResponseId, responseObject } from '../../contract/openai/responses-shapes.js';
-import type { GatewayTools, ListedTool } from './gateway-tools.js';
+import type { CallerTools, ListedTool } from './gateway-tools.js';
 import { allowedTools, functionName, needsApproval, type GatewayMcpTool, type OfferedTool } from './mcp-tools.js';
 import type { LoopEvents } from './loop-events.js';
 
@@ -29,8 +28,8 @@ export interface ResponsesLoopInput {
   /** The request as the caller sent it (echoed in the answer). */
   original: Json;
   entries: GatewayMcpTool[];
-  identity: Identity;
-  tools: GatewayTools;
+  /** The tool servers, for the caller. */
+  tools: CallerTools;
   limits: LoopLimits;
   /** Aborted when the caller goes away. */
   callerSignal: AbortSignal;
@@ -254,7 +253,7 @@ export class ResponsesLoop {
         if (show) this.events().listStarted(index, item);
         let tools: ListedTool[] = [];
         try {
-          tools = allowedTools(entry, await this.input.tools.list(this.input.identity, entry.label, this.stop.signal));
+          tools = allowedTools(entry, await this.input.tools.list(entry.label, this.stop.signal));
         } catch (err) {
           item.error = String((err as Error)?.message ?? 'listing the tools failed');
         }
@@ -365,7 +364,7 @@ export class ResponsesLoop {
       const index = this.emitItem(call.item);
       events.callStarted(index, call.item);
       const outcome = call.args
-        ? await this.input.tools.call(this.input.identity, call.offered.label, call.offered.tool.name, call.args, this.stop.signal)
+        ? await this.input.tools.call(call.offered.label, call.offered.tool.name, call.args, this.stop.signal)
         : { text: 'The arguments are not a JSON object.', failed: true };
       if (this.input.callerSignal.aborted) return;
       if (outcome.failed && this.timedOut) outcome.text = `The call of ${call.offered.tool.name} was cancelled: the tool loop reached its time limit.`;

@@ -1,6 +1,7 @@
 import type { ToolLoopStageConfig } from '../../generated/stages/tool-loop.js';
 import { schemaDocument } from '../../kernel/config/schema-validator.js';
 import { defineStage } from '../../kernel/engine/stage.js';
+import { REQUEST_SPAN } from '../../kernel/engine/tracing.js';
 import type { GatewayServices } from '../../kernel/engine/services.js';
 import type { Identity } from '../../kernel/engine/context.js';
 import { BODY, BODY_CHANGED, ensureJsonBody } from '../../kernel/engine/request-body.js';
@@ -93,7 +94,7 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
         runsOutsideServers: operation !== 'chat.completions' && providerRuns(ctx, services, nativeApi),
       });
       if (!route) return next();
-      const identity = callerOf(ctx, services);
+      const callerTools = tools.forCaller(callerOf(ctx, services), ctx.get(REQUEST_SPAN));
       const requested = typeof body.max_tool_calls === 'number' && body.max_tool_calls >= 0 ? Math.floor(body.max_tool_calls) : Infinity;
       const requestDeadline = ctx.get(DEADLINE);
       const limits: LoopLimits = {
@@ -126,8 +127,7 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
           body: route.loopBody,
           original: route.loopBody,
           entries: route.entries,
-          identity,
-          tools,
+          tools: callerTools,
           limits,
           budgetSpent,
           callerSignal: ctx.signal,
