@@ -34,10 +34,16 @@ export function loopBodyOfChat(chat: Json): Json {
   return { model: chat.model, input: chat.messages, tools: chat.tools };
 }
 
+function withoutMcpCalls(message: Json): Json {
+  const { mcp_calls: _calls, ...rest } = message;
+  return rest;
+}
+
 /** One model call of the loop as a chat request: the caller's messages, then the loop's turns. */
 export function chatRequestOf(chat: Json, loopRequest: Json): Json {
   const items: Json[] = Array.isArray(loopRequest.input) ? loopRequest.input : [];
-  const own = items.filter((item) => item?.type === undefined);
+  // an earlier answer sent back as it came: its mcp_calls are the gateway's, not the model's
+  const own = items.filter((item) => item?.type === undefined).map((m) => (m.mcp_calls === undefined ? m : withoutMcpCalls(m)));
   const turns = items.filter((item) => item?.type !== undefined);
   const tools = (Array.isArray(loopRequest.tools) ? loopRequest.tools : []).map((tool: Json) =>
     tool.function ? tool : { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } },

@@ -69,6 +69,18 @@ describe('/v1/chat/completions with an mcp tool of a gateway tool server', () =>
     expect(second.tools.map((t: Json) => t.function.name)).toEqual(expect.arrayContaining(['remote__echo', 'remote__add']));
   });
 
+  it('a second turn with the first answer sent back as it came (mcp_calls included): served, and mcp_calls never goes upstream', async () => {
+    plan.tool = 'echo';
+    plan.args = { text: 'turn one' };
+    const client = sdk('deepseek');
+    const messages: any[] = [{ role: 'user', content: 'Echo turn one' }];
+    const first = await client.chat.completions.create({ model: 'm', messages, tools: [MCP] });
+    messages.push(first.choices[0]!.message, { role: 'user', content: 'And again' });
+    const second = await client.chat.completions.create({ model: 'm', messages, tools: [MCP] });
+    expect((second.choices[0]!.message as Json).mcp_calls).toHaveLength(1);
+    for (const sent of fake.received('POST /chat/completions').slice(-2)) expect(JSON.stringify(sent.json())).not.toContain('mcp_calls');
+  });
+
   it('a stream shows each call as it starts and ends (delta.mcp_calls), then the answer', async () => {
     plan.tool = 'echo';
     plan.args = { text: 'streamed' };
