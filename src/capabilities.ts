@@ -9,6 +9,7 @@ import { responsesCapability } from './features/models/responses/responses-capab
 import { budgetsCapability } from './features/governance/budgets/budgets-capability.js';
 import { governanceCapability } from './features/governance/governance-capability.js';
 import { meteringCapability } from './features/governance/metering/metering-capability.js';
+import { toolLoopCapability } from './features/tool-loop/tool-loop-capability.js';
 
 /** Built-in capabilities, set up in this order. */
 export const CAPABILITIES: Capability[] = [
@@ -20,6 +21,7 @@ export const CAPABILITIES: Capability[] = [
   governanceCapability,
   filesBatchesCapability,
   responsesCapability,
+  toolLoopCapability,
   budgetsCapability,
   meteringCapability,
 ];

@@ -13,7 +13,7 @@ export type MessageToolCall = {
   [k: string]: unknown;
 };
 /**
- * A function tool (JSON arguments) or a custom tool (free-form text input, optionally held to a grammar).
+ * A function tool (JSON arguments), a custom tool (free-form text input, optionally held to a grammar), or an mcp tool naming a tool server of the gateway (server_label; the gateway runs its calls, see README "Tools for any model").
  */
 export type ChatTool = {
   [k: string]: unknown;

@@ -15,6 +15,7 @@ import { modelAnswer } from '../stream-answer.js';
 import { isTranslated } from '../translations.js';
 import { normalizeInput, outputAsInput } from './input-items.js';
 import { RESPONSE_STORE, type StoredResponse } from './response-store.js';
+import { TOOL_LOOP_RAN } from '../../tool-loop/tool-loop-slots.js';
 
 type GatewayContext = ModelContext;
 type Json = Record<string, any>;
@@ -50,6 +51,11 @@ function conversation(chain: StoredResponse[], forNative: boolean): Json[] {
     for (const item of [...record.inputItems, ...outputAsInput(record.response.output)]) {
       if (forNative && !record.native) {
         if (item.type === 'reasoning') continue; // another provider's reasoning means nothing here
+        // the tool loop's items keep their ids (an approval names its request by id); the loop turns them into calls
+        if (typeof item.type === 'string' && item.type.startsWith('mcp_')) {
+          items.push(item);
+          continue;
+        }
         const { id: _id, ...rest } = item;
         items.push(rest);
       } else items.push(item);
@@ -219,7 +225,8 @@ export default defineStage<ResponsesStateStageConfig, GatewayContext>({
         await store.put(owner, {
           id: String(response.id),
           provider,
-          native,
+          // a tool loop's answer is the gateway's own: the provider keeps none of it
+          native: native && !ctx.get(TOOL_LOOP_RAN),
           previousId: previousId ?? null,
           response: withPrevious(response, restoredPrevious),
           inputItems,

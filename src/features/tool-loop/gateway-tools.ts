@@ -1,0 +1,100 @@
+/**
+ * The one place the tool loop reaches the gateway's tool servers: the MCP feature's aggregator,
+ * seen through /mcp/<server> (the server's own tool names), so that every list entry and every
+ * call goes through the same authorization, identity forwarding, audit, tracing and per-tool
+ * charges as a client of /mcp/<server> would.
+ */
+import type { Identity } from '../../kernel/engine/context.js';
+import type { GatewayServices } from '../../kernel/engine/services.js';
+import { TRACING } from '../../kernel/engine/tracing.js';
+import type { TraceSpan } from '../../kernel/observability/tracing.js';
+import { MCP } from '../mcp/mcp-services.js';
+import type { Aggregator } from '../mcp/aggregator.js';
+
+type Json = Record<string, any>;
+
+/** One tool a server listed to this caller. */
+export interface ListedTool {
+  name: string;
+  description?: string;
+  inputSchema: Json;
+  annotations?: Json;
+}
+
+/** What a tool call came to: the text the model reads, and whether it failed (an error, or the tool's isError). */
+export interface ToolOutcome {
+  text: string;
+  failed: boolean;
+}
+
+/** The gateway's tool servers as one caller uses them: listed and called for that caller, in the request's trace. */
+export interface CallerTools {
+  list(server: string, signal: AbortSignal): Promise<ListedTool[]>;
+  call(server: string, tool: string, args: Json, signal: AbortSignal): Promise<ToolOutcome>;
+}
+
+export class GatewayTools {
+  constructor(private readonly services: GatewayServices) {}
+
+  /** The tools as `identity` uses them; with traces on, each call a span under `span` (the request's). */
+  forCaller(identity: Identity, span: TraceSpan | undefined): CallerTools {
+    const tracing = this.services.get(TRACING);
+    const traced = <T>(fn: () => Promise<T>): Promise<T> => (tracing && span ? tracing.runIn(span, fn) : fn());
+    return {
+      list: (server, signal) => traced(() => this.list(identity, server, signal)),
+      call: (server, tool, args, signal) => traced(() => this.call(identity, server, tool, args, signal)),
+    };
+  }
+
+  /** Whether `name` is an enabled tool server of the gateway config. */
+  has(name: string): boolean {
+    return this.services.get(MCP)?.has(name) === true;
+  }
+
+  private async aggregator(): Promise<Aggregator> {
+    const endpoint = this.services.require(MCP);
+    return (endpoint.parts ?? (await endpoint.load())).aggregator;
+  }
+
+  /** The tools of `server` the caller may see (every page). */
+  async list(identity: Identity, server: string, signal: AbortSignal): Promise<ListedTool[]> {
+    const aggregator = await this.aggregator();
+    const view = { identity, server };
+    if (!aggregator.maySee(identity, server)) throw new Error(`the credential may not use tool server ${server}`);
+    const upstream = aggregator.pool.get(server);
+    if (!upstream || upstream.status !== 'ready') {
+      if (!upstream || !(await upstream.whenReady(signal))) throw new Error(`tool server ${server} is unavailable`);
+    }
+    const items = await aggregator.list('tools', view, { signal });
+    return items
+      .filter((item) => typeof item.name === 'string')
+      .map((item) => ({
+        name: String(item.name),
+        ...(typeof item.description === 'string' ? { description: item.description } : {}),
+        inputSchema: item.inputSchema && typeof item.inputSchema === 'object' ? (item.inputSchema as Json) : { type: 'object', properties: {} },
+        ...(item.annotations && typeof item.annotations === 'object' ? { annotations: item.annotations as Json } : {}),
+      }));
+  }
+
+  /**
+   * Calls `tool` of `server` for the caller. A refusal, an error of the server or a cancelled call
+   * is a failed outcome with its message (what the model is told), never a thrown error.
+   */
+  async call(identity: Identity, server: string, tool: string, args: Json, signal: AbortSignal): Promise<ToolOutcome> {
+    try {
+      const aggregator = await this.aggregator();
+      // the server's own call timeout applies; the loop's time limit aborts `signal` sooner when it comes first
+      const result = await aggregator.callTool({ identity, server }, { name: tool, arguments: args }, { signal });
+      return { text: resultText(result), failed: result.isError === true };
+    } catch (err) {
+      return { text: signal.aborted ? `The call of ${tool} was cancelled.` : String((err as Error)?.message ?? 'The tool call failed.'), failed: true };
+    }
+  }
+}
+
+/** A tools/call result as text: its text parts joined, other parts (and structured content alone) as JSON. */
+function resultText(result: Json): string {
+  const content = Array.isArray(result.content) ? (result.content as Json[]) : [];
+  if (content.length === 0 && result.structuredContent !== undefined) return JSON.stringify(result.structuredContent);
+  return content.map((part) => (part?.type === 'text' && typeof part.text === 'string' ? part.text : JSON.stringify(part))).join('\n');
+}

@@ -1,0 +1,217 @@
+import type { ToolLoopStageConfig } from '../../generated/stages/tool-loop.js';
+import { schemaDocument } from '../../kernel/config/schema-validator.js';
+import { defineStage } from '../../kernel/engine/stage.js';
+import { REQUEST_SPAN } from '../../kernel/engine/tracing.js';
+import type { GatewayServices } from '../../kernel/engine/services.js';
+import type { Identity } from '../../kernel/engine/context.js';
+import { BODY, BODY_CHANGED, ensureJsonBody } from '../../kernel/engine/request-body.js';
+import { GatewayError, unauthorized } from '../../contract/errors/gateway-error.js';
+import { ANONYMOUS } from '../auth/auth-services.js';
+import { publicBaseUrl } from '../auth/public-url.js';
+import { DEADLINE, TARGET, USAGE_NOT_ASKED, type ModelContext } from '../models/model-request.js';
+import { PROVIDERS } from '../models/providers/provider-registry.js';
+import { modelAnswer, modelStream } from '../models/stream-answer.js';
+import { isTranslated } from '../models/translations.js';
+import { GatewayTools } from './gateway-tools.js';
+import { SILENT_EVENTS, type LoopEvents } from './loop-events.js';
+import { loopRouteOf } from './loop-routes.js';
+import { budgetCheck } from './loop-budget.js';
+import { CallerGone, ResponsesLoop, type LoopLimits } from './responses-loop.js';
+import { TOOL_LOOP_RAN } from './tool-loop-slots.js';
+
+type Json = Record<string, any>;
+
+/** A model call of the loop that did not answer 2xx: its answer goes to the caller as it came. */
+class ModelFailure extends Error {
+  constructor(readonly answer: NonNullable<ModelContext['response']>) {
+    super('The model call failed.');
+  }
+}
+
+/** Whether the attempt's provider serves `api` itself, not translated (and so runs that API's MCP servers with outside URLs). */
+function providerRuns(ctx: ModelContext, services: GatewayServices, api: 'responses.create' | 'messages.create'): boolean {
+  const target = ctx.get(TARGET);
+  const adapter = target ? services.require(PROVIDERS).get(target.provider)?.operations[api] : undefined;
+  return adapter !== undefined && !isTranslated(adapter);
+}
+
+/** Who the tools run for: the gateway credential; anonymous (every scope) only when auth is off, as on /mcp. */
+function callerOf(ctx: ModelContext, services: GatewayServices): Identity {
+  if (ctx.identity) return ctx.identity;
+  if (services.config.auth?.enabled) throw unauthorized('An mcp tool of a gateway tool server needs a gateway credential (x-gateway-token): the tools run with its permissions.');
+  return ANONYMOUS;
+}
+
+/** The answer of one model call, as an object (a JSON answer; a non-2xx one is a ModelFailure). */
+function answerOf(ctx: ModelContext): Json {
+  const answer = modelAnswer(ctx);
+  if (!answer || answer.kind !== 'json') throw new GatewayError('provider_error', 'The model answered the tool loop with something other than JSON.');
+  if (answer.status < 200 || answer.status >= 300) throw new ModelFailure(answer);
+  if (answer.body && typeof answer.body === 'object') return answer.body as Json;
+  if (answer.raw) return JSON.parse(answer.raw.toString('utf8'));
+  throw new GatewayError('provider_error', 'The model answered the tool loop with an empty body.');
+}
+
+/**
+ * The MCP tool loop (see ./responses-loop.ts) for POST /v1/responses whose `mcp` tools name the
+ * gateway's tool servers. Runs after responses-state, so a kept conversation is already the
+ * input and the loop's answer is kept like any other; each model call runs the stages after it
+ * (guardrails, cache, retry, forward). A streamed request gets the loop's events as they happen.
+ */
+/** The operations the loop serves, and the API whose own MCP servers the provider must run itself. */
+const OPERATIONS: Record<string, 'responses.create' | 'messages.create'> = {
+  'responses.create': 'responses.create',
+  'chat.completions': 'responses.create',
+  'messages.create': 'messages.create',
+};
+
+/**
+ * The MCP tool loop (see ./responses-loop.ts) for POST /v1/responses, /v1/chat/completions and
+ * /v1/messages whose `mcp` tools (or mcp_servers) name the gateway's tool servers. On
+ * /v1/responses it runs after responses-state, so a kept conversation is already the input and
+ * the loop's answer is kept like any other; each model call runs the stages after it
+ * (guardrails, cache, retry, forward). A streamed request gets the loop's events as they happen.
+ */
+export default defineStage<ToolLoopStageConfig, ModelContext>({
+  name: 'tool-loop',
+  description: 'Runs the tools of mcp tools that name gateway tool servers: lists, calls (for the caller, with /mcp authorization and audit), feeds results back to the model.',
+  schema: schemaDocument('stages/tool-loop.schema.json'),
+  requires: [TARGET],
+  repeats: true,
+  create(config, services) {
+    const tools = new GatewayTools(services);
+    const bodyLimit = services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
+    return async (ctx, next) => {
+      const operation = ctx.endpoint.operation;
+      const nativeApi = OPERATIONS[operation];
+      if (!nativeApi) return next();
+      await ensureJsonBody(ctx, bodyLimit);
+      const body: Json | undefined = ctx.get(BODY);
+      if (!body || typeof body !== 'object') return next();
+      const route = loopRouteOf(operation, body, {
+        base: publicBaseUrl(ctx.req, services.config),
+        isServer: (name) => tools.has(name),
+        runsOutsideServers: operation !== 'chat.completions' && providerRuns(ctx, services, nativeApi),
+      });
+      if (!route) return next();
+      const callerTools = tools.forCaller(callerOf(ctx, services), ctx.get(REQUEST_SPAN));
+      const requested = typeof body.max_tool_calls === 'number' && body.max_tool_calls >= 0 ? Math.floor(body.max_tool_calls) : Infinity;
+      const requestDeadline = ctx.get(DEADLINE);
+      const limits: LoopLimits = {
+        maxIterations: config.maxIterations ?? 10,
+        maxToolCalls: Math.min(requested, config.maxToolCalls ?? 20),
+        // DEADLINE is on performance.now()'s clock; the loop's on Date.now()'s
+        deadline: Math.min(Date.now() + (config.timeoutMs ?? 120_000), requestDeadline === undefined ? Infinity : Date.now() + (requestDeadline - performance.now())),
+        // parallel_tool_calls: false runs a turn's calls one after the other
+        parallelCalls: body.parallel_tool_calls === false ? 1 : (config.parallelCalls ?? 4),
+      };
+      const changedBefore = ctx.get(BODY_CHANGED);
+      const callModel = async (request: Json): Promise<Json> => {
+        ctx.set(BODY, route.modelRequest(request));
+        ctx.set(BODY_CHANGED, true);
+        // a model call ends by the loop's time limit too (forward aborts it then)
+        ctx.set(DEADLINE, performance.now() + (limits.deadline - Date.now()));
+        try {
+          await next();
+        } finally {
+          ctx.set(BODY, body);
+          ctx.set(BODY_CHANGED, changedBefore);
+          ctx.set(DEADLINE, requestDeadline);
+        }
+        return route.loopAnswer(answerOf(ctx), request);
+      };
+      ctx.set(TOOL_LOOP_RAN, true);
+      const budgetSpent = budgetCheck(ctx, services);
+      const loopOf = (events: LoopEvents, onModelCall?: () => void) =>
+        new ResponsesLoop({
+          body: route.loopBody,
+          original: route.loopBody,
+          entries: route.entries,
+          tools: callerTools,
+          limits,
+          budgetSpent,
+          callerSignal: ctx.signal,
+          callModel: onModelCall
+            ? async (request) => {
+                try {
+                  return await callModel(request);
+                } finally {
+                  onModelCall();
+                }
+              }
+            : callModel,
+          events,
+        });
+      if (body.stream !== true) {
+        try {
+          ctx.response = { kind: 'json', status: 200, body: route.final(await loopOf(SILENT_EVENTS).run()) };
+        } catch (err) {
+          if (err instanceof ModelFailure) ctx.response = err.answer;
+          else if (!(err instanceof CallerGone)) throw err;
+        }
+        return;
+      }
+      // Streamed: the loop starts when the edge starts reading (after every stage before this one is done with the answer).
+      const events = route.events();
+      const answer = modelStream(
+        ctx,
+        200,
+        route.format,
+        body.stream_options?.include_usage === true,
+        lazily(events, () => run()),
+        undefined,
+        route.format === 'responses' ? body : undefined,
+      );
+      if (route.format === 'chat' && ctx.get(USAGE_NOT_ASKED)) answer.hiddenUsage = true;
+      const run = async () => {
+        // each model call's own answer stays out of ctx.response: the edge writes this stream
+        const loop = loopOf(events, () => (ctx.response = answer));
+        try {
+          events.end(route.final(await loop.run()));
+        } catch (err) {
+          if (err instanceof CallerGone) return events.fail({ message: 'The caller went away.' });
+          const failure =
+            err instanceof ModelFailure ? failureBody(err.answer) : err instanceof GatewayError ? { code: err.code, message: err.message } : { message: 'The tool loop failed.' };
+          if (!(err instanceof ModelFailure) && !(err instanceof GatewayError)) services.logger.warn({ requestId: ctx.id, err: (err as Error)?.message }, 'tool loop failed');
+          events.fail(failure);
+        }
+      };
+      ctx.response = answer;
+    };
+  },
+});
+
+/** The error object of a failed model answer. */
+function failureBody(answer: NonNullable<ModelContext['response']>): Json {
+  const body = answer.kind === 'json' ? (answer.body ?? (answer.raw ? safeParse(answer.raw.toString('utf8')) : undefined)) : undefined;
+  const error = (body as Json | undefined)?.error;
+  return { code: error?.code ?? 'provider_error', message: error?.message ?? 'The model call failed.', param: error?.param ?? null };
+}
+
+function safeParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `parts`, with `start` called when the first part is asked for. */
+function lazily<T>(parts: AsyncIterable<T>, start: () => Promise<void>): AsyncIterable<T> {
+  return {
+    [Symbol.asyncIterator]() {
+      const inner = parts[Symbol.asyncIterator]();
+      let started = false;
+      return {
+        next: () => {
+          if (!started) {
+            started = true;
+            void start();
+          }
+          return inner.next();
+        },
+        return: async () => (await inner.return?.()) ?? { done: true, value: undefined },
+      };
+    },
+  };
+}
