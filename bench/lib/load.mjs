@@ -100,9 +100,11 @@ export function openPool(origin, concurrency) {
  * onMeasure('start' | 'end') is called around the measured phase; what it returns comes back as
  * result.marks.start / result.marks.end (the bench takes CPU snapshots there).
  * pool: an open Pool (openPool) to use instead of a new one; runCell leaves it open.
+ * onMidway(): called once halfway through the measured phase, while the requests are in flight
+ * (the bench reads a process's RSS there, with every stream open).
  * samples: true to also return result.samples = { latency, ttfb } (Float64Array of ns, one per answer).
  */
-export async function runCell({ origin, request, concurrency, warmupMs, measureMs, onMeasure = () => undefined, pool: givenPool, samples = false }) {
+export async function runCell({ origin, request, concurrency, warmupMs, measureMs, onMeasure = () => undefined, onMidway, pool: givenPool, samples = false }) {
   const opts = prepareRequest(request);
   const pool = givenPool ?? openPool(origin, concurrency);
   const capacity = Math.max(100_000, Math.ceil(measureMs * 60));
@@ -157,7 +159,9 @@ export async function runCell({ origin, request, concurrency, warmupMs, measureM
     cell.ok = 0;
     const marks = { start: onMeasure('start') };
     const started = hr();
+    const midway = onMidway ? setTimeout(onMidway, measureMs / 2) : undefined;
     await phase(started + BigInt(Math.round(measureMs * 1e6)), true);
+    clearTimeout(midway);
     const seconds = Number(hr() - started) / 1e9;
     marks.end = onMeasure('end');
     return {

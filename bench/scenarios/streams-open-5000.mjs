@@ -1,0 +1,25 @@
+// One process holding 5,000 open streams: the fake writes each OpenAI event 500 ms apart (a
+// stream stays open about 11 s), 5,000 at once. What counts: no error, and the gateway's RSS
+// while they are open (the `open RSS` and `KB/stream` columns: RSS at the end of each slice,
+// minus the RSS at rest, per open stream).
+import openaiChatStream from './openai-chat-stream.mjs';
+import { OPENAI_HEADERS, openaiChatBody } from '../lib/requests.mjs';
+
+const EVENT_MS = 500;
+
+export default {
+  name: 'streams-open-5000',
+  description: `5,000 streams open at once (POST /v1/chat/completions, stream: true, events ${EVENT_MS} ms apart, passed through)`,
+  stream: true,
+  concurrency: [5000],
+  seconds: 24,
+  warmup: 12,
+  setup({ fakeUrl }) {
+    const base = openaiChatStream.setup({ fakeUrl });
+    return {
+      ...base,
+      gatewayConfig: { providers: { openai: { baseUrl: `${fakeUrl}/paced/${EVENT_MS}/v1`, connections: 6000 } } },
+      upstreamRequest: { method: 'POST', path: `/paced/${EVENT_MS}/v1/chat/completions`, headers: OPENAI_HEADERS, body: openaiChatBody({ stream: true }) },
+    };
+  },
+};
