@@ -43,6 +43,8 @@
 //                                            // default 1,16,64 (with --concurrency: the levels in both)
 //     seconds: 8, warmup: 2,                 // optional: measured and warm-up seconds of its rows (long
 //                                            // streams need more than the default; BENCH_SECONDS wins)
+//     staggerMs: 550,                        // optional: each phase's c workers start spread over this
+//                                            // many ms (long streams, so they do not start in step)
 //     upstream: { 'POST /x/:id': (req, res, ctx) => ... },   // optional: extra fake-upstream routes
 //                                            // (run inside the fake's process; see fake-upstream.mjs)
 //     setup({ fakeUrl }) {                   // called once the fake is up
@@ -273,7 +275,9 @@ async function main() {
             if (slices > 1 && warmupMs > 0) {
               for (const cell of cells) {
                 progress(`${scenario.name}: c=${concurrency} ${cell.target} warm-up`);
-                await counting(cell, () => runCell({ origin: cell.origin, request: cell.request, concurrency, warmupMs: rowWarmupMs, measureMs: 0, pool: cell.pool }));
+                await counting(cell, () =>
+                  runCell({ origin: cell.origin, request: cell.request, concurrency, warmupMs: rowWarmupMs, measureMs: 0, pool: cell.pool, staggerMs: scenario.staggerMs }),
+                );
               }
             }
             for (let i = 0; i < slices; i++) {
@@ -285,6 +289,7 @@ async function main() {
                     request: cell.request,
                     concurrency,
                     warmupMs: slices > 1 ? 0 : rowWarmupMs,
+                    staggerMs: scenario.staggerMs,
                     measureMs: rowMeasureMs / slices,
                     onMeasure: () => cpuSnapshot(pids),
                     // RSS of the proxy or gateway halfway through the slice, with its c requests in flight.

@@ -102,9 +102,11 @@ export function openPool(origin, concurrency) {
  * pool: an open Pool (openPool) to use instead of a new one; runCell leaves it open.
  * onMidway(): called once halfway through the measured phase, while the requests are in flight
  * (the bench reads a process's RSS there, with every stream open).
+ * staggerMs: the workers of each phase start spread over this many ms (long streams: else all c
+ * streams start in the same instant, and keep in step, a thundering herd no real traffic makes).
  * samples: true to also return result.samples = { latency, ttfb } (Float64Array of ns, one per answer).
  */
-export async function runCell({ origin, request, concurrency, warmupMs, measureMs, onMeasure = () => undefined, onMidway, pool: givenPool, samples = false }) {
+export async function runCell({ origin, request, concurrency, warmupMs, measureMs, onMeasure = () => undefined, onMidway, staggerMs = 0, pool: givenPool, samples = false }) {
   const opts = prepareRequest(request);
   const pool = givenPool ?? openPool(origin, concurrency);
   const capacity = Math.max(100_000, Math.ceil(measureMs * 60));
@@ -115,7 +117,8 @@ export async function runCell({ origin, request, concurrency, warmupMs, measureM
   async function phase(untilNs, recording) {
     const workers = Array.from({ length: concurrency }, () => new Worker(pool, opts, cell));
     await Promise.all(
-      workers.map(async (w) => {
+      workers.map(async (w, i) => {
+        if (staggerMs > 0 && i > 0) await new Promise((r) => setTimeout(r, (i * staggerMs) / concurrency));
         while (!cell.stop && hr() < untilNs) {
           const wantSample = recording && cell.sample === undefined;
           if (wantSample) {

@@ -15,6 +15,8 @@ export default {
   // A stream lasts about 0.55 s: rows long enough for several streams per connection.
   seconds: 8,
   warmup: 2,
+  // The streams start spread over one stream's length, as independent callers would.
+  staggerMs: 23 * PACED_MS,
   setup({ fakeUrl }) {
     const base = openaiChatStream.setup({ fakeUrl });
     return {

@@ -14,6 +14,7 @@ export default {
   concurrency: [5000],
   seconds: 24,
   warmup: 12,
+  staggerMs: 10_000,
   setup({ fakeUrl }) {
     const base = openaiChatStream.setup({ fakeUrl });
     return {

@@ -17,22 +17,34 @@ function prematureClose(): Error {
   return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
 
+/** Bytes held for the reader before the body is paused (backpressure on the upstream). */
+const HOLD_LIMIT = 64 * 1024;
+
 /**
  * The body of one upstream stream: its chunks (the attempt's idle timer watching them), and what
  * becomes of the rest once the answer is read. Read with 'data' events (as a pipe reads) rather
  * than the stream's async iterator (a generator, a promise and end-of-stream bookkeeping per
- * body): a chunk nobody asked for yet is held and the body paused until it is taken. The
- * consumer stops reading at the answer's end: a whole answer's rest is drained (the connection
- * stays alive), a cut one's body destroyed.
+ * body). The chunks of one socket read (undici hands an HTTP chunk at a time, one per upstream
+ * write: an event each for most providers) reach the reader as one Buffer, so that the stream is
+ * framed, scanned and written once per read, in one socket write, as a pipe would: the reader
+ * waiting is answered a microtask after the first chunk, when the read's other chunks are in.
+ * Held bytes beyond HOLD_LIMIT pause the body until the reader takes them. The consumer stops
+ * reading at the answer's end: a whole answer's rest is drained (the connection stays alive),
+ * a cut one's body destroyed.
  */
 export class UpstreamChunks implements AsyncIterator<Buffer> {
   /** The chunks (this reader itself, or wrapped by the attempt's idle timer). */
   readonly chunks: AsyncIterator<Buffer>;
-  private readonly held: Buffer[] = [];
+  private held: Buffer[] = [];
+  private heldBytes = 0;
+  private paused = false;
   private waiting: { resolve: (step: IteratorResult<Buffer>) => void; reject: (err: unknown) => void } | undefined;
+  /** A microtask will hand the held chunks to the reader waiting. */
+  private handing = false;
   private ended = false;
   private failure: unknown;
   private drained = -1;
+  private readonly hand = () => this.handOver();
 
   constructor(
     private readonly body: Dispatcher.ResponseData['body'],
@@ -53,14 +65,41 @@ export class UpstreamChunks implements AsyncIterator<Buffer> {
       if (this.drained > DRAIN_LIMIT) this.body.destroy();
       return;
     }
-    const waiting = this.waiting;
-    if (waiting) {
-      this.waiting = undefined;
-      waiting.resolve({ value: chunk, done: false });
-      return;
-    }
     this.held.push(chunk);
-    this.body.pause();
+    this.heldBytes += chunk.length;
+    if (this.waiting && !this.handing) {
+      this.handing = true;
+      queueMicrotask(this.hand);
+    }
+    if (this.heldBytes > HOLD_LIMIT && !this.paused) {
+      this.paused = true;
+      this.body.pause();
+    }
+  }
+
+  /** The held chunks to the reader waiting (what arrived since it asked). */
+  private handOver(): void {
+    this.handing = false;
+    const waiting = this.waiting;
+    if (!waiting) return;
+    this.waiting = undefined;
+    if (this.held.length) waiting.resolve({ value: this.take(), done: false });
+    else if (this.failure !== undefined) waiting.reject(this.failure);
+    else if (this.ended || this.drained >= 0) waiting.resolve(DONE);
+    else this.waiting = waiting;
+  }
+
+  /** The held chunks as one Buffer; the body resumed if it was paused for them. */
+  private take(): Buffer {
+    const held = this.held;
+    const value = held.length === 1 ? held[0]! : Buffer.concat(held, this.heldBytes);
+    this.held = [];
+    this.heldBytes = 0;
+    if (this.paused) {
+      this.paused = false;
+      this.body.resume();
+    }
+    return value;
   }
 
   /** The body ended ('end'), failed, or closed before its end (the first of these counts). */
@@ -68,6 +107,8 @@ export class UpstreamChunks implements AsyncIterator<Buffer> {
     if (this.ended || this.failure !== undefined) return;
     if (failure === undefined) this.ended = true;
     else this.failure = failure;
+    // Chunks already held go first (the microtask handing them over is queued).
+    if (this.handing) return;
     const waiting = this.waiting;
     this.waiting = undefined;
     if (!waiting) return;
@@ -81,12 +122,7 @@ export class UpstreamChunks implements AsyncIterator<Buffer> {
   }
 
   next(): Promise<IteratorResult<Buffer>> {
-    const held = this.held;
-    if (held.length) {
-      const value = held.shift()!;
-      if (!held.length) this.body.resume();
-      return Promise.resolve({ value, done: false });
-    }
+    if (this.held.length) return Promise.resolve({ value: this.take(), done: false });
     if (this.failure !== undefined) return Promise.reject(this.failure);
     if (this.ended || this.drained >= 0) return Promise.resolve(DONE);
     return new Promise((resolve, reject) => (this.waiting = { resolve, reject }));
@@ -111,7 +147,8 @@ export class UpstreamChunks implements AsyncIterator<Buffer> {
   finish(complete: boolean): void {
     void this.chunks.return?.();
     const body = this.body;
-    this.held.length = 0;
+    this.held = [];
+    this.heldBytes = 0;
     if (this.ended || this.failure !== undefined || body.destroyed) return;
     body.on('error', ignore);
     if (!complete) {
@@ -119,6 +156,7 @@ export class UpstreamChunks implements AsyncIterator<Buffer> {
       return;
     }
     this.drained = 0;
+    this.paused = false;
     body.resume();
   }
 }
