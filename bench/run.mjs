@@ -55,6 +55,8 @@
 //                                            // body: object (sent as JSON), string or Buffer
 //         upstreamRequest: { ... } | null,   // optional: what the direct and proxy rows send
 //                                            // (default: request; null: no direct/proxy rows)
+//         afterStart({ gatewayUrl }),        // optional: runs once the gateway is up, before any load
+//                                            // (e.g. mints a gateway key and sets it in request.headers)
 //         expect(sample, target) -> true | 'what is wrong',   // optional: checked on one answer per
 //                                            // row; sample = { status, headers, body: Buffer }.
 //                                            // Default: status 2xx.
@@ -242,6 +244,8 @@ async function main() {
       let gatewayExit;
       // RSS of the gateway at rest: started, healthy, no request served yet.
       const restRss = gateway ? gateway.rssMb() : null;
+      // E.g. a gateway key minted through the admin API, which the scenario's request then carries.
+      if (gateway && setup.afterStart) await setup.afterStart({ gatewayUrl: gateway.url });
       try {
         if (prewarmMs > 0) {
           for (const target of targets.filter((t) => t !== 'direct')) {

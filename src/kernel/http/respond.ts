@@ -92,7 +92,7 @@ async function writeParts(
   writer: AnswerWriter,
 ): Promise<void> {
   const res = ctx.res;
-  // Parts that arrive together (one upstream chunk usually carries several events) leave in
+  // Parts that arrive together (one upstream read, which may carry several events) leave in
   // one socket write. A stream with batches() hands them over in groups; a wrapped stream
   // (cache, guardrails) gives one part at a time, and its text gathers until the event loop
   // turns. The headers go out with the first write.
@@ -109,7 +109,6 @@ async function writeParts(
   const grouped = typeof source.batches === 'function';
   const batches = (grouped ? source.batches!() : singleParts(source))[Symbol.asyncIterator]();
   let completed = false;
-  let wroteFirst = false;
   // Whether the parts ended by themselves (else they are told to stop, without waiting for them).
   let over = false;
   try {
@@ -136,12 +135,11 @@ async function writeParts(
         }
       }
       if (completed) break;
-      // The first group goes out at once; later ones that arrive in the same turn of the
-      // event loop share one write.
-      if (grouped && !wroteFirst) {
-        wroteFirst = true;
-        flush();
-      } else if (pending && !flushScheduled) {
+      // A group (the parts of one upstream read) goes out at once: the writes of one turn of the
+      // event loop leave in one socket write (the response corks until the next tick). Single
+      // parts gather until the event loop turns.
+      if (grouped) flush();
+      else if (pending && !flushScheduled) {
         flushScheduled = true;
         setImmediate(flush);
       }
