@@ -43,6 +43,7 @@
 //                                            // default 1,16,64 (with --concurrency: the levels in both)
 //     seconds: 8, warmup: 2,                 // optional: measured and warm-up seconds of its rows (long
 //                                            // streams need more than the default; BENCH_SECONDS wins)
+//     slices: 1,                             // optional: slices of its rows (--slices / BENCH_SLICES win)
 //     staggerMs: 550,                        // optional: each phase's c workers start spread over this
 //                                            // many ms (long streams, so they do not start in step)
 //     upstream: { 'POST /x/:id': (req, res, ctx) => ... },   // optional: extra fake-upstream routes
@@ -174,6 +175,16 @@ function check(setup, sample, target) {
   return verdict === true || verdict === undefined ? 'ok' : String(verdict);
 }
 
+/**
+ * The RSS with the streams open: the slice whose sample had the most in flight (its RSS, the
+ * count open then, and (RSS - rest) per open stream in KB).
+ */
+function openRss(samples, rest) {
+  const best = samples.filter((s) => s.mb !== null && s.open > 0).sort((a, b) => b.open - a.open || b.mb - a.mb)[0];
+  if (!best) return { openRssMb: null, openStreams: null, kbPerOpenStream: null };
+  return { openRssMb: round(best.mb, 1), openStreams: best.open, kbPerOpenStream: rest === null ? null : round(((best.mb - rest) * 1024) / best.open, 1) };
+}
+
 /** A process's resident set size now (VmRSS), in MB. */
 function rssMbOf(pid) {
   try {
@@ -239,6 +250,7 @@ async function main() {
       const wantsGateway = targets.includes('gateway');
       const rowWarmupMs = process.env.BENCH_WARMUP || scenario.warmup === undefined ? warmupMs : scenario.warmup * 1000;
       const rowMeasureMs = process.env.BENCH_SECONDS || scenario.seconds === undefined ? measureMs : scenario.seconds * 1000;
+      const rowSlices = opts.slices === undefined && !process.env.BENCH_SLICES && scenario.slices !== undefined ? scenario.slices : slices;
       progress(`${scenario.name}: starting the gateway`);
       const gateway = wantsGateway ? await startGateway(config, { cpuProfDir: opts.profile ? profileDir : undefined, label: scenario.name, root: opts.gatewayDir }) : undefined;
       let gatewayExit;
@@ -276,7 +288,7 @@ async function main() {
           try {
             // With one slice, each target's warm-up runs right before its measured phase (one after the
             // other); with more, every target is warmed up first, then the slices alternate the order.
-            if (slices > 1 && warmupMs > 0) {
+            if (rowSlices > 1 && rowWarmupMs > 0) {
               for (const cell of cells) {
                 progress(`${scenario.name}: c=${concurrency} ${cell.target} warm-up`);
                 await counting(cell, () =>
@@ -284,20 +296,20 @@ async function main() {
                 );
               }
             }
-            for (let i = 0; i < slices; i++) {
+            for (let i = 0; i < rowSlices; i++) {
               for (const cell of i % 2 ? [...cells].reverse() : cells) {
-                progress(`${scenario.name}: c=${concurrency} ${cell.target}${slices > 1 ? ` slice ${i + 1}/${slices}` : ''}`);
+                progress(`${scenario.name}: c=${concurrency} ${cell.target}${rowSlices > 1 ? ` slice ${i + 1}/${rowSlices}` : ''}`);
                 const result = await counting(cell, () =>
                   runCell({
                     origin: cell.origin,
                     request: cell.request,
                     concurrency,
-                    warmupMs: slices > 1 ? 0 : rowWarmupMs,
+                    warmupMs: rowSlices > 1 ? 0 : rowWarmupMs,
                     staggerMs: scenario.staggerMs,
-                    measureMs: rowMeasureMs / slices,
+                    measureMs: rowMeasureMs / rowSlices,
                     onMeasure: () => cpuSnapshot(pids),
                     // RSS of the proxy or gateway halfway through the slice, with its c requests in flight.
-                    onMidway: cell.target === 'direct' ? undefined : () => cell.openRssMb.push(rssMbOf(cell.target === 'proxy' ? proxy.pid : gateway.pid)),
+                    onMidway: cell.target === 'direct' ? undefined : (open) => cell.openRssMb.push({ mb: rssMbOf(cell.target === 'proxy' ? proxy.pid : gateway.pid), open }),
                     pool: cell.pool,
                     samples: true,
                   }),
@@ -338,12 +350,7 @@ async function main() {
               servedCpuUsPerRequest: result.requests ? round((served.seconds * 1e6) / result.requests, 1) : null,
               upstreamRequests,
               upstreamConnections,
-              openRssMb: openRssMb.length ? round(Math.max(...openRssMb), 1) : null,
-              restRssMb: round(target === 'gateway' ? restRss : target === 'proxy' ? proxyRestRss : null, 1),
-              kbPerOpenStream:
-                openRssMb.length && (target === 'gateway' ? restRss : target === 'proxy' ? proxyRestRss : null) != null
-                  ? round(((Math.max(...openRssMb) - (target === 'gateway' ? restRss : proxyRestRss)) * 1024) / concurrency, 1)
-                  : null,
+              ...openRss(openRssMb, target === 'gateway' ? restRss : target === 'proxy' ? proxyRestRss : null),
               othersCpuPct: round(cpu.othersPct, 1),
               stealPct: round(cpu.stealPct, 1),
             });
@@ -496,6 +503,7 @@ function printReport({ rows, summary, gateways, notes, warmupMs, measureMs, slic
         { title: 'cpu%', value: (r) => r.servedCpuPct, digits: 0 },
         { title: 'cpu us/req', value: (r) => r.servedCpuUsPerRequest, digits: 0 },
         { title: 'up conns', value: (r) => r.upstreamConnections, digits: 0 },
+        { title: 'open', value: (r) => (r.stream ? r.openStreams : null), digits: 0 },
         { title: 'open RSS MB', value: (r) => (r.stream ? r.openRssMb : null), digits: 1 },
         { title: 'KB/open', value: (r) => (r.stream ? r.kbPerOpenStream : null), digits: 1 },
         { title: 'others%', value: (r) => r.othersCpuPct, digits: 0 },
