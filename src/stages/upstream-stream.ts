@@ -35,7 +35,7 @@ const HOLD_LIMIT = 64 * 1024;
 export class UpstreamChunks implements AsyncIterator<Buffer> {
   /** The chunks (this reader itself, or wrapped by the attempt's idle timer). */
   readonly chunks: AsyncIterator<Buffer>;
-  private held: Buffer[] = [];
+  private readonly held: Buffer[] = [];
   private heldBytes = 0;
   private paused = false;
   private waiting: { resolve: (step: IteratorResult<Buffer>) => void; reject: (err: unknown) => void } | undefined;
@@ -93,7 +93,7 @@ export class UpstreamChunks implements AsyncIterator<Buffer> {
   private take(): Buffer {
     const held = this.held;
     const value = held.length === 1 ? held[0]! : Buffer.concat(held, this.heldBytes);
-    this.held = [];
+    held.length = 0;
     this.heldBytes = 0;
     if (this.paused) {
       this.paused = false;
@@ -147,7 +147,7 @@ export class UpstreamChunks implements AsyncIterator<Buffer> {
   finish(complete: boolean): void {
     void this.chunks.return?.();
     const body = this.body;
-    this.held = [];
+    this.held.length = 0;
     this.heldBytes = 0;
     if (this.ended || this.failure !== undefined || body.destroyed) return;
     body.on('error', ignore);

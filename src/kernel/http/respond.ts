@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import type { BinaryAnswer, EncodedStream, GatewayContext, StreamAnswer, StreamEncoder } from '../engine/context.js';
 import type { AnswerError, ErrorMapping } from '../errors/answer-error.js';
-import { holdsSecrets, redactAnswer, redactAnswerBytes, redactingStream, redactObject, redactSecrets } from '../errors/redact.js';
+import { answerBytesRedactor, holdsSecrets, redactAnswer, redactAnswerBytes, redactingStream, redactObject, redactSecrets } from '../errors/redact.js';
 
 /**
  * Every answer leaves through the one redactor (kernel/errors/redact.ts): the gateway's secrets
@@ -170,11 +170,12 @@ const ignore = () => undefined;
  */
 async function writeEncoded(ctx: GatewayContext<any>, source: EncodedStream, encoder: StreamEncoder<unknown>, writer: AnswerWriter): Promise<void> {
   const res = ctx.res;
+  const redact = answerBytesRedactor(ctx.secrets);
   let completed = false;
   try {
     for await (const chunk of source.encoded()) {
       if (res.destroyed) return;
-      const bytes = redactAnswerBytes(chunk, ctx.secrets);
+      const bytes = redact(chunk);
       if (source.ended) {
         completed = true;
         res.end(bytes);
