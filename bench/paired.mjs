@@ -47,12 +47,13 @@ try {
     const [dir, flags = ''] = spec.split(':');
     process.env.BENCH_GATEWAY_NODE_ARGS = flags.replaceAll('+', ' ');
     const handle = await startGateway(config, { label: spec, root: resolve(dir) });
-    targets.push({ name: spec, handle, request: setup.request, cpu: 0, n: 0, p50: [] });
+    targets.push({ name: spec, handle, request: setup.request, cpu: 0, n: 0, seconds: 0, p50: [], ttfb: [] });
   }
   if (opts.proxy && setup.upstreamRequest !== null) {
-    targets.push({ name: 'proxy', handle: await startProxy(fake.url), request: setup.upstreamRequest ?? setup.request, cpu: 0, n: 0, p50: [] });
+    targets.push({ name: 'proxy', handle: await startProxy(fake.url), request: setup.upstreamRequest ?? setup.request, cpu: 0, n: 0, seconds: 0, p50: [], ttfb: [] });
   }
-  for (const t of targets) await runCell({ origin: t.handle.url, request: t.request, concurrency: opts.concurrency, warmupMs: 1500, measureMs: 500 });
+  for (const t of targets)
+    await runCell({ origin: t.handle.url, request: t.request, concurrency: opts.concurrency, warmupMs: 1500, measureMs: 500, staggerMs: scenario.staggerMs });
   for (let i = 0; i < opts.slices; i++) {
     for (const t of i % 2 ? [...targets].reverse() : targets) {
       let a;
@@ -63,6 +64,7 @@ try {
         concurrency: opts.concurrency,
         warmupMs: 200,
         measureMs: opts.seconds * 1000,
+        staggerMs: scenario.staggerMs,
         onMeasure: (mark) => {
           if (mark === 'start') a = cpuSnapshot({ p: t.handle.pid });
           else b = cpuSnapshot({ p: t.handle.pid });
@@ -70,16 +72,19 @@ try {
       });
       t.cpu += cpuBetween(a, b).procs.p.seconds;
       t.n += cell.requests;
+      t.seconds += cell.seconds;
       t.p50.push(cell.latency.p50);
+      t.ttfb.push(cell.ttfb.p50);
     }
   }
   process.stdout.write(`${opts.only}, c=${opts.concurrency}, ${opts.slices} slices of ${opts.seconds} s per target\n`);
   for (const t of targets) {
     const median = [...t.p50].sort((x, y) => x - y)[t.p50.length >> 1];
+    const ttfb = [...t.ttfb].sort((x, y) => x - y)[t.ttfb.length >> 1];
     const peak = typeof t.handle.peakRssMb === 'function' ? `${t.handle.peakRssMb().toFixed(1)} MB` : '-';
     const usPerReq = t.n ? (t.cpu * 1e6) / t.n : NaN;
     process.stdout.write(
-      `${t.name.padEnd(40)} answers ${String(t.n).padStart(7)}  cpu us/req ${usPerReq.toFixed(1).padStart(7)}  p50 (median of slices) ${median?.toFixed(3)} ms  peak RSS ${peak}\n`,
+      `${t.name.padEnd(40)} answers ${String(t.n).padStart(7)}  rps ${(t.n / t.seconds).toFixed(0).padStart(6)}  cpu us/req ${usPerReq.toFixed(1).padStart(7)}  p50 (median of slices) ${median?.toFixed(3)} ms  ttfb p50 ${ttfb?.toFixed(3)} ms  peak RSS ${peak}\n`,
     );
   }
 } finally {

@@ -41,6 +41,11 @@
 //     stream: true,                          // optional: show time to first byte for this scenario
 //     concurrency: [1, 4],                   // optional: the levels this scenario runs at instead of the
 //                                            // default 1,16,64 (with --concurrency: the levels in both)
+//     seconds: 8, warmup: 2,                 // optional: measured and warm-up seconds of its rows (long
+//                                            // streams need more than the default; BENCH_SECONDS wins)
+//     slices: 1,                             // optional: slices of its rows (--slices / BENCH_SLICES win)
+//     staggerMs: 550,                        // optional: each phase's c workers start spread over this
+//                                            // many ms (long streams, so they do not start in step)
 //     upstream: { 'POST /x/:id': (req, res, ctx) => ... },   // optional: extra fake-upstream routes
 //                                            // (run inside the fake's process; see fake-upstream.mjs)
 //     setup({ fakeUrl }) {                   // called once the fake is up
@@ -51,6 +56,8 @@
 //                                            // body: object (sent as JSON), string or Buffer
 //         upstreamRequest: { ... } | null,   // optional: what the direct and proxy rows send
 //                                            // (default: request; null: no direct/proxy rows)
+//         afterStart({ gatewayUrl }),        // optional: runs once the gateway is up, before any load
+//                                            // (e.g. mints a gateway key and sets it in request.headers)
 //         expect(sample, target) -> true | 'what is wrong',   // optional: checked on one answer per
 //                                            // row; sample = { status, headers, body: Buffer }.
 //                                            // Default: status 2xx.
@@ -74,9 +81,23 @@ const RESULTS_DIR = join(BENCH_DIR, 'results');
 const TARGETS = ['direct', 'proxy', 'gateway'];
 
 /** Goals, reported in the notes (not asserted). */
-const GOALS = { throughputRatioAt64: 0.8, translatedThroughputRatioAt64: 0.6, addedP50AtC1Ms: 0.15, streamFirstByteLaterMs: 0.3, peakRssMb: 150, restRssMb: 100 };
+const GOALS = {
+  pacedCpuRatio: 1.15,
+  pacedFirstByteP50Ms: 2,
+  pacedFirstByteP99Ms: 10,
+  kbPerOpenStream: 30,
+  anthropicThroughputRatioAt64: 0.65,
+  throughputRatioAt64: 0.8,
+  translatedThroughputRatioAt64: 0.6,
+  addedP50AtC1Ms: 0.15,
+  streamFirstByteLaterMs: 0.3,
+  peakRssMb: 150,
+  restRssMb: 100,
+};
 /** Scenarios whose stream the gateway translates (their throughput goal is translatedThroughputRatioAt64). */
 const TRANSLATED = new Set(['anthropic-chat-stream', 'messages-openai-stream', 'responses-chat-stream']);
+/** Scenarios of slow streams (events apart): their goals are CPU per stream and the first byte against the bare proxy (issue 23). */
+const PACED = new Set(['openai-chat-stream-paced', 'streams-open-5000']);
 
 function parseArgs(argv) {
   const opts = { only: [], concurrency: [1, 16, 64], targets: TARGETS, profile: false, list: false, gatewayDir: ROOT };
@@ -99,7 +120,7 @@ function parseArgs(argv) {
     else if (arg === '--help' || arg === '-h') opts.help = true;
     else throw new Error(`unknown option ${arg} (see the top of bench/run.mjs)`);
   }
-  if (!opts.concurrency.length || opts.concurrency.some((c) => !Number.isInteger(c) || c < 1 || c > 1024)) {
+  if (!opts.concurrency.length || opts.concurrency.some((c) => !Number.isInteger(c) || c < 1 || c > 10000)) {
     throw new Error('--concurrency takes positive integers, e.g. --concurrency 1,16');
   }
   const badTarget = opts.targets.find((t) => !TARGETS.includes(t));
@@ -154,6 +175,26 @@ function check(setup, sample, target) {
   return verdict === true || verdict === undefined ? 'ok' : String(verdict);
 }
 
+/**
+ * The RSS with the streams open: the slice whose sample had the most in flight (its RSS, the
+ * count open then, and (RSS - rest) per open stream in KB).
+ */
+function openRss(samples, rest) {
+  const best = samples.filter((s) => s.mb !== null && s.open > 0).sort((a, b) => b.open - a.open || b.mb - a.mb)[0];
+  if (!best) return { openRssMb: null, openStreams: null, kbPerOpenStream: null };
+  return { openRssMb: round(best.mb, 1), openStreams: best.open, kbPerOpenStream: rest === null ? null : round(((best.mb - rest) * 1024) / best.open, 1) };
+}
+
+/** A process's resident set size now (VmRSS), in MB. */
+function rssMbOf(pid) {
+  try {
+    const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
 function round(n, digits = 3) {
   return n === null || n === undefined ? null : Number(n.toFixed(digits));
 }
@@ -192,6 +233,8 @@ async function main() {
   const profilesProxy = opts.profile && opts.targets.includes('proxy');
   if (profilesProxy) rmSync(join(profileDir, 'bare-proxy.cpuprofile'), { force: true });
   const proxy = await startProxy(fake.url, { cpuProfDir: profilesProxy ? profileDir : undefined });
+  // The bare proxy's RSS before it served anything (per open stream = (open - rest) / c).
+  const proxyRestRss = rssMbOf(proxy.pid);
   const rows = [];
   const gateways = [];
   const notes = [];
@@ -205,11 +248,16 @@ async function main() {
       const levels = !scenario.concurrency ? opts.concurrency : opts.concurrencyGiven ? opts.concurrency.filter((c) => scenario.concurrency.includes(c)) : scenario.concurrency;
       const targets = setup.upstreamRequest === null ? opts.targets.filter((t) => t === 'gateway') : opts.targets;
       const wantsGateway = targets.includes('gateway');
+      const rowWarmupMs = process.env.BENCH_WARMUP || scenario.warmup === undefined ? warmupMs : scenario.warmup * 1000;
+      const rowMeasureMs = process.env.BENCH_SECONDS || scenario.seconds === undefined ? measureMs : scenario.seconds * 1000;
+      const rowSlices = opts.slices === undefined && !process.env.BENCH_SLICES && scenario.slices !== undefined ? scenario.slices : slices;
       progress(`${scenario.name}: starting the gateway`);
       const gateway = wantsGateway ? await startGateway(config, { cpuProfDir: opts.profile ? profileDir : undefined, label: scenario.name, root: opts.gatewayDir }) : undefined;
       let gatewayExit;
       // RSS of the gateway at rest: started, healthy, no request served yet.
       const restRss = gateway ? gateway.rssMb() : null;
+      // E.g. a gateway key minted through the admin API, which the scenario's request then carries.
+      if (gateway && setup.afterStart) await setup.afterStart({ gatewayUrl: gateway.url });
       try {
         if (prewarmMs > 0) {
           for (const target of targets.filter((t) => t !== 'direct')) {
@@ -225,7 +273,7 @@ async function main() {
           const cells = targets.map((target) => {
             const origin = target === 'direct' ? fake.url : target === 'proxy' ? proxy.url : gateway.url;
             const request = target === 'gateway' ? setup.request : (setup.upstreamRequest ?? setup.request);
-            return { target, origin, request, pool: openPool(origin, concurrency), results: [], upstreamRequests: 0, upstreamConnections: 0 };
+            return { target, origin, request, pool: openPool(origin, concurrency), results: [], upstreamRequests: 0, upstreamConnections: 0, openRssMb: [] };
           });
           // Runs fn between two reads of the fake's counters and adds what it sent upstream to the cell
           // (warm-up included, as the `up conns` column says).
@@ -240,23 +288,28 @@ async function main() {
           try {
             // With one slice, each target's warm-up runs right before its measured phase (one after the
             // other); with more, every target is warmed up first, then the slices alternate the order.
-            if (slices > 1 && warmupMs > 0) {
+            if (rowSlices > 1 && rowWarmupMs > 0) {
               for (const cell of cells) {
                 progress(`${scenario.name}: c=${concurrency} ${cell.target} warm-up`);
-                await counting(cell, () => runCell({ origin: cell.origin, request: cell.request, concurrency, warmupMs, measureMs: 0, pool: cell.pool }));
+                await counting(cell, () =>
+                  runCell({ origin: cell.origin, request: cell.request, concurrency, warmupMs: rowWarmupMs, measureMs: 0, pool: cell.pool, staggerMs: scenario.staggerMs }),
+                );
               }
             }
-            for (let i = 0; i < slices; i++) {
+            for (let i = 0; i < rowSlices; i++) {
               for (const cell of i % 2 ? [...cells].reverse() : cells) {
-                progress(`${scenario.name}: c=${concurrency} ${cell.target}${slices > 1 ? ` slice ${i + 1}/${slices}` : ''}`);
+                progress(`${scenario.name}: c=${concurrency} ${cell.target}${rowSlices > 1 ? ` slice ${i + 1}/${rowSlices}` : ''}`);
                 const result = await counting(cell, () =>
                   runCell({
                     origin: cell.origin,
                     request: cell.request,
                     concurrency,
-                    warmupMs: slices > 1 ? 0 : warmupMs,
-                    measureMs: measureMs / slices,
+                    warmupMs: rowSlices > 1 ? 0 : rowWarmupMs,
+                    staggerMs: scenario.staggerMs,
+                    measureMs: rowMeasureMs / rowSlices,
                     onMeasure: () => cpuSnapshot(pids),
+                    // RSS of the proxy or gateway halfway through the slice, with its c requests in flight.
+                    onMidway: cell.target === 'direct' ? undefined : (open) => cell.openRssMb.push({ mb: rssMbOf(cell.target === 'proxy' ? proxy.pid : gateway.pid), open }),
                     pool: cell.pool,
                     samples: true,
                   }),
@@ -267,7 +320,7 @@ async function main() {
           } finally {
             await Promise.all(cells.map((cell) => cell.pool.close().catch(() => undefined)));
           }
-          for (const { target, results, upstreamRequests, upstreamConnections } of cells) {
+          for (const { target, results, upstreamRequests, upstreamConnections, openRssMb } of cells) {
             const result = mergeResults(results);
             const cpu = cpuOver(result.marks.map((m) => [m.start, m.end]));
             // The process this row measures: the fake itself for direct, else the proxy or the gateway.
@@ -297,6 +350,7 @@ async function main() {
               servedCpuUsPerRequest: result.requests ? round((served.seconds * 1e6) / result.requests, 1) : null,
               upstreamRequests,
               upstreamConnections,
+              ...openRss(openRssMb, target === 'gateway' ? restRss : target === 'proxy' ? proxyRestRss : null),
               othersCpuPct: round(cpu.othersPct, 1),
               stealPct: round(cpu.stealPct, 1),
             });
@@ -407,6 +461,11 @@ function summarize(rows, gateways) {
       ttfbP50: { direct: d?.ttfbP50 ?? null, proxy: p?.ttfbP50 ?? null, gateway: g.ttfbP50 },
       firstByteLaterVsDirect: diff(g.ttfbP50, d?.ttfbP50),
       firstByteLaterVsProxy: diff(g.ttfbP50, p?.ttfbP50),
+      firstByteP99LaterVsProxy: diff(g.ttfbP99, p?.ttfbP99),
+      cpuVsProxy: p?.servedCpuUsPerRequest && g.servedCpuUsPerRequest ? round(g.servedCpuUsPerRequest / p.servedCpuUsPerRequest, 3) : null,
+      failed: g.errors,
+      kbPerOpenStream: g.kbPerOpenStream,
+      proxyKbPerOpenStream: p?.kbPerOpenStream ?? null,
       restRssMb: gateways.find((x) => x.scenario === scenario)?.restRssMb ?? null,
       peakRssMb: gateways.find((x) => x.scenario === scenario)?.peakRssMb ?? null,
     });
@@ -444,6 +503,9 @@ function printReport({ rows, summary, gateways, notes, warmupMs, measureMs, slic
         { title: 'cpu%', value: (r) => r.servedCpuPct, digits: 0 },
         { title: 'cpu us/req', value: (r) => r.servedCpuUsPerRequest, digits: 0 },
         { title: 'up conns', value: (r) => r.upstreamConnections, digits: 0 },
+        { title: 'open', value: (r) => (r.stream ? r.openStreams : null), digits: 0 },
+        { title: 'open RSS MB', value: (r) => (r.stream ? r.openRssMb : null), digits: 1 },
+        { title: 'KB/open', value: (r) => (r.stream ? r.kbPerOpenStream : null), digits: 1 },
         { title: 'others%', value: (r) => r.othersCpuPct, digits: 0 },
         { title: 'steal%', value: (r) => r.stealPct, digits: 0 },
         { title: 'check', value: (r) => (r.check === 'ok' ? 'ok' : r.check.slice(0, 80)) },
@@ -460,6 +522,7 @@ function printReport({ rows, summary, gateways, notes, warmupMs, measureMs, slic
         { title: 'gw rps', value: (s) => (s.gatewayRps < 100 ? s.gatewayRps.toFixed(1) : s.gatewayRps.toFixed(0)), align: 'right' },
         { title: 'proxy rps', value: (s) => (s.proxyRps === null ? null : s.proxyRps < 100 ? s.proxyRps.toFixed(1) : s.proxyRps.toFixed(0)), align: 'right' },
         { title: 'gw/proxy', value: (s) => s.throughputVsProxy, digits: 2 },
+        { title: 'cpu/req gw/proxy', value: (s) => s.cpuVsProxy, digits: 2 },
         { title: '+p50 vs direct', value: (s) => s.addedP50VsDirect, digits: 3 },
         { title: '+p50 vs proxy', value: (s) => s.addedP50VsProxy, digits: 3 },
         { title: '+p99 vs direct', value: (s) => s.addedP99VsDirect, digits: 3 },
@@ -467,6 +530,10 @@ function printReport({ rows, summary, gateways, notes, warmupMs, measureMs, slic
         { title: 'proxy', value: (s) => (s.stream ? s.ttfbP50.proxy : null), digits: 3 },
         { title: 'gw', value: (s) => (s.stream ? s.ttfbP50.gateway : null), digits: 3 },
         { title: '+1st byte vs direct', value: (s) => (s.stream ? s.firstByteLaterVsDirect : null), digits: 3 },
+        { title: '+1st byte p50 vs proxy', value: (s) => (s.stream ? s.firstByteLaterVsProxy : null), digits: 3 },
+        { title: '+1st byte p99 vs proxy', value: (s) => (s.stream ? s.firstByteP99LaterVsProxy : null), digits: 3 },
+        { title: 'KB/open gw', value: (s) => (s.stream ? s.kbPerOpenStream : null), digits: 1 },
+        { title: 'proxy', value: (s) => (s.stream ? s.proxyKbPerOpenStream : null), digits: 1 },
         { title: 'rest RSS MB', value: (s) => s.restRssMb, digits: 1 },
         { title: 'peak RSS MB', value: (s) => s.peakRssMb, digits: 1 },
       ],
@@ -476,8 +543,21 @@ function printReport({ rows, summary, gateways, notes, warmupMs, measureMs, slic
   w('\nGoals (notes, not asserted):');
   const verdict = (ok) => (ok === null ? 'n/a' : ok ? 'met' : 'missed');
   for (const s of summary) {
+    if (PACED.has(s.scenario) && s.cpuVsProxy !== null) {
+      w(
+        `  ${s.scenario} c=${s.concurrency}: CPU per stream ${s.cpuVsProxy.toFixed(2)} of the bare proxy's (goal <= ${GOALS.pacedCpuRatio}): ${verdict(s.cpuVsProxy <= GOALS.pacedCpuRatio)}; ` +
+          `first byte p50 +${s.firstByteLaterVsProxy} ms (goal <= ${GOALS.pacedFirstByteP50Ms}): ${verdict(s.firstByteLaterVsProxy <= GOALS.pacedFirstByteP50Ms)}; ` +
+          `p99 +${s.firstByteP99LaterVsProxy} ms (goal <= ${GOALS.pacedFirstByteP99Ms}): ${verdict(s.firstByteP99LaterVsProxy <= GOALS.pacedFirstByteP99Ms)}; failed streams ${s.failed} (goal 0): ${verdict(s.failed === 0)}`,
+      );
+    }
+    if (s.kbPerOpenStream !== null && s.concurrency >= 2000) {
+      w(
+        `  ${s.scenario} c=${s.concurrency}: ${s.kbPerOpenStream} KB of RSS per open stream (goal <= ${GOALS.kbPerOpenStream}): ${verdict(s.kbPerOpenStream <= GOALS.kbPerOpenStream)}`,
+      );
+    }
     if (s.concurrency === 64 && s.throughputVsProxy !== null) {
-      const goal = TRANSLATED.has(s.scenario) ? GOALS.translatedThroughputRatioAt64 : GOALS.throughputRatioAt64;
+      const goal =
+        s.scenario === 'anthropic-chat-stream' ? GOALS.anthropicThroughputRatioAt64 : TRANSLATED.has(s.scenario) ? GOALS.translatedThroughputRatioAt64 : GOALS.throughputRatioAt64;
       w(`  ${s.scenario} c=64: throughput ${s.throughputVsProxy.toFixed(2)} of the bare proxy (goal >= ${goal}): ${verdict(s.throughputVsProxy >= goal)}`);
     }
     if (s.concurrency === 1 && s.addedP50VsProxy !== null) {

@@ -4,17 +4,30 @@
 // pipelines, closed-loop load at one concurrency. Prints rps, latency, each row's ratio to the
 // bare proxy and to one worker, and the gateway's CPU time per request (primary and workers).
 //
-//   npm run bench:workers -- [--seconds 5] [--warmup 2] [--concurrency 64] [--workers 2]
+//   npm run bench:workers -- [--seconds 5] [--warmup 2] [--concurrency 64] [--workers 2] [--scenario openai-chat]
+//
+// --scenario: any bench/scenarios/<name>.mjs whose request the fake answers (e.g.
+// openai-chat-stream-paced at --concurrency 300 for slow streams; its config and stagger apply);
+// the proxy gets the scenario's upstream request. The table adds time to first byte.
 //
 // On a machine with few cores the load generator competes with the workers: the ratio to one
 // worker is then bounded by the cores left over; read it with the CPU columns.
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { startFake, startGateway, startProxy, stopAll } from './lib/children.mjs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT, startFake, startGateway, startProxy, stopAll } from './lib/children.mjs';
 import { runCell } from './lib/load.mjs';
 import { cpuBetween, cpuSnapshot } from './lib/cpu.mjs';
 import { formatTable } from './lib/table.mjs';
-import openaiChat from './scenarios/openai-chat.mjs';
+
+function text(name, fallback) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+}
+const scenarioName = text('scenario', 'openai-chat');
+const scenarioFile = join(ROOT, 'bench', 'scenarios', `${scenarioName}.mjs`);
+const scenario = (await import(pathToFileURL(scenarioFile).href)).default;
 
 function option(name, fallback) {
   const i = process.argv.indexOf(`--${name}`);
@@ -35,10 +48,10 @@ function childPids(pid) {
   }
 }
 
-async function measure(label, url, pids) {
-  const { request, expect } = openaiChat.setup();
-  const result = await runCell({ origin: url, request, concurrency, warmupMs, measureMs, onMeasure: () => cpuSnapshot(pids) });
-  const verdict = result.sample ? expect(result.sample) : 'no answer';
+async function measure(label, url, pids, setup, target) {
+  const request = target === 'proxy' ? (setup.upstreamRequest ?? setup.request) : setup.request;
+  const result = await runCell({ origin: url, request, concurrency, warmupMs, measureMs, staggerMs: scenario.staggerMs, onMeasure: () => cpuSnapshot(pids) });
+  const verdict = result.sample ? (setup.expect ? setup.expect(result.sample, target) : result.sample.status === 200 || `status ${result.sample.status}`) : 'no answer';
   if (verdict !== true) throw new Error(`${label}: ${verdict}`);
   const cpu = cpuBetween(result.marks.start, result.marks.end);
   const gatewaySeconds = Object.entries(cpu.procs)
@@ -53,17 +66,20 @@ async function measure(label, url, pids) {
 }
 
 async function main() {
-  const fake = await startFake([]);
+  const fake = await startFake([scenarioFile]);
   const proxy = await startProxy(fake.url);
+  const setup = await scenario.setup({ fakeUrl: fake.url });
   const rows = [];
   try {
-    rows.push(await measure('bare proxy', proxy.url, { proxy: proxy.pid }));
+    rows.push(await measure('bare proxy', proxy.url, { proxy: proxy.pid }, setup, 'proxy'));
     for (const workers of [1, many]) {
-      const gw = await startGateway({ server: { workers }, logging: { level: logLevel }, providers: { openai: { baseUrl: `${fake.url}/v1` } } }, { label: `workers-${workers}` });
+      const config = deepMerge({ server: { workers }, logging: { level: logLevel }, providers: { openai: { baseUrl: `${fake.url}/v1` } } }, setup.gatewayConfig);
+      const gw = await startGateway(config, { label: `workers-${workers}` });
       const pids = { gw: gw.pid };
       for (const [i, pid] of childPids(gw.pid).entries()) pids[`gw-worker-${i}`] = pid;
       try {
-        rows.push(await measure(`gateway, ${workers} worker${workers > 1 ? 's' : ''}`, gw.url, pids));
+        if (setup.afterStart) await setup.afterStart({ gatewayUrl: gw.url });
+        rows.push(await measure(`gateway, ${workers} worker${workers > 1 ? 's' : ''}`, gw.url, pids, setup, 'gateway'));
       } finally {
         await gw.stop();
       }
@@ -74,7 +90,7 @@ async function main() {
   const bare = rows[0];
   const one = rows[1];
   console.log(
-    `gateway workers bench: node ${process.version}, ${cpus().length} CPU(s), openai chat (JSON), concurrency ${concurrency}, ${warmupMs / 1000}s warm-up + ${measureMs / 1000}s, logging.level ${logLevel}\n`,
+    `gateway workers bench: node ${process.version}, ${cpus().length} CPU(s), ${scenarioName}, concurrency ${concurrency}, ${warmupMs / 1000}s warm-up + ${measureMs / 1000}s, logging.level ${logLevel}\n`,
   );
   console.log(
     formatTable(
@@ -83,6 +99,8 @@ async function main() {
         { title: 'rps', value: (r) => r.rps, digits: 0 },
         { title: 'p50 ms', value: (r) => r.latency.p50, digits: 2 },
         { title: 'p99 ms', value: (r) => r.latency.p99, digits: 2 },
+        { title: 'ttfb p50', value: (r) => r.ttfb.p50, digits: 2 },
+        { title: 'ttfb p99', value: (r) => r.ttfb.p99, digits: 2 },
         { title: 'x bare', value: (r) => r.rps / bare.rps, digits: 2 },
         { title: 'x 1 worker', value: (r) => (r === bare ? null : r.rps / one.rps), digits: 2 },
         { title: 'CPU % (target)', value: (r) => r.cpuPct, digits: 0 },
@@ -92,6 +110,16 @@ async function main() {
       rows,
     ),
   );
+}
+
+function isObject(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function deepMerge(base, extra) {
+  const out = { ...base };
+  for (const [key, value] of Object.entries(extra ?? {})) out[key] = isObject(value) && isObject(out[key]) ? deepMerge(out[key], value) : value;
+  return out;
 }
 
 main().catch(async (err) => {

@@ -20,6 +20,7 @@ import { UpstreamClient } from './kernel/upstream/upstream-client.js';
 import { HTTP_EDGE, HttpEdge } from './kernel/http/pipeline-handler.js';
 import { clientErrorHandler, serveDespiteExpectation } from './kernel/http/client-error.js';
 import { upstreamDeadlines } from './features/models/routing/deadline-defaults.js';
+import { providerPools } from './kernel/upstream/provider-pools.js';
 import { exposureWarnings } from './features/auth/exposure.js';
 import { ConfigError } from './kernel/config/load-config.js';
 import { KeptResources } from './kernel/engine/kept-resources.js';
@@ -109,7 +110,9 @@ async function buildGeneration(config: GatewayConfig, capabilities: Capability[]
   const kinds = new ExtensionKinds();
   const stages = kinds.add(new StageRegistry());
   for (const stage of BUILTIN_STAGES) stages.register(stage);
-  const services = new GatewayServices(config, logger, metrics, new UpstreamClient(upstreamDeadlines(config)), kinds, (err, upstream) => normalizeError(err, upstream));
+  const services = new GatewayServices(config, logger, metrics, new UpstreamClient({ ...upstreamDeadlines(config), pools: providerPools(config) }), kinds, (err, upstream) =>
+    normalizeError(err, upstream),
+  );
   services.resources = new KeptResources(previous?.services.resources);
   services.readiness.set('config', () => true);
   const lifecycle: Lifecycle = services.provide(LIFECYCLE, { draining: false });

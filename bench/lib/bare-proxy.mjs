@@ -11,8 +11,10 @@ if (!origin) {
   process.exit(2);
 }
 
-// The same pool settings as the gateway's UpstreamClient (src/upstream/upstream-client.ts).
-const agent = new Agent({ connections: 256, keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, pipelining: 1 });
+// The gateway's UpstreamClient pool settings (src/kernel/upstream/upstream-client.ts), without its
+// limit of connections per origin (the gateway's is providers.<id>.connections): the floor opens
+// as many upstream connections as it has callers (thousands of slow streams at once).
+const agent = new Agent({ connections: null, keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, pipelining: 1 });
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host']);
 
 function copyHeaders(from) {

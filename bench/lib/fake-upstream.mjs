@@ -10,6 +10,10 @@
 //   POST /v1/audio/translations       same
 //   GET  /v1/files/:id/content        FAKE_FILE_BYTES bytes (default 50 MiB) of application/octet-stream
 //   ANY  /status/<code>/...           answers <code> with an OpenAI-shaped error (for fallback scenarios)
+// How a stream is written (the SSE answers above): each event as its own write, back to back
+// ("burst", as providers send them; the default), or by a path prefix:
+//   /paced/<ms>/...                   each event its own write, <ms> apart (the first at once)
+//   /one-write/...                    the whole stream in one write (the old mode, a named scenario)
 //   GET  /_bench/stats                {"connections": n, "requests": n} so far (the bench reads it around
 //                                     each row: new upstream connections per request show lost keep-alive)
 // Scenario modules passed on the command line may add routes:
@@ -49,9 +53,52 @@ function sendJson(res, status, buf) {
   res.end(buf);
 }
 
-function sendSse(res, buf) {
+/** A stream body's events, each its own Buffer ("...\n\n" included). */
+function splitEvents(buf) {
+  const out = [];
+  let from = 0;
+  for (;;) {
+    const at = buf.indexOf('\n\n', from);
+    if (at < 0) break;
+    out.push(buf.subarray(from, at + 2));
+    from = at + 2;
+  }
+  if (from < buf.length) out.push(buf.subarray(from));
+  return out;
+}
+const EVENTS = new Map();
+function eventsOf(buf) {
+  let events = EVENTS.get(buf);
+  if (!events) EVENTS.set(buf, (events = splitEvents(buf)));
+  return events;
+}
+
+/**
+ * An SSE answer as `mode` says: { delayMs: 0 } each event its own write back to back (burst),
+ * { delayMs: n } each event its own write n ms apart, { oneWrite: true } the whole body at once.
+ */
+function sendSse(res, buf, mode) {
   res.writeHead(200, SSE_HEADERS); // no content-length: chunked, as real providers stream
-  res.end(buf);
+  if (mode.oneWrite) {
+    res.end(buf);
+    return;
+  }
+  const events = eventsOf(buf);
+  if (!mode.delayMs) {
+    for (let i = 0; i < events.length - 1; i++) res.write(events[i]);
+    res.end(events[events.length - 1]);
+    return;
+  }
+  let i = 0;
+  let timer;
+  const next = () => {
+    if (res.destroyed) return;
+    if (i === events.length - 1) return void res.end(events[i]);
+    res.write(events[i++]);
+    timer = setTimeout(next, mode.delayMs);
+  };
+  res.once('close', () => clearTimeout(timer));
+  next();
 }
 
 function sendFile(res, bytes) {
@@ -75,12 +122,12 @@ function sendFile(res, bytes) {
 const READS_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
 const builtins = {
-  'POST /v1/chat/completions': (req, res, { body }) => {
-    if (wantsStream(body)) sendSse(res, wantsUsage(body) ? payloads.OPENAI_CHAT_SSE_USAGE : payloads.OPENAI_CHAT_SSE);
+  'POST /v1/chat/completions': (req, res, { body, sse }) => {
+    if (wantsStream(body)) sendSse(res, wantsUsage(body) ? payloads.OPENAI_CHAT_SSE_USAGE : payloads.OPENAI_CHAT_SSE, sse);
     else sendJson(res, 200, payloads.OPENAI_CHAT_JSON);
   },
-  'POST /v1/messages': (req, res, { body }) => {
-    if (wantsStream(body)) sendSse(res, payloads.ANTHROPIC_MESSAGE_SSE);
+  'POST /v1/messages': (req, res, { body, sse }) => {
+    if (wantsStream(body)) sendSse(res, payloads.ANTHROPIC_MESSAGE_SSE, sse);
     else sendJson(res, 200, payloads.ANTHROPIC_MESSAGE_JSON);
   },
   'POST /v1/audio/transcriptions': { body: 'drain', handler: (req, res) => sendJson(res, 200, payloads.TRANSCRIPTION_JSON) },
@@ -132,6 +179,10 @@ for (const file of process.argv.slice(2)) {
 const routeTables = [compileRoutes(scenarioRoutes), compileRoutes(builtins)];
 
 const STATUS_PREFIX = /^\/status\/(\d{3})(\/|$)/;
+const PACED_PREFIX = /^\/paced\/(\d{1,6})(?=\/)/;
+const ONE_WRITE_PREFIX = '/one-write/';
+const BURST = Object.freeze({ delayMs: 0, oneWrite: false });
+const ONE_WRITE = Object.freeze({ delayMs: 0, oneWrite: true });
 
 const stats = { connections: 0, requests: 0 };
 
@@ -143,7 +194,16 @@ function handle(req, res) {
   }
   stats.requests++;
   const q = url.indexOf('?');
-  const path = q >= 0 ? url.slice(0, q) : url;
+  let path = q >= 0 ? url.slice(0, q) : url;
+  let sse = BURST;
+  const paced = PACED_PREFIX.exec(path);
+  if (paced) {
+    sse = { delayMs: Number(paced[1]), oneWrite: false };
+    path = path.slice(paced[0].length);
+  } else if (path.startsWith(ONE_WRITE_PREFIX)) {
+    sse = ONE_WRITE;
+    path = path.slice(ONE_WRITE_PREFIX.length - 1);
+  }
   const status = STATUS_PREFIX.exec(path);
   if (status) {
     req.resume();
@@ -158,7 +218,7 @@ function handle(req, res) {
     return;
   }
   const { handler, body } = found.handler;
-  const ctx = { body: undefined, params: found.params, payloads };
+  const ctx = { body: undefined, params: found.params, payloads, sse };
   if (body === 'stream') {
     handler(req, res, ctx);
     return;

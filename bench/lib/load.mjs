@@ -100,27 +100,34 @@ export function openPool(origin, concurrency) {
  * onMeasure('start' | 'end') is called around the measured phase; what it returns comes back as
  * result.marks.start / result.marks.end (the bench takes CPU snapshots there).
  * pool: an open Pool (openPool) to use instead of a new one; runCell leaves it open.
+ * onMidway(inFlight): called once halfway through the measured phase with the number of requests
+ * in flight (the bench reads a process's RSS there, with the streams open).
+ * staggerMs: the workers of each phase start spread over this many ms (long streams: else all c
+ * streams start in the same instant, and keep in step, a thundering herd no real traffic makes).
  * samples: true to also return result.samples = { latency, ttfb } (Float64Array of ns, one per answer).
  */
-export async function runCell({ origin, request, concurrency, warmupMs, measureMs, onMeasure = () => undefined, pool: givenPool, samples = false }) {
+export async function runCell({ origin, request, concurrency, warmupMs, measureMs, onMeasure = () => undefined, onMidway, staggerMs = 0, pool: givenPool, samples = false }) {
   const opts = prepareRequest(request);
   const pool = givenPool ?? openPool(origin, concurrency);
   const capacity = Math.max(100_000, Math.ceil(measureMs * 60));
   const latency = new Float64Array(capacity);
   const ttfb = new Float64Array(capacity);
-  const cell = { n: 0, bytes: 0, ok: 0, errors: 0, statuses: {}, lastError: undefined, stop: false, sample: undefined };
+  const cell = { n: 0, bytes: 0, ok: 0, errors: 0, statuses: {}, lastError: undefined, stop: false, sample: undefined, inFlight: 0 };
 
   async function phase(untilNs, recording) {
     const workers = Array.from({ length: concurrency }, () => new Worker(pool, opts, cell));
     await Promise.all(
-      workers.map(async (w) => {
+      workers.map(async (w, i) => {
+        if (staggerMs > 0 && i > 0) await new Promise((r) => setTimeout(r, (i * staggerMs) / concurrency));
         while (!cell.stop && hr() < untilNs) {
           const wantSample = recording && cell.sample === undefined;
           if (wantSample) {
             w.capture = [];
             cell.sample = null; // one worker takes the sample
           }
+          cell.inFlight++;
           const end = await w.send();
+          cell.inFlight--;
           const ok = w.status >= 200 && w.status < 300;
           if (wantSample) {
             cell.sample = { status: w.status, headers: w.headers, body: Buffer.concat(w.capture) };
@@ -157,7 +164,9 @@ export async function runCell({ origin, request, concurrency, warmupMs, measureM
     cell.ok = 0;
     const marks = { start: onMeasure('start') };
     const started = hr();
+    const midway = onMidway ? setTimeout(() => onMidway(cell.inFlight), measureMs / 2) : undefined;
     await phase(started + BigInt(Math.round(measureMs * 1e6)), true);
+    clearTimeout(midway);
     const seconds = Number(hr() - started) / 1e9;
     marks.end = onMeasure('end');
     return {

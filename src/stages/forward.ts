@@ -129,7 +129,7 @@ async function sendToProvider(ctx: GatewayContext, services: GatewayServices, pr
   try {
     // undici's (coarse) timers stay as a backstop (they do not run while the caller applies
     // backpressure); without target values, undici's defaults are routing.defaults'.
-    res = await services.upstream.send(upstream, { signal: call.attemptSignal, headersTimeout: target.firstByteTimeout, bodyTimeout: target.idleTimeout });
+    res = await services.upstream.send(upstream, { signal: call.attemptSignal, headersTimeout: target.firstByteTimeout, bodyTimeout: target.idleTimeout, pool: provider.id });
   } catch (err) {
     timers.clear();
     throw attemptError(err, ctx, provider.id, call.deadlineSignal);

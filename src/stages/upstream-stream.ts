@@ -17,22 +17,34 @@ function prematureClose(): Error {
   return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
 
+/** Bytes held for the reader before the body is paused (backpressure on the upstream). */
+const HOLD_LIMIT = 64 * 1024;
+
 /**
  * The body of one upstream stream: its chunks (the attempt's idle timer watching them), and what
  * becomes of the rest once the answer is read. Read with 'data' events (as a pipe reads) rather
  * than the stream's async iterator (a generator, a promise and end-of-stream bookkeeping per
- * body): a chunk nobody asked for yet is held and the body paused until it is taken. The
- * consumer stops reading at the answer's end: a whole answer's rest is drained (the connection
- * stays alive), a cut one's body destroyed.
+ * body). The chunks of one socket read (undici hands an HTTP chunk at a time, one per upstream
+ * write: an event each for most providers) reach the reader as one Buffer, so that the stream is
+ * framed, scanned and written once per read, in one socket write, as a pipe would: the reader
+ * waiting is answered a microtask after the first chunk, when the read's other chunks are in.
+ * Held bytes beyond HOLD_LIMIT pause the body until the reader takes them. The consumer stops
+ * reading at the answer's end: a whole answer's rest is drained (the connection stays alive),
+ * a cut one's body destroyed.
  */
 export class UpstreamChunks implements AsyncIterator<Buffer> {
   /** The chunks (this reader itself, or wrapped by the attempt's idle timer). */
   readonly chunks: AsyncIterator<Buffer>;
   private readonly held: Buffer[] = [];
+  private heldBytes = 0;
+  private paused = false;
   private waiting: { resolve: (step: IteratorResult<Buffer>) => void; reject: (err: unknown) => void } | undefined;
+  /** A microtask will hand the held chunks to the reader waiting. */
+  private handing = false;
   private ended = false;
   private failure: unknown;
   private drained = -1;
+  private readonly hand = () => this.handOver();
 
   constructor(
     private readonly body: Dispatcher.ResponseData['body'],
@@ -53,14 +65,41 @@ export class UpstreamChunks implements AsyncIterator<Buffer> {
       if (this.drained > DRAIN_LIMIT) this.body.destroy();
       return;
     }
-    const waiting = this.waiting;
-    if (waiting) {
-      this.waiting = undefined;
-      waiting.resolve({ value: chunk, done: false });
-      return;
-    }
     this.held.push(chunk);
-    this.body.pause();
+    this.heldBytes += chunk.length;
+    if (this.waiting && !this.handing) {
+      this.handing = true;
+      queueMicrotask(this.hand);
+    }
+    if (this.heldBytes > HOLD_LIMIT && !this.paused) {
+      this.paused = true;
+      this.body.pause();
+    }
+  }
+
+  /** The held chunks to the reader waiting (what arrived since it asked). */
+  private handOver(): void {
+    this.handing = false;
+    const waiting = this.waiting;
+    if (!waiting) return;
+    this.waiting = undefined;
+    if (this.held.length) waiting.resolve({ value: this.take(), done: false });
+    else if (this.failure !== undefined) waiting.reject(this.failure);
+    else if (this.ended || this.drained >= 0) waiting.resolve(DONE);
+    else this.waiting = waiting;
+  }
+
+  /** The held chunks as one Buffer; the body resumed if it was paused for them. */
+  private take(): Buffer {
+    const held = this.held;
+    const value = held.length === 1 ? held[0]! : Buffer.concat(held, this.heldBytes);
+    held.length = 0;
+    this.heldBytes = 0;
+    if (this.paused) {
+      this.paused = false;
+      this.body.resume();
+    }
+    return value;
   }
 
   /** The body ended ('end'), failed, or closed before its end (the first of these counts). */
@@ -68,6 +107,8 @@ export class UpstreamChunks implements AsyncIterator<Buffer> {
     if (this.ended || this.failure !== undefined) return;
     if (failure === undefined) this.ended = true;
     else this.failure = failure;
+    // Chunks already held go first (the microtask handing them over is queued).
+    if (this.handing) return;
     const waiting = this.waiting;
     this.waiting = undefined;
     if (!waiting) return;
@@ -81,12 +122,7 @@ export class UpstreamChunks implements AsyncIterator<Buffer> {
   }
 
   next(): Promise<IteratorResult<Buffer>> {
-    const held = this.held;
-    if (held.length) {
-      const value = held.shift()!;
-      if (!held.length) this.body.resume();
-      return Promise.resolve({ value, done: false });
-    }
+    if (this.held.length) return Promise.resolve({ value: this.take(), done: false });
     if (this.failure !== undefined) return Promise.reject(this.failure);
     if (this.ended || this.drained >= 0) return Promise.resolve(DONE);
     return new Promise((resolve, reject) => (this.waiting = { resolve, reject }));
@@ -112,6 +148,7 @@ export class UpstreamChunks implements AsyncIterator<Buffer> {
     void this.chunks.return?.();
     const body = this.body;
     this.held.length = 0;
+    this.heldBytes = 0;
     if (this.ended || this.failure !== undefined || body.destroyed) return;
     body.on('error', ignore);
     if (!complete) {
@@ -119,6 +156,7 @@ export class UpstreamChunks implements AsyncIterator<Buffer> {
       return;
     }
     this.drained = 0;
+    this.paused = false;
     body.resume();
   }
 }
@@ -325,43 +363,50 @@ export class OpenAIPassthrough implements AsyncIterable<StreamPart> {
     this.used = true;
   }
 
-  /** The answer's text: whole events as the upstream sent them; throws where the upstream failed. */
-  async *encoded(): AsyncGenerator<Buffer> {
+  /**
+   * The answer's text: whole events as the upstream sent them, a chunk per upstream read; throws
+   * where the upstream failed. An iterator of its own (no generator): one promise per read.
+   */
+  encoded(): AsyncIterable<Buffer> {
     this.claim();
-    const { upstream, scanner, options } = this;
-    try {
-      let scan = this.first;
-      for (;;) {
-        if (scan.out) {
-          if (scan.done) {
-            this.ended = true;
-            if (scanner.usage) options.onUsage(scanner.usage as Usage);
-          }
-          yield scan.out;
-          if (this.ended) return;
-        }
-        if (scan.error !== undefined) {
-          options.map({ data: scan.error });
-          throw new Error('the upstream stream reported an error');
-        }
-        const step = scan.rest ? undefined : await upstream.chunks.next();
-        const rest = scan.rest ?? (step!.done ? scanner.leftover() : undefined);
-        if (rest || step?.done) {
-          yield* this.parsed(rest ? upstream.from([rest]) : upstream.from([]));
-          return;
-        }
-        scan = scanner.scan(step!.value);
-      }
-    } catch (err) {
-      throw options.fail(err);
-    } finally {
-      // `ended` is set before the last chunk is handed over: the edge stops reading there.
-      upstream.finish(this.ended);
+    const iterator = new PassedChunks(this);
+    return { [Symbol.asyncIterator]: () => iterator };
+  }
+
+  /** The scan's outcome as the next chunk to hand over: out, the usage noted at the end, or the upstream's failure. */
+  takeScan(scan: SseScan): Buffer | undefined {
+    if (scan.out && scan.done) {
+      this.ended = true;
+      if (this.scanner.usage) this.options.onUsage(this.scanner.usage as Usage);
     }
+    if (scan.error !== undefined && !scan.out) this.failWith(scan.error);
+    return scan.out;
+  }
+
+  /** The upstream's error event: mapped by the provider's mapper (which throws its error). */
+  failWith(data: string): never {
+    this.options.map({ data });
+    throw new Error('the upstream stream reported an error');
+  }
+
+  get firstScan(): SseScan {
+    return this.first;
+  }
+
+  get sseScanner(): OpenAISseScanner {
+    return this.scanner;
+  }
+
+  get upstreamChunks(): UpstreamChunks {
+    return this.upstream;
+  }
+
+  get passOptions(): PassthroughOptions {
+    return this.options;
   }
 
   /** The rest of the stream parsed and written again (what the parser reads differently from the bytes). */
-  private async *parsed(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  async *parsed(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
     const { options, scanner } = this;
     const writer = createStreamWriter(options.format, { includeUsage: options.includeUsage, hiddenUsage: options.hiddenUsage === true });
     const batches = new FramedParts(eventFramer('sse')!, source[Symbol.asyncIterator](), options.map);
@@ -399,6 +444,118 @@ export class OpenAIPassthrough implements AsyncIterable<StreamPart> {
 
   async *[Symbol.asyncIterator](): AsyncGenerator<StreamPart> {
     for await (const batch of this.batches()) yield* batch;
+  }
+}
+
+/**
+ * The chunks `OpenAIPassthrough.encoded()` hands over: per upstream read, its whole events as
+ * they came (scanned for the end, an error event and the usage). From the first event the scan
+ * does not pass as it is, the rest is parsed and written again (`parsed`). Reading ends at
+ * the answer's end, a failure or `return()`: the upstream is then told whether the answer was whole.
+ */
+class PassedChunks implements AsyncIterator<Buffer> {
+  private scan: SseScan | undefined;
+  private parsed: AsyncIterator<Buffer> | undefined;
+  private over = false;
+
+  constructor(private readonly stream: OpenAIPassthrough) {
+    this.scan = stream.firstScan;
+  }
+
+  next(): Promise<IteratorResult<Buffer>> {
+    if (this.over) return Promise.resolve(DONE);
+    if (this.parsed) {
+      return this.parsed.next().then(
+        (step) => this.settle(step),
+        (err: unknown) => {
+          throw this.fail(err);
+        },
+      );
+    }
+    try {
+      const step = this.fromScan();
+      if (step) return Promise.resolve(step);
+    } catch (err) {
+      return Promise.reject(this.fail(err));
+    }
+    if (this.parsed) return this.next();
+    return this.stream.upstreamChunks.chunks.next().then(
+      (step) => this.read(step),
+      (err: unknown) => {
+        throw this.fail(err);
+      },
+    );
+  }
+
+  /** What the current scan hands over (then cleared); undefined when the next upstream read is needed. */
+  private fromScan(): IteratorResult<Buffer> | undefined {
+    const scan = this.scan;
+    if (!scan) return undefined;
+    const stream = this.stream;
+    if (scan.out) {
+      // Its error (if any) comes on the next call, after the bytes before it.
+      this.scan =
+        scan.error !== undefined
+          ? { out: undefined, done: false, error: scan.error, rest: undefined }
+          : scan.rest
+            ? { out: undefined, done: false, error: undefined, rest: scan.rest }
+            : undefined;
+      const out = stream.takeScan(scan)!;
+      if (stream.ended) this.end();
+      return { value: out, done: false };
+    }
+    this.scan = undefined;
+    if (scan.error !== undefined) stream.failWith(scan.error);
+    if (scan.rest) return this.startParsed(scan.rest);
+    return undefined;
+  }
+
+  private read(step: IteratorResult<Buffer>): IteratorResult<Buffer> | Promise<IteratorResult<Buffer>> {
+    if (this.over) return DONE;
+    try {
+      if (step.done) {
+        const rest = this.stream.sseScanner.leftover();
+        const started = this.startParsed(rest);
+        if (started) return started;
+        return this.next();
+      }
+      this.scan = this.stream.sseScanner.scan(step.value);
+      const out = this.fromScan();
+      return out ?? this.next();
+    } catch (err) {
+      throw this.fail(err);
+    }
+  }
+
+  /** From `rest` on (or the body's end), the stream is parsed and written again. */
+  private startParsed(rest: Buffer | undefined): undefined {
+    const upstream = this.stream.upstreamChunks;
+    this.parsed = this.stream.parsed(rest ? upstream.from([rest]) : upstream.from([]));
+    return undefined;
+  }
+
+  private settle(step: IteratorResult<Buffer>): IteratorResult<Buffer> {
+    if (step.done || this.stream.ended) this.end();
+    return step;
+  }
+
+  private fail(err: unknown): unknown {
+    this.end();
+    return this.stream.passOptions.fail(err);
+  }
+
+  /** Reading is over: the upstream told whether the answer was whole (its rest drained or cut). */
+  private end(): void {
+    if (this.over) return;
+    this.over = true;
+    this.stream.upstreamChunks.finish(this.stream.ended);
+  }
+
+  return(): Promise<IteratorResult<Buffer>> {
+    const parsed = this.parsed;
+    this.end();
+    if (parsed) void parsed.return?.(undefined).catch(ignore);
+    return Promise.resolve(DONE);
   }
 }
 

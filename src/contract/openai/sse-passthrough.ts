@@ -75,7 +75,8 @@ export class OpenAISseScanner {
       }
       pos = nl + 2;
     }
-    let out = pos > 0 ? buf.subarray(0, pos) : undefined;
+    // A read of whole events (the common case) passes as the same Buffer.
+    let out = pos === len ? buf : pos > 0 ? buf.subarray(0, pos) : undefined;
     if (!done && error === undefined && rest === undefined && pos < len) this.carry = buf.subarray(pos);
     if (out && (this.noteUsage || this.hideUsage)) {
       const event = this.findUsage(out);

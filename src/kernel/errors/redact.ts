@@ -440,7 +440,19 @@ export function redactAnswer(text: string, requestSecrets: Iterable<string | und
 
 /** The same for bytes: untouched (the same Buffer) unless a secret may be in them. */
 export function redactAnswerBytes(buf: Buffer, requestSecrets: readonly (string | undefined)[] = []): Buffer {
+  return redactBytesWith(buf, requestFinders(requestSecrets));
+}
+
+/**
+ * redactAnswerBytes for the many chunks of one answer: the request's secrets prepared once
+ * (a stream's chunks each pay only the searches).
+ */
+export function answerBytesRedactor(requestSecrets: readonly (string | undefined)[] = []): (buf: Buffer) => Buffer {
   const finders = requestFinders(requestSecrets);
+  return (buf) => redactBytesWith(buf, finders);
+}
+
+function redactBytesWith(buf: Buffer, finders: RequestSecret[]): Buffer {
   const any = !gatewaySecrets.empty || finders.length > 0;
   if (!any) return buf;
   const hit = (!gatewaySecrets.empty && gatewaySecrets.probeBytes(buf, false)) || finders.some((f) => f.probeBytes(buf)) || bytesMayHoldUnicodeEscape(buf);

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import type { BinaryAnswer, EncodedStream, GatewayContext, StreamAnswer, StreamEncoder } from '../engine/context.js';
 import type { AnswerError, ErrorMapping } from '../errors/answer-error.js';
-import { holdsSecrets, redactAnswer, redactAnswerBytes, redactingStream, redactObject, redactSecrets } from '../errors/redact.js';
+import { answerBytesRedactor, holdsSecrets, redactAnswer, redactAnswerBytes, redactingStream, redactObject, redactSecrets } from '../errors/redact.js';
 
 /**
  * Every answer leaves through the one redactor (kernel/errors/redact.ts): the gateway's secrets
@@ -92,7 +92,7 @@ async function writeParts(
   writer: AnswerWriter,
 ): Promise<void> {
   const res = ctx.res;
-  // Parts that arrive together (one upstream chunk usually carries several events) leave in
+  // Parts that arrive together (one upstream read, which may carry several events) leave in
   // one socket write. A stream with batches() hands them over in groups; a wrapped stream
   // (cache, guardrails) gives one part at a time, and its text gathers until the event loop
   // turns. The headers go out with the first write.
@@ -109,7 +109,6 @@ async function writeParts(
   const grouped = typeof source.batches === 'function';
   const batches = (grouped ? source.batches!() : singleParts(source))[Symbol.asyncIterator]();
   let completed = false;
-  let wroteFirst = false;
   // Whether the parts ended by themselves (else they are told to stop, without waiting for them).
   let over = false;
   try {
@@ -136,12 +135,11 @@ async function writeParts(
         }
       }
       if (completed) break;
-      // The first group goes out at once; later ones that arrive in the same turn of the
-      // event loop share one write.
-      if (grouped && !wroteFirst) {
-        wroteFirst = true;
-        flush();
-      } else if (pending && !flushScheduled) {
+      // A group (the parts of one upstream read) goes out at once: the writes of one turn of the
+      // event loop leave in one socket write (the response corks until the next tick). Single
+      // parts gather until the event loop turns.
+      if (grouped) flush();
+      else if (pending && !flushScheduled) {
         flushScheduled = true;
         setImmediate(flush);
       }
@@ -172,11 +170,12 @@ const ignore = () => undefined;
  */
 async function writeEncoded(ctx: GatewayContext<any>, source: EncodedStream, encoder: StreamEncoder<unknown>, writer: AnswerWriter): Promise<void> {
   const res = ctx.res;
+  const redact = answerBytesRedactor(ctx.secrets);
   let completed = false;
   try {
     for await (const chunk of source.encoded()) {
       if (res.destroyed) return;
-      const bytes = redactAnswerBytes(chunk, ctx.secrets);
+      const bytes = redact(chunk);
       if (source.ended) {
         completed = true;
         res.end(bytes);

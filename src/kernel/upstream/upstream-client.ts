@@ -23,6 +23,18 @@ export interface SendOptions {
   headersTimeout?: number;
   /** ms allowed between body chunks. */
   bodyTimeout?: number;
+  /** The pool the request goes through: a name given its own connection limit (a provider id), else the shared one. */
+  pool?: string;
+}
+
+export interface UpstreamClientOptions {
+  /** Most keep-alive connections per origin of the shared pool (default 256). */
+  connections?: number;
+  keepAliveTimeout?: number;
+  headersTimeout?: number;
+  bodyTimeout?: number;
+  /** Pools of their own, by name (a provider id): the most connections per origin each may open (providers.<id>.connections). */
+  pools?: Record<string, number>;
 }
 
 /** Characters a URL parser would encode or cut (spaces, non-ASCII, a fragment): such an address is parsed. */
@@ -46,27 +58,38 @@ function addressParts(url: string): { origin: string; path: string } {
  * by the Agent). No fetch, no web streams: bodies are node streams.
  */
 export class UpstreamClient {
+  /** The shared pool (per origin), for every request whose pool has no limit of its own. */
   readonly agent: Agent;
+  /** The pools with a connection limit of their own (providers.<id>.connections), by name. */
+  private readonly pools = new Map<string, Agent>();
 
   /**
    * `headersTimeout` / `bodyTimeout` are the deadlines of every request that sets none of its
    * own (routing.defaults: first_byte_timeout 120 s, idle_timeout 60 s), kept by undici's own
    * timers at no cost per request.
    */
-  constructor(options: { connections?: number; keepAliveTimeout?: number; headersTimeout?: number; bodyTimeout?: number } = {}) {
-    this.agent = new Agent({
-      connections: options.connections ?? 256,
+  constructor(options: UpstreamClientOptions = {}) {
+    const agentOptions = (connections: number): Agent.Options => ({
+      connections,
       keepAliveTimeout: options.keepAliveTimeout ?? 30_000,
       keepAliveMaxTimeout: 600_000,
       headersTimeout: options.headersTimeout ?? 120_000,
       bodyTimeout: options.bodyTimeout ?? 60_000,
       pipelining: 1,
     });
+    this.agent = new Agent(agentOptions(options.connections ?? 256));
+    for (const [name, connections] of Object.entries(options.pools ?? {})) this.pools.set(name, new Agent(agentOptions(connections)));
+  }
+
+  /** The pool a request named `pool` goes through. */
+  agentFor(pool: string | undefined): Agent {
+    return (pool !== undefined && this.pools.get(pool)) || this.agent;
   }
 
   send(upstream: UpstreamRequest, options: SendOptions = {}): Promise<Dispatcher.ResponseData> {
     const { origin, path } = addressParts(upstream.url);
-    return this.agent.request({
+    const agent = options.pool === undefined || this.pools.size === 0 ? this.agent : this.agentFor(options.pool);
+    return agent.request({
       origin,
       path,
       method: upstream.method as Dispatcher.HttpMethod,
@@ -79,6 +102,6 @@ export class UpstreamClient {
   }
 
   close(): Promise<void> {
-    return this.agent.close();
+    return Promise.all([this.agent.close(), ...[...this.pools.values()].map((agent) => agent.close())]).then(() => undefined);
   }
 }

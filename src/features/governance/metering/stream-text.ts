@@ -82,14 +82,21 @@ export function noteStreamText(answer: StreamAnswer<StreamPart>): StreamNotes {
   };
   if (typeof source.encoded === 'function') {
     const encoded = source.encoded.bind(source);
-    wrapped.encoded = async function* () {
-      for await (const chunk of encoded()) {
-        if (bytes < MAX_KEPT) {
-          chunks.push(chunk);
-          bytes += chunk.length;
-        }
-        yield chunk;
+    // An iterator over the source's (no generator: the chunks pass with one promise each).
+    const note = (step: IteratorResult<Buffer>): IteratorResult<Buffer> => {
+      if (!step.done && bytes < MAX_KEPT) {
+        chunks.push(step.value);
+        bytes += step.value.length;
       }
+      return step;
+    };
+    wrapped.encoded = () => {
+      const inner = encoded()[Symbol.asyncIterator]();
+      const iterator: AsyncIterator<Buffer> = {
+        next: () => inner.next().then(note),
+        return: (value?: unknown) => inner.return?.(value) ?? Promise.resolve({ value: undefined, done: true }),
+      };
+      return { [Symbol.asyncIterator]: () => iterator };
     };
     Object.defineProperty(wrapped, 'ended', { get: () => source.ended });
   }
