@@ -881,6 +881,10 @@ export interface McpServerConfig {
    * Process server: at most this many client sessions, each with a process of its own (default 64).
    */
   maxSessions?: number;
+  /**
+   * Tools pinned against silent changes: a SHA-256 of each tool's canonical definition (name, title, description, inputSchema, outputSchema, annotations, _meta), of each prompt and of the server's instructions is recorded on first sight (in the store every instance shares). On a change, strict hides the tool and refuses its calls (JSON-RPC error -32006) until an admin approves it (POST /v1/admin/mcp/servers/{name}/tools/{tool}/approve), and holds a new tool the same way; warn serves it; both log, audit and count it (gateway_mcp_pin_changes_total) with what changed. off: nothing is recorded.
+   */
+  pin?: 'strict' | 'warn' | 'off';
 }
 export interface IdentityForwardingConfig {
   enabled?: boolean;
