@@ -9,6 +9,8 @@ import { AccessStep } from './dispatch/access-step.js';
 import { PinStore } from './pins/pin-store.js';
 import { ToolPins, type PinMode } from './pins/tool-pins.js';
 import { STORE } from '../../kernel/store/store-capability.js';
+import { bearerValue } from '../auth/secrets.js';
+import { CALLER_CREDENTIAL } from './upstream/upstream-token.js';
 import type { AuditLog } from './audit.js';
 import type { McpParts } from './mcp-services.js';
 import { mcpMessageBytes } from './policy/mcp-message.js';
@@ -92,6 +94,18 @@ function createPins(services: GatewayServices, audit: AuditLog): ToolPins | unde
  * with the lean relays for the busiest requests. The transport writes the answer itself.
  */
 async function serve(
+  parts: McpParts,
+  ctx: GatewayContext,
+  res: ServerResponse,
+  identity: Identity,
+  body: unknown,
+  identityHeaders: Record<string, string> | undefined,
+): Promise<void> {
+  // The caller's own token, for a tool server whose auth.upstream exchanges it (it is never sent on itself).
+  return CALLER_CREDENTIAL.run({ token: bearerValue(ctx.headers.authorization) }, () => route(parts, ctx, res, identity, body, identityHeaders));
+}
+
+async function route(
   parts: McpParts,
   ctx: GatewayContext,
   res: ServerResponse,

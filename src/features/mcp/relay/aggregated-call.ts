@@ -4,6 +4,7 @@ import type { Aggregator } from '../aggregator.js';
 import { IDENTITY_META_KEY } from '../identity-forwarding.js';
 import { gatewayUri, splitName } from '../naming.js';
 import type { RemoteServer } from '../upstream/remote-server.js';
+import { RpcFailure } from '../rpc-errors.js';
 import type { RpcMessage } from './message-guard.js';
 import type { RemoteRelay } from './remote-relay.js';
 import type { ExchangeSignal } from './upstream-exchange.js';
@@ -55,7 +56,17 @@ export async function relayAggregatedCall(
     params._meta = rest;
   }
   const raw = Buffer.from(JSON.stringify({ ...message, params }));
-  const headers = remote.relayHeaders(identity, identityHeaders);
+  let headers: Record<string, string>;
+  try {
+    headers = await remote.upstreamHeaders(identity, identityHeaders);
+  } catch (err) {
+    if (!(err instanceof RpcFailure)) throw err;
+    access.ended(identity, 'tools/call', server.name, parts.name, 'error', started, err.message);
+    const text = JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: err.code, message: err.message } });
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+    return true;
+  }
   headers['content-type'] = 'application/json';
   headers.accept = 'application/json, text/event-stream';
   const version = req.headers['mcp-protocol-version'];

@@ -7,7 +7,7 @@ import type { AccessStep } from '../dispatch/access-step.js';
 import { IDENTITY_META_KEY } from '../identity-forwarding.js';
 import { ownerOf } from '../session-owner.js';
 import type { RemoteServer } from '../upstream/remote-server.js';
-import { RPC } from '../rpc-errors.js';
+import { RPC, RpcFailure } from '../rpc-errors.js';
 import { firstDenied, isListRequest, messagesOf, type RpcMessage } from './message-guard.js';
 import { rewritingStream, type MessageEdit, type TextEdit } from './message-rewriter.js';
 import type { SessionSeal } from './session-seal.js';
@@ -151,7 +151,14 @@ export class RemoteRelay {
     }
 
     if (raw && raw.includes(IDENTITY_META_KEY)) raw = withoutForgedIdentity(raw, body);
-    const headers = server.relayHeaders(identity, identityHeaders);
+    let headers: Record<string, string>;
+    try {
+      headers = await server.upstreamHeaders(identity, identityHeaders);
+    } catch (err) {
+      if (!(err instanceof RpcFailure)) throw err;
+      jsonAnswer(res, req.method === 'POST' ? 200 : 502, rpcError(messages[0]?.id, err.code, err.message));
+      return;
+    }
     for (const name of PASSED_REQUEST_HEADERS) {
       const value = req.headers[name];
       if (typeof value === 'string') headers[name] = value;
