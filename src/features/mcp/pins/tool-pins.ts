@@ -150,8 +150,10 @@ export class ToolPins implements ToolGate {
       if (!row && !seen) return undefined; // never listed: the server answers for an unknown tool
       return held(server, tool, `tool ${name} is new since the server's tools were pinned and waits for approval`, []);
     }
-    if (seen && seen.digest !== row.digest) {
-      const fields = changedFields(row.definition, seen.text, TOOL_FIELDS);
+    // The definition this instance saw last, or else a change another instance saw (noted in the store) and not approved yet.
+    const current = seen ?? (row.pendingDigest && row.pendingDefinition !== null ? { digest: row.pendingDigest, text: row.pendingDefinition } : undefined);
+    if (current && current.digest !== row.digest) {
+      const fields = changedFields(row.definition, current.text, TOOL_FIELDS);
       return held(server, tool, `tool ${name} changed since it was pinned (${fields.join(', ') || 'definition'}) and waits for approval`, fields);
     }
     return undefined;

@@ -87,6 +87,13 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       expect(two.refuses('s', 'b')).toBeUndefined();
       await settle();
 
+      // A third instance that has listed nothing yet holds the call too: the change is noted in the store.
+      const three = instance(stores[1]!, 'strict');
+      await three.load();
+      expect(three.refuses('s', 'a')).toMatchObject({ code: -32006, data: { changed: ['description'] } });
+      expect(three.refuses('s', 'b')).toBeUndefined();
+      three.close();
+
       // The first instance approves what the second saw (the store holds it).
       expect(await one.approve('s', 'a')).toMatchObject({ digest: pinOf(changedTools[0]!, TOOL_FIELDS).digest });
       expect(await one.approve('s', 'a')).toBeUndefined();
