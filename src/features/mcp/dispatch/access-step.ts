@@ -26,6 +26,8 @@ export interface ToolGate {
   screenPrompts(server: string, prompts: Item[], identity: Identity): Item[];
   /** Why a call of `tool` on `server` may not go (undefined: it may). */
   refuses(server: string, tool: string): Refusal | undefined;
+  /** Why a prompts/get of `prompt` on `server` may not go. */
+  refusesPrompt(server: string, prompt: string): Refusal | undefined;
 }
 
 /** The outcome of an allowed request, for audit and metrics. */
@@ -61,6 +63,7 @@ export class AccessStep {
     let refusal: Refusal | undefined;
     if (!decision.allowed) refusal = { reason: decision.reason, code: RPC.FORBIDDEN, message: `Forbidden: ${decision.reason}.` };
     else if (scope.action === 'call' && scope.tool !== undefined && this.gate) refusal = this.gate.refuses(scope.server, scope.tool);
+    else if (method === 'prompts/get' && name && this.gate) refusal = this.gate.refusesPrompt(scope.server, name);
     if (refusal) this.record(identity, { method, server: scope.server, name, allowed: false, reason: refusal.reason, outcome: 'denied', ms: performance.now() - started });
     return refusal;
   }
@@ -81,8 +84,8 @@ export class AccessStep {
     this.record(identity, { method, server, allowed: true, outcome: 'ok', ms: performance.now() - started, shown, hidden });
   }
 
-  /** Whether a `server` tool list must be edited for this caller (grants narrow tools, or the gate watches). */
-  screensTools(identity: Identity, server: string): boolean {
+  /** Whether `server` tool and prompt lists must be edited for this caller (grants narrow tools, or the gate watches). */
+  screensLists(identity: Identity, server: string): boolean {
     return Array.isArray(identity.permissions?.tools) || (this.gate?.watches(server) ?? false);
   }
 
@@ -91,6 +94,13 @@ export class AccessStep {
     const gated = this.gate?.watches(server) ? this.gate.screen(server, tools, identity) : tools;
     const items = Array.isArray(identity.permissions?.tools) ? gated.filter((t) => authorize(identity, { action: 'list', server, tool: String(t.name) }).allowed) : gated;
     return { items, hidden: tools.length - items.length };
+  }
+
+  /** A list answer (tools or prompts) of `server` with only what the caller may see. */
+  screenListResult(identity: Identity, server: string, result: Item): Item {
+    if (Array.isArray(result.tools)) return { ...result, tools: this.screenTools(identity, server, result.tools as Item[]).items };
+    if (Array.isArray(result.prompts)) return { ...result, prompts: this.screenPrompts(identity, server, result.prompts as Item[]).items };
+    return result;
   }
 
   /** The prompts of one `server` list the caller may see (the gate's). */

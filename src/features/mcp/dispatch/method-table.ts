@@ -100,3 +100,11 @@ export function scopeOf(message: { method?: unknown; params?: Record<string, unk
 export function isListMethod(method: unknown): boolean {
   return methodOf(method).list !== undefined;
 }
+
+/** What a request names on its server (a tool or prompt name, a resource URI), for audit and pins. */
+export function targetName(message: { method?: unknown; params?: Record<string, unknown> }): string | undefined {
+  const target = methodOf(message.method).target;
+  if (!target || target.field === 'ref') return undefined;
+  const value = message.params?.[target.field];
+  return typeof value === 'string' ? value : undefined;
+}

@@ -113,7 +113,7 @@ export class ToolPins implements ToolGate {
     for (const tool of tools) {
       if (!tool || typeof tool.name !== 'string') continue;
       const pin = pinOf(tool, TOOL_FIELDS);
-      seen.set(tool.name, pin);
+      seen.set(key('tool', tool.name), pin);
       const verdict = this.judge(server, 'tool', tool.name, pin, identity, first);
       if (verdict.status === 'pinned') out.push(tool);
       else if (this.modeOf(server) === 'warn') out.push({ ...tool, _meta: { ...((tool._meta as Item | undefined) ?? {}), [PIN_META]: warning(verdict) } });
@@ -125,10 +125,13 @@ export class ToolPins implements ToolGate {
   screenPrompts(server: string, prompts: Item[], identity: Identity = GATEWAY_SELF): Item[] {
     if (!this.watches(server)) return prompts;
     const strict = this.modeOf(server) === 'strict';
+    const seen = this.seenOf(server);
     const first = this.takeBaseline(server, 'prompt');
     return prompts.filter((prompt) => {
       if (!prompt || typeof prompt.name !== 'string') return true;
-      const verdict = this.judge(server, 'prompt', prompt.name, pinOf(prompt, PROMPT_FIELDS), identity, first);
+      const pin = pinOf(prompt, PROMPT_FIELDS);
+      seen.set(key('prompt', prompt.name), pin);
+      const verdict = this.judge(server, 'prompt', prompt.name, pin, identity, first);
       return verdict.status === 'pinned' || !strict;
     });
   }
@@ -141,20 +144,29 @@ export class ToolPins implements ToolGate {
   }
 
   refuses(server: string, tool: string): Refusal | undefined {
-    if (!this.watches(server) || this.modeOf(server) !== 'strict' || !this.baselined(server, 'tool')) return undefined;
-    const row = this.pins.get(server)?.get(key('tool', tool));
-    const seen = this.seen.get(server)?.get(tool);
-    const name = prefixedName(server, tool);
+    return this.holds(server, 'tool', tool);
+  }
+
+  refusesPrompt(server: string, prompt: string): Refusal | undefined {
+    return this.holds(server, 'prompt', prompt);
+  }
+
+  /** Why a request naming `name` (a tool or a prompt) of `server` is held under strict; undefined when it may go. */
+  private holds(server: string, kind: 'tool' | 'prompt', name: string): Refusal | undefined {
+    if (!this.watches(server) || this.modeOf(server) !== 'strict' || !this.baselined(server, kind)) return undefined;
+    const row = this.pins.get(server)?.get(key(kind, name));
+    const seen = this.seen.get(server)?.get(key(kind, name));
+    const what = `${kind} ${prefixedName(server, name)}`;
     if (!row || !row.digest) {
       // A tool that appeared after the server's first list: held until an admin approves it.
-      if (!row && !seen) return undefined; // never listed: the server answers for an unknown tool
-      return held(server, tool, `tool ${name} is new since the server's tools were pinned and waits for approval`, []);
+      if (!row && !seen) return undefined; // never listed: the server answers for an unknown name
+      return held(server, kind, name, `${what} is new since the server's ${kind}s were pinned and waits for approval`, []);
     }
     // The definition this instance saw last, or else a change another instance saw (noted in the store) and not approved yet.
     const current = seen ?? (row.pendingDigest && row.pendingDefinition !== null ? { digest: row.pendingDigest, text: row.pendingDefinition } : undefined);
     if (current && current.digest !== row.digest) {
-      const fields = changedFields(row.definition, current.text, TOOL_FIELDS);
-      return held(server, tool, `tool ${name} changed since it was pinned (${fields.join(', ') || 'definition'}) and waits for approval`, fields);
+      const fields = changedFields(row.definition, current.text, kind === 'tool' ? TOOL_FIELDS : PROMPT_FIELDS);
+      return held(server, kind, name, `${what} changed since it was pinned (${fields.join(', ') || 'definition'}) and waits for approval`, fields);
     }
     return undefined;
   }
@@ -163,19 +175,17 @@ export class ToolPins implements ToolGate {
    * An admin approves the definition of `tool` last seen (a change or a new tool): its pin
    * becomes that definition. Answers the approved pin, or undefined when nothing waits.
    */
-  async approve(server: string, tool: string): Promise<PinRow | undefined> {
-    const approved = await this.store.approve(server, 'tool', tool);
+  async approve(server: string, tool: string, kind: 'tool' | 'prompt' = 'tool'): Promise<PinRow | undefined> {
+    const approved = await this.store.approve(server, kind, tool);
     if (!approved) return undefined;
-    let of = this.pins.get(server);
-    if (!of) this.pins.set(server, (of = new Map()));
-    of.set(key('tool', tool), approved);
-    this.logger.info({ mcpServer: server, tool, digest: approved.digest }, 'mcp tool definition approved');
+    this.rowsOf(server).set(key(kind, tool), approved);
+    this.logger.info({ mcpServer: server, kind, name: tool, digest: approved.digest }, `mcp ${kind} definition approved`);
     return approved;
   }
 
-  /** The pinned row of a tool (for the approval route). */
-  pinned(server: string, tool: string): Promise<PinRow | undefined> {
-    return this.store.row(server, 'tool', tool);
+  /** The pinned row of a tool or prompt (for the approval route). */
+  pinned(server: string, name: string, kind: 'tool' | 'prompt' = 'tool'): Promise<PinRow | undefined> {
+    return this.store.row(server, kind, name);
   }
 
   private seenOf(server: string): Map<string, Sighting> {
@@ -277,11 +287,12 @@ function warning(verdict: Verdict): Item {
   return verdict.status === 'changed' ? { status: 'changed', changed: verdict.fields } : { status: verdict.status };
 }
 
-function held(server: string, tool: string, reason: string, fields: string[]): Refusal {
+function held(server: string, kind: 'tool' | 'prompt', name: string, reason: string, fields: string[]): Refusal {
+  const what = kind === 'tool' ? 'Tool' : 'Prompt';
   return {
     reason,
     code: TOOL_NOT_APPROVED,
-    message: `Tool not approved: ${reason}; an admin approves it with POST /v1/admin/mcp/servers/${server}/tools/${tool}/approve.`,
-    data: { server, tool, changed: fields },
+    message: `${what} not approved: ${reason}; an admin approves it with POST /v1/admin/mcp/servers/${server}/${kind}s/${name}/approve.`,
+    data: kind === 'tool' ? { server, tool: name, changed: fields } : { server, prompt: name, changed: fields },
   };
 }

@@ -1,6 +1,6 @@
 import type { Identity } from '../../../kernel/engine/context.js';
 import type { AccessStep, Refusal } from '../dispatch/access-step.js';
-import { isListMethod, scopeOf } from '../dispatch/method-table.js';
+import { isListMethod, scopeOf, targetName } from '../dispatch/method-table.js';
 
 /** A JSON-RPC message as a client sends it (request, notification or response). */
 export interface RpcMessage {
@@ -35,7 +35,7 @@ export function firstDenied(
 ): { message: RpcMessage; refusal: Refusal } | undefined {
   for (const message of messages) {
     const scope = scopeOf(message, server);
-    const refusal = access.admit(identity, typeof message.method === 'string' ? message.method : 'message', scope, scope.tool, started);
+    const refusal = access.admit(identity, typeof message.method === 'string' ? message.method : 'message', scope, targetName(message), started);
     if (refusal) return { message, refusal };
   }
   return undefined;

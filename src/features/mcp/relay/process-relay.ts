@@ -7,7 +7,7 @@ import type { Identity } from '../../../kernel/engine/context.js';
 import { redactRelayed } from '../../../kernel/errors/redact.js';
 import type { Logger } from '../../../kernel/observability/logger.js';
 import type { AccessStep } from '../dispatch/access-step.js';
-import { scopeOf } from '../dispatch/method-table.js';
+import { scopeOf, targetName } from '../dispatch/method-table.js';
 import { IDENTITY_META_KEY } from '../identity-forwarding.js';
 import { RPC } from '../rpc-errors.js';
 import { authInfoFor, ownerOf } from '../session-owner.js';
@@ -41,7 +41,7 @@ interface ProcessSession {
   deadlines: CallDeadlines;
   /** tools/call requests not answered yet: their tool and start (audited and counted when answered). */
   toolCalls?: Map<Id, { name: string; started: number }>;
-  /** tools/list requests not answered yet whose answer the access step screens. */
+  /** tools/list and prompts/list requests not answered yet whose answer the access step screens. */
   toolLists?: Set<Id>;
 }
 
@@ -251,7 +251,7 @@ export class ProcessRelay {
   ): void {
     if (isRequest(message)) {
       const scope = scopeOf(message, server.name);
-      const refusal = this.access.admit(session.identity, String(message.method), scope);
+      const refusal = this.access.admit(session.identity, String(message.method), scope, targetName(message));
       if (refusal) {
         const error = {
           jsonrpc: '2.0' as const,
@@ -266,7 +266,8 @@ export class ProcessRelay {
       }
       session.inflight.push(message.id as Id);
       if (message.method === 'tools/call') (session.toolCalls ??= new Map()).set(message.id as Id, { name: String(message.params?.name ?? ''), started: performance.now() });
-      else if (message.method === 'tools/list' && this.access.screensTools(session.identity, server.name)) (session.toolLists ??= new Set()).add(message.id as Id);
+      else if ((message.method === 'tools/list' || message.method === 'prompts/list') && this.access.screensLists(session.identity, server.name))
+        (session.toolLists ??= new Set()).add(message.id as Id);
       // The call timeout runs where the client's HTTP request is held (for one held by another instance, there).
       if (message.method !== 'initialize' && !session.remote.has(message.id as Id)) session.deadlines?.start(message.id as Id);
       const meta = (message.params?._meta ?? {}) as Record<string, unknown>;
@@ -335,12 +336,12 @@ export class ProcessRelay {
     void send.catch((err: Error) => this.logger.debug({ mcpServer: server.name, err: err.message }, 'relayed message had nowhere to go'));
   }
 
-  /** A tools/list answer with only the tools the caller may see (the access step decides). */
+  /** A list answer with only the tools or prompts the caller may see (the access step decides). */
   private screened(identity: Identity, server: ProcessServer, message: JSONRPCMessage): JSONRPCMessage {
-    const result = (message as { result?: { tools?: unknown } }).result;
-    if (!result || !Array.isArray(result.tools)) return message;
-    const tools = this.access.screenTools(identity, server.name, result.tools as Array<Record<string, unknown>>).items;
-    return { ...message, result: { ...result, tools } } as JSONRPCMessage;
+    const result = (message as { result?: Record<string, unknown> }).result;
+    if (!result || typeof result !== 'object') return message;
+    const screened = this.access.screenListResult(identity, server.name, result);
+    return screened === result ? message : ({ ...message, result: screened } as JSONRPCMessage);
   }
 
   private end(sessionId: string): void {

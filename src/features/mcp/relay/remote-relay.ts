@@ -165,7 +165,7 @@ export class RemoteRelay {
     }
     if (upstreamSession) headers['mcp-session-id'] = upstreamSession;
     else if (!opening && server.sharedSession?.protocolVersion && !headers['mcp-protocol-version']) headers['mcp-protocol-version'] = server.sharedSession.protocolVersion;
-    const edit = this.access.screensTools(identity, server.name) && messages.some(isListRequest) ? this.toolFilter(identity, server.name) : undefined;
+    const edit = this.access.screensLists(identity, server.name) && messages.some(isListRequest) ? this.listFilter(identity, server.name) : undefined;
     const call = messages.find((m) => m.method === 'tools/call');
     await this.forward(req, res, server, headers, raw, {
       firstId: messages[0]?.id,
@@ -316,12 +316,13 @@ export class RemoteRelay {
     }
   }
 
-  /** Leaves the tools a caller may not see out of a tools/list answer (the access step decides). */
-  private toolFilter(identity: Identity, server: string): MessageEdit {
+  /** Leaves the tools and prompts a caller may not see out of a list answer (the access step decides). */
+  private listFilter(identity: Identity, server: string): MessageEdit {
     return (message) => {
-      const result = message.result as { tools?: Array<Record<string, unknown>> } | undefined;
-      if (!result || !Array.isArray(result.tools)) return message;
-      return { ...message, result: { ...result, tools: this.access.screenTools(identity, server, result.tools).items } };
+      const result = message.result as Record<string, unknown> | undefined;
+      if (!result || typeof result !== 'object') return message;
+      const screened = this.access.screenListResult(identity, server, result);
+      return screened === result ? message : { ...message, result: screened };
     };
   }
 }
