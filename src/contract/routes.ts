@@ -35,6 +35,8 @@ export type GatewayOperation =
   | 'admin.credentials.create'
   | 'admin.credentials.delete'
   | 'admin.usage'
+  | 'admin.mcp.tools.approve'
+  | 'admin.mcp.prompts.approve'
   | 'me'
   | 'oauth.protected_resource'
   | 'health'
@@ -125,6 +127,8 @@ export const GATEWAY_ROUTES: GatewayRouteSpec[] = [
   own('POST', '/v1/admin/credentials', 'admin.credentials.create'),
   own('DELETE', '/v1/admin/credentials/{name}', 'admin.credentials.delete'),
   own('GET', '/v1/admin/usage', 'admin.usage'),
+  own('POST', '/v1/admin/mcp/servers/{name}/tools/{tool}/approve', 'admin.mcp.tools.approve'),
+  own('POST', '/v1/admin/mcp/servers/{name}/prompts/{prompt}/approve', 'admin.mcp.prompts.approve'),
   own('GET', '/v1/me', 'me'),
   own('GET', '/.well-known/oauth-protected-resource', 'oauth.protected_resource'),
   own('GET', '/.well-known/oauth-protected-resource/mcp', 'oauth.protected_resource'),

@@ -885,6 +885,52 @@ export interface McpServerConfig {
    * Process server: at most this many client sessions, each with a process of its own (default 64).
    */
   maxSessions?: number;
+  auth?: McpServerAuth;
+  /**
+   * Tools pinned against silent changes: a SHA-256 of each tool's canonical definition (name, title, description, inputSchema, outputSchema, annotations, _meta), of each prompt and of the server's instructions is recorded on first sight (in the store every instance shares). On a change, strict hides the tool and refuses its calls (JSON-RPC error -32006) until an admin approves it (POST /v1/admin/mcp/servers/{name}/tools/{tool}/approve), and holds a new tool the same way; warn serves it; both log, audit and count it (gateway_mcp_pin_changes_total) with what changed. off: nothing is recorded.
+   */
+  pin?: 'strict' | 'warn' | 'off';
+}
+/**
+ * How the gateway authenticates to a remote tool server. static (default): the configured headers. client_credentials: an access token of the gateway's own client (OAuth 2.0 client credentials grant at tokenEndpoint), the same for every caller. token_exchange: for each caller, the caller's bearer token is exchanged (RFC 8693) at tokenEndpoint for a token of this server's audience and scopes (the gateway's own requests, such as its first list, use the client credentials grant). Tokens are cached until shortly before they expire. The caller's own token never reaches the tool server.
+ */
+export interface McpServerAuth {
+  upstream: 'static' | 'client_credentials' | 'token_exchange';
+  /**
+   * The authorization server's token endpoint (https://, or http:// on loopback).
+   */
+  tokenEndpoint?: string;
+  /**
+   * The gateway's client id at the token endpoint (client_secret_basic).
+   */
+  clientId?: string;
+  /**
+   * The gateway's client secret (use ${ENV}); never shown or logged.
+   */
+  clientSecret?: string;
+  /**
+   * The audience asked for (RFC 8693 audience), e.g. the tool server's URL or identifier.
+   */
+  audience?: string;
+  /**
+   * The resource indicator asked for (RFC 8707), when the authorization server takes one.
+   */
+  resource?: string;
+  /**
+   * The scopes asked for.
+   */
+  scopes?: string[];
+  /**
+   * The type of the caller's token sent as subject_token (default urn:ietf:params:oauth:token-type:access_token).
+   */
+  subjectTokenType?:
+    | 'urn:ietf:params:oauth:token-type:access_token'
+    | 'urn:ietf:params:oauth:token-type:jwt'
+    | 'urn:ietf:params:oauth:token-type:id_token';
+  /**
+   * How long a request to the token endpoint may take, in ms (default 10000).
+   */
+  timeout?: number;
 }
 export interface IdentityForwardingConfig {
   enabled?: boolean;

@@ -1,9 +1,10 @@
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { Identity } from '../../kernel/engine/context.js';
-import { AuditLog } from './audit.js';
-import { authorize, type McpRequestScope } from './authorization.js';
+import type { McpRequestScope } from './authorization.js';
+import type { AccessStep } from './dispatch/access-step.js';
+import { LIST_METHODS, MCP_METHODS, type ListKey } from './dispatch/method-table.js';
 import { gatewayUri, prefixedName, splitName, splitUri } from './naming.js';
-import { forbiddenCall, RPC, RpcFailure, unknownName } from './rpc-errors.js';
+import { RPC, RpcFailure, unknownName } from './rpc-errors.js';
 import type { ServerPool } from './upstream/server-pool.js';
 import type { CallContext, LinkProvider, UpstreamServer } from './upstream/upstream-server.js';
 import { SessionLinks } from './relay/session-links.js';
@@ -60,27 +61,19 @@ function callContext(view: View, op: OperationContext, progress = false): CallCo
 }
 
 type Item = Record<string, unknown>;
-type ListKey = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
 
 const MAX_PAGES = 50;
 
-const LISTS: Record<ListKey, { method: string; capability: 'tools' | 'prompts' | 'resources'; what: string }> = {
-  tools: { method: 'tools/list', capability: 'tools', what: 'tool' },
-  prompts: { method: 'prompts/list', capability: 'prompts', what: 'prompt' },
-  resources: { method: 'resources/list', capability: 'resources', what: 'resource' },
-  resourceTemplates: { method: 'resources/templates/list', capability: 'resources', what: 'resource template' },
-};
-
 /**
  * The MCP operations of the gateway over its tool servers, for one caller's view. Every list
- * entry and every call goes through the one decision function (`authorize`); lists show only
- * what the caller may use, calls outside it are refused with a JSON-RPC error; each decision
- * is audited. A server that is down drops out of lists and fails its own calls; the rest work.
+ * entry and every call goes through the one access step (grants, pinned tools, audit); lists
+ * show only what the caller may use, calls outside it are refused with a JSON-RPC error; each
+ * decision is audited. A server that is down drops out of lists and fails its own calls; the rest work.
  */
 export class Aggregator {
   constructor(
     readonly pool: ServerPool,
-    private readonly audit: AuditLog,
+    readonly access: AccessStep,
     /** Set when traces are exported: each tool call is a span. */
     private readonly tracing?: Tracing,
   ) {}
@@ -96,12 +89,12 @@ export class Aggregator {
 
   /** Whether the caller may see anything of `server` (list-changed notifications, /mcp/<server>). */
   maySee(identity: Identity, server: string): boolean {
-    return authorize(identity, { action: 'list', server }).allowed;
+    return this.access.maySee(identity, server);
   }
 
   /** One page of `server`'s list (its own cursor, when continuing). */
   private async fetchPage(server: UpstreamServer, key: ListKey, view: View, op: OperationContext, cursor: string | undefined): Promise<{ items: Item[]; next?: string }> {
-    const result = await server.request(LISTS[key].method, cursor ? { cursor } : {}, callContext(view, op));
+    const result = await server.request(LIST_METHODS[key], cursor ? { cursor } : {}, callContext(view, op));
     const got = result[key];
     const next = typeof result.nextCursor === 'string' && result.nextCursor ? result.nextCursor : undefined;
     return { items: Array.isArray(got) ? (got as Item[]) : [], next };
@@ -127,12 +120,13 @@ export class Aggregator {
    */
   async listPage(key: ListKey, view: View, cursor: string | undefined, op: OperationContext = {}): Promise<{ items: Item[]; nextCursor?: string }> {
     const started = performance.now();
-    const { capability } = LISTS[key];
+    const method = LIST_METHODS[key];
+    const { capability } = MCP_METHODS[method]!.list!;
     const pending = cursor === undefined ? undefined : decodeCursor(cursor);
     let hidden = 0;
     const servers = this.serversOf(view).filter((s) => {
       if (pending && !(s.name in pending)) return false;
-      if (authorize(view.identity, { action: 'list', server: s.name }).allowed) return true;
+      if (this.access.maySee(view.identity, s.name)) return true;
       hidden++;
       return false;
     });
@@ -143,19 +137,23 @@ export class Aggregator {
         try {
           const page = await this.fetchPage(server, key, view, op, pending?.[server.name]);
           if (page.next) next[server.name] = page.next;
-          if (key === 'tools')
-            this.audit.tools?.learn(
+          let items = page.items;
+          if (key === 'tools') {
+            this.access.audit.tools?.learn(
               server.name,
-              page.items.map((item) => item.name),
+              items.map((item) => item.name),
             );
-          return page.items.flatMap((item) => {
+            const screened = this.access.screenTools(view.identity, server.name, items);
+            hidden += screened.hidden;
+            items = screened.items;
+          } else if (key === 'prompts') {
+            const screened = this.access.screenPrompts(view.identity, server.name, items);
+            hidden += screened.hidden;
+            items = screened.items;
+          }
+          return items.flatMap((item) => {
             const mapped = this.mapListItem(key, server.name, item, view);
-            if (!mapped) return [];
-            if (key === 'tools' && !authorize(view.identity, { action: 'list', server: server.name, tool: String(item.name) }).allowed) {
-              hidden++;
-              return [];
-            }
-            return [mapped];
+            return mapped ? [mapped] : [];
           });
         } catch {
           // A server that fails its list drops out of it; the others still answer.
@@ -164,15 +162,7 @@ export class Aggregator {
       }),
     );
     const items = perServer.flat();
-    this.audit.record(view.identity, {
-      method: LISTS[key].method,
-      server: view.server,
-      allowed: true,
-      outcome: 'ok',
-      ms: performance.now() - started,
-      shown: items.length,
-      hidden,
-    });
+    this.access.listed(view.identity, method, view.server, items.length, hidden, started);
     return Object.keys(next).length ? { items, nextCursor: encodeCursor(next) } : { items };
   }
 
@@ -213,24 +203,13 @@ export class Aggregator {
   /** Decides, runs, audits one request on one server. */
   private async guarded(view: View, method: string, scope: McpRequestScope, name: string, run: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
     const started = performance.now();
-    const decision = authorize(view.identity, scope);
-    if (!decision.allowed) {
-      this.audit.record(view.identity, { method, server: scope.server, name, allowed: false, reason: decision.reason, outcome: 'denied', ms: performance.now() - started });
-      throw forbiddenCall(decision.reason);
-    }
+    this.access.require(view.identity, method, scope, name, started);
     try {
       const result = await run();
-      this.audit.record(view.identity, {
-        method,
-        server: scope.server,
-        name,
-        allowed: true,
-        outcome: result.isError === true ? 'tool_error' : 'ok',
-        ms: performance.now() - started,
-      });
+      this.access.ended(view.identity, method, scope.server, name, result.isError === true ? 'tool_error' : 'ok', started);
       return result;
     } catch (err) {
-      this.audit.record(view.identity, { method, server: scope.server, name, allowed: true, outcome: 'error', reason: (err as Error).message, ms: performance.now() - started });
+      this.access.ended(view.identity, method, scope.server, name, 'error', started, (err as Error).message);
       throw err;
     }
   }

@@ -4,6 +4,9 @@ import { McpEndpoint } from './mcp-endpoint.js';
 import { MCP } from './mcp-services.js';
 import { sharedSessionKey } from './relay/session-key.js';
 import { mcpServerProblems } from './upstream/server-config.js';
+import { PIN_MIGRATIONS } from './pins/pin-store.js';
+import pinApproval from './pins/pin-approval.js';
+import { STORE } from '../../kernel/store/store-capability.js';
 
 /**
  * The tool-server endpoint: tool servers of mcpServers (processes and remote servers, shared,
@@ -26,7 +29,11 @@ export const mcpCapability: Capability = {
       (kept) => kept.close(),
     );
     services.provide(MCP, endpoint);
+    services.stages.register(pinApproval);
     if (!endpoint.hasServers) return;
+    // Pinned tool definitions live in the store every instance shares.
+    const store = services.get(STORE);
+    if (store) await store.migrate(PIN_MIGRATIONS);
     const parts = await endpoint.load();
     for (const server of parts.pool.servers.values()) services.readiness.set(`mcp:${server.name}`, () => server.status === 'ready');
   },
@@ -43,6 +50,8 @@ export const mcpCapability: Capability = {
       // With Redis, what a client says to a session's other instance reaches it (answers, cancellations, server-stream notifications).
       await parts.bus.connect(services).catch((err: Error) => services.logger.warn({ err: err.message }, 'MCP session messages stay on each instance'));
     }
+    // The pins are read before the servers' first lists are judged against them.
+    await parts.pins?.load();
     await parts.pool.start();
   },
   drain(services) {

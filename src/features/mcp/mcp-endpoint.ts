@@ -68,6 +68,7 @@ export class McpEndpoint {
     const parts = this.loading && (await this.loading.catch(() => undefined));
     if (!parts) return;
     parts.modern.close();
+    parts.pins?.close();
     // Before the bus closes: requests other instances hold for this one's process sessions are told the sessions ended.
     await parts.processRelay.close();
     // ...and the subscriptions this instance's copies of /mcp sessions hold are no longer named as held here.

@@ -5,6 +5,12 @@ import { headerValue, type GatewayContext, type Identity } from '../../kernel/en
 import { TRACING } from '../../kernel/engine/tracing.js';
 import type { GatewayServices } from '../../kernel/engine/services.js';
 import { Aggregator } from './aggregator.js';
+import { AccessStep } from './dispatch/access-step.js';
+import { PinStore } from './pins/pin-store.js';
+import { ToolPins, type PinMode } from './pins/tool-pins.js';
+import { STORE } from '../../kernel/store/store-capability.js';
+import { bearerValue } from '../auth/secrets.js';
+import { CALLER_CREDENTIAL } from './upstream/upstream-token.js';
 import type { AuditLog } from './audit.js';
 import type { McpParts } from './mcp-services.js';
 import { mcpMessageBytes } from './policy/mcp-message.js';
@@ -28,7 +34,10 @@ import type { ListKind } from './upstream/upstream-server.js';
  */
 export function createMcpParts(services: GatewayServices, audit: AuditLog): McpParts {
   const pool = new ServerPool(services.config, services.logger);
-  const aggregator = new Aggregator(pool, audit, services.get(TRACING));
+  const access = new AccessStep(audit);
+  const pins = createPins(services, audit);
+  access.useGate(pins);
+  const aggregator = new Aggregator(pool, access, services.get(TRACING));
   // Session ids are sealed under the key every instance shares (sessions on any instance).
   const seal = new SessionSeal(randomBytes(32));
   const ends = new SessionEnds(services.logger);
@@ -38,15 +47,20 @@ export function createMcpParts(services: GatewayServices, audit: AuditLog): McpP
   pool.on('list_changed', (server: string, kind: ListKind) => {
     legacy.notifyListChanged(server, kind);
     modern.notifyListChanged(server, kind);
-    // The tools a server lists are the tool labels its calls may show in metrics.
+    // The tools a server lists are the tool labels its calls may show in metrics, and are held against their pins.
     const upstream = kind === 'tools' && audit.tools ? pool.get(server) : undefined;
-    if (upstream) void audit.tools!.refresh(upstream, services.logger);
+    const watched = pins?.watches(server) ? pins : undefined;
+    if (upstream) {
+      if (watched && upstream.status === 'ready') watched.noteInstructions(server, upstream.instructions);
+      void audit.tools!.refresh(upstream, services.logger, watched && ((tools) => watched.screen(server, tools)));
+    }
   });
-  const remoteRelay = new RemoteRelay(seal, audit, services.logger);
-  const processRelay = new ProcessRelay(audit, services.logger, seal, bus);
+  const remoteRelay = new RemoteRelay(seal, access, services.logger);
+  const processRelay = new ProcessRelay(access, services.logger, seal, bus);
   const parts: McpParts = {
     pool,
     aggregator,
+    pins,
     legacy,
     modern,
     audit,
@@ -57,6 +71,20 @@ export function createMcpParts(services: GatewayServices, audit: AuditLog): McpP
     serve: (ctx, res, identity, body, identityHeaders) => serve(parts, ctx, res, identity, body, identityHeaders),
   };
   return parts;
+}
+
+/** The pins of the tool servers whose `pin` is not off (none without a store). */
+function createPins(services: GatewayServices, audit: AuditLog): ToolPins | undefined {
+  const modes = new Map<string, PinMode>();
+  for (const [name, server] of Object.entries(services.config.mcpServers ?? {})) if (server.enabled !== false) modes.set(name, server.pin ?? 'warn');
+  const store = services.get(STORE);
+  if (!store || ![...modes.values()].some((mode) => mode !== 'off')) return undefined;
+  const changes = services.metrics.counter(
+    'gateway_mcp_pin_changes_total',
+    'Tool, prompt and instruction definitions that differ from their pin (changed) or appeared after the first list (new), by tool server, kind, change and pin mode.',
+    ['server', 'kind', 'change', 'pin'],
+  );
+  return new ToolPins(modes, new PinStore(store), audit, services.logger, changes);
 }
 
 /**
@@ -73,9 +101,21 @@ async function serve(
   body: unknown,
   identityHeaders: Record<string, string> | undefined,
 ): Promise<void> {
+  // The caller's own token, for a tool server whose auth.upstream exchanges it (it is never sent on itself).
+  return CALLER_CREDENTIAL.run({ token: bearerValue(ctx.headers.authorization) }, () => route(parts, ctx, res, identity, body, identityHeaders));
+}
+
+async function route(
+  parts: McpParts,
+  ctx: GatewayContext,
+  res: ServerResponse,
+  identity: Identity,
+  body: unknown,
+  identityHeaders: Record<string, string> | undefined,
+): Promise<void> {
   const pinned = ctx.params.server;
   if (isModernRequest(ctx.req)) return parts.modern.handle(ctx.req, res, identity, pinned, body);
-  if (!pinned && (await relayAggregatedCall(parts.remoteRelay, parts.aggregator, parts.audit, ctx.req, res, identity, body, identityHeaders, ctx.callerSignal))) return;
+  if (!pinned && (await relayAggregatedCall(parts.remoteRelay, parts.aggregator, ctx.req, res, identity, body, identityHeaders, ctx.callerSignal))) return;
   const server = pinned ? parts.pool.get(pinned) : undefined;
   // A server of the stateless revision keeps no sessions to relay: the gateway's own sessions translate.
   if (server?.kind === 'remote' && !server.protocolVersion)

@@ -9,6 +9,7 @@ import type { RemoteRelay } from './relay/remote-relay.js';
 import type { LegacySessions } from './transport/legacy-sessions.js';
 import type { ModernEndpoint } from './transport/modern-http.js';
 import type { ServerPool } from './upstream/server-pool.js';
+import type { ToolPins } from './pins/tool-pins.js';
 import type { SessionEnds } from './relay/session-ends.js';
 import type { SessionBus } from './relay/session-bus.js';
 
@@ -16,6 +17,8 @@ import type { SessionBus } from './relay/session-bus.js';
 export interface McpParts {
   pool: ServerPool;
   aggregator: Aggregator;
+  /** Tools pinned against silent changes (absent when every server's pin is off). */
+  pins: ToolPins | undefined;
   legacy: LegacySessions;
   modern: ModernEndpoint;
   audit: AuditLog;

@@ -32,14 +32,16 @@ export class ToolLabels {
     for (const name of names) if (typeof name === 'string') this.known.add(server, name);
   }
 
-  /** Reads `server`'s tool list (best effort: a failure leaves what was known). */
-  async refresh(server: UpstreamServer, logger: Logger): Promise<void> {
+  /** Reads `server`'s tool list (best effort: a failure leaves what was known); `onTools` sees the whole list. */
+  async refresh(server: UpstreamServer, logger: Logger, onTools?: (tools: Array<Record<string, unknown>>) => void): Promise<void> {
     if (server.status !== 'ready' || !server.capabilities?.tools) return;
     let cursor: string | undefined;
+    const all: Array<Record<string, unknown>> = [];
     try {
       for (let page = 0; page < MAX_PAGES; page++) {
         const result = await server.request('tools/list', cursor ? { cursor } : {}, { identity: GATEWAY_SELF });
-        const tools = Array.isArray(result.tools) ? (result.tools as Array<{ name?: unknown }>) : [];
+        const tools = Array.isArray(result.tools) ? (result.tools as Array<Record<string, unknown>>) : [];
+        all.push(...tools);
         this.learn(
           server.name,
           tools.map((t) => t?.name),
@@ -47,6 +49,7 @@ export class ToolLabels {
         cursor = typeof result.nextCursor === 'string' && result.nextCursor ? result.nextCursor : undefined;
         if (!cursor) break;
       }
+      onTools?.(all);
     } catch (err) {
       logger.debug({ mcpServer: server.name, err: (err as Error).message }, 'could not list the tools of a tool server for metric labels');
     }

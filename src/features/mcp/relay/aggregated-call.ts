@@ -1,12 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Identity } from '../../../kernel/engine/context.js';
 import type { Aggregator } from '../aggregator.js';
-import type { AuditLog } from '../audit.js';
-import { authorize } from '../authorization.js';
 import { IDENTITY_META_KEY } from '../identity-forwarding.js';
 import { gatewayUri, splitName } from '../naming.js';
-import { RPC } from '../rpc-errors.js';
 import type { RemoteServer } from '../upstream/remote-server.js';
+import { RpcFailure } from '../rpc-errors.js';
 import type { RpcMessage } from './message-guard.js';
 import type { RemoteRelay } from './remote-relay.js';
 import type { ExchangeSignal } from './upstream-exchange.js';
@@ -23,7 +21,6 @@ const RESOURCE = Buffer.from('"resource');
 export async function relayAggregatedCall(
   relay: RemoteRelay,
   aggregator: Aggregator,
-  audit: AuditLog,
   req: IncomingMessage,
   res: ServerResponse,
   identity: Identity,
@@ -42,18 +39,11 @@ export async function relayAggregatedCall(
   if (!shared) return false;
 
   const started = performance.now();
-  const decision = authorize(identity, { action: 'call', server: server.name, tool: parts.name });
-  if (!decision.allowed) {
-    audit.record(identity, {
-      method: 'tools/call',
-      server: server.name,
-      name: parts.name,
-      allowed: false,
-      reason: decision.reason,
-      outcome: 'denied',
-      ms: performance.now() - started,
-    });
-    const text = JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: RPC.FORBIDDEN, message: `Forbidden: ${decision.reason}.` } });
+  const access = aggregator.access;
+  const refusal = access.admit(identity, 'tools/call', { action: 'call', server: server.name, tool: parts.name }, parts.name, started);
+  if (refusal) {
+    const error = { code: refusal.code, message: refusal.message, ...(refusal.data === undefined ? {} : { data: refusal.data }) };
+    const text = JSON.stringify({ jsonrpc: '2.0', id: message.id, error });
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     res.end(text);
     return true;
@@ -66,7 +56,17 @@ export async function relayAggregatedCall(
     params._meta = rest;
   }
   const raw = Buffer.from(JSON.stringify({ ...message, params }));
-  const headers = remote.relayHeaders(identity, identityHeaders);
+  let headers: Record<string, string>;
+  try {
+    headers = await remote.upstreamHeaders(identity, identityHeaders);
+  } catch (err) {
+    if (!(err instanceof RpcFailure)) throw err;
+    access.ended(identity, 'tools/call', server.name, parts.name, 'error', started, err.message);
+    const text = JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: err.code, message: err.message } });
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+    return true;
+  }
   headers['content-type'] = 'application/json';
   headers.accept = 'application/json, text/event-stream';
   const version = req.headers['mcp-protocol-version'];
@@ -79,15 +79,7 @@ export async function relayAggregatedCall(
     sharedSession: shared.sessionId,
     editIf: (answer) => answer.includes(RESOURCE),
     edit: (m) => mapResourceUris(m, server.name),
-    done: (status) =>
-      audit.record(identity, {
-        method: 'tools/call',
-        server: server.name,
-        name: parts.name,
-        allowed: true,
-        outcome: status < 300 ? 'ok' : 'error',
-        ms: performance.now() - started,
-      }),
+    done: (status) => access.ended(identity, 'tools/call', server.name, parts.name, status < 300 ? 'ok' : 'error', started),
   });
   return true;
 }

@@ -6,13 +6,13 @@ import { SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from '@modelcontextp
 import type { Identity } from '../../../kernel/engine/context.js';
 import { redactRelayed } from '../../../kernel/errors/redact.js';
 import type { Logger } from '../../../kernel/observability/logger.js';
-import type { AuditLog } from '../audit.js';
-import { authorize } from '../authorization.js';
+import type { AccessStep } from '../dispatch/access-step.js';
+import { scopeOf, targetName } from '../dispatch/method-table.js';
 import { IDENTITY_META_KEY } from '../identity-forwarding.js';
 import { RPC } from '../rpc-errors.js';
 import { authInfoFor, ownerOf } from '../session-owner.js';
 import type { ProcessServer } from '../upstream/process-server.js';
-import { scopeOf, type RpcMessage } from './message-guard.js';
+import type { RpcMessage } from './message-guard.js';
 import { CallDeadlines, CLIENT_ANSWER_MS } from './call-deadlines.js';
 import { answerNoSession, noSuchSession } from './no-session.js';
 import type { BusMessage, SessionBus } from './session-bus.js';
@@ -41,6 +41,8 @@ interface ProcessSession {
   deadlines: CallDeadlines;
   /** tools/call requests not answered yet: their tool and start (audited and counted when answered). */
   toolCalls?: Map<Id, { name: string; started: number }>;
+  /** tools/list and prompts/list requests not answered yet whose answer the access step screens. */
+  toolLists?: Set<Id>;
 }
 
 /** A client's HTTP request held by another instance: its bus address and the request's relay id. */
@@ -121,7 +123,7 @@ export class ProcessRelay {
   private draining = false;
 
   constructor(
-    private readonly audit: AuditLog,
+    private readonly access: AccessStep,
     private readonly logger: Logger,
     private readonly seal?: SessionSeal,
     private readonly bus?: SessionBus,
@@ -167,7 +169,7 @@ export class ProcessRelay {
 
   private async open(req: IncomingMessage, res: ServerResponse, identity: Identity, server: ProcessServer, body: unknown): Promise<void> {
     const id = (body as RpcMessage | undefined)?.id ?? null;
-    if (!authorize(identity, { action: 'list', server: server.name }).allowed) {
+    if (!this.access.maySee(identity, server.name)) {
       jsonAnswer(res, 403, { jsonrpc: '2.0', id, error: { code: RPC.FORBIDDEN, message: `Forbidden: the credential may not use tool server ${server.name}.` } });
       return;
     }
@@ -241,7 +243,7 @@ export class ProcessRelay {
   }
 
   private fromClient(
-    session: Pick<ProcessSession, 'identity' | 'inflight' | 'tokens' | 'remote' | 'stream' | 'toolCalls'> & { deadlines?: CallDeadlines },
+    session: Pick<ProcessSession, 'identity' | 'inflight' | 'tokens' | 'remote' | 'stream' | 'toolCalls' | 'toolLists'> & { deadlines?: CallDeadlines },
     server: ProcessServer,
     downstream: StreamableHTTPServerTransport,
     child: Transport,
@@ -249,18 +251,13 @@ export class ProcessRelay {
   ): void {
     if (isRequest(message)) {
       const scope = scopeOf(message, server.name);
-      const decision = authorize(session.identity, scope);
-      if (!decision.allowed) {
-        this.audit.record(session.identity, {
-          method: String(message.method),
-          server: server.name,
-          name: scope.tool,
-          allowed: false,
-          reason: decision.reason,
-          outcome: 'denied',
-          ms: 0,
-        });
-        const error = { jsonrpc: '2.0' as const, id: message.id as Id, error: { code: RPC.FORBIDDEN, message: `Forbidden: ${decision.reason}.` } };
+      const refusal = this.access.admit(session.identity, String(message.method), scope, targetName(message));
+      if (refusal) {
+        const error = {
+          jsonrpc: '2.0' as const,
+          id: message.id as Id,
+          error: { code: refusal.code, message: refusal.message, ...(refusal.data === undefined ? {} : { data: refusal.data }) },
+        };
         const elsewhere = session.remote.get(message.id as Id);
         session.remote.delete(message.id as Id);
         if (elsewhere) this.sendTo(elsewhere, 'out', [error]);
@@ -269,6 +266,8 @@ export class ProcessRelay {
       }
       session.inflight.push(message.id as Id);
       if (message.method === 'tools/call') (session.toolCalls ??= new Map()).set(message.id as Id, { name: String(message.params?.name ?? ''), started: performance.now() });
+      else if ((message.method === 'tools/list' || message.method === 'prompts/list') && this.access.screensLists(session.identity, server.name))
+        (session.toolLists ??= new Set()).add(message.id as Id);
       // The call timeout runs where the client's HTTP request is held (for one held by another instance, there).
       if (message.method !== 'initialize' && !session.remote.has(message.id as Id)) session.deadlines?.start(message.id as Id);
       const meta = (message.params?._meta ?? {}) as Record<string, unknown>;
@@ -287,6 +286,7 @@ export class ProcessRelay {
       if (cancelled !== undefined) {
         session.remote.delete(cancelled);
         session.toolCalls?.delete(cancelled);
+        session.toolLists?.delete(cancelled);
         session.deadlines?.done(cancelled);
       }
     }
@@ -294,12 +294,12 @@ export class ProcessRelay {
   }
 
   private fromServer(
-    session: Pick<ProcessSession, 'identity' | 'inflight' | 'tokens' | 'remote' | 'stream' | 'toolCalls'> & { deadlines?: CallDeadlines },
+    session: Pick<ProcessSession, 'identity' | 'inflight' | 'tokens' | 'remote' | 'stream' | 'toolCalls' | 'toolLists'> & { deadlines?: CallDeadlines },
     server: ProcessServer,
     downstream: StreamableHTTPServerTransport,
     message: RpcMessage,
   ): void {
-    const out = (server.secrets.length ? redactRelayed(message, server.secrets) : message) as JSONRPCMessage;
+    let out = (server.secrets.length ? redactRelayed(message, server.secrets) : message) as JSONRPCMessage;
     let related: Id | undefined;
     if (isResponse(message)) {
       const i = session.inflight.indexOf(message.id as Id);
@@ -311,15 +311,9 @@ export class ProcessRelay {
         session.toolCalls!.delete(message.id as Id);
         const failed = message.error !== undefined;
         const toolError = !failed && (message.result as { isError?: unknown } | undefined)?.isError === true;
-        this.audit.record(session.identity, {
-          method: 'tools/call',
-          server: server.name,
-          name: call.name,
-          allowed: true,
-          outcome: failed ? 'error' : toolError ? 'tool_error' : 'ok',
-          ms: performance.now() - call.started,
-        });
+        this.access.ended(session.identity, 'tools/call', server.name, call.name, failed ? 'error' : toolError ? 'tool_error' : 'ok', call.started);
       }
+      if (session.toolLists?.delete(message.id as Id)) out = this.screened(session.identity, server, out);
       // The answer to a request that came through another instance goes back there.
       const elsewhere = session.remote.get(message.id as Id);
       if (elsewhere) {
@@ -340,6 +334,14 @@ export class ProcessRelay {
     if (elsewhere) return this.sendTo(elsewhere, 'out', [out as Record<string, unknown>]);
     const send = related === undefined ? downstream.send(out) : downstream.send(out, { relatedRequestId: related }).catch(() => downstream.send(out));
     void send.catch((err: Error) => this.logger.debug({ mcpServer: server.name, err: err.message }, 'relayed message had nowhere to go'));
+  }
+
+  /** A list answer with only the tools or prompts the caller may see (the access step decides). */
+  private screened(identity: Identity, server: ProcessServer, message: JSONRPCMessage): JSONRPCMessage {
+    const result = (message as { result?: Record<string, unknown> }).result;
+    if (!result || typeof result !== 'object') return message;
+    const screened = this.access.screenListResult(identity, server.name, result);
+    return screened === result ? message : ({ ...message, result: screened } as JSONRPCMessage);
   }
 
   private end(sessionId: string): void {

@@ -3,13 +3,12 @@ import { request } from 'undici';
 import type { Identity } from '../../../kernel/engine/context.js';
 import { redactAnswer, redactAnswerBytes } from '../../../kernel/errors/redact.js';
 import type { Logger } from '../../../kernel/observability/logger.js';
-import type { AuditLog } from '../audit.js';
-import { authorize } from '../authorization.js';
+import type { AccessStep } from '../dispatch/access-step.js';
 import { IDENTITY_META_KEY } from '../identity-forwarding.js';
 import { ownerOf } from '../session-owner.js';
 import type { RemoteServer } from '../upstream/remote-server.js';
-import { RPC } from '../rpc-errors.js';
-import { filtersTools, firstDenied, isListRequest, messagesOf, type RpcMessage } from './message-guard.js';
+import { RPC, RpcFailure } from '../rpc-errors.js';
+import { firstDenied, isListRequest, messagesOf, type RpcMessage } from './message-guard.js';
 import { rewritingStream, type MessageEdit, type TextEdit } from './message-rewriter.js';
 import type { SessionSeal } from './session-seal.js';
 import { exchange, type ExchangeAnswer, type ExchangeSignal } from './upstream-exchange.js';
@@ -93,7 +92,7 @@ function rpcError(id: RpcMessage['id'], code: number, message: string) {
 export class RemoteRelay {
   constructor(
     readonly seal: SessionSeal,
-    private readonly audit: AuditLog,
+    private readonly access: AccessStep,
     private readonly logger: Logger,
   ) {}
 
@@ -134,34 +133,39 @@ export class RemoteRelay {
       upstreamSession = server.sharedSession?.sessionId;
     }
 
-    const denied =
-      firstDenied(identity, server.name, messages) ??
-      (authorize(identity, { action: 'list', server: server.name }).allowed
-        ? undefined
-        : { message: messages[0] ?? {}, reason: 'the credential may not use tool server ' + server.name, scope: { action: 'list' as const, server: server.name } });
+    const denied = this.access.maySee(identity, server.name)
+      ? firstDenied(this.access, identity, server.name, messages, started)
+      : {
+          message: messages[0] ?? {},
+          refusal: this.access.admit(identity, String(messages[0]?.method ?? req.method), { action: 'list', server: server.name }, undefined, started)!,
+        };
     if (denied) {
-      this.audit.record(identity, {
-        method: String(denied.message.method ?? req.method),
-        server: server.name,
-        name: denied.scope.tool,
-        allowed: false,
-        reason: denied.reason,
-        outcome: 'denied',
-        ms: performance.now() - started,
-      });
-      jsonAnswer(res, req.method === 'POST' && denied.message.id !== undefined ? 200 : 403, rpcError(denied.message.id, RPC.FORBIDDEN, `Forbidden: ${denied.reason}.`));
+      const { refusal } = denied;
+      const error = {
+        jsonrpc: '2.0',
+        id: denied.message.id ?? null,
+        error: { code: refusal.code, message: refusal.message, ...(refusal.data === undefined ? {} : { data: refusal.data }) },
+      };
+      jsonAnswer(res, req.method === 'POST' && denied.message.id !== undefined ? 200 : 403, error);
       return;
     }
 
     if (raw && raw.includes(IDENTITY_META_KEY)) raw = withoutForgedIdentity(raw, body);
-    const headers = server.relayHeaders(identity, identityHeaders);
+    let headers: Record<string, string>;
+    try {
+      headers = await server.upstreamHeaders(identity, identityHeaders);
+    } catch (err) {
+      if (!(err instanceof RpcFailure)) throw err;
+      jsonAnswer(res, req.method === 'POST' ? 200 : 502, rpcError(messages[0]?.id, err.code, err.message));
+      return;
+    }
     for (const name of PASSED_REQUEST_HEADERS) {
       const value = req.headers[name];
       if (typeof value === 'string') headers[name] = value;
     }
     if (upstreamSession) headers['mcp-session-id'] = upstreamSession;
     else if (!opening && server.sharedSession?.protocolVersion && !headers['mcp-protocol-version']) headers['mcp-protocol-version'] = server.sharedSession.protocolVersion;
-    const edit = filtersTools(identity) && messages.some(isListRequest) ? this.toolFilter(identity, server.name) : undefined;
+    const edit = this.access.screensLists(identity, server.name) && messages.some(isListRequest) ? this.listFilter(identity, server.name) : undefined;
     const call = messages.find((m) => m.method === 'tools/call');
     await this.forward(req, res, server, headers, raw, {
       firstId: messages[0]?.id,
@@ -171,17 +175,7 @@ export class RemoteRelay {
       sharedSession: !opening && !sessionHeader ? upstreamSession : undefined,
       clientSession: Boolean(sessionHeader),
       sessionOut: opening ? (id) => this.seal.seal({ s: server.name, o: ownerOf(identity), u: id }) : undefined,
-      done: call
-        ? (status) =>
-            this.audit.record(identity, {
-              method: 'tools/call',
-              server: server.name,
-              name: String(call.params?.name ?? ''),
-              allowed: true,
-              outcome: status < 300 ? 'ok' : 'error',
-              ms: performance.now() - started,
-            })
-        : undefined,
+      done: call ? (status) => this.access.ended(identity, 'tools/call', server.name, String(call.params?.name ?? ''), status < 300 ? 'ok' : 'error', started) : undefined,
     });
   }
 
@@ -322,12 +316,13 @@ export class RemoteRelay {
     }
   }
 
-  /** Leaves the tools a caller may not call out of a tools/list answer. */
-  private toolFilter(identity: Identity, server: string): MessageEdit {
+  /** Leaves the tools and prompts a caller may not see out of a list answer (the access step decides). */
+  private listFilter(identity: Identity, server: string): MessageEdit {
     return (message) => {
-      const result = message.result as { tools?: Array<{ name?: unknown }> } | undefined;
-      if (!result || !Array.isArray(result.tools)) return message;
-      return { ...message, result: { ...result, tools: result.tools.filter((t) => authorize(identity, { action: 'list', server, tool: String(t.name) }).allowed) } };
+      const result = message.result as Record<string, unknown> | undefined;
+      if (!result || typeof result !== 'object') return message;
+      const screened = this.access.screenListResult(identity, server, result);
+      return screened === result ? message : { ...message, result: screened };
     };
   }
 }

@@ -19,6 +19,8 @@ import type { Identity } from '../../../kernel/engine/context.js';
 import type { Aggregator, OperationContext, View } from '../aggregator.js';
 import { RpcFailure, RPC } from '../rpc-errors.js';
 import { GATEWAY_VERSION } from '../upstream/upstream-server.js';
+import { dispatchRequest } from '../dispatch/dispatcher.js';
+import { MCP_METHODS, type Offer } from '../dispatch/method-table.js';
 import type { SessionLinks } from '../relay/session-links.js';
 
 /**
@@ -27,6 +29,21 @@ import type { SessionLinks } from '../relay/session-links.js';
  * rarely used at all.
  */
 const SHARED_VALIDATOR = new AjvJsonSchemaValidator();
+
+/** The SDK's request schema of each method the gateway's own sessions serve (the methods themselves: the one method table). */
+const SDK_SCHEMAS: Record<string, unknown> = {
+  'tools/list': ListToolsRequestSchema,
+  'tools/call': CallToolRequestSchema,
+  'prompts/list': ListPromptsRequestSchema,
+  'prompts/get': GetPromptRequestSchema,
+  'resources/list': ListResourcesRequestSchema,
+  'resources/templates/list': ListResourceTemplatesRequestSchema,
+  'resources/read': ReadResourceRequestSchema,
+  'resources/subscribe': SubscribeRequestSchema,
+  'resources/unsubscribe': UnsubscribeRequestSchema,
+  'logging/setLevel': SetLevelRequestSchema,
+  'completion/complete': CompleteRequestSchema,
+};
 
 function identityOf(extra: { authInfo?: AuthInfo }): Identity {
   const identity = extra.authInfo?.extra?.identity as Identity | undefined;
@@ -103,41 +120,24 @@ export function createGatewayMcpServer(aggregator: Aggregator, pinned: string | 
       await sent.get(ctx);
     }
   };
-  const page = async (
-    key: 'tools' | 'prompts' | 'resources' | 'resourceTemplates',
-    params: Record<string, unknown> | undefined,
-    extra: { authInfo?: AuthInfo; signal: AbortSignal; requestId: string | number; sendNotification: (n: any) => Promise<void> },
-  ) => {
-    const got = await aggregator.listPage(key, view(extra), typeof params?.cursor === 'string' ? params.cursor : undefined, op(params, extra));
-    return { [key]: got.items, ...(got.nextCursor ? { nextCursor: got.nextCursor } : {}) } as any;
+  // Every method of the one method table the endpoint offers is served by the one dispatcher;
+  // the SDK refuses a handler for a capability not advertised, so only those advertised are set.
+  const offers: Record<Offer, boolean> = {
+    tools: !!capabilities.tools,
+    prompts: !!capabilities.prompts,
+    resources: !!capabilities.resources,
+    completions: !!capabilities.completions,
+    logging: !!links && !!capabilities.logging,
+    subscribe: !!links && !!capabilities.resources?.subscribe,
   };
-  // The SDK refuses a handler for a capability not advertised: only those advertised are served.
-  if (capabilities.tools) {
-    server.setRequestHandler(ListToolsRequestSchema, (req, extra) => page('tools', req.params, extra));
-    server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
-      const ctx = op(req.params, extra);
-      return (await settled(ctx, aggregator.callTool(view(extra), req.params, ctx))) as any;
+  for (const [method, schema] of Object.entries(SDK_SCHEMAS)) {
+    const offer = MCP_METHODS[method]?.offer;
+    if (!offer || !offers[offer]) continue;
+    server.setRequestHandler(schema as typeof CallToolRequestSchema, async (req, extra) => {
+      const params = (req.params ?? {}) as Record<string, unknown>;
+      const ctx = op(params, extra);
+      return (await settled(ctx, dispatchRequest(aggregator, method, params, view(extra), ctx))) as any;
     });
-  }
-  if (capabilities.prompts) {
-    server.setRequestHandler(ListPromptsRequestSchema, (req, extra) => page('prompts', req.params, extra));
-    server.setRequestHandler(GetPromptRequestSchema, async (req, extra) => (await aggregator.getPrompt(view(extra), req.params, op(req.params, extra))) as any);
-  }
-  if (capabilities.resources) {
-    server.setRequestHandler(ListResourcesRequestSchema, (req, extra) => page('resources', req.params, extra));
-    server.setRequestHandler(ListResourceTemplatesRequestSchema, (req, extra) => page('resourceTemplates', req.params, extra));
-    server.setRequestHandler(ReadResourceRequestSchema, async (req, extra) => (await aggregator.readResource(view(extra), req.params, op(req.params, extra))) as any);
-  }
-  if (links && capabilities.logging) {
-    // Replaces the SDK's own handler: the level goes to the servers that log, for this session.
-    server.setRequestHandler(SetLevelRequestSchema, async (req, extra) => (await aggregator.setLogLevel(view(extra), req.params.level, op(req.params, extra))) as any);
-  }
-  if (links && capabilities.resources?.subscribe) {
-    server.setRequestHandler(SubscribeRequestSchema, async (req, extra) => (await aggregator.subscription(view(extra), req.params.uri, true, op(req.params, extra))) as any);
-    server.setRequestHandler(UnsubscribeRequestSchema, async (req, extra) => (await aggregator.subscription(view(extra), req.params.uri, false, op(req.params, extra))) as any);
-  }
-  if (capabilities.completions) {
-    server.setRequestHandler(CompleteRequestSchema, async (req, extra) => (await aggregator.complete(view(extra), req.params, op(req.params, extra))) as any);
   }
   return server;
 }

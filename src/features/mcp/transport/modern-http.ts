@@ -14,6 +14,8 @@ import type { SessionBus } from '../relay/session-bus.js';
 import type { SessionSeal } from '../relay/session-seal.js';
 import { ownerOf } from '../session-owner.js';
 import { prefixedName } from '../naming.js';
+import { dispatchRequest } from '../dispatch/dispatcher.js';
+import { MCP_METHODS } from '../dispatch/method-table.js';
 
 /** Revisions served statelessly with per-request `_meta` (no initialize, no session). */
 export const MODERN_VERSIONS = ['2026-07-28'];
@@ -279,26 +281,11 @@ export class ModernEndpoint {
             },
           },
         };
-      case 'ping':
-        return { resultType: 'complete' };
-      case 'tools/list':
-        return { resultType: 'complete', tools: await this.aggregator.list('tools', view, op), ...cacheable };
-      case 'prompts/list':
-        return { resultType: 'complete', prompts: await this.aggregator.list('prompts', view, op), ...cacheable };
-      case 'resources/list':
-        return { resultType: 'complete', resources: await this.aggregator.list('resources', view, op), ...cacheable };
-      case 'resources/templates/list':
-        return { resultType: 'complete', resourceTemplates: await this.aggregator.list('resourceTemplates', view, op), ...cacheable };
-      case 'tools/call':
-        return { resultType: 'complete', ...(await this.aggregator.callTool(view, params, op)) };
-      case 'prompts/get':
-        return { resultType: 'complete', ...(await this.aggregator.getPrompt(view, params, op)) };
-      case 'resources/read':
-        return { resultType: 'complete', ...cacheable, ...(await this.aggregator.readResource(view, params, op)) };
-      case 'completion/complete':
-        return { resultType: 'complete', ...(await this.aggregator.complete(view, params, op)) };
-      default:
-        throw new RpcFailure(RPC.METHOD_NOT_FOUND, `Method not found: ${method}`);
+      default: {
+        // Every other method: the one dispatcher (the method table), whole lists, no session-only methods.
+        const result = await dispatchRequest(this.aggregator, method, params, view, op, { wholeLists: true, stateless: true });
+        return { resultType: 'complete', ...(MCP_METHODS[method]?.cacheable ? cacheable : {}), ...result };
+      }
     }
   }
 

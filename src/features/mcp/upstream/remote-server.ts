@@ -13,6 +13,7 @@ import { identityHeaders, IDENTITY_META_KEY } from '../identity-forwarding.js';
 import { RpcFailure, RPC, upstreamFailure } from '../rpc-errors.js';
 import { StatelessClient, STATELESS_VERSION, type StatelessCall } from './stateless-client.js';
 import { undiciFetch } from './undici-fetch.js';
+import { CALLER_CREDENTIAL, UpstreamTokens } from './upstream-token.js';
 import { UpstreamServer, type CallContext, type LinkHandlers, type UpstreamLink } from './upstream-server.js';
 
 /** How long closing a session waits for the server's answer to its DELETE. */
@@ -40,6 +41,8 @@ export class RemoteServer extends UpstreamServer {
   /** The connection pool to the server (the SDK client's session and relayed sessions share it). */
   readonly agent = new Agent({ keepAliveTimeout: 30_000, connections: 128 });
   private readonly configured: [string, string][];
+  /** The tokens of auth.upstream client_credentials or token_exchange (absent for static headers). */
+  private readonly tokens?: UpstreamTokens;
 
   constructor(
     name: string,
@@ -49,16 +52,21 @@ export class RemoteServer extends UpstreamServer {
   ) {
     super(name, config, logger);
     // Its headers and the query values of its URL (`?token=...`).
-    this.secrets = [...Object.values(config.headers ?? {}), ...secretQueryValues(config.url ?? '')];
+    const tokens = config.auth && config.auth.upstream !== 'static' ? new UpstreamTokens(name, config.auth, logger) : undefined;
+    this.tokens = tokens;
+    // Its headers, the query values of its URL (`?token=...`), and its client secret and own tokens (kept up to date by UpstreamTokens).
+    this.secrets = tokens ? tokens.secrets : [];
+    this.secrets.push(...Object.values(config.headers ?? {}), ...secretQueryValues(config.url ?? ''));
     const configured = Object.entries(config.headers ?? {});
     this.configured = configured;
     const send = undiciFetch(this.agent);
-    this.fetch = (url, init) => {
+    this.fetch = async (url, init) => {
       const headers = new Headers(init?.headers);
       for (const [k, v] of configured) headers.set(k, v);
       // The caller's identity (computed by the gateway) wins over a configured header of the same name.
       const identity = this.callHeaders.getStore();
       if (identity) for (const [k, v] of Object.entries(identity)) headers.set(k, v);
+      if (tokens) headers.set('authorization', await tokens.authorization());
       return send(url, { ...init, headers });
     };
   }
@@ -69,7 +77,7 @@ export class RemoteServer extends UpstreamServer {
 
   protected override async connectWithoutHandshake(): Promise<boolean> {
     const client = new StatelessClient(this.config.url!, this.agent);
-    if (!(await client.discover(this.configuredHeaders(), Math.min(this.timeoutMs, 30_000)))) return false;
+    if (!(await client.discover(await this.ownHeaders(), Math.min(this.timeoutMs, 30_000)))) return false;
     this.stateless = client;
     this.listen();
     return true;
@@ -79,6 +87,13 @@ export class RemoteServer extends UpstreamServer {
     return Object.fromEntries(this.configured.map(([k, v]) => [k.toLowerCase(), v]));
   }
 
+  /** The headers of the gateway's own requests (no caller): the configured ones and its own token. */
+  private async ownHeaders(): Promise<Record<string, string>> {
+    const headers = this.configuredHeaders();
+    if (this.tokens) headers.authorization = await CALLER_CREDENTIAL.exit(() => this.tokens!.authorization());
+    return headers;
+  }
+
   /** List changes of a stateless server come on a subscriptions/listen stream, reopened while the server is up. */
   private listen(): void {
     if (this.listening) return;
@@ -86,7 +101,7 @@ export class RemoteServer extends UpstreamServer {
     void (async () => {
       while (!this.stopping && !controller.signal.aborted) {
         try {
-          await this.stateless?.listen(this.configuredHeaders(), controller.signal, (kind) => this.emit('list_changed', kind));
+          await this.stateless?.listen(await this.ownHeaders(), controller.signal, (kind) => this.emit('list_changed', kind));
         } catch {
           // The stream broke: opened again after a pause.
         }
@@ -134,7 +149,7 @@ export class RemoteServer extends UpstreamServer {
       method,
       params: { ...(params ?? {}) },
       meta,
-      headers: this.relayHeaders(ctx.identity),
+      headers: await this.upstreamHeaders(ctx.identity),
       clientCapabilities: ctx.modern?.clientCapabilities ?? session?.clientCapabilities?.() ?? {},
       logLevel: ctx.modern ? ctx.modern.logLevel : session?.logLevel?.(),
       signal: ctx.signal,
@@ -182,6 +197,17 @@ export class RemoteServer extends UpstreamServer {
     const values = computed ?? identityHeaders(identity, this.forwarding);
     for (const k in values) out[k.toLowerCase()] = values[k]!;
     return out;
+  }
+
+  /**
+   * The headers a relayed request carries: relayHeaders, and the token of auth.upstream for the
+   * caller being served (exchanged for theirs) or for the gateway. Fails with the JSON-RPC error
+   * of a token that could not be had.
+   */
+  async upstreamHeaders(identity: Identity, computed?: Record<string, string>): Promise<Record<string, string>> {
+    const headers = this.relayHeaders(identity, computed);
+    if (this.tokens) headers.authorization = await this.tokens.authorization();
+    return headers;
   }
 
   /** The gateway's own session with the server (for callers that keep none), once connected. */

@@ -8,6 +8,28 @@ export function mcpServerProblems(config: GatewayConfig): string[] {
     if (server.url && !/^https?:\/\//i.test(server.url)) out.push(`mcpServers.${name}.url: must be an http:// or https:// address`);
     if (server.command && server.headers) out.push(`mcpServers.${name}.headers: only applies to a remote (url) server`);
     if (server.url && (server.env || server.args || server.cwd)) out.push(`mcpServers.${name}: env, args and cwd only apply to a process (command) server`);
+    const auth = server.auth;
+    if (auth && auth.upstream !== 'static') {
+      if (!server.url) out.push(`mcpServers.${name}.auth.upstream: ${auth.upstream} only applies to a remote (url) server`);
+      for (const field of ['tokenEndpoint', 'clientId', 'clientSecret'] as const) {
+        if (!auth[field]) out.push(`mcpServers.${name}.auth.${field}: required with upstream ${auth.upstream}`);
+      }
+      if (auth.tokenEndpoint && !secureEndpoint(auth.tokenEndpoint)) out.push(`mcpServers.${name}.auth.tokenEndpoint: must be an https:// address (http:// only on loopback)`);
+      if (server.headers && Object.keys(server.headers).some((h) => h.toLowerCase() === 'authorization')) {
+        out.push(`mcpServers.${name}.headers.Authorization: the token comes from auth.upstream ${auth.upstream}; remove the header`);
+      }
+    }
   }
   return out;
+}
+
+/** https://, or http:// on a loopback address (a token endpoint carries credentials). */
+function secureEndpoint(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol === 'https:') return true;
+    return parsed.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(parsed.hostname);
+  } catch {
+    return false;
+  }
 }
