@@ -17,7 +17,7 @@ import { SILENT_EVENTS, type LoopEvents } from './loop-events.js';
 import { loopRouteOf } from './loop-routes.js';
 import { budgetCheck } from './loop-budget.js';
 import { CallerGone, ResponsesLoop, type LoopLimits } from './responses-loop.js';
-import { TOOL_LOOP_RAN } from './tool-loop-slots.js';
+import { ANSWERED_BY_GATEWAY } from '../models/responses/answered-by-gateway.js';
 
 type Json = Record<string, any>;
 
@@ -120,7 +120,7 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
         }
         return route.loopAnswer(answerOf(ctx), request);
       };
-      ctx.set(TOOL_LOOP_RAN, true);
+      ctx.set(ANSWERED_BY_GATEWAY, true);
       const budgetSpent = budgetCheck(ctx, services);
       const loopOf = (events: LoopEvents, onModelCall?: () => void) =>
         new ResponsesLoop({

@@ -15,7 +15,7 @@ import { modelAnswer } from '../stream-answer.js';
 import { isTranslated } from '../translations.js';
 import { normalizeInput, outputAsInput } from './input-items.js';
 import { RESPONSE_STORE, type StoredResponse } from './response-store.js';
-import { TOOL_LOOP_RAN } from '../../tool-loop/tool-loop-slots.js';
+import { ANSWERED_BY_GATEWAY } from './answered-by-gateway.js';
 
 type GatewayContext = ModelContext;
 type Json = Record<string, any>;
@@ -226,7 +226,7 @@ export default defineStage<ResponsesStateStageConfig, GatewayContext>({
           id: String(response.id),
           provider,
           // a tool loop's answer is the gateway's own: the provider keeps none of it
-          native: native && !ctx.get(TOOL_LOOP_RAN),
+          native: native && !ctx.get(ANSWERED_BY_GATEWAY),
           previousId: previousId ?? null,
           response: withPrevious(response, restoredPrevious),
           inputItems,
