@@ -39,6 +39,7 @@ COPY --from=build /app/dist ./dist
 COPY package.json gateway.yaml ./
 COPY schema ./schema
 COPY prices ./prices
+COPY providers ./providers
 COPY pipelines ./pipelines
 COPY examples ./examples
 RUN mkdir -p /var/lib/gateway && chown node:node /var/lib/gateway

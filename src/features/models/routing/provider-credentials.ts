@@ -1,7 +1,8 @@
 import { headerValue, type GatewayContext } from '../../../kernel/engine/context.js';
+import { PROVIDER_DATA } from '../providers/builtin-providers.js';
 
-/** Provider-specific settings that travel as x-gateway-<field-with-dashes> headers. */
-export const PROVIDER_OPTION_FIELDS = [
+/** Provider-specific settings that travel as x-gateway-<field-with-dashes> headers: the translated providers', then each data file's options. */
+export const PROVIDER_OPTION_FIELDS: readonly string[] = [
   'azure_resource_name',
   'azure_deployment_id',
   'azure_api_version',
@@ -12,8 +13,8 @@ export const PROVIDER_OPTION_FIELDS = [
   'vertex_project_id',
   'vertex_region',
   'vertex_service_account_json',
-  'fireworks_account_id',
-] as const;
+  ...new Set(PROVIDER_DATA.flatMap((data) => (data.options ?? []).map((option) => option.field))),
+];
 
 const OPTION_HEADERS = PROVIDER_OPTION_FIELDS.map((field) => [field, `x-gateway-${field.replace(/_/g, '-')}`] as const);
 const SECRET_OPTIONS = new Set(['aws_secret_access_key', 'aws_session_token', 'vertex_service_account_json', 'aws_access_key_id']);

@@ -35,11 +35,12 @@ export const CALLER_VALUE_RULES: Record<string, CallerValueRule> = {
     pattern: /^(?:global|[a-z]+(?:-[a-z]+\d{1,2})?)$/,
     what: 'a Google Cloud region such as us-central1, or global',
   },
-  fireworks_account_id: {
-    pattern: /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})$/,
-    what: 'a Fireworks account id (letters, digits and hyphens)',
-  },
 };
+
+/** Adds the rule of a setting a provider declares (its data file's options); a field keeps its first rule. */
+export function addCallerValueRule(field: string, rule: CallerValueRule): void {
+  CALLER_VALUE_RULES[field] ??= rule;
+}
 
 /** The header that carries a provider setting: x-gateway-<field with dashes>. */
 export function settingHeader(field: string): string {
