@@ -138,7 +138,7 @@ export interface ProviderData {
     [k: string]: string;
   };
   /**
-   * Request fields of chat and completions requests the provider names differently or does not take.
+   * Request fields of chat, completions and embeddings requests the provider names differently or does not take.
    */
   params?: {
     /**

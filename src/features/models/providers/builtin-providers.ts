@@ -29,7 +29,12 @@ export function readProviderData(dir = PROVIDER_DATA_DIR): ProviderData[] {
   for (const name of readdirSync(dir).sort()) {
     if (!name.endsWith('.yaml')) continue;
     const file = join(dir, name);
-    const data = parseYaml(readFileSync(file, 'utf8')) as ProviderData;
+    let data: ProviderData;
+    try {
+      data = parseYaml(readFileSync(file, 'utf8')) as ProviderData;
+    } catch (err) {
+      throw new Error(`${file}: not YAML: ${(err as Error).message}`);
+    }
     if (!validate(data)) throw new Error(`${file}: ${describeErrors(validate.errors).join('; ')}`);
     const problem = dataProblem(data, name);
     if (problem) throw new Error(`${file}: ${problem}`);

@@ -77,14 +77,14 @@ export function dataRequiresKey(data: ProviderData): boolean {
 
 type Json = Record<string, any>;
 
-/** The body as the provider takes it: bounds checked (or clamped), fields dropped and renamed. */
+/** The body of chat, completions and embeddings requests as the provider takes it: bounds checked (or clamped), fields dropped and renamed. */
 function requestBodyOf(data: ProviderData): ((op: Operation, body: Json) => Json | undefined) | undefined {
   const rename = Object.entries(data.params?.rename ?? {});
   const drop = data.params?.drop ?? [];
   const constraints = Object.entries(data.constraints ?? {});
   if (!rename.length && !drop.length && !constraints.length) return undefined;
   return (op, body) => {
-    if (op !== 'chat.completions' && op !== 'completions') return undefined;
+    if (op !== 'chat.completions' && op !== 'completions' && op !== 'embeddings') return undefined;
     let out: Json | undefined;
     const edit = (): Json => (out ??= { ...body });
     for (const [field, bound] of constraints) {
