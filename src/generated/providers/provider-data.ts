@@ -87,6 +87,8 @@ export interface ProviderData {
       | 'responses.delete'
       | 'responses.cancel'
       | 'responses.input_items'
+      | 'rerank'
+      | 'moderations'
       | 'audio'
       | 'files'
       | 'batches'
@@ -123,6 +125,8 @@ export interface ProviderData {
       | 'responses.delete'
       | 'responses.cancel'
       | 'responses.input_items'
+      | 'rerank'
+      | 'moderations'
       | 'audio'
       | 'files'
       | 'batches'
@@ -138,7 +142,7 @@ export interface ProviderData {
     [k: string]: string;
   };
   /**
-   * Request fields of chat, completions and embeddings requests the provider names differently or does not take.
+   * Request fields of chat, completions, embeddings and rerank requests the provider names differently or does not take.
    */
   params?: {
     /**
@@ -213,7 +217,7 @@ export interface ProviderData {
   /**
    * A translation kept in code, by the provider folder that holds it (operations that are not OpenAI's shape).
    */
-  code?: 'together-ai' | 'fireworks-ai' | 'mistral-ai';
+  code?: 'together-ai' | 'fireworks-ai' | 'mistral-ai' | 'voyage';
   /**
    * Quirks and limits worth knowing (shown in the README).
    */

@@ -12,6 +12,8 @@ import { togetherImages } from './together-ai/images.js';
 import { fireworksFineTuning } from './fireworks-ai/fine-tuning.js';
 import { mistralFiles } from './mistral-ai/files.js';
 import { mistralFineTuning } from './mistral-ai/fine-tuning.js';
+import { mistralModerations } from './mistral-ai/moderations.js';
+import { voyageCode } from './voyage/rerank.js';
 import anthropic from './anthropic/index.js';
 import bedrock from './bedrock/index.js';
 import cohere from './cohere/index.js';
@@ -47,7 +49,8 @@ export function readProviderData(dir = PROVIDER_DATA_DIR): ProviderData[] {
 const PROVIDER_CODE: Record<NonNullable<ProviderData['code']>, ProviderCode> = {
   'together-ai': { overrides: { ...togetherFiles, ...togetherFineTuning, ...togetherImages } },
   'fireworks-ai': { overrides: fireworksFineTuning },
-  'mistral-ai': { overrides: { ...mistralFiles, ...mistralFineTuning } },
+  'mistral-ai': { overrides: { ...mistralFiles, ...mistralFineTuning }, ...mistralModerations },
+  voyage: voyageCode,
 };
 
 /** Every data file of providers/ (read once, at start-up). */

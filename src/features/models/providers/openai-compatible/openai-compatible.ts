@@ -34,6 +34,8 @@ export const OPENAI_PATHS: Partial<Record<Operation, { method: string; path: (p:
   'fine_tuning.jobs.cancel': { method: 'POST', path: (p) => `/fine_tuning/jobs/${enc(p.job_id)}/cancel`, kind: 'none' },
   'fine_tuning.jobs.events': { method: 'GET', path: (p) => `/fine_tuning/jobs/${enc(p.job_id)}/events`, kind: 'none' },
   'models.list': { method: 'GET', path: () => '/models', kind: 'none' },
+  rerank: { method: 'POST', path: () => '/rerank', kind: 'json' },
+  moderations: { method: 'POST', path: () => '/moderations', kind: 'json' },
   'responses.create': { method: 'POST', path: () => '/responses', kind: 'json' },
   'responses.retrieve': { method: 'GET', path: (p) => `/responses/${enc(p.response_id)}`, kind: 'none' },
   'responses.delete': { method: 'DELETE', path: (p) => `/responses/${enc(p.response_id)}`, kind: 'none' },

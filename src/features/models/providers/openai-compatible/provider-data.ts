@@ -27,8 +27,13 @@ export type { ProviderData };
 
 /** What a provider's code adds to its data (translated operations, fields its code reads). */
 export interface ProviderCode {
+  /** Operations served by code of their own (other paths or shapes). */
   overrides?: Partial<Record<Operation, OperationAdapter>>;
   settingFields?: readonly string[];
+  /** A request body translated for one operation (after the file's renames and drops). */
+  bodies?: Partial<Record<Operation, (body: Record<string, any>) => Record<string, any>>>;
+  /** An answer translated into the gateway's shape for one operation. */
+  answers?: Partial<Record<Operation, (body: any, call: ProviderCall) => unknown>>;
 }
 
 /** One option of a data file (a setting its address or code is built from). */
@@ -77,14 +82,14 @@ export function dataRequiresKey(data: ProviderData): boolean {
 
 type Json = Record<string, any>;
 
-/** The body of chat, completions and embeddings requests as the provider takes it: bounds checked (or clamped), fields dropped and renamed. */
+/** The body of chat, completions, embeddings and rerank requests as the provider takes it: bounds checked (or clamped), fields dropped and renamed. */
 function requestBodyOf(data: ProviderData): ((op: Operation, body: Json) => Json | undefined) | undefined {
   const rename = Object.entries(data.params?.rename ?? {});
   const drop = data.params?.drop ?? [];
   const constraints = Object.entries(data.constraints ?? {});
   if (!rename.length && !drop.length && !constraints.length) return undefined;
   return (op, body) => {
-    if (op !== 'chat.completions' && op !== 'completions' && op !== 'embeddings') return undefined;
+    if (op !== 'chat.completions' && op !== 'completions' && op !== 'embeddings' && op !== 'rerank') return undefined;
     let out: Json | undefined;
     const edit = (): Json => (out ??= { ...body });
     for (const [field, bound] of constraints) {
@@ -191,31 +196,50 @@ export function providerFromData(data: ProviderData, code: ProviderCode = {}): P
     if (!new RegExp(option.pattern).test(value)) throw badRequest(`${settingHeader(field)} must be ${option.what}.`, settingHeader(field));
     return value;
   };
-  const requestBody = requestBodyOf(data);
+  const fileBody = requestBodyOf(data);
+  const codeBodies = code.bodies ?? {};
+  const requestBody =
+    fileBody || Object.keys(codeBodies).length
+      ? (op: Operation, body: Json): Json | undefined => {
+          const own = fileBody?.(op, body);
+          const translate = codeBodies[op];
+          return translate ? translate(own ?? body) : own;
+        }
+      : undefined;
   const answerRewrite = usageRewriteOf(data);
   const hosts = hostsOf(data, options);
+  const definition = openAICompatible({
+    name: data.id,
+    displayName: data.name,
+    defaultBaseUrl: data.base_url,
+    operations: dataOperations(data),
+    requiresKey: dataRequiresKey(data),
+    settingFields: [...options.keys(), ...(code.settingFields ?? [])],
+    authHeaders: (key) => (key ? { [header]: `${prefix}${key}` } : {}),
+    ...(fields.length
+      ? { baseUrlFor: (call: ProviderCall, settings: ProviderSettings) => data.base_url.replace(/\{([a-z0-9_]+)\}/g, (_, f: string) => optionValue(call, settings, f)) }
+      : {}),
+    ...(hosts ? { hosts } : {}),
+    ...(Object.keys(paths).length ? { paths } : {}),
+    ...(data.headers ? { headers: data.headers } : {}),
+    ...(requestBody ? { requestBody } : {}),
+    ...(answerRewrite ? { answerRewrite } : {}),
+    reasoning: { renamed: data.reasoning?.field === 'reasoning', takesReasoningBack: data.reasoning?.takes_back === true },
+    ...(data.rate_limit_headers === 'bare' ? { passHeaders: BARE_RATELIMIT_HEADERS } : {}),
+    ...(code.overrides ? { overrides: code.overrides } : {}),
+    schema,
+  });
+  const answers = Object.entries(code.answers ?? {}) as Array<[Operation, (body: any, call: ProviderCall) => unknown]>;
   return {
-    ...openAICompatible({
-      name: data.id,
-      displayName: data.name,
-      defaultBaseUrl: data.base_url,
-      operations: dataOperations(data),
-      requiresKey: dataRequiresKey(data),
-      settingFields: [...options.keys(), ...(code.settingFields ?? [])],
-      authHeaders: (key) => (key ? { [header]: `${prefix}${key}` } : {}),
-      ...(fields.length
-        ? { baseUrlFor: (call: ProviderCall, settings: ProviderSettings) => data.base_url.replace(/\{([a-z0-9_]+)\}/g, (_, f: string) => optionValue(call, settings, f)) }
-        : {}),
-      ...(hosts ? { hosts } : {}),
-      ...(Object.keys(paths).length ? { paths } : {}),
-      ...(data.headers ? { headers: data.headers } : {}),
-      ...(requestBody ? { requestBody } : {}),
-      ...(answerRewrite ? { answerRewrite } : {}),
-      reasoning: { renamed: data.reasoning?.field === 'reasoning', takesReasoningBack: data.reasoning?.takes_back === true },
-      ...(data.rate_limit_headers === 'bare' ? { passHeaders: BARE_RATELIMIT_HEADERS } : {}),
-      ...(code.overrides ? { overrides: code.overrides } : {}),
-      schema,
-    }),
+    ...definition,
     description: `${data.name}: OpenAI-compatible API (${data.docs})`,
+    create(settings) {
+      const instance = definition.create(settings);
+      for (const [op, answer] of answers) {
+        const adapter = instance.operations[op];
+        if (adapter) instance.operations[op] = { ...adapter, response: answer };
+      }
+      return instance;
+    },
   };
 }
