@@ -212,6 +212,10 @@ export interface ProviderData {
      * What the value is, for the error message.
      */
     what: string;
+    /**
+     * A credential: masked in answers and logs.
+     */
+    secret?: boolean;
     default?: string;
   }[];
   /**

@@ -5,7 +5,7 @@ import type { ProviderDefinition } from './provider.js';
 import { describeErrors, validatorFor } from '../../../kernel/config/schema-validator.js';
 import { ROOT_DIR } from '../../../kernel/paths.js';
 import { dataProblem, providerFromData, type ProviderCode, type ProviderData } from './openai-compatible/provider-data.js';
-import { addCallerValueRule } from './shared/caller-values.js';
+import { declareFields } from './provider-registry.js';
 import { togetherFiles } from './together-ai/files.js';
 import { togetherFineTuning } from './together-ai/fine-tuning.js';
 import { togetherImages } from './together-ai/images.js';
@@ -56,9 +56,6 @@ const PROVIDER_CODE: Record<NonNullable<ProviderData['code']>, ProviderCode> = {
 /** Every data file of providers/ (read once, at start-up). */
 export const PROVIDER_DATA: readonly ProviderData[] = readProviderData();
 
-// Each option a data file declares is checked like every caller value that reaches an address.
-for (const data of PROVIDER_DATA) for (const option of data.options ?? []) addCallerValueRule(option.field, { pattern: new RegExp(option.pattern), what: option.what });
-
 /**
  * Every provider that ships with the gateway: the OpenAI-compatible ones from their data files
  * (providers/<id>.yaml), then the translated ones. Adding a compatible provider: add its data
@@ -73,3 +70,6 @@ export const BUILTIN_PROVIDERS: ProviderDefinition[] = [
   vertexAi,
   azureOpenai,
 ];
+
+// The settings each built-in declares are known from start-up on (a registry declares them again, and a plugin's).
+for (const def of BUILTIN_PROVIDERS) declareFields(def);

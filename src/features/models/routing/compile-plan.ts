@@ -2,11 +2,14 @@ import type { RoutingTarget } from '../../../generated/routing.js';
 import { compileQuery, QueryError, type PatternOrigin } from './conditions.js';
 import { inheritSettings, settingsSecrets } from './inheritance.js';
 import type { CompiledCondition, CompiledPlan, PlanNode, StrategyMode, TargetSettings } from './plan.js';
-import { CALLER_VALUE_RULES, callerValueProblem, headerSafe } from '../providers/shared/caller-values.js';
+import { addressFields, callerValueProblem, headerSafe } from '../providers/shared/caller-values.js';
+import { headerFieldNames } from '../providers/shared/provider-fields.js';
 import { forwardHeaderProblem } from './forwarded-headers.js';
 
-/** Target fields that become header values upstream. */
-const HEADER_FIELDS = ['api_key', 'aws_access_key_id', 'aws_secret_access_key', 'aws_session_token'] as const;
+/** Target fields that become header values upstream: the key, and the settings providers declare as headers. */
+function headerFields(): string[] {
+  return ['api_key', ...headerFieldNames()];
+}
 
 /** What compiling a config needs to know about the gateway it runs in. */
 export interface PlanEnvironment {
@@ -48,11 +51,11 @@ function checkSettings(node: RoutingTarget, path: string, env: PlanEnvironment, 
   }
   if (node.credential !== undefined && node.api_key !== undefined) problems.push(`${join(path, 'credential')}: give api_key or credential, not both`);
   const fields = node as Record<string, unknown>;
-  for (const field of Object.keys(CALLER_VALUE_RULES)) {
+  for (const field of addressFields()) {
     const problem = callerValueProblem(field, fields[field]);
     if (problem) problems.push(`${join(path, field)}: ${problem}`);
   }
-  for (const field of HEADER_FIELDS) {
+  for (const field of headerFields()) {
     const value = fields[field];
     if (typeof value === 'string' && !headerSafe(value)) problems.push(`${join(path, field)}: must not contain line breaks, NUL or characters a header cannot carry`);
   }

@@ -3,7 +3,7 @@ import { providerSettingsSchema } from '../shared/settings-schema.js';
 import type { Operation } from '../../../../contract/operations.js';
 import { GatewayError } from '../../../../contract/errors/gateway-error.js';
 import type { UpstreamRequest } from '../shared/upstream-request.js';
-import type { OperationAdapter, ProviderCall, ProviderDefinition, ProviderInstance, ProviderSettings, StreamAdapter } from '../provider.js';
+import type { OperationAdapter, ProviderCall, ProviderDefinition, ProviderField, ProviderInstance, ProviderSettings, StreamAdapter } from '../provider.js';
 import { mapOpenAIError } from './openai-errors.js';
 import { uploadForm } from '../shared/upload-form.js';
 import { mentionsReasoning, renameReasoningInAnswer, renameReasoningInChunk, upstreamChatBody, type ReasoningDialect } from './reasoning-dialect.js';
@@ -170,6 +170,8 @@ export interface OpenAICompatibleOptions {
   requestBody?: (operation: Operation, body: Record<string, any>) => Record<string, any> | undefined;
   /** Chat answer fields the provider names differently (besides reasoning). */
   answerRewrite?: AnswerRewrite;
+  /** The settings it declares (see ProviderDefinition.fields). */
+  fields?: readonly ProviderField[];
   /** Settings schema (providers.<id>); default PROVIDER_SETTINGS_SCHEMA. */
   schema?: Record<string, unknown>;
 }
@@ -199,6 +201,7 @@ export function openAICompatible(options: OpenAICompatibleOptions): ProviderDefi
     name: options.name,
     displayName: options.displayName,
     schema: options.schema ?? PROVIDER_SETTINGS_SCHEMA,
+    ...(options.fields ? { fields: options.fields } : {}),
     create(settings: ProviderSettings): ProviderInstance {
       const baseUrl = trimSlash(settings.baseUrl ?? options.defaultBaseUrl);
       const extraHeaders = { ...options.headers, ...settings.headers };

@@ -18,7 +18,7 @@ import {
   type Operation,
 } from '../../../../contract/operations.js';
 import { badRequest } from '../../../../contract/errors/gateway-error.js';
-import type { OperationAdapter, ProviderCall, ProviderDefinition, ProviderSettings } from '../provider.js';
+import type { OperationAdapter, ProviderCall, ProviderDefinition, ProviderField, ProviderSettings } from '../provider.js';
 import { BARE_RATELIMIT_HEADERS } from '../shared/upstream-headers.js';
 import { settingHeader } from '../shared/caller-values.js';
 import { openAICompatible, PROVIDER_SETTINGS_SCHEMA, type AnswerRewrite } from './openai-compatible.js';
@@ -172,7 +172,7 @@ function hostsOf(data: ProviderData, options: Map<string, ProviderOption>): RegE
 /** The provider definition a data file describes. */
 export function providerFromData(data: ProviderData, code: ProviderCode = {}): ProviderDefinition {
   const options = new Map((data.options ?? []).map((o) => [o.field, o]));
-  const fields = placeholders(data.base_url);
+  const templateFields = placeholders(data.base_url);
   const paths: Partial<Record<Operation, string>> = { ...(data.paths as Partial<Record<Operation, string>>) };
   if (data.models_endpoint && data.models_endpoint !== '/models') paths['models.list'] = data.models_endpoint;
   const header = data.auth.header;
@@ -208,6 +208,14 @@ export function providerFromData(data: ProviderData, code: ProviderCode = {}): P
       : undefined;
   const answerRewrite = usageRewriteOf(data);
   const hosts = hostsOf(data, options);
+  const hostFields = new Set(placeholders(/^https?:\/\/([^/]+)/.exec(data.base_url)?.[1] ?? ''));
+  const fields: ProviderField[] = [...options.values()].map((o) => ({
+    name: o.field,
+    pattern: new RegExp(o.pattern),
+    what: o.what,
+    ...(hostFields.has(o.field) ? { host: true } : {}),
+    ...(o.secret ? { secret: true } : {}),
+  }));
   const definition = openAICompatible({
     name: data.id,
     displayName: data.name,
@@ -215,8 +223,9 @@ export function providerFromData(data: ProviderData, code: ProviderCode = {}): P
     operations: dataOperations(data),
     requiresKey: dataRequiresKey(data),
     settingFields: [...options.keys(), ...(code.settingFields ?? [])],
+    fields,
     authHeaders: (key) => (key ? { [header]: `${prefix}${key}` } : {}),
-    ...(fields.length
+    ...(templateFields.length
       ? { baseUrlFor: (call: ProviderCall, settings: ProviderSettings) => data.base_url.replace(/\{([a-z0-9_]+)\}/g, (_, f: string) => optionValue(call, settings, f)) }
       : {}),
     ...(hosts ? { hosts } : {}),
