@@ -1,9 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import type { ProviderDefinition } from './provider.js';
 import { describeErrors, validatorFor } from '../../../kernel/config/schema-validator.js';
 import { ROOT_DIR } from '../../../kernel/paths.js';
+import { parsedProviderData } from './provider-data-files.js';
 import { dataProblem, providerFromData, type ProviderCode, type ProviderData } from './openai-compatible/provider-data.js';
 import { declareFields } from './provider-registry.js';
 import { togetherFiles } from './together-ai/files.js';
@@ -28,19 +27,11 @@ export const PROVIDER_DATA_DIR = join(ROOT_DIR, 'providers');
 export function readProviderData(dir = PROVIDER_DATA_DIR): ProviderData[] {
   const validate = validatorFor('providers/provider-data.schema.json');
   const out: ProviderData[] = [];
-  for (const name of readdirSync(dir).sort()) {
-    if (!name.endsWith('.yaml')) continue;
-    const file = join(dir, name);
-    let data: ProviderData;
-    try {
-      data = parseYaml(readFileSync(file, 'utf8')) as ProviderData;
-    } catch (err) {
-      throw new Error(`${file}: not YAML: ${(err as Error).message}`);
-    }
+  for (const { name, file, data } of parsedProviderData(dir)) {
     if (!validate(data)) throw new Error(`${file}: ${describeErrors(validate.errors).join('; ')}`);
-    const problem = dataProblem(data, name);
+    const problem = dataProblem(data as ProviderData, name);
     if (problem) throw new Error(`${file}: ${problem}`);
-    out.push(data);
+    out.push(data as ProviderData);
   }
   return out;
 }

@@ -7,6 +7,7 @@ import { providerFromData, type ProviderData } from '../../../../../src/features
 import { BUILTIN_PROVIDERS, PROVIDER_DATA, readProviderData } from '../../../../../src/features/models/providers/builtin-providers.js';
 import { guardProvider } from '../../../../../src/features/models/providers/shared/upstream-guard.js';
 import { GatewayError } from '../../../../../src/contract/errors/gateway-error.js';
+import { parsedProviderData, providerDataTexts } from '../../../../../src/features/models/providers/provider-data-files.js';
 // @ts-expect-error: a plain script without types
 import { renderTable, withTable } from '../../../../../scripts/provider-table.mjs';
 
@@ -155,6 +156,24 @@ describe('providers as data: the interpreter', () => {
         'id: bad\nname: Bad\ndocs: https://x.example\nkind: hosted\nbase_url: https://x.example/{zone_id}\nauth: { header: authorization }\noperations: [chat.completions]\nprices: none\n',
       );
       expect(() => readProviderData(dir)).toThrow(/\{zone_id\}, which no option declares/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('providers as data: the build parses the files once', () => {
+  it('the hash covers every file name and text; without a build copy made from them the YAML is parsed', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-provider-texts-'));
+    try {
+      writeFileSync(join(dir, 'a.yaml'), 'id: a\n');
+      const first = providerDataTexts(dir).hash;
+      writeFileSync(join(dir, 'a.yaml'), 'id: b\n');
+      expect(providerDataTexts(dir).hash).not.toBe(first);
+      writeFileSync(join(dir, 'b.yaml'), 'id: [unclosed\n');
+      expect(() => parsedProviderData(dir)).toThrow(/b\.yaml: not YAML/);
+      rmSync(join(dir, 'b.yaml'));
+      expect(parsedProviderData(dir)).toEqual([{ name: 'a.yaml', file: join(dir, 'a.yaml'), data: { id: 'b' } }]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
