@@ -24,6 +24,7 @@ ARG SQLITE_NODE_HEADERS=24.18.1
 RUN case "$(node -v)" in v24.*) npm rebuild better-sqlite3 --target="$SQLITE_NODE_HEADERS" ;; *) npm rebuild better-sqlite3 ;; esac
 COPY tsconfig.json tsconfig.build.json ./
 COPY schema ./schema
+COPY providers ./providers
 COPY scripts ./scripts
 COPY src ./src
 RUN npm run build
@@ -39,6 +40,7 @@ COPY --from=build /app/dist ./dist
 COPY package.json gateway.yaml ./
 COPY schema ./schema
 COPY prices ./prices
+COPY providers ./providers
 COPY pipelines ./pipelines
 COPY examples ./examples
 RUN mkdir -p /var/lib/gateway && chown node:node /var/lib/gateway

@@ -44,4 +44,7 @@ try {
 const built = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
 if (built.status !== 0) process.exit(built.status ?? 1);
 const compiled = spawnSync(process.execPath, [join('scripts', 'compile-schemas.mjs'), 'dist'], { stdio: 'inherit' });
-process.exit(compiled.status ?? 1);
+if (compiled.status !== 0) process.exit(compiled.status ?? 1);
+// The provider data files parsed once (start-up then parses no YAML; without it the gateway parses them).
+const providers = spawnSync(process.execPath, [join('scripts', 'compile-provider-data.mjs'), 'dist'], { stdio: 'inherit' });
+process.exit(providers.status ?? 1);

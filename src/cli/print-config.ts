@@ -3,6 +3,8 @@ import type { GatewayConfig } from '../generated/gateway.js';
 import { configSecrets } from '../kernel/config/config-secrets.js';
 import { isSecretField, maskable } from '../kernel/errors/redact.js';
 import { maskQueryValues } from '../kernel/config/url-query.js';
+// The built-in providers declare their secret settings (aws_access_key_id, ...) when loaded.
+import '../features/models/providers/builtin-providers.js';
 
 const REDACTED = '[REDACTED]';
 

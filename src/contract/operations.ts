@@ -30,6 +30,8 @@ export const OPERATIONS = [
   'responses.input_items',
   'messages.create',
   'messages.count_tokens',
+  'rerank',
+  'moderations',
 ] as const;
 
 export type Operation = (typeof OPERATIONS)[number];
@@ -53,5 +55,5 @@ export const RESPONSES_OPERATIONS = [
   'responses.input_items',
 ] as const satisfies readonly Operation[];
 
-/** Everything OpenAI's own API serves (all but Anthropic's Messages API). */
-export const OPENAI_API_OPERATIONS: Operation[] = OPERATIONS.filter((op) => !op.startsWith('messages.'));
+/** Everything OpenAI's own API serves (all but Anthropic's Messages API and rerank). */
+export const OPENAI_API_OPERATIONS: Operation[] = OPERATIONS.filter((op) => !op.startsWith('messages.') && op !== 'rerank');

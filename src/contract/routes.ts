@@ -100,6 +100,8 @@ export const PROVIDER_ROUTES: RouteSpec[] = [
   route('POST', '/v1/responses/{response_id}/cancel', 'responses.cancel', 'none'),
   route('GET', '/v1/responses/{response_id}/input_items', 'responses.input_items', 'none'),
   route('POST', '/v1/messages', 'messages.create', 'json', 'requests/messages-create.schema.json', 'anthropic'),
+  route('POST', '/v1/rerank', 'rerank', 'json', 'requests/rerank.schema.json'),
+  route('POST', '/v1/moderations', 'moderations', 'json', 'requests/moderations.schema.json'),
   route('POST', '/v1/messages/count_tokens', 'messages.count_tokens', 'json', 'requests/messages-count-tokens.schema.json', 'anthropic'),
 ];
 

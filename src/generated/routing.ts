@@ -108,6 +108,13 @@ export interface RoutingTarget {
     | {
         [k: string]: unknown;
       };
+  /**
+   * A setting a provider declares (its fields, e.g. cloudflare_account_id, databricks_host): a name no provider declares is refused when the config is compiled.
+   *
+   * This interface was referenced by `RoutingTarget`'s JSON-Schema definition
+   * via the `patternProperty` "^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$".
+   */
+  [k: string]: unknown;
 }
 /**
  * Retries of one target. None unless configured.

@@ -226,7 +226,11 @@ export default defineStage<ForwardStageConfig, GatewayContext>({
       if (!provider) throw badRequest(`Unknown provider "${target.provider}".`, 'x-gateway-provider');
       const adapter = provider.operations[ctx.endpoint.operation];
       if (!adapter) {
-        throw badRequest(`Provider ${provider.id} does not support ${ctx.route} (${ctx.endpoint.operation}).`, 'x-gateway-provider');
+        const op = ctx.endpoint.operation;
+        const serving = providers.ids().filter((id) => providers.get(id)?.operations[op]);
+        const why = op === 'moderations' ? ` ${provider.id} has no moderation model.` : '';
+        const others = serving.length ? ` Providers that serve it: ${serving.join(', ')}.` : '';
+        throw badRequest(`Provider ${provider.id} does not support ${ctx.route} (${op}).${why}${others}`, 'x-gateway-provider');
       }
       if (provider.requiresKey && !target.apiKey) {
         throw new GatewayError('invalid_api_key', `No API key for ${provider.id}.`, { provider: provider.id });

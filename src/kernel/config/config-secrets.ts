@@ -3,8 +3,8 @@ import { secretQueryValues } from './url-query.js';
 
 /** Containers whose every value is a credential: headers sent upstream, a tool server's environment. */
 const SECRET_CONTAINERS = new Set(['headers', 'env']);
-/** Routing-target fields that carry credentials (and are not named like one). */
-const SECRET_OPTIONS = new Set(['vertex_service_account_json', 'aws_access_key_id', 'key']);
+/** Fields that carry credentials and are not named like one (auth.apiKeys[].key); extensions declare theirs (declareSecretFields). */
+const SECRET_OPTIONS = new Set(['key']);
 
 function urlPassword(value: string): string | undefined {
   if (!/^[a-z][a-z0-9+.-]*:\/\/[^/@\s]*:[^/@\s]*@/i.test(value)) return undefined;
@@ -18,7 +18,8 @@ function urlPassword(value: string): string | undefined {
 
 /**
  * Every secret a gateway config holds, for the redactor: values of fields named like a
- * credential (adminToken, clientSecret, signingSecret, api_key, apiKey, aws_*, ...), every
+ * credential (adminToken, clientSecret, signingSecret, api_key, apiKey, the fields extensions
+ * declare secret, ...), every
  * value under `headers` (providers, tool servers, webhooks, exporters) and a tool server's
  * `env`, configured keys (`auth.apiKeys[].key`), service-account JSON (and its private key),
  * the password of any URL (storage.url, redis.url), and every query value of any URL (a tool
@@ -41,7 +42,8 @@ export function configSecrets(config: unknown): string[] {
       const password = urlPassword(node);
       if (password) out.push(password);
       for (const v of secretQueryValues(node)) out.push(v);
-      if (key === 'vertex_service_account_json') {
+      // A secret that is a JSON document (a service account key): its private key too.
+      if (isSecretField(key) && node.trimStart().startsWith('{')) {
         try {
           add(JSON.parse(node));
         } catch {
@@ -55,7 +57,7 @@ export function configSecrets(config: unknown): string[] {
       return;
     }
     if (typeof node === 'object') {
-      if (key === 'vertex_service_account_json') add(node);
+      if (isSecretField(key) && !SECRET_CONTAINERS.has(key)) add(node);
       for (const [k, v] of Object.entries(node as Record<string, unknown>)) walk(v, k, key, depth + 1);
     }
   };

@@ -30,11 +30,28 @@ export const MIN_SECRET_LENGTH = 4;
 const NOT_SECRET = /^(true|false|null|yes|no|on|off|-?\d+(\.\d+)?)$/i;
 
 const SECRET_FIELD =
-  /^(authorization|proxy-authorization|x-gateway-api-key|x-gateway-token|api[-_]?key|x-api-key|cookie|set-cookie|.*secret.*|.*password.*|.*token$|aws_session_token|aws_access_key_id|vertex_service_account_json|private_key)$/i;
+  /^(authorization|proxy-authorization|x-gateway-api-key|x-gateway-token|api[-_]?key|x-api-key|cookie|set-cookie|.*secret.*|.*password.*|.*token$|private_key)$/i;
+
+/** Field names extensions declare as secrets (a provider's credential settings), lower case. */
+const DECLARED_SECRET_FIELDS = new Set<string>();
+
+/**
+ * Declares field names that hold secrets though they are not named like one (a provider's
+ * access key id, a service account key): the redactor, the config's secret scan and the
+ * logger mask them as they mask the names above. The kernel names no such field itself.
+ */
+export function declareSecretFields(names: Iterable<string>): void {
+  for (const name of names) DECLARED_SECRET_FIELDS.add(name.toLowerCase());
+}
+
+/** Whether an extension declared the field a secret. */
+export function isDeclaredSecretField(name: string): boolean {
+  return DECLARED_SECRET_FIELDS.size > 0 && DECLARED_SECRET_FIELDS.has(name.toLowerCase());
+}
 
 /** Whether a field of that name holds a secret (headers, config keys, body fields). */
 export function isSecretField(name: string): boolean {
-  return SECRET_FIELD.test(name);
+  return SECRET_FIELD.test(name) || isDeclaredSecretField(name);
 }
 
 /** Whether `value` is worth masking (long enough, not a bare literal). */

@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import { pino, type Logger, type DestinationStream } from 'pino';
-import { redactLogLine } from '../errors/redact.js';
+import { isDeclaredSecretField, redactLogLine } from '../errors/redact.js';
 
 export type { Logger };
 
@@ -30,9 +30,6 @@ export const REDACT_PATHS = [
   '*.token',
   '*.secret',
   '*.clientSecret',
-  '*.aws_secret_access_key',
-  '*.aws_session_token',
-  '*.vertex_service_account_json',
 ];
 
 /**
@@ -44,17 +41,20 @@ function workerDestination(): DestinationStream {
 }
 
 const TOP_FIELDS = new Set(['apiKey', 'api_key', 'token', 'secret']);
-const NESTED_FIELDS = new Set(['apiKey', 'api_key', 'token', 'secret', 'clientSecret', 'aws_secret_access_key', 'aws_session_token', 'vertex_service_account_json']);
+const NESTED_NAMES = new Set(['apiKey', 'api_key', 'token', 'secret', 'clientSecret']);
+/** The nested names, and every field an extension declared secret (declareSecretFields). */
+const NESTED_FIELDS: Names = { has: (key) => NESTED_NAMES.has(key) || isDeclaredSecretField(key) };
 const HEADER_FIELDS = new Set(['authorization', 'x-gateway-api-key', 'x-gateway-token', 'x-api-key', 'cookie']);
 
 type Fields = Record<string, unknown>;
+type Names = Pick<ReadonlySet<string>, 'has'>;
 
 function isPlainObject(v: unknown): v is Fields {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 /** A copy of `obj` with the keys of `names` present in it masked; `obj` itself when none is. */
-function masked(obj: Fields, names: ReadonlySet<string>, extra?: (key: string, value: unknown) => unknown): Fields {
+function masked(obj: Fields, names: Names, extra?: (key: string, value: unknown) => unknown): Fields {
   let out: Fields | undefined;
   for (const key in obj) {
     const value = obj[key];

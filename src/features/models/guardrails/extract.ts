@@ -76,7 +76,11 @@ export function inputPieces(operation: Operation, body: unknown): TextPiece[] {
       stringOrList(body, 'prompt', out);
       break;
     case 'embeddings':
+    case 'moderations':
       stringOrList(body, 'input', out);
+      break;
+    case 'rerank':
+      field(body, 'query', 0, out);
       break;
     case 'images.generations':
       field(body, 'prompt', 0, out);

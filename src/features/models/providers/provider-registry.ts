@@ -1,6 +1,8 @@
 import type { GatewayConfig } from '../../../generated/gateway.js';
 import type { ProviderDefinition, ProviderInstance, ProviderSettings } from './provider.js';
 import { ExtensionConfigError, ExtensionRegistry } from '../../../kernel/engine/extension.js';
+import { declareSecretFields } from '../../../kernel/errors/redact.js';
+import { declareProviderFields } from './shared/provider-fields.js';
 import { defineService } from '../../../kernel/engine/services.js';
 import { guardProvider, settingsProblems } from './shared/upstream-guard.js';
 import { addChatTranslations } from '../translations.js';
@@ -17,6 +19,7 @@ export class ProviderRegistry {
 
   register(def: ProviderDefinition, origin = 'built-in'): void {
     this.definitions.register(def && typeof def === 'object' && def.description === undefined ? { ...def, description: def.displayName } : def, origin);
+    declareFields(def);
   }
 
   /** Creates every provider; returns one problem line per bad `providers.<id>` entry. */
@@ -27,6 +30,8 @@ export class ProviderRegistry {
       if (!this.definitions.has(id)) problems.push(`providers.${id}: unknown provider (known: ${this.ids().join(', ')})`);
     }
     for (const def of this.definitions.all()) {
+      // A plugin's provider is registered by the plugin loader: its settings are declared here.
+      declareFields(def);
       let own: unknown;
       try {
         own = this.definitions.validate(def.name, settings[def.name] ?? {}, `providers.${def.name}`);
@@ -61,6 +66,17 @@ export class ProviderRegistry {
   ids(): string[] {
     return this.definitions.names();
   }
+}
+
+/**
+ * Makes a provider's declared settings known to the generic code that reads them (credential
+ * headers, inheritance, config checks, the upstream guard) and its secret ones to the kernel's
+ * redactor, config scan and logger.
+ */
+export function declareFields(def: ProviderDefinition): void {
+  if (!def || typeof def !== 'object' || !Array.isArray(def.fields)) return;
+  declareProviderFields(def.name, def.fields);
+  declareSecretFields(def.fields.filter((f) => f.secret).map((f) => f.name));
 }
 
 /** The providers of this gateway (set up by the routing capability). */

@@ -7,8 +7,9 @@ import type { ProviderSettings } from '../../../generated/gateway.js';
 import type { CacheConfig, RetryConfig } from '../../../generated/routing.js';
 import type { UpstreamRequest } from './shared/upstream-request.js';
 import type { HeaderPassing } from './shared/upstream-headers.js';
+import type { ProviderField } from './shared/provider-fields.js';
 
-export type { ProviderSettings, FramedEvent, UpstreamRequest };
+export type { ProviderSettings, FramedEvent, UpstreamRequest, ProviderField };
 
 /** One upstream target for the current attempt, with every inherited setting resolved. */
 export interface ResolvedTarget {
@@ -140,5 +141,11 @@ export interface ProviderDefinition {
   displayName: string;
   description?: string;
   schema: Record<string, unknown>;
+  /**
+   * The settings the provider reads beside its key (routing-target fields, x-gateway-<field>
+   * headers): which are secrets, which become headers, the pattern of those that become part of
+   * an address. Generic code reads these declarations (shared/provider-fields.ts).
+   */
+  fields?: readonly ProviderField[];
   create(settings: ProviderSettings): ProviderInstance;
 }

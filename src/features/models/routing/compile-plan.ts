@@ -2,11 +2,22 @@ import type { RoutingTarget } from '../../../generated/routing.js';
 import { compileQuery, QueryError, type PatternOrigin } from './conditions.js';
 import { inheritSettings, settingsSecrets } from './inheritance.js';
 import type { CompiledCondition, CompiledPlan, PlanNode, StrategyMode, TargetSettings } from './plan.js';
-import { CALLER_VALUE_RULES, callerValueProblem, headerSafe } from '../providers/shared/caller-values.js';
+import { addressFields, callerValueProblem, headerSafe } from '../providers/shared/caller-values.js';
+import { headerFieldNames, providerField } from '../providers/shared/provider-fields.js';
+import { schemaDocument } from '../../../kernel/config/schema-validator.js';
 import { forwardHeaderProblem } from './forwarded-headers.js';
 
-/** Target fields that become header values upstream. */
-const HEADER_FIELDS = ['api_key', 'aws_access_key_id', 'aws_secret_access_key', 'aws_session_token'] as const;
+/** The fields a routing target has of its own (schema/routing.schema.json); any other is a provider's setting. */
+let targetKeys: ReadonlySet<string> | undefined;
+function ownTargetKeys(): ReadonlySet<string> {
+  const target = (schemaDocument('routing.schema.json') as { definitions: { target: { properties: Record<string, unknown> } } }).definitions.target;
+  return (targetKeys ??= new Set(Object.keys(target.properties)));
+}
+
+/** Target fields that become header values upstream: the key, and the settings providers declare as headers. */
+function headerFields(): string[] {
+  return ['api_key', ...headerFieldNames()];
+}
 
 /** What compiling a config needs to know about the gateway it runs in. */
 export interface PlanEnvironment {
@@ -48,11 +59,15 @@ function checkSettings(node: RoutingTarget, path: string, env: PlanEnvironment, 
   }
   if (node.credential !== undefined && node.api_key !== undefined) problems.push(`${join(path, 'credential')}: give api_key or credential, not both`);
   const fields = node as Record<string, unknown>;
-  for (const field of Object.keys(CALLER_VALUE_RULES)) {
+  for (const key of Object.keys(fields)) {
+    if (ownTargetKeys().has(key) || providerField(key)) continue;
+    problems.push(`${join(path, key)}: is no routing-target field, and no provider declares it as a setting`);
+  }
+  for (const field of addressFields()) {
     const problem = callerValueProblem(field, fields[field]);
     if (problem) problems.push(`${join(path, field)}: ${problem}`);
   }
-  for (const field of HEADER_FIELDS) {
+  for (const field of headerFields()) {
     const value = fields[field];
     if (typeof value === 'string' && !headerSafe(value)) problems.push(`${join(path, field)}: must not contain line breaks, NUL or characters a header cannot carry`);
   }

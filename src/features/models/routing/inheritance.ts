@@ -1,5 +1,6 @@
 import type { RoutingTarget } from '../../../generated/routing.js';
-import { PROVIDER_OPTION_FIELDS } from './provider-credentials.js';
+import { providerField } from '../providers/shared/provider-fields.js';
+import { providerOptionFields } from './provider-credentials.js';
 import type { TargetSettings } from './plan.js';
 
 /**
@@ -9,7 +10,7 @@ import type { TargetSettings } from './plan.js';
 export function inheritSettings(parent: TargetSettings | undefined, node: RoutingTarget): TargetSettings {
   const base: TargetSettings = parent ?? { options: {} };
   const options: Record<string, unknown> = { ...base.options };
-  for (const field of PROVIDER_OPTION_FIELDS) {
+  for (const field of providerOptionFields()) {
     const value = (node as Record<string, unknown>)[field];
     if (value !== undefined) options[field] = value;
   }
@@ -38,14 +39,12 @@ export function inheritSettings(parent: TargetSettings | undefined, node: Routin
   return out;
 }
 
-const SECRET_OPTIONS = ['aws_access_key_id', 'aws_secret_access_key', 'aws_session_token', 'vertex_service_account_json'] as const;
-
-/** The secret values a target's settings carry. */
+/** The secret values a target's settings carry: the key, and every setting a provider declares secret. */
 export function settingsSecrets(settings: TargetSettings): string[] {
   const out: string[] = [];
   if (settings.apiKey) out.push(settings.apiKey);
-  for (const field of SECRET_OPTIONS) {
-    const value = settings.options[field];
+  for (const [field, value] of Object.entries(settings.options)) {
+    if (!providerField(field)?.secret) continue;
     if (typeof value === 'string' && value) out.push(value);
     else if (value && typeof value === 'object') {
       out.push(JSON.stringify(value));

@@ -1,22 +1,24 @@
 import { headerValue, type GatewayContext } from '../../../kernel/engine/context.js';
+import { providerFields, settingHeader, type ProviderField } from '../providers/shared/provider-fields.js';
+// The built-in providers declare their fields when loaded (a plugin's, when registered).
+import '../providers/builtin-providers.js';
 
-/** Provider-specific settings that travel as x-gateway-<field-with-dashes> headers. */
-export const PROVIDER_OPTION_FIELDS = [
-  'azure_resource_name',
-  'azure_deployment_id',
-  'azure_api_version',
-  'aws_access_key_id',
-  'aws_secret_access_key',
-  'aws_session_token',
-  'aws_region',
-  'vertex_project_id',
-  'vertex_region',
-  'vertex_service_account_json',
-  'fireworks_account_id',
-] as const;
+/** The provider settings that travel as x-gateway-<field-with-dashes> headers: every field a provider declares. */
+export function providerOptionFields(): readonly string[] {
+  return providerFields().map((f) => f.name);
+}
 
-const OPTION_HEADERS = PROVIDER_OPTION_FIELDS.map((field) => [field, `x-gateway-${field.replace(/_/g, '-')}`] as const);
-const SECRET_OPTIONS = new Set(['aws_secret_access_key', 'aws_session_token', 'vertex_service_account_json', 'aws_access_key_id']);
+/** A value's secrets: itself, and a JSON value's private key (a service account key). */
+function secretsOf(field: ProviderField, value: string, out: string[]): void {
+  out.push(value);
+  if (!field.json) return;
+  try {
+    const key = (JSON.parse(value) as { private_key?: unknown }).private_key;
+    if (typeof key === 'string') out.push(key);
+  } catch {
+    // Not JSON: the provider says so when it reads it.
+  }
+}
 
 /**
  * The provider key: x-gateway-api-key, or else Authorization: Bearer <key>, or else (on the
@@ -37,33 +39,17 @@ export function providerKeyFrom(ctx: GatewayContext<any>, gatewayKeyHeader?: str
 /** Provider settings sent as headers; secret ones are remembered for redaction. */
 export function providerOptionsFrom(ctx: GatewayContext<any>): Record<string, unknown> {
   const options: Record<string, unknown> = {};
-  for (const [field, header] of OPTION_HEADERS) {
-    const value = headerValue(ctx.headers, header);
+  for (const field of providerFields()) {
+    const value = headerValue(ctx.headers, settingHeader(field.name));
     if (value === undefined || value === '') continue;
-    options[field] = value;
-    if (SECRET_OPTIONS.has(field)) ctx.secrets.push(value);
-    if (field === 'vertex_service_account_json') {
-      try {
-        const key = (JSON.parse(value) as { private_key?: unknown }).private_key;
-        if (typeof key === 'string') ctx.secrets.push(key);
-      } catch {
-        // Not JSON: the provider says so when it reads it.
-      }
-    }
+    options[field.name] = value;
+    if (field.secret) secretsOf(field, value, ctx.secrets);
   }
   return options;
 }
 
-/** Headers that carry a credential of the caller's (provider keys, cloud credentials, gateway tokens). */
-const CREDENTIAL_HEADERS = [
-  'x-gateway-api-key',
-  'authorization',
-  'x-gateway-token',
-  'x-api-key',
-  'api-key',
-  'proxy-authorization',
-  ...OPTION_HEADERS.filter(([field]) => SECRET_OPTIONS.has(field)).map(([, header]) => header),
-];
+/** Headers that carry a credential of the caller's (provider keys, gateway tokens); the secret provider settings are added. */
+const CREDENTIAL_HEADERS = ['x-gateway-api-key', 'authorization', 'x-gateway-token', 'x-api-key', 'api-key', 'proxy-authorization'];
 
 /**
  * Remembers every credential the request carries in its headers for the redactor (an
@@ -75,13 +61,9 @@ export function rememberRequestCredentials(ctx: GatewayContext<any>): void {
     // Each value once (the provider key is usually remembered already): every answer searches each.
     if (value && !ctx.secrets.includes(value)) ctx.secrets.push(value);
   }
-  const account = headerValue(ctx.headers, 'x-gateway-vertex-service-account-json');
-  if (account) {
-    try {
-      const key = (JSON.parse(account) as { private_key?: unknown }).private_key;
-      if (typeof key === 'string') ctx.secrets.push(key);
-    } catch {
-      // Not JSON: the raw value was remembered.
-    }
+  for (const field of providerFields()) {
+    if (!field.secret) continue;
+    const value = headerValue(ctx.headers, settingHeader(field.name));
+    if (value && !ctx.secrets.includes(value)) secretsOf(field, value, ctx.secrets);
   }
 }

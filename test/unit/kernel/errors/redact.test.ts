@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   REDACTED,
   SecretMatcher,
+  declareSecretFields,
   isSecretField,
   redactAnswer,
   redactAnswerBytes,
@@ -52,10 +53,19 @@ describe('redactObject', () => {
   });
 
   it('knows the secret field names', () => {
-    for (const name of ['Authorization', 'x-api-key', 'apiKey', 'client_secret', 'refresh_token', 'vertex_service_account_json', 'cookie']) {
+    for (const name of ['Authorization', 'x-api-key', 'apiKey', 'client_secret', 'refresh_token', 'private_key', 'cookie']) {
       expect(isSecretField(name)).toBe(true);
     }
     for (const name of ['model', 'provider', 'max_tokens', 'tokens', 'prompt_tokens_details']) expect(isSecretField(name)).toBe(false);
+  });
+
+  it('masks the fields an extension declares secret (the kernel names no provider field)', () => {
+    expect(isSecretField('acme_signing_blob')).toBe(false);
+    declareSecretFields(['acme_signing_blob']);
+    expect(isSecretField('acme_signing_blob')).toBe(true);
+    expect(isSecretField('ACME_Signing_Blob')).toBe(true);
+    expect(redactObject({ target: { acme_signing_blob: 'abcd-1234', model: 'm' } }, [])).toEqual({ target: { acme_signing_blob: REDACTED, model: 'm' } });
+    expect(configSecrets({ configs: { c: { targets: [{ acme_signing_blob: '{"private_key":"pk-declared-1"}' }] } } })).toContain('pk-declared-1');
   });
 });
 

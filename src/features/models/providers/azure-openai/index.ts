@@ -73,6 +73,24 @@ export default openAICompatible({
   passHeaders: AZURE_HEADERS,
   requiresKey: true,
   settingFields: ['azure_resource_name', 'azure_deployment_id', 'azure_api_version'],
+  fields: [
+    {
+      name: 'azure_resource_name',
+      host: true,
+      pattern: /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?$/,
+      what: 'an Azure resource name (letters, digits and inner hyphens, at most 64 characters)',
+    },
+    {
+      name: 'azure_deployment_id',
+      pattern: /^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,62}[A-Za-z0-9_])?$/,
+      what: "an Azure deployment name (letters, digits, '.', '_' and '-', at most 64 characters)",
+    },
+    {
+      name: 'azure_api_version',
+      pattern: /^(?:\d{4}-\d{2}-\d{2}(?:-preview)?|v1|latest|preview)$/,
+      what: 'an Azure OpenAI API version such as 2024-10-21 or 2025-01-01-preview',
+    },
+  ],
   operations: OPENAI_API_OPERATIONS,
   mapError: mapAzureError,
 });

@@ -23,6 +23,12 @@ const bedrock: ProviderDefinition = {
   name: 'bedrock',
   displayName: 'Amazon Bedrock',
   schema: providerSettingsSchema('bedrock'),
+  fields: [
+    { name: 'aws_access_key_id', secret: true, header: true },
+    { name: 'aws_secret_access_key', secret: true, header: true },
+    { name: 'aws_session_token', secret: true, header: true },
+    { name: 'aws_region', host: true, pattern: /^[a-z]{2}(?:-[a-z]+){1,2}-\d{1,2}$/, what: 'an AWS region such as us-east-1' },
+  ],
   create(settings: ProviderSettings): ProviderInstance {
     const extraHeaders = settings.headers ?? {};
     const fixedBase = typeof settings.baseUrl === 'string' ? trimSlash(settings.baseUrl) : undefined;

@@ -7,12 +7,14 @@ import { toCohereRequest } from './request.js';
 import { fromCohereChat } from './response.js';
 import { COHERE_STREAM } from './stream.js';
 import { cohereEmbeddings } from './embeddings.js';
+import { cohereRerank } from './rerank.js';
 import { mapCohereError } from './errors.js';
 import { COHERE_HEADERS } from '../shared/upstream-headers.js';
 
 /**
  * Cohere API v2 (default https://api.cohere.com, key as Authorization: Bearer): chat
- * (POST /v2/chat) translated both ways, completions through chat, embeddings (POST /v2/embed).
+ * (POST /v2/chat) translated both ways, completions through chat, embeddings (POST /v2/embed),
+ * rerank (POST /v2/rerank).
  */
 const cohere: ProviderDefinition = {
   name: 'cohere',
@@ -39,6 +41,7 @@ const cohere: ProviderDefinition = {
       'chat.completions': chat,
       completions: completionsViaChat(chat, 'cohere'),
       embeddings: cohereEmbeddings(authHeaders),
+      rerank: cohereRerank(authHeaders),
     };
     return {
       id: 'cohere',

@@ -3,7 +3,7 @@ import { providerSettingsSchema } from '../shared/settings-schema.js';
 import type { Operation } from '../../../../contract/operations.js';
 import { GatewayError } from '../../../../contract/errors/gateway-error.js';
 import type { UpstreamRequest } from '../shared/upstream-request.js';
-import type { OperationAdapter, ProviderCall, ProviderDefinition, ProviderInstance, ProviderSettings, StreamAdapter } from '../provider.js';
+import type { OperationAdapter, ProviderCall, ProviderDefinition, ProviderField, ProviderInstance, ProviderSettings, StreamAdapter } from '../provider.js';
 import { mapOpenAIError } from './openai-errors.js';
 import { uploadForm } from '../shared/upload-form.js';
 import { mentionsReasoning, renameReasoningInAnswer, renameReasoningInChunk, upstreamChatBody, type ReasoningDialect } from './reasoning-dialect.js';
@@ -34,6 +34,8 @@ export const OPENAI_PATHS: Partial<Record<Operation, { method: string; path: (p:
   'fine_tuning.jobs.cancel': { method: 'POST', path: (p) => `/fine_tuning/jobs/${enc(p.job_id)}/cancel`, kind: 'none' },
   'fine_tuning.jobs.events': { method: 'GET', path: (p) => `/fine_tuning/jobs/${enc(p.job_id)}/events`, kind: 'none' },
   'models.list': { method: 'GET', path: () => '/models', kind: 'none' },
+  rerank: { method: 'POST', path: () => '/rerank', kind: 'json' },
+  moderations: { method: 'POST', path: () => '/moderations', kind: 'json' },
   'responses.create': { method: 'POST', path: () => '/responses', kind: 'json' },
   'responses.retrieve': { method: 'GET', path: (p) => `/responses/${enc(p.response_id)}`, kind: 'none' },
   'responses.delete': { method: 'DELETE', path: (p) => `/responses/${enc(p.response_id)}`, kind: 'none' },
@@ -62,17 +64,42 @@ export const OPENAI_PASSTHROUGH_STREAM: StreamAdapter = {
   },
 };
 
-/** OpenAI chunks from an upstream that names reasoning `reasoning`: renamed, the rest untouched. */
-const RENAMING_STREAM: StreamAdapter = {
-  framing: 'sse',
-  createMapper: (call) => {
-    const inner = OPENAI_PASSTHROUGH_STREAM.createMapper(call);
-    return (event) => {
-      const part = inner(event);
-      return part && !Array.isArray(part) && part.type === 'chunk' ? { type: 'chunk', data: renameReasoningInChunk(part.data) } : part;
-    };
-  },
-};
+/**
+ * Fields of a compatible provider's chat answers that the gateway names differently
+ * (`reasoning`, usage counts): `mentions` tells from the bytes whether there is anything to
+ * do, `answer` rewrites a whole answer, `chunk` one stream chunk's JSON text.
+ */
+export interface AnswerRewrite {
+  mentions(raw: Buffer | string): boolean;
+  answer(body: any): any;
+  chunk(data: string): string;
+}
+
+const REASONING_REWRITE: AnswerRewrite = { mentions: mentionsReasoning, answer: renameReasoningInAnswer, chunk: renameReasoningInChunk };
+
+/** Several rewrites as one (each runs where its bytes say it has something to do). */
+function combined(rewrites: AnswerRewrite[]): AnswerRewrite {
+  if (rewrites.length === 1) return rewrites[0]!;
+  return {
+    mentions: (raw) => rewrites.some((r) => r.mentions(raw)),
+    answer: (body) => rewrites.reduce((out, r) => r.answer(out), body),
+    chunk: (data) => rewrites.reduce((out, r) => (r.mentions(out) ? r.chunk(out) : out), data),
+  };
+}
+
+/** OpenAI chunks whose fields are renamed by `rewrite`, the rest untouched. */
+function rewritingStream(rewrite: AnswerRewrite): StreamAdapter {
+  return {
+    framing: 'sse',
+    createMapper: (call) => {
+      const inner = OPENAI_PASSTHROUGH_STREAM.createMapper(call);
+      return (event) => {
+        const part = inner(event);
+        return part && !Array.isArray(part) && part.type === 'chunk' ? { type: 'chunk', data: rewrite.chunk(part.data) } : part;
+      };
+    },
+  };
+}
 
 /** Responses events that end a response: the answer is complete after them. */
 const RESPONSE_END_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
@@ -121,7 +148,7 @@ export interface OpenAICompatibleOptions {
    * The base URL of a call when neither custom_host nor `providers.<id>.baseUrl` gives one, for
    * providers whose public address depends on the request (a per-customer host name).
    */
-  baseUrlFor?: (call: ProviderCall) => string;
+  baseUrlFor?: (call: ProviderCall, settings: ProviderSettings) => string;
   /** The provider's public hosts when its address depends on the request (see ProviderInstance.hosts). */
   hosts?: RegExp;
   /** Replaces or adds operation adapters (e.g. completions mapped onto chat). */
@@ -132,6 +159,21 @@ export interface OpenAICompatibleOptions {
   reasoning?: ReasoningDialect;
   /** Upstream response headers passed to the caller (default: the OpenAI names, as they are). */
   passHeaders?: HeaderPassing;
+  /** The path of an operation when it is not OpenAI's (appended to the base URL). */
+  paths?: Partial<Record<Operation, string>>;
+  /** Fixed headers sent on every request (before providers.<id>.headers and the key). */
+  headers?: Record<string, string>;
+  /**
+   * The JSON body of an operation as the provider takes it (renamed, dropped or bounded
+   * fields); undefined when nothing changes. May throw a 400 for a value the provider refuses.
+   */
+  requestBody?: (operation: Operation, body: Record<string, any>) => Record<string, any> | undefined;
+  /** Chat answer fields the provider names differently (besides reasoning). */
+  answerRewrite?: AnswerRewrite;
+  /** The settings it declares (see ProviderDefinition.fields). */
+  fields?: readonly ProviderField[];
+  /** Settings schema (providers.<id>); default PROVIDER_SETTINGS_SCHEMA. */
+  schema?: Record<string, unknown>;
 }
 
 /** The settings most providers take (providers.<id>): schema/providers/provider-settings.schema.json. */
@@ -158,25 +200,30 @@ export function openAICompatible(options: OpenAICompatibleOptions): ProviderDefi
   return {
     name: options.name,
     displayName: options.displayName,
-    schema: PROVIDER_SETTINGS_SCHEMA,
+    schema: options.schema ?? PROVIDER_SETTINGS_SCHEMA,
+    ...(options.fields ? { fields: options.fields } : {}),
     create(settings: ProviderSettings): ProviderInstance {
       const baseUrl = trimSlash(settings.baseUrl ?? options.defaultBaseUrl);
-      const extraHeaders = settings.headers ?? {};
+      const extraHeaders = { ...options.headers, ...settings.headers };
       const operations: Partial<Record<Operation, OperationAdapter>> = {};
       const dialect = options.reasoning ?? {};
       for (const op of options.operations) {
-        const spec = OPENAI_PATHS[op];
-        if (!spec) throw new Error(`${options.name}: ${op} has no OpenAI path`);
+        const openaiSpec = OPENAI_PATHS[op];
+        if (!openaiSpec) throw new Error(`${options.name}: ${op} has no OpenAI path`);
+        const ownPath = options.paths?.[op];
+        const spec = ownPath === undefined ? openaiSpec : { ...openaiSpec, path: () => ownPath };
         const adapter: OperationAdapter = {
           takesOpenAIBody: true,
           request(call: ProviderCall): UpstreamRequest {
-            const base = call.target.baseUrl ? trimSlash(call.target.baseUrl) : options.baseUrlFor && !settings.baseUrl ? trimSlash(options.baseUrlFor(call)) : baseUrl;
+            const base = call.target.baseUrl ? trimSlash(call.target.baseUrl) : options.baseUrlFor && !settings.baseUrl ? trimSlash(options.baseUrlFor(call, settings)) : baseUrl;
             const headers: Record<string, string> = { ...extraHeaders, ...authHeaders(call.apiKey, call) };
             let body: UpstreamRequest['body'] = null;
             if (spec.kind === 'json') {
               headers['content-type'] = 'application/json';
               const cleaned = op === 'chat.completions' ? upstreamChatBody(call.body, dialect) : undefined;
-              body = cleaned ? JSON.stringify(cleaned) : jsonRequestBody(call);
+              const own = options.requestBody && call.body && typeof call.body === 'object' ? options.requestBody(op, cleaned ?? call.body) : undefined;
+              const sent = own ?? cleaned;
+              body = sent ? JSON.stringify(sent) : jsonRequestBody(call);
             } else if (spec.kind === 'multipart') {
               const form = uploadForm(call);
               headers['content-type'] = form.contentType;
@@ -187,10 +234,16 @@ export function openAICompatible(options: OpenAICompatibleOptions): ProviderDefi
           },
         };
         if (op === 'chat.completions' || op === 'completions') adapter.stream = OPENAI_PASSTHROUGH_STREAM;
-        if (op === 'chat.completions' && dialect.renamed) {
-          adapter.stream = RENAMING_STREAM;
-          adapter.response = renameReasoningInAnswer;
-          adapter.responseNeeded = mentionsReasoning;
+        const rewrites = [...(dialect.renamed ? [REASONING_REWRITE] : []), ...(options.answerRewrite ? [options.answerRewrite] : [])];
+        if ((op === 'chat.completions' || op === 'completions') && rewrites.length > 0) {
+          const rewrite = combined(rewrites);
+          // Reasoning is a chat field; usage counts are renamed in both.
+          const own = op === 'chat.completions' ? rewrite : options.answerRewrite;
+          if (own) {
+            adapter.stream = rewritingStream(own);
+            adapter.response = own.answer;
+            adapter.responseNeeded = own.mentions;
+          }
         }
         if (op === 'responses.create') adapter.stream = RESPONSES_PASSTHROUGH_STREAM;
         if (BINARY_OPERATIONS.has(op)) adapter.binary = true;

@@ -4,54 +4,16 @@
  * anything is built or sent, so no value can change the host, port, user info, path or query
  * of an upstream request. Anything else is a 400 naming the parameter.
  */
-export interface CallerValueRule {
-  pattern: RegExp;
-  /** What the value must be, for the error message. */
-  what: string;
-}
+import { addressFieldNames, providerField, settingHeader } from './provider-fields.js';
 
-export const CALLER_VALUE_RULES: Record<string, CallerValueRule> = {
-  azure_resource_name: {
-    pattern: /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?$/,
-    what: 'an Azure resource name (letters, digits and inner hyphens, at most 64 characters)',
-  },
-  azure_deployment_id: {
-    pattern: /^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,62}[A-Za-z0-9_])?$/,
-    what: "an Azure deployment name (letters, digits, '.', '_' and '-', at most 64 characters)",
-  },
-  azure_api_version: {
-    pattern: /^(?:\d{4}-\d{2}-\d{2}(?:-preview)?|v1|latest|preview)$/,
-    what: 'an Azure OpenAI API version such as 2024-10-21 or 2025-01-01-preview',
-  },
-  aws_region: {
-    pattern: /^[a-z]{2}(?:-[a-z]+){1,2}-\d{1,2}$/,
-    what: 'an AWS region such as us-east-1',
-  },
-  vertex_project_id: {
-    pattern: /^(?:[a-z0-9](?:[a-z0-9.-]{0,61}[a-z0-9])?:)?[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/,
-    what: 'a Google Cloud project id (lower-case letters, digits and hyphens)',
-  },
-  vertex_region: {
-    pattern: /^(?:global|[a-z]+(?:-[a-z]+\d{1,2})?)$/,
-    what: 'a Google Cloud region such as us-central1, or global',
-  },
-  fireworks_account_id: {
-    pattern: /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})$/,
-    what: 'a Fireworks account id (letters, digits and hyphens)',
-  },
-};
+export { settingHeader, addressFieldNames as addressFields };
 
-/** The header that carries a provider setting: x-gateway-<field with dashes>. */
-export function settingHeader(field: string): string {
-  return `x-gateway-${field.replace(/_/g, '-')}`;
-}
-
-/** Why a caller value is refused, or undefined when it passes (absent values pass). */
+/** Why a caller value is refused, or undefined when it passes (absent values, and fields without a pattern, pass). */
 export function callerValueProblem(field: string, value: unknown): string | undefined {
-  const rule = CALLER_VALUE_RULES[field];
-  if (!rule || value === undefined || value === null || value === '') return undefined;
-  if (typeof value !== 'string') return `must be a string: ${rule.what}`;
-  return rule.pattern.test(value.trim()) ? undefined : `must be ${rule.what}`;
+  const rule = providerField(field);
+  if (!rule?.pattern || value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') return `must be a string: ${rule.what ?? 'text'}`;
+  return rule.pattern.test(value.trim()) ? undefined : `must be ${rule.what ?? `text matching ${rule.pattern.source}`}`;
 }
 
 /**

@@ -1,12 +1,9 @@
 import { badRequest } from '../../../../contract/errors/gateway-error.js';
 import type { UpstreamRequest } from './upstream-request.js';
 import type { OperationAdapter, ProviderCall, ProviderInstance, ProviderSettings } from '../provider.js';
-import { CALLER_VALUE_RULES, callerValueProblem, headerSafe, settingHeader } from './caller-values.js';
+import { addressFields, callerValueProblem, headerSafe, settingHeader } from './caller-values.js';
+import { headerFieldNames, hostFieldOf } from './provider-fields.js';
 
-/** Settings that end up in a header (the key itself, SigV4 credentials). */
-const HEADER_SETTINGS = ['aws_access_key_id', 'aws_secret_access_key', 'aws_session_token'];
-/** Per provider, the settings its public host is built from (named when the host check fails). */
-const HOST_SETTINGS: Record<string, string> = { 'azure-openai': 'azure_resource_name', bedrock: 'aws_region', 'vertex-ai': 'vertex_region' };
 /** Headers that carry the provider key, whatever the provider calls them. */
 const KEY_HEADERS = new Set(['authorization', 'api-key', 'x-api-key', 'x-goog-api-key']);
 
@@ -35,14 +32,14 @@ function origin(url: string): string | undefined {
  */
 export function checkCallerValues(call: ProviderCall, provider: string): void {
   const options = call.target.options ?? {};
-  for (const field of Object.keys(CALLER_VALUE_RULES)) {
+  for (const field of addressFields()) {
     const problem = callerValueProblem(field, options[field]);
     if (problem) throw badRequest(`${settingHeader(field)} (${field} of a routing target) ${problem}.`, settingHeader(field));
   }
   if (call.apiKey !== undefined && !headerSafe(call.apiKey)) {
     throw badRequest(`The ${provider} key must not contain line breaks, NUL or other characters a header cannot carry.`, 'x-gateway-api-key');
   }
-  for (const field of HEADER_SETTINGS) {
+  for (const field of headerFieldNames()) {
     const value = options[field];
     if (value === undefined || value === null || value === '') continue;
     if (typeof value !== 'string' || !headerSafe(value)) {
@@ -84,7 +81,8 @@ function knownGood(url: string, provider: string, configured: string | undefined
 }
 
 function checkUrl(req: UpstreamRequest, call: ProviderCall, provider: ProviderInstance, configured: string | undefined): void {
-  const hostParam = HOST_SETTINGS[provider.id] ? settingHeader(HOST_SETTINGS[provider.id]!) : 'x-gateway-provider';
+  const hostField = hostFieldOf(provider.id);
+  const hostParam = hostField ? settingHeader(hostField) : 'x-gateway-provider';
   let url: URL;
   try {
     url = new URL(req.url);

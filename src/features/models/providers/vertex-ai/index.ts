@@ -25,6 +25,15 @@ const vertexAi: ProviderDefinition = {
   name: NAME,
   displayName: 'Google Vertex AI',
   schema: VERTEX_SETTINGS_SCHEMA,
+  fields: [
+    {
+      name: 'vertex_project_id',
+      pattern: /^(?:[a-z0-9](?:[a-z0-9.-]{0,61}[a-z0-9])?:)?[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/,
+      what: 'a Google Cloud project id (lower-case letters, digits and hyphens)',
+    },
+    { name: 'vertex_region', host: true, pattern: /^(?:global|[a-z]+(?:-[a-z]+\d{1,2})?)$/, what: 'a Google Cloud region such as us-central1, or global' },
+    { name: 'vertex_service_account_json', secret: true, json: true },
+  ],
   create(settings: ProviderSettings): ProviderInstance {
     const configuredBase = settings.baseUrl ? trimSlash(settings.baseUrl) : undefined;
     const tokens = new AccessTokens({ provider: NAME, tokenHosts: settings.tokenHosts as string[] | undefined });

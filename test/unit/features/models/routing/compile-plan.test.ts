@@ -18,6 +18,20 @@ function problems(config: unknown, e: PlanEnvironment = env): string[] {
   return [];
 }
 
+describe('compilePlan: provider settings in targets', () => {
+  it('takes the settings providers declare (a data file option, a plugin field) and refuses names no provider declares', () => {
+    const declared = { hasProvider: () => true, providerIds: () => ['cloudflare-workers-ai'], allowCustomHost: false, hasGuardrail: () => false };
+    const plan = compilePlan({ provider: 'cloudflare-workers-ai', cloudflare_account_id: '0123456789abcdef0123456789abcdef' } as any, declared, 'operator');
+    expect(plan.root.settings.options).toEqual({ cloudflare_account_id: '0123456789abcdef0123456789abcdef' });
+    expect(problems({ provider: 'cloudflare-workers-ai', cloudflare_acount_id: 'x' }, declared)).toEqual([
+      'cloudflare_acount_id: is no routing-target field, and no provider declares it as a setting',
+    ]);
+    expect(problems({ provider: 'cloudflare-workers-ai', cloudflare_account_id: '../x' }, declared)).toEqual([
+      'cloudflare_account_id: must be a Cloudflare account id (32 hexadecimal characters)',
+    ]);
+  });
+});
+
 describe('compilePlan', () => {
   it('gives nested targets index paths and resolves inheritance', () => {
     const plan = compilePlan(
