@@ -67,8 +67,8 @@ function sqliteAddonFor(runtime: NodeRuntime): string {
 }
 
 /**
- * A folder laid out like an installed package for `runtime`: the test build as dist/, the shipped
- * schema/, pipelines/, gateway.yaml and package.json, and node_modules whose better-sqlite3 is
+ * A folder laid out like an installed package for `runtime`: the test build as dist/, what the
+ * package ships (its `files`: schema/, pipelines/, prices/, providers/, gateway.yaml...) and package.json, and node_modules whose better-sqlite3 is
  * built for that Node (every other package is the repository's own). The machine's Node gets the
  * repository itself.
  */
@@ -78,7 +78,9 @@ export function packageFor(runtime: NodeRuntime): { dir: string; main: string; c
   const addon = sqliteAddonFor(runtime);
   const dir = mkdtempSync(join(tmpdir(), `gw-node${runtime.major}-`));
   cpSync(dirname(main), join(dir, 'dist'), { recursive: true });
-  for (const name of ['schema', 'pipelines', 'gateway.yaml', 'package.json']) symlinkSync(join(ROOT, name), join(dir, name));
+  // Everything the package ships (package.json's `files`) but dist/, which is the test build's copy.
+  const shipped = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[] }).files.map((f) => f.replace(/\/$/, '').split('/')[0]!);
+  for (const name of new Set([...shipped, 'package.json'])) if (name !== 'dist' && existsSync(join(ROOT, name))) symlinkSync(join(ROOT, name), join(dir, name));
   mkdirSync(join(dir, 'node_modules'));
   for (const name of readdirSync(join(ROOT, 'node_modules'))) symlinkSync(name === 'better-sqlite3' ? addon : join(ROOT, 'node_modules', name), join(dir, 'node_modules', name));
   return { dir, main: join(dir, 'dist', 'main.js'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
