@@ -33,7 +33,7 @@ describe('server.workers (a cluster of 2)', { timeout: 180_000 }, () => {
     const path = join(dir, 'gateway.yaml');
     writeFileSync(
       path,
-      `server:\n  host: 127.0.0.1\n  workers: 2\nproviders:\n  openai:\n    baseUrl: ${upstream.url}/v1\nrateLimits:\n  - per: ip\n    limit: 6\n    window: 60s\n    routes: ["/v1/chat/completions"]\n`,
+      `server:\n  host: 127.0.0.1\n  workers: 2\nproviders:\n  openai:\n    baseUrl: ${upstream.url}/v1\nrateLimits:\n  - per: ip\n    limit: 6\n    window: 3600s\n    routes: ["/v1/chat/completions"]\n`,
     );
     return path;
   }
