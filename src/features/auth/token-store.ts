@@ -123,9 +123,35 @@ function fromRow(row: Row): TokenRecord {
   };
 }
 
+/** At most this many tokens are kept in memory per store (then the cache starts again). */
+const CACHE_MAX = 10_000;
+
+interface LookupCache {
+  /** The store's externalVersion the entries were read under. */
+  version: number;
+  /** By hash: the record, and when it was found by its value before a rotation, that grace period's end. */
+  byHash: Map<string, { record: TokenRecord; graceUntil: number | null }>;
+}
+
+/**
+ * Lookups by hash, per store object (every TokenStore of a process over one store shares them),
+ * kept only where the store can tell that no other process has written since (SQLite's
+ * data_version): a revocation elsewhere empties it at the next lookup, one here at once.
+ * PostgreSQL stores (several instances) read the row on every request.
+ */
+const lookups = new WeakMap<SqlStore, LookupCache>();
+/** Writes through each store object by this process (a lookup read before one is not kept). */
+const writes = new WeakMap<SqlStore, number>();
+
 /** Token rows in the durable store (SQLite or PostgreSQL), shared by every gateway instance. */
 export class TokenStore {
   constructor(private readonly store: SqlStore) {}
+
+  /** Forgets the cached lookups: called after every write of a token row. */
+  private wrote(): void {
+    lookups.delete(this.store);
+    writes.set(this.store, (writes.get(this.store) ?? 0) + 1);
+  }
 
   async insert(record: TokenRecord, tokenHash: string): Promise<void> {
     await this.store.execute(`INSERT INTO gateway_auth_tokens (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
@@ -150,6 +176,7 @@ export class TokenStore {
       record.blockedAt,
       record.previousUntil,
     ]);
+    this.wrote();
   }
 
   /**
@@ -157,17 +184,34 @@ export class TokenStore {
    * value before its last rotation does while that rotation's grace period runs (`now`).
    */
   async findByHash(tokenHash: string, now: number): Promise<TokenRecord | undefined> {
-    const rows = await this.store.query<Row>(`SELECT ${COLUMNS} FROM gateway_auth_tokens WHERE token_hash = ? OR (previous_hash = ? AND previous_until > ?)`, [
+    const version = this.store.externalVersion?.();
+    if (version !== undefined) {
+      const cache = lookups.get(this.store);
+      const hit = cache?.version === version ? cache.byHash.get(tokenHash) : undefined;
+      // Found by its value before a rotation: only while that rotation's grace period runs.
+      if (hit && (hit.graceUntil === null || hit.graceUntil > now)) return hit.record;
+    }
+    const writesBefore = writes.get(this.store) ?? 0;
+    const rows = await this.store.query<Row>(`SELECT ${COLUMNS}, previous_hash FROM gateway_auth_tokens WHERE token_hash = ? OR (previous_hash = ? AND previous_until > ?)`, [
       tokenHash,
       tokenHash,
       now,
     ]);
-    return rows[0] ? fromRow(rows[0]) : undefined;
+    const row = rows[0] as (Row & { previous_hash: string | null }) | undefined;
+    if (!row) return undefined;
+    const record = fromRow(row);
+    if (version !== undefined && (writes.get(this.store) ?? 0) === writesBefore) {
+      let cache = lookups.get(this.store);
+      if (!cache || cache.version !== version || cache.byHash.size >= CACHE_MAX) lookups.set(this.store, (cache = { version, byHash: new Map() }));
+      cache.byHash.set(tokenHash, { record, graceUntil: row.token_hash === tokenHash ? null : record.previousUntil });
+    }
+    return record;
   }
 
   /** Sets or clears blocked_at; resolves with the record as it now is. */
   async setBlocked(id: string, blockedAt: number | null): Promise<TokenRecord | undefined> {
     await this.store.execute('UPDATE gateway_auth_tokens SET blocked_at = ? WHERE id = ?', [blockedAt, id]);
+    this.wrote();
     return this.get(id);
   }
 
@@ -184,6 +228,7 @@ export class TokenStore {
   /** Sets revoked_at once; resolves with the record as it now is. */
   async revoke(id: string, now: number): Promise<TokenRecord | undefined> {
     await this.store.execute('UPDATE gateway_auth_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [now, id]);
+    this.wrote();
     return this.get(id);
   }
 
@@ -199,6 +244,7 @@ export class TokenStore {
        WHERE id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)`,
       [...(previousUntil === null ? [] : [previousUntil]), newHash, now, expiresAt, id, now],
     );
+    this.wrote();
     return changed === 1;
   }
 }

@@ -15,6 +15,13 @@ export interface SqlStore {
   /** Applies the migrations not applied yet, in order, each once (safe across instances). */
   migrate(migrations: Migration[]): Promise<void>;
   close(): Promise<void>;
+  /**
+   * A number that changes whenever another connection (another process sharing the file) has
+   * committed since it was last read, or absent where the store cannot tell (PostgreSQL: read
+   * the rows). Writes through this store object do not change it, so a reader that keeps rows
+   * in memory on the strength of it must also see its own process's writes.
+   */
+  externalVersion?(): number;
 }
 
 export type SqlExecutor = Pick<SqlStore, 'query' | 'execute' | 'dialect'>;

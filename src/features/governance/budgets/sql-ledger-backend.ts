@@ -3,20 +3,17 @@ import type { Reservation } from '../governance-types.js';
 import type { BudgetPlan } from './budget-plan.js';
 import type { BackendReserve, BackendSettle, BackendSpent, LedgerBackend, SettledAlert } from './ledger-backend.js';
 import { ensureLedgerFunctions, RESERVE_FUNCTION, SETTLE_FUNCTION } from './postgres-ledger-functions.js';
-
-interface Use {
-  /** Settled spend in the window. */
-  spentMicros: number;
-  spentTokens: number;
-  /** Plus live reservations. */
-  usedMicros: number;
-  usedTokens: number;
-  oldest: number;
-}
+import { LedgerMirror, type Use } from './sqlite-ledger-mirror.js';
 
 /** How long a settled reservation id is remembered, and how often (in settles) older ones are swept. */
 const SETTLED_KEPT_MS = 86_400_000;
 const SWEEP_EVERY = 1000;
+/**
+ * How often (in reserves) expired reservations are purged. Counting never needs the purge
+ * (expired ones are filtered out); it only keeps the table from holding the leftovers of
+ * instances that died, so it need not cost every request a statement.
+ */
+const PURGE_EVERY = 256;
 
 const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
@@ -31,9 +28,32 @@ const numbers = (values: ReadonlyArray<number | string>) => values.map(Number);
  */
 export class SqlLedgerBackend implements LedgerBackend {
   private settles = 0;
+  private reserves = 0;
   private functions: Promise<void> | undefined;
 
-  constructor(private readonly store: SqlStore) {}
+  /** SQLite: the budget rows kept in memory while no other process writes (sqlite-ledger-mirror.ts). */
+  private readonly mirror: LedgerMirror | undefined;
+
+  constructor(private readonly store: SqlStore) {
+    this.mirror = LedgerMirror.for(store);
+  }
+
+  /**
+   * One SQLite write transaction of the ledger; `count` answers each plan's use (from the mirror
+   * when it holds the rows, else by query). A transaction that fails, or whose commit fails,
+   * leaves the mirror empty.
+   */
+  private async inTransaction<T>(plans: readonly BudgetPlan[], work: (tx: SqlExecutor, count: (clockMs: number) => Promise<Use[]>) => Promise<T>): Promise<T> {
+    const mirror = this.mirror;
+    try {
+      return await this.store.transaction((tx) =>
+        mirror ? mirror.within(tx, plans, () => work(tx, async (clockMs) => mirror.use(plans, clockMs))) : work(tx, (clockMs) => this.use(tx, plans, clockMs)),
+      );
+    } catch (err) {
+      mirror?.clear();
+      throw err;
+    }
+  }
 
   /** PostgreSQL: the ledger's functions exist (created once per process, on first use). */
   private postgresReady(): Promise<void> {
@@ -46,19 +66,11 @@ export class SqlLedgerBackend implements LedgerBackend {
 
   /**
    * Each plan's settled spend in its window and its live reservations (expired ones not counted).
-   * With `purge` (SQLite, inside its write transaction), expired reservations of these budgets
-   * (and `purge.reservationId`'s) are deleted first.
    */
-  private async use(tx: SqlExecutor, plans: readonly BudgetPlan[], clockMs: number, purge?: { reservationId?: string }): Promise<Use[]> {
+  private async use(tx: SqlExecutor, plans: readonly BudgetPlan[], clockMs: number): Promise<Use[]> {
     const where = plans.map(() => '(budget_id = ? AND series = ? AND idx BETWEEN ? AND ?)').join(' OR ');
     const params: unknown[] = plans.flatMap((p) => [p.id, p.series, p.from, p.to]);
     const ids = [...new Set(plans.map((p) => p.id))];
-    if (purge) {
-      await tx.execute(
-        `DELETE FROM gateway_budget_reservations WHERE budget_id IN (${marks(ids.length)}) AND (expires_at <= ?${purge.reservationId ? ' OR reservation_id = ?' : ''})`,
-        [...ids, clockMs, ...(purge.reservationId ? [purge.reservationId] : [])],
-      );
-    }
     const rows = await tx.query<{ budget_id: string; series: string | null; idx: number | string | null; micros: number | string; tokens: number | string }>(
       `SELECT budget_id, series, idx, micros, tokens FROM gateway_budget_spend WHERE ${where}
        UNION ALL
@@ -112,9 +124,15 @@ export class SqlLedgerBackend implements LedgerBackend {
       if (row!.refused >= 0) return { ok: false, index: row!.refused, oldest: Number(row!.oldest) };
       return { ok: true, usedMicros: numbers(row!.used_micros ?? []) };
     }
-    return this.store.transaction(async (tx) => {
-      const ids = [...new Set(plans.map((p) => p.id))];
-      const uses = await this.use(tx, plans, clockMs, {});
+    const purge = ++this.reserves % PURGE_EVERY === 0;
+    const ids = [...new Set(plans.map((p) => p.id))];
+    return this.inTransaction(plans, async (tx, count) => {
+      if (purge) {
+        await tx.execute(`DELETE FROM gateway_budget_reservations WHERE budget_id IN (${marks(ids.length)}) AND expires_at <= ?`, [...ids, clockMs]);
+        this.mirror?.purged(ids, clockMs);
+        this.mirror?.wrote();
+      }
+      const uses = await count(clockMs);
       for (let i = 0; i < plans.length; i++) {
         const p = plans[i]!;
         const u = uses[i]!;
@@ -127,6 +145,8 @@ export class SqlLedgerBackend implements LedgerBackend {
         `INSERT INTO gateway_budget_reservations (budget_id, reservation_id, micros, tokens, expires_at) VALUES ${ids.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
         ids.flatMap((id) => [id, r.id, r.micros, r.tokens, expiresAt]),
       );
+      this.mirror?.reserved(ids, r.id, r, expiresAt);
+      this.mirror?.wrote();
       return { ok: true, usedMicros: uses.map((u) => u.usedMicros) };
     });
   }
@@ -134,14 +154,14 @@ export class SqlLedgerBackend implements LedgerBackend {
   async settle(plans: readonly BudgetPlan[], reservationId: string, actual: { micros: number; tokens: number }, clockMs: number): Promise<BackendSettle> {
     const sweep = ++this.settles % SWEEP_EVERY === 0;
     if (this.store.dialect === 'postgres') return this.settlePostgres(plans, reservationId, actual, clockMs, sweep);
-    return this.store.transaction(async (tx) => {
+    return this.inTransaction(plans, async (tx, count) => {
       if (sweep) await tx.execute('DELETE FROM gateway_budget_settled WHERE settled_at < ?', [clockMs - SETTLED_KEPT_MS]);
       const first = await tx.execute('INSERT INTO gateway_budget_settled (reservation_id, settled_at) VALUES (?, ?) ON CONFLICT (reservation_id) DO NOTHING', [
         reservationId,
         clockMs,
       ]);
       // Settled before (a settle tried again whose first try landed): nothing more to add.
-      if (!first) return { usedMicros: (await this.use(tx, plans, clockMs)).map((u) => u.usedMicros), alerts: [] };
+      if (!first) return { usedMicros: (await count(clockMs)).map((u) => u.usedMicros), alerts: [] };
       if (actual.micros > 0 || actual.tokens > 0) {
         const windows = [...new Map(plans.map((p) => [`${p.id}\n${p.series}\n${p.to}`, p])).values()];
         await tx.execute(
@@ -149,8 +169,12 @@ export class SqlLedgerBackend implements LedgerBackend {
            ON CONFLICT (budget_id, series, idx) DO UPDATE SET micros = gateway_budget_spend.micros + excluded.micros, tokens = gateway_budget_spend.tokens + excluded.tokens`,
           windows.flatMap((p) => [p.id, p.series, p.to, actual.micros, actual.tokens]),
         );
+        for (const p of windows) this.mirror?.settled(p.id, p.series, p.to, actual);
       }
-      const uses = await this.use(tx, plans, clockMs, { reservationId });
+      await tx.execute('DELETE FROM gateway_budget_reservations WHERE reservation_id = ?', [reservationId]);
+      this.mirror?.released(reservationId);
+      this.mirror?.wrote();
+      const uses = await count(clockMs);
       const alerts: SettledAlert[] = [];
       for (let i = 0; i < plans.length; i++) {
         const p = plans[i]!;
@@ -226,11 +250,18 @@ export class SqlLedgerBackend implements LedgerBackend {
   async extend(live: ReadonlyArray<{ reservationId: string; budgetIds: readonly string[] }>, expiresAt: number): Promise<void> {
     for (let i = 0; i < live.length; i += 500) {
       const ids = live.slice(i, i + 500).map((l) => l.reservationId);
-      await this.store.execute(`UPDATE gateway_budget_reservations SET expires_at = ? WHERE reservation_id IN (${marks(ids.length)}) AND expires_at < ?`, [
-        expiresAt,
-        ...ids,
-        expiresAt,
-      ]);
+      const sql = `UPDATE gateway_budget_reservations SET expires_at = ? WHERE reservation_id IN (${marks(ids.length)}) AND expires_at < ?`;
+      const mirror = this.mirror;
+      if (!mirror) {
+        await this.store.execute(sql, [expiresAt, ...ids, expiresAt]);
+        continue;
+      }
+      // In a ledger transaction, so the mirror moves with the rows.
+      await this.inTransaction([], async (tx) => {
+        await tx.execute(sql, [expiresAt, ...ids, expiresAt]);
+        mirror.extended(ids, expiresAt);
+        mirror.wrote();
+      });
     }
   }
 }

@@ -20,7 +20,7 @@ import type { BudgetAlert } from '../../../../src/features/governance/budgets/bu
 import { dropSharedState, PG_URL, REDIS_URL } from '../../../helpers/shared-stores.js';
 
 const logger = createLogger(process.env.DBG ? 'warn' : 'silent');
-type Kind = 'sqlite' | 'postgres' | 'redis';
+type Kind = 'sqlite' | 'sqlite-two-connections' | 'postgres' | 'redis';
 
 interface Pair {
   a: LedgerOverBackend;
@@ -61,6 +61,16 @@ async function twoInstances(kind: Kind, options: { ttlMs?: number; timeoutMs?: n
       for (const s of stores) await s.close();
       await dropSharedState('postgres', '', schema);
     });
+  } else if (kind === 'sqlite-two-connections') {
+    // Two workers of one instance: two connections to one file (each ledger keeps its rows in
+    // memory only while the other has not committed).
+    const dir = mkdtempSync(join(tmpdir(), 'budgets-'));
+    const files = [new SqliteStore(join(dir, 'gateway.db')), new SqliteStore(join(dir, 'gateway.db'))];
+    stores = files;
+    cleanups.push(async () => {
+      for (const s of files) await s.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
   } else {
     // SQLite serves one instance: two ledgers over its one store.
     const dir = mkdtempSync(join(tmpdir(), 'budgets-'));
@@ -89,7 +99,7 @@ const reservation = (micros: number, tokens = 0): Reservation => ({ id: `req-${+
 const at = (iso: string) => Date.parse(iso);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe.each(['sqlite', 'postgres', 'redis'] as const)('budget ledger on %s', (kind) => {
+describe.each(['sqlite', 'sqlite-two-connections', 'postgres', 'redis'] as const)('budget ledger on %s', (kind) => {
   it('200 concurrent reserve → settle from two instances at a budget with 1 % left: settled spend never exceeds the limit, refused ones cost nothing', async () => {
     const { a, b } = await twoInstances(kind);
     const team = [budget('team:t1:0', { limit_usd: 1, window: { period: 'month' } })];
