@@ -199,7 +199,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const openListener = async (listener: Listener, port: number, host: string): Promise<void> => {
     await new Promise<void>((resolve, reject) => {
       listener.server.once('error', reject);
-      listener.server.listen(port, host, () => {
+      listener.server.listen({ port, host, backlog: config.server?.backlog ?? 4096 }, () => {
         listener.server.off('error', reject);
         resolve();
       });

@@ -42,7 +42,8 @@ const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, (re
   );
 });
 server.keepAliveTimeout = 65_000;
-server.listen(0, '127.0.0.1', () => process.stdout.write(`READY ${server.address().port}\n`));
+// The gateway's listen backlog (server.backlog, default 4096), so thousands of clients connecting at once meet the same queue.
+server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => process.stdout.write(`READY ${server.address().port}\n`));
 
 const stop = () => {
   server.close();

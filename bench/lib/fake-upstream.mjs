@@ -246,7 +246,7 @@ const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, (re
 });
 server.keepAliveTimeout = 65_000;
 server.on('connection', () => stats.connections++);
-server.listen(Number(process.env.FAKE_PORT ?? 0), '127.0.0.1', () => {
+server.listen({ port: Number(process.env.FAKE_PORT ?? 0), host: '127.0.0.1', backlog: 4096 }, () => {
   process.stdout.write(`READY ${server.address().port}\n`);
 });
 

@@ -113,6 +113,10 @@ export interface ServerConfig {
    */
   bodyLimit?: number;
   /**
+   * How many connections may wait to be accepted (the listen(2) backlog; Linux caps it at net.core.somaxconn). Node's own default, 511, resets connections when thousands of clients connect at once.
+   */
+  backlog?: number;
+  /**
    * Processes serving the port (a node:cluster): a number, or "auto" for one per core. Default 1 (no cluster). Rate-limit counters and the memory cache are then held by the primary process for all workers (or in Redis with redis.url); SIGTERM and SIGHUP go to the primary, which drains or reloads every worker.
    */
   workers?: number | 'auto';
