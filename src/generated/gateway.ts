@@ -856,6 +856,10 @@ export interface BatchSettings {
    * How long a gateway process's claim on the batch lines it is sending lasts without renewal (renewed every few seconds while it runs). The processes of a cluster and the instances on one PostgreSQL share the lines of a batch; lines of a process that stopped are taken over by another once this passes (then failed or resent, per interruptedLines). A duration: 30s, 2m.
    */
   claimTimeout?: string;
+  /**
+   * How often the gateway asks a provider about the batches it runs that were submitted with a gateway key on a key the gateway holds, until each finishes and is billed per line (also billed as soon as a caller retrieves it finished). One instance asks about each batch. A duration: 60s, 5m.
+   */
+  providerPollInterval?: string;
 }
 export interface McpServerConfig {
   /**

@@ -82,6 +82,7 @@ export function testInputs(prices: Map<string, ModelPrice>, ledger: BudgetLedger
       return key;
     },
     priceOf: (_ctx, provider, model) => prices.get(`${provider}/${model}`),
+    priceUnder: (_entry, provider, model) => prices.get(`${provider}/${model}`),
     budgetsFor: (_ctx, key) => budgets(key),
     budgetLedger: ledger,
   };

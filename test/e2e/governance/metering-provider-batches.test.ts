@@ -91,3 +91,95 @@ describe('provider-run batches billed per line when they finish', () => {
     expect(await rows()).toHaveLength(2);
   });
 });
+
+/** A batch nobody retrieves again: the gateway watches the batches it submitted on a key it holds, and bills each once it finishes. */
+const HELD_KEY = 'sk-operator-openai-0123456789abcdefghij';
+const HOLDERS = [
+  { holder: 'providers.openai.apiKey', config: { apiKey: HELD_KEY }, extra: {}, route: { provider: 'openai' } },
+  {
+    holder: 'a held credential',
+    config: {},
+    extra: { credentials: { 'openai-main': { provider: 'openai', api_key: HELD_KEY } } },
+    route: { provider: 'openai', credential: 'openai-main' },
+  },
+];
+
+describe.each(HOLDERS)('provider-run batches watched until they finish, on $holder', ({ config, extra, route }) => {
+  let upstream: FakeUpstream;
+  let gw: TestGateway;
+  const batch = (status: string) => ({
+    id: 'batch_watched_1',
+    object: 'batch',
+    endpoint: '/v1/chat/completions',
+    status,
+    input_file_id: 'file-in',
+    output_file_id: status === 'completed' ? 'file-watched-out' : null,
+  });
+
+  beforeAll(async () => {
+    upstream = await new FakeUpstream().start();
+    upstream.on('GET /v1/files/file-watched-out/content', { chunks: [OUTPUT], headers: { 'content-type': 'application/octet-stream' } });
+    upstream.on('POST /v1/batches', { json: batch('validating') });
+    upstream.on('GET /v1/batches/batch_watched_1', { json: batch('in_progress') });
+    gw = await startGateway({
+      logging: { level: 'warn' },
+      providers: { openai: { baseUrl: `${upstream.url}/v1`, ...config } },
+      ...extra,
+      auth: { apiKeys: [{ key: KEY, user: 'bo@example.com', team: 'search' }] },
+      budgets: { team: { search: { limit_usd: 100, window: { period: 'month' } } } },
+      batches: { providerPollInterval: '150ms' },
+    });
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await upstream?.stop();
+  });
+
+  it('is polled with the held key while it runs and billed once when it ends, though no caller asks again; never with a key value at rest', async () => {
+    const store = gw.gateway.services.require(STORE);
+    const ledger = gw.gateway.services.require(BUDGET_LEDGER);
+    const budget = { id: 'team:search:0', scope: 'team' as const, subject: 'search', budget: { limit_usd: 100, window: { period: 'month' as const } } };
+    const spent = async () => (await ledger.spent([budget])).get(budget.id)!.micros;
+
+    const created = await fetch(`${gw.url}/v1/batches`, {
+      method: 'POST',
+      headers: { 'x-gateway-config': JSON.stringify(route), 'x-gateway-token': KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ input_file_id: 'file-in', endpoint: '/v1/chat/completions', completion_window: '24h' }),
+    });
+    expect(created.status).toBe(200);
+    await vi.waitFor(async () => expect(await store.query<any>('SELECT * FROM gateway_pending_batches')).toHaveLength(1), { timeout: 5000, interval: 50 });
+    const [pending] = await store.query<any>('SELECT * FROM gateway_pending_batches');
+    expect(JSON.stringify(pending)).not.toContain(HELD_KEY);
+    expect(JSON.stringify(pending)).not.toContain(KEY);
+
+    // Running: asked about with the held key, nothing billed.
+    await vi.waitFor(() => expect(upstream.received('GET /v1/batches/batch_watched_1').length).toBeGreaterThanOrEqual(2), { timeout: 5000, interval: 50 });
+    expect(upstream.received('GET /v1/batches/batch_watched_1')[0]!.headers.authorization).toBe(`Bearer ${HELD_KEY}`);
+    expect(await spent()).toBe(0);
+
+    // Finished: billed per line at the batch price, once, and no longer watched.
+    upstream.on('GET /v1/batches/batch_watched_1', { json: batch('completed') });
+    const price = gw.gateway.services.require(PRICE_TABLE).lookup('openai', 'gpt-4o-mini')!;
+    const total = USAGE.map((u) => costOf(price, usageClasses(u), { batch: true })!.micros).reduce((a, b) => a + b, 0);
+    await vi.waitFor(async () => expect(await spent()).toBe(total), { timeout: 5000, interval: 50 });
+    await vi.waitFor(async () => expect(await store.query<any>('SELECT * FROM gateway_pending_batches')).toHaveLength(0), { timeout: 5000, interval: 50 });
+    const asked = upstream.received('GET /v1/batches/batch_watched_1').length;
+    await new Promise((r) => setTimeout(r, 500));
+    expect(upstream.received('GET /v1/batches/batch_watched_1').length).toBe(asked);
+    expect(upstream.received('GET /v1/files/file-watched-out/content')).toHaveLength(1);
+    expect(upstream.received('GET /v1/files/file-watched-out/content')[0]!.headers.authorization).toBe(`Bearer ${HELD_KEY}`);
+
+    // A caller retrieving it now: still billed once.
+    const again = await fetch(`${gw.url}/v1/batches/batch_watched_1`, { headers: { 'x-gateway-config': JSON.stringify(route), 'x-gateway-token': KEY } });
+    expect(again.status).toBe(200);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(upstream.received('GET /v1/files/file-watched-out/content')).toHaveLength(1);
+    expect(await spent()).toBe(total);
+    await gw.gateway.services.require(USAGE_LEDGER).flush();
+    const rows = await store.query<any>("SELECT request_id, user_id FROM gateway_usage WHERE route = 'batch: /v1/chat/completions' ORDER BY request_id");
+    expect(rows).toEqual([
+      { request_id: 'batch_watched_1:line-0', user_id: 'bo@example.com' },
+      { request_id: 'batch_watched_1:line-1', user_id: 'bo@example.com' },
+    ]);
+  });
+});

@@ -36,6 +36,8 @@ export function governanceMeteringInputs(services: GatewayServices, prices: Pric
   return {
     keyOf: (ctx) => ctx.get(GATEWAY_KEY) ?? fallback.keyOf(ctx),
     priceOf: (ctx, provider, model) => (resolver ? resolver.priceOf(ctx.get(CATALOGUE_MODEL)?.entry, provider, model) : prices.lookup(provider, model)),
+    priceUnder: (entry, provider, model) => (resolver ? resolver.priceOf(entry, provider, model) : prices.lookup(provider, model)),
+    catalogueEntryOf: (ctx) => ctx.get(CATALOGUE_MODEL)?.entry,
     maxOutputTokensOf: (ctx) => {
       const entry = ctx.get(CATALOGUE_MODEL)?.entry;
       return entry === undefined ? undefined : maxOutput.get(entry);

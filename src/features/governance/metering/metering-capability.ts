@@ -14,7 +14,8 @@ import usageRoutes from './usage-routes.js';
 import { USAGE_MIGRATIONS } from './usage-store.js';
 import { TOOL_CHARGES, ToolCharges, toolPrices } from './tool-charges.js';
 import toolMeterStage from './tool-meter-stage.js';
-import { BILLED_BATCH_MIGRATIONS, ProviderBatchBilling } from './provider-batch-billing.js';
+import { BILLED_BATCH_MIGRATIONS, PROVIDER_BATCH_BILLING, ProviderBatchBilling } from './provider-batch-billing.js';
+import { parseDuration } from '../../../kernel/config/defaults.js';
 import { TOOL_CALL_OBSERVERS } from '../../mcp/tool-call-observers.js';
 import { PRICE_TABLE } from '../governance-services.js';
 
@@ -75,7 +76,8 @@ export const meteringCapability: Capability = {
       inFlight,
     };
     services.provide(METER_DEPS, deps);
-    const batches = new ProviderBatchBilling(services, deps);
+    const batches = new ProviderBatchBilling(services, deps, parseDuration(config.batches?.providerPollInterval ?? '60s'));
+    services.provide(PROVIDER_BATCH_BILLING, batches);
     metrics.observe('metering', (ctx: GatewayContext<any>, status: number) => {
       meterFinish(ctx, status, services);
       batches.observe(ctx, status);
@@ -83,12 +85,14 @@ export const meteringCapability: Capability = {
     const charges = services.provide(TOOL_CHARGES, new ToolCharges(deps, toolPrices(config)));
     services.once(TOOL_CALL_OBSERVERS, () => []).push(charges.observer);
     services.closers.push(async () => {
+      await batches.stop();
       await Promise.all([...inFlight]);
       await ledger.flush();
     });
   },
-  start() {
+  start(services) {
     void loadTokenizer();
+    services.get(PROVIDER_BATCH_BILLING)?.start();
   },
 };
 

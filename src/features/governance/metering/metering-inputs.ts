@@ -16,6 +16,10 @@ export interface MeteringInputs {
   keyOf(ctx: GatewayContext<any>): GatewayKey | undefined;
   /** The price of `model` at `provider` (the catalogue's override first, then the price table). */
   priceOf(ctx: GatewayContext<any>, provider: string, model: string): ModelPrice | undefined;
+  /** The same outside a request: the price under catalogue model `entry` (undefined: none named). */
+  priceUnder(entry: string | undefined, provider: string, model: string): ModelPrice | undefined;
+  /** The catalogue model the request named (undefined: none). */
+  catalogueEntryOf?(ctx: GatewayContext<any>): string | undefined;
   /** The catalogue model's max_output_tokens, when the request names one. */
   maxOutputTokensOf?(ctx: GatewayContext<any>, provider: string, model: string): number | undefined;
   /** Every budget that applies to the request (budgets made through the admin API are read from the store, hence a promise). */
@@ -44,6 +48,7 @@ export function defaultMeteringInputs(prices: PriceTable): MeteringInputs {
       return key;
     },
     priceOf: (_ctx, provider, model) => prices.lookup(provider, model),
+    priceUnder: (_entry, provider, model) => prices.lookup(provider, model),
     budgetsFor: () => [],
   };
 }

@@ -1,5 +1,5 @@
 import type { GatewayContext, JsonAnswer } from '../../../kernel/engine/context.js';
-import type { GatewayServices } from '../../../kernel/engine/services.js';
+import { defineService, type GatewayServices } from '../../../kernel/engine/services.js';
 import type { Migration } from '../../../kernel/store/sql-store.js';
 import { getStore } from '../../../kernel/store/store-capability.js';
 import { TARGET } from '../../models/model-request.js';
@@ -8,6 +8,9 @@ import { PROVIDERS } from '../../models/providers/provider-registry.js';
 import { costOf } from '../prices/cost.js';
 import { NO_USAGE, usageClasses } from '../prices/usage-classes.js';
 import type { ApplicableBudget, GatewayKey } from '../governance-types.js';
+import type { ModelPrice } from '../prices/cost.js';
+import { isSecretField } from '../../../kernel/errors/redact.js';
+import { HELD_CREDENTIALS } from '../../models/routing/held-credentials.js';
 import type { MeterDeps } from './meter.js';
 
 /** Batches run by a provider that were billed (one row each, so a batch is billed once across instances and retrievals). */
@@ -16,7 +19,56 @@ export const BILLED_BATCH_MIGRATIONS: Migration[] = [
     id: 'billed-batches-001-create',
     statements: ['CREATE TABLE gateway_billed_batches (batch_id TEXT PRIMARY KEY, billed_at BIGINT NOT NULL)'],
   },
+  {
+    // Batches submitted with a gateway key on a key the gateway holds, watched until they finish
+    // (never a key value: the target is kept without its key and secret settings).
+    id: 'billed-batches-002-pending',
+    statements: [
+      `CREATE TABLE gateway_pending_batches (
+        marker TEXT PRIMARY KEY,
+        batch_id TEXT NOT NULL,
+        endpoint TEXT NOT NULL,
+        key_json TEXT NOT NULL,
+        budgets_json TEXT NOT NULL,
+        entry TEXT,
+        target_json TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        next_check_at BIGINT NOT NULL
+      )`,
+      'CREATE INDEX gateway_pending_batches_due ON gateway_pending_batches (next_check_at)',
+    ],
+  },
 ];
+
+/** How long a submitted batch is watched before it is given up (a provider's batches end within a day or so). */
+const WATCH_FOR_MS = 7 * 86_400_000;
+/** Batches looked at per poll. */
+const POLL_BATCH = 20;
+/** Statuses after which a batch changes no more (its output file holds what it did). */
+const FINAL = new Set(['completed', 'failed', 'expired', 'cancelled']);
+
+/** Who pays for a batch's lines and at what price. */
+interface BillTo {
+  target: ResolvedTarget;
+  key: GatewayKey;
+  budgets: () => Promise<readonly ApplicableBudget[]>;
+  priceOf: (provider: string, model: string) => ModelPrice | undefined;
+}
+
+interface PendingRow {
+  marker: string;
+  batch_id: string;
+  endpoint: string;
+  key_json: string;
+  budgets_json: string;
+  entry: string | null;
+  target_json: string;
+  created_at: number | string;
+  next_check_at: number | string;
+}
+
+/** The watcher and biller of provider-run batches (started with the gateway, stopped at shutdown). */
+export const PROVIDER_BATCH_BILLING = defineService<ProviderBatchBilling>('provider-batch-billing');
 
 /** The largest output file read to bill a batch (bytes). */
 const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
@@ -26,9 +78,10 @@ interface OutputLine {
   response?: { status_code?: unknown; body?: { model?: unknown; usage?: unknown } } | null;
 }
 
-/** A JSON answer's body: the object, or the upstream bytes passed through (parsed only when they say completed). */
-function answerBody(response: JsonAnswer): unknown {
-  if (response.body !== undefined || !response.raw || !response.raw.includes('"completed"')) return response.body;
+/** A JSON answer's body: the object, or the upstream bytes passed through (parsed when `always`, else only when they may say a final status). */
+function answerBody(response: JsonAnswer, always = false): unknown {
+  if (response.body !== undefined || !response.raw) return response.body;
+  if (!always && !/"(completed|failed|expired|cancelled)"/.test(response.raw.toString('latin1'))) return undefined;
   try {
     return JSON.parse(response.raw.toString('utf8'));
   } catch {
@@ -37,39 +90,177 @@ function answerBody(response: JsonAnswer): unknown {
 }
 
 /**
- * Batches a provider runs (OpenAI's batch API and those shaped like it) billed per line when
- * they finish: the first `GET /v1/batches/{id}` made with a gateway key that answers
- * `status: completed` reads the batch's output file from the provider (with the same target and
- * key), prices each line's usage at the batch price, settles it on the key's budgets (a
- * settle per line, so the spend counts whatever the budget's state: the work is done) and
- * records one usage row per line (route `batch: <endpoint>`). Off the request path; billed
- * once per batch (gateway_billed_batches) across retrievals and instances.
+ * Batches run by a provider (OpenAI's batch API and those shaped like it) billed per line when
+ * they finish: their output file is read from the provider, each line's usage priced at the
+ * batch price, settled on the key's budgets (a settle per line, so the spend counts whatever the
+ * budget's state: the work is done) and recorded as one usage row per line (route
+ * `batch: <endpoint>`). Billed once per batch (gateway_billed_batches) across instances, by
+ * whichever comes first: a `GET /v1/batches/{id}` made with a gateway key that answers a final
+ * status, or the watcher. A batch submitted with a gateway key on a key the gateway holds (a
+ * held credential or providers.<id>.apiKey) is watched (gateway_pending_batches, polled every
+ * `pollMs` by one instance at a time) until it finishes, so a batch nobody asks about again is
+ * billed too. Off the request path.
  */
 export class ProviderBatchBilling {
+  private timer: NodeJS.Timeout | undefined;
+  private polling: Promise<void> | undefined;
+
   constructor(
     private readonly services: GatewayServices,
     private readonly deps: MeterDeps,
+    private readonly pollMs = 60_000,
   ) {}
 
   /** The metering observer's part: looks at each finished request. */
   observe(ctx: GatewayContext<any>, status: number): void {
-    if (ctx.endpoint.operation !== 'batches.retrieve' || status !== 200) return;
+    const operation = ctx.endpoint.operation;
+    if ((operation !== 'batches.retrieve' && operation !== 'batches.create') || status !== 200) return;
     const response = ctx.response;
     if (response?.kind !== 'json') return;
-    const batch = answerBody(response) as { id?: unknown; status?: unknown; output_file_id?: unknown; endpoint?: unknown } | undefined;
-    if (batch?.status !== 'completed' || typeof batch.id !== 'string' || typeof batch.output_file_id !== 'string') return;
+    const batch = answerBody(response, operation === 'batches.create') as { id?: unknown; status?: unknown; output_file_id?: unknown; endpoint?: unknown } | undefined;
     const target = ctx.get(TARGET);
     const key = this.deps.inputs.keyOf(ctx);
-    if (!target || !key) return;
-    const billing = this.bill(ctx, key, batch.id, batch.output_file_id, typeof batch.endpoint === 'string' ? batch.endpoint : 'batch').catch((err: Error) =>
-      this.deps.logger.warn({ batch: batch.id, err: err.message }, 'a provider batch could not be billed'),
-    );
-    this.deps.inFlight.add(billing);
-    void billing.finally(() => this.deps.inFlight.delete(billing));
+    if (!target || !key || typeof batch?.id !== 'string') return;
+    const batchId = batch.id;
+    const endpoint = typeof batch.endpoint === 'string' ? batch.endpoint : 'batch';
+    let work: Promise<void>;
+    if (operation === 'batches.create') {
+      work = this.watch(ctx, target, key, batchId, endpoint);
+    } else {
+      if (!FINAL.has(String(batch.status)) || typeof batch.output_file_id !== 'string') return;
+      const { inputs } = this.deps;
+      const billTo: BillTo = {
+        target,
+        key,
+        budgets: async () => (inputs.budgetLedger ? inputs.budgetsFor(ctx, key) : []),
+        priceOf: (provider, model) => inputs.priceOf(ctx, provider, model),
+      };
+      work = this.bill(billTo, batchId, batch.output_file_id, endpoint);
+    }
+    this.track(work.catch((err: Error) => this.deps.logger.warn({ batch: batchId, err: err.message }, 'a provider batch could not be billed')));
   }
 
-  private async bill(ctx: GatewayContext<any>, key: GatewayKey, batchId: string, fileId: string, endpoint: string): Promise<void> {
-    const target = ctx.get(TARGET)!;
+  private track(work: Promise<void>): void {
+    this.deps.inFlight.add(work);
+    void work.finally(() => this.deps.inFlight.delete(work));
+  }
+
+  /**
+   * Records a submitted batch to watch, when the key it ran with is one the gateway holds (the
+   * caller's own provider key is never kept: such a batch is billed when it is retrieved).
+   */
+  private async watch(ctx: GatewayContext<any>, target: ResolvedTarget, key: GatewayKey, batchId: string, endpoint: string): Promise<void> {
+    const configured = this.services.config.providers?.[target.provider]?.apiKey;
+    const held = target.credential !== undefined;
+    if (!held && (typeof configured !== 'string' || target.apiKey !== configured)) return;
+    const options: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(target.options ?? {})) {
+      if (!isSecretField(name)) options[name] = value;
+      // A secret setting that is not the held credential's own could not be restored later.
+      else if (!held) return;
+    }
+    const stored: ResolvedTarget = { ...target, options };
+    delete stored.apiKey;
+    const { inputs } = this.deps;
+    const budgets = inputs.budgetLedger ? await inputs.budgetsFor(ctx, key) : [];
+    const now = Date.now();
+    await getStore(this.services).execute(
+      `INSERT INTO gateway_pending_batches (marker, batch_id, endpoint, key_json, budgets_json, entry, target_json, created_at, next_check_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (marker) DO NOTHING`,
+      [
+        `${target.provider}:${batchId}`,
+        batchId,
+        endpoint,
+        JSON.stringify(key),
+        JSON.stringify(budgets),
+        inputs.catalogueEntryOf?.(ctx) ?? null,
+        JSON.stringify(stored),
+        now,
+        now + this.pollMs,
+      ],
+    );
+  }
+
+  /** Starts the watcher (a poll every pollMs, unref'd); `stop` ends it and waits for a poll in progress. */
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      if (this.polling) return;
+      this.polling = this.poll()
+        .catch((err: Error) => this.deps.logger.warn({ err: err.message }, 'watching provider batches failed'))
+        .finally(() => (this.polling = undefined));
+    }, this.pollMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.polling;
+  }
+
+  /** One look at the batches due: each claimed by one instance, retrieved, and billed once final. */
+  async poll(now = Date.now()): Promise<void> {
+    const store = getStore(this.services);
+    const due = await store.query<PendingRow>(`SELECT * FROM gateway_pending_batches WHERE next_check_at <= ? ORDER BY next_check_at LIMIT ${POLL_BATCH}`, [now]);
+    for (const row of due) {
+      const claimed = await store.execute('UPDATE gateway_pending_batches SET next_check_at = ? WHERE marker = ? AND next_check_at = ?', [
+        now + this.pollMs,
+        row.marker,
+        Number(row.next_check_at),
+      ]);
+      if (!claimed) continue;
+      try {
+        await this.check(row, now);
+      } catch (err) {
+        this.deps.logger.warn({ batch: row.batch_id, err: (err as Error).message }, 'a provider batch could not be checked; it is tried again');
+      }
+    }
+  }
+
+  private async check(row: PendingRow, now: number): Promise<void> {
+    const store = getStore(this.services);
+    const forget = () => store.execute('DELETE FROM gateway_pending_batches WHERE marker = ?', [row.marker]);
+    if (now - Number(row.created_at) > WATCH_FOR_MS) {
+      this.deps.logger.warn({ batch: row.batch_id }, 'a provider batch did not finish within 7 days: no longer watched');
+      await forget();
+      return;
+    }
+    const target = this.restore(JSON.parse(row.target_json) as ResolvedTarget);
+    if (!target) {
+      this.deps.logger.warn({ batch: row.batch_id }, 'the key a provider batch ran with is gone: it is billed when retrieved');
+      await forget();
+      return;
+    }
+    const batch = (await this.fetchJson(target, row.batch_id)) as { status?: unknown; output_file_id?: unknown } | undefined;
+    if (!batch || !FINAL.has(String(batch.status))) return;
+    if (typeof batch.output_file_id === 'string') {
+      const entry = row.entry ?? undefined;
+      const budgets = JSON.parse(row.budgets_json) as ApplicableBudget[];
+      const billTo: BillTo = {
+        target,
+        key: JSON.parse(row.key_json) as GatewayKey,
+        budgets: async () => budgets,
+        priceOf: (provider, model) => this.deps.inputs.priceUnder(entry, provider, model),
+      };
+      await this.bill(billTo, row.batch_id, batch.output_file_id, row.endpoint);
+    }
+    await forget();
+  }
+
+  /** The stored target with the key it ran with: the held credential's (as it is now), or the provider's configured one. */
+  private restore(stored: ResolvedTarget): ResolvedTarget | undefined {
+    if (stored.credential !== undefined) {
+      const held = this.services.get(HELD_CREDENTIALS)?.get(stored.credential);
+      if (!held || held.provider !== stored.provider) return undefined;
+      return { ...stored, apiKey: held.apiKey, options: { ...held.options, ...stored.options } };
+    }
+    const configured = this.services.config.providers?.[stored.provider]?.apiKey;
+    return typeof configured === 'string' && configured ? { ...stored, apiKey: configured } : undefined;
+  }
+
+  private async bill(to: BillTo, batchId: string, fileId: string, endpoint: string): Promise<void> {
+    const { target, key } = to;
     const store = getStore(this.services);
     const marker = `${target.provider}:${batchId}`;
     const first = await store.execute('INSERT INTO gateway_billed_batches (batch_id, billed_at) VALUES (?, ?) ON CONFLICT (batch_id) DO NOTHING', [marker, Date.now()]);
@@ -78,12 +269,13 @@ export class ProviderBatchBilling {
     try {
       text = await this.outputFile(target, fileId);
     } catch (err) {
-      // Not billed: the next retrieval tries again.
+      // Not billed: the next retrieval (or the watcher) tries again.
       await store.execute('DELETE FROM gateway_billed_batches WHERE batch_id = ?', [marker]);
       throw err;
     }
+    await store.execute('DELETE FROM gateway_pending_batches WHERE marker = ?', [marker]);
     const { inputs, ledger } = this.deps;
-    const budgets: readonly ApplicableBudget[] = inputs.budgetLedger ? await inputs.budgetsFor(ctx, key) : [];
+    const budgets = await to.budgets();
     for (const raw of text.split('\n')) {
       if (!raw.trim()) continue;
       let line: OutputLine;
@@ -95,7 +287,7 @@ export class ProviderBatchBilling {
       const body = line.response?.body;
       const model = typeof body?.model === 'string' ? body.model : null;
       const usage = body?.usage ? usageClasses(body.usage) : { ...NO_USAGE };
-      const price = model ? inputs.priceOf(ctx, target.provider, model) : undefined;
+      const price = model ? to.priceOf(target.provider, model) : undefined;
       const micros = price ? (costOf(price, usage, { batch: true })?.micros ?? null) : null;
       const customId = typeof line.custom_id === 'string' ? line.custom_id : String(line.custom_id ?? '');
       const requestId = `${batchId}:${customId}`;
@@ -131,27 +323,42 @@ export class ProviderBatchBilling {
     }
   }
 
-  /** The output file's text, read from the provider as the batch's own request would reach it. */
-  private async outputFile(target: ResolvedTarget, fileId: string): Promise<string> {
+  /** The batch as the provider answers `batches.retrieve` now (undefined: not answered with 200). */
+  private async fetchJson(target: ResolvedTarget, batchId: string): Promise<unknown> {
+    const res = await this.call(target, 'batches.retrieve', { batch_id: batchId }, 30_000);
+    if (res.statusCode !== 200) {
+      await res.body.dump();
+      throw new Error(`retrieving the batch answered ${res.statusCode}`);
+    }
+    return res.body.json();
+  }
+
+  /** One call of the provider's adapter for `operation`, sent as the batch's own requests were. */
+  private async call(target: ResolvedTarget, operation: 'batches.retrieve' | 'files.content', params: Record<string, string>, timeoutMs: number) {
     const provider = this.services.require(PROVIDERS).get(target.provider);
-    const adapter = provider?.operations['files.content'];
-    if (!provider || !adapter) throw new Error(`${target.provider} serves no files.content`);
+    const adapter = provider?.operations[operation];
+    if (!provider || !adapter) throw new Error(`${target.provider} serves no ${operation}`);
     const request = await adapter.request(
       {
-        operation: 'files.content',
+        operation,
         body: undefined,
         stream: false,
         target,
         apiKey: target.apiKey,
-        params: { file_id: fileId },
+        params,
         query: new URLSearchParams(),
         hasQuery: false,
         headers: {},
-        signal: AbortSignal.timeout(120_000),
+        signal: AbortSignal.timeout(timeoutMs),
       },
       provider,
     );
-    const res = await this.services.upstream.send(request);
+    return this.services.upstream.send(request);
+  }
+
+  /** The output file's text, read from the provider as the batch's own request would reach it. */
+  private async outputFile(target: ResolvedTarget, fileId: string): Promise<string> {
+    const res = await this.call(target, 'files.content', { file_id: fileId }, 120_000);
     if (res.statusCode !== 200) {
       await res.body.dump();
       throw new Error(`the output file ${fileId} answered ${res.statusCode}`);
