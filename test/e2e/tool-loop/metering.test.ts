@@ -7,23 +7,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { USAGE_LEDGER } from '../../../src/features/governance/metering/metering-services.js';
 import { STORE } from '../../../src/kernel/store/store-capability.js';
-import { FakeUpstream } from '../../helpers/fake-upstream.js';
-import { HttpToolServer } from '../../helpers/http-tool-server.js';
-import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
-import { chatModel, MCP_TOOL, plan } from './fake-models.js';
+import type { FakeUpstream } from '../../helpers/fake-upstream.js';
+import type { TestGateway } from '../../helpers/start-gateway.js';
+import { startLoopGateway, type LoopGateway } from './loop-gateway.js';
+import { MCP_TOOL, plan } from './fake-models.js';
 
 const KEY = 'cfg-tool-loop-metering-key-0123456789';
 
 describe('tool loops are metered', () => {
-  let remote: HttpToolServer;
-  let fake: FakeUpstream;
   let gw: TestGateway;
 
+  let loop: LoopGateway;
+
   beforeAll(async () => {
-    remote = await new HttpToolServer().start();
-    fake = await new FakeUpstream().on('POST /chat/completions', chatModel).start();
-    gw = await startGateway({
-      logging: { level: 'warn' },
+    loop = await startLoopGateway(({ remote }) => ({
       auth: {
         enabled: true,
         type: 'api-key',
@@ -31,15 +28,11 @@ describe('tool loops are metered', () => {
         adminToken: 'admin-token-0123456789abcdef0123456789',
         apiKeys: [{ key: KEY, user: 'ann', team: 'search', scopes: ['mcp:read', 'mcp:write'] }],
       },
-      providers: { deepseek: { baseUrl: fake.url } },
       mcpServers: { remote: { url: remote.url, toolPrices: { echo: '0.002' } } },
-    });
+    }));
+    ({ gw } = loop);
   });
-  afterAll(async () => {
-    await gw?.close();
-    await remote?.stop();
-    await fake?.stop();
-  });
+  afterAll(() => loop?.close());
 
   it('whole and streamed, on /v1/responses and chat: the request row has the tokens of both model calls; the tool call has its own row', async () => {
     plan.tool = 'echo';
@@ -78,15 +71,13 @@ describe('tool loops are metered', () => {
 
 describe('a budget used up mid-loop', () => {
   const TEAM_KEY = 'cfg-tool-loop-budget-key-0123456789ab';
-  let remote: HttpToolServer;
   let fake: FakeUpstream;
   let gw: TestGateway;
 
+  let loop: LoopGateway;
+
   beforeAll(async () => {
-    remote = await new HttpToolServer().start();
-    fake = await new FakeUpstream().on('POST /chat/completions', chatModel).start();
-    gw = await startGateway({
-      logging: { level: 'warn' },
+    loop = await startLoopGateway(() => ({
       auth: {
         enabled: true,
         type: 'api-key',
@@ -94,16 +85,13 @@ describe('a budget used up mid-loop', () => {
         adminToken: 'admin-token-0123456789abcdef0123456789',
         apiKeys: [{ key: TEAM_KEY, user: 'bob', team: 'search', scopes: ['mcp:read', 'mcp:write'] }],
       },
-      providers: { deepseek: { baseUrl: fake.url } },
-      mcpServers: { remote: { url: remote.url } },
       tenants: { teams: { search: {} } },
       budgets: { team: { search: { limit_usd: 0.05, window: { period: 'month' } } } },
-    });
+    }));
+    ({ fake, gw } = loop);
   });
   afterAll(async () => {
-    await gw?.close();
-    await remote?.stop();
-    await fake?.stop();
+    await loop?.close();
     plan.usage = undefined;
   });
 
