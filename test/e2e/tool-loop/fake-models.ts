@@ -16,6 +16,8 @@ export const plan: {
   thinking?: boolean;
   /** The usage the chat model reports for its tool-calling turn. */
   usage?: Json;
+  /** A streamed answer's text stops after its first piece until this settles (the caller must have seen that piece by then). */
+  gate?: Promise<void>;
 } = { tool: 'add', args: { a: 2, b: 3 } };
 
 type Wire = 'chat' | 'anthropic' | 'responses';
@@ -30,8 +32,23 @@ function send(res: ServerResponse, body: Json, req?: ReceivedRequest, wire?: Wir
   const events = wire === 'chat' ? chatEvents(body, asked.stream_options?.include_usage === true) : wire === 'anthropic' ? anthropicEvents(body) : responsesEvents(body);
   streams.push({ wire, events: events.map((e) => e.data) });
   res.writeHead(200, { 'content-type': 'text/event-stream' });
-  for (const e of events) res.write(`${e.event ? `event: ${e.event}\n` : ''}data: ${typeof e.data === 'string' ? e.data : JSON.stringify(e.data)}\n\n`);
-  res.end();
+  void (async () => {
+    let gated = false;
+    for (const e of events) {
+      res.write(`${e.event ? `event: ${e.event}\n` : ''}data: ${typeof e.data === 'string' ? e.data : JSON.stringify(e.data)}\n\n`);
+      if (plan.gate && !gated && textPiece(e.data)) {
+        gated = true;
+        await plan.gate;
+      }
+    }
+    res.end();
+  })();
+}
+
+/** Whether an event carries a piece of answer text (a chat content delta, an Anthropic text_delta, a Responses output_text.delta). */
+function textPiece(data: unknown): boolean {
+  const d = data as Json;
+  return Boolean(d?.choices?.[0]?.delta?.content || d?.delta?.type === 'text_delta' || d?.type === 'response.output_text.delta');
 }
 
 /** The streams the fakes sent, in order (for tests that compare what the caller saw with what the model sent). */
