@@ -95,7 +95,7 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
         runsOutsideServers: operation !== 'chat.completions' && providerRuns(ctx, services, nativeApi),
       });
       if (!route) return next();
-      const callerTools = tools.forCaller(callerOf(ctx, services), ctx.get(REQUEST_SPAN));
+      const callerTools = tools.forCaller(callerOf(ctx, services), ctx.get(REQUEST_SPAN), ctx.id);
       const requested = typeof body.max_tool_calls === 'number' && body.max_tool_calls >= 0 ? Math.floor(body.max_tool_calls) : Infinity;
       const requestDeadline = ctx.get(DEADLINE);
       const limits: LoopLimits = {
