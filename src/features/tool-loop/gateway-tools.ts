@@ -100,7 +100,7 @@ export class GatewayTools {
     try {
       const aggregator = await this.aggregator();
       // the server's own call timeout applies; the loop's time limit aborts `signal` sooner when it comes first
-      result = await aggregator.callTool({ identity, server }, params, { signal });
+      result = await aggregator.callTool({ identity, server, partOf: requestId }, params, { signal });
     } catch (err) {
       return { text: signal.aborted ? `The call of ${tool} was cancelled.` : String((err as Error)?.message ?? 'The tool call failed.'), failed: true };
     }

@@ -16,6 +16,7 @@ import { GatewayTools } from './gateway-tools.js';
 import { SILENT_EVENTS, type LoopEvents } from './loop-events.js';
 import { loopRouteOf } from './loop-routes.js';
 import { budgetCheck } from './loop-budget.js';
+import { METER } from '../governance/metering/metering-services.js';
 import { readRound, type RoundSink } from './round-stream.js';
 import { CallerGone, ResponsesLoop, type LoopLimits } from './responses-loop.js';
 import { ANSWERED_BY_GATEWAY } from '../models/responses/answered-by-gateway.js';
@@ -114,6 +115,7 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
         // a model call ends by the loop's time limit too (forward aborts it then)
         ctx.set(DEADLINE, performance.now() + (limits.deadline - Date.now()));
         let answer: Json;
+        const started = performance.now();
         try {
           await next();
           const got = modelAnswer(ctx);
@@ -124,7 +126,10 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
           ctx.set(BODY_CHANGED, changedBefore);
           ctx.set(DEADLINE, requestDeadline);
         }
-        return route.loopAnswer(answer, request);
+        const read = route.loopAnswer(answer, request);
+        // each model call is a row of its own in the usage ledger, under the request
+        ctx.get(METER)?.noteModelCall(ctx, read.usage, started);
+        return read;
       };
       ctx.set(ANSWERED_BY_GATEWAY, true);
       const budgetSpent = budgetCheck(ctx, services);
