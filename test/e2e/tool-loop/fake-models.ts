@@ -20,10 +20,10 @@ export const plan: {
   gate?: Promise<void>;
 } = { tool: 'add', args: { a: 2, b: 3 } };
 
-type Wire = 'chat' | 'anthropic' | 'responses';
+type Wire = 'chat' | 'anthropic' | 'responses' | 'gemini';
 
 /** The answer as JSON, or, when the request asked for a stream, as the provider's SSE events (text in pieces). */
-function send(res: ServerResponse, body: Json, req?: ReceivedRequest, wire?: Wire): void {
+function send(res: ServerResponse, body: Json, req?: ReceivedRequest, wire?: Exclude<Wire, 'gemini'>): void {
   const asked = req?.json();
   if (!wire || asked?.stream !== true) {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
@@ -274,17 +274,41 @@ export const MCP_TOOL = { type: 'mcp' as const, server_label: 'remote', require_
 
 /** A Gemini model (generateContent): a functionCall of the planned tool, then text quoting the functionResponse. */
 export function geminiModel(req: ReceivedRequest, res: ServerResponse): void {
-  const body = req.json();
+  send(res, geminiAnswer(req.json()));
+}
+
+/**
+ * The same Gemini model streaming (streamGenerateContent?alt=sse): text by word, one candidate
+ * chunk each (finishReason and usageMetadata on the last), a functionCall in one chunk; the
+ * functionCall carries a thought signature, which must come back with the call.
+ */
+export function geminiStreamModel(req: ReceivedRequest, res: ServerResponse): void {
+  const answer = geminiAnswer(req.json());
+  const candidate = answer.candidates[0];
+  const parts: Json[] = candidate.content.parts;
+  const chunks: Json[] = [];
+  for (const part of parts) {
+    if (typeof part.text === 'string') for (const piece of pieces(part.text)) chunks.push({ candidates: [{ content: { role: 'model', parts: [{ text: piece }] }, index: 0 }] });
+    else chunks.push({ candidates: [{ content: { role: 'model', parts: [{ ...part, thoughtSignature: 'gemini-sig-1' }] }, index: 0 }] });
+  }
+  chunks.at(-1)!.candidates[0].finishReason = candidate.finishReason;
+  chunks.at(-1)!.usageMetadata = answer.usageMetadata;
+  streams.push({ wire: 'gemini', events: chunks });
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  for (const chunk of chunks) res.write(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
+  res.end();
+}
+
+function geminiAnswer(body: Json): Json {
   const usageMetadata = { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 };
   const last = body.contents.at(-1);
   const answered = (last?.parts ?? []).find((p: Json) => p.functionResponse);
   if (answered) {
     const response = answered.functionResponse.response;
     const text = typeof response?.content === 'string' ? response.content : typeof response?.result === 'string' ? response.result : JSON.stringify(response);
-    send(res, { candidates: [{ content: { role: 'model', parts: [{ text: `The tool said: ${text}` }] }, finishReason: 'STOP', index: 0 }], usageMetadata });
-    return;
+    return { candidates: [{ content: { role: 'model', parts: [{ text: `The tool said: ${text}` }] }, finishReason: 'STOP', index: 0 }], usageMetadata };
   }
   const declarations = (body.tools ?? []).flatMap((t: Json) => t.functionDeclarations ?? []);
   const fn = declarations.find((d: Json) => d.name.endsWith(`__${plan.tool}`));
-  send(res, { candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: fn.name, args: plan.args } }] }, finishReason: 'STOP', index: 0 }], usageMetadata });
+  return { candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: fn.name, args: plan.args } }] }, finishReason: 'STOP', index: 0 }], usageMetadata };
 }

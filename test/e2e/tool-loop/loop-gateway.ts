@@ -6,7 +6,7 @@
 import { FakeUpstream } from '../../helpers/fake-upstream.js';
 import { HttpToolServer } from '../../helpers/http-tool-server.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
-import { anthropicModel, chatModel, geminiModel, responsesModel } from './fake-models.js';
+import { anthropicModel, chatModel, geminiModel, geminiStreamModel, responsesModel } from './fake-models.js';
 
 export interface LoopGateway {
   remote: HttpToolServer;
@@ -23,6 +23,7 @@ export async function startLoopGateway(extra: (parts: { remote: HttpToolServer; 
     .on('POST /v1/messages', anthropicModel)
     .on('POST /oai/responses', responsesModel)
     .on('POST /v1beta/models/gemini-2.5-flash:generateContent', geminiModel)
+    .on('POST /v1beta/models/gemini-2.5-flash:streamGenerateContent', geminiStreamModel)
     .start();
   const gw = await startGateway({
     logging: { level: 'warn' },

@@ -41,12 +41,18 @@ describe('a streamed tool loop streams its model calls', () => {
   });
   afterAll(() => loop?.close());
 
-  const upstreamPath: Record<string, string> = { deepseek: 'POST /chat/completions', anthropic: 'POST /v1/messages', openai: 'POST /oai/responses' };
+  const upstreamPath: Record<string, string> = {
+    deepseek: 'POST /chat/completions',
+    anthropic: 'POST /v1/messages',
+    openai: 'POST /oai/responses',
+    google: 'POST /v1beta/models/gemini-2.5-flash:streamGenerateContent',
+  };
 
   for (const [provider, model] of [
     ['deepseek', 'm'],
     ['anthropic', 'claude-sonnet-4-5'],
     ['openai', 'gpt-4.1'],
+    ['google', 'gemini-2.5-flash'],
   ] as const)
     it(`${provider}: responses.stream gets the final answer's text delta by delta, as the model sent it, after the tool round's events`, async () => {
       plan.tool = 'echo';
@@ -62,7 +68,11 @@ describe('a streamed tool loop streams its model calls', () => {
         .received(upstreamPath[provider])
         .slice(before)
         .map((r) => r.json());
-      expect(sent.map((b) => b.stream)).toEqual([true, true]);
+      if (provider === 'google') {
+        // streamGenerateContent both times; the call's thought signature went back with it
+        expect(sent).toHaveLength(2);
+        expect(sent[1].contents.at(-2).parts[0]).toMatchObject({ functionCall: { args: { text: 'token by token' } }, thoughtSignature: 'gemini-sig-1' });
+      } else expect(sent.map((b) => b.stream)).toEqual([true, true]);
       if (provider === 'deepseek') expect(sent.map((b) => b.stream_options)).toEqual([{ include_usage: true }, { include_usage: true }]);
 
       expect(collapsed(events.map((e) => e.type))).toEqual([
@@ -205,6 +215,42 @@ describe('a streamed tool loop streams its model calls', () => {
       const second = fake.received('POST /v1/messages').slice(before)[1]!.json();
       expect(second.stream).toBe(true);
       expect(second.messages.at(-2).content[0]).toEqual({ type: 'thinking', thinking: 'The sum needs the add tool.', signature: 'sig-thinking-1' });
+    } finally {
+      plan.thinking = false;
+    }
+  });
+
+  it('/v1/chat/completions on anthropic with thinking: reasoning_content streams first, then the calls, then the text; the signed block goes back to the model', async () => {
+    plan.tool = 'add';
+    plan.args = { a: 3, b: 3 };
+    plan.thinking = true;
+    try {
+      const before = fake.received('POST /v1/messages').length;
+      const stream = await openai('anthropic').chat.completions.create({
+        model: 'claude-sonnet-4-5',
+        messages: [{ role: 'user', content: 'What is 3 + 3?' }],
+        tools: [{ type: 'mcp', server_label: 'remote' } as any],
+        stream: true,
+      });
+      const seen: string[] = [];
+      for await (const chunk of stream) {
+        const delta = chunk.choices[0]?.delta as Json | undefined;
+        if (delta?.reasoning_content) seen.push(`reasoning ${delta.reasoning_content}`);
+        if (delta?.mcp_calls) seen.push(`mcp_call ${delta.mcp_calls[0].status}`);
+        if (delta?.content) seen.push(`text ${delta.content}`);
+      }
+      expect(seen).toEqual([
+        ...pieces('The sum needs the add tool.').map((p) => `reasoning ${p}`),
+        'mcp_call in_progress',
+        'mcp_call completed',
+        ...pieces('The tool said: 6').map((p) => `text ${p}`),
+      ]);
+      const sent = fake
+        .received('POST /v1/messages')
+        .slice(before)
+        .map((r) => r.json());
+      expect(sent.map((b) => b.stream)).toEqual([true, true]);
+      expect(sent[1].messages.at(-2).content[0]).toEqual({ type: 'thinking', thinking: 'The sum needs the add tool.', signature: 'sig-thinking-1' });
     } finally {
       plan.thinking = false;
     }
