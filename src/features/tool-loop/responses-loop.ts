@@ -101,9 +101,9 @@ class RoundItems implements RoundSink {
     this.events().streamEnded(open.index, open.item);
   }
 
-  redacted(data: string): void {
+  whole(shown: Json): void {
     this.end();
-    const item = { id: itemId('rs'), type: 'reasoning', summary: [], encrypted_content: data };
+    const item = { ...shown, id: itemId('rs') };
     const entry = { index: this.emit(item), item };
     this.items.push(entry);
     this.events().item(entry.index, item);

@@ -22,8 +22,8 @@ export interface RoundSink {
   delta(text: string): void;
   /** The open item is whole (`signature`: the reasoning block's). */
   end(signature?: string): void;
-  /** A redacted reasoning block, whole. */
-  redacted(data: string): void;
+  /** A reasoning item shown whole (a redacted block; a Responses reasoning item, whose text is a summary at most). */
+  whole(item: Json): void;
 }
 
 /** Tells the sink which item is open, so that each start has its end. */
@@ -131,7 +131,7 @@ class AnthropicAssembler {
           if (typeof block.thinking === 'string' && block.thinking !== '') sink.delta(block.thinking);
         } else {
           this.opening.close();
-          if (block.type === 'redacted_thinking') sink.redacted(String(block.data ?? ''));
+          if (block.type === 'redacted_thinking') sink.whole(redactedItem(String(block.data ?? '')));
         }
         break;
       }
@@ -180,24 +180,26 @@ class AnthropicAssembler {
   }
 }
 
-/** The text of a Responses item (a message's output_text parts, a reasoning item's reasoning_text). */
+function redactedItem(data: string): Json {
+  return { type: 'reasoning', summary: [], encrypted_content: data };
+}
+
+/**
+ * One Responses event: a message's text as it comes; a reasoning item whole when it is done (its
+ * text, when there is any, is a summary or encrypted); the response once complete.
+ */
 function responsesEvent(event: Json, opening: Opening, sink: RoundSink): Json | undefined {
   switch (event.type) {
     case 'response.output_item.added':
       if (event.item?.type === 'message') opening.to('message');
-      else if (event.item?.type === 'reasoning') opening.to('reasoning');
       else opening.close();
       return undefined;
     case 'response.output_text.delta':
-    case 'response.reasoning_text.delta':
-      if (typeof event.delta === 'string' && event.delta !== '') sink.delta(event.delta);
+      if (opening.open === 'message' && typeof event.delta === 'string' && event.delta !== '') sink.delta(event.delta);
       return undefined;
     case 'response.output_item.done':
-      if (event.item?.type === 'message' || event.item?.type === 'reasoning') {
-        if (event.item.type === 'reasoning' && !opening.open && !Array.isArray(event.item.content) && event.item.encrypted_content)
-          sink.redacted(String(event.item.encrypted_content));
-        else opening.close(event.item.encrypted_content || undefined);
-      }
+      if (event.item?.type === 'message') opening.close();
+      else if (event.item?.type === 'reasoning') sink.whole(event.item);
       return undefined;
     case 'response.completed':
     case 'response.incomplete':
@@ -251,7 +253,7 @@ export async function readRound(parts: AsyncIterable<StreamPart>, format: Stream
         if (part.choice !== 0) break;
         if (part.block.type === 'redacted_thinking') {
           opening.close();
-          sink.redacted(part.block.data);
+          sink.whole(redactedItem(part.block.data));
         } else {
           opening.to('reasoning');
           opening.close(part.block.signature);

@@ -12,7 +12,7 @@ export const plan: {
   hangAfterTool?: boolean;
   /** The chat model calls the tool once per entry, all in one turn. */
   parallel?: Json[];
-  /** The Anthropic model thinks (a signed block) before its tool_use. */
+  /** The Anthropic model thinks (a signed block) before its tool_use; OpenAI's Responses model gives an encrypted reasoning item. */
   thinking?: boolean;
   /** The usage the chat model reports for its tool-calling turn. */
   usage?: Json;
@@ -120,6 +120,8 @@ function responsesEvents(response: Json): Sse[] {
       for (const piece of pieces(text)) out.push(event('response.output_text.delta', { item_id: item.id, output_index, content_index: 0, delta: piece, logprobs: [] }));
       out.push(event('response.output_text.done', { item_id: item.id, output_index, content_index: 0, text, logprobs: [] }));
       out.push(event('response.content_part.done', { item_id: item.id, output_index, content_index: 0, part: item.content[0] }));
+    } else if (item.type === 'reasoning') {
+      out.push(event('response.output_item.added', { output_index, item: { ...item, summary: [], encrypted_content: null } }));
     } else {
       out.push(event('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', arguments: '' } }));
       out.push(event('response.function_call_arguments.delta', { item_id: item.id, output_index, delta: item.arguments }));
@@ -263,7 +265,10 @@ export function responsesModel(req: ReceivedRequest, res: ServerResponse): void 
     {
       ...base,
       id: 'resp_up_1',
-      output: [{ id: 'fc_up', type: 'function_call', status: 'completed', call_id: 'call_up_1', name: tool.name, arguments: JSON.stringify(plan.args) }],
+      output: [
+        ...(plan.thinking ? [{ id: 'rs_up', type: 'reasoning', summary: [{ type: 'summary_text', text: 'Needs the tool.' }], encrypted_content: 'enc-reasoning-1' }] : []),
+        { id: 'fc_up', type: 'function_call', status: 'completed', call_id: 'call_up_1', name: tool.name, arguments: JSON.stringify(plan.args) },
+      ],
     },
     req,
     'responses',

@@ -255,4 +255,28 @@ describe('a streamed tool loop streams its model calls', () => {
       plan.thinking = false;
     }
   });
+
+  it('/v1/responses on openai with reasoning: the encrypted reasoning item is shown before the call and goes back to the model with the tool round', async () => {
+    plan.tool = 'echo';
+    plan.args = { text: 'reasoned' };
+    plan.thinking = true;
+    try {
+      const before = fake.received('POST /oai/responses').length;
+      const stream = openai('openai').responses.stream({ model: 'o4-mini', input: 'Echo', tools: [MCP_TOOL], include: ['reasoning.encrypted_content'] });
+      const events: Json[] = [];
+      stream.on('event', (event) => events.push(event));
+      const final = await stream.finalResponse();
+      expect(final.output.map((i) => i.type)).toEqual(['mcp_list_tools', 'reasoning', 'mcp_call', 'message']);
+      expect(final.output[1]).toMatchObject({ encrypted_content: 'enc-reasoning-1', summary: [{ type: 'summary_text', text: 'Needs the tool.' }] });
+      const shown = events.findIndex((e) => e.type === 'response.output_item.done' && e.item.type === 'reasoning');
+      expect(shown).toBeGreaterThan(-1);
+      expect(shown).toBeLessThan(events.findIndex((e) => e.type === 'response.mcp_call.in_progress'));
+      const second = fake.received('POST /oai/responses').slice(before)[1]!.json();
+      expect(second.stream).toBe(true);
+      expect(second.input.filter((i: Json) => i.type).map((i: Json) => i.type)).toEqual(['reasoning', 'function_call', 'function_call_output']);
+      expect(second.input.find((i: Json) => i.type === 'reasoning')).toMatchObject({ id: 'rs_up', encrypted_content: 'enc-reasoning-1' });
+    } finally {
+      plan.thinking = false;
+    }
+  });
 });
