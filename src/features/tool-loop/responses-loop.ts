@@ -96,9 +96,15 @@ class RoundItems implements RoundSink {
     const open = this.open;
     if (!open) return;
     this.open = undefined;
-    if (open.item.type === 'message') open.item.status = 'completed';
+    if (open.item.type === 'message' && open.item.status === 'in_progress') open.item.status = 'completed';
     else if (signature) open.item.encrypted_content = signature;
     this.events().streamEnded(open.index, open.item);
+  }
+
+  /** The call was cut: the open item ends where it was (a message incomplete). */
+  cut(): void {
+    if (this.open?.item.type === 'message') this.open.item.status = 'incomplete';
+    this.end();
   }
 
   whole(shown: Json): void {
@@ -253,7 +259,7 @@ export class ResponsesLoop {
         answer = await this.input.callModel(request, round);
       } catch (err) {
         // what was shown of a cut answer ends where it was cut
-        round?.end();
+        round?.cut();
         this.checkCaller();
         // the model call was cut by the loop's time limit: the answer so far
         if (this.timedOut || Date.now() >= this.input.limits.deadline) return this.finish('max_time');

@@ -245,6 +245,34 @@ describe('/v1/responses with an mcp tool of a gateway tool server', () => {
     }
   });
 
+  it('streamed, a model answer cut by the time limit mid-text: the caller keeps the text so far, the item is closed, and the response is incomplete (max_time)', async () => {
+    plan.tool = 'echo';
+    plan.args = { text: 'cut' };
+    // the model sends its first word, then nothing more
+    plan.gate = new Promise<void>(() => undefined);
+    try {
+      const stream = sdk('deepseek').responses.stream({ model: 'm', input: 'Echo', tools: [MCP_TOOL] });
+      const events: Json[] = [];
+      stream.on('event', (event) => events.push(event));
+      const final = await stream.finalResponse();
+      expect(final.status).toBe('incomplete');
+      expect(final.incomplete_details).toEqual({ reason: 'max_time' });
+      expect(final.output.map((i) => i.type)).toEqual(['mcp_list_tools', 'mcp_call', 'message']);
+      expect(final.output_text).toBe('The ');
+      expect(final.output[2]).toMatchObject({ type: 'message', status: 'incomplete' });
+      const types = events.map((e) => e.type);
+      expect(types.slice(types.indexOf('response.output_text.delta'))).toEqual([
+        'response.output_text.delta',
+        'response.output_text.done',
+        'response.content_part.done',
+        'response.output_item.done',
+        'response.incomplete',
+      ]);
+    } finally {
+      plan.gate = undefined;
+    }
+  });
+
   it('max_tool_calls: 0 ends the loop before any call (incomplete, max_tool_calls)', async () => {
     plan.tool = 'add';
     plan.args = { a: 1, b: 1 };
