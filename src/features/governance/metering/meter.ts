@@ -169,7 +169,13 @@ export class Meter {
    */
   noteModelCall(ctx: GatewayContext<any>, usage: unknown, startedAt: number): void {
     const { provider, model } = this.modelOf(ctx);
-    this.parts.push({ provider, model, usage: usage && typeof usage === 'object' ? usageClasses(usage as Record<string, unknown>) : { ...NO_USAGE }, at: Date.now(), latencyMs: performance.now() - startedAt });
+    this.parts.push({
+      provider,
+      model,
+      usage: usage && typeof usage === 'object' ? usageClasses(usage as Record<string, unknown>) : { ...NO_USAGE },
+      at: Date.now(),
+      latencyMs: performance.now() - startedAt,
+    });
   }
 
   private modelOf(ctx: GatewayContext<any>): { provider: string | null; model: string | null } {
