@@ -75,6 +75,11 @@ describe('tool loops are metered', () => {
     }
     // no row of the loops' requests but their parts
     expect(rows.filter((r) => ids.includes(r.request_id))).toEqual([]);
+    // the usage report counts each loop once, and sums every part
+    const report = await fetch(`${gw.url}/v1/admin/usage?group_by=user`, { headers: { authorization: 'Bearer admin-token-0123456789abcdef0123456789' } });
+    expect(report.status).toBe(200);
+    const line = ((await report.json()) as any).data.find((l: any) => l.group === 'ann');
+    expect(line).toMatchObject({ requests: 3, input_tokens: 60, output_tokens: 30 });
   });
 });
 
