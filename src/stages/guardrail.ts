@@ -13,7 +13,7 @@ import { TextView } from '../features/models/guardrails/text-view.js';
 import { assembleStream, replay } from '../features/models/guardrails/stream-text.js';
 import { guardrailRegistry } from '../features/models/routing/resilience-services.js';
 import { GATEWAY_CALLER } from '../features/auth/auth-services.js';
-import { toolGuardrails } from '../features/mcp/policy/tool-guardrails.js';
+import { TOOL_GUARD, toolGuard, toolGuardrails } from '../features/mcp/policy/tool-guardrails.js';
 
 type GatewayContext = ModelContext;
 
@@ -131,7 +131,10 @@ export default defineStage<GuardrailStageConfig, GatewayContext>({
       const toolResults = config.toolResults ?? [];
       // Nothing configured: the stage is left out (mcp.yaml ships it empty, for `configure`).
       if (!toolArguments.length && !toolResults.length) return null;
-      return toolGuardrails(registry, { toolArguments, toolResults, tools: config.tools, bodyLimit }, services.logger);
+      const settings = { toolArguments, toolResults, tools: config.tools, bodyLimit };
+      // the gateway's own tool calls (the tool loop) go through the same guardrails
+      services.provide(TOOL_GUARD, toolGuard(registry, settings));
+      return toolGuardrails(registry, settings, services.logger);
     }
     const unknown = [...registry.unknown(config.input, 'input'), ...registry.unknown(config.output, 'output')];
     if (unknown.length) throw new Error(unknown.join('; '));

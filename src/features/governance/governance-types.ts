@@ -62,6 +62,11 @@ export interface BudgetLedger {
 /** One row of the usage ledger: a finished request with a gateway key. */
 export interface UsageRow {
   requestId: string;
+  /**
+   * The request this row is a part of: a tool loop records one row per model call and per tool
+   * call, each naming the loop's request id here (null or absent: a request of its own).
+   */
+  parentRequestId?: string | null;
   at: number;
   keyId: string | null;
   user: string | null;

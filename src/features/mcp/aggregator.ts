@@ -30,6 +30,8 @@ export interface View {
   identity: Identity;
   /** Set for /mcp/<server>. */
   server?: string;
+  /** The gateway request this is part of (a tool loop's call): its id goes with the call's audit line and usage row. */
+  partOf?: string;
 }
 
 /** Per-request extras from the caller's transport. */
@@ -206,10 +208,10 @@ export class Aggregator {
     this.access.require(view.identity, method, scope, name, started);
     try {
       const result = await run();
-      this.access.ended(view.identity, method, scope.server, name, result.isError === true ? 'tool_error' : 'ok', started);
+      this.access.ended(view.identity, method, scope.server, name, result.isError === true ? 'tool_error' : 'ok', started, undefined, view.partOf);
       return result;
     } catch (err) {
-      this.access.ended(view.identity, method, scope.server, name, 'error', started, (err as Error).message);
+      this.access.ended(view.identity, method, scope.server, name, 'error', started, (err as Error).message, view.partOf);
       throw err;
     }
   }

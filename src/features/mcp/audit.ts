@@ -15,6 +15,8 @@ export interface AuditEntry {
   reason?: string;
   /** ok, error (JSON-RPC error), tool_error (the tool answered isError). */
   outcome?: 'ok' | 'error' | 'tool_error' | 'denied';
+  /** The gateway request the call was made for (a tool loop's request). */
+  partOf?: string;
   ms: number;
   shown?: number;
   hidden?: number;
@@ -51,7 +53,13 @@ export class AuditLog {
       this.calls.inc([server, tool, entry.outcome ?? 'ok']);
     }
     if (entry.method === 'tools/call' && entry.allowed && entry.server && entry.name && this.observers.length) {
-      const call = { server: entry.server, tool: entry.name, outcome: entry.outcome === 'tool_error' || entry.outcome === 'error' ? entry.outcome : ('ok' as const), ms: entry.ms };
+      const call = {
+        server: entry.server,
+        tool: entry.name,
+        outcome: entry.outcome === 'tool_error' || entry.outcome === 'error' ? entry.outcome : ('ok' as const),
+        ms: entry.ms,
+        ...(entry.partOf === undefined ? {} : { partOf: entry.partOf }),
+      };
       for (const observe of this.observers) {
         try {
           observe(identity, call);

@@ -8,6 +8,8 @@ export interface ObservedToolCall {
   /** ok, tool_error (the tool answered isError) or error (no answer). */
   outcome: 'ok' | 'tool_error' | 'error';
   ms: number;
+  /** The gateway request the call was made for (a tool loop's request), when not a call of /mcp itself. */
+  partOf?: string;
 }
 
 export type ToolCallObserver = (identity: Identity, call: ObservedToolCall) => void;

@@ -48,8 +48,10 @@ export function chatRequestOf(chat: Json, loopRequest: Json): Json {
   const tools = (Array.isArray(loopRequest.tools) ? loopRequest.tools : []).map((tool: Json) =>
     tool.function ? tool : { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } },
   );
-  const request: Json = { ...chat, messages: [...own, ...chatMessagesFromInput(turns)], stream: false };
-  delete request.stream_options;
+  const request: Json = { ...chat, messages: [...own, ...chatMessagesFromInput(turns)], stream: loopRequest.stream === true };
+  // a streamed call reports its usage (the loop sums and bills it; the caller's own stream_options decide what it sees)
+  if (request.stream) request.stream_options = { include_usage: true };
+  else delete request.stream_options;
   delete request.max_tool_calls;
   if (tools.length) request.tools = tools;
   else delete request.tools;
@@ -145,6 +147,14 @@ export class ChatLoopEvents implements LoopEvents {
 
   listStarted(): void {}
   listEnded(): void {}
+
+  streamStarted(): void {}
+
+  streamDelta(_index: number, item: Json, text: string): void {
+    this.delta(item.type === 'message' ? { content: text } : { reasoning_content: text });
+  }
+
+  streamEnded(): void {}
 
   callStarted(_index: number, item: Json): void {
     this.delta({ mcp_calls: [{ ...item }] });

@@ -10,6 +10,9 @@ import { TRACING } from '../../kernel/engine/tracing.js';
 import type { TraceSpan } from '../../kernel/observability/tracing.js';
 import { MCP } from '../mcp/mcp-services.js';
 import type { Aggregator } from '../mcp/aggregator.js';
+import { SEPARATOR } from '../mcp/naming.js';
+import { TOOL_GUARD } from '../mcp/policy/tool-guardrails.js';
+import { GatewayError } from '../../contract/errors/gateway-error.js';
 
 type Json = Record<string, any>;
 
@@ -36,13 +39,13 @@ export interface CallerTools {
 export class GatewayTools {
   constructor(private readonly services: GatewayServices) {}
 
-  /** The tools as `identity` uses them; with traces on, each call a span under `span` (the request's). */
-  forCaller(identity: Identity, span: TraceSpan | undefined): CallerTools {
+  /** The tools as `identity` uses them for request `requestId`; with traces on, each call a span under `span` (the request's). */
+  forCaller(identity: Identity, span: TraceSpan | undefined, requestId: string): CallerTools {
     const tracing = this.services.get(TRACING);
     const traced = <T>(fn: () => Promise<T>): Promise<T> => (tracing && span ? tracing.runIn(span, fn) : fn());
     return {
       list: (server, signal) => traced(() => this.list(identity, server, signal)),
-      call: (server, tool, args, signal) => traced(() => this.call(identity, server, tool, args, signal)),
+      call: (server, tool, args, signal) => traced(() => this.call(identity, server, tool, args, signal, requestId)),
     };
   }
 
@@ -77,18 +80,46 @@ export class GatewayTools {
   }
 
   /**
-   * Calls `tool` of `server` for the caller. A refusal, an error of the server or a cancelled call
-   * is a failed outcome with its message (what the model is told), never a thrown error.
+   * Calls `tool` of `server` for the caller, through the /mcp tool guardrails: arguments a
+   * guardrail denies never reach the server; a result it denies never reaches the model. A
+   * refusal, an error of the server or a cancelled call is a failed outcome with its message
+   * (what the model is told), never a thrown error.
    */
-  async call(identity: Identity, server: string, tool: string, args: Json, signal: AbortSignal): Promise<ToolOutcome> {
+  async call(identity: Identity, server: string, tool: string, args: Json, signal: AbortSignal, requestId: string): Promise<ToolOutcome> {
+    const guard = this.services.get(TOOL_GUARD);
+    const guarded = `${server}${SEPARATOR}${tool}`;
+    const checked = guard?.covers(guarded) ? guard : undefined;
+    const run = { requestId, signal };
+    const params = { name: tool, arguments: structuredClone(args) };
+    try {
+      if (checked) await checked.checkArguments(guarded, params, run);
+    } catch (err) {
+      return this.refused(err, requestId, guarded, 'arguments', `The call of ${tool} was refused by a guardrail`);
+    }
+    let result: Json;
     try {
       const aggregator = await this.aggregator();
       // the server's own call timeout applies; the loop's time limit aborts `signal` sooner when it comes first
-      const result = await aggregator.callTool({ identity, server }, { name: tool, arguments: args }, { signal });
-      return { text: resultText(result), failed: result.isError === true };
+      result = await aggregator.callTool({ identity, server, partOf: requestId }, params, { signal });
     } catch (err) {
       return { text: signal.aborted ? `The call of ${tool} was cancelled.` : String((err as Error)?.message ?? 'The tool call failed.'), failed: true };
     }
+    try {
+      if (checked) result = await checked.checkResult(guarded, result, run);
+    } catch (err) {
+      return this.refused(err, requestId, guarded, 'result', `The result of ${tool} was withheld by a guardrail`);
+    }
+    return { text: resultText(result), failed: result.isError === true };
+  }
+
+  /** A call or result a guardrail refused (or could not check), as the failed outcome the model reads. */
+  private refused(err: unknown, requestId: string, tool: string, phase: 'arguments' | 'result', what: string): ToolOutcome {
+    if (err instanceof GatewayError && err.code === 'guardrail_failed') {
+      this.services.logger.warn({ requestId, tool, phase, reason: err.message }, 'mcp tool call refused by a guardrail');
+      return { text: `${what}: ${err.message}`, failed: true };
+    }
+    this.services.logger.error({ requestId, tool, phase, err: (err as Error)?.message }, 'mcp tool guardrail failed');
+    return { text: `${what}: it could not be checked.`, failed: true };
   }
 }
 

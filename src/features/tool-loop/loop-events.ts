@@ -17,6 +17,12 @@ export interface LoopEvents {
   listEnded(index: number, item: Json, failed: boolean): void;
   callStarted(index: number, item: Json): void;
   callEnded(index: number, item: Json, failed: boolean): void;
+  /** A message or reasoning item of a streamed model call starts (empty); its text follows as it comes. */
+  streamStarted(index: number, item: Json): void;
+  /** More text of the streamed item (`item` holds the text so far). */
+  streamDelta(index: number, item: Json, text: string): void;
+  /** The streamed item is whole (a reasoning item with its signature as encrypted_content). */
+  streamEnded(index: number, item: Json): void;
 }
 
 export const SILENT_EVENTS: LoopEvents = {
@@ -25,6 +31,9 @@ export const SILENT_EVENTS: LoopEvents = {
   listEnded() {},
   callStarted() {},
   callEnded() {},
+  streamStarted() {},
+  streamDelta() {},
+  streamEnded() {},
 };
 
 /**
@@ -109,6 +118,34 @@ export class LoopEventStream implements LoopEvents, AsyncIterable<StreamPart> {
   callEnded(index: number, item: Json, failed: boolean): void {
     this.push(failed ? 'response.mcp_call.failed' : 'response.mcp_call.completed', { item_id: item.id, output_index: index });
     this.push('response.output_item.done', { output_index: index, item: { ...item } });
+  }
+
+  streamStarted(index: number, item: Json): void {
+    if (item.type === 'message') {
+      this.push('response.output_item.added', { output_index: index, item: { ...item, status: 'in_progress', content: [] } });
+      this.push('response.content_part.added', { item_id: item.id, output_index: index, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
+    } else {
+      this.push('response.output_item.added', { output_index: index, item: { id: item.id, type: 'reasoning', summary: [], content: [] } });
+      this.push('response.content_part.added', { item_id: item.id, output_index: index, content_index: 0, part: { type: 'reasoning_text', text: '' } });
+    }
+  }
+
+  streamDelta(index: number, item: Json, text: string): void {
+    if (item.type === 'message') this.push('response.output_text.delta', { item_id: item.id, output_index: index, content_index: 0, delta: text, logprobs: [] });
+    else this.push('response.reasoning_text.delta', { item_id: item.id, output_index: index, content_index: 0, delta: text });
+  }
+
+  streamEnded(index: number, item: Json): void {
+    const part = structuredClone(item.content?.[0] ?? {});
+    const text = String(part.text ?? '');
+    if (item.type === 'message') {
+      this.push('response.output_text.done', { item_id: item.id, output_index: index, content_index: 0, text, logprobs: [] });
+      this.push('response.content_part.done', { item_id: item.id, output_index: index, content_index: 0, part });
+    } else {
+      this.push('response.reasoning_text.done', { item_id: item.id, output_index: index, content_index: 0, text });
+      this.push('response.content_part.done', { item_id: item.id, output_index: index, content_index: 0, part });
+    }
+    this.push('response.output_item.done', { output_index: index, item: structuredClone(item) });
   }
 
   [Symbol.asyncIterator](): AsyncIterator<StreamPart> {

@@ -110,7 +110,7 @@ export function messagesRequestOf(body: Json, loopRequest: Json, outsideServers:
   const tools = (Array.isArray(loopRequest.tools) ? loopRequest.tools : []).map((tool: Json) =>
     tool.type === 'function' && tool.parameters ? { name: tool.name, description: tool.description, input_schema: tool.parameters } : tool,
   );
-  const request: Json = { ...body, messages: [...own, ...messagesOfTurns(turns)], stream: false };
+  const request: Json = { ...body, messages: [...own, ...messagesOfTurns(turns)], stream: loopRequest.stream === true };
   if (outsideServers.length) request.mcp_servers = outsideServers;
   else delete request.mcp_servers;
   if (tools.length) request.tools = tools;
@@ -276,6 +276,30 @@ export class MessagesLoopEvents implements LoopEvents {
   listStarted(): void {}
   listEnded(): void {}
   callStarted(): void {}
+
+  /** Content block index of each streamed item, by output index. */
+  private readonly streaming = new Map<number, number>();
+
+  streamStarted(index: number, item: Json): void {
+    const block = this.index++;
+    this.streaming.set(index, block);
+    this.push('content_block_start', { index: block, content_block: item.type === 'message' ? { type: 'text', text: '' } : { type: 'thinking', thinking: '', signature: '' } });
+  }
+
+  streamDelta(index: number, item: Json, text: string): void {
+    const block = this.streaming.get(index);
+    if (block === undefined) return;
+    this.push('content_block_delta', { index: block, delta: item.type === 'message' ? { type: 'text_delta', text } : { type: 'thinking_delta', thinking: text } });
+  }
+
+  streamEnded(index: number, item: Json): void {
+    const block = this.streaming.get(index);
+    if (block === undefined) return;
+    this.streaming.delete(index);
+    if (item.type === 'reasoning' && item.encrypted_content)
+      this.push('content_block_delta', { index: block, delta: { type: 'signature_delta', signature: item.encrypted_content } });
+    this.push('content_block_stop', { index: block });
+  }
 
   callEnded(_index: number, item: Json): void {
     for (const block of blocksOf(item, this.serverNames)) this.block(block);

@@ -10,6 +10,7 @@ import { newResponseId, responseObject } from '../../contract/openai/responses-s
 import type { CallerTools, ListedTool } from './gateway-tools.js';
 import { allowedTools, functionName, needsApproval, type GatewayMcpTool, type OfferedTool } from './mcp-tools.js';
 import type { LoopEvents } from './loop-events.js';
+import type { RoundSink } from './round-stream.js';
 
 type Json = Record<string, any>;
 
@@ -35,8 +36,13 @@ export interface ResponsesLoopInput {
   callerSignal: AbortSignal;
   /** Whether the usage of the loop's model calls so far used up the caller's budget (no further model call then). */
   budgetSpent?: (usage: Json | null) => boolean;
-  /** One model call: the Responses answer, or a thrown error (the model call failed). */
-  callModel(body: Json): Promise<Json>;
+  /**
+   * One model call: the Responses answer, or a thrown error (the model call failed). With
+   * `sink` (a streamed loop), the call is streamed and its text goes to the sink as it comes.
+   */
+  callModel(body: Json, sink?: RoundSink): Promise<Json>;
+  /** Whether the caller reads the loop as a stream (each model call is streamed then). */
+  streamed?: boolean;
   events: LoopEvents;
 }
 
@@ -50,6 +56,70 @@ export class CallerGone extends Error {
 
 function itemId(prefix: string): string {
   return `${prefix}_${randomBytes(16).toString('hex')}`;
+}
+
+/** A message or reasoning item of a streamed model call, shown to the caller as it came. */
+interface StreamedItem {
+  index: number;
+  item: Json;
+}
+
+/** The loop's side of a streamed model call: each item gets its place in the output when it starts. */
+class RoundItems implements RoundSink {
+  readonly items: StreamedItem[] = [];
+  private open: StreamedItem | undefined;
+
+  constructor(
+    private readonly emit: (item: Json) => number,
+    private readonly events: () => LoopEvents,
+  ) {}
+
+  start(kind: 'message' | 'reasoning'): void {
+    this.end();
+    const item: Json =
+      kind === 'message'
+        ? { id: itemId('msg'), type: 'message', role: 'assistant', status: 'in_progress', content: [{ type: 'output_text', text: '', annotations: [] }] }
+        : { id: itemId('rs'), type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text: '' }] };
+    this.open = { index: this.emit(item), item };
+    this.items.push(this.open);
+    this.events().streamStarted(this.open.index, item);
+  }
+
+  delta(text: string): void {
+    const open = this.open;
+    if (!open) return;
+    open.item.content[0].text += text;
+    this.events().streamDelta(open.index, open.item, text);
+  }
+
+  end(signature?: string): void {
+    const open = this.open;
+    if (!open) return;
+    this.open = undefined;
+    if (open.item.type === 'message' && open.item.status === 'in_progress') open.item.status = 'completed';
+    else if (signature) open.item.encrypted_content = signature;
+    this.events().streamEnded(open.index, open.item);
+  }
+
+  /** The call was cut: the open item ends where it was (a message incomplete). */
+  cut(): void {
+    if (this.open?.item.type === 'message') this.open.item.status = 'incomplete';
+    this.end();
+  }
+
+  whole(shown: Json): void {
+    this.end();
+    const item = { ...shown, id: itemId('rs') };
+    const entry = { index: this.emit(item), item };
+    this.items.push(entry);
+    this.events().item(entry.index, item);
+  }
+
+  /** The streamed item an answer's message or reasoning item was (the first of its type not yet matched). */
+  take(type: string): StreamedItem | undefined {
+    const at = this.items.findIndex((entry) => entry.item.type === type);
+    return at < 0 ? undefined : this.items.splice(at, 1)[0];
+  }
 }
 
 const USAGE_FIELDS = ['input_tokens', 'output_tokens', 'total_tokens'] as const;
@@ -171,16 +241,25 @@ export class ResponsesLoop {
       if (this.timedOut || Date.now() >= this.input.limits.deadline) return this.finish('max_time');
       if (iteration >= this.input.limits.maxIterations) return this.finish('max_iterations');
       if (iteration > 0 && this.input.budgetSpent?.(this.usage)) return this.finish('budget_exhausted');
-      const request: Json = { ...body, input: conversation, tools: [...otherTools, ...functionTools], stream: false, store: false };
+      const streamed = this.input.streamed === true;
+      const request: Json = { ...body, input: conversation, tools: [...otherTools, ...functionTools], stream: streamed, store: false };
       const choice = this.toolChoice(body.tool_choice, iteration);
       if (choice === undefined) delete request.tool_choice;
       else request.tool_choice = choice;
       delete request.max_tool_calls;
       if (request.tools.length === 0) delete request.tools;
       let answer: Json;
+      const round = streamed
+        ? new RoundItems(
+            (item) => this.emitItem(item),
+            () => this.events(),
+          )
+        : undefined;
       try {
-        answer = await this.input.callModel(request);
+        answer = await this.input.callModel(request, round);
       } catch (err) {
+        // what was shown of a cut answer ends where it was cut
+        round?.cut();
         this.checkCaller();
         // the model call was cut by the loop's time limit: the answer so far
         if (this.timedOut || Date.now() >= this.input.limits.deadline) return this.finish('max_time');
@@ -198,7 +277,10 @@ export class ResponsesLoop {
         const offered = item?.type === 'function_call' ? this.offered.get(String(item.name)) : undefined;
         if (!offered) {
           if (item?.type === 'function_call') clientCalls = true;
-          this.events().item(this.emitItem(item), item);
+          // a message or reasoning item the caller saw as it streamed keeps the place and id it was shown with
+          const shown = item?.type === 'message' || item?.type === 'reasoning' ? round?.take(item.type) : undefined;
+          if (shown) this.output[shown.index] = { ...item, id: shown.item.id };
+          else this.events().item(this.emitItem(item), item);
           conversation.push(asInput(item));
           continue;
         }

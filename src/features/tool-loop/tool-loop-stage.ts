@@ -16,6 +16,8 @@ import { GatewayTools } from './gateway-tools.js';
 import { SILENT_EVENTS, type LoopEvents } from './loop-events.js';
 import { loopRouteOf } from './loop-routes.js';
 import { budgetCheck } from './loop-budget.js';
+import { METER } from '../governance/metering/metering-services.js';
+import { readRound, type RoundSink } from './round-stream.js';
 import { CallerGone, ResponsesLoop, type LoopLimits } from './responses-loop.js';
 import { ANSWERED_BY_GATEWAY } from '../models/responses/answered-by-gateway.js';
 
@@ -94,7 +96,7 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
         runsOutsideServers: operation !== 'chat.completions' && providerRuns(ctx, services, nativeApi),
       });
       if (!route) return next();
-      const callerTools = tools.forCaller(callerOf(ctx, services), ctx.get(REQUEST_SPAN));
+      const callerTools = tools.forCaller(callerOf(ctx, services), ctx.get(REQUEST_SPAN), ctx.id);
       const requested = typeof body.max_tool_calls === 'number' && body.max_tool_calls >= 0 ? Math.floor(body.max_tool_calls) : Infinity;
       const requestDeadline = ctx.get(DEADLINE);
       const limits: LoopLimits = {
@@ -106,19 +108,28 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
         parallelCalls: body.parallel_tool_calls === false ? 1 : (config.parallelCalls ?? 4),
       };
       const changedBefore = ctx.get(BODY_CHANGED);
-      const callModel = async (request: Json): Promise<Json> => {
-        ctx.set(BODY, route.modelRequest(request));
+      const callModel = async (request: Json, sink?: RoundSink): Promise<Json> => {
+        const modelRequest = route.modelRequest(request);
+        ctx.set(BODY, modelRequest);
         ctx.set(BODY_CHANGED, true);
         // a model call ends by the loop's time limit too (forward aborts it then)
         ctx.set(DEADLINE, performance.now() + (limits.deadline - Date.now()));
+        let answer: Json;
+        const started = performance.now();
         try {
           await next();
+          const got = modelAnswer(ctx);
+          // a streamed call's text goes to the caller as it comes; its whole answer is read like a JSON one
+          answer = sink && got?.kind === 'stream' ? await readRound(got.parts, route.format, modelRequest, sink) : answerOf(ctx);
         } finally {
           ctx.set(BODY, body);
           ctx.set(BODY_CHANGED, changedBefore);
           ctx.set(DEADLINE, requestDeadline);
         }
-        return route.loopAnswer(answerOf(ctx), request);
+        const read = route.loopAnswer(answer, request);
+        // each model call is a row of its own in the usage ledger, under the request
+        ctx.get(METER)?.noteModelCall(ctx, read.usage, started);
+        return read;
       };
       ctx.set(ANSWERED_BY_GATEWAY, true);
       const budgetSpent = budgetCheck(ctx, services);
@@ -131,10 +142,11 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
           limits,
           budgetSpent,
           callerSignal: ctx.signal,
+          streamed: body.stream === true,
           callModel: onModelCall
-            ? async (request) => {
+            ? async (request, sink) => {
                 try {
-                  return await callModel(request);
+                  return await callModel(request, sink);
                 } finally {
                   onModelCall();
                 }

@@ -5,10 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { FakeUpstream } from '../../helpers/fake-upstream.js';
-import { HttpToolServer } from '../../helpers/http-tool-server.js';
-import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
-import { anthropicModel, chatModel, plan } from './fake-models.js';
+import type { FakeUpstream } from '../../helpers/fake-upstream.js';
+import type { HttpToolServer } from '../../helpers/http-tool-server.js';
+import type { TestGateway } from '../../helpers/start-gateway.js';
+import { startLoopGateway, type LoopGateway } from './loop-gateway.js';
+import { plan } from './fake-models.js';
 
 type Json = Record<string, any>;
 
@@ -20,16 +21,13 @@ describe('/v1/chat/completions with an mcp tool of a gateway tool server', () =>
   let gw: TestGateway;
   const sdk = (provider: string) => new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-provider-key-1', defaultHeaders: { 'x-gateway-provider': provider }, maxRetries: 0 });
 
+  let loop: LoopGateway;
+
   beforeAll(async () => {
-    remote = await new HttpToolServer().start();
-    fake = await new FakeUpstream().on('POST /chat/completions', chatModel).on('POST /v1/messages', anthropicModel).start();
-    gw = await startGateway({ providers: { deepseek: { baseUrl: fake.url }, anthropic: { baseUrl: fake.url } }, mcpServers: { remote: { url: remote.url } } });
+    loop = await startLoopGateway();
+    ({ remote, fake, gw } = loop);
   });
-  afterAll(async () => {
-    await gw?.close();
-    await remote?.stop();
-    await fake?.stop();
-  });
+  afterAll(() => loop?.close());
 
   for (const provider of ['deepseek', 'anthropic']) {
     it(`${provider}: the calls run in the gateway; the answer's message carries them in mcp_calls`, async () => {

@@ -6,10 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Anthropic from '@anthropic-ai/sdk';
-import { FakeUpstream } from '../../helpers/fake-upstream.js';
-import { HttpToolServer } from '../../helpers/http-tool-server.js';
-import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
-import { anthropicModel, chatModel, plan } from './fake-models.js';
+import type { FakeUpstream } from '../../helpers/fake-upstream.js';
+import type { HttpToolServer } from '../../helpers/http-tool-server.js';
+import type { TestGateway } from '../../helpers/start-gateway.js';
+import { startLoopGateway, type LoopGateway } from './loop-gateway.js';
+import { anthropicModel, plan } from './fake-models.js';
 
 type Json = Record<string, any>;
 
@@ -20,16 +21,13 @@ describe('/v1/messages with mcp_servers naming a gateway tool server', () => {
   const sdk = (provider: string) => new Anthropic({ baseURL: gw.url, apiKey: 'sk-test-anthropic-0001', defaultHeaders: { 'x-gateway-provider': provider }, maxRetries: 0 });
   const servers = () => [{ type: 'url' as const, url: `${gw.url}/mcp/remote`, name: 'tools', tool_configuration: { allowed_tools: ['add', 'echo'] } }];
 
+  let loop: LoopGateway;
+
   beforeAll(async () => {
-    remote = await new HttpToolServer().start();
-    fake = await new FakeUpstream().on('POST /chat/completions', chatModel).on('POST /v1/messages', anthropicModel).start();
-    gw = await startGateway({ providers: { deepseek: { baseUrl: fake.url }, anthropic: { baseUrl: fake.url } }, mcpServers: { remote: { url: remote.url } } });
+    loop = await startLoopGateway();
+    ({ remote, fake, gw } = loop);
   });
-  afterAll(async () => {
-    await gw?.close();
-    await remote?.stop();
-    await fake?.stop();
-  });
+  afterAll(() => loop?.close());
 
   for (const provider of ['anthropic', 'deepseek']) {
     it(`${provider}: mcp_tool_use, mcp_tool_result, then the answer`, async () => {

@@ -1,29 +1,27 @@
 /**
- * A tool loop is charged like any request through the existing meter: the answer's usage is the
- * sum of every model call of the loop (one ledger row for the request), and each tool call is a
- * row of its own at the tool's price (mcpServers.<name>.toolPrices), as on /mcp.
+ * A tool loop is charged through the request's meter (one reservation, settled to the sum of its
+ * model calls); in the usage ledger each model call is a row of its own (request id
+ * `<request>:<n>`) and each tool call a row at the tool's price (mcpServers.<name>.toolPrices),
+ * all naming the loop's request in parent_request_id.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { USAGE_LEDGER } from '../../../src/features/governance/metering/metering-services.js';
 import { STORE } from '../../../src/kernel/store/store-capability.js';
-import { FakeUpstream } from '../../helpers/fake-upstream.js';
-import { HttpToolServer } from '../../helpers/http-tool-server.js';
-import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
-import { chatModel, MCP_TOOL, plan } from './fake-models.js';
+import type { FakeUpstream } from '../../helpers/fake-upstream.js';
+import type { TestGateway } from '../../helpers/start-gateway.js';
+import { startLoopGateway, type LoopGateway } from './loop-gateway.js';
+import { MCP_TOOL, plan } from './fake-models.js';
 
 const KEY = 'cfg-tool-loop-metering-key-0123456789';
 
 describe('tool loops are metered', () => {
-  let remote: HttpToolServer;
-  let fake: FakeUpstream;
   let gw: TestGateway;
 
+  let loop: LoopGateway;
+
   beforeAll(async () => {
-    remote = await new HttpToolServer().start();
-    fake = await new FakeUpstream().on('POST /chat/completions', chatModel).start();
-    gw = await startGateway({
-      logging: { level: 'warn' },
+    loop = await startLoopGateway(({ remote }) => ({
       auth: {
         enabled: true,
         type: 'api-key',
@@ -31,17 +29,13 @@ describe('tool loops are metered', () => {
         adminToken: 'admin-token-0123456789abcdef0123456789',
         apiKeys: [{ key: KEY, user: 'ann', team: 'search', scopes: ['mcp:read', 'mcp:write'] }],
       },
-      providers: { deepseek: { baseUrl: fake.url } },
       mcpServers: { remote: { url: remote.url, toolPrices: { echo: '0.002' } } },
-    });
+    }));
+    ({ gw } = loop);
   });
-  afterAll(async () => {
-    await gw?.close();
-    await remote?.stop();
-    await fake?.stop();
-  });
+  afterAll(() => loop?.close());
 
-  it('whole and streamed, on /v1/responses and chat: the request row has the tokens of both model calls; the tool call has its own row', async () => {
+  it('whole and streamed, on /v1/responses and chat: each model call and each tool call is a row of its own, naming the request', async () => {
     plan.tool = 'echo';
     plan.args = { text: 'metered' };
     const client = new OpenAI({
@@ -50,43 +44,54 @@ describe('tool loops are metered', () => {
       defaultHeaders: { 'x-gateway-provider': 'deepseek', 'x-gateway-token': KEY },
       maxRetries: 0,
     });
-    await client.responses.create({ model: 'deepseek-chat', input: 'Echo', tools: [MCP_TOOL] });
-    await client.responses.stream({ model: 'deepseek-chat', input: 'Echo', tools: [MCP_TOOL] }).finalResponse();
-    const stream = await client.chat.completions.create({
-      model: 'deepseek-chat',
-      messages: [{ role: 'user', content: 'Echo' }],
-      tools: [{ type: 'mcp', server_label: 'remote' } as any],
-      stream: true,
-    });
-    for await (const chunk of stream) expect(chunk.usage ?? undefined).toBeUndefined(); // the caller did not ask for usage
+    const ids: string[] = [];
+    const whole = await client.responses.create({ model: 'deepseek-v4-pro', input: 'Echo', tools: [MCP_TOOL] }).withResponse();
+    ids.push(whole.response.headers.get('x-gateway-request-id')!);
+    const streamed = await client.responses.create({ model: 'deepseek-v4-pro', input: 'Echo', tools: [MCP_TOOL], stream: true }).withResponse();
+    ids.push(streamed.response.headers.get('x-gateway-request-id')!);
+    for await (const _event of streamed.data);
+    const chat = await client.chat.completions
+      .create({ model: 'deepseek-v4-pro', messages: [{ role: 'user', content: 'Echo' }], tools: [{ type: 'mcp', server_label: 'remote' } as any], stream: true })
+      .withResponse();
+    ids.push(chat.response.headers.get('x-gateway-request-id')!);
+    for await (const chunk of chat.data) expect(chunk.usage ?? undefined).toBeUndefined(); // the caller did not ask for usage
+    expect(new Set(ids).size).toBe(3);
     await gw.gateway.services.require(USAGE_LEDGER).flush();
     const rows = await gw.gateway.services.require(STORE).query<any>('SELECT * FROM gateway_usage ORDER BY at');
-    const model = rows.filter((r) => r.route !== '/mcp');
-    expect(model.map((r) => [r.route, Number(r.input_tokens), Number(r.output_tokens), r.user_id])).toEqual([
-      ['POST /v1/responses', 20, 10, 'ann'],
-      ['POST /v1/responses', 20, 10, 'ann'],
-      ['POST /v1/chat/completions', 20, 10, 'ann'],
-    ]);
-    const tools = rows.filter((r) => r.route === '/mcp');
-    expect(tools.map((r) => [r.model, Number(r.cost_micros), r.user_id])).toEqual([
-      ['echo', 2000, 'ann'],
-      ['echo', 2000, 'ann'],
-      ['echo', 2000, 'ann'],
-    ]);
+    for (const [i, route] of ['POST /v1/responses', 'POST /v1/responses', 'POST /v1/chat/completions'].entries()) {
+      const parts = rows.filter((r) => r.parent_request_id === ids[i]);
+      // the model calls: each its tokens (10 in, 5 out) and cost, under the request's id
+      const model = parts.filter((r) => r.route !== '/mcp');
+      expect(model.map((r) => [r.request_id, r.route, r.provider, r.model, Number(r.input_tokens), Number(r.output_tokens), r.user_id])).toEqual([
+        [`${ids[i]}:1`, route, 'deepseek', 'deepseek-v4-pro', 10, 5, 'ann'],
+        [`${ids[i]}:2`, route, 'deepseek', 'deepseek-v4-pro', 10, 5, 'ann'],
+      ]);
+      for (const r of model) expect(Number(r.cost_micros)).toBeGreaterThan(0);
+      expect(model.every((r) => r.price_source !== null)).toBe(true);
+      // the request was billed the sum of its model calls
+      if (i === 0) expect(Math.round(Number(whole.response.headers.get('x-gateway-cost')) * 1e6)).toBe(model.reduce((sum, r) => sum + Number(r.cost_micros), 0));
+      // the tool call, at its price
+      expect(parts.filter((r) => r.route === '/mcp').map((r) => [r.provider, r.model, Number(r.cost_micros), r.user_id])).toEqual([['mcp:remote', 'echo', 2000, 'ann']]);
+    }
+    // no row of the loops' requests but their parts
+    expect(rows.filter((r) => ids.includes(r.request_id))).toEqual([]);
+    // the usage report counts each loop once, and sums every part
+    const report = await fetch(`${gw.url}/v1/admin/usage?group_by=user`, { headers: { authorization: 'Bearer admin-token-0123456789abcdef0123456789' } });
+    expect(report.status).toBe(200);
+    const line = ((await report.json()) as any).data.find((l: any) => l.group === 'ann');
+    expect(line).toMatchObject({ requests: 3, input_tokens: 60, output_tokens: 30 });
   });
 });
 
 describe('a budget used up mid-loop', () => {
   const TEAM_KEY = 'cfg-tool-loop-budget-key-0123456789ab';
-  let remote: HttpToolServer;
   let fake: FakeUpstream;
   let gw: TestGateway;
 
+  let loop: LoopGateway;
+
   beforeAll(async () => {
-    remote = await new HttpToolServer().start();
-    fake = await new FakeUpstream().on('POST /chat/completions', chatModel).start();
-    gw = await startGateway({
-      logging: { level: 'warn' },
+    loop = await startLoopGateway(() => ({
       auth: {
         enabled: true,
         type: 'api-key',
@@ -94,16 +99,13 @@ describe('a budget used up mid-loop', () => {
         adminToken: 'admin-token-0123456789abcdef0123456789',
         apiKeys: [{ key: TEAM_KEY, user: 'bob', team: 'search', scopes: ['mcp:read', 'mcp:write'] }],
       },
-      providers: { deepseek: { baseUrl: fake.url } },
-      mcpServers: { remote: { url: remote.url } },
       tenants: { teams: { search: {} } },
       budgets: { team: { search: { limit_usd: 0.05, window: { period: 'month' } } } },
-    });
+    }));
+    ({ fake, gw } = loop);
   });
   afterAll(async () => {
-    await gw?.close();
-    await remote?.stop();
-    await fake?.stop();
+    await loop?.close();
     plan.usage = undefined;
   });
 

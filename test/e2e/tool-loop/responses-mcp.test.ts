@@ -10,11 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { FakeUpstream } from '../../helpers/fake-upstream.js';
-import { anthropicModel, chatModel, geminiModel, MCP_TOOL, plan, responsesModel } from './fake-models.js';
-import { HttpToolServer } from '../../helpers/http-tool-server.js';
+import type { FakeUpstream } from '../../helpers/fake-upstream.js';
+import { MCP_TOOL, plan, responsesModel } from './fake-models.js';
+import type { HttpToolServer } from '../../helpers/http-tool-server.js';
 import { eventually } from '../../helpers/mcp.js';
-import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
+import type { TestGateway } from '../../helpers/start-gateway.js';
+import { startLoopGateway, type LoopGateway } from './loop-gateway.js';
 
 type Json = Record<string, any>;
 
@@ -25,26 +26,16 @@ describe('/v1/responses with an mcp tool of a gateway tool server', () => {
   let dir: string;
   const sdk = (provider: string) => new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-provider-key-1', defaultHeaders: { 'x-gateway-provider': provider }, maxRetries: 0 });
 
+  let loop: LoopGateway;
+
   beforeAll(async () => {
-    remote = await new HttpToolServer().start();
-    fake = await new FakeUpstream()
-      .on('POST /chat/completions', chatModel)
-      .on('POST /v1/messages', anthropicModel)
-      .on('POST /oai/responses', responsesModel)
-      .on('POST /v1beta/models/gemini-2.5-flash:generateContent', geminiModel)
-      .start();
     dir = mkdtempSync(join(tmpdir(), 'tool-loop-pipelines-'));
     writeFileSync(join(dir, 'responses.yaml'), 'name: responses\nextends: responses\nconfigure:\n  tool-loop: { timeoutMs: 1500 }\n');
-    gw = await startGateway({
-      pipelines: { dir },
-      providers: { deepseek: { baseUrl: fake.url }, anthropic: { baseUrl: fake.url }, google: { baseUrl: fake.url }, openai: { baseUrl: `${fake.url}/oai` } },
-      mcpServers: { remote: { url: remote.url } },
-    });
+    loop = await startLoopGateway(() => ({ pipelines: { dir } }));
+    ({ remote, fake, gw } = loop);
   });
   afterAll(async () => {
-    await gw?.close();
-    await remote?.stop();
-    await fake?.stop();
+    await loop?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -254,6 +245,34 @@ describe('/v1/responses with an mcp tool of a gateway tool server', () => {
     }
   });
 
+  it('streamed, a model answer cut by the time limit mid-text: the caller keeps the text so far, the item is closed, and the response is incomplete (max_time)', async () => {
+    plan.tool = 'echo';
+    plan.args = { text: 'cut' };
+    // the model sends its first word, then nothing more
+    plan.gate = new Promise<void>(() => undefined);
+    try {
+      const stream = sdk('deepseek').responses.stream({ model: 'm', input: 'Echo', tools: [MCP_TOOL] });
+      const events: Json[] = [];
+      stream.on('event', (event) => events.push(event));
+      const final = await stream.finalResponse();
+      expect(final.status).toBe('incomplete');
+      expect(final.incomplete_details).toEqual({ reason: 'max_time' });
+      expect(final.output.map((i) => i.type)).toEqual(['mcp_list_tools', 'mcp_call', 'message']);
+      expect(final.output_text).toBe('The ');
+      expect(final.output[2]).toMatchObject({ type: 'message', status: 'incomplete' });
+      const types = events.map((e) => e.type);
+      expect(types.slice(types.indexOf('response.output_text.delta'))).toEqual([
+        'response.output_text.delta',
+        'response.output_text.done',
+        'response.content_part.done',
+        'response.output_item.done',
+        'response.incomplete',
+      ]);
+    } finally {
+      plan.gate = undefined;
+    }
+  });
+
   it('max_tool_calls: 0 ends the loop before any call (incomplete, max_tool_calls)', async () => {
     plan.tool = 'add';
     plan.args = { a: 1, b: 1 };
@@ -336,13 +355,12 @@ describe('/v1/responses with an mcp tool of a gateway tool server', () => {
 describe('/v1/responses mcp tools run with the caller’s permissions', () => {
   const READER = 'reader-key-without-mcp-write-0001';
   let remote: HttpToolServer;
-  let fake: FakeUpstream;
   let gw: TestGateway;
 
+  let loop: LoopGateway;
+
   beforeAll(async () => {
-    remote = await new HttpToolServer().start();
-    fake = await new FakeUpstream().on('POST /chat/completions', chatModel).start();
-    gw = await startGateway({
+    loop = await startLoopGateway(() => ({
       auth: {
         enabled: true,
         type: 'api-key',
@@ -350,15 +368,10 @@ describe('/v1/responses mcp tools run with the caller’s permissions', () => {
         providerRoutes: true,
         apiKeys: [{ key: READER, user: 'reader', scopes: ['mcp:read'] }],
       },
-      providers: { deepseek: { baseUrl: fake.url } },
-      mcpServers: { remote: { url: remote.url } },
-    });
+    }));
+    ({ remote, gw } = loop);
   });
-  afterAll(async () => {
-    await gw?.close();
-    await remote?.stop();
-    await fake?.stop();
-  });
+  afterAll(() => loop?.close());
 
   it('a caller without mcp:write: the call is refused (audited), the model is told it failed, nothing runs on the server', async () => {
     plan.tool = 'add';

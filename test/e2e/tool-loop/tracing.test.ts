@@ -6,11 +6,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { FakeUpstream } from '../../helpers/fake-upstream.js';
-import { HttpToolServer } from '../../helpers/http-tool-server.js';
 import { eventually } from '../../helpers/mcp.js';
-import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
-import { chatModel, MCP_TOOL, plan } from './fake-models.js';
+import type { TestGateway } from '../../helpers/start-gateway.js';
+import { startLoopGateway, type LoopGateway } from './loop-gateway.js';
+import { MCP_TOOL, plan } from './fake-models.js';
 
 type Span = { traceId: string; spanId: string; parentSpanId: string; name: string; kind: number };
 
@@ -34,25 +33,16 @@ async function receiver(): Promise<{ url: string; spans: Span[]; server: Server 
 
 describe('a tool loop in the trace', () => {
   let otlp: Awaited<ReturnType<typeof receiver>>;
-  let remote: HttpToolServer;
-  let fake: FakeUpstream;
   let gw: TestGateway;
+  let loop: LoopGateway;
 
   beforeAll(async () => {
     otlp = await receiver();
-    remote = await new HttpToolServer().start();
-    fake = await new FakeUpstream().on('POST /chat/completions', chatModel).start();
-    gw = await startGateway({
-      logging: { level: 'warn' },
-      observability: { otlp: { endpoint: otlp.url, protocol: 'http/json', serviceName: 'tool-loop-trace' } },
-      providers: { deepseek: { baseUrl: fake.url } },
-      mcpServers: { remote: { url: remote.url } },
-    });
+    loop = await startLoopGateway(() => ({ observability: { otlp: { endpoint: otlp.url, protocol: 'http/json', serviceName: 'tool-loop-trace' } } }));
+    ({ gw } = loop);
   });
   afterAll(async () => {
-    await gw?.close();
-    await remote?.stop();
-    await fake?.stop();
+    await loop?.close();
     otlp?.server.closeAllConnections();
     await new Promise<void>((resolve) => otlp?.server.close(() => resolve()) ?? resolve());
   });

@@ -93,6 +93,8 @@ export class Meter {
   /** Set once the answer's cost is known (decorate for JSON answers, finish for streams). */
   private computed: { usage: TokenUsage; micros: number | null; priceSource: string | null; provider: string | null; model: string | null; estimated: boolean } | undefined;
   private finished = false;
+  /** The model calls of a tool loop (noted as each answers): each its own ledger row under the request. */
+  private readonly parts: Array<{ provider: string | null; model: string | null; usage: TokenUsage; at: number; latencyMs: number }> = [];
 
   constructor(
     readonly key: GatewayKey,
@@ -161,14 +163,56 @@ export class Meter {
     throw budgetExceeded(result.refusedBy, result.resetAt);
   }
 
-  /** The answer's cost, worked out once (by decorate for JSON answers, or at finish). */
-  private costNow(ctx: GatewayContext<any>, status: number): NonNullable<Meter['computed']> {
-    if (this.computed) return this.computed;
+  /**
+   * One model call of a tool loop answered with `usage` (its answer's usage block, any shape):
+   * the request is then billed as the sum of its calls, each recorded as a row of its own.
+   */
+  noteModelCall(ctx: GatewayContext<any>, usage: unknown, startedAt: number): void {
+    const { provider, model } = this.modelOf(ctx);
+    this.parts.push({
+      provider,
+      model,
+      usage: usage && typeof usage === 'object' ? usageClasses(usage as Record<string, unknown>) : { ...NO_USAGE },
+      at: Date.now(),
+      latencyMs: performance.now() - startedAt,
+    });
+  }
+
+  private modelOf(ctx: GatewayContext<any>): { provider: string | null; model: string | null } {
     const target = ctx.get(TARGET);
     const body = ctx.get(BODY) as Record<string, unknown> | undefined;
     const override = target?.overrideParams?.model;
-    const model = typeof override === 'string' ? override : typeof body?.model === 'string' ? body.model : null;
-    const provider = target?.provider ?? null;
+    return { provider: target?.provider ?? null, model: typeof override === 'string' ? override : typeof body?.model === 'string' ? body.model : null };
+  }
+
+  /** A part's cost (null: unpriced). */
+  private partCost(ctx: GatewayContext<any>, part: Meter['parts'][number]): { micros: number | null; priceSource: string | null } {
+    const price = part.provider && part.model ? this.deps.inputs.priceOf(ctx, part.provider, part.model) : undefined;
+    return { micros: price ? (billable(price, part.usage, this.batch) ?? null) : null, priceSource: price?.source ?? null };
+  }
+
+  /** Whether the request is billed by its parts (a tool loop that got at least one model answer, and did not fail). */
+  private byParts(ctx: GatewayContext<any>, status: number): boolean {
+    return this.parts.length > 0 && !((status >= 400 && !ctx.res.headersSent) || ctx.responseHeaders[CACHE_STATUS] === 'HIT');
+  }
+
+  /** The answer's cost, worked out once (by decorate for JSON answers, or at finish). */
+  private costNow(ctx: GatewayContext<any>, status: number): NonNullable<Meter['computed']> {
+    if (this.computed) return this.computed;
+    const { provider, model } = this.modelOf(ctx);
+    if (this.byParts(ctx, status)) {
+      const usage = { ...NO_USAGE };
+      let micros: number | null = 0;
+      let priceSource: string | null = null;
+      for (const part of this.parts) {
+        for (const key of Object.keys(usage) as Array<keyof TokenUsage>) usage[key] += part.usage[key];
+        const cost = this.partCost(ctx, part);
+        micros = micros === null || cost.micros === null ? null : micros + cost.micros;
+        priceSource ??= cost.priceSource;
+      }
+      return (this.computed = { usage, micros, priceSource, provider, model, estimated: false });
+    }
+    const body = ctx.get(BODY) as Record<string, unknown> | undefined;
     // Answered from the gateway's cache: nothing was spent upstream.
     const failed = (status >= 400 && !ctx.res.headersSent) || ctx.responseHeaders[CACHE_STATUS] === 'HIT';
     // A passed-through Anthropic or Responses stream's own usage block (cache classes kept) comes first.
@@ -242,10 +286,32 @@ export class Meter {
       estimated: cost.estimated,
       unverified: this.unverified,
     };
+    // a tool loop: one row per model call, each naming the request (its tool calls name it too)
+    const rows: UsageRow[] = this.byParts(ctx, status)
+      ? this.parts.map((part, i) => {
+          const cost = this.partCost(ctx, part);
+          return {
+            ...row,
+            requestId: `${ctx.id}:${i + 1}`,
+            parentRequestId: ctx.id,
+            at: part.at,
+            provider: part.provider,
+            model: part.model,
+            usage: part.usage,
+            costMicros: cost.micros,
+            priceSource: cost.priceSource,
+            status: 200,
+            latencyMs: part.latencyMs,
+          };
+        })
+      : [row];
+    const record = () => {
+      for (const r of rows) deps.ledger.record(r);
+    };
     const ledger = deps.inputs.budgetLedger;
     const reservation = this.reservation;
     if (!ledger || !reservation) {
-      deps.ledger.record(row);
+      record();
       return;
     }
     const tokens = cost.usage.input + cost.usage.cacheRead + cost.usage.cacheWrite + cost.usage.output + cost.usage.reasoning + cost.usage.inputAudio + cost.usage.outputAudio;
@@ -253,10 +319,10 @@ export class Meter {
     const settling = ledger
       .settle(this.budgets, reservation, { micros: cost.micros ?? 0, tokens })
       .catch((err: Error) => {
-        row.unverified = true;
+        for (const r of rows) r.unverified = true;
         deps.logger.warn({ requestId: ctx.id, err: err.message }, 'budget settle failed; the reservation expires by itself');
       })
-      .then(() => deps.ledger.record(row));
+      .then(record);
     deps.inFlight.add(settling);
     void settling.finally(() => deps.inFlight.delete(settling));
   }

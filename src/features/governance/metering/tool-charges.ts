@@ -146,6 +146,7 @@ export class ToolCharges {
       team: key.team ?? null,
       organization: key.organization ?? null,
       customer: null,
+      parentRequestId: call.partOf ?? null,
       route: '/mcp',
       provider: `mcp:${call.server}`,
       model: call.tool,

@@ -30,6 +30,7 @@ export interface UsageReportLine {
   group?: string | null;
   /** Start of the bucket, ISO 8601 (UTC). */
   period?: string;
+  /** Requests (the rows of a tool loop's calls count as their one request). */
   requests: number;
   input_tokens: number;
   cache_read_tokens: number;
@@ -60,7 +61,7 @@ export async function usageReport(store: SqlStore, query: UsageQuery, usd: (micr
   const sums = TOKEN_COLUMNS.map((c) => `SUM(${c}) AS ${c}`).join(', ');
   const groupBy = [query.groupBy ? 'grp' : '', query.interval ? 'bucket' : ''].filter(Boolean).join(', ');
   const sql =
-    `SELECT ${[...keys, 'COUNT(*) AS requests', sums, 'SUM(cost_micros) AS cost_micros', 'SUM(CASE WHEN cost_micros IS NULL THEN 1 ELSE 0 END) AS unpriced', 'SUM(estimated) AS estimated'].join(', ')}` +
+    `SELECT ${[...keys, 'COUNT(DISTINCT COALESCE(parent_request_id, request_id)) AS requests', sums, 'SUM(cost_micros) AS cost_micros', 'SUM(CASE WHEN cost_micros IS NULL THEN 1 ELSE 0 END) AS unpriced', 'SUM(estimated) AS estimated'].join(', ')}` +
     ` FROM gateway_usage WHERE at >= ? AND at < ?` +
     (groupBy ? ` GROUP BY ${groupBy} ORDER BY ${groupBy}` : '');
   const rows = await store.query<Record<string, unknown>>(sql, [query.from, query.to]);

@@ -3,7 +3,8 @@ import type { Migration, SqlStore } from '../../../kernel/store/sql-store.js';
 import type { UsageRow } from '../governance-types.js';
 
 /**
- * The usage ledger's table: one row per request made with a gateway key. `at` is Unix
+ * The usage ledger's table: one row per request made with a gateway key (a tool loop: one row
+ * per model call and per tool call, each naming the loop's request in parent_request_id). `at` is Unix
  * milliseconds; money in whole microdollars (null: unpriced). The indexes serve the usage
  * report: a time range grouped by one column, each index carrying the columns summed so the
  * query reads the index alone on PostgreSQL.
@@ -48,6 +49,11 @@ export const USAGE_MIGRATIONS: Migration[] = [
       'CREATE INDEX gateway_usage_request ON gateway_usage (request_id)',
     ],
   },
+  {
+    // the parts of a request (a tool loop's model and tool calls) name it
+    id: 'governance-usage-002-parent-request',
+    statements: ['ALTER TABLE gateway_usage ADD COLUMN parent_request_id TEXT', 'CREATE INDEX gateway_usage_parent ON gateway_usage (parent_request_id)'],
+  },
 ];
 
 export const USAGE_COLUMNS = [
@@ -78,6 +84,7 @@ export const USAGE_COLUMNS = [
   'latency_ms',
   'estimated',
   'unverified',
+  'parent_request_id',
 ] as const;
 
 /** The token classes as report columns (summed by the usage report). */
@@ -124,6 +131,7 @@ function values(row: UsageRow & { id: string }): unknown[] {
     Math.round(row.latencyMs),
     row.estimated ? 1 : 0,
     row.unverified ? 1 : 0,
+    row.parentRequestId ?? null,
   ];
 }
 

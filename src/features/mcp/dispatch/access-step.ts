@@ -74,9 +74,18 @@ export class AccessStep {
     if (refusal) throw new RpcFailure(refusal.code, refusal.message, refusal.data);
   }
 
-  /** An allowed request ended: audited (a tools/call counted and told to its observers). */
-  ended(identity: Identity, method: string, server: string | undefined, name: string | undefined, outcome: Outcome, started: number, reason?: string): void {
-    this.record(identity, { method, server, name, allowed: true, outcome, ...(reason === undefined ? {} : { reason }), ms: performance.now() - started });
+  /** An allowed request ended: audited (a tools/call counted and told to its observers); `partOf`: the gateway request it was made for. */
+  ended(identity: Identity, method: string, server: string | undefined, name: string | undefined, outcome: Outcome, started: number, reason?: string, partOf?: string): void {
+    this.record(identity, {
+      method,
+      server,
+      name,
+      allowed: true,
+      outcome,
+      ...(reason === undefined ? {} : { reason }),
+      ...(partOf === undefined ? {} : { partOf }),
+      ms: performance.now() - started,
+    });
   }
 
   /** A whole list answered (how many entries shown, how many hidden). */

@@ -9,6 +9,7 @@ import { tapJsonRpcAnswer } from './answer-tap.js';
 import { isRequestId, mcpMessage, messageChanged, messagesOf, type JsonRpcId, type JsonRpcMessage } from './mcp-message.js';
 import { argumentPieces, resultPieces } from './tool-text.js';
 import { wildcard, type Wildcard } from '../../../kernel/text/wildcard.js';
+import { defineService } from '../../../kernel/engine/services.js';
 
 type Json = Record<string, unknown>;
 
@@ -66,6 +67,50 @@ function rpcError(id: JsonRpcId, err: GatewayError): Json {
     jsonrpc: '2.0',
     id,
     error: { code: GUARDRAIL_DENIED, message: err.message, data: { type: err.type, code: err.code, message: err.message, param: null, provider: null } },
+  };
+}
+
+/**
+ * The /mcp tool guardrails as the gateway's own tool callers (the tool loop) apply them: the
+ * same guardrails on the same calls (`tool` is server__tool), with no JSON-RPC in between.
+ */
+export interface ToolGuard {
+  /** Whether the guardrails cover calls of `tool`. */
+  covers(tool: string): boolean;
+  /** Checks (and may mask in place) a call's `params.arguments`; a deny throws its guardrail_failed error. */
+  checkArguments(tool: string, params: Json, run: { requestId: string; signal: AbortSignal }): Promise<GuardrailOutcome>;
+  /** Checks a tool result: the result (masked, and marked in _meta when flagged or redacted); a deny throws its guardrail_failed error. */
+  checkResult(tool: string, result: Json, run: { requestId: string; signal: AbortSignal }): Promise<Json>;
+}
+
+/** The guardrails of the MCP pipeline's guardrail stage, for the gateway's own tool callers (set when that stage has any). */
+export const TOOL_GUARD = defineService<ToolGuard>('mcp-tool-guard');
+
+/** The tool guardrails of `settings` as a ToolGuard. */
+export function toolGuard(registry: GuardrailRegistry, settings: ToolGuardrailSettings): ToolGuard {
+  const patterns = settings.tools?.map(pattern);
+  return {
+    covers: (tool) => !patterns || patterns.some((p) => p.test(tool)),
+    async checkArguments(tool, params, run) {
+      if (!settings.toolArguments.length) return 'passed';
+      return registry.apply(settings.toolArguments, new TextView(argumentPieces(params)), {
+        phase: 'input',
+        requestId: run.requestId,
+        signal: run.signal,
+        subject: `call of tool ${tool}`,
+      });
+    },
+    async checkResult(tool, result, run) {
+      if (!settings.toolResults.length) return result;
+      const outcome = await registry.apply(settings.toolResults, new TextView(resultPieces(result)), {
+        phase: 'output',
+        requestId: run.requestId,
+        signal: run.signal,
+        subject: `result of tool ${tool}`,
+      });
+      if (outcome === 'passed') return result;
+      return { ...result, _meta: { ...((result._meta ?? {}) as Json), [VERDICT_META]: outcome } };
+    },
   };
 }
 
