@@ -6,6 +6,7 @@ import { PipelineError } from '../kernel/engine/pipeline-compiler.js';
 import { CALLER } from '../kernel/engine/report.js';
 import type { GatewayServices } from '../kernel/engine/services.js';
 import { defineStage, type Middleware } from '../kernel/engine/stage.js';
+import { IDENTITY } from '../kernel/engine/context.js';
 import { badRequest, GatewayError } from '../contract/errors/gateway-error.js';
 import { PROVIDER, PROVIDER_KEY } from '../features/models/model-request.js';
 import { PROVIDERS } from '../features/models/providers/provider-registry.js';
@@ -167,7 +168,13 @@ export default defineStage<AuthenticateStageConfig>({
   schema: schemaDocument('stages/authenticate.schema.json'),
   once: true,
   provides: (config) =>
-    config.credential === 'gateway' ? [CALLER, GATEWAY_CALLER] : config.credential === 'admin' ? [CALLER, ADMIN, ADMIN_ACCESS] : [CALLER, PROVIDER, PROVIDER_KEY, GATEWAY_KEY],
+    config.credential === 'gateway'
+      ? [CALLER, GATEWAY_CALLER, IDENTITY]
+      : config.credential === 'admin'
+        ? [CALLER, ADMIN, ADMIN_ACCESS, IDENTITY]
+        : [CALLER, PROVIDER, PROVIDER_KEY],
+  // Provider routes: a gateway key or token is optional (identity and key only when one was sent).
+  writes: (config) => (config.credential === 'gateway' || config.credential === 'admin' ? [] : [IDENTITY, GATEWAY_KEY]),
   create(config, services) {
     switch (config.credential ?? 'provider') {
       case 'gateway':

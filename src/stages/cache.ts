@@ -10,6 +10,8 @@ import { cacheKey } from '../features/models/cache/cache-key.js';
 import { MAX_CACHED_BYTES, type CachedAnswer } from '../features/models/cache/cache-store.js';
 import { captureStream, replayChunks } from '../features/models/cache/stream-capture.js';
 import { responseCache } from '../features/models/routing/resilience-services.js';
+import { BODY, BODY_CHANGED, RAW_BODY } from '../kernel/engine/request-body.js';
+import { RESPONSE } from '../kernel/engine/context.js';
 
 export const CACHE_STATUS = 'x-gateway-cache-status';
 const DEFAULT_MAX_AGE = 300;
@@ -32,6 +34,8 @@ export default defineStage<CacheStageConfig, ModelContext>({
   description: 'Answers identical requests from the response cache (routing config cache: simple).',
   schema: schemaDocument('stages/cache.schema.json'),
   requires: [TARGET],
+  reads: [BODY, RAW_BODY, BODY_CHANGED, RESPONSE],
+  writes: [RESPONSE],
   create(_config, services) {
     const store = responseCache(services);
     const bodyLimit = services.config.server?.bodyLimit ?? 10 * 1024 * 1024;

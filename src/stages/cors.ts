@@ -4,6 +4,7 @@ import { headerValue } from '../kernel/engine/context.js';
 import { defineStage } from '../kernel/engine/stage.js';
 import { forbidden } from '../contract/errors/gateway-error.js';
 import { originAllowed } from '../features/mcp/transport/origin.js';
+import { RESPONSE } from '../kernel/engine/context.js';
 
 const DONE: Promise<void> = Promise.resolve();
 
@@ -19,6 +20,7 @@ export default defineStage<CorsStageConfig>({
   description: 'Checks the Origin header (403 for a foreign origin), adds CORS headers and answers preflights.',
   schema: schemaDocument('stages/cors.schema.json'),
   once: true,
+  writes: [RESPONSE],
   create(config, services) {
     const allowedOrigins = services.config.server?.allowedOrigins;
     const listenHost = services.config.server?.host;

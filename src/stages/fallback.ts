@@ -6,6 +6,10 @@ import { ATTEMPTS, ROUTING, TARGET, type ModelContext } from '../features/models
 import { PROVIDERS } from '../features/models/providers/provider-registry.js';
 import { PlanRunner } from '../features/models/routing/plan-runner.js';
 import { breakerRegistry } from '../features/models/routing/resilience-services.js';
+import { DEADLINE, PROVIDER, PROVIDER_KEY } from '../features/models/model-request.js';
+import { PARENT_SPAN } from '../kernel/engine/tracing.js';
+import { RESPONSE } from '../kernel/engine/context.js';
+import { UPSTREAM } from '../kernel/engine/report.js';
 
 /**
  * Runs the route stage's decision: the strategy of each group of targets (single, fallback,
@@ -23,6 +27,8 @@ export default defineStage<FallbackStageConfig, ModelContext>({
   provides: [TARGET],
   once: true,
   repeats: true,
+  reads: [ATTEMPTS, RETRIES, PROVIDER, PROVIDER_KEY, DEADLINE, PARENT_SPAN],
+  writes: [ATTEMPTS, DEADLINE, PARENT_SPAN, UPSTREAM, RESPONSE],
   create(_config, services) {
     const runner = new PlanRunner(services, breakerRegistry(services), services.require(PROVIDERS));
     return {

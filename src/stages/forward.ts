@@ -24,6 +24,9 @@ import { TRACING } from '../kernel/engine/tracing.js';
 import type { Tracing } from '../kernel/observability/tracing.js';
 import { startCallSpan, tracedForward } from '../features/models/metrics/genai-spans.js';
 import { mapStream, primePassthrough, primeStream, UpstreamChunks } from './upstream-stream.js';
+import { CALL_SPAN } from '../features/models/metrics/genai-spans.js';
+import { PARENT_SPAN, REQUEST_SPAN } from '../kernel/engine/tracing.js';
+import { RESPONSE } from '../kernel/engine/context.js';
 
 type GatewayContext = ModelContext;
 
@@ -216,6 +219,9 @@ export default defineStage<ForwardStageConfig, GatewayContext>({
   description: 'Sends the request to the chosen provider and reads its answer.',
   schema: schemaDocument('stages/forward.schema.json'),
   requires: [TARGET],
+  reads: [BODY, RAW_BODY, BODY_CHANGED, DEADLINE, IDENTITY_FORWARD_HEADERS, USAGE_NOT_ASKED, REQUEST_SPAN, PARENT_SPAN, CALL_SPAN],
+  writes: [UPLOAD_SENT, USAGE, CALL_SPAN, RESPONSE],
+  terminal: true,
   create(_config, services) {
     const bodyLimit = services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
     const providers = services.require(PROVIDERS);

@@ -10,6 +10,8 @@ import { noteStreamUsage, usedTokens } from '../features/models/rate-limit/usage
 import { rateLimiter } from '../features/models/routing/resilience-services.js';
 import { CACHE_STATUS } from './cache.js';
 import { carriesRequest, mcpMessage } from '../features/mcp/policy/mcp-message.js';
+import { MCP_MESSAGE } from '../features/mcp/policy/mcp-message.js';
+import { PROVIDER_KEY, USAGE } from '../features/models/model-request.js';
 
 async function* chargeAtEnd(parts: AsyncIterable<StreamPart>, ctx: GatewayContext, limiter: RateLimiter, slots: CounterSlot[]): AsyncGenerator<StreamPart> {
   try {
@@ -40,6 +42,8 @@ export default defineStage<RateLimitStageConfig>({
   schema: schemaDocument('stages/rate-limit.schema.json'),
   requires: [CALLER],
   once: true,
+  reads: [PROVIDER_KEY, MCP_MESSAGE, USAGE, TOKEN_SLOTS],
+  writes: [TOKEN_SLOTS],
   create(config, services) {
     const limiter = rateLimiter(services);
     if (!limiter) return null;

@@ -15,6 +15,9 @@ import { isUpload } from '../../kernel/http/multipart/upload-validator.js';
 import { batchObject } from './batch-store.js';
 import { credentialHeaders, GATEWAY_BATCH_PREFIX, ownerScope, servedByGateway } from './batch-mode.js';
 import { FILES_BATCHES, type FilesBatches } from './files-batches-service.js';
+import { BATCH_LINE } from '../../features/models/model-request.js';
+import { RAW_BODY } from '../../kernel/engine/request-body.js';
+import { RESPONSE } from '../../kernel/engine/context.js';
 
 type GatewayContext = ModelContext;
 
@@ -156,6 +159,8 @@ export default defineStage<GatewayBatchesStageConfig, GatewayContext>({
   schema: schemaDocument('stages/gateway-batches.schema.json'),
   requires: [PROVIDER],
   once: true,
+  reads: [BODY, PROVIDER_KEY],
+  writes: [TARGET, UPSTREAM, GATEWAY_SERVED, BATCH_LINE, BODY, RAW_BODY, RESPONSE],
   create(_config, services) {
     const fb = services.require(FILES_BATCHES);
     const providers = services.require(PROVIDERS);

@@ -18,6 +18,8 @@ import { loopRouteOf } from './loop-routes.js';
 import { budgetCheck } from './loop-budget.js';
 import { CallerGone, ResponsesLoop, type LoopLimits } from './responses-loop.js';
 import { ANSWERED_BY_GATEWAY } from '../models/responses/answered-by-gateway.js';
+import { METER } from '../../features/governance/metering/metering-services.js';
+import { RESPONSE } from '../../kernel/engine/context.js';
 
 type Json = Record<string, any>;
 
@@ -78,6 +80,8 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
   schema: schemaDocument('stages/tool-loop.schema.json'),
   requires: [TARGET],
   repeats: true,
+  reads: [BODY, BODY_CHANGED, DEADLINE, REQUEST_SPAN, USAGE_NOT_ASKED, METER],
+  writes: [ANSWERED_BY_GATEWAY, BODY, BODY_CHANGED, DEADLINE, RESPONSE],
   create(config, services) {
     const tools = new GatewayTools(services);
     const bodyLimit = services.config.server?.bodyLimit ?? 10 * 1024 * 1024;

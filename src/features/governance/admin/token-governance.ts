@@ -25,6 +25,8 @@ export default defineStage<TokenGovernanceStageConfig, AdminContext>({
   schema: schemaDocument('stages/token-governance.schema.json'),
   requires: [ADMIN, ADMIN_ACCESS],
   once: true,
+  reads: [BODY],
+  writes: [BODY],
   create(config, services) {
     const tokens = services.require(TOKEN_SERVICE);
     const audit = services.require(AUDIT);

@@ -7,6 +7,7 @@ import type { ModelContext } from '../../models/model-request.js';
 import { GATEWAY_KEY } from '../governance-slots.js';
 import { CATALOGUE, PRICE_RESOLVER, PRICE_TABLE } from '../governance-services.js';
 import { listModels, teamModels } from './model-listing.js';
+import { RESPONSE } from '../../../kernel/engine/context.js';
 
 /**
  * GET /v1/models with a gateway key and neither x-gateway-provider nor x-gateway-config: the
@@ -20,6 +21,8 @@ export default defineStage<CatalogueModelsStageConfig, ModelContext>({
   description: 'Lists the catalogue models a gateway key may use (GET /v1/models without x-gateway-provider).',
   schema: schemaDocument('stages/catalogue-models.schema.json'),
   once: true,
+  reads: [GATEWAY_KEY],
+  writes: [RESPONSE],
   create(_config, services) {
     const catalogue = services.require(CATALOGUE);
     const prices = services.require(PRICE_RESOLVER);

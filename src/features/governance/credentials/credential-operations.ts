@@ -10,6 +10,9 @@ import { PROVIDERS } from '../../models/providers/provider-registry.js';
 import { AUDIT } from '../audit/audit-services.js';
 import { CREDENTIAL_VAULT } from '../governance-services.js';
 import { credentialProblems, providerFields } from './credential-fields.js';
+import { BODY } from '../../../kernel/engine/request-body.js';
+import { GATEWAY_KEY } from '../../../features/governance/governance-slots.js';
+import { RESPONSE } from '../../../kernel/engine/context.js';
 
 type AdminContext = GatewayContext<GatewayRouteSpec>;
 
@@ -40,6 +43,9 @@ export default defineStage<CredentialOperationsStageConfig, AdminContext>({
   schema: schemaDocument('stages/credential-operations.schema.json'),
   requires: [ADMIN],
   once: true,
+  reads: [BODY, GATEWAY_KEY],
+  writes: [RESPONSE],
+  terminal: true,
   create(config, services) {
     const vault = services.require(CREDENTIAL_VAULT);
     const providers = services.require(PROVIDERS);

@@ -14,6 +14,7 @@ import { bearerValue } from '../../auth/secrets.js';
 import { usdFromMicros } from '../prices/money.js';
 import { METER_DEPS } from './metering-services.js';
 import { GROUP_COLUMNS, usageCsv, usageReport, type GroupBy, type Interval, type UsageQuery } from './usage-report.js';
+import { IDENTITY, RESPONSE } from '../../../kernel/engine/context.js';
 
 type Ctx = GatewayContext<GatewayRouteSpec>;
 
@@ -70,6 +71,8 @@ export default defineStage<UsageReportStageConfig, Ctx>({
   description: 'GET /v1/admin/usage (sums of the usage ledger, JSON or CSV) and GET /v1/me (a key’s limits, budgets, spend and models).',
   schema: schemaDocument('stages/usage-report.schema.json'),
   once: true,
+  writes: [CALLER, IDENTITY, RESPONSE],
+  terminal: true,
   create(config, services) {
     const store = getStore(services);
     const deps = services.require(METER_DEPS);
