@@ -12,6 +12,7 @@ import { CACHE_STATUS } from './cache.js';
 import { carriesRequest, mcpMessage } from '../features/mcp/policy/mcp-message.js';
 import { MCP_MESSAGE } from '../features/mcp/policy/mcp-message.js';
 import { PROVIDER_KEY, USAGE } from '../features/models/model-request.js';
+import { RESPONSE } from '../kernel/engine/context.js';
 
 async function* chargeAtEnd(parts: AsyncIterable<StreamPart>, ctx: GatewayContext, limiter: RateLimiter, slots: CounterSlot[]): AsyncGenerator<StreamPart> {
   try {
@@ -42,7 +43,7 @@ export default defineStage<RateLimitStageConfig>({
   schema: schemaDocument('stages/rate-limit.schema.json'),
   requires: [CALLER],
   once: true,
-  reads: [PROVIDER_KEY, MCP_MESSAGE, USAGE, TOKEN_SLOTS],
+  reads: [PROVIDER_KEY, MCP_MESSAGE, USAGE, TOKEN_SLOTS, RESPONSE],
   writes: [TOKEN_SLOTS],
   create(config, services) {
     const limiter = rateLimiter(services);

@@ -168,7 +168,11 @@ function checkAnswers(checked: Checked, served: RouteDef[], problems: string[]):
     return;
   }
   const after = defs.slice(at + 1).map((d) => d.name);
-  if (after.length) problems.push(`${pipeline.file}: stage ${list(after)} after ${defs[at]!.name} never runs: ${defs[at]!.name} answers every request that reaches it`);
+  if (after.length) {
+    const named =
+      after.length === 1 ? `stage ${after[0]} after ${defs[at]!.name} never runs` : `stages ${after.slice(0, -1).join(', ')} and ${after.at(-1)} after ${defs[at]!.name} never run`;
+    problems.push(`${pipeline.file}: ${named}: ${defs[at]!.name} answers every request that reaches it`);
+  }
 }
 
 /** Assigns each route table entry the pipeline with the most specific pattern that claims it. */

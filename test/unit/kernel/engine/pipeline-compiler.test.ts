@@ -294,6 +294,42 @@ describe('compilePipelines', () => {
     });
   });
 
+  describe('answers: every pipeline that serves a route holds a terminal stage', () => {
+    it('refuses a pipeline without one, naming its file, the pipeline and its routes', () => {
+      const file = write(shipped, 'v1.yaml', 'name: v1\nroutes: ["* /v1/*"]\nstages: [first, second]\n');
+      write(shipped, 'rest.yaml', 'name: rest\nroutes: ["*"]\nstages: [first, answer]\n');
+      expect(problems()).toEqual([
+        `${file}: pipeline v1 has no stage that answers (such as forward); requests to POST /v1/chat/completions, POST /v1/embeddings, GET /v1/files and 2 more would end without an answer`,
+      ]);
+    });
+
+    it('a user file that removes the answering stage of a shipped pipeline is named', () => {
+      write(shipped, 'all.yaml', 'name: all\nroutes: ["*"]\nstages: [first, answer]\n');
+      const file = write(user, 'all.yaml', 'name: all\nextends: all\nremove: [answer]\n');
+      expect(problems(true)).toEqual([
+        `${file}: pipeline all has no stage that answers (such as forward); requests to ${TABLE.map((r) => (r.key === '*' ? 'unknown routes' : r.key))
+          .slice(0, 3)
+          .join(', ')} and ${TABLE.length - 3} more would end without an answer`,
+      ]);
+    });
+
+    it('an answering stage with when: does not count, and stages after an answering stage never run', () => {
+      const file = write(shipped, 'all.yaml', 'name: all\nroutes: ["*"]\nstages:\n  - first\n  - answer: {}\n    when: { method: POST }\n');
+      const models = write(shipped, 'models.yaml', 'name: models\nroutes: ["GET /v1/models"]\nstages: [first, answer, second, third]\n');
+      expect(problems()).toEqual([
+        `${file}: pipeline all answers only when the when: of answer matches; the other requests to POST /v1/chat/completions, POST /v1/embeddings, GET /v1/files and 3 more would end without an answer (remove the when: or add a stage that answers, such as forward)`,
+        `${models}: stages second and third after answer never run: answer answers every request that reaches it`,
+      ]);
+    });
+
+    it('refuses a stage that reads a slot no stage provides or writes; one some stage writes is fine', () => {
+      const ORPHAN = defineSlot<string>('test-orphan', 'an orphan');
+      services.stages.register(defineStage({ name: 'reads-orphan', schema: { type: 'object' }, reads: [ORPHAN, THING], create: () => async (_c, next) => next() }));
+      const file = write(shipped, 'all.yaml', 'name: all\nroutes: ["*"]\nstages: [reads-orphan, answer]\n');
+      expect(problems()).toEqual([`${file}: stage reads-orphan reads an orphan, which no stage provides or writes`]);
+    });
+  });
+
   describe('extends, insert, remove, configure', () => {
     beforeEach(() => {
       write(
