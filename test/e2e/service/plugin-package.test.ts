@@ -148,6 +148,45 @@ describe('plugins written with the public API, from the packed package', { timeo
     }
   });
 
+  it("a TypeScript plugin type-checks against the package's types, which catch a wrong slot field and a malformed definition", async () => {
+    const tsc = join(project, 'node_modules', 'typescript', 'bin', 'tsc');
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] },
+        include: ['typed/*.ts'],
+      }),
+    );
+    mkdirSync(join(project, 'typed'), { recursive: true });
+    const stage = (field: string) => `import { defineStage, TARGET, USAGE } from 'pipeline-gateway/plugin';
+export default defineStage<{ header: string }>({
+  name: 'typed-stage',
+  schema: { type: 'object', properties: { header: { type: 'string' } } },
+  requires: [TARGET],
+  reads: [USAGE],
+  create: (config) => async (ctx, next) => {
+    const provider: string = ctx.get(TARGET)!.${field};
+    ctx.responseHeaders[config.header] = provider;
+    await next();
+    const total: number | undefined = ctx.get(USAGE)?.total_tokens;
+    void total;
+  },
+});
+`;
+    writeFileSync(join(project, 'typed', 'stage.ts'), stage('provider'));
+    await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project });
+    writeFileSync(join(project, 'typed', 'stage.ts'), stage('provder'));
+    writeFileSync(join(project, 'typed', 'check.ts'), "import { defineCheck } from 'pipeline-gateway/plugin';\nexport default defineCheck({ name: 'no-create', schema: {} });\n");
+    const failed = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project }).then(
+      () => '',
+      (err: { stdout: string }) => err.stdout,
+    );
+    expect(failed).toMatch(/typed\/stage\.ts\(\d+,\d+\): error TS2551: Property 'provder' does not exist/);
+    expect(failed).toMatch(
+      /typed\/check\.ts\(\d+,\d+\): error TS2345: Argument of type '\{ name: string; schema: \{\}; \}' is not assignable to parameter of type 'GuardrailCheckDefinition<any>'/,
+    );
+  });
+
   it('--check of a pipeline that puts the stage plugin before what it requires fails, naming the file', async () => {
     const pipes = join(project, 'bad-pipes');
     mkdirSync(pipes, { recursive: true });
