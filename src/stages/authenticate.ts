@@ -1,12 +1,11 @@
 import type { AuthenticateStageConfig } from '../generated/stages/authenticate.js';
 import { schemaDocument } from '../kernel/config/schema-validator.js';
-import { headerValue, type GatewayContext } from '../kernel/engine/context.js';
+import { headerValue, type GatewayContext, IDENTITY } from '../kernel/engine/context.js';
 import { ExtensionConfigError } from '../kernel/engine/extension.js';
 import { PipelineError } from '../kernel/engine/pipeline-compiler.js';
 import { CALLER } from '../kernel/engine/report.js';
 import type { GatewayServices } from '../kernel/engine/services.js';
 import { defineStage, type Middleware } from '../kernel/engine/stage.js';
-import { IDENTITY } from '../kernel/engine/context.js';
 import { badRequest, GatewayError } from '../contract/errors/gateway-error.js';
 import { PROVIDER, PROVIDER_KEY } from '../features/models/model-request.js';
 import { PROVIDERS } from '../features/models/providers/provider-registry.js';

@@ -1,8 +1,8 @@
 import type { CacheStageConfig } from '../generated/stages/cache.js';
 import { schemaDocument } from '../kernel/config/schema-validator.js';
 import { defineStage } from '../kernel/engine/stage.js';
-import { parseBooleanHeader } from '../kernel/engine/context.js';
-import { ensureJsonBody } from '../kernel/engine/request-body.js';
+import { parseBooleanHeader, RESPONSE } from '../kernel/engine/context.js';
+import { ensureJsonBody, BODY, BODY_CHANGED, RAW_BODY } from '../kernel/engine/request-body.js';
 import { TARGET, type ModelContext } from '../features/models/model-request.js';
 import type { ResolvedTarget } from '../features/models/providers/provider.js';
 import { modelAnswer, modelStream, type ModelAnswer } from '../features/models/stream-answer.js';
@@ -10,8 +10,6 @@ import { cacheKey } from '../features/models/cache/cache-key.js';
 import { MAX_CACHED_BYTES, type CachedAnswer } from '../features/models/cache/cache-store.js';
 import { captureStream, replayChunks } from '../features/models/cache/stream-capture.js';
 import { responseCache } from '../features/models/routing/resilience-services.js';
-import { BODY, BODY_CHANGED, RAW_BODY } from '../kernel/engine/request-body.js';
-import { RESPONSE } from '../kernel/engine/context.js';
 
 export const CACHE_STATUS = 'x-gateway-cache-status';
 const DEFAULT_MAX_AGE = 300;

@@ -1,10 +1,9 @@
 import type { CorsStageConfig } from '../generated/stages/cors.js';
 import { schemaDocument } from '../kernel/config/schema-validator.js';
-import { headerValue } from '../kernel/engine/context.js';
+import { headerValue, RESPONSE } from '../kernel/engine/context.js';
 import { defineStage } from '../kernel/engine/stage.js';
 import { forbidden } from '../contract/errors/gateway-error.js';
 import { originAllowed } from '../features/mcp/transport/origin.js';
-import { RESPONSE } from '../kernel/engine/context.js';
 
 const DONE: Promise<void> = Promise.resolve();
 

@@ -20,12 +20,10 @@ import { modelStream } from '../features/models/stream-answer.js';
 import { IDENTITY_FORWARD_HEADERS } from '../features/mcp/identity-forwarding.js';
 import { OPENAI_HEADERS, passedHeaders } from '../features/models/providers/shared/upstream-headers.js';
 import { streamFormat } from '../contract/stream-format.js';
-import { TRACING } from '../kernel/engine/tracing.js';
+import { TRACING, PARENT_SPAN, REQUEST_SPAN } from '../kernel/engine/tracing.js';
 import type { Tracing } from '../kernel/observability/tracing.js';
-import { startCallSpan, tracedForward } from '../features/models/metrics/genai-spans.js';
+import { startCallSpan, tracedForward, CALL_SPAN } from '../features/models/metrics/genai-spans.js';
 import { mapStream, primePassthrough, primeStream, UpstreamChunks } from './upstream-stream.js';
-import { CALL_SPAN } from '../features/models/metrics/genai-spans.js';
-import { PARENT_SPAN, REQUEST_SPAN } from '../kernel/engine/tracing.js';
 import { RESPONSE } from '../kernel/engine/context.js';
 
 type GatewayContext = ModelContext;

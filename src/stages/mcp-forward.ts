@@ -3,11 +3,10 @@ import { schemaDocument } from '../kernel/config/schema-validator.js';
 import { defineStage } from '../kernel/engine/stage.js';
 import { GATEWAY_CALLER } from '../features/auth/auth-services.js';
 import { MCP } from '../features/mcp/mcp-services.js';
-import { mcpMessage } from '../features/mcp/policy/mcp-message.js';
+import { mcpMessage, MCP_MESSAGE } from '../features/mcp/policy/mcp-message.js';
 import { REQUEST_SPAN, TRACING } from '../kernel/engine/tracing.js';
 import { IDENTITY_FORWARD_HEADERS } from '../features/mcp/identity-forwarding.js';
 import { IDENTITY, RESPONSE } from '../kernel/engine/context.js';
-import { MCP_MESSAGE } from '../features/mcp/policy/mcp-message.js';
 import { UPSTREAM } from '../kernel/engine/report.js';
 
 /**

@@ -9,8 +9,7 @@ import { TOKEN_SLOTS, type RateLimiter } from '../features/models/rate-limit/lim
 import { noteStreamUsage, usedTokens } from '../features/models/rate-limit/usage.js';
 import { rateLimiter } from '../features/models/routing/resilience-services.js';
 import { CACHE_STATUS } from './cache.js';
-import { carriesRequest, mcpMessage } from '../features/mcp/policy/mcp-message.js';
-import { MCP_MESSAGE } from '../features/mcp/policy/mcp-message.js';
+import { carriesRequest, mcpMessage, MCP_MESSAGE } from '../features/mcp/policy/mcp-message.js';
 import { PROVIDER_KEY, USAGE } from '../features/models/model-request.js';
 import { RESPONSE } from '../kernel/engine/context.js';
 

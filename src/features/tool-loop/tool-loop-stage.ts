@@ -19,8 +19,7 @@ import { budgetCheck } from './loop-budget.js';
 import { CallerGone, ResponsesLoop, type LoopLimits } from './responses-loop.js';
 import { ANSWERED_BY_GATEWAY } from '../models/responses/answered-by-gateway.js';
 import { METER } from '../../features/governance/metering/metering-services.js';
-import { RESPONSE } from '../../kernel/engine/context.js';
-import { IDENTITY } from '../../kernel/engine/context.js';
+import { RESPONSE, IDENTITY } from '../../kernel/engine/context.js';
 
 type Json = Record<string, any>;
 

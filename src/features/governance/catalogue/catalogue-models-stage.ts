@@ -1,13 +1,12 @@
 import type { CatalogueModelsStageConfig } from '../../../generated/stages/catalogue-models.js';
 import { schemaDocument } from '../../../kernel/config/schema-validator.js';
-import { headerValue } from '../../../kernel/engine/context.js';
+import { headerValue, RESPONSE } from '../../../kernel/engine/context.js';
 import { defineStage } from '../../../kernel/engine/stage.js';
 import { badRequest } from '../../../contract/errors/gateway-error.js';
 import type { ModelContext } from '../../models/model-request.js';
 import { GATEWAY_KEY } from '../governance-slots.js';
 import { CATALOGUE, PRICE_RESOLVER, PRICE_TABLE } from '../governance-services.js';
 import { listModels, teamModels } from './model-listing.js';
-import { RESPONSE } from '../../../kernel/engine/context.js';
 
 /**
  * GET /v1/models with a gateway key and neither x-gateway-provider nor x-gateway-config: the

@@ -1,7 +1,7 @@
 import { keyMayUseModel } from '../catalogue/model-access.js';
 import type { UsageReportStageConfig } from '../../../generated/stages/usage-report.js';
 import { schemaDocument } from '../../../kernel/config/schema-validator.js';
-import { headerValue, type GatewayContext } from '../../../kernel/engine/context.js';
+import { headerValue, type GatewayContext, IDENTITY, RESPONSE } from '../../../kernel/engine/context.js';
 import { CALLER } from '../../../kernel/engine/report.js';
 import { defineStage } from '../../../kernel/engine/stage.js';
 import { getStore } from '../../../kernel/store/store-capability.js';
@@ -14,7 +14,6 @@ import { bearerValue } from '../../auth/secrets.js';
 import { usdFromMicros } from '../prices/money.js';
 import { METER_DEPS } from './metering-services.js';
 import { GROUP_COLUMNS, usageCsv, usageReport, type GroupBy, type Interval, type UsageQuery } from './usage-report.js';
-import { IDENTITY, RESPONSE } from '../../../kernel/engine/context.js';
 
 type Ctx = GatewayContext<GatewayRouteSpec>;
 
