@@ -1,6 +1,6 @@
 import type { AuthenticateStageConfig } from '../generated/stages/authenticate.js';
 import { schemaDocument } from '../kernel/config/schema-validator.js';
-import { headerValue, type GatewayContext } from '../kernel/engine/context.js';
+import { headerValue, type GatewayContext, IDENTITY } from '../kernel/engine/context.js';
 import { ExtensionConfigError } from '../kernel/engine/extension.js';
 import { PipelineError } from '../kernel/engine/pipeline-compiler.js';
 import { CALLER } from '../kernel/engine/report.js';
@@ -167,7 +167,13 @@ export default defineStage<AuthenticateStageConfig>({
   schema: schemaDocument('stages/authenticate.schema.json'),
   once: true,
   provides: (config) =>
-    config.credential === 'gateway' ? [CALLER, GATEWAY_CALLER] : config.credential === 'admin' ? [CALLER, ADMIN, ADMIN_ACCESS] : [CALLER, PROVIDER, PROVIDER_KEY, GATEWAY_KEY],
+    config.credential === 'gateway'
+      ? [CALLER, GATEWAY_CALLER, IDENTITY]
+      : config.credential === 'admin'
+        ? [CALLER, ADMIN, ADMIN_ACCESS, IDENTITY]
+        : [CALLER, PROVIDER, PROVIDER_KEY],
+  // Provider routes: a gateway key or token is optional (identity and key only when one was sent).
+  writes: (config) => (config.credential === 'gateway' || config.credential === 'admin' ? [] : [IDENTITY, GATEWAY_KEY]),
   create(config, services) {
     switch (config.credential ?? 'provider') {
       case 'gateway':

@@ -5,6 +5,8 @@ import { forbidden, notFound } from '../contract/errors/gateway-error.js';
 import { GATEWAY_CALLER } from '../features/auth/auth-services.js';
 import { authorize, mayUseEndpoint } from '../features/mcp/authorization.js';
 import { MCP } from '../features/mcp/mcp-services.js';
+import { IDENTITY } from '../kernel/engine/context.js';
+import { MCP_MESSAGE } from '../features/mcp/policy/mcp-message.js';
 
 /**
  * MCP permissions at the HTTP level, by the one decision function that also filters lists and
@@ -18,6 +20,7 @@ export default defineStage<AuthorizeStageConfig>({
   schema: schemaDocument('stages/authorize.schema.json'),
   requires: [GATEWAY_CALLER],
   once: true,
+  reads: [IDENTITY, MCP_MESSAGE],
   create(_config, services) {
     const endpoint = services.require(MCP);
     const audit = endpoint.audit;

@@ -1,8 +1,8 @@
 import type { CacheStageConfig } from '../generated/stages/cache.js';
 import { schemaDocument } from '../kernel/config/schema-validator.js';
 import { defineStage } from '../kernel/engine/stage.js';
-import { parseBooleanHeader } from '../kernel/engine/context.js';
-import { ensureJsonBody } from '../kernel/engine/request-body.js';
+import { parseBooleanHeader, RESPONSE } from '../kernel/engine/context.js';
+import { ensureJsonBody, BODY, BODY_CHANGED, RAW_BODY } from '../kernel/engine/request-body.js';
 import { TARGET, type ModelContext } from '../features/models/model-request.js';
 import type { ResolvedTarget } from '../features/models/providers/provider.js';
 import { modelAnswer, modelStream, type ModelAnswer } from '../features/models/stream-answer.js';
@@ -32,6 +32,8 @@ export default defineStage<CacheStageConfig, ModelContext>({
   description: 'Answers identical requests from the response cache (routing config cache: simple).',
   schema: schemaDocument('stages/cache.schema.json'),
   requires: [TARGET],
+  reads: [BODY, RAW_BODY, BODY_CHANGED, RESPONSE],
+  writes: [RESPONSE],
   create(_config, services) {
     const store = responseCache(services);
     const bodyLimit = services.config.server?.bodyLimit ?? 10 * 1024 * 1024;

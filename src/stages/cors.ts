@@ -1,6 +1,6 @@
 import type { CorsStageConfig } from '../generated/stages/cors.js';
 import { schemaDocument } from '../kernel/config/schema-validator.js';
-import { headerValue } from '../kernel/engine/context.js';
+import { headerValue, RESPONSE } from '../kernel/engine/context.js';
 import { defineStage } from '../kernel/engine/stage.js';
 import { forbidden } from '../contract/errors/gateway-error.js';
 import { originAllowed } from '../features/mcp/transport/origin.js';
@@ -19,6 +19,7 @@ export default defineStage<CorsStageConfig>({
   description: 'Checks the Origin header (403 for a foreign origin), adds CORS headers and answers preflights.',
   schema: schemaDocument('stages/cors.schema.json'),
   once: true,
+  writes: [RESPONSE],
   create(config, services) {
     const allowedOrigins = services.config.server?.allowedOrigins;
     const listenHost = services.config.server?.host;

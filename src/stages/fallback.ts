@@ -1,11 +1,13 @@
 import type { FallbackStageConfig } from '../generated/stages/fallback.js';
 import { schemaDocument } from '../kernel/config/schema-validator.js';
-import { RETRIES } from '../kernel/engine/report.js';
+import { RETRIES, UPSTREAM } from '../kernel/engine/report.js';
 import { defineStage } from '../kernel/engine/stage.js';
-import { ATTEMPTS, ROUTING, TARGET, type ModelContext } from '../features/models/model-request.js';
+import { ATTEMPTS, ROUTING, TARGET, type ModelContext, DEADLINE, PROVIDER, PROVIDER_KEY } from '../features/models/model-request.js';
 import { PROVIDERS } from '../features/models/providers/provider-registry.js';
 import { PlanRunner } from '../features/models/routing/plan-runner.js';
 import { breakerRegistry } from '../features/models/routing/resilience-services.js';
+import { PARENT_SPAN } from '../kernel/engine/tracing.js';
+import { RESPONSE } from '../kernel/engine/context.js';
 
 /**
  * Runs the route stage's decision: the strategy of each group of targets (single, fallback,
@@ -23,6 +25,8 @@ export default defineStage<FallbackStageConfig, ModelContext>({
   provides: [TARGET],
   once: true,
   repeats: true,
+  reads: [ATTEMPTS, RETRIES, PROVIDER, PROVIDER_KEY, DEADLINE, PARENT_SPAN],
+  writes: [ATTEMPTS, DEADLINE, PARENT_SPAN, UPSTREAM, RESPONSE],
   create(_config, services) {
     const runner = new PlanRunner(services, breakerRegistry(services), services.require(PROVIDERS));
     return {

@@ -3,6 +3,7 @@ import { schemaDocument } from '../kernel/config/schema-validator.js';
 import { CALLER } from '../kernel/engine/report.js';
 import { defineStage } from '../kernel/engine/stage.js';
 import { dropForgedIdentityHeaders, IDENTITY_FORWARD_HEADERS, identityHeaders } from '../features/mcp/identity-forwarding.js';
+import { IDENTITY } from '../kernel/engine/context.js';
 
 /**
  * Computes the identity headers of the caller (X-User-Email, X-User-Name, X-User-Team,
@@ -17,6 +18,7 @@ export default defineStage<ForwardIdentityStageConfig>({
   schema: schemaDocument('stages/forward-identity.schema.json'),
   requires: [CALLER],
   provides: [IDENTITY_FORWARD_HEADERS],
+  reads: [IDENTITY],
   create(_config, services) {
     const forwarding = services.config.identityForwarding ?? {};
     // No promise of its own: next() is its answer.

@@ -20,10 +20,11 @@ import { modelStream } from '../features/models/stream-answer.js';
 import { IDENTITY_FORWARD_HEADERS } from '../features/mcp/identity-forwarding.js';
 import { OPENAI_HEADERS, passedHeaders } from '../features/models/providers/shared/upstream-headers.js';
 import { streamFormat } from '../contract/stream-format.js';
-import { TRACING } from '../kernel/engine/tracing.js';
+import { TRACING, PARENT_SPAN, REQUEST_SPAN } from '../kernel/engine/tracing.js';
 import type { Tracing } from '../kernel/observability/tracing.js';
-import { startCallSpan, tracedForward } from '../features/models/metrics/genai-spans.js';
+import { startCallSpan, tracedForward, CALL_SPAN } from '../features/models/metrics/genai-spans.js';
 import { mapStream, primePassthrough, primeStream, UpstreamChunks } from './upstream-stream.js';
+import { RESPONSE } from '../kernel/engine/context.js';
 
 type GatewayContext = ModelContext;
 
@@ -216,6 +217,9 @@ export default defineStage<ForwardStageConfig, GatewayContext>({
   description: 'Sends the request to the chosen provider and reads its answer.',
   schema: schemaDocument('stages/forward.schema.json'),
   requires: [TARGET],
+  reads: [BODY, RAW_BODY, BODY_CHANGED, DEADLINE, IDENTITY_FORWARD_HEADERS, USAGE_NOT_ASKED, REQUEST_SPAN, PARENT_SPAN, CALL_SPAN],
+  writes: [UPLOAD_SENT, USAGE, CALL_SPAN, RESPONSE],
+  terminal: true,
   create(_config, services) {
     const bodyLimit = services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
     const providers = services.require(PROVIDERS);

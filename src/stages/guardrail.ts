@@ -14,6 +14,8 @@ import { assembleStream, replay } from '../features/models/guardrails/stream-tex
 import { guardrailRegistry } from '../features/models/routing/resilience-services.js';
 import { GATEWAY_CALLER } from '../features/auth/auth-services.js';
 import { TOOL_GUARD, toolGuard, toolGuardrails } from '../features/mcp/policy/tool-guardrails.js';
+import { MCP_MESSAGE } from '../features/mcp/policy/mcp-message.js';
+import { RESPONSE } from '../kernel/engine/context.js';
 
 type GatewayContext = ModelContext;
 
@@ -112,6 +114,8 @@ export default defineStage<GuardrailStageConfig, GatewayContext>({
   description: 'Runs input and output guardrails (deny, flag, redact).',
   schema: schemaDocument('stages/guardrail.schema.json'),
   requires: (config) => (forTools(config ?? {}) ? [GATEWAY_CALLER] : [TARGET]),
+  reads: [BODY, MCP_MESSAGE, RESPONSE, INPUT_DONE],
+  writes: [BODY, BODY_CHANGED, INPUT_DONE],
   create(config, services) {
     let registry: GuardrailRegistry;
     try {

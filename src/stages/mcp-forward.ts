@@ -3,9 +3,11 @@ import { schemaDocument } from '../kernel/config/schema-validator.js';
 import { defineStage } from '../kernel/engine/stage.js';
 import { GATEWAY_CALLER } from '../features/auth/auth-services.js';
 import { MCP } from '../features/mcp/mcp-services.js';
-import { mcpMessage } from '../features/mcp/policy/mcp-message.js';
+import { mcpMessage, MCP_MESSAGE } from '../features/mcp/policy/mcp-message.js';
 import { REQUEST_SPAN, TRACING } from '../kernel/engine/tracing.js';
 import { IDENTITY_FORWARD_HEADERS } from '../features/mcp/identity-forwarding.js';
+import { IDENTITY, RESPONSE } from '../kernel/engine/context.js';
+import { UPSTREAM } from '../kernel/engine/report.js';
 
 /**
  * Hands the request to the tool-server transport: /mcp (every tool server the caller may use,
@@ -21,6 +23,9 @@ export default defineStage<McpForwardStageConfig>({
   schema: schemaDocument('stages/mcp-forward.schema.json'),
   requires: [GATEWAY_CALLER],
   once: true,
+  reads: [IDENTITY, IDENTITY_FORWARD_HEADERS, REQUEST_SPAN, MCP_MESSAGE],
+  writes: [UPSTREAM, RESPONSE],
+  terminal: true,
   create(config, services) {
     const endpoint = services.require(MCP);
     const tracing = services.get(TRACING);

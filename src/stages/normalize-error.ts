@@ -7,6 +7,7 @@ import { redactObject } from '../kernel/errors/redact.js';
 import { normalizeError } from '../contract/errors/normalize.js';
 import { TARGET } from '../features/models/model-request.js';
 import { shapedError } from '../features/models/messages/anthropic-error.js';
+import { RESPONSE } from '../kernel/engine/context.js';
 
 /** The low-level cause of a 502 the gateway made from a failed connection, if that is what it is. */
 function transportCause(err: GatewayError): { code?: string; message: string } | undefined {
@@ -27,6 +28,7 @@ export default defineStage<NormalizeErrorStageConfig>({
   description: 'Turns any failure into the contract error body and status.',
   schema: schemaDocument('stages/normalize-error.schema.json'),
   once: true,
+  reads: [TARGET, RESPONSE],
   create(_config, services) {
     return async (ctx, next) => {
       try {

@@ -7,6 +7,7 @@ import { defineStage } from '../kernel/engine/stage.js';
 import { notFound } from '../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../contract/routes.js';
 import { metricsAccess } from '../features/auth/metrics-access.js';
+import { RESPONSE } from '../kernel/engine/context.js';
 
 /**
  * The operations routes: GET /health (200 while the process runs), GET /ready (200 once the
@@ -20,6 +21,8 @@ export default defineStage<OpsStageConfig, GatewayContext<GatewayRouteSpec>>({
   description: 'Answers /health, /ready and /metrics.',
   schema: schemaDocument('stages/ops.schema.json'),
   once: true,
+  writes: [QUIET, RESPONSE],
+  terminal: true,
   create(config, services) {
     const quiet = config.logRequests !== true;
     const mayReadMetrics = metricsAccess(services);

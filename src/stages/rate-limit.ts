@@ -9,7 +9,9 @@ import { TOKEN_SLOTS, type RateLimiter } from '../features/models/rate-limit/lim
 import { noteStreamUsage, usedTokens } from '../features/models/rate-limit/usage.js';
 import { rateLimiter } from '../features/models/routing/resilience-services.js';
 import { CACHE_STATUS } from './cache.js';
-import { carriesRequest, mcpMessage } from '../features/mcp/policy/mcp-message.js';
+import { carriesRequest, mcpMessage, MCP_MESSAGE } from '../features/mcp/policy/mcp-message.js';
+import { PROVIDER_KEY, USAGE } from '../features/models/model-request.js';
+import { RESPONSE } from '../kernel/engine/context.js';
 
 async function* chargeAtEnd(parts: AsyncIterable<StreamPart>, ctx: GatewayContext, limiter: RateLimiter, slots: CounterSlot[]): AsyncGenerator<StreamPart> {
   try {
@@ -40,6 +42,8 @@ export default defineStage<RateLimitStageConfig>({
   schema: schemaDocument('stages/rate-limit.schema.json'),
   requires: [CALLER],
   once: true,
+  reads: [PROVIDER_KEY, MCP_MESSAGE, USAGE, TOKEN_SLOTS, RESPONSE],
+  writes: [TOKEN_SLOTS],
   create(config, services) {
     const limiter = rateLimiter(services);
     if (!limiter) return null;

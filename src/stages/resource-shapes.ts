@@ -7,6 +7,7 @@ import { GATEWAY_SERVED, TARGET, type ModelContext } from '../features/models/mo
 import { openAIFile } from '../contract/openai/files.js';
 import { windowList } from '../contract/openai/lists.js';
 import { specEvents, specJob, specJobList } from '../contract/openai/fine-tuning-jobs.js';
+import { RESPONSE } from '../kernel/engine/context.js';
 
 type Shape = (body: any, provider: string, query: URLSearchParams) => unknown | undefined;
 
@@ -52,6 +53,8 @@ export default defineStage<ResourceShapesStageConfig, ModelContext>({
   name: 'resource-shapes',
   description: 'Puts files, fine-tuning and image answers in the spec resource shapes.',
   schema: schemaDocument('stages/resource-shapes.schema.json'),
+  reads: [TARGET, GATEWAY_SERVED, RESPONSE],
+  writes: [RESPONSE],
   create() {
     return async (ctx, next) => {
       await next();

@@ -7,10 +7,13 @@ import type { GatewayContext } from '../kernel/engine/context.js';
 import { defineStage } from '../kernel/engine/stage.js';
 import { GatewayError } from '../contract/errors/gateway-error.js';
 import { normalizeError } from '../contract/errors/normalize.js';
-import { TARGET } from '../features/models/model-request.js';
+import { TARGET, ATTEMPTS, DEADLINE, UPLOAD_SENT } from '../features/models/model-request.js';
 import type { ResolvedTarget } from '../features/models/providers/provider.js';
 import { recordAttempt } from '../features/models/routing/attempts.js';
 import { callerGone, callerGoneError, DEFAULT_RETRY_STATUSES, deadlinePassed, isTransportFailure, remainingMs, uploadSpent } from '../features/models/routing/failure.js';
+import { BODY } from '../kernel/engine/request-body.js';
+import { RESPONSE } from '../kernel/engine/context.js';
+import { RETRIES } from '../kernel/engine/report.js';
 
 /** Exponential backoff with "equal jitter": half the step fixed, half random. */
 export function backoffDelay(retryIndex: number, initialMs: number, maxMs: number, random: () => number = Math.random): number {
@@ -33,6 +36,8 @@ export default defineStage<RetryStageConfig>({
   schema: schemaDocument('stages/retry.schema.json'),
   requires: [TARGET],
   repeats: true,
+  reads: [DEADLINE, BODY, UPLOAD_SENT, ATTEMPTS],
+  writes: [ATTEMPTS, RETRIES, RESPONSE],
   create(config, services) {
     const initialMs = config.initialDelayMs ?? 100;
     const maxMs = config.maxDelayMs ?? 2000;

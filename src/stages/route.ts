@@ -82,6 +82,7 @@ export default defineStage<RouteStageConfig, ModelContext>({
   requires: [PROVIDER],
   provides: [ROUTING, CATALOGUE_MODEL],
   once: true,
+  reads: [BODY, GATEWAY_KEY, PROVIDER_KEY],
   create(config, services) {
     let configs: RoutingConfigs;
     try {

@@ -47,6 +47,7 @@ export default defineStage<ValidateStageConfig, ModelContext>({
   description: 'Validates the request body and query against the schemas and rules.',
   schema: schemaDocument('stages/validate.schema.json'),
   once: true,
+  reads: [BODY],
   create(config, services) {
     const validators = new Map<string, ValidateFunction>();
     for (const route of PROVIDER_ROUTES) if (route.schema && route.body === 'json') validators.set(route.key, validatorFor(route.schema));

@@ -86,6 +86,28 @@ describe('pipeline problems at start-up (the built process)', { timeout: 90_000 
     ]);
   });
 
+  it('a pipeline that can end without an answer (chat without forward): start-up and --check both refuse it, naming the file', async () => {
+    const { config, pipes } = setup('no-answer', { 'chat.yaml': 'name: chat\nextends: chat\nremove: [forward]\n' });
+    const line = `${join(pipes, 'chat.yaml')}: pipeline chat has no stage that answers (such as forward); requests to POST /v1/chat/completions, POST /v1/completions would end without an answer`;
+    expect(await failsWith(config)).toEqual([line]);
+    const check = spawnGateway(['--check', '--config', config], { env: { GATEWAY_DATA_DIR: join(dir, 'data') } });
+    running.push(check);
+    const { code } = await check.exited;
+    expect(code, check.stderr()).not.toBe(0);
+    expect(check.stderr() + check.stdout()).toContain(line);
+  });
+
+  it('an answering stage that runs only when its when: matches, and a stage after one that answers', async () => {
+    const { config, pipes } = setup('half-answer', {
+      'embeddings.yaml': 'name: embeddings\nextends: embeddings\nremove: [forward]\ninsert:\n  - after: retry\n    stages:\n      - forward: {}\n        when: { method: POST }\n',
+      'models.yaml': 'name: models\nextends: models\ninsert:\n  - after: forward\n    stages: [forward-identity]\n',
+    });
+    expect(await failsWith(config)).toEqual([
+      `${join(pipes, 'embeddings.yaml')}: pipeline embeddings answers only when the when: of forward matches; the other requests to POST /v1/embeddings would end without an answer (remove the when: or add a stage that answers, such as forward)`,
+      `${join(pipes, 'models.yaml')}: stage forward-identity after forward never runs: forward answers every request that reaches it`,
+    ]);
+  });
+
   it('two pipelines whose equally specific patterns claim one route', async () => {
     const { config, pipes } = setup('tie', {
       'my-chat.yaml': 'name: my-chat\nextends: chat\nroutes: ["POST /v1/chat/completions"]\n',

@@ -97,9 +97,9 @@ export interface GatewayProcess {
   kill(): void;
 }
 
-/** Runs the built gateway (`node dist/main.js ...args`) with `env` added to a clean environment. */
-export function spawnGateway(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): GatewayProcess {
-  const main = buildGateway();
+/** Runs the built gateway (`node dist/main.js ...args`, or another main.js: an installed package's) with `env` added to a clean environment. */
+export function spawnGateway(args: string[], options: { env?: Record<string, string>; cwd?: string; main?: string } = {}): GatewayProcess {
+  const main = options.main ?? buildGateway();
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env };
   const child = spawn(process.execPath, [main, ...args], { cwd: options.cwd ?? ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';

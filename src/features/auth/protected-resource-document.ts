@@ -4,6 +4,7 @@ import { schemaDocument } from '../../kernel/config/schema-validator.js';
 import { defineStage } from '../../kernel/engine/stage.js';
 import { publicBaseUrl } from './public-url.js';
 import { ALL_SCOPES } from './scopes.js';
+import { RESPONSE } from '../../kernel/engine/context.js';
 
 function protectedResource(config: GatewayConfig, base: string, resourcePath: string): Record<string, unknown> {
   const auth = config.auth ?? {};
@@ -28,6 +29,8 @@ export default defineStage<ProtectedResourceStageConfig>({
   description: 'Serves the RFC 9728 protected-resource metadata of /mcp.',
   schema: schemaDocument('stages/protected-resource.schema.json'),
   once: true,
+  writes: [RESPONSE],
+  terminal: true,
   create(config, services) {
     const cacheControl = `public, max-age=${config.maxAge ?? 300}`;
     return async (ctx) => {

@@ -8,6 +8,7 @@ import { badRequest, notFound, semanticError } from '../../contract/errors/gatew
 import type { GatewayRouteSpec } from '../../contract/routes.js';
 import { ADMIN, TOKEN_SERVICE } from './auth-services.js';
 import { MAX_GRACE_PERIOD_S, tokenLifetime } from './token-service.js';
+import { IDENTITY, RESPONSE } from '../../kernel/engine/context.js';
 
 type AdminContext = GatewayContext<GatewayRouteSpec>;
 
@@ -37,6 +38,9 @@ export default defineStage<TokenOperationsStageConfig, AdminContext>({
   schema: schemaDocument('stages/token-operations.schema.json'),
   requires: [ADMIN],
   once: true,
+  reads: [BODY, IDENTITY],
+  writes: [RESPONSE],
+  terminal: true,
   create(config, services) {
     const tokens = services.require(TOKEN_SERVICE);
     const logger = services.logger;

@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import type { GatewayBatchesStageConfig } from '../../generated/stages/gateway-batches.js';
 import { schemaDocument } from '../../kernel/config/schema-validator.js';
 import { defineStage } from '../../kernel/engine/stage.js';
-import { BODY } from '../../kernel/engine/request-body.js';
+import { BODY, RAW_BODY } from '../../kernel/engine/request-body.js';
 import { UPSTREAM } from '../../kernel/engine/report.js';
 import type { Operation } from '../../contract/operations.js';
 import { GATEWAY_SERVED, PROVIDER, PROVIDER_KEY, TARGET, type ModelContext } from '../models/model-request.js';
@@ -15,6 +15,8 @@ import { isUpload } from '../../kernel/http/multipart/upload-validator.js';
 import { batchObject } from './batch-store.js';
 import { credentialHeaders, GATEWAY_BATCH_PREFIX, ownerScope, servedByGateway } from './batch-mode.js';
 import { FILES_BATCHES, type FilesBatches } from './files-batches-service.js';
+import { BATCH_LINE } from '../../features/models/model-request.js';
+import { RESPONSE } from '../../kernel/engine/context.js';
 
 type GatewayContext = ModelContext;
 
@@ -156,6 +158,8 @@ export default defineStage<GatewayBatchesStageConfig, GatewayContext>({
   schema: schemaDocument('stages/gateway-batches.schema.json'),
   requires: [PROVIDER],
   once: true,
+  reads: [BODY, PROVIDER_KEY],
+  writes: [TARGET, UPSTREAM, GATEWAY_SERVED, BATCH_LINE, BODY, RAW_BODY, RESPONSE],
   create(_config, services) {
     const fb = services.require(FILES_BATCHES);
     const providers = services.require(PROVIDERS);

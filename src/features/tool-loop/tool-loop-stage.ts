@@ -20,6 +20,7 @@ import { METER } from '../governance/metering/metering-services.js';
 import { readRound, type RoundSink } from './round-stream.js';
 import { CallerGone, ResponsesLoop, type LoopLimits } from './responses-loop.js';
 import { ANSWERED_BY_GATEWAY } from '../models/responses/answered-by-gateway.js';
+import { RESPONSE, IDENTITY } from '../../kernel/engine/context.js';
 
 type Json = Record<string, any>;
 
@@ -80,6 +81,8 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
   schema: schemaDocument('stages/tool-loop.schema.json'),
   requires: [TARGET],
   repeats: true,
+  reads: [BODY, BODY_CHANGED, DEADLINE, REQUEST_SPAN, USAGE_NOT_ASKED, METER, IDENTITY],
+  writes: [ANSWERED_BY_GATEWAY, BODY, BODY_CHANGED, DEADLINE, RESPONSE],
   create(config, services) {
     const tools = new GatewayTools(services);
     const bodyLimit = services.config.server?.bodyLimit ?? 10 * 1024 * 1024;

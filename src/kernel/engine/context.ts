@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { Readable } from 'node:stream';
 import type { AnswerError } from '../errors/answer-error.js';
 import { CallerSignal } from './caller-signal.js';
-import type { Slot } from './slot.js';
+import { defineSlot, type Slot } from './slot.js';
 
 /** Who is calling, when the caller sent a gateway credential (token, config key, OAuth, cert). */
 export interface Identity {
@@ -111,6 +111,18 @@ export interface ContextEdge {
 /** Adds the headers of a pipeline's stages to an answer (see CompiledPipeline.decorate). */
 export type AnswerDecorator = (ctx: GatewayContext<any>, headers: Record<string, string>) => void;
 
+/**
+ * The authenticated caller (`ctx.identity`, the same place): provided by authenticate. A slot so
+ * that stages can require it and the compiler checks that an authenticate runs before them.
+ */
+export const IDENTITY = defineSlot<Identity>('identity', 'an identity (authenticate)');
+
+/**
+ * The answer (`ctx.response`, the same place): written by the stages that answer (`terminal`,
+ * or on some requests: a cache hit, a preflight), read on the way back by the stages before them.
+ */
+export const RESPONSE = defineSlot<GatewayResponse>('response', 'the answer');
+
 const DIRECT: DirectAnswer = Object.freeze({ kind: 'direct' });
 
 const EMPTY_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
@@ -145,11 +157,8 @@ export class GatewayContext<E extends RouteDef = RouteDef> {
   readonly res: ServerResponse;
   /** x-gateway-debug: true (adds error.debug to error answers). */
   debug: boolean;
-  /** The authenticated caller, or null. */
-  identity: Identity | null = null;
   /** Headers added to whatever the answer is, errors included. */
   responseHeaders: Record<string, string> = {};
-  response: GatewayResponse | undefined = undefined;
   error: AnswerError | undefined = undefined;
   /** Credentials seen in this request; scrubbed from every error and log line. */
   secrets: string[] = [];
@@ -209,6 +218,24 @@ export class GatewayContext<E extends RouteDef = RouteDef> {
   /** The query string's parameters (parsed on first use). */
   get query(): URLSearchParams {
     return (this.parsedQuery ??= new URLSearchParams(this.rawQuery));
+  }
+
+  /** The authenticated caller, or null (the IDENTITY slot). */
+  get identity(): Identity | null {
+    return (this.slots[IDENTITY.index] as Identity | undefined) ?? null;
+  }
+
+  set identity(value: Identity | null) {
+    this.slots[IDENTITY.index] = value ?? undefined;
+  }
+
+  /** The answer, once a stage made it (the RESPONSE slot). */
+  get response(): GatewayResponse | undefined {
+    return this.slots[RESPONSE.index] as GatewayResponse | undefined;
+  }
+
+  set response(value: GatewayResponse | undefined) {
+    this.slots[RESPONSE.index] = value;
   }
 
   get<T>(slot: Slot<T>): T | undefined {

@@ -106,6 +106,7 @@ function checkOrder(checked: Checked, registry: StageRegistry, problems: string[
   const file = pipeline.file;
   const provided = new Set<Slot<unknown>>();
   let repeatedBy: string | undefined;
+  let writers: Set<Slot<unknown>> | undefined;
   const providersIn = (slot: Slot<unknown>, from: number) => defs.flatMap((d, i) => (i >= from && slotsOf(d.provides, configs[i]).includes(slot) ? [d.name] : []));
   defs.forEach((def, i) => {
     if (def.once && repeatedBy) {
@@ -114,7 +115,7 @@ function checkOrder(checked: Checked, registry: StageRegistry, problems: string[
       );
     }
     for (const slot of slotsOf(def.requires, configs[i])) {
-      if (provided.has(slot)) continue;
+      if (provided.has(slot) || slot.edge) continue;
       const later = [...new Set(providersIn(slot, i + 1))];
       const conditional = defs.flatMap((d, j) => (j < i && whens[j] && slotsOf(d.provides, configs[j]).includes(slot) ? [d.name] : []));
       if (conditional.length) {
@@ -130,9 +131,48 @@ function checkOrder(checked: Checked, registry: StageRegistry, problems: string[
         );
       }
     }
+    for (const slot of slotsOf(def.reads, configs[i])) {
+      if (slot.edge) continue;
+      writers ??= writtenSlots(registry);
+      if (!writers.has(slot)) problems.push(`${file}: stage ${def.name} reads ${slot.label}, which no stage provides or writes`);
+    }
     if (!whens[i]) for (const slot of slotsOf(def.provides, configs[i])) provided.add(slot);
     if (def.repeats) repeatedBy ??= def.name;
   });
+}
+
+/** The slots some stage of the registry provides or writes (with its default config). */
+function writtenSlots(registry: StageRegistry): Set<Slot<unknown>> {
+  const out = new Set<Slot<unknown>>();
+  for (const d of registry.all()) for (const slot of [...slotsOf(d.provides, {}), ...slotsOf(d.writes, {})]) out.add(slot);
+  return out;
+}
+
+/**
+ * Checks that a pipeline that serves routes answers every request: it holds a terminal stage
+ * (one that answers whatever reaches it) that runs on every request (no `when:`), and no stage
+ * after it (which would never run).
+ */
+function checkAnswers(checked: Checked, served: RouteDef[], problems: string[]): void {
+  const { pipeline, defs, whens } = checked;
+  const at = defs.findIndex((d, i) => d.terminal && !whens[i]);
+  if (at < 0) {
+    const routes = served.map((r) => (r.key === '*' ? 'unknown routes' : r.key));
+    const shown = routes.length > 3 ? `${routes.slice(0, 3).join(', ')} and ${routes.length - 3} more` : routes.join(', ');
+    const conditional = defs.find((d, i) => d.terminal && whens[i]);
+    problems.push(
+      conditional
+        ? `${pipeline.file}: pipeline ${pipeline.name} answers only when the when: of ${conditional.name} matches; the other requests to ${shown} would end without an answer (remove the when: or add a stage that answers, such as forward)`
+        : `${pipeline.file}: pipeline ${pipeline.name} has no stage that answers (such as forward); requests to ${shown} would end without an answer`,
+    );
+    return;
+  }
+  const after = defs.slice(at + 1).map((d) => d.name);
+  if (after.length) {
+    const named =
+      after.length === 1 ? `stage ${after[0]} after ${defs[at]!.name} never runs` : `stages ${after.slice(0, -1).join(', ')} and ${after.at(-1)} after ${defs[at]!.name} never run`;
+    problems.push(`${pipeline.file}: ${named}: ${defs[at]!.name} answers every request that reaches it`);
+  }
 }
 
 /** Assigns each route table entry the pipeline with the most specific pattern that claims it. */
@@ -251,7 +291,8 @@ function build(checked: Checked, routes: RouteDef[], services: GatewayServices, 
  * Reads the shipped pipelines and the user's (pipelines.dir), resolves `extends`, checks every
  * stage name against the registry, every stage config against its schema, every `when:` query
  * and the order of every pipeline against what its stages require and provide, assigns each
- * route the pipeline of its most specific pattern, then creates each stage once and composes
+ * route the pipeline of its most specific pattern, checks that each pipeline serving a route
+ * answers (holds a terminal stage that runs on every request), then creates each stage once and composes
  * each pipeline. Any problem stops start-up with one line naming the file, the stage and the
  * reason. Returns the pipeline of each route, by route key.
  */
@@ -272,7 +313,6 @@ export function compilePipelines(options: CompileOptions): Map<string, CompiledP
     checked.set(pipeline, c);
   }
   const byRoute = assignRoutes(resolved, routes, problems);
-  if (problems.length) throw new PipelineError([...new Set(problems)]);
 
   const servedRoutes = new Map<ResolvedPipeline, RouteDef[]>();
   for (const route of routes) {
@@ -282,6 +322,11 @@ export function compilePipelines(options: CompileOptions): Map<string, CompiledP
     if (!list) servedRoutes.set(p, (list = []));
     list.push(route);
   }
+  for (const [pipeline, served] of servedRoutes) {
+    const c = checked.get(pipeline);
+    if (c) checkAnswers(c, served, problems);
+  }
+  if (problems.length) throw new PipelineError([...new Set(problems)]);
   const compiled = new Map<string, CompiledPipeline>();
   for (const [pipeline, served] of servedRoutes) {
     const c = build(checked.get(pipeline)!, served, services, bodyLimit, problems);

@@ -8,7 +8,8 @@ const LISTS: Record<string, string> = { stages: 'stage', providers: 'provider', 
  * Loads the modules listed under `plugins:`. A plugin exports one extension (`name`, `schema`,
  * `description`, `create`, and `kind`: stage by default, or guardrail-check, provider,
  * auth-mode; as named exports or a default object), and/or lists: `stages`, `providers`,
- * `checks`, `authModes`, or `extensions` (each item with its `kind`). Each is registered in the
+ * `checks`, `authModes`, or `extensions` (each item with its `kind`), and/or definitions the
+ * plugin API's define* helpers made (tagged with their kind), under any export name. Each is registered in the
  * registry of its kind, as the built-ins are. Returns one problem line per module at fault.
  */
 export async function loadPlugins(paths: string[], kinds: ExtensionKinds): Promise<string[]> {
@@ -23,7 +24,10 @@ export async function loadPlugins(paths: string[], kinds: ExtensionKinds): Promi
       continue;
     }
     const exported = mod.default && typeof mod.default === 'object' ? mod.default : mod;
+    const seen = new Set<unknown>();
     const register = (kind: unknown, ext: unknown) => {
+      if (seen.has(ext)) return;
+      seen.add(ext);
       const registry = typeof kind === 'string' ? kinds.get(kind) : undefined;
       if (!registry) throw new Error(`${origin}: kind ${JSON.stringify(kind)} is not one of ${kinds.names().join(', ')}`);
       const { kind: _kind, ...definition } = ext as Record<string, unknown>;
@@ -45,6 +49,14 @@ export async function loadPlugins(paths: string[], kinds: ExtensionKinds): Promi
       for (const ext of exported.extensions ?? []) {
         register(ext?.kind ?? 'stage', ext);
         found = true;
+      }
+      // Definitions made by the plugin API's define* helpers carry their kind: any named export.
+      for (const [key, value] of Object.entries(mod)) {
+        if (key === 'default' || key in LISTS || key === 'extensions' || value === exported) continue;
+        if (value && typeof value === 'object' && typeof value.kind === 'string' && typeof value.name === 'string' && typeof value.create === 'function') {
+          register(value.kind, value);
+          found = true;
+        }
       }
       if (!found) {
         problems.push(

@@ -13,4 +13,4 @@ export const QUIET = defineSlot<true>('quiet', 'a quiet-log flag');
  * attempts): text that starts with a comma (`,"name":<json>...`), free text in it already
  * masked by the feature that wrote it.
  */
-export const LINE_FIELDS = defineSlot<string>('line-fields', 'extra fields of the request line');
+export const LINE_FIELDS = defineSlot<string>('line-fields', 'extra fields of the request line', { edge: true });

@@ -4,13 +4,13 @@ import { headerValue, type GatewayContext } from './context.js';
 import { defineSlot } from './slot.js';
 
 /** The request body: the parsed JSON object, or the upload of a multipart route. */
-export const BODY = defineSlot<any>('body', 'the request body');
+export const BODY = defineSlot<any>('body', 'the request body', { edge: true });
 /** The JSON body's bytes as received; sent upstream as they are while BODY_CHANGED is unset. */
-export const RAW_BODY = defineSlot<Buffer>('raw-body', 'the raw request body');
+export const RAW_BODY = defineSlot<Buffer>('raw-body', 'the raw request body', { edge: true });
 /** Set once a stage changed the parsed body (override_params, redaction): the bytes no longer match. */
 export const BODY_CHANGED = defineSlot<true>('body-changed', 'a changed-body flag');
 /** The x-gateway-metadata header as an object (parsed on first use). */
-export const METADATA = defineSlot<Record<string, unknown>>('metadata', 'the request metadata');
+export const METADATA = defineSlot<Record<string, unknown>>('metadata', 'the request metadata', { edge: true });
 
 /** Reads a request body into one Buffer, refusing more than `limit` bytes. */
 export function readRequestBytes(req: IncomingMessage, limit: number): Promise<Buffer> {

@@ -21,9 +21,14 @@ type Slots<Config> = readonly Slot<any>[] | ((config: Config) => readonly Slot<a
 
 /**
  * The one shape of a stage, built-in or plugin: a name, the JSON Schema of its config, and a
- * factory, plus what it needs from the stages before it and gives the stages after it. Config is
- * validated against `schema` when the pipeline is compiled, never per request; `create` runs
- * once per pipeline that uses the stage and may return null when it has nothing to do there.
+ * factory, plus every context slot it reads or writes. Config is validated against `schema` when
+ * the pipeline is compiled, never per request; `create` runs once per pipeline that uses the
+ * stage and may return null when it has nothing to do there.
+ *
+ * The four slot lists are checked when the pipelines compile: a slot in `requires` must be in
+ * the `provides` of a stage before it (or set by the edge); a slot in `reads` must be written by
+ * some stage of the gateway (`provides` or `writes`) or the edge, and not only by stages after
+ * it that set it before calling next(); a pipeline must hold a `terminal` stage.
  */
 export interface StageDefinition<Config = any, C extends GatewayContext<any> = GatewayContext> extends ExtensionDefinition<
   Config,
@@ -32,8 +37,21 @@ export interface StageDefinition<Config = any, C extends GatewayContext<any> = G
 > {
   /** Slots a stage before it must provide (the compiler refuses a pipeline that breaks this). */
   requires?: Slots<Config>;
-  /** Slots it sets before calling next(). */
+  /** Slots it always sets before calling next() (what a later stage may `require`). */
   provides?: Slots<Config>;
+  /** Slots it reads when they are set (optional inputs: before next(), or on the way back after it). */
+  reads?: Slots<Config>;
+  /**
+   * Slots it sets only on some requests, or on the way back (after next() returned, or with the
+   * answer it makes): never enough for a `requires`, which needs a slot set before the stage runs.
+   */
+  writes?: Slots<Config>;
+  /**
+   * Answers every request that reaches it (sets ctx.response, or fails with the contract's error)
+   * without calling next(): forward, not-found, the admin operations. A pipeline without one
+   * would end with no answer, and is refused when it compiles.
+   */
+  terminal?: boolean;
   /** Must run once per request: refused after a stage that repeats the rest of the chain. */
   once?: boolean;
   /** Calls next() once per upstream attempt (fallback, retry): the stages after it run per attempt. */

@@ -6,9 +6,9 @@ import { defineSlot } from './slot.js';
 /** The tracing of this gateway (kernel/observability/tracing.ts), provided only when traces are exported. */
 export const TRACING = defineService<Tracing>('tracing');
 /** The server span of the request (set by the HTTP edge when traces are on). */
-export const REQUEST_SPAN = defineSlot<TraceSpan>('request-span', 'the request span');
+export const REQUEST_SPAN = defineSlot<TraceSpan>('request-span', 'the request span', { edge: true });
 /** The span new children of this request hang under: the request's, or the target attempt's in progress. */
-export const PARENT_SPAN = defineSlot<TraceSpan>('parent-span', 'the parent span');
+export const PARENT_SPAN = defineSlot<TraceSpan>('parent-span', 'the parent span', { edge: true });
 
 /**
  * Starts exporting traces when `observability.otlp.endpoint` is set: loads the OpenTelemetry

@@ -12,6 +12,8 @@ import type { TenantKind } from '../tenants/tenant-store.js';
 import { jsonObjectBody } from './admin-body.js';
 import { adminListQuery, pageOf } from './admin-list.js';
 import { TeamScope } from './team-scope.js';
+import { BODY } from '../../../kernel/engine/request-body.js';
+import { IDENTITY, RESPONSE } from '../../../kernel/engine/context.js';
 
 type AdminContext = GatewayContext<GatewayRouteSpec>;
 
@@ -52,6 +54,9 @@ export default defineStage<AdminResourcesStageConfig, AdminContext>({
   schema: schemaDocument('stages/admin-resources.schema.json'),
   requires: [ADMIN, ADMIN_ACCESS],
   once: true,
+  reads: [BODY, IDENTITY],
+  writes: [RESPONSE],
+  terminal: true,
   create(config, services) {
     const tenants = services.require(TENANTS);
     const audit = services.require(AUDIT);

@@ -10,6 +10,7 @@ import { AUDIT } from '../audit/audit-services.js';
 import { TENANTS } from '../tenants/tenant-services.js';
 import { jsonObjectBody } from './admin-body.js';
 import { TeamScope } from './team-scope.js';
+import { RESPONSE } from '../../../kernel/engine/context.js';
 
 type AdminContext = GatewayContext<GatewayRouteSpec>;
 
@@ -25,6 +26,8 @@ export default defineStage<TokenGovernanceStageConfig, AdminContext>({
   schema: schemaDocument('stages/token-governance.schema.json'),
   requires: [ADMIN, ADMIN_ACCESS],
   once: true,
+  reads: [BODY, RESPONSE],
+  writes: [BODY],
   create(config, services) {
     const tokens = services.require(TOKEN_SERVICE);
     const audit = services.require(AUDIT);

@@ -1,6 +1,6 @@
 import type { CatalogueModelsStageConfig } from '../../../generated/stages/catalogue-models.js';
 import { schemaDocument } from '../../../kernel/config/schema-validator.js';
-import { headerValue } from '../../../kernel/engine/context.js';
+import { headerValue, RESPONSE } from '../../../kernel/engine/context.js';
 import { defineStage } from '../../../kernel/engine/stage.js';
 import { badRequest } from '../../../contract/errors/gateway-error.js';
 import type { ModelContext } from '../../models/model-request.js';
@@ -20,6 +20,8 @@ export default defineStage<CatalogueModelsStageConfig, ModelContext>({
   description: 'Lists the catalogue models a gateway key may use (GET /v1/models without x-gateway-provider).',
   schema: schemaDocument('stages/catalogue-models.schema.json'),
   once: true,
+  reads: [GATEWAY_KEY],
+  writes: [RESPONSE],
   create(_config, services) {
     const catalogue = services.require(CATALOGUE);
     const prices = services.require(PRICE_RESOLVER);

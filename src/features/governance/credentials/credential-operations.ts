@@ -1,7 +1,7 @@
 import type { CredentialOperationsStageConfig } from '../../../generated/stages/credential-operations.js';
 import { firstProblem, schemaDocument, validatorFor } from '../../../kernel/config/schema-validator.js';
 import type { GatewayContext } from '../../../kernel/engine/context.js';
-import { readRequestBytes } from '../../../kernel/engine/request-body.js';
+import { readRequestBytes, BODY } from '../../../kernel/engine/request-body.js';
 import { defineStage } from '../../../kernel/engine/stage.js';
 import { badRequest, GatewayError, notFound, semanticError } from '../../../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../../../contract/routes.js';
@@ -10,6 +10,8 @@ import { PROVIDERS } from '../../models/providers/provider-registry.js';
 import { AUDIT } from '../audit/audit-services.js';
 import { CREDENTIAL_VAULT } from '../governance-services.js';
 import { credentialProblems, providerFields } from './credential-fields.js';
+import { GATEWAY_KEY } from '../../../features/governance/governance-slots.js';
+import { RESPONSE } from '../../../kernel/engine/context.js';
 
 type AdminContext = GatewayContext<GatewayRouteSpec>;
 
@@ -40,6 +42,9 @@ export default defineStage<CredentialOperationsStageConfig, AdminContext>({
   schema: schemaDocument('stages/credential-operations.schema.json'),
   requires: [ADMIN],
   once: true,
+  reads: [BODY, GATEWAY_KEY],
+  writes: [RESPONSE],
+  terminal: true,
   create(config, services) {
     const vault = services.require(CREDENTIAL_VAULT);
     const providers = services.require(PROVIDERS);

@@ -15,6 +15,8 @@ import { GATEWAY_KEY } from '../governance-slots.js';
 import { getStore } from '../../../kernel/store/store-capability.js';
 import { RedisParallelSlots, type ParallelSlots } from './parallel-slots.js';
 import { SqlParallelSlots } from './sql-parallel-slots.js';
+import { USAGE } from '../../../features/models/model-request.js';
+import { RESPONSE } from '../../../kernel/engine/context.js';
 
 /**
  * Slots of maxParallel, where the budgets are: in Redis with redis.url, else in the SQL store
@@ -75,6 +77,7 @@ export default defineStage<KeyLimitsStageConfig>({
   description: "Applies the request's gateway key limits: rpm, tpm and maxParallel.",
   schema: schemaDocument('stages/key-limits.schema.json'),
   once: true,
+  reads: [GATEWAY_KEY, BATCH_LINE, USAGE, RESPONSE],
   create(_config, services) {
     const slots = parallelSlots(services);
     const counter = keyCounter(services);

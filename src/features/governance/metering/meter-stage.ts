@@ -8,6 +8,10 @@ import type { ModelStreamAnswer } from '../../models/stream-answer.js';
 import { Meter } from './meter.js';
 import { METER, METER_DEPS } from './metering-services.js';
 import { noteStreamText } from './stream-text.js';
+import { CALL_SPAN } from '../../../features/models/metrics/genai-spans.js';
+import { CATALOGUE_MODEL, GATEWAY_KEY } from '../../../features/governance/governance-slots.js';
+import { TARGET, USAGE } from '../../../features/models/model-request.js';
+import { RESPONSE } from '../../../kernel/engine/context.js';
 
 /** The operations that cost money upstream (files, batch jobs, model lists, stored responses cost nothing by themselves). */
 const PRICED = new Set([
@@ -57,6 +61,8 @@ export default defineStage<MeterStageConfig, ModelContext>({
   schema: schemaDocument('stages/meter.schema.json'),
   requires: [ROUTING],
   once: true,
+  reads: [BODY, BATCH_LINE, CATALOGUE_MODEL, GATEWAY_KEY, TARGET, USAGE, METER, CALL_SPAN, RESPONSE],
+  writes: [METER, BODY, BODY_CHANGED, USAGE_NOT_ASKED],
   create(config, services) {
     const deps = services.require(METER_DEPS);
     const bodyLimit = config.bodyLimit ?? services.config.server?.bodyLimit ?? 10 * 1024 * 1024;

@@ -5,6 +5,9 @@ import { authorize } from '../../mcp/authorization.js';
 import { splitName } from '../../mcp/naming.js';
 import { isRequestId, mcpMessage, messagesOf } from '../../mcp/policy/mcp-message.js';
 import { TOOL_CHARGES } from './tool-charges.js';
+import { GATEWAY_KEY } from '../../../features/governance/governance-slots.js';
+import { IDENTITY } from '../../../kernel/engine/context.js';
+import { MCP_MESSAGE } from '../../../features/mcp/policy/mcp-message.js';
 
 /**
  * Charges tools/call requests on /mcp and /mcp/<server> against the caller's budgets (see
@@ -17,6 +20,7 @@ export default defineStage<ToolMeterStageConfig>({
   description: 'Reserves the price of priced MCP tool calls on the caller’s budgets; refuses with 429 budget_exceeded when one does not fit.',
   schema: schemaDocument('stages/tool-meter.schema.json'),
   once: true,
+  reads: [GATEWAY_KEY, MCP_MESSAGE, IDENTITY],
   create(config, services) {
     const charges = services.get(TOOL_CHARGES);
     if (!charges?.priced) return null;

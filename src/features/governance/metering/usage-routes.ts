@@ -1,7 +1,7 @@
 import { keyMayUseModel } from '../catalogue/model-access.js';
 import type { UsageReportStageConfig } from '../../../generated/stages/usage-report.js';
 import { schemaDocument } from '../../../kernel/config/schema-validator.js';
-import { headerValue, type GatewayContext } from '../../../kernel/engine/context.js';
+import { headerValue, type GatewayContext, IDENTITY, RESPONSE } from '../../../kernel/engine/context.js';
 import { CALLER } from '../../../kernel/engine/report.js';
 import { defineStage } from '../../../kernel/engine/stage.js';
 import { getStore } from '../../../kernel/store/store-capability.js';
@@ -70,6 +70,8 @@ export default defineStage<UsageReportStageConfig, Ctx>({
   description: 'GET /v1/admin/usage (sums of the usage ledger, JSON or CSV) and GET /v1/me (a key’s limits, budgets, spend and models).',
   schema: schemaDocument('stages/usage-report.schema.json'),
   once: true,
+  writes: [CALLER, IDENTITY, RESPONSE],
+  terminal: true,
   create(config, services) {
     const store = getStore(services);
     const deps = services.require(METER_DEPS);

@@ -6,6 +6,7 @@ import { conflict, notFound, semanticError } from '../../../contract/errors/gate
 import type { GatewayRouteSpec } from '../../../contract/routes.js';
 import { ADMIN } from '../../auth/auth-services.js';
 import { MCP } from '../mcp-services.js';
+import { IDENTITY, RESPONSE } from '../../../kernel/engine/context.js';
 
 type AdminContext = GatewayContext<GatewayRouteSpec>;
 
@@ -21,6 +22,9 @@ export default defineStage<McpPinApprovalStageConfig, AdminContext>({
   schema: schemaDocument('stages/mcp-pin-approval.schema.json'),
   requires: [ADMIN],
   once: true,
+  reads: [IDENTITY],
+  writes: [RESPONSE],
+  terminal: true,
   create(_config, services) {
     const endpoint = services.require(MCP);
     return async (ctx) => {

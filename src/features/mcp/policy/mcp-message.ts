@@ -20,7 +20,7 @@ export interface JsonRpcMessage {
  * stage that needs it; the MCP transport takes it from here. Stages may change it in place
  * (a redacted tool argument): the transport forwards what the slot holds.
  */
-export const MCP_MESSAGE = defineSlot<{ body: unknown; raw?: Buffer }>('mcp-message', 'the JSON-RPC message');
+export const MCP_MESSAGE = defineSlot<{ body: unknown; raw?: Buffer }>('mcp-message', 'the JSON-RPC message', { edge: true });
 
 /**
  * The JSON-RPC body of this request: parsed on first use (400 in the contract's body for an

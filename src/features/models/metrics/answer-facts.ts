@@ -4,7 +4,7 @@ import { BODY } from '../../../kernel/engine/request-body.js';
 import { TARGET, USAGE } from '../model-request.js';
 import { scanAnswer, usageFacts, type AnswerFacts } from './usage-scan.js';
 
-const FACTS = defineSlot<AnswerFacts | null>('answer-facts', 'the answer facts');
+const FACTS = defineSlot<AnswerFacts | null>('answer-facts', 'the answer facts', { edge: true });
 
 /** The model the request asked for (override_params applied), when it names one. */
 export function requestedModel(ctx: GatewayContext<any>): string | undefined {

@@ -16,6 +16,7 @@ import { isTranslated } from '../translations.js';
 import { normalizeInput, outputAsInput } from './input-items.js';
 import { RESPONSE_STORE, type StoredResponse } from './response-store.js';
 import { ANSWERED_BY_GATEWAY } from './answered-by-gateway.js';
+import { RESPONSE, IDENTITY } from '../../../kernel/engine/context.js';
 
 type GatewayContext = ModelContext;
 type Json = Record<string, any>;
@@ -166,6 +167,8 @@ export default defineStage<ResponsesStateStageConfig, GatewayContext>({
   schema: schemaDocument('stages/responses-state.schema.json'),
   // The owner of a kept response is the authenticated caller; the provider of the attempt decides native or translated.
   requires: [CALLER, TARGET],
+  reads: [ANSWERED_BY_GATEWAY, BODY, BODY_CHANGED, PROVIDER_KEY, RESPONSE, IDENTITY],
+  writes: [BODY, BODY_CHANGED, GATEWAY_SERVED, RESPONSE],
   create(_config, services) {
     const store = services.require(RESPONSE_STORE);
     const bodyLimit = services.config.server?.bodyLimit ?? 10 * 1024 * 1024;

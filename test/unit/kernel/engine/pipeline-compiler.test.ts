@@ -7,6 +7,7 @@ import type { GatewayContext, RouteDef } from '../../../../src/kernel/engine/con
 import { defineSlot } from '../../../../src/kernel/engine/slot.js';
 import { defineStage } from '../../../../src/kernel/engine/stage.js';
 import { makeServices } from '../../../helpers/services.js';
+import meterStage from '../../../../src/features/governance/metering/meter-stage.js';
 import { makeContext } from '../../../helpers/context.js';
 
 /** What the recorder stages saw, in order. */
@@ -58,12 +59,17 @@ describe('compilePipelines', () => {
     user = mkdtempSync(join(tmpdir(), 'gw-user-pipes-'));
     services = makeServices();
     created = [];
+    // The stage that writes what forward reads of the metering (as the gateway registers it).
+    services.stages.register(meterStage);
     services.stages.register(recorder('first', created));
     services.stages.register(recorder('second', created));
     services.stages.register(recorder('third', created));
     services.stages.register(defineStage({ name: 'makes-thing', schema: { type: 'object' }, provides: [THING], create: () => async (ctx, next) => (ctx.set(THING, 'x'), next()) }));
     services.stages.register(defineStage({ name: 'needs-thing', schema: { type: 'object' }, requires: [THING], create: () => async (_c, next) => next() }));
     services.stages.register(defineStage({ name: 'needs-widget', schema: { type: 'object' }, requires: [WIDGET], create: () => async (_c, next) => next() }));
+    services.stages.register(
+      defineStage({ name: 'answer', schema: { type: 'object' }, terminal: true, create: () => async (ctx) => void (ctx.response = { kind: 'empty', status: 204 }) }),
+    );
     services.stages.register(defineStage({ name: 'per-request', schema: { type: 'object' }, once: true, create: () => async (_c, next) => next() }));
     services.stages.register(defineStage({ name: 'per-attempt', schema: { type: 'object' }, repeats: true, create: () => async (_c, next) => next() }));
     services.stages.register(
@@ -109,10 +115,10 @@ describe('compilePipelines', () => {
 
   describe('routes', () => {
     it('gives each route the pipeline of its most specific pattern; "*" takes the rest, unknown routes included', () => {
-      write(shipped, 'all.yaml', 'name: all\nroutes: ["*"]\nstages: [first]\n');
-      write(shipped, 'v1.yaml', 'name: v1\nroutes: ["* /v1/*"]\nstages: [first]\n');
-      write(shipped, 'files.yaml', 'name: files\nroutes: ["GET /v1/files/{id}", "GET /v1/files"]\nstages: [second]\n');
-      write(shipped, 'models.yaml', 'name: models\nroutes: ["GET /v1/models"]\nstages: [second]\n');
+      write(shipped, 'all.yaml', 'name: all\nroutes: ["*"]\nstages: [first, answer]\n');
+      write(shipped, 'v1.yaml', 'name: v1\nroutes: ["* /v1/*"]\nstages: [first, answer]\n');
+      write(shipped, 'files.yaml', 'name: files\nroutes: ["GET /v1/files/{id}", "GET /v1/files"]\nstages: [second, answer]\n');
+      write(shipped, 'models.yaml', 'name: models\nroutes: ["GET /v1/models"]\nstages: [second, answer]\n');
       const byRoute = compile();
       expect(byRoute.size).toBe(TABLE.length);
       expect(Object.fromEntries([...byRoute].map(([k, p]) => [k, p.name]))).toEqual({
@@ -128,17 +134,17 @@ describe('compilePipelines', () => {
     });
 
     it('a literal segment beats a {param}, which beats a *; then a named method beats *', () => {
-      write(shipped, 'a.yaml', 'name: a\nroutes: ["* /v1/files/{id}"]\nstages: [first]\n');
-      write(shipped, 'b.yaml', 'name: b\nroutes: ["GET /v1/files/{id}"]\nstages: [first]\n');
-      write(shipped, 'c.yaml', 'name: c\nroutes: ["GET /v1/*"]\nstages: [first]\n');
+      write(shipped, 'a.yaml', 'name: a\nroutes: ["* /v1/files/{id}"]\nstages: [first, answer]\n');
+      write(shipped, 'b.yaml', 'name: b\nroutes: ["GET /v1/files/{id}"]\nstages: [first, answer]\n');
+      write(shipped, 'c.yaml', 'name: c\nroutes: ["GET /v1/*"]\nstages: [first, answer]\n');
       const byRoute = compile(TABLE.filter((r) => r.key !== '*'));
       expect(byRoute.get('GET /v1/files/{file_id}')!.name).toBe('b');
       expect(byRoute.get('GET /v1/models')!.name).toBe('c');
     });
 
     it('refuses a tie: two pipelines whose equally specific patterns claim one route', () => {
-      const a = write(shipped, 'a.yaml', 'name: a\nroutes: ["GET /v1/files/{id}", "*"]\nstages: [first]\n');
-      const b = write(shipped, 'b.yaml', 'name: b\nroutes: ["GET /v1/files/{file_id}", "*"]\nstages: [first]\n');
+      const a = write(shipped, 'a.yaml', 'name: a\nroutes: ["GET /v1/files/{id}", "*"]\nstages: [first, answer]\n');
+      const b = write(shipped, 'b.yaml', 'name: b\nroutes: ["GET /v1/files/{file_id}", "*"]\nstages: [first, answer]\n');
       expect(problems()).toEqual([
         `${b}: routes: "*" and "*" of ${a} (pipeline a) both claim POST /v1/chat/completions and neither is more specific`,
         `${b}: routes: "*" and "*" of ${a} (pipeline a) both claim POST /v1/embeddings and neither is more specific`,
@@ -151,8 +157,8 @@ describe('compilePipelines', () => {
     });
 
     it('refuses patterns that match no route, malformed ones, and a name taken twice', () => {
-      const a = write(shipped, 'a.yaml', 'name: a\nroutes: ["POST /v1/teleport", "GET /v1/*/x"]\nstages: [first]\n');
-      const c = write(shipped, 'c.yaml', 'name: a\nroutes: ["GET /v1/models"]\nstages: [first]\n');
+      const a = write(shipped, 'a.yaml', 'name: a\nroutes: ["POST /v1/teleport", "GET /v1/*/x"]\nstages: [first, answer]\n');
+      const c = write(shipped, 'c.yaml', 'name: a\nroutes: ["GET /v1/models"]\nstages: [first, answer]\n');
       expect(problems()).toEqual([
         `${c}: name: another pipeline is already named a (${a})`,
         `${a}: routes: no such route "POST /v1/teleport"`,
@@ -165,16 +171,16 @@ describe('compilePipelines', () => {
     it('reads JSON pipeline files too, and ignores files that are not pipelines', () => {
       mkdirSync(join(shipped, 'notes'));
       write(shipped, 'README.md', '# notes');
-      write(shipped, 'all.json', JSON.stringify({ name: 'all', routes: ['*'], stages: ['first'] }));
+      write(shipped, 'all.json', JSON.stringify({ name: 'all', routes: ['*'], stages: ['first', 'answer'] }));
       expect(compile().get('GET /v1/models')!.name).toBe('all');
     });
 
     it('checks the shape of each pipeline file', () => {
       const a = write(shipped, 'a.yaml', 'name: Bad Name\nstages: []\n');
-      const b = write(shipped, 'b.yaml', 'name: b\nroutes: ["*"]\nstages: [first]\nextra: 1\n');
+      const b = write(shipped, 'b.yaml', 'name: b\nroutes: ["*"]\nstages: [first, answer]\nextra: 1\n');
       const c = write(shipped, 'c.yaml', 'name: c\nroutes: ["*"]\n');
-      const d = write(shipped, 'd.yaml', 'name: d\nstages: [first]\n');
-      const e = write(shipped, 'e.yaml', 'name: e\nroutes: ["*"]\nstages: [first]\nremove: [first]\n');
+      const d = write(shipped, 'd.yaml', 'name: d\nstages: [first, answer]\n');
+      const e = write(shipped, 'e.yaml', 'name: e\nroutes: ["*"]\nstages: [first, answer]\nremove: [first]\n');
       expect(problems().sort()).toEqual(
         [
           `${a}: name: must match the pattern ^[a-z0-9][a-z0-9-]*$`,
@@ -188,7 +194,7 @@ describe('compilePipelines', () => {
     });
 
     it('reports a file that is not YAML', () => {
-      const file = write(shipped, 'all.yaml', 'name: all\nroutes: ["*"\nstages: [first]\n');
+      const file = write(shipped, 'all.yaml', 'name: all\nroutes: ["*"\nstages: [first, answer]\n');
       const found = problems();
       expect(found).toHaveLength(1);
       expect(found[0]!.startsWith(`${file}: cannot be parsed: `)).toBe(true);
@@ -203,20 +209,20 @@ describe('compilePipelines', () => {
     });
 
     it('reports every problem of every file at once', () => {
-      write(shipped, 'a.yaml', 'name: a\nroutes: ["*"]\nstages: [nope]\n');
-      write(shipped, 'b.yaml', 'name: b\nroutes: ["GET /v1/models"]\nstages: [first: { times: "x" }]\n');
+      write(shipped, 'a.yaml', 'name: a\nroutes: ["*"]\nstages: [nope, answer]\n');
+      write(shipped, 'b.yaml', 'name: b\nroutes: ["GET /v1/models"]\nstages: [first: { times: "x" }, answer]\n');
       expect(problems()).toHaveLength(2);
     });
   });
 
   describe('stages', () => {
     it('runs the stages in order; a stage may call next() more than once', async () => {
-      write(shipped, 'all.yaml', 'name: all\nroutes: ["*"]\nstages:\n  - first: { label: a, times: 2 }\n  - second: { label: b }\n');
+      write(shipped, 'all.yaml', 'name: all\nroutes: ["*"]\nstages:\n  - first: { label: a, times: 2 }\n  - second: { label: b }\n  - answer\n');
       expect(await run('POST /v1/chat/completions')).toEqual(['a', 'b', 'b']);
     });
 
     it('creates each stage once per pipeline, with its config validated and defaults filled in', async () => {
-      write(shipped, 'all.yaml', 'name: all\nroutes: ["*"]\nstages:\n  - first\n  - second: { times: 1 }\n');
+      write(shipped, 'all.yaml', 'name: all\nroutes: ["*"]\nstages:\n  - first\n  - second: { times: 1 }\n  - answer\n');
       const pipeline = compile().get('POST /v1/embeddings')!;
       await pipeline.run(context('POST /v1/embeddings'));
       await pipeline.run(context('POST /v1/embeddings'));
@@ -227,7 +233,7 @@ describe('compilePipelines', () => {
     });
 
     it('stops at an unknown stage, naming the file, the index and the known stages', () => {
-      const file = write(shipped, 'all.yaml', 'name: all\nroutes: ["*"]\nstages: [first, teleport]\n');
+      const file = write(shipped, 'all.yaml', 'name: all\nroutes: ["*"]\nstages: [first, teleport, answer]\n');
       expect(problems()).toEqual([`${file}: stages[1]: unknown stage "teleport" (known: ${services.stages.names().join(', ')})`]);
     });
 
@@ -237,25 +243,25 @@ describe('compilePipelines', () => {
     });
 
     it('checks the built-in stages configs against their schemas in schema/stages/', () => {
-      const file = write(shipped, 'all.yaml', 'name: all\nroutes: ["*"]\nstages:\n  - authenticate: { providerKey: "yes" }\n  - retry: { attempts: 9 }\n');
+      const file = write(shipped, 'all.yaml', 'name: all\nroutes: ["*"]\nstages:\n  - authenticate: { providerKey: "yes" }\n  - retry: { attempts: 9 }\n  - answer\n');
       expect(problems()).toEqual([`${file}: stages[0].authenticate.providerKey: must be boolean`, `${file}: stages[1].retry.attempts: must be <= 5`]);
     });
 
     it('reports a stage whose factory refuses its config', () => {
-      const file = write(shipped, 'all.yaml', 'name: all\nroutes: ["*"]\nstages: [explodes]\n');
+      const file = write(shipped, 'all.yaml', 'name: all\nroutes: ["*"]\nstages: [explodes, answer]\n');
       expect(problems()).toEqual([`${file}: stages[0].explodes: needs a store, and there is none`]);
     });
   });
 
   describe('order: what stages require and provide', () => {
     it('refuses a stage that needs a slot a later stage provides, naming the file, the stage and what it lacks', () => {
-      const file = write(shipped, 'all.yaml', 'name: all\nroutes: ["*"]\nstages: [needs-thing, makes-thing]\n');
+      const file = write(shipped, 'all.yaml', 'name: all\nroutes: ["*"]\nstages: [needs-thing, makes-thing, answer]\n');
       expect(problems()).toEqual([`${file}: stage needs-thing needs a thing, which makes-thing provides; makes-thing is not before it`]);
     });
 
     it('refuses a stage whose slot no stage of the pipeline provides, naming the stages that do', () => {
-      const file = write(shipped, 'all.yaml', 'name: all\nroutes: ["*"]\nstages: [first, needs-thing]\n');
-      const widget = write(shipped, 'w.yaml', 'name: w\nroutes: ["GET /v1/models"]\nstages: [needs-widget]\n');
+      const file = write(shipped, 'all.yaml', 'name: all\nroutes: ["*"]\nstages: [first, needs-thing, answer]\n');
+      const widget = write(shipped, 'w.yaml', 'name: w\nroutes: ["GET /v1/models"]\nstages: [needs-widget, answer]\n');
       expect(problems()).toEqual([
         `${file}: stage needs-thing needs a thing, which makes-thing provides; the pipeline has no makes-thing before it`,
         `${widget}: stage needs-widget needs a widget, which no stage provides`,
@@ -263,12 +269,12 @@ describe('compilePipelines', () => {
     });
 
     it('does not count a provider with when: (it may not run)', () => {
-      const file = write(shipped, 'all.yaml', 'name: all\nroutes: ["*"]\nstages:\n  - makes-thing: {}\n    when: { method: POST }\n  - needs-thing\n');
+      const file = write(shipped, 'all.yaml', 'name: all\nroutes: ["*"]\nstages:\n  - makes-thing: {}\n    when: { method: POST }\n  - needs-thing\n  - answer\n');
       expect(problems()).toEqual([`${file}: stage needs-thing needs a thing, which makes-thing provides only when its when: matches; needs-thing may run without it`]);
     });
 
     it('refuses a once-per-request stage after one that repeats the rest per attempt', () => {
-      const file = write(shipped, 'all.yaml', 'name: all\nroutes: ["*"]\nstages: [per-attempt, per-request]\n');
+      const file = write(shipped, 'all.yaml', 'name: all\nroutes: ["*"]\nstages: [per-attempt, per-request, answer]\n');
       expect(problems()).toEqual([
         `${file}: stage per-request must run once per request, but per-attempt before it runs the rest of the pipeline once per attempt; put per-request before per-attempt`,
       ]);
@@ -288,10 +294,50 @@ describe('compilePipelines', () => {
     });
   });
 
+  describe('answers: every pipeline that serves a route holds a terminal stage', () => {
+    it('refuses a pipeline without one, naming its file, the pipeline and its routes', () => {
+      const file = write(shipped, 'v1.yaml', 'name: v1\nroutes: ["* /v1/*"]\nstages: [first, second]\n');
+      write(shipped, 'rest.yaml', 'name: rest\nroutes: ["*"]\nstages: [first, answer]\n');
+      expect(problems()).toEqual([
+        `${file}: pipeline v1 has no stage that answers (such as forward); requests to POST /v1/chat/completions, POST /v1/embeddings, GET /v1/files and 2 more would end without an answer`,
+      ]);
+    });
+
+    it('a user file that removes the answering stage of a shipped pipeline is named', () => {
+      write(shipped, 'all.yaml', 'name: all\nroutes: ["*"]\nstages: [first, answer]\n');
+      const file = write(user, 'all.yaml', 'name: all\nextends: all\nremove: [answer]\n');
+      expect(problems(true)).toEqual([
+        `${file}: pipeline all has no stage that answers (such as forward); requests to ${TABLE.map((r) => (r.key === '*' ? 'unknown routes' : r.key))
+          .slice(0, 3)
+          .join(', ')} and ${TABLE.length - 3} more would end without an answer`,
+      ]);
+    });
+
+    it('an answering stage with when: does not count, and stages after an answering stage never run', () => {
+      const file = write(shipped, 'all.yaml', 'name: all\nroutes: ["*"]\nstages:\n  - first\n  - answer: {}\n    when: { method: POST }\n');
+      const models = write(shipped, 'models.yaml', 'name: models\nroutes: ["GET /v1/models"]\nstages: [first, answer, second, third]\n');
+      expect(problems()).toEqual([
+        `${file}: pipeline all answers only when the when: of answer matches; the other requests to POST /v1/chat/completions, POST /v1/embeddings, GET /v1/files and 3 more would end without an answer (remove the when: or add a stage that answers, such as forward)`,
+        `${models}: stages second and third after answer never run: answer answers every request that reaches it`,
+      ]);
+    });
+
+    it('refuses a stage that reads a slot no stage provides or writes; one some stage writes is fine', () => {
+      const ORPHAN = defineSlot<string>('test-orphan', 'an orphan');
+      services.stages.register(defineStage({ name: 'reads-orphan', schema: { type: 'object' }, reads: [ORPHAN, THING], create: () => async (_c, next) => next() }));
+      const file = write(shipped, 'all.yaml', 'name: all\nroutes: ["*"]\nstages: [reads-orphan, answer]\n');
+      expect(problems()).toEqual([`${file}: stage reads-orphan reads an orphan, which no stage provides or writes`]);
+    });
+  });
+
   describe('extends, insert, remove, configure', () => {
     beforeEach(() => {
-      write(shipped, 'base.yaml', 'name: base\ndescription: The base.\nroutes: ["* /v1/*"]\nstages:\n  - first: { label: a }\n  - second: { label: b }\n  - third: { label: c }\n');
-      write(shipped, 'rest.yaml', 'name: rest\nroutes: ["*"]\nstages: [first]\n');
+      write(
+        shipped,
+        'base.yaml',
+        'name: base\ndescription: The base.\nroutes: ["* /v1/*"]\nstages:\n  - first: { label: a }\n  - second: { label: b }\n  - third: { label: c }\n  - answer\n',
+      );
+      write(shipped, 'rest.yaml', 'name: rest\nroutes: ["*"]\nstages: [first, answer]\n');
     });
 
     it('starts from the base: its stages, routes and description, edited', async () => {
@@ -378,6 +424,7 @@ describe('compilePipelines', () => {
           '    when: { $or: [{ headers.x-tier: { $in: [pro, team] } }, { metadata.plan: gold }] }',
           '  - first: { label: model }',
           '    when: { params.model: { $regex: "^gpt-4" } }',
+          '  - answer',
         ].join('\n'),
       );
     });
@@ -399,7 +446,7 @@ describe('compilePipelines', () => {
       const file = write(
         user,
         'bad.yaml',
-        'name: bad\nroutes: ["GET /v1/models"]\nstages:\n  - first: {}\n    when: { colour: red }\n  - second: {}\n    when: { method: { $like: GET } }\n',
+        'name: bad\nroutes: ["GET /v1/models"]\nstages:\n  - first: {}\n    when: { colour: red }\n  - second: {}\n    when: { method: { $like: GET } }\n  - answer\n',
       );
       expect(problems(true)).toEqual([
         `${file}: stages[0].when.colour: a field must be route, method, path, params.<key>, metadata.<key>, headers.<name> or identity.<field>`,

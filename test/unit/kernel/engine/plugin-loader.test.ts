@@ -70,6 +70,22 @@ describe('loadPlugins', () => {
     expect(['tag-one', 'tag-two', 'tag-three'].every((n) => stages.get(n))).toBe(true);
   });
 
+  it('registers definitions tagged with their kind (what the define* helpers return) under any export name, once each', async () => {
+    const tagged = plugin(
+      'tagged.mjs',
+      `export const stamp = { kind: 'stage', name: 'tagged-stage', schema: { type: 'object' }, create: () => async (_c, next) => next() };
+       export const words = { kind: 'guardrail-check', name: 'tagged-check', schema: { type: 'object' }, create: () => () => ({ passed: true, detail: 'ok' }) };
+       export const secret = { kind: 'auth-mode', name: 'tagged-mode', schema: { type: 'object' }, create: () => ({ authenticate: async () => ({ kind: 'x', id: 'x' }) }) };
+       export default { stages: [stamp] };`,
+    );
+    const { kinds, stages, checks, authModes } = registries();
+    expect(await loadPlugins([tagged], kinds)).toEqual([]);
+    expect(stages.get('tagged-stage')).toBeDefined();
+    expect(stages.get('tagged-stage')).not.toHaveProperty('kind');
+    expect(checks.get('tagged-check')).toBeDefined();
+    expect(authModes.get('tagged-mode')).toBeDefined();
+  });
+
   it('names the plugin that cannot be loaded, exports nothing usable, or breaks the stage shape', async () => {
     const missing = join(dir, 'missing.mjs');
     const empty = plugin('empty.mjs', 'export const version = 1;');
