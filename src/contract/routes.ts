@@ -39,6 +39,15 @@ export type GatewayOperation =
   | 'admin.mcp.prompts.approve'
   | 'me'
   | 'oauth.protected_resource'
+  | 'oauth.authorization_server'
+  | 'oauth.jwks'
+  | 'oauth.authorize'
+  | 'oauth.login'
+  | 'oauth.callback'
+  | 'oauth.consent'
+  | 'oauth.token'
+  | 'oauth.revoke'
+  | 'oauth.register'
   | 'health'
   | 'ready'
   | 'metrics'
@@ -135,6 +144,15 @@ export const GATEWAY_ROUTES: GatewayRouteSpec[] = [
   own('GET', '/.well-known/oauth-protected-resource', 'oauth.protected_resource'),
   own('GET', '/.well-known/oauth-protected-resource/mcp', 'oauth.protected_resource'),
   own('GET', '/.well-known/oauth-protected-resource/mcp/{server}', 'oauth.protected_resource'),
+  own('GET', '/.well-known/oauth-authorization-server', 'oauth.authorization_server'),
+  own('GET', '/oauth/jwks', 'oauth.jwks'),
+  own('GET', '/oauth/authorize', 'oauth.authorize'),
+  own('POST', '/oauth/login', 'oauth.login'),
+  own('GET', '/oauth/callback', 'oauth.callback'),
+  own('POST', '/oauth/consent', 'oauth.consent'),
+  own('POST', '/oauth/token', 'oauth.token'),
+  own('POST', '/oauth/revoke', 'oauth.revoke'),
+  own('POST', '/oauth/register', 'oauth.register'),
   own('GET', '/health', 'health'),
   own('GET', '/ready', 'ready'),
   own('GET', '/metrics', 'metrics'),
