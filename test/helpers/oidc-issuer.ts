@@ -94,7 +94,12 @@ export class FakeOidcIssuer {
     const login = this.codes.get(form.get('code') ?? '');
     this.codes.delete(form.get('code') ?? '');
     if (!login || login.redirectUri !== form.get('redirect_uri')) throw new Error('code');
-    if (createHash('sha256').update(form.get('code_verifier') ?? '').digest('base64url') !== login.challenge) throw new Error('pkce');
+    if (
+      createHash('sha256')
+        .update(form.get('code_verifier') ?? '')
+        .digest('base64url') !== login.challenge
+    )
+      throw new Error('pkce');
     const now = Math.floor(Date.now() / 1000);
     const idToken = await new SignJWT({ ...this.user.claims, nonce: login.nonce })
       .setProtectedHeader({ alg: 'RS256', kid: 'key-1' })

@@ -166,7 +166,8 @@ describe('login delegated to the upstream OpenID provider', () => {
       body: JSON.stringify({ redirect_uris: [REDIRECT] }),
     });
     const { client_id } = (await docsless.json()) as { client_id: string };
-    for (const [k, v] of Object.entries({ response_type: 'code', client_id, redirect_uri: REDIRECT, code_challenge: 'A'.repeat(43), code_challenge_method: 'S256' })) url.searchParams.set(k, v);
+    for (const [k, v] of Object.entries({ response_type: 'code', client_id, redirect_uri: REDIRECT, code_challenge: 'A'.repeat(43), code_challenge_method: 'S256' }))
+      url.searchParams.set(k, v);
     const login = await browser.get(url.href);
     const toIdp = await browser.post(`${gw.url}/oauth/login`, hiddenFields(login.text));
     const fromIdp = await browser.get(toIdp.location!);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { HttpToolServer } from '../../helpers/http-tool-server.js';
 import { connectClient, rawPost, textOf } from '../../helpers/mcp.js';
-import { FormBrowser, hiddenFields, MetadataDocumentHost, pkcePair, type Page } from '../../helpers/oauth-browser.js';
+import { FormBrowser, hiddenFields, MetadataDocumentHost, pkcePair } from '../../helpers/oauth-browser.js';
 
 const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
 const ALICE_KEY = 'alice-key-0123456789abcdef';
@@ -177,7 +177,11 @@ describe('the gateway as OAuth 2.1 authorization server for /mcp', () => {
     const pair = (await token(gw, { grant_type: 'authorization_code', code: code3, code_verifier: fresh.verifier, client_id: clientId, redirect_uri: REDIRECT })).json;
     expect((await rawPost(`${gw.url}/mcp`, list, { authorization: `Bearer ${pair.access_token}` })).status).toBe(200);
     const revoke = (t: string) =>
-      fetch(`${gw.url}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: t, client_id: clientId }) });
+      fetch(`${gw.url}/oauth/revoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: t, client_id: clientId }),
+      });
     expect((await revoke(pair.access_token)).status).toBe(200);
     expect((await rawPost(`${gw.url}/mcp`, list, { authorization: `Bearer ${pair.access_token}` })).status).toBe(401);
     expect((await revoke(pair.refresh_token)).status).toBe(200);
@@ -248,7 +252,13 @@ describe('the gateway as OAuth 2.1 authorization server for /mcp', () => {
     expect(bad.json).toEqual({ error: 'invalid_grant', error_description: expect.stringMatching(/code_verifier/) });
     const wrongRedirect = await token(gw, { grant_type: 'authorization_code', code, code_verifier: pkcePair().verifier, client_id: clientId, redirect_uri: `${REDIRECT}x` });
     expect(wrongRedirect.json.error).toBe('invalid_grant');
-    const wrongClient = await token(gw, { grant_type: 'authorization_code', code, code_verifier: pkcePair().verifier, client_id: `${docs.url}/other.json`, redirect_uri: REDIRECT });
+    const wrongClient = await token(gw, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: pkcePair().verifier,
+      client_id: `${docs.url}/other.json`,
+      redirect_uri: REDIRECT,
+    });
     expect(wrongClient.json.error).toBe('invalid_grant');
   });
 
@@ -290,7 +300,7 @@ describe('the gateway as OAuth 2.1 authorization server for /mcp', () => {
     }
   });
 
-  it("refuses a metadata document whose client_id is not its URL, or that does not list the redirect_uri", async () => {
+  it('refuses a metadata document whose client_id is not its URL, or that does not list the redirect_uri', async () => {
     const before = docs.document;
     try {
       docs.document = () => ({ client_id: 'https://someone-else.example/client.json', redirect_uris: [REDIRECT] });
@@ -312,7 +322,12 @@ describe('authorization-server negatives with their own settings', () => {
     docs = await new MetadataDocumentHost().start();
     docs.document = () => ({ redirect_uris: [REDIRECT] });
     gw = await startGateway({
-      auth: { enabled: true, type: 'oauth', apiKeys: [{ key: ALICE_KEY, user: 'alice' }], oauth: { role: 'authorization-server', allowInsecureClientMetadata: true, codeLifetime: '1s' } },
+      auth: {
+        enabled: true,
+        type: 'oauth',
+        apiKeys: [{ key: ALICE_KEY, user: 'alice' }],
+        oauth: { role: 'authorization-server', allowInsecureClientMetadata: true, codeLifetime: '1s' },
+      },
     });
     // Without allowInsecureClientMetadata: metadata documents on loopback or private addresses are refused.
     strict = await startGateway({ auth: { enabled: true, type: 'oauth', apiKeys: [{ key: ALICE_KEY, user: 'alice' }], oauth: { role: 'authorization-server' } } });
@@ -335,7 +350,14 @@ describe('authorization-server negatives with their own settings', () => {
 
   it('a metadata document URL on a private or loopback address, or over http, is refused without the flag', async () => {
     const hitsBefore = docs.hits;
-    for (const clientId of [`${docs.url}/client.json`, 'https://127.0.0.1/client.json', 'https://10.1.2.3/client.json', 'https://[::1]/client.json', 'https://169.254.169.254/latest/meta-data', 'https://localhost/client.json']) {
+    for (const clientId of [
+      `${docs.url}/client.json`,
+      'https://127.0.0.1/client.json',
+      'https://10.1.2.3/client.json',
+      'https://[::1]/client.json',
+      'https://169.254.169.254/latest/meta-data',
+      'https://localhost/client.json',
+    ]) {
       const page = await new FormBrowser().get(authorizeUrl(strict, { clientId, challenge: pkcePair().challenge }));
       expect(page.status, clientId).toBe(400);
       expect(page.location, clientId).toBeUndefined();

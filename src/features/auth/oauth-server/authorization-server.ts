@@ -312,7 +312,8 @@ export class AuthorizationServer {
     if (!data) throw badRequest('The authorization request has expired or is unknown; start again from the application.', 'request');
     const pending = JSON.parse(data) as Pending;
     const cookie = cookieValue(ctx, COOKIE);
-    if (!cookie || !sameText(hashSecret(cookie), pending.cookie)) throw forbidden('This authorization was started in another browser (its cookie is missing); start again from the application.');
+    if (!cookie || !sameText(hashSecret(cookie), pending.cookie))
+      throw forbidden('This authorization was started in another browser (its cookie is missing); start again from the application.');
     if (csrf !== false && (!csrf || !sameText(csrf, pending.csrf))) throw forbidden('The form is not the one this gateway served (CSRF token).');
     return pending;
   }
@@ -511,7 +512,13 @@ export class AuthorizationServer {
     if (identity.permissions) claims.permissions = identity.permissions;
     const access = await this.env.key.sign(claims, base, grant.resource, this.accessLifetime);
     const refresh = `gwr_${random()}`;
-    await this.env.store.saveRefresh(hashSecret(refresh), familyId, grant.clientId, { clientId: grant.clientId, identity, scopes: grant.scopes, resource: grant.resource } satisfies Grant, now);
+    await this.env.store.saveRefresh(
+      hashSecret(refresh),
+      familyId,
+      grant.clientId,
+      { clientId: grant.clientId, identity, scopes: grant.scopes, resource: grant.resource } satisfies Grant,
+      now,
+    );
     // Not in ctx.secrets: the answer would mask them. The request log line holds no body.
     this.json(
       ctx,

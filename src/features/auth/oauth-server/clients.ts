@@ -100,7 +100,8 @@ export class OAuthClients {
       throw new ClientRejection('The client_id is not a valid URL.');
     }
     if (url.protocol !== 'https:' && !(this.allowInsecure && url.protocol === 'http:')) throw new ClientRejection('A client id metadata document URL must be https://.');
-    if (url.pathname === '/' || url.hash || url.username || url.password) throw new ClientRejection('A client id metadata document URL needs a path, and no fragment or credentials.');
+    if (url.pathname === '/' || url.hash || url.username || url.password)
+      throw new ClientRejection('A client id metadata document URL needs a path, and no fragment or credentials.');
     if (!literalHostAllowed(url, this.allowInsecure)) throw new ClientRejection('The client id metadata document URL points at an address that is not public.');
     const doc = await this.fetchDocument(url);
     if (doc.client_id !== clientId) throw new ClientRejection("The client id metadata document's client_id is not the URL it was fetched from.");
@@ -112,7 +113,13 @@ export class OAuthClients {
     }
     const method = doc.token_endpoint_auth_method;
     if (method !== undefined && method !== 'none') throw new ClientRejection('A client id metadata document client must use token_endpoint_auth_method none (no shared secret).');
-    const client: OAuthClient = { clientId, clientName: stringField(doc, 'client_name'), clientUri: stringField(doc, 'client_uri'), redirectUris: uris as string[], source: 'metadata-document' };
+    const client: OAuthClient = {
+      clientId,
+      clientName: stringField(doc, 'client_name'),
+      clientUri: stringField(doc, 'client_uri'),
+      redirectUris: uris as string[],
+      source: 'metadata-document',
+    };
     this.cache.set(clientId, { client, until: Date.now() + this.ttlSeconds * 1000 });
     return client;
   }
@@ -156,7 +163,8 @@ export class OAuthClients {
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw new OAuthError('invalid_client_metadata', 'The registration request must be a JSON object.');
     const req = body as Record<string, unknown>;
     const uris = req.redirect_uris;
-    if (!Array.isArray(uris) || uris.length === 0 || uris.length > MAX_REDIRECT_URIS) throw new OAuthError('invalid_redirect_uri', 'redirect_uris must list 1 to 20 redirect URIs.');
+    if (!Array.isArray(uris) || uris.length === 0 || uris.length > MAX_REDIRECT_URIS)
+      throw new OAuthError('invalid_redirect_uri', 'redirect_uris must list 1 to 20 redirect URIs.');
     for (const uri of uris) {
       const problem = redirectUriProblem(uri);
       if (problem) throw new OAuthError('invalid_redirect_uri', problem);

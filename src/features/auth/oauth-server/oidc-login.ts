@@ -99,7 +99,8 @@ export class OidcLogin {
         bodyTimeout: 10_000,
       });
       answer = (await res.body.json().catch(() => ({}))) as Record<string, unknown>;
-      if (res.statusCode !== 200) throw new GatewayError('invalid_api_key', `The identity provider refused the login (${typeof answer.error === 'string' ? answer.error : res.statusCode}).`);
+      if (res.statusCode !== 200)
+        throw new GatewayError('invalid_api_key', `The identity provider refused the login (${typeof answer.error === 'string' ? answer.error : res.statusCode}).`);
     } catch (err) {
       if (err instanceof GatewayError) throw err;
       this.logger.warn({ issuer: this.auth.issuer, err: (err as Error).message }, 'OIDC code exchange failed');

@@ -45,7 +45,9 @@ describe('the outbound-address rule for caller-chosen URLs', () => {
     expect(single).toBeInstanceOf(BlockedAddressError);
     const all = await new Promise<unknown>((resolve) => lookup('localhost', { all: true }, (err) => resolve(err)));
     expect(all).toBeInstanceOf(BlockedAddressError);
-    const allowed = await new Promise<{ err: unknown; address: unknown }>((resolve) => guardedLookup(true)('localhost', { all: true }, (err, address) => resolve({ err, address })));
+    const allowed = await new Promise<{ err: unknown; address: unknown }>((resolve) =>
+      guardedLookup(true)('localhost', { all: true }, (err, address) => resolve({ err, address })),
+    );
     expect(allowed.err).toBeNull();
     expect(Array.isArray(allowed.address)).toBe(true);
   });
