@@ -375,3 +375,31 @@ describe('authorization-server negatives with their own settings', () => {
     }
   });
 });
+
+describe('authorization-server endpoints for browser-based clients', () => {
+  let gw: TestGateway;
+
+  beforeAll(async () => {
+    gw = await startGateway({
+      server: { allowedOrigins: ['http://localhost:6274'] },
+      auth: { enabled: true, type: 'oauth', apiKeys: [{ key: ALICE_KEY, user: 'alice' }], oauth: { role: 'authorization-server' } },
+    });
+  });
+  afterAll(async () => {
+    await gw?.close();
+  });
+
+  it('answers preflights and CORS for allowed origins, refuses foreign ones', async () => {
+    const preflight = await fetch(`${gw.url}/oauth/token`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://localhost:6274', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('http://localhost:6274');
+    const meta = await fetch(`${gw.url}/.well-known/oauth-authorization-server`, { headers: { origin: 'http://localhost:6274' } });
+    expect(meta.status).toBe(200);
+    expect(meta.headers.get('access-control-allow-origin')).toBe('http://localhost:6274');
+    const foreign = await fetch(`${gw.url}/oauth/register`, { method: 'POST', headers: { origin: 'https://evil.example', 'content-type': 'application/json' }, body: '{}' });
+    expect(foreign.status).toBe(403);
+  });
+});
