@@ -8,6 +8,7 @@ const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
 const ALICE_KEY = 'alice-key-0123456789abcdef';
 const READER_KEY = 'reader-key-0123456789abcdef';
 const REDIRECT = 'http://127.0.0.1:9/callback';
+const ADMIN_TOKEN = 'admin-token-for-oauth-server-tests-0123456789';
 
 interface FlowOptions {
   clientId: string;
@@ -325,6 +326,7 @@ describe('authorization-server negatives with their own settings', () => {
       auth: {
         enabled: true,
         type: 'oauth',
+        adminToken: ADMIN_TOKEN,
         apiKeys: [{ key: ALICE_KEY, user: 'alice' }],
         oauth: { role: 'authorization-server', allowInsecureClientMetadata: true, codeLifetime: '1s' },
       },
@@ -346,6 +348,22 @@ describe('authorization-server negatives with their own settings', () => {
     const res = await token(gw, { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT });
     expect(res.status).toBe(400);
     expect(res.json).toMatchObject({ error: 'invalid_grant', error_description: expect.stringMatching(/expired/) });
+  });
+
+  it('a grant made with an issued gateway token ends when that token is revoked', async () => {
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
+    const created = (await (await fetch(`${gw.url}/v1/auth/tokens`, { method: 'POST', headers: admin, body: JSON.stringify({ user: 'tom' }) })).json()) as any;
+    expect(created.token).toMatch(/^gwt_/);
+    const clientId = `${docs.url}/client.json`;
+    const { verifier, challenge } = pkcePair();
+    const code = (await approve(gw, { clientId, challenge, key: created.token })).searchParams.get('code')!;
+    const issued = await token(gw, { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT });
+    expect(issued.status).toBe(200);
+    const refreshed = await token(gw, { grant_type: 'refresh_token', refresh_token: issued.json.refresh_token, client_id: clientId });
+    expect(refreshed.status).toBe(200);
+    expect((await fetch(`${gw.url}/v1/auth/tokens/${created.id}`, { method: 'DELETE', headers: admin })).status).toBe(200);
+    const after = await token(gw, { grant_type: 'refresh_token', refresh_token: refreshed.json.refresh_token, client_id: clientId });
+    expect(after).toMatchObject({ status: 400, json: { error: 'invalid_grant', error_description: expect.stringMatching(/no longer valid/) } });
   });
 
   it('a metadata document URL on a private or loopback address, or over http, is refused without the flag', async () => {

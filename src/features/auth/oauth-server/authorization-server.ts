@@ -484,6 +484,11 @@ export class AuthorizationServer {
       throw new OAuthError('invalid_grant', 'The refresh token has already been used; every token of this grant is revoked.');
     }
     const grant = JSON.parse(row.data) as Grant;
+    // A grant made with an issued gateway token ends when that token is revoked, expires or is blocked.
+    if (grant.identity.kind === 'token' && !(await this.env.tokens.usable(grant.identity.id))) {
+      await this.env.store.revokeFamily(row.familyId, now);
+      throw new OAuthError('invalid_grant', 'The gateway key this grant was made with is no longer valid.');
+    }
     if (resource !== undefined && resource !== grant.resource) throw new OAuthError('invalid_target', 'The resource is not the one the grant was issued for.');
     let scopes = grant.scopes;
     const asked = single(form, 'scope', fail);
