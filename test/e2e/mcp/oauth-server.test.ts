@@ -130,6 +130,8 @@ describe('the gateway as OAuth 2.1 authorization server for /mcp', () => {
     expect(redirect.searchParams.get('state')).toBe('xyz');
     expect(redirect.searchParams.get('iss')).toBe(gw.url);
     const code = redirect.searchParams.get('code')!;
+    // The metadata document was fetched once (and is cached) for the authorization and both logins.
+    expect(docs.hits).toBe(1);
 
     const first = await token(gw, { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT });
     expect(first.status, JSON.stringify(first.json)).toBe(200);
@@ -301,7 +303,7 @@ describe('the gateway as OAuth 2.1 authorization server for /mcp', () => {
     }
   });
 
-  it('refuses a metadata document whose client_id is not its URL, or that does not list the redirect_uri', async () => {
+  it('refuses a metadata document whose client_id is not the URL it was fetched from', async () => {
     const before = docs.document;
     try {
       docs.document = () => ({ client_id: 'https://someone-else.example/client.json', redirect_uris: [REDIRECT] });
