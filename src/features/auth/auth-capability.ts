@@ -54,7 +54,13 @@ export const authCapability: Capability = {
         throw new ConfigError([(err as Error).message], 'auth.oauth.signingKey');
       }
       if (!pem) services.logger.info('auth.oauth.signingKey is not set: access tokens are signed with a key made at start-up (they end with this process)');
-      const server = services.provide(AUTHORIZATION_SERVER, new AuthorizationServer({ config, store: new OAuthServerStore(store), key, tokens, keys, logger: services.logger }));
+      let server: AuthorizationServer;
+      try {
+        server = new AuthorizationServer({ config, store: new OAuthServerStore(store), key, tokens, keys, logger: services.logger });
+      } catch (err) {
+        throw new ConfigError([(err as Error).message], 'auth.oauth');
+      }
+      services.provide(AUTHORIZATION_SERVER, server);
       services.closers.push(() => server.close());
     }
   },

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateKeyPairSync } from 'node:crypto';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { HttpToolServer } from '../../helpers/http-tool-server.js';
 import { connectClient, rawPost, textOf } from '../../helpers/mcp.js';
@@ -384,6 +385,14 @@ describe('authorization-server negatives with their own settings', () => {
       expect(JSON.parse(page.text).error.param).toBe('client_id');
     }
     expect(docs.hits).toBe(hitsBefore);
+  });
+
+  it('refuses to start with a signing key that is not an EC P-256 or Ed25519 PEM, or a zero lifetime', async () => {
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    const auth = (oauth: Record<string, unknown>) => ({ auth: { enabled: true, type: 'oauth', oauth: { role: 'authorization-server', ...oauth } } });
+    await expect(startGateway(auth({ signingKey: 'not a pem' }))).rejects.toThrow(/auth\.oauth\.signingKey: is not a PEM private key/);
+    await expect(startGateway(auth({ signingKey: rsa }))).rejects.toThrow(/auth\.oauth\.signingKey: must be an EC P-256/);
+    await expect(startGateway(auth({ codeLifetime: '0s' }))).rejects.toThrow(/auth\.oauth\.codeLifetime: must be at least 1s/);
   });
 
   it('the authorization-server routes are 404 on a gateway without the role', async () => {

@@ -1,6 +1,7 @@
 import type { OAuthAuthModeConfig } from '../../../generated/auth-modes/oauth.js';
 import { schemaDocument } from '../../../kernel/config/schema-validator.js';
 import { defineService } from '../../../kernel/engine/services.js';
+import { ExtensionConfigError } from '../../../kernel/engine/extension.js';
 import { insufficientScope, unauthenticated } from '../challenge.js';
 import { OAuthRejection, OAuthVerifier } from '../oauth-verifier.js';
 import { publicBaseUrl } from '../public-url.js';
@@ -21,6 +22,7 @@ export default defineAuthMode<OAuthAuthModeConfig>({
   schema: schemaDocument('auth-modes/oauth.schema.json'),
   create(settings, { config, logger, services }) {
     if ((settings.oauth as { role?: string } | undefined)?.role === 'authorization-server') return ownTokens(config, services.require(AUTHORIZATION_SERVER));
+    if (!settings.issuer) throw new ExtensionConfigError(['issuer: is required (or oauth.role: authorization-server)']);
     const verifier = new OAuthVerifier(settings, logger);
     const verifiers = services.once(OAUTH_VERIFIERS, () => []);
     verifiers.push(verifier);

@@ -119,6 +119,10 @@ export class AuthorizationServer {
     this.refreshLifetime = parseLifetime(this.settings.refreshTokenLifetime ?? '30d');
     this.codeLifetime = parseLifetime(this.settings.codeLifetime ?? '60s');
     this.loginLifetime = parseLifetime(this.settings.loginLifetime ?? '10m');
+    const zero = (['accessTokenLifetime', 'refreshTokenLifetime', 'codeLifetime', 'loginLifetime'] as const).find(
+      (k) => this.settings[k] !== undefined && parseLifetime(this.settings[k]!) < 1,
+    );
+    if (zero) throw new Error(`auth.oauth.${zero}: must be at least 1s`);
     const login = this.settings.login ?? (this.auth.issuer && this.auth.clientId && this.auth.clientSecret ? ['gateway-key', 'oidc'] : ['gateway-key']);
     this.gatewayKeyLogin = login.includes('gateway-key');
     if (login.includes('oidc')) this.oidc = new OidcLogin(this.auth, env.logger);
