@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeyPairSync } from 'node:crypto';
-import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { networkInterfaces, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildConfig } from '../../../src/kernel/config/load-config.js';
+import { createGateway, type Gateway } from '../../../src/gateway.js';
+import { LogCollector, startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { HttpToolServer } from '../../helpers/http-tool-server.js';
 import { connectClient, rawPost, textOf } from '../../helpers/mcp.js';
 import { FormBrowser, hiddenFields, MetadataDocumentHost, pkcePair } from '../../helpers/oauth-browser.js';
@@ -430,5 +435,47 @@ describe('authorization-server endpoints for browser-based clients', () => {
     expect(meta.headers.get('access-control-allow-origin')).toBe('http://localhost:6274');
     const foreign = await fetch(`${gw.url}/oauth/register`, { method: 'POST', headers: { origin: 'https://evil.example', 'content-type': 'application/json' }, body: '{}' });
     expect(foreign.status).toBe(403);
+  });
+});
+
+describe('authorization-server credentials over plain HTTP on a non-loopback address', () => {
+  const address = Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+  const dataDir = mkdtempSync(join(tmpdir(), 'gw-oauth-insecure-'));
+  let gateway: Gateway;
+  let url: string;
+
+  beforeAll(async () => {
+    const config = buildConfig({ auth: { enabled: true, type: 'oauth', oauth: { role: 'authorization-server' } }, logging: { level: 'warn' } }, 'test', {
+      env: { ...process.env, GATEWAY_DATA_DIR: dataDir },
+    });
+    gateway = await createGateway(config, { logDestination: new LogCollector() });
+    const port = new URL(await gateway.listen(0, address ?? '127.0.0.1')).port;
+    url = `http://${address ?? '127.0.0.1'}:${port}`;
+  });
+  afterAll(async () => {
+    await gateway?.close(1000);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it(`refuses the token endpoint and the login form there (${address ?? 'none found: loopback only'}); the metadata stays public`, async () => {
+    expect((await fetch(`${url}/.well-known/oauth-authorization-server`)).status).toBe(200);
+    const res = await fetch(`${url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=refresh_token&refresh_token=gwr_x&client_id=c',
+    });
+    const body = (await res.json()) as any;
+    const login = await fetch(`${url}/oauth/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'key=secret-key-value' });
+    if (!address) {
+      // Loopback only here: the requests are read (an unknown refresh token, a login without its authorization).
+      expect(body.error).toBe('invalid_grant');
+      expect(login.status).toBe(400);
+      return;
+    }
+    expect(res.status).toBe(400);
+    expect(body).toMatchObject({ error: 'invalid_request', error_description: expect.stringMatching(/plain HTTP/) });
+    expect(login.status).toBe(403);
   });
 });

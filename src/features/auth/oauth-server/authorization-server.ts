@@ -8,6 +8,7 @@ import type { Logger } from '../../../kernel/observability/logger.js';
 import { badRequest, forbidden, GatewayError } from '../../../contract/errors/gateway-error.js';
 import { OAuthRejection } from '../oauth-verifier.js';
 import { publicBaseUrl } from '../public-url.js';
+import { insecureTransportError } from '../transport-security.js';
 import { ALL_SCOPES, SCOPE_READ, SCOPE_WRITE } from '../scopes.js';
 import { hashSecret, parseLifetime } from '../secrets.js';
 import { checkGatewayCredential, type CredentialCheck } from '../gateway-credentials.js';
@@ -49,6 +50,8 @@ interface Grant {
 }
 
 const COOKIE = 'gw_oauth';
+/** The routes that carry a key, a code or a token. */
+const CARRIES_CREDENTIALS = new Set(['oauth.login', 'oauth.callback', 'oauth.consent', 'oauth.token', 'oauth.revoke', 'oauth.register']);
 const FORM_LIMIT = 16 * 1024;
 /** Scopes clients commonly ask for that mean nothing here: ignored, not refused. */
 const IGNORED_SCOPES = new Set(['openid', 'offline_access', 'profile', 'email']);
@@ -170,6 +173,12 @@ export class AuthorizationServer {
   /** Serves one of the authorization server's routes (by the route's operation). */
   async serve(ctx: GatewayContext, operation: string): Promise<void> {
     const base = publicBaseUrl(ctx.req, this.env.config);
+    // Keys, codes and tokens travel over TLS (plain HTTP on loopback only, unless server.allowInsecureHttp).
+    if (CARRIES_CREDENTIALS.has(operation)) {
+      const insecure = insecureTransportError(ctx.req, this.env.config);
+      if (insecure)
+        throw operation === 'oauth.token' || operation === 'oauth.revoke' || operation === 'oauth.register' ? new OAuthError('invalid_request', insecure.message) : insecure;
+    }
     switch (operation) {
       case 'oauth.authorization_server':
         return this.json(ctx, 200, this.metadata(base), { 'cache-control': 'public, max-age=300' });
