@@ -288,6 +288,13 @@ describe('the gateway as OAuth 2.1 authorization server for /mcp', () => {
   it('answers token-endpoint errors in OAuth shape', async () => {
     expect(await token(gw, { grant_type: 'password', client_id: clientId })).toMatchObject({ status: 400, json: { error: 'unsupported_grant_type' } });
     expect(await token(gw, { grant_type: 'authorization_code', code: 'x', code_verifier: pkcePair().verifier })).toMatchObject({ status: 401, json: { error: 'invalid_client' } });
+    const garbled = await fetch(`${gw.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('%E0%A4%A:x').toString('base64')}` },
+      body: 'grant_type=refresh_token&refresh_token=gwr_x',
+    });
+    expect(garbled.status).toBe(401);
+    expect(await garbled.json()).toMatchObject({ error: 'invalid_client' });
     const json = await fetch(`${gw.url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(json.status).toBe(400);
     expect(await json.json()).toMatchObject({ error: 'invalid_request' });

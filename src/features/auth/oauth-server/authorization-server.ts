@@ -434,7 +434,12 @@ export class AuthorizationServer {
     let clientId = single(form, 'client_id', fail);
     const basic = /^Basic\s+(\S+)$/i.exec(headerValue(ctx.headers, 'authorization') ?? '');
     if (basic) {
-      const user = decodeURIComponent(Buffer.from(basic[1]!, 'base64').toString('utf8').split(':')[0] ?? '');
+      let user: string;
+      try {
+        user = decodeURIComponent(Buffer.from(basic[1]!, 'base64').toString('utf8').split(':')[0] ?? '');
+      } catch {
+        throw new OAuthError('invalid_client', 'The Basic credentials are not valid.');
+      }
       if (clientId && clientId !== user) throw new OAuthError('invalid_client', 'The client_id and the Basic credentials name different clients.');
       clientId = user;
     }
