@@ -141,9 +141,11 @@ export const GATEWAY_ROUTES: GatewayRouteSpec[] = [
   own('POST', '/v1/admin/mcp/servers/{name}/tools/{tool}/approve', 'admin.mcp.tools.approve'),
   own('POST', '/v1/admin/mcp/servers/{name}/prompts/{prompt}/approve', 'admin.mcp.prompts.approve'),
   own('GET', '/v1/me', 'me'),
-  own('GET', '/.well-known/oauth-protected-resource', 'oauth.protected_resource'),
-  own('GET', '/.well-known/oauth-protected-resource/mcp', 'oauth.protected_resource'),
-  own('GET', '/.well-known/oauth-protected-resource/mcp/{server}', 'oauth.protected_resource'),
+  ...(['GET', 'OPTIONS'] as const).flatMap((m) => [
+    own(m, '/.well-known/oauth-protected-resource', 'oauth.protected_resource'),
+    own(m, '/.well-known/oauth-protected-resource/mcp', 'oauth.protected_resource'),
+    own(m, '/.well-known/oauth-protected-resource/mcp/{server}', 'oauth.protected_resource'),
+  ]),
   // The authorization server's endpoints (their OPTIONS: CORS preflights of browser-based clients) and pages.
   ...(['GET', 'OPTIONS'] as const).map((m) => own(m, '/.well-known/oauth-authorization-server', 'oauth.authorization_server')),
   ...(['GET', 'OPTIONS'] as const).map((m) => own(m, '/oauth/jwks', 'oauth.jwks')),

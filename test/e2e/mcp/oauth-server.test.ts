@@ -440,6 +440,14 @@ describe('authorization-server endpoints for browser-based clients', () => {
     const meta = await fetch(`${gw.url}/.well-known/oauth-authorization-server`, { headers: { origin: 'http://localhost:6274' } });
     expect(meta.status).toBe(200);
     expect(meta.headers.get('access-control-allow-origin')).toBe('http://localhost:6274');
+    const prm = await fetch(`${gw.url}/.well-known/oauth-protected-resource/mcp`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://localhost:6274', 'access-control-request-method': 'GET' },
+    });
+    expect(prm.status).toBe(204);
+    expect(prm.headers.get('access-control-allow-origin')).toBe('http://localhost:6274');
+    const doc = await fetch(`${gw.url}/.well-known/oauth-protected-resource`, { headers: { origin: 'http://localhost:6274' } });
+    expect(doc.headers.get('access-control-allow-origin')).toBe('http://localhost:6274');
     const foreign = await fetch(`${gw.url}/oauth/register`, { method: 'POST', headers: { origin: 'https://evil.example', 'content-type': 'application/json' }, body: '{}' });
     expect(foreign.status).toBe(403);
   });
