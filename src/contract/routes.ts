@@ -39,6 +39,15 @@ export type GatewayOperation =
   | 'admin.mcp.prompts.approve'
   | 'me'
   | 'oauth.protected_resource'
+  | 'oauth.authorization_server'
+  | 'oauth.jwks'
+  | 'oauth.authorize'
+  | 'oauth.login'
+  | 'oauth.callback'
+  | 'oauth.consent'
+  | 'oauth.token'
+  | 'oauth.revoke'
+  | 'oauth.register'
   | 'health'
   | 'ready'
   | 'metrics'
@@ -132,9 +141,21 @@ export const GATEWAY_ROUTES: GatewayRouteSpec[] = [
   own('POST', '/v1/admin/mcp/servers/{name}/tools/{tool}/approve', 'admin.mcp.tools.approve'),
   own('POST', '/v1/admin/mcp/servers/{name}/prompts/{prompt}/approve', 'admin.mcp.prompts.approve'),
   own('GET', '/v1/me', 'me'),
-  own('GET', '/.well-known/oauth-protected-resource', 'oauth.protected_resource'),
-  own('GET', '/.well-known/oauth-protected-resource/mcp', 'oauth.protected_resource'),
-  own('GET', '/.well-known/oauth-protected-resource/mcp/{server}', 'oauth.protected_resource'),
+  ...(['GET', 'OPTIONS'] as const).flatMap((m) => [
+    own(m, '/.well-known/oauth-protected-resource', 'oauth.protected_resource'),
+    own(m, '/.well-known/oauth-protected-resource/mcp', 'oauth.protected_resource'),
+    own(m, '/.well-known/oauth-protected-resource/mcp/{server}', 'oauth.protected_resource'),
+  ]),
+  // The authorization server's endpoints (their OPTIONS: CORS preflights of browser-based clients) and pages.
+  ...(['GET', 'OPTIONS'] as const).map((m) => own(m, '/.well-known/oauth-authorization-server', 'oauth.authorization_server')),
+  ...(['GET', 'OPTIONS'] as const).map((m) => own(m, '/oauth/jwks', 'oauth.jwks')),
+  ...(['POST', 'OPTIONS'] as const).map((m) => own(m, '/oauth/token', 'oauth.token')),
+  ...(['POST', 'OPTIONS'] as const).map((m) => own(m, '/oauth/revoke', 'oauth.revoke')),
+  ...(['POST', 'OPTIONS'] as const).map((m) => own(m, '/oauth/register', 'oauth.register')),
+  own('GET', '/oauth/authorize', 'oauth.authorize'),
+  own('POST', '/oauth/login', 'oauth.login'),
+  own('GET', '/oauth/callback', 'oauth.callback'),
+  own('POST', '/oauth/consent', 'oauth.consent'),
   own('GET', '/health', 'health'),
   own('GET', '/ready', 'ready'),
   own('GET', '/metrics', 'metrics'),

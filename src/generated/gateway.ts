@@ -237,6 +237,7 @@ export interface AuthConfig {
    */
   ca?: string;
   requireClientCert?: boolean;
+  oauth?: OAuthServerConfig;
   /**
    * Static keys, for api-key.
    */
@@ -251,6 +252,53 @@ export interface ClaimNames {
   team?: string;
   roles?: string;
   organization?: string;
+}
+/**
+ * The gateway's part in OAuth for /mcp (auth.type oauth): a resource server only (tokens of auth.issuer), or the authorization server itself (authorization code with PKCE S256, client id metadata documents, dynamic registration, login with a gateway key or through auth.issuer, consent, audience-bound access tokens it signs, rotating refresh tokens, revocation).
+ */
+export interface OAuthServerConfig {
+  /**
+   * resource-server: /mcp accepts the access tokens of auth.issuer. authorization-server: the gateway serves /oauth/* and /.well-known/oauth-authorization-server and signs the tokens /mcp accepts (auth.issuer, when set, is where users may log in).
+   */
+  role?: 'resource-server' | 'authorization-server';
+  /**
+   * How users log in at /oauth/authorize: gateway-key (a form taking a gateway key or a key of auth.apiKeys), oidc (the OpenID provider auth.issuer, with auth.clientId and auth.clientSecret). Default: gateway-key, and oidc too when auth.issuer is set.
+   *
+   * @minItems 1
+   */
+  login?: ['gateway-key' | 'oidc', ...('gateway-key' | 'oidc')[]];
+  /**
+   * Lifetime of access tokens (signed JWTs), e.g. "10m".
+   */
+  accessTokenLifetime?: string;
+  /**
+   * Lifetime of a refresh token family from its first issue, e.g. "30d".
+   */
+  refreshTokenLifetime?: string;
+  /**
+   * Lifetime of an authorization code, e.g. "60s".
+   */
+  codeLifetime?: string;
+  /**
+   * How long a started authorization (its login and consent pages) may take, e.g. "10m".
+   */
+  loginLifetime?: string;
+  /**
+   * How long a fetched client id metadata document is cached, e.g. "5m".
+   */
+  clientMetadataTtl?: string;
+  /**
+   * Serve RFC 7591 dynamic client registration at /oauth/register (the legacy way; client id metadata documents are preferred).
+   */
+  dynamicRegistration?: boolean;
+  /**
+   * Fetch client id metadata documents from http:// URLs and loopback or private addresses (tests and local development only; default off: https:// on public addresses only).
+   */
+  allowInsecureClientMetadata?: boolean;
+  /**
+   * PEM (PKCS#8) private key that signs access tokens: EC P-256 (ES256) or Ed25519 (EdDSA); usually "${ENV_NAME}". Without it a key is made at start-up (access tokens then end with the process and are not shared by instances).
+   */
+  signingKey?: string;
 }
 export interface ConfiguredApiKey {
   /**

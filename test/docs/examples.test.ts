@@ -27,6 +27,8 @@ function envFor(name: string): Record<string, string> {
       return { ...shared, GATEWAY_SECRET_KEY: randomBytes(32).toString('hex'), OPENAI_API_KEY: `sk-${secret()}`, ANTHROPIC_API_KEY: `sk-ant-${secret()}` };
     case 'mcp-gateway.yaml':
       return { ...shared, IDENTITY_SIGNING_SECRET: secret() };
+    case 'mcp-oauth-server.yaml':
+      return { ALICE_GATEWAY_KEY: secret() };
     default:
       return {};
   }
@@ -44,7 +46,7 @@ describe('every config in examples/configs starts and gets ready', () => {
   });
 
   it('has the common setups', () => {
-    for (const name of ['minimal.yaml', 'local-models.yaml', 'production.yaml', 'compose.yaml', 'mcp-gateway.yaml', 'with-plugin.yaml', 'catalogue.yaml'])
+    for (const name of ['minimal.yaml', 'local-models.yaml', 'production.yaml', 'compose.yaml', 'mcp-gateway.yaml', 'with-plugin.yaml', 'catalogue.yaml', 'mcp-oauth-server.yaml'])
       expect(EXAMPLES).toContain(name);
   });
 

@@ -9,8 +9,13 @@ import { OAUTH_VERIFIERS } from './modes/oauth.js';
 import protectedResource from './protected-resource-document.js';
 import { createProviderRouteAuth } from './provider-route-auth.js';
 import tokenOperations from './token-operations.js';
+import { OAUTH_SERVER_MIGRATIONS, OAuthServerStore } from './oauth-server/as-store.js';
+import { AuthorizationServer } from './oauth-server/authorization-server.js';
+import oauthServer, { AUTHORIZATION_SERVER } from './oauth-server/oauth-server-stage.js';
+import { SigningKey } from './oauth-server/signing-key.js';
 import { TokenService } from './token-service.js';
 import { TOKEN_MIGRATIONS, TokenStore } from './token-store.js';
+import { hashSecret } from './secrets.js';
 
 /**
  * Gateway credentials: issued tokens (durable, in the store), config keys, the auth modes of
@@ -37,8 +42,30 @@ export const authCapability: Capability = {
     for (const mode of BUILTIN_AUTH_MODES) modes.register(mode);
     services.stages.register(tokenOperations);
     services.stages.register(protectedResource);
+    services.stages.register(oauthServer);
+    if (auth.type === 'oauth' && auth.oauth?.role === 'authorization-server') {
+      await store.migrate(OAUTH_SERVER_MIGRATIONS);
+      // The signing key outlives a reload whose auth.oauth.signingKey did not change (tokens stay valid).
+      const pem = auth.oauth.signingKey;
+      let key: SigningKey;
+      try {
+        key = await services.resources.keep('oauth-signing-key', { pem: pem ? hashSecret(pem) : null }, () => SigningKey.load(pem));
+      } catch (err) {
+        throw new ConfigError([(err as Error).message], 'auth.oauth.signingKey');
+      }
+      if (!pem) services.logger.info('auth.oauth.signingKey is not set: access tokens are signed with a key made at start-up (they end with this process)');
+      let server: AuthorizationServer;
+      try {
+        server = new AuthorizationServer({ config, store: new OAuthServerStore(store), key, tokens, keys, logger: services.logger });
+      } catch (err) {
+        throw new ConfigError([(err as Error).message], 'auth.oauth');
+      }
+      services.provide(AUTHORIZATION_SERVER, server);
+      services.closers.push(() => server.close());
+    }
   },
   async start(services) {
+    services.get(AUTHORIZATION_SERVER)?.start();
     // Reads the identity providers' discovery documents ahead of the first request (a failure
     // is retried on demand; /ready says whether they have been read).
     for (const verifier of services.get(OAUTH_VERIFIERS) ?? []) await verifier.discover().catch(() => undefined);

@@ -143,20 +143,24 @@ export class OAuthVerifier {
   }
 
   private identity(payload: JWTPayload, issuer: string, scopes: string[]): Identity {
-    const names = this.auth.claims ?? {};
-    const mcpScopes = scopes.filter((s) => s === SCOPE_READ || s === SCOPE_WRITE);
-    return {
-      kind: 'oauth',
-      id: `${issuer}#${payload.sub ?? ''}`,
-      user: payload.sub,
-      email: stringClaim(payload, names.email ?? 'email'),
-      name: stringClaim(payload, names.name ?? 'name'),
-      team: stringClaim(payload, names.team ?? 'team') ?? listClaim(payload, 'groups')?.[0],
-      roles: listClaim(payload, names.roles ?? 'roles'),
-      organization: stringClaim(payload, names.organization ?? 'org_id'),
-      // A token that carries no mcp:* scope is not narrowed by scope (the issuer, audience and
-      // auth.scopes already decided it may use this gateway); one that does gets exactly those.
-      scopes: mcpScopes.length ? mcpScopes : [...ALL_SCOPES],
-    };
+    return identityFromClaims(payload, issuer, scopes, this.auth.claims ?? {});
   }
+}
+
+/** The identity a token's (or an id_token's) claims carry; `names` renames the claims read. */
+export function identityFromClaims(payload: JWTPayload, issuer: string, scopes: string[], names: NonNullable<AuthConfig['claims']>): Identity {
+  const mcpScopes = scopes.filter((s) => s === SCOPE_READ || s === SCOPE_WRITE);
+  return {
+    kind: 'oauth',
+    id: `${issuer}#${payload.sub ?? ''}`,
+    user: payload.sub,
+    email: stringClaim(payload, names.email ?? 'email'),
+    name: stringClaim(payload, names.name ?? 'name'),
+    team: stringClaim(payload, names.team ?? 'team') ?? listClaim(payload, 'groups')?.[0],
+    roles: listClaim(payload, names.roles ?? 'roles'),
+    organization: stringClaim(payload, names.organization ?? 'org_id'),
+    // A token that carries no mcp:* scope is not narrowed by scope (the issuer, audience and
+    // auth.scopes already decided it may use this gateway); one that does gets exactly those.
+    scopes: mcpScopes.length ? mcpScopes : [...ALL_SCOPES],
+  };
 }

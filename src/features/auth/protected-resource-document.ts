@@ -14,7 +14,9 @@ function protectedResource(config: GatewayConfig, base: string, resourcePath: st
     bearer_methods_supported: ['header'],
     scopes_supported: [...new Set([...ALL_SCOPES, ...(auth.scopes ?? [])])],
   };
-  if (auth.enabled && auth.type === 'oauth' && auth.issuer) doc.authorization_servers = [auth.issuer];
+  // The gateway is the authorization server itself (auth.oauth.role), or names the identity provider's.
+  if (auth.enabled && auth.type === 'oauth' && auth.oauth?.role === 'authorization-server') doc.authorization_servers = [base];
+  else if (auth.enabled && auth.type === 'oauth' && auth.issuer) doc.authorization_servers = [auth.issuer];
   if (auth.enabled && auth.type === 'mtls') doc.tls_client_certificate_bound_access_tokens = false;
   return doc;
 }

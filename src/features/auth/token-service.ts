@@ -205,6 +205,14 @@ export class TokenService {
   }
 
   /** Checks a presented value against the store (expiry and revocation included). */
+  /** Whether the token `id` may still be used: not revoked, expired or blocked (a grant made with it lives only as long). */
+  async usable(id: string): Promise<boolean> {
+    if (!isTokenId(id)) return false;
+    const record = await this.store.get(id);
+    const now = nowSeconds();
+    return !!record && record.revokedAt === null && record.blockedAt === null && (record.expiresAt === null || record.expiresAt > now);
+  }
+
   async check(value: string): Promise<TokenCheck> {
     if (!value.startsWith(TOKEN_PREFIX)) return { ok: false, reason: 'unknown' };
     const now = nowSeconds();

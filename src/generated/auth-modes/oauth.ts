@@ -11,7 +11,7 @@ export interface OAuthAuthModeConfig {
   /**
    * Issuer URL; its /.well-known/openid-configuration is read.
    */
-  issuer: string;
+  issuer?: string;
   /**
    * Identity provider name (google, okta, auth0, custom...).
    */
@@ -26,6 +26,12 @@ export interface OAuthAuthModeConfig {
    * Scopes every token must carry.
    */
   scopes?: string[];
+  /**
+   * The gateway's OAuth role (auth.oauth): with role authorization-server, /mcp accepts the gateway's own access tokens.
+   */
+  oauth?: {
+    [k: string]: unknown;
+  };
   /**
    * Claim names that carry the identity.
    */

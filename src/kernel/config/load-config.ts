@@ -203,7 +203,13 @@ function crossChecks(config: GatewayConfig): string[] {
     if (!config.server.ssl.key) out.push('server.ssl.key: is required when server.ssl.enabled is true');
   }
   if (config.storage?.type === 'postgres' && !config.storage.url) out.push('storage.url: is required when storage.type is postgres');
-  if (config.auth?.enabled && config.auth.type === 'oauth' && !config.auth.issuer) out.push('auth.issuer: is required when auth.type is oauth');
+  const authServer = config.auth?.oauth?.role === 'authorization-server';
+  if (config.auth?.enabled && config.auth.type === 'oauth' && !config.auth.issuer && !authServer) out.push('auth.issuer: is required when auth.type is oauth');
+  if (authServer && config.auth?.oauth?.login?.includes('oidc')) {
+    for (const key of ['issuer', 'clientId', 'clientSecret'] as const) {
+      if (!config.auth[key]) out.push(`auth.${key}: is required when auth.oauth.login includes oidc`);
+    }
+  }
   if (config.auth?.enabled && config.auth.type === 'mtls' && !config.auth.ca) out.push('auth.ca: is required when auth.type is mtls');
   if (config.auth?.type === 'mtls' && config.auth.enabled && !config.server?.ssl?.enabled) out.push('server.ssl.enabled: must be true when auth.type is mtls');
   if (config.cache?.store === 'redis' && !config.redis?.url) out.push('redis.url: is required when cache.store is redis');

@@ -14,6 +14,7 @@ const ENV = {
   GATEWAY_SECRET_KEY: 'ab'.repeat(32),
   OPENAI_API_KEY: 'sk-example-openai-0001',
   ANTHROPIC_API_KEY: 'sk-ant-example-0002',
+  ALICE_GATEWAY_KEY: 'alice-key-example-0123456789',
 };
 
 const examples = readdirSync(join(ROOT, 'examples', 'configs'))

@@ -217,6 +217,20 @@ describe('config loading', () => {
       expect(problemsOf({ auth: { audience: ['a', 7] } })).toEqual(['auth.audience[1]: must be string']);
     });
 
+    it('auth.oauth: the authorization-server role needs no issuer, unless users log in through it', () => {
+      expect(problemsOf({ auth: { enabled: true, type: 'oauth' } })).toEqual(['auth.issuer: is required when auth.type is oauth']);
+      expect(problemsOf({ auth: { enabled: true, type: 'oauth', oauth: { role: 'authorization-server' } } })).toEqual([]);
+      expect(problemsOf({ auth: { enabled: true, type: 'oauth', oauth: { role: 'authorization-server', login: ['oidc'] } } })).toEqual([
+        'auth.issuer: is required when auth.oauth.login includes oidc',
+        'auth.clientId: is required when auth.oauth.login includes oidc',
+        'auth.clientSecret: is required when auth.oauth.login includes oidc',
+      ]);
+      expect(problemsOf({ auth: { oauth: { role: 'authorization-server', accessTokenLifetime: '10 minutes', login: ['password'] } } })).toEqual([
+        'auth.oauth.login[0]: must be one of gateway-key, oidc',
+        'auth.oauth.accessTokenLifetime: must match the pattern ^[0-9]+[dhms]$',
+      ]);
+    });
+
     it('rules a schema cannot say', () => {
       expect(problemsOf({ storage: { type: 'postgres' } })).toEqual(['storage.url: is required when storage.type is postgres']);
       expect(problemsOf({ routing: { defaultConfig: 'main' } })).toEqual(['routing.defaultConfig: names no config under configs (main)']);
