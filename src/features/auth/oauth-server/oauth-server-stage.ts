@@ -2,6 +2,7 @@ import type { OauthServerStageConfig } from '../../../generated/stages/oauth-ser
 import { schemaDocument } from '../../../kernel/config/schema-validator.js';
 import { defineService } from '../../../kernel/engine/services.js';
 import { defineStage } from '../../../kernel/engine/stage.js';
+import { RESPONSE } from '../../../kernel/engine/context.js';
 import { GatewayError } from '../../../contract/errors/gateway-error.js';
 import type { AuthorizationServer } from './authorization-server.js';
 
@@ -19,6 +20,8 @@ export default defineStage<OauthServerStageConfig>({
   description: "Serves the gateway's OAuth 2.1 authorization server (/.well-known/oauth-authorization-server, /oauth/*).",
   schema: schemaDocument('stages/oauth-server.schema.json'),
   once: true,
+  writes: [RESPONSE],
+  terminal: true,
   create(_config, services) {
     const server = services.get(AUTHORIZATION_SERVER);
     return async (ctx) => {

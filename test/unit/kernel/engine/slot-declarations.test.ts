@@ -19,6 +19,7 @@ import usageRoutes from '../../../../src/features/governance/metering/usage-rout
 import toolMeterStage from '../../../../src/features/governance/metering/tool-meter-stage.js';
 import responsesState from '../../../../src/features/models/responses/responses-stage.js';
 import * as pluginApi from '../../../../src/plugin-api.js';
+import oauthServer from '../../../../src/features/auth/oauth-server/oauth-server-stage.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
 
@@ -39,6 +40,7 @@ const STAGES: StageDefinition<any, any>[] = [
   usageRoutes,
   toolMeterStage,
   responsesState,
+  oauthServer,
 ];
 
 /** The configs whose slot lists differ (authenticate's credential, guardrail's tool mode). */
