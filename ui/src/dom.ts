@@ -29,7 +29,11 @@ export function table(headers: string[], rows: Child[][], label: string): HTMLTa
     'table',
     { 'aria-label': label },
     h('thead', {}, h('tr', {}, ...headers.map((t) => h('th', { scope: 'col' }, t)))),
-    h('tbody', {}, ...(rows.length ? rows.map((r) => h('tr', {}, ...r.map((c) => h('td', {}, c)))) : [h('tr', {}, h('td', { colspan: headers.length, class: 'muted' }, 'Nothing to show.'))])),
+    h(
+      'tbody',
+      {},
+      ...(rows.length ? rows.map((r) => h('tr', {}, ...r.map((c) => h('td', {}, c)))) : [h('tr', {}, h('td', { colspan: headers.length, class: 'muted' }, 'Nothing to show.'))]),
+    ),
   );
 }
 

@@ -14,7 +14,8 @@ const DAY = 86_400_000;
 
 function heading(view: View, title: string): void {
   view.main.replaceChildren(h('h1', {}, title));
-  if (!view.canWrite) view.main.append(h('p', { class: 'notice' }, view.session.read_only ? 'This console is read-only (ui.readOnly).' : `Your role (${view.session.role}) reads only.`));
+  if (!view.canWrite)
+    view.main.append(h('p', { class: 'notice' }, view.session.read_only ? 'This console is read-only (ui.readOnly).' : `Your role (${view.session.role}) reads only.`));
 }
 
 function money(v: string | number | null | undefined): string {
@@ -161,7 +162,13 @@ export async function keys(view: View): Promise<void> {
     notices.replaceChildren(shownOnce(value, (masked) => notices.replaceChildren(h('p', { class: 'muted' }, `${what}: ${masked}`))));
   };
   const actions = (t: any) => {
-    const grace = h('select', { 'aria-label': `Grace period for rotating ${t.id}` }, h('option', { value: '' }, 'no grace'), h('option', { value: '1h' }, '1 hour'), h('option', { value: '24h' }, '24 hours'));
+    const grace = h(
+      'select',
+      { 'aria-label': `Grace period for rotating ${t.id}` },
+      h('option', { value: '' }, 'no grace'),
+      h('option', { value: '1h' }, '1 hour'),
+      h('option', { value: '24h' }, '24 hours'),
+    );
     return h(
       'span',
       {},
@@ -181,7 +188,11 @@ export async function keys(view: View): Promise<void> {
         'Rotate',
       ),
       ' ',
-      h('button', { type: 'button', disabled: !view.canWrite, onclick: () => void act(() => api('POST', `/v1/auth/tokens/${t.id}/${t.blocked ? 'unblock' : 'block'}`)) }, t.blocked ? 'Unblock' : 'Block'),
+      h(
+        'button',
+        { type: 'button', disabled: !view.canWrite, onclick: () => void act(() => api('POST', `/v1/auth/tokens/${t.id}/${t.blocked ? 'unblock' : 'block'}`)) },
+        t.blocked ? 'Unblock' : 'Block',
+      ),
       ' ',
       h('button', { type: 'button', disabled: !view.canWrite, onclick: () => void act(() => api('DELETE', `/v1/auth/tokens/${t.id}`)) }, 'Revoke'),
     );
@@ -189,7 +200,14 @@ export async function keys(view: View): Promise<void> {
   const user = h('input', { name: 'user', required: true, autocomplete: 'off' });
   const team = h('input', { name: 'team', autocomplete: 'off' });
   const name = h('input', { name: 'name', autocomplete: 'off' });
-  const role = h('select', { name: 'role' }, h('option', { value: '' }, 'none'), h('option', { value: 'viewer' }, 'viewer'), h('option', { value: 'team_admin' }, 'team_admin'), h('option', { value: 'admin' }, 'admin'));
+  const role = h(
+    'select',
+    { name: 'role' },
+    h('option', { value: '' }, 'none'),
+    h('option', { value: 'viewer' }, 'viewer'),
+    h('option', { value: 'team_admin' }, 'team_admin'),
+    h('option', { value: 'admin' }, 'admin'),
+  );
   const create = h(
     'form',
     {
@@ -383,7 +401,9 @@ export async function budgets(view: View): Promise<void> {
       `${b.scope}: ${b.subject}`,
       limit === undefined ? (b.limit_tokens ? `${b.limit_tokens} tokens` : '—') : money(limit),
       spent === undefined ? '—' : money(spent),
-      share === undefined ? '—' : h('progress', { max: 100, value: Math.round(share * 100), 'aria-label': `${b.scope} ${b.subject}: ${Math.round(share * 100)}% spent` }, `${Math.round(share * 100)}%`),
+      share === undefined
+        ? '—'
+        : h('progress', { max: 100, value: Math.round(share * 100), 'aria-label': `${b.scope} ${b.subject}: ${Math.round(share * 100)}% spent` }, `${Math.round(share * 100)}%`),
       `${period}, resets ${windowStart(period, now).resets.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
       b.source === 'file' ? badge('config file (read-only)') : badge('api'),
     ]);
@@ -455,15 +475,27 @@ export async function requests(view: View): Promise<void> {
     h(
       'tr',
       { 'data-request-id': r.request_id },
-      ...[new Date(r.at).toISOString().slice(11, 23), r.key_id ?? '—', r.model ?? '—', r.provider ?? '—', r.status >= 400 ? badge(String(r.status), 'bad') : String(r.status), `${r.latency_ms} ms`, `${r.input_tokens} / ${r.output_tokens}`, r.cost_usd === null ? badge('unpriced', 'bad') : money(r.cost_usd)].map(
-        (c) => h('td', {}, c),
-      ),
+      ...[
+        new Date(r.at).toISOString().slice(11, 23),
+        r.key_id ?? '—',
+        r.model ?? '—',
+        r.provider ?? '—',
+        r.status >= 400 ? badge(String(r.status), 'bad') : String(r.status),
+        `${r.latency_ms} ms`,
+        `${r.input_tokens} / ${r.output_tokens}`,
+        r.cost_usd === null ? badge('unpriced', 'bad') : money(r.cost_usd),
+      ].map((c) => h('td', {}, c)),
     );
   const recent = await api<Page<any>>('GET', '/v1/admin/requests?limit=50');
   body.append(...recent.data.map(row));
   view.main.append(
     status,
-    h('table', { 'aria-label': 'Recent requests' }, h('thead', {}, h('tr', {}, ...['Time', 'Key', 'Model', 'Provider', 'Status', 'Latency', 'Tokens in / out', 'Cost'].map((t) => h('th', { scope: 'col' }, t)))), body),
+    h(
+      'table',
+      { 'aria-label': 'Recent requests' },
+      h('thead', {}, h('tr', {}, ...['Time', 'Key', 'Model', 'Provider', 'Status', 'Latency', 'Tokens in / out', 'Cost'].map((t) => h('th', { scope: 'col' }, t)))),
+      body,
+    ),
   );
   stopLive();
   live = new EventSource('/v1/admin/requests/stream');
@@ -545,7 +577,10 @@ export async function credentials(view: View): Promise<void> {
 export async function config(view: View): Promise<void> {
   heading(view, 'Config');
   const answer = await api('GET', '/v1/admin/config');
-  view.main.append(h('p', { class: 'muted' }, 'The effective config, secrets masked. The config file is the source of truth: change it there and reload.'), h('pre', {}, JSON.stringify(answer.config, null, 2)));
+  view.main.append(
+    h('p', { class: 'muted' }, 'The effective config, secrets masked. The config file is the source of truth: change it there and reload.'),
+    h('pre', {}, JSON.stringify(answer.config, null, 2)),
+  );
 }
 
 // ---- Audit log ----

@@ -44,7 +44,8 @@ export function tokenPage(items: TokenResource[], query: URLSearchParams): { obj
   }
   if (!query.has('limit') && !query.has('after')) return { object: 'list', data: list, has_more: false };
   const limitText = query.get('limit');
-  if (limitText !== null && (!/^\d{1,3}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > 100)) throw badRequest('limit must be an integer from 1 to 100.', 'limit');
+  if (limitText !== null && (!/^\d{1,3}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > 100))
+    throw badRequest('limit must be an integer from 1 to 100.', 'limit');
   const limit = limitText === null ? 20 : Number(limitText);
   const after = query.get('after');
   let start = 0;

@@ -251,7 +251,11 @@ describe('ui.readOnly and ui.enabled', () => {
     expect(write.status).toBe(403);
     expect(write.json.error.message).toMatch(/read-only/);
     expect((await call(gw.url, 'POST', '/v1/admin/teams', session!, { body: { name: 'ro-team' } })).status).toBe(403);
-    const bearer = await request(`${gw.url}/v1/auth/tokens`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: '{"user":"y@example.com"}' });
+    const bearer = await request(`${gw.url}/v1/auth/tokens`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: '{"user":"y@example.com"}',
+    });
     expect(bearer.statusCode).toBe(201);
     await bearer.body.dump();
     expect((await call(gw.url, 'DELETE', '/v1/admin/session', session!)).status).toBe(204);

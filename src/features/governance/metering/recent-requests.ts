@@ -59,7 +59,8 @@ export async function listRecentRequests(store: SqlStore, query: URLSearchParams
     if (!['limit', 'before', ...Object.keys(FILTERS)].includes(name)) throw badRequest(`Unknown query parameter ${name.slice(0, 64)}.`, name.slice(0, 64));
   }
   const limitText = query.get('limit');
-  if (limitText !== null && (!/^\d{1,3}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > 100)) throw badRequest('limit must be an integer from 1 to 100.', 'limit');
+  if (limitText !== null && (!/^\d{1,3}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > 100))
+    throw badRequest('limit must be an integer from 1 to 100.', 'limit');
   const limit = limitText === null ? 50 : Number(limitText);
   const where: string[] = [];
   const params: unknown[] = [];
