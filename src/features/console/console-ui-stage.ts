@@ -42,7 +42,7 @@ export default defineStage<ConsoleUiStageConfig, GatewayContext<GatewayRouteSpec
     const html = built ? readFileSync(index) : undefined;
     const app = express();
     app.disable('x-powered-by');
-    app.use('/ui', express.static(UI_DIR, { index: false, redirect: false, dotfiles: 'deny', maxAge: (config.maxAge ?? 300) * 1000 }));
+    app.use('/ui', express.static(UI_DIR, { index: false, redirect: false, dotfiles: 'ignore', maxAge: (config.maxAge ?? 300) * 1000 }));
     // Any other path under /ui: the app itself (hash routing), never cached.
     app.get(/^\/ui(\/.*)?$/i, (_req, res) => {
       res.statusCode = 200;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_CSP } from '../../../src/features/console/security-headers.js';
 import { FakeUpstream } from '../../helpers/fake-upstream.js';
 import { answers, CHAT, chatBody, post, UPSTREAM_CHAT } from '../../helpers/routing-harness.js';
+import { buildConsole } from '../../helpers/console-build.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 
 const ADMIN = 'admin-token-console-0001-0123456789abcdef';
@@ -62,6 +63,7 @@ describe('admin API sessions (the console login)', () => {
   let gw: TestGateway;
   let upstream: FakeUpstream;
   beforeAll(async () => {
+    buildConsole();
     upstream = await new FakeUpstream().start();
     upstream.on(UPSTREAM_CHAT, answers('hello from upstream'));
     gw = await start({ enabled: true }, upstream);

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildConsole } from '../../helpers/console-build.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 
 /** Debian's chromium package (.ci/run installs it when it is missing); no browser is downloaded. */
@@ -44,6 +45,7 @@ const violations = (lines: string[]) => lines.filter((l) => /Content Security Po
 describe('the console in headless Chromium (Debian package)', { timeout: 180_000 }, () => {
   let gw: TestGateway;
   beforeAll(async () => {
+    buildConsole();
     gw = await startGateway({ logging: { level: 'warn' }, ui: { enabled: true }, auth: { adminToken: 'admin-token-chromium-0001-0123456789abcdef' } });
   });
   afterAll(async () => {
