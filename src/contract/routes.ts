@@ -41,6 +41,8 @@ export type GatewayOperation =
   | 'admin.requests.list'
   | 'admin.requests.stream'
   | 'admin.config'
+  | 'admin.models'
+  | 'admin.mcp.servers.list'
   | 'ui'
   | 'admin.mcp.tools.approve'
   | 'admin.mcp.prompts.approve'
@@ -142,6 +144,8 @@ export const GATEWAY_ROUTES: GatewayRouteSpec[] = [
   own('GET', '/v1/admin/requests', 'admin.requests.list'),
   own('GET', '/v1/admin/requests/stream', 'admin.requests.stream'),
   own('GET', '/v1/admin/config', 'admin.config'),
+  own('GET', '/v1/admin/models', 'admin.models'),
+  own('GET', '/v1/admin/mcp/servers', 'admin.mcp.servers.list'),
   own('GET', '/ui', 'ui'),
   own('GET', '/ui/{asset}', 'ui'),
   own('GET', '/ui/{dir}/{asset}', 'ui'),

@@ -12,6 +12,8 @@ const ROUTES: { path: string; title: string; render: (view: pages.View) => Promi
   { path: 'budgets', title: 'Budgets', render: pages.budgets },
   { path: 'usage', title: 'Usage', render: pages.usage },
   { path: 'requests', title: 'Live requests', render: pages.requests },
+  { path: 'models', title: 'Models', render: pages.models },
+  { path: 'tools', title: 'Tool servers', render: pages.toolServers },
   { path: 'credentials', title: 'Credentials', render: pages.credentials },
   { path: 'config', title: 'Config', render: pages.config },
   { path: 'audit', title: 'Audit log', render: pages.audit },

@@ -607,3 +607,82 @@ export async function audit(view: View): Promise<void> {
   };
   await load(undefined);
 }
+
+// ---- Models and prices ----
+
+export async function models(view: View): Promise<void> {
+  heading(view, 'Models and prices');
+  const stack: (string | undefined)[] = [undefined];
+  const box = h('div');
+  const search = h('input', { type: 'search', 'aria-label': 'Search models' });
+  const onlyUnpriced = h('input', { type: 'checkbox', 'aria-label': 'Only unpriced models' });
+  const load = async (after: string | undefined) => {
+    try {
+      const page = await api<Page<any>>('GET', `/v1/admin/models${query({ limit: 20, after, search: search.value, unpriced: onlyUnpriced.checked ? 'true' : undefined })}`);
+      box.replaceChildren(
+        table(
+          ['Model', 'Provider', 'Context window', 'Input / token', 'Output / token', 'Price'],
+          page.data.map((m) => [
+            h('code', {}, m.id),
+            m.owned_by,
+            m.context_window ?? '—',
+            m.price?.input ?? '—',
+            m.price?.output ?? '—',
+            m.unpriced ? badge('unpriced', 'bad') : badge(m.price?.source ?? 'priced', 'ok'),
+          ]),
+          'Models',
+        ),
+        pager(page, stack, (a) => void load(a), 'Models'),
+      );
+    } catch (err) {
+      box.replaceChildren(errorBox(err));
+    }
+  };
+  view.main.append(
+    h('p', { class: 'muted' }, 'The catalogue comes from the config file (models:) and is read-only here.'),
+    h(
+      'form',
+      {
+        class: 'inline',
+        role: 'search',
+        onsubmit: (e: Event) => {
+          e.preventDefault();
+          stack.splice(1);
+          void load(undefined);
+        },
+      },
+      search,
+      h('label', {}, onlyUnpriced, 'Only unpriced'),
+      h('button', { type: 'submit' }, 'Search'),
+    ),
+    box,
+  );
+  await load(undefined);
+}
+
+// ---- Tool servers ----
+
+export async function toolServers(view: View): Promise<void> {
+  heading(view, 'Tool servers');
+  const page = await api<Page<any>>('GET', '/v1/admin/mcp/servers?limit=100');
+  view.main.append(h('p', { class: 'muted' }, 'Tool servers come from the config file (mcpServers:) and are read-only here.'));
+  for (const s of page.data) {
+    view.main.append(
+      h('h2', {}, s.name, ' ', s.status === 'ready' ? badge('ready', 'ok') : badge(s.status, 'bad')),
+      h('p', { class: 'muted' }, `${s.transport} server, pin: ${s.pin}`),
+      s.tools_error ? errorBox(s.tools_error) : '',
+      s.tools
+        ? table(
+            ['Tool', 'Description', 'Pinned digest', 'Waiting for approval'],
+            s.tools.map((t: any) => [
+              h('code', {}, t.name),
+              t.description ?? '—',
+              t.pinned_digest ? h('code', {}, t.pinned_digest.slice(0, 16)) : '—',
+              t.pending_digest ? badge('changed', 'bad') : '—',
+            ]),
+            `Tools of ${s.name}`,
+          )
+        : h('p', { class: 'muted' }, 'No tool list (the server is not ready).'),
+    );
+  }
+}
