@@ -65,7 +65,10 @@ function start(): void {
       'button',
       {
         type: 'button',
-        onclick: () => void logout().finally(() => showLogin()),
+        onclick: () =>
+          void logout()
+            .catch(() => undefined)
+            .then(() => showLogin()),
       },
       'Log out',
     ),

@@ -82,16 +82,19 @@ export async function overview(view: View): Promise<void> {
   heading(view, 'Overview');
   const to = Date.now();
   const from = to - 14 * DAY;
-  const [byDay, recent] = await Promise.all([
-    api('GET', `/v1/admin/usage${query({ interval: 'day', from: new Date(from).toISOString(), to: new Date(to).toISOString() })}`),
-    api<Page<any>>('GET', '/v1/admin/requests?limit=100'),
+  // The usage report and the recent requests need the admin role: a viewer sees why instead.
+  const [byDay, recent]: any[] = await Promise.all([
+    api('GET', `/v1/admin/usage${query({ interval: 'day', from: new Date(from).toISOString(), to: new Date(to).toISOString() })}`).catch((err: unknown) => err),
+    api<Page<any>>('GET', '/v1/admin/requests?limit=100').catch((err: unknown) => err),
   ]);
+  for (const failed of [byDay, recent]) if (failed instanceof Error) return void view.main.append(errorBox(failed));
   const lines: any[] = byDay.data;
   const requests = lines.reduce((n, l) => n + l.requests, 0);
   const spend = lines.reduce((n, l) => n + Number(l.cost_usd), 0);
-  const latencies = recent.data.map((r) => r.latency_ms).sort((a, b) => a - b);
+  const recentRows: any[] = recent.data;
+  const latencies: number[] = recentRows.map((r) => r.latency_ms).sort((a, b) => a - b);
   const pct = (p: number) => (latencies.length ? `${latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]} ms` : '—');
-  const errors = recent.data.filter((r) => r.status >= 400).length;
+  const errors = recentRows.filter((r) => r.status >= 400).length;
   const card = (label: string, value: string) => h('div', { class: 'card' }, h('div', { class: 'muted' }, label), h('div', { class: 'value' }, value));
   view.main.append(
     h(
@@ -104,15 +107,22 @@ export async function overview(view: View): Promise<void> {
       card('Latency p99 (last 100)', pct(99)),
     ),
   );
-  const day = (l: any) => new Date(l.bucket ?? l.from ?? 0).toISOString().slice(5, 10);
+  // One bar per day of the range (days without requests are 0).
+  const byPeriod = new Map(lines.map((l) => [String(l.period).slice(0, 10), l]));
+  const days: { label: string; requests: number; spend: number }[] = [];
+  for (let t = Date.UTC(new Date(from).getUTCFullYear(), new Date(from).getUTCMonth(), new Date(from).getUTCDate()); t < to; t += DAY) {
+    const key = new Date(t).toISOString().slice(0, 10);
+    const line = byPeriod.get(key);
+    days.push({ label: key.slice(5), requests: line?.requests ?? 0, spend: Number(line?.cost_usd ?? 0) });
+  }
   view.main.append(
     barChart(
       'Requests per day',
-      lines.map((l) => ({ label: day(l), value: l.requests })),
+      days.map((d) => ({ label: d.label, value: d.requests })),
     ),
     barChart(
       'Spend per day (USD)',
-      lines.map((l) => ({ label: day(l), value: Number(l.cost_usd) })),
+      days.map((d) => ({ label: d.label, value: d.spend })),
       (v) => v.toFixed(4),
     ),
   );
@@ -310,7 +320,7 @@ async function resourceList(view: View, kind: 'organizations' | 'teams' | 'users
       listBox.replaceChildren(errorBox(err));
     }
   };
-  const id = h('input', { required: true, autocomplete: 'off', pattern: '[A-Za-z0-9][A-Za-z0-9._@-]*' });
+  const id = h('input', { required: true, autocomplete: 'off' });
   const name = h('input', { autocomplete: 'off' });
   const searchBox = h('input', { type: 'search', 'aria-label': `Search ${kind}` });
   box.append(
