@@ -9,6 +9,7 @@ import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 const ADMIN = 'admin-token-console-0001-0123456789abcdef';
 const VIEWER_KEY = 'cfg-console-viewer-key-0002-0123456789abcdef';
 const PLAIN_KEY = 'cfg-console-plain-key-0003-0123456789abcdef';
+const TEAM_ADMIN_KEY = 'cfg-console-teamadm-key-0004-0123456789abcdef';
 
 interface Session {
   cookie: string;
@@ -53,6 +54,7 @@ function start(ui: Record<string, unknown>, upstream?: FakeUpstream): Promise<Te
       apiKeys: [
         { key: VIEWER_KEY, user: 'vera@example.com', roles: ['viewer'] },
         { key: PLAIN_KEY, user: 'paul@example.com', team: 'search' },
+        { key: TEAM_ADMIN_KEY, user: 'tess@example.com', team: 'ads', roles: ['team_admin'] },
       ],
     },
     pricing: { unpriced: 'allow' },
@@ -214,6 +216,29 @@ describe('admin API sessions (the console login)', () => {
     // search matches the user, not every key
     expect((await call(gw.url, 'GET', '/v1/auth/tokens?search=page-b@', session!)).json.data.map((t: any) => t.user)).toEqual(['page-b@example.com']);
     expect((await call(gw.url, 'GET', '/v1/auth/tokens?order=sideways', session!)).status).toBe(400);
+  });
+
+  it("a team_admin session lists and pages only its own team's keys", async () => {
+    const admin = (await login(gw.url, ADMIN)).session!;
+    for (const [user, team] of [
+      ['ads-1@example.com', 'ads'],
+      ['other-1@example.com', 'other'],
+      ['ads-2@example.com', 'ads'],
+    ]) {
+      expect((await call(gw.url, 'POST', '/v1/auth/tokens', admin, { body: { user, team } })).status).toBe(201);
+    }
+    const { session } = await login(gw.url, TEAM_ADMIN_KEY);
+    expect(session!.body).toMatchObject({ role: 'team_admin', team: 'ads' });
+    // Keys made in the same second are ordered by id: the pages follow the whole list's order.
+    const all = await call(gw.url, 'GET', '/v1/auth/tokens?order=asc&search=@example.com', session!);
+    expect(all.json.data.map((t: any) => t.user).sort()).toEqual(['ads-1@example.com', 'ads-2@example.com']);
+    const first = await call(gw.url, 'GET', '/v1/auth/tokens?limit=1&order=asc&search=@example.com', session!);
+    expect(first.status).toBe(200);
+    expect(first.json.data.map((t: any) => t.id)).toEqual([all.json.data[0].id]);
+    expect(first.json.has_more).toBe(true);
+    const next = await call(gw.url, 'GET', `/v1/auth/tokens?limit=5&order=asc&search=@example.com&after=${first.json.data[0].id}`, session!);
+    expect(next.json.data.map((t: any) => t.id)).toEqual([all.json.data[1].id]);
+    expect(next.json.has_more).toBe(false);
   });
 
   it('serves the console at /ui with strict security headers, index.html for app paths', async () => {
