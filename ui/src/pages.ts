@@ -589,6 +589,13 @@ export async function config(view: View): Promise<void> {
   const answer = await api('GET', '/v1/admin/config');
   view.main.append(
     h('p', { class: 'muted' }, 'The effective config, secrets masked. The config file is the source of truth: change it there and reload.'),
+    h('h2', {}, 'Pipelines per route'),
+    table(
+      ['Pipeline', 'File', 'Stages', 'Routes'],
+      answer.pipelines.map((p: any) => [p.name, h('code', {}, p.file), p.stages.join(' → '), p.routes.join(', ')]),
+      'Pipelines',
+    ),
+    h('h2', {}, 'Effective config'),
     h('pre', {}, JSON.stringify(answer.config, null, 2)),
   );
 }

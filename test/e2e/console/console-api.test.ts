@@ -165,6 +165,9 @@ describe('admin API sessions (the console login)', () => {
     expect(res.text).not.toContain(ADMIN);
     expect(res.text).not.toContain(VIEWER_KEY);
     expect(res.text).toContain('[REDACTED]');
+    const ui = res.json.pipelines.find((p: any) => p.name === 'ui');
+    expect(ui).toMatchObject({ file: 'pipelines/ui.yaml', stages: ['normalize-error', 'console-ui'], routes: ['GET /ui', 'GET /ui/{asset}', 'GET /ui/{dir}/{asset}'] });
+    expect(res.json.pipelines.find((p: any) => p.name === 'chat').routes).toContain('POST /v1/chat/completions');
   });
 
   it('lists recent requests and tails new ones over server-sent events', async () => {
