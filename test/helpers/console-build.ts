@@ -23,11 +23,12 @@ function stamp(): string {
 
 /** Builds the console's browser app into dist/ui (as `npm run build` does) unless it is up to date; one test file at a time. */
 export function buildConsole(): void {
-  const stampFile = join(OUT, '.stamp');
+  const stampFile = join(ROOT, 'dist', '.ui-build-stamp');
   const want = stamp();
+  const upToDate = () => existsSync(join(OUT, 'index.html')) && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === want;
   mkdirSync(join(ROOT, 'dist'), { recursive: true });
   for (;;) {
-    if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === want) return;
+    if (upToDate()) return;
     try {
       mkdirSync(LOCK);
     } catch {
@@ -36,7 +37,7 @@ export function buildConsole(): void {
       continue;
     }
     try {
-      if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === want) return;
+      if (upToDate()) return;
       execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-ui.mjs')], { cwd: ROOT, stdio: 'pipe' });
       writeFileSync(stampFile, want);
       return;
