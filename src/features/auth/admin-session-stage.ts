@@ -66,6 +66,10 @@ export default defineStage<AdminSessionStageConfig, Ctx>({
       const adminToken = adminTokenOrOff();
       const insecure = insecureTransportError(ctx.req, gateway);
       if (insecure) throw insecure;
+      // JSON only: a cross-site HTML form (text/plain, urlencoded, multipart) cannot log a browser in to another's session.
+      if (!/^application\/json\s*(;|$)/i.test(ctx.req.headers['content-type'] ?? '')) {
+        throw badRequest('POST /v1/admin/session takes a JSON body: send content-type: application/json.', 'content-type');
+      }
       const raw = await readRequestBytes(ctx.req, limit).catch(() => {
         throw badRequest(`The request body must be a JSON object of at most ${limit} bytes.`, 'body');
       });

@@ -98,6 +98,11 @@ describe('admin API sessions (the console login)', () => {
     const bad = await request(`${gw.url}/v1/admin/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"token": 5}' });
     expect(bad.statusCode).toBe(400);
     expect(((await bad.body.json()) as any).error.param).toBe('token');
+    // A cross-site form cannot send JSON: a text/plain body shaped like JSON is refused.
+    const form = await request(`${gw.url}/v1/admin/session`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ token: ADMIN }) });
+    expect(form.statusCode).toBe(400);
+    expect(form.headers['set-cookie']).toBeUndefined();
+    expect(((await form.body.json()) as any).error.param).toBe('content-type');
   });
 
   it('lets the cookie call the admin API; a write without the CSRF header or with a wrong one is 403', async () => {
