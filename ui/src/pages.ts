@@ -496,9 +496,42 @@ export async function requests(view: View): Promise<void> {
         r.cost_usd === null ? badge('unpriced', 'bad') : money(r.cost_usd),
       ].map((c) => h('td', {}, c)),
     );
-  const recent = await api<Page<any>>('GET', '/v1/admin/requests?limit=50');
-  body.append(...recent.data.map(row));
+  const filters = {
+    model: h('input', { 'aria-label': 'Model' }),
+    key: h('input', { 'aria-label': 'Key id' }),
+    team: h('input', { 'aria-label': 'Team' }),
+    provider: h('input', { 'aria-label': 'Provider' }),
+  };
+  const filterQuery = () => query({ model: filters.model.value, key: filters.key.value, team: filters.team.value, provider: filters.provider.value });
+  // The list, then the tail, both filtered by the server.
+  const connect = async () => {
+    stopLive();
+    status.textContent = 'Connecting…';
+    const q = filterQuery();
+    const recent = await api<Page<any>>('GET', `/v1/admin/requests${q ? `${q}&` : '?'}limit=50`);
+    body.replaceChildren(...recent.data.map(row));
+    const source = (live = new EventSource(`/v1/admin/requests/stream${q}`));
+    source.onopen = () => (status.textContent = 'Live: new requests appear at the top.');
+    source.onerror = () => (status.textContent = 'Disconnected; reconnecting…');
+    source.addEventListener('request', (e) => {
+      body.prepend(row(JSON.parse((e as MessageEvent<string>).data)));
+      while (body.children.length > 200) body.lastElementChild?.remove();
+    });
+  };
   view.main.append(
+    h(
+      'form',
+      {
+        class: 'inline',
+        'aria-label': 'Filter requests',
+        onsubmit: (e: Event) => {
+          e.preventDefault();
+          connect().catch((err) => (status.textContent = err instanceof Error ? err.message : String(err)));
+        },
+      },
+      ...Object.entries(filters).map(([name, input]) => h('label', {}, name, input)),
+      h('button', { type: 'submit' }, 'Filter'),
+    ),
     status,
     h(
       'table',
@@ -507,14 +540,7 @@ export async function requests(view: View): Promise<void> {
       body,
     ),
   );
-  stopLive();
-  live = new EventSource('/v1/admin/requests/stream');
-  live.onopen = () => (status.textContent = 'Live: new requests appear at the top.');
-  live.onerror = () => (status.textContent = 'Disconnected; reconnecting…');
-  live.addEventListener('request', (e) => {
-    body.prepend(row(JSON.parse((e as MessageEvent<string>).data)));
-    while (body.children.length > 200) body.lastElementChild?.remove();
-  });
+  await connect();
 }
 
 // ---- Credentials ----

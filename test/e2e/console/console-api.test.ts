@@ -202,6 +202,30 @@ describe('admin API sessions (the console login)', () => {
     expect((await call(gw.url, 'GET', '/v1/admin/requests?nope=1', session!)).status).toBe(400);
   });
 
+  it('filters the live tail on the server (team, key, model, provider)', async () => {
+    const { session } = await login(gw.url, ADMIN);
+    expect((await call(gw.url, 'GET', '/v1/admin/requests/stream?nope=1', session!)).status).toBe(400);
+    const ac = new AbortController();
+    const stream = await request(`${gw.url}/v1/admin/requests/stream?team=ads&model=gpt-4o-mini`, { headers: { cookie: session!.cookie }, signal: ac.signal });
+    expect(stream.statusCode).toBe(200);
+    const headers = (key: string) => ({ 'x-gateway-provider': 'openai', authorization: 'Bearer sk-caller', 'x-gateway-token': key });
+    const search = await post(gw.url, CHAT, chatBody(), headers(PLAIN_KEY));
+    const ads = await post(gw.url, CHAT, chatBody(), headers(TEAM_ADMIN_KEY));
+    expect([search.status, ads.status]).toEqual([200, 200]);
+    const adsId = String(ads.headers['x-gateway-request-id']);
+    let text = '';
+    for await (const chunk of stream.body) {
+      text += chunk.toString();
+      if (text.includes(adsId)) break;
+    }
+    ac.abort();
+    // The ledger keeps the two in order: the search team's request would have come first.
+    expect(text).not.toContain(String(search.headers['x-gateway-request-id']));
+    const list = await call(gw.url, 'GET', '/v1/admin/requests?team=ads&limit=5', session!);
+    expect(list.json.data.every((r: any) => r.team === 'ads')).toBe(true);
+    expect(list.json.data[0].request_id).toBe(adsId);
+  });
+
   it('paginates, sorts and searches the key list on the server', async () => {
     const { session } = await login(gw.url, ADMIN);
     for (const user of ['page-a@example.com', 'page-b@example.com', 'page-c@example.com']) {

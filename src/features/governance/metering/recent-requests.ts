@@ -49,6 +49,26 @@ function toRequest(r: Record<string, unknown>): RecentRequest {
 
 const FILTERS = { key: 'key_id', team: 'team', model: 'model', provider: 'provider' } as const;
 
+/** The equality filters of a query (key, team, model, provider) as SQL conditions. */
+function filterClauses(query: URLSearchParams, where: string[], params: unknown[]): void {
+  for (const [param, column] of Object.entries(FILTERS)) {
+    const value = query.get(param);
+    if (value === null) continue;
+    if (value.length === 0 || value.length > 256) throw badRequest(`${param} must be 1 to 256 characters.`, param);
+    where.push(`${column} = ?`);
+    params.push(value);
+  }
+}
+
+/** Checks the stream's query (only the filters) before anything is written; the conditions to add. */
+export function streamFilters(query: URLSearchParams): { where: string[]; params: unknown[] } {
+  for (const name of query.keys()) if (!(name in FILTERS)) throw badRequest(`Unknown query parameter ${name.slice(0, 64)}.`, name.slice(0, 64));
+  const where: string[] = [];
+  const params: unknown[] = [];
+  filterClauses(query, where, params);
+  return { where, params };
+}
+
 /**
  * GET /v1/admin/requests: the ledger's requests newest first. `limit` (1 to 100, default 50),
  * `before` (Unix milliseconds: the page after the last one's `at`), and equality filters `key`,
@@ -70,13 +90,7 @@ export async function listRecentRequests(store: SqlStore, query: URLSearchParams
     where.push('at < ?');
     params.push(Number(before));
   }
-  for (const [param, column] of Object.entries(FILTERS)) {
-    const value = query.get(param);
-    if (value === null) continue;
-    if (value.length === 0 || value.length > 256) throw badRequest(`${param} must be 1 to 256 characters.`, param);
-    where.push(`${column} = ?`);
-    params.push(value);
-  }
+  filterClauses(query, where, params);
   const sql = `SELECT ${COLUMNS} FROM gateway_usage${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY at DESC, id DESC LIMIT ${limit + 1}`;
   const rows = await store.query<Record<string, unknown>>(sql, params);
   return { object: 'list', data: rows.slice(0, limit).map(toRequest), has_more: rows.length > limit };
@@ -96,14 +110,15 @@ export function endRequestStreams(): void {
 
 /**
  * GET /v1/admin/requests/stream: server-sent events, one `request` event (data: a RecentRequest)
- * for each request the ledger records from now on, polled from the store (so every instance
+ * for each request the ledger records from now on (only those matching `key`, `team`, `model`, `provider` when given), polled from the store (so every instance
  * sharing it is seen), and a comment line every 15 s. Rows already in the ledger when the stream
  * opens are not sent (GET /v1/admin/requests lists them). Ends when the client goes away.
  */
-export async function streamRecentRequests(store: SqlStore, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export async function streamRecentRequests(store: SqlStore, req: IncomingMessage, res: ServerResponse, filters: { where: string[]; params: unknown[] }): Promise<void> {
   const seen = new Set<string>();
+  const sql = `SELECT ${COLUMNS} FROM gateway_usage WHERE ${['at >= ?', ...filters.where].join(' AND ')} ORDER BY at DESC, id DESC LIMIT 500`;
   const poll = async (emit: boolean) => {
-    const rows = await store.query<Record<string, unknown>>(`SELECT ${COLUMNS} FROM gateway_usage WHERE at >= ? ORDER BY at DESC, id DESC LIMIT 500`, [Date.now() - LOOKBACK_MS]);
+    const rows = await store.query<Record<string, unknown>>(sql, [Date.now() - LOOKBACK_MS, ...filters.params]);
     const fresh = rows.filter((r) => !seen.has(String(r.id))).reverse();
     for (const row of fresh) {
       seen.add(String(row.id));
