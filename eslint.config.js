@@ -43,6 +43,13 @@ export default tseslint.config(
     },
   },
   {
+    // The console's browser app (ui/): DOM globals, no Node ones.
+    files: ['ui/**/*.ts'],
+    languageOptions: {
+      globals: { window: 'readonly', document: 'readonly', location: 'readonly', navigator: 'readonly', fetch: 'readonly', EventSource: 'readonly', URLSearchParams: 'readonly' },
+    },
+  },
+  {
     files: ['src/**/*.ts'],
     plugins: { layers },
     rules: { 'layers/layers': 'error' },

@@ -1,4 +1,5 @@
 // `npm ci` / `npm install` build step (the package's `prepare` script): compiles src/ to dist/
+// (and the console's ui/ to dist/ui)
 // and schema/ to dist/schema-validators.cjs, so that `npm start` serves at once. A build newer than every source is kept as it is (npx
 // runs this script too when it installs the package from a folder); where TypeScript is not
 // installed (an install with --omit=dev of a built tree), an existing build is kept.
@@ -21,6 +22,7 @@ function newestSource() {
   };
   if (existsSync('src')) walk('src');
   if (existsSync('schema')) walk('schema');
+  if (existsSync('ui')) walk('ui');
   for (const file of ['tsconfig.json', 'tsconfig.build.json']) if (existsSync(file)) newest = Math.max(newest, statSync(file).mtimeMs);
   return newest;
 }
@@ -43,6 +45,9 @@ try {
 }
 const built = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
 if (built.status !== 0) process.exit(built.status ?? 1);
+// The admin console's browser app (ui/ to dist/ui).
+const ui = spawnSync(process.execPath, [join('scripts', 'build-ui.mjs')], { stdio: 'inherit' });
+if (ui.status !== 0) process.exit(ui.status ?? 1);
 const compiled = spawnSync(process.execPath, [join('scripts', 'compile-schemas.mjs'), 'dist'], { stdio: 'inherit' });
 if (compiled.status !== 0) process.exit(compiled.status ?? 1);
 // The provider data files parsed once (start-up then parses no YAML; without it the gateway parses them).

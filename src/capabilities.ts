@@ -10,6 +10,7 @@ import { budgetsCapability } from './features/governance/budgets/budgets-capabil
 import { governanceCapability } from './features/governance/governance-capability.js';
 import { meteringCapability } from './features/governance/metering/metering-capability.js';
 import { toolLoopCapability } from './features/tool-loop/tool-loop-capability.js';
+import { consoleCapability } from './features/console/console-capability.js';
 
 /** Built-in capabilities, set up in this order. */
 export const CAPABILITIES: Capability[] = [
@@ -24,4 +25,5 @@ export const CAPABILITIES: Capability[] = [
   toolLoopCapability,
   budgetsCapability,
   meteringCapability,
+  consoleCapability,
 ];

@@ -65,7 +65,7 @@ export { REQUEST_SPAN, PARENT_SPAN } from './kernel/engine/tracing.js';
 /** IDENTITY is ctx.identity (authenticate provides it); RESPONSE is ctx.response (the terminal stages write it). */
 export { IDENTITY, RESPONSE } from './kernel/engine/context.js';
 export { CALLER, UPSTREAM, RETRIES, QUIET, LINE_FIELDS } from './kernel/engine/report.js';
-export { GATEWAY_CALLER, ADMIN, ADMIN_ACCESS } from './features/auth/auth-services.js';
+export { GATEWAY_CALLER, ADMIN, ADMIN_ACCESS, TOKEN_LIST_SCOPE } from './features/auth/auth-services.js';
 // Model requests (the provider pipelines):
 export { PROVIDER, PROVIDER_KEY, ROUTING, TARGET, ATTEMPTS, DEADLINE, USAGE, USAGE_NOT_ASKED, UPLOAD_SENT, GATEWAY_SERVED, BATCH_LINE } from './features/models/model-request.js';
 export { CALL_SPAN } from './features/models/metrics/genai-spans.js';

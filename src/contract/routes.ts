@@ -35,6 +35,15 @@ export type GatewayOperation =
   | 'admin.credentials.create'
   | 'admin.credentials.delete'
   | 'admin.usage'
+  | 'admin.session.create'
+  | 'admin.session.retrieve'
+  | 'admin.session.delete'
+  | 'admin.requests.list'
+  | 'admin.requests.stream'
+  | 'admin.config'
+  | 'admin.models'
+  | 'admin.mcp.servers.list'
+  | 'ui'
   | 'admin.mcp.tools.approve'
   | 'admin.mcp.prompts.approve'
   | 'me'
@@ -138,6 +147,17 @@ export const GATEWAY_ROUTES: GatewayRouteSpec[] = [
   own('POST', '/v1/admin/credentials', 'admin.credentials.create'),
   own('DELETE', '/v1/admin/credentials/{name}', 'admin.credentials.delete'),
   own('GET', '/v1/admin/usage', 'admin.usage'),
+  own('POST', '/v1/admin/session', 'admin.session.create'),
+  own('GET', '/v1/admin/session', 'admin.session.retrieve'),
+  own('DELETE', '/v1/admin/session', 'admin.session.delete'),
+  own('GET', '/v1/admin/requests', 'admin.requests.list'),
+  own('GET', '/v1/admin/requests/stream', 'admin.requests.stream'),
+  own('GET', '/v1/admin/config', 'admin.config'),
+  own('GET', '/v1/admin/models', 'admin.models'),
+  own('GET', '/v1/admin/mcp/servers', 'admin.mcp.servers.list'),
+  own('GET', '/ui', 'ui'),
+  own('GET', '/ui/{asset}', 'ui'),
+  own('GET', '/ui/{dir}/{asset}', 'ui'),
   own('POST', '/v1/admin/mcp/servers/{name}/tools/{tool}/approve', 'admin.mcp.tools.approve'),
   own('POST', '/v1/admin/mcp/servers/{name}/prompts/{prompt}/approve', 'admin.mcp.prompts.approve'),
   own('GET', '/v1/me', 'me'),

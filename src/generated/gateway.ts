@@ -77,6 +77,7 @@ export interface GatewayConfig {
     [k: string]: McpServerConfig;
   };
   identityForwarding?: IdentityForwardingConfig;
+  ui?: UiConfig;
   pipelines?: PipelineSettings;
   /**
    * Module paths of plugins; each exports a stage's name, its config schema and a factory.
@@ -1006,6 +1007,23 @@ export interface IdentityForwardingConfig {
    * Organization used when an identity has none.
    */
   organizationId?: string;
+}
+/**
+ * The admin console: a browser app served at /ui (pipelines/ui.yaml), a client of the admin API that logs in through POST /v1/admin/session.
+ */
+export interface UiConfig {
+  /**
+   * Serve the console at /ui (default false: /ui answers 404). The admin API, POST /v1/admin/session included, works either way.
+   */
+  enabled?: boolean;
+  /**
+   * Make the console read-only: the admin API refuses every write (403) made with a console session cookie, whatever the session's role; bearer callers are not affected.
+   */
+  readOnly?: boolean;
+  /**
+   * How long an admin session cookie (POST /v1/admin/session) stays valid, in seconds (default 28800: 8 hours).
+   */
+  sessionTtl?: number;
 }
 export interface PipelineSettings {
   /**

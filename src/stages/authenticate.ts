@@ -10,10 +10,10 @@ import { badRequest, GatewayError } from '../contract/errors/gateway-error.js';
 import { PROVIDER, PROVIDER_KEY } from '../features/models/model-request.js';
 import { PROVIDERS } from '../features/models/providers/provider-registry.js';
 import { providerKeyFrom, rememberRequestCredentials } from '../features/models/routing/provider-credentials.js';
-import { checkAdmin, checkAdminOrKey } from '../features/auth/admin-check.js';
+import { checkAdminCredential, checkAdminOrKey } from '../features/auth/admin-check.js';
 import { FULL_ADMIN } from '../features/auth/admin-roles.js';
 import { presentedGatewayKey } from '../features/auth/provider-route-auth.js';
-import { ADMIN, ADMIN_ACCESS, ADMIN_IDENTITY, ANONYMOUS, CONFIG_KEYS, GATEWAY_CALLER, PROVIDER_ROUTE_AUTH, TOKEN_SERVICE, USER_ROLES } from '../features/auth/auth-services.js';
+import { ADMIN, ADMIN_ACCESS, ANONYMOUS, CONFIG_KEYS, GATEWAY_CALLER, PROVIDER_ROUTE_AUTH, TOKEN_SERVICE, USER_ROLES } from '../features/auth/auth-services.js';
 import { AUTH_MODES } from '../features/auth/modes/auth-mode.js';
 import { GATEWAY_KEY } from '../features/governance/governance-slots.js';
 
@@ -134,9 +134,9 @@ function gatewayCredential(config: AuthenticateStageConfig, services: GatewaySer
 function adminCredential(config: AuthenticateStageConfig, services: GatewayServices): Middleware {
   const roles = config.roles ?? [];
   if (roles.length === 0) {
+    const tokens = services.get(TOKEN_SERVICE);
     return async (ctx, next) => {
-      checkAdmin(ctx.req, services.config);
-      ctx.identity = ADMIN_IDENTITY;
+      ctx.identity = await checkAdminCredential(ctx.req, services.config, tokens);
       ctx.set(CALLER, true);
       ctx.set(ADMIN, true);
       ctx.set(ADMIN_ACCESS, FULL_ADMIN);

@@ -8,6 +8,7 @@ import { BUILTIN_AUTH_MODES } from './modes/builtin-auth-modes.js';
 import { OAUTH_VERIFIERS } from './modes/oauth.js';
 import protectedResource from './protected-resource-document.js';
 import { createProviderRouteAuth } from './provider-route-auth.js';
+import adminSession from './admin-session-stage.js';
 import tokenOperations from './token-operations.js';
 import { OAUTH_SERVER_MIGRATIONS, OAuthServerStore } from './oauth-server/as-store.js';
 import { AuthorizationServer } from './oauth-server/authorization-server.js';
@@ -41,6 +42,7 @@ export const authCapability: Capability = {
     const modes = services.provide(AUTH_MODES, services.kinds.add(createAuthModeRegistry()));
     for (const mode of BUILTIN_AUTH_MODES) modes.register(mode);
     services.stages.register(tokenOperations);
+    services.stages.register(adminSession);
     services.stages.register(protectedResource);
     services.stages.register(oauthServer);
     if (auth.type === 'oauth' && auth.oauth?.role === 'authorization-server') {

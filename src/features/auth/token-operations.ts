@@ -6,8 +6,8 @@ import { BODY, readRequestBytes } from '../../kernel/engine/request-body.js';
 import { defineStage } from '../../kernel/engine/stage.js';
 import { badRequest, notFound, semanticError } from '../../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../../contract/routes.js';
-import { ADMIN, TOKEN_SERVICE } from './auth-services.js';
-import { MAX_GRACE_PERIOD_S, tokenLifetime } from './token-service.js';
+import { ADMIN, TOKEN_LIST_SCOPE, TOKEN_SERVICE } from './auth-services.js';
+import { MAX_GRACE_PERIOD_S, tokenLifetime, type TokenResource } from './token-service.js';
 import { IDENTITY, RESPONSE } from '../../kernel/engine/context.js';
 
 type AdminContext = GatewayContext<GatewayRouteSpec>;
@@ -24,6 +24,40 @@ async function jsonBody(ctx: AdminContext, limit: number): Promise<unknown> {
   }
 }
 
+const LIST_PARAMS = new Set(['limit', 'after', 'order', 'search']);
+
+/**
+ * GET /v1/auth/tokens: newest first (order=asc: oldest first; then by id), `search` (a case-insensitive part of
+ * the id, user, name, email, team or organization), and pages of `limit` (1 to 100) from the one
+ * after `after` (an id). Without limit and after, the whole list (as before pages existed).
+ */
+export function tokenPage(items: TokenResource[], query: URLSearchParams): { object: 'list'; data: TokenResource[]; has_more: boolean } {
+  for (const name of query.keys()) if (!LIST_PARAMS.has(name)) throw badRequest(`Unknown query parameter ${name.slice(0, 64)}.`, name.slice(0, 64));
+  const order = query.get('order') ?? 'desc';
+  if (order !== 'asc' && order !== 'desc') throw badRequest('order must be asc or desc.', 'order');
+  const search = query.get('search')?.trim().toLowerCase();
+  if (search !== undefined && search.length > 200) throw badRequest('search must be at most 200 characters.', 'search');
+  // Oldest first by creation, then id (a stable order for keys made in the same second); desc is its reverse.
+  const sorted = [...items].sort((a, b) => a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  let list = order === 'asc' ? sorted : sorted.reverse();
+  if (search) {
+    list = list.filter((t) => [t.id, t.user, t.name, t.email, t.team, t.organization].some((v) => typeof v === 'string' && v.toLowerCase().includes(search)));
+  }
+  if (!query.has('limit') && !query.has('after')) return { object: 'list', data: list, has_more: false };
+  const limitText = query.get('limit');
+  if (limitText !== null && (!/^\d{1,3}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > 100))
+    throw badRequest('limit must be an integer from 1 to 100.', 'limit');
+  const limit = limitText === null ? 20 : Number(limitText);
+  const after = query.get('after');
+  let start = 0;
+  if (after) {
+    const at = list.findIndex((t) => t.id === after);
+    if (at < 0) throw badRequest(`after: no key with id ${after.slice(0, 64)} in this list.`, 'after');
+    start = at + 1;
+  }
+  return { object: 'list', data: list.slice(start, start + limit), has_more: start + limit < list.length };
+}
+
 /**
  * The token operations (contract section 6): POST /v1/auth/tokens issues a token (201, the value
  * shown only here and on rotate), GET lists every token without values, DELETE
@@ -38,7 +72,7 @@ export default defineStage<TokenOperationsStageConfig, AdminContext>({
   schema: schemaDocument('stages/token-operations.schema.json'),
   requires: [ADMIN],
   once: true,
-  reads: [BODY, IDENTITY],
+  reads: [BODY, IDENTITY, TOKEN_LIST_SCOPE],
   writes: [RESPONSE],
   terminal: true,
   create(config, services) {
@@ -64,8 +98,11 @@ export default defineStage<TokenOperationsStageConfig, AdminContext>({
           logger.info({ audit: 'token.create', requestId: ctx.id, tokenId: created.id, user: created.user, team: created.team }, 'token issued');
           return json(ctx, 201, created);
         }
-        case 'auth.tokens.list':
-          return json(ctx, 200, { object: 'list', data: await tokens.list(), has_more: false });
+        case 'auth.tokens.list': {
+          const scope = ctx.get(TOKEN_LIST_SCOPE);
+          const all = await tokens.list();
+          return json(ctx, 200, tokenPage(scope ? all.filter(scope) : all, ctx.query));
+        }
         case 'auth.tokens.revoke': {
           const id = ctx.params.id!;
           const revoked = await tokens.revoke(id);

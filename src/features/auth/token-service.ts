@@ -204,6 +204,14 @@ export class TokenService {
     return { resource: toResource({ ...record, expiresAt, rotatedAt: now, previousUntil }, token) };
   }
 
+  /** Whether the token `id` still opens the gateway (known, not revoked, blocked or expired): an admin session made with it lives as long. */
+  async stillValid(id: string): Promise<boolean> {
+    if (!isTokenId(id)) return false;
+    const record = await this.store.get(id);
+    if (!record || record.revokedAt !== null || record.blockedAt !== null) return false;
+    return record.expiresAt === null || record.expiresAt > nowSeconds();
+  }
+
   /** Checks a presented value against the store (expiry and revocation included). */
   /** Whether the token `id` may still be used: not revoked, expired or blocked (a grant made with it lives only as long). */
   async usable(id: string): Promise<boolean> {

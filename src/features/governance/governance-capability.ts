@@ -9,6 +9,7 @@ import { HELD_CREDENTIALS } from '../models/routing/held-credentials.js';
 import { planEnvironment } from '../models/routing/resilience-services.js';
 import { Catalogue } from './catalogue/catalogue.js';
 import catalogueModels from './catalogue/catalogue-models-stage.js';
+import adminModels from './catalogue/admin-models-stage.js';
 import { credentialProblems, providerFields } from './credentials/credential-fields.js';
 import credentialOperations from './credentials/credential-operations.js';
 import { CREDENTIAL_MIGRATIONS, CredentialStore } from './credentials/credential-store.js';
@@ -34,6 +35,7 @@ export const governanceCapability: Capability = {
     services.stages.register(tokenGovernance);
     services.stages.register(adminResources);
     services.stages.register(catalogueModels);
+    services.stages.register(adminModels);
     services.stages.register(keyLimits);
   },
   async prepare(services) {

@@ -6,6 +6,7 @@ import { sharedSessionKey } from './relay/session-key.js';
 import { mcpServerProblems } from './upstream/server-config.js';
 import { PIN_MIGRATIONS } from './pins/pin-store.js';
 import pinApproval from './pins/pin-approval.js';
+import adminServers from './admin-servers-stage.js';
 import { STORE } from '../../kernel/store/store-capability.js';
 
 /**
@@ -30,6 +31,7 @@ export const mcpCapability: Capability = {
     );
     services.provide(MCP, endpoint);
     services.stages.register(pinApproval);
+    services.stages.register(adminServers);
     if (!endpoint.hasServers) return;
     // Pinned tool definitions live in the store every instance shares.
     const store = services.get(STORE);

@@ -82,7 +82,13 @@ export default defineStage<AdminResourcesStageConfig, AdminContext>({
           const all = await tenants.list(kind);
           const visible =
             access.role === 'team_admin' ? (await Promise.all(all.map(async (o) => ((await scope.canRead(access, kind, o)) ? o : undefined)))).filter((o) => o !== undefined) : all;
-          return json(ctx, 200, pageOf(visible, ctx.query));
+          // search: a case-insensitive part of the id or name; order=desc: the list reversed.
+          const search = ctx.query.get('search')?.trim().toLowerCase();
+          if (search !== undefined && search.length > 200) throw badRequest('search must be at most 200 characters.', 'search');
+          const order = ctx.query.get('order') ?? 'asc';
+          if (order !== 'asc' && order !== 'desc') throw badRequest('order must be asc or desc.', 'order');
+          const found = search ? visible.filter((o) => [o.id, (o as { name?: unknown }).name].some((v) => typeof v === 'string' && v.toLowerCase().includes(search))) : visible;
+          return json(ctx, 200, pageOf(order === 'desc' ? [...found].reverse() : found, ctx.query));
         }
         case 'admin.retrieve': {
           const found = await tenants.get(kind, id!);

@@ -5,7 +5,7 @@ import { BODY } from '../../../kernel/engine/request-body.js';
 import { defineStage } from '../../../kernel/engine/stage.js';
 import { forbidden } from '../../../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../../../contract/routes.js';
-import { ADMIN, ADMIN_ACCESS, TOKEN_SERVICE, type TokenResource } from '../../auth/auth-services.js';
+import { ADMIN, ADMIN_ACCESS, TOKEN_LIST_SCOPE, TOKEN_SERVICE, type TokenResource } from '../../auth/auth-services.js';
 import { AUDIT } from '../audit/audit-services.js';
 import { TENANTS } from '../tenants/tenant-services.js';
 import { jsonObjectBody } from './admin-body.js';
@@ -27,7 +27,7 @@ export default defineStage<TokenGovernanceStageConfig, AdminContext>({
   requires: [ADMIN, ADMIN_ACCESS],
   once: true,
   reads: [BODY, RESPONSE],
-  writes: [BODY],
+  writes: [BODY, TOKEN_LIST_SCOPE],
   create(config, services) {
     const tokens = services.require(TOKEN_SERVICE);
     const audit = services.require(AUDIT);
@@ -43,6 +43,7 @@ export default defineStage<TokenGovernanceStageConfig, AdminContext>({
       if (access.role === 'team_admin') {
         const team = scope.teamOf(access);
         if (id && before && !scope.tokenInTeam(team, before)) throw forbidden(`A team_admin manages only its own team's (${team}) keys.`);
+        if (operation === 'auth.tokens.list') ctx.set(TOKEN_LIST_SCOPE, (t) => scope.tokenInTeam(team, t));
         if (operation === 'auth.tokens.create') {
           const body = await jsonObjectBody(ctx, limit);
           await scope.checkNewKey(access, body);

@@ -11,6 +11,7 @@ import { governanceMeteringInputs } from './governance-inputs.js';
 import { METER, METER_DEPS, USAGE_LEDGER } from './metering-services.js';
 import { loadTokenizer } from './token-count.js';
 import usageRoutes from './usage-routes.js';
+import { endRequestStreams } from './recent-requests.js';
 import { USAGE_MIGRATIONS } from './usage-store.js';
 import { TOOL_CHARGES, ToolCharges, toolPrices } from './tool-charges.js';
 import toolMeterStage from './tool-meter-stage.js';
@@ -93,6 +94,9 @@ export const meteringCapability: Capability = {
   start(services) {
     void loadTokenizer();
     services.get(PROVIDER_BATCH_BILLING)?.start();
+  },
+  drain() {
+    endRequestStreams();
   },
 };
 

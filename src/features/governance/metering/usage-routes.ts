@@ -2,17 +2,18 @@ import { keyMayUseModel } from '../catalogue/model-access.js';
 import type { UsageReportStageConfig } from '../../../generated/stages/usage-report.js';
 import { schemaDocument } from '../../../kernel/config/schema-validator.js';
 import { headerValue, type GatewayContext, IDENTITY, RESPONSE } from '../../../kernel/engine/context.js';
-import { CALLER } from '../../../kernel/engine/report.js';
+import { CALLER, QUIET } from '../../../kernel/engine/report.js';
 import { defineStage } from '../../../kernel/engine/stage.js';
 import { getStore } from '../../../kernel/store/store-capability.js';
 import { badRequest, unauthorized } from '../../../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../../../contract/routes.js';
-import { checkAdmin } from '../../auth/admin-check.js';
+import { checkAdminCredential } from '../../auth/admin-check.js';
 import { CONFIG_KEYS, TOKEN_SERVICE } from '../../auth/auth-services.js';
 import { checkGatewayCredential } from '../../auth/gateway-credentials.js';
 import { bearerValue } from '../../auth/secrets.js';
 import { usdFromMicros } from '../prices/money.js';
 import { METER_DEPS } from './metering-services.js';
+import { listRecentRequests, streamFilters, streamRecentRequests } from './recent-requests.js';
 import { GROUP_COLUMNS, usageCsv, usageReport, type GroupBy, type Interval, type UsageQuery } from './usage-report.js';
 
 type Ctx = GatewayContext<GatewayRouteSpec>;
@@ -70,7 +71,7 @@ export default defineStage<UsageReportStageConfig, Ctx>({
   description: 'GET /v1/admin/usage (sums of the usage ledger, JSON or CSV) and GET /v1/me (a key’s limits, budgets, spend and models).',
   schema: schemaDocument('stages/usage-report.schema.json'),
   once: true,
-  writes: [CALLER, IDENTITY, RESPONSE],
+  writes: [CALLER, IDENTITY, QUIET, RESPONSE],
   terminal: true,
   create(config, services) {
     const store = getStore(services);
@@ -80,7 +81,7 @@ export default defineStage<UsageReportStageConfig, Ctx>({
     const maxRangeDays = config.maxRangeDays ?? 400;
     const catalogue = Object.keys((services.config as { models?: Record<string, unknown> }).models ?? {});
     const report = async (ctx: Ctx) => {
-      checkAdmin(ctx.req, services.config);
+      await checkAdminCredential(ctx.req, services.config, tokens);
       ctx.set(CALLER, true);
       const { query, format } = reportQuery(ctx, maxRangeDays);
       const lines = await usageReport(store, query, usdFromMicros);
@@ -135,6 +136,27 @@ export default defineStage<UsageReportStageConfig, Ctx>({
         },
       };
     };
-    return (ctx) => (ctx.endpoint.operation === 'me' ? me(ctx) : report(ctx));
+    const requests = async (ctx: Ctx) => {
+      await checkAdminCredential(ctx.req, services.config, tokens);
+      ctx.set(CALLER, true);
+      if (ctx.endpoint.operation === 'admin.requests.list') {
+        ctx.response = { kind: 'json', status: 200, body: await listRecentRequests(store, ctx.query) };
+        return;
+      }
+      const filters = streamFilters(ctx.query);
+      ctx.set(QUIET, true);
+      await streamRecentRequests(store, ctx.req, ctx.claimResponse(), filters);
+    };
+    return (ctx) => {
+      switch (ctx.endpoint.operation) {
+        case 'me':
+          return me(ctx);
+        case 'admin.requests.list':
+        case 'admin.requests.stream':
+          return requests(ctx);
+        default:
+          return report(ctx);
+      }
+    };
   },
 });

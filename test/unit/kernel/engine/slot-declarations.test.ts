@@ -20,6 +20,11 @@ import toolMeterStage from '../../../../src/features/governance/metering/tool-me
 import responsesState from '../../../../src/features/models/responses/responses-stage.js';
 import * as pluginApi from '../../../../src/plugin-api.js';
 import oauthServer from '../../../../src/features/auth/oauth-server/oauth-server-stage.js';
+import consoleUi from '../../../../src/features/console/console-ui-stage.js';
+import adminConfig from '../../../../src/features/console/admin-config-stage.js';
+import adminSession from '../../../../src/features/auth/admin-session-stage.js';
+import adminModels from '../../../../src/features/governance/catalogue/admin-models-stage.js';
+import adminMcpServers from '../../../../src/features/mcp/admin-servers-stage.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
 
@@ -41,6 +46,11 @@ const STAGES: StageDefinition<any, any>[] = [
   toolMeterStage,
   responsesState,
   oauthServer,
+  consoleUi,
+  adminConfig,
+  adminSession,
+  adminModels,
+  adminMcpServers,
 ];
 
 /** The configs whose slot lists differ (authenticate's credential, guardrail's tool mode). */
@@ -63,7 +73,7 @@ function sourceFiles(dir: string): string[] {
 function slotConstants(): Map<string, string> {
   const out = new Map<string, string>();
   for (const file of sourceFiles(join(ROOT, 'src'))) {
-    for (const m of readFileSync(file, 'utf8').matchAll(/const ([A-Z_]+) = defineSlot<[^(]*>\(\s*'([a-z0-9-]+)'/g)) out.set(m[1]!, m[2]!);
+    for (const m of readFileSync(file, 'utf8').matchAll(/const ([A-Z_]+) = defineSlot<.*?>\(\s*'([a-z0-9-]+)'/g)) out.set(m[1]!, m[2]!);
   }
   return out;
 }

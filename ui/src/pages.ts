@@ -1,0 +1,731 @@
+// The console's pages: each renders into <main> from the public admin API alone.
+import { api, query, type Page, type Session } from './api.js';
+import { barChart } from './chart.js';
+import { badge, errorBox, h, table, time } from './dom.js';
+
+export interface View {
+  session: Session;
+  /** Writes are offered (the API still decides: a viewer or ui.readOnly session is refused there). */
+  canWrite: boolean;
+  main: HTMLElement;
+}
+
+const DAY = 86_400_000;
+
+function heading(view: View, title: string): void {
+  view.main.replaceChildren(h('h1', {}, title));
+  if (!view.canWrite)
+    view.main.append(h('p', { class: 'notice' }, view.session.read_only ? 'This console is read-only (ui.readOnly).' : `Your role (${view.session.role}) reads only.`));
+}
+
+function money(v: string | number | null | undefined): string {
+  if (v === null || v === undefined) return '—';
+  return `$${Number(v).toFixed(4)}`;
+}
+
+/** A value that is shown once (a new key): a copy button, then only its prefix and last four characters. */
+function shownOnce(value: string, onDone: (masked: string) => void): HTMLElement {
+  const masked = `${value.slice(0, 8)}…${value.slice(-4)}`;
+  const status = h('span', { role: 'status', class: 'muted' });
+  const box: HTMLElement = h(
+    'div',
+    { class: 'notice', role: 'region', 'aria-label': 'New key' },
+    h('p', {}, h('strong', {}, 'Copy this key now: it is shown once and never again.')),
+    h('p', {}, h('code', { class: 'secret', 'data-secret': 'true' }, value)),
+    h(
+      'button',
+      {
+        type: 'button',
+        onclick: () => {
+          navigator.clipboard?.writeText(value).then(
+            () => (status.textContent = 'Copied.'),
+            () => (status.textContent = 'Copy failed: select the key and copy it.'),
+          );
+        },
+      },
+      'Copy',
+    ),
+    ' ',
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'primary',
+        onclick: () => {
+          box.remove();
+          onDone(masked);
+        },
+      },
+      'Done',
+    ),
+    ' ',
+    status,
+  );
+  return box;
+}
+
+/** Previous/next buttons over a cursor list (`after` ids). */
+function pager(page: Page<{ id: string }>, stack: (string | undefined)[], go: (after: string | undefined) => void, label: string): HTMLElement {
+  const last = page.data[page.data.length - 1];
+  return h(
+    'div',
+    { class: 'pager', role: 'navigation', 'aria-label': `${label} pages` },
+    h('button', { type: 'button', disabled: stack.length <= 1, onclick: () => (stack.pop(), go(stack[stack.length - 1])) }, 'Previous'),
+    h('span', { class: 'muted' }, `Page ${stack.length}`),
+    h('button', { type: 'button', disabled: !page.has_more || !last, onclick: () => (stack.push(last!.id), go(last!.id)) }, 'Next'),
+  );
+}
+
+// ---- Overview ----
+
+export async function overview(view: View): Promise<void> {
+  heading(view, 'Overview');
+  const to = Date.now();
+  const from = to - 14 * DAY;
+  // The usage report and the recent requests need the admin role: a viewer sees why instead.
+  const [byDay, recent]: any[] = await Promise.all([
+    api('GET', `/v1/admin/usage${query({ interval: 'day', from: new Date(from).toISOString(), to: new Date(to).toISOString() })}`).catch((err: unknown) => err),
+    api<Page<any>>('GET', '/v1/admin/requests?limit=100').catch((err: unknown) => err),
+  ]);
+  for (const failed of [byDay, recent]) if (failed instanceof Error) return void view.main.append(errorBox(failed));
+  const lines: any[] = byDay.data;
+  const requests = lines.reduce((n, l) => n + l.requests, 0);
+  const spend = lines.reduce((n, l) => n + Number(l.cost_usd), 0);
+  const recentRows: any[] = recent.data;
+  const latencies: number[] = recentRows.map((r) => r.latency_ms).sort((a, b) => a - b);
+  const pct = (p: number) => (latencies.length ? `${latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]} ms` : '—');
+  const errors = recentRows.filter((r) => r.status >= 400).length;
+  const card = (label: string, value: string) => h('div', { class: 'card' }, h('div', { class: 'muted' }, label), h('div', { class: 'value' }, value));
+  view.main.append(
+    h(
+      'div',
+      { class: 'cards' },
+      card('Requests (14 days)', String(requests)),
+      card('Spend (14 days)', money(spend)),
+      card('Errors (last 100)', String(errors)),
+      card('Latency p50 (last 100)', pct(50)),
+      card('Latency p99 (last 100)', pct(99)),
+    ),
+  );
+  // One bar per day of the range (days without requests are 0).
+  const byPeriod = new Map(lines.map((l) => [String(l.period).slice(0, 10), l]));
+  const days: { label: string; requests: number; spend: number }[] = [];
+  for (let t = Date.UTC(new Date(from).getUTCFullYear(), new Date(from).getUTCMonth(), new Date(from).getUTCDate()); t < to; t += DAY) {
+    const key = new Date(t).toISOString().slice(0, 10);
+    const line = byPeriod.get(key);
+    days.push({ label: key.slice(5), requests: line?.requests ?? 0, spend: Number(line?.cost_usd ?? 0) });
+  }
+  view.main.append(
+    barChart(
+      'Requests per day',
+      days.map((d) => ({ label: d.label, value: d.requests })),
+    ),
+    barChart(
+      'Spend per day (USD)',
+      days.map((d) => ({ label: d.label, value: d.spend })),
+      (v) => v.toFixed(4),
+    ),
+  );
+}
+
+// ---- Keys ----
+
+export async function keys(view: View): Promise<void> {
+  heading(view, 'Keys');
+  const state = { search: '', order: 'desc', stack: [undefined] as (string | undefined)[] };
+  const notices = h('div', { 'aria-live': 'polite' });
+  const listBox = h('div');
+  const load = async (after: string | undefined) => {
+    try {
+      const page = await api<Page<any>>('GET', `/v1/auth/tokens${query({ limit: 10, order: state.order, search: state.search, after })}`);
+      listBox.replaceChildren(
+        table(
+          ['Key id', 'User', 'Team', 'Name', 'Roles', 'Created', 'Expires', 'State', 'Actions'],
+          page.data.map((t) => [
+            h('code', {}, t.id),
+            t.user,
+            t.team ?? '—',
+            t.name ?? '—',
+            (t.roles ?? []).join(', ') || '—',
+            time(t.created_at),
+            time(t.expires_at),
+            t.revoked_at ? badge('revoked', 'bad') : t.blocked ? badge('blocked', 'bad') : badge('active', 'ok'),
+            t.revoked_at ? '' : actions(t),
+          ]),
+          'Keys',
+        ),
+        pager(page, state.stack, (a) => void load(a), 'Keys'),
+      );
+    } catch (err) {
+      listBox.replaceChildren(errorBox(err));
+    }
+  };
+  const act = async (fn: () => Promise<unknown>) => {
+    try {
+      await fn();
+      await load(state.stack[state.stack.length - 1]);
+    } catch (err) {
+      notices.replaceChildren(errorBox(err));
+    }
+  };
+  const showSecret = (value: string, what: string) => {
+    notices.replaceChildren(shownOnce(value, (masked) => notices.replaceChildren(h('p', { class: 'muted' }, `${what}: ${masked}`))));
+  };
+  const actions = (t: any) => {
+    const grace = h(
+      'select',
+      { 'aria-label': `Grace period for rotating ${t.id}` },
+      h('option', { value: '' }, 'no grace'),
+      h('option', { value: '1h' }, '1 hour'),
+      h('option', { value: '24h' }, '24 hours'),
+    );
+    return h(
+      'span',
+      {},
+      grace,
+      ' ',
+      h(
+        'button',
+        {
+          type: 'button',
+          disabled: !view.canWrite,
+          onclick: () =>
+            void act(async () => {
+              const rotated = await api('POST', `/v1/auth/tokens/${t.id}/rotate`, grace.value ? { gracePeriod: grace.value } : {});
+              showSecret(rotated.token, `Rotated ${t.id}`);
+            }),
+        },
+        'Rotate',
+      ),
+      ' ',
+      h(
+        'button',
+        { type: 'button', disabled: !view.canWrite, onclick: () => void act(() => api('POST', `/v1/auth/tokens/${t.id}/${t.blocked ? 'unblock' : 'block'}`)) },
+        t.blocked ? 'Unblock' : 'Block',
+      ),
+      ' ',
+      h('button', { type: 'button', disabled: !view.canWrite, onclick: () => void act(() => api('DELETE', `/v1/auth/tokens/${t.id}`)) }, 'Revoke'),
+    );
+  };
+  const user = h('input', { name: 'user', required: true, autocomplete: 'off' });
+  const team = h('input', { name: 'team', autocomplete: 'off' });
+  const name = h('input', { name: 'name', autocomplete: 'off' });
+  const role = h(
+    'select',
+    { name: 'role' },
+    h('option', { value: '' }, 'none'),
+    h('option', { value: 'viewer' }, 'viewer'),
+    h('option', { value: 'team_admin' }, 'team_admin'),
+    h('option', { value: 'admin' }, 'admin'),
+  );
+  const create = h(
+    'form',
+    {
+      class: 'inline',
+      'aria-label': 'Create a key',
+      onsubmit: (e: Event) => {
+        e.preventDefault();
+        void act(async () => {
+          const body: Record<string, unknown> = { user: user.value };
+          if (team.value) body.team = team.value;
+          if (name.value) body.name = name.value;
+          if (role.value) body.roles = [role.value];
+          const created = await api('POST', '/v1/auth/tokens', body);
+          (create as HTMLFormElement).reset();
+          showSecret(created.token, `Created ${created.id}`);
+        });
+      },
+    },
+    h('label', {}, 'User', user),
+    h('label', {}, 'Team', team),
+    h('label', {}, 'Name', name),
+    h('label', {}, 'Admin role', role),
+    h('button', { type: 'submit', class: 'primary', disabled: !view.canWrite }, 'Create key'),
+  );
+  const search = h('input', { type: 'search', 'aria-label': 'Search keys', placeholder: 'Search id, user, team…' });
+  const order = h('select', { 'aria-label': 'Order' }, h('option', { value: 'desc' }, 'Newest first'), h('option', { value: 'asc' }, 'Oldest first'));
+  const filter = h(
+    'form',
+    {
+      class: 'inline',
+      role: 'search',
+      onsubmit: (e: Event) => {
+        e.preventDefault();
+        state.search = search.value;
+        state.order = order.value;
+        state.stack = [undefined];
+        void load(undefined);
+      },
+    },
+    search,
+    order,
+    h('button', { type: 'submit' }, 'Search'),
+  );
+  view.main.append(h('h2', {}, 'New key'), create, notices, h('h2', {}, 'Keys'), filter, listBox);
+  await load(undefined);
+}
+
+// ---- Organisations, teams, users ----
+
+export async function tenants(view: View): Promise<void> {
+  heading(view, 'Organisations, teams and users');
+  for (const [kind, title] of [
+    ['organizations', 'Organisations'],
+    ['teams', 'Teams'],
+    ['users', 'Users'],
+  ] as const) {
+    const box = h('section', { 'aria-label': title });
+    view.main.append(h('h2', {}, title), box);
+    await resourceList(view, kind, box);
+  }
+}
+
+async function resourceList(view: View, kind: 'organizations' | 'teams' | 'users', box: HTMLElement): Promise<void> {
+  const stack: (string | undefined)[] = [undefined];
+  const listBox = h('div');
+  const notices = h('div', { 'aria-live': 'polite' });
+  let search = '';
+  const load = async (after: string | undefined) => {
+    try {
+      const page = await api<Page<any>>('GET', `/v1/admin/${kind}${query({ limit: 10, after, search })}`);
+      listBox.replaceChildren(
+        table(
+          ['Id', 'Name', kind === 'users' ? 'Team' : kind === 'teams' ? 'Organisation' : 'Created', 'Source', ''],
+          page.data.map((o) => [
+            h('code', {}, o.id),
+            o.name ?? '—',
+            kind === 'users' ? (o.team ?? '—') : kind === 'teams' ? (o.organization ?? '—') : time(o.created_at),
+            o.source === 'file' ? badge('config file (read-only)') : badge('api'),
+            o.source === 'file'
+              ? ''
+              : h(
+                  'button',
+                  {
+                    type: 'button',
+                    disabled: !view.canWrite,
+                    onclick: () =>
+                      void api('DELETE', `/v1/admin/${kind}/${encodeURIComponent(o.id)}`).then(
+                        () => load(stack[stack.length - 1]),
+                        (err) => notices.replaceChildren(errorBox(err)),
+                      ),
+                  },
+                  'Delete',
+                ),
+          ]),
+          kind,
+        ),
+        pager(page, stack, (a) => void load(a), kind),
+      );
+    } catch (err) {
+      listBox.replaceChildren(errorBox(err));
+    }
+  };
+  const id = h('input', { required: true, autocomplete: 'off' });
+  const name = h('input', { autocomplete: 'off' });
+  const searchBox = h('input', { type: 'search', 'aria-label': `Search ${kind}` });
+  box.append(
+    h(
+      'form',
+      {
+        class: 'inline',
+        'aria-label': `Add to ${kind}`,
+        onsubmit: (e: Event) => {
+          e.preventDefault();
+          const body: Record<string, unknown> = { id: id.value };
+          if (name.value) body.name = name.value;
+          api('POST', `/v1/admin/${kind}`, body).then(
+            () => {
+              id.value = name.value = '';
+              notices.replaceChildren();
+              return load(undefined);
+            },
+            (err) => notices.replaceChildren(errorBox(err)),
+          );
+        },
+      },
+      h('label', {}, 'Id', id),
+      h('label', {}, 'Name', name),
+      h('button', { type: 'submit', disabled: !view.canWrite }, 'Add'),
+    ),
+    h(
+      'form',
+      {
+        class: 'inline',
+        role: 'search',
+        onsubmit: (e: Event) => {
+          e.preventDefault();
+          search = searchBox.value;
+          stack.splice(1);
+          void load(undefined);
+        },
+      },
+      searchBox,
+      h('button', { type: 'submit' }, 'Search'),
+    ),
+    notices,
+    listBox,
+  );
+  await load(undefined);
+}
+
+// ---- Budgets ----
+
+function windowStart(period: string, now: Date): { from: Date; resets: Date } {
+  const y = now.getUTCFullYear();
+  const m = now.getUTCMonth();
+  const d = now.getUTCDate();
+  if (period === 'day') return { from: new Date(Date.UTC(y, m, d)), resets: new Date(Date.UTC(y, m, d + 1)) };
+  if (period === 'week') {
+    const back = (now.getUTCDay() + 6) % 7;
+    return { from: new Date(Date.UTC(y, m, d - back)), resets: new Date(Date.UTC(y, m, d - back + 7)) };
+  }
+  return { from: new Date(Date.UTC(y, m, 1)), resets: new Date(Date.UTC(y, m + 1, 1)) };
+}
+
+const SCOPE_GROUP: Record<string, string> = { key: 'key', user: 'user', team: 'team', organization: 'organization', customer: 'customer', model: 'model' };
+
+export async function budgets(view: View): Promise<void> {
+  heading(view, 'Budgets');
+  const page = await api<Page<any>>('GET', '/v1/admin/budgets?limit=100');
+  const now = new Date();
+  const spendCache = new Map<string, Map<string, number>>();
+  const spendOf = async (scope: string, subject: string, period: string): Promise<number | undefined> => {
+    const group = SCOPE_GROUP[scope];
+    if (!group) return undefined;
+    const cacheKey = `${group}/${period}`;
+    if (!spendCache.has(cacheKey)) {
+      const { from } = windowStart(period, now);
+      const report = await api('GET', `/v1/admin/usage${query({ group_by: group, from: from.toISOString(), to: new Date(now.getTime() + 1000).toISOString() })}`);
+      spendCache.set(cacheKey, new Map(report.data.map((l: any) => [String(l.group), Number(l.cost_usd)])));
+    }
+    return spendCache.get(cacheKey)!.get(subject) ?? 0;
+  };
+  const rows = [];
+  for (const b of page.data) {
+    const period = b.window?.period ?? 'month';
+    const spent = await spendOf(b.scope, b.subject, period).catch(() => undefined);
+    const limit = typeof b.limit_usd === 'number' ? b.limit_usd : undefined;
+    const share = limit && spent !== undefined ? Math.min(1, spent / limit) : undefined;
+    rows.push([
+      h('code', {}, b.id),
+      `${b.scope}: ${b.subject}`,
+      limit === undefined ? (b.limit_tokens ? `${b.limit_tokens} tokens` : '—') : money(limit),
+      spent === undefined ? '—' : money(spent),
+      share === undefined
+        ? '—'
+        : h('progress', { max: 100, value: Math.round(share * 100), 'aria-label': `${b.scope} ${b.subject}: ${Math.round(share * 100)}% spent` }, `${Math.round(share * 100)}%`),
+      `${period}, resets ${windowStart(period, now).resets.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+      b.source === 'file' ? badge('config file (read-only)') : badge('api'),
+    ]);
+  }
+  view.main.append(table(['Id', 'Scope', 'Limit', 'Spent', 'Progress', 'Window', 'Source'], rows, 'Budgets'));
+}
+
+// ---- Usage explorer ----
+
+export async function usage(view: View): Promise<void> {
+  heading(view, 'Usage explorer');
+  const group = h('select', { 'aria-label': 'Group by' }, ...['model', 'provider', 'team', 'user', 'key', 'organization', 'customer'].map((g) => h('option', { value: g }, g)));
+  const today = new Date().toISOString().slice(0, 10);
+  const from = h('input', { type: 'date', 'aria-label': 'From', value: new Date(Date.now() - 30 * DAY).toISOString().slice(0, 10) });
+  const to = h('input', { type: 'date', 'aria-label': 'To', value: today });
+  const out = h('div');
+  const params = () => ({ group_by: group.value, from: from.value, to: new Date(Date.parse(to.value) + DAY).toISOString().slice(0, 10) });
+  const csv = h('a', { download: 'usage.csv' }, 'Download CSV');
+  const run = async () => {
+    csv.setAttribute('href', `/v1/admin/usage${query({ ...params(), format: 'csv' })}`);
+    try {
+      const report = await api('GET', `/v1/admin/usage${query(params())}`);
+      out.replaceChildren(
+        table(
+          [group.value, 'Requests', 'Input tokens', 'Output tokens', 'Cost', 'Unpriced'],
+          report.data.map((l: any) => [l.group ?? '—', l.requests, l.input_tokens, l.output_tokens, money(l.cost_usd), l.unpriced_requests]),
+          'Usage',
+        ),
+      );
+    } catch (err) {
+      out.replaceChildren(errorBox(err));
+    }
+  };
+  view.main.append(
+    h(
+      'form',
+      {
+        class: 'inline',
+        onsubmit: (e: Event) => {
+          e.preventDefault();
+          void run();
+        },
+      },
+      h('label', {}, 'Group by', group),
+      h('label', {}, 'From', from),
+      h('label', {}, 'To', to),
+      h('button', { type: 'submit', class: 'primary' }, 'Show'),
+      csv,
+    ),
+    out,
+  );
+  await run();
+}
+
+// ---- Live requests ----
+
+let live: EventSource | undefined;
+
+export function stopLive(): void {
+  live?.close();
+  live = undefined;
+}
+
+export async function requests(view: View): Promise<void> {
+  heading(view, 'Live requests');
+  const status = h('p', { class: 'muted', role: 'status' }, 'Connecting…');
+  const body = h('tbody');
+  const row = (r: any) =>
+    h(
+      'tr',
+      { 'data-request-id': r.request_id },
+      ...[
+        new Date(r.at).toISOString().slice(11, 23),
+        r.key_id ?? '—',
+        r.model ?? '—',
+        r.provider ?? '—',
+        r.status >= 400 ? badge(String(r.status), 'bad') : String(r.status),
+        `${r.latency_ms} ms`,
+        `${r.input_tokens} / ${r.output_tokens}`,
+        r.cost_usd === null ? badge('unpriced', 'bad') : money(r.cost_usd),
+      ].map((c) => h('td', {}, c)),
+    );
+  const filters = {
+    model: h('input', { 'aria-label': 'Model' }),
+    key: h('input', { 'aria-label': 'Key id' }),
+    team: h('input', { 'aria-label': 'Team' }),
+    provider: h('input', { 'aria-label': 'Provider' }),
+  };
+  const filterQuery = () => query({ model: filters.model.value, key: filters.key.value, team: filters.team.value, provider: filters.provider.value });
+  // The list, then the tail, both filtered by the server.
+  const connect = async () => {
+    stopLive();
+    status.textContent = 'Connecting…';
+    const q = filterQuery();
+    const recent = await api<Page<any>>('GET', `/v1/admin/requests${q ? `${q}&` : '?'}limit=50`);
+    body.replaceChildren(...recent.data.map(row));
+    const source = (live = new EventSource(`/v1/admin/requests/stream${q}`));
+    source.onopen = () => (status.textContent = 'Live: new requests appear at the top.');
+    source.onerror = () => (status.textContent = 'Disconnected; reconnecting…');
+    source.addEventListener('request', (e) => {
+      body.prepend(row(JSON.parse((e as MessageEvent<string>).data)));
+      while (body.children.length > 200) body.lastElementChild?.remove();
+    });
+  };
+  view.main.append(
+    h(
+      'form',
+      {
+        class: 'inline',
+        'aria-label': 'Filter requests',
+        onsubmit: (e: Event) => {
+          e.preventDefault();
+          connect().catch((err) => (status.textContent = err instanceof Error ? err.message : String(err)));
+        },
+      },
+      ...Object.entries(filters).map(([name, input]) => h('label', {}, name, input)),
+      h('button', { type: 'submit' }, 'Filter'),
+    ),
+    status,
+    h(
+      'table',
+      { 'aria-label': 'Recent requests' },
+      h('thead', {}, h('tr', {}, ...['Time', 'Key', 'Model', 'Provider', 'Status', 'Latency', 'Tokens in / out', 'Cost'].map((t) => h('th', { scope: 'col' }, t)))),
+      body,
+    ),
+  );
+  await connect();
+}
+
+// ---- Credentials ----
+
+export async function credentials(view: View): Promise<void> {
+  heading(view, 'Credentials');
+  const notices = h('div', { 'aria-live': 'polite' });
+  const listBox = h('div');
+  const load = async () => {
+    const list = await api<Page<any>>('GET', '/v1/admin/credentials');
+    listBox.replaceChildren(
+      table(
+        ['Name', 'Provider', 'Fields', 'Value', 'Source', ''],
+        list.data.map((c) => [
+          c.name,
+          c.provider,
+          (c.fields ?? []).join(', '),
+          h('code', {}, `••••${c.last4}`),
+          c.source === 'file' ? badge('config file (read-only)') : badge('api'),
+          c.source === 'file'
+            ? ''
+            : h(
+                'button',
+                {
+                  type: 'button',
+                  disabled: !view.canWrite,
+                  onclick: () => void api('DELETE', `/v1/admin/credentials/${encodeURIComponent(c.name)}`).then(load, (err) => notices.replaceChildren(errorBox(err))),
+                },
+                'Delete',
+              ),
+        ]),
+        'Credentials',
+      ),
+    );
+  };
+  const name = h('input', { required: true, autocomplete: 'off' });
+  const provider = h('input', { required: true, autocomplete: 'off', value: 'openai' });
+  const key = h('input', { type: 'password', required: true, autocomplete: 'off' });
+  view.main.append(
+    h(
+      'form',
+      {
+        class: 'inline',
+        'aria-label': 'Add a credential',
+        onsubmit: (e: Event) => {
+          e.preventDefault();
+          api('POST', '/v1/admin/credentials', { name: name.value, provider: provider.value, api_key: key.value }).then(
+            () => {
+              key.value = name.value = '';
+              notices.replaceChildren();
+              return load();
+            },
+            (err) => notices.replaceChildren(errorBox(err)),
+          );
+        },
+      },
+      h('label', {}, 'Name', name),
+      h('label', {}, 'Provider', provider),
+      h('label', {}, 'API key', key),
+      h('button', { type: 'submit', disabled: !view.canWrite }, 'Add'),
+    ),
+    notices,
+    listBox,
+  );
+  await load();
+}
+
+// ---- Config ----
+
+export async function config(view: View): Promise<void> {
+  heading(view, 'Config');
+  const answer = await api('GET', '/v1/admin/config');
+  view.main.append(
+    h('p', { class: 'muted' }, 'The effective config, secrets masked. The config file is the source of truth: change it there and reload.'),
+    h('h2', {}, 'Pipelines per route'),
+    table(
+      ['Pipeline', 'File', 'Stages', 'Routes'],
+      answer.pipelines.map((p: any) => [p.name, h('code', {}, p.file), p.stages.join(' → '), p.routes.join(', ')]),
+      'Pipelines',
+    ),
+    h('h2', {}, 'Effective config'),
+    h('pre', {}, JSON.stringify(answer.config, null, 2)),
+  );
+}
+
+// ---- Audit log ----
+
+export async function audit(view: View): Promise<void> {
+  heading(view, 'Audit log');
+  const stack: (string | undefined)[] = [undefined];
+  const box = h('div');
+  view.main.append(box);
+  const load = async (after: string | undefined) => {
+    try {
+      const page = await api<Page<any>>('GET', `/v1/admin/audit${query({ limit: 20, after })}`);
+      box.replaceChildren(
+        table(
+          ['Time', 'Actor', 'Role', 'Action', 'Object'],
+          page.data.map((a) => [time(a.created_at), a.actor?.user ?? a.actor?.id ?? '—', a.actor?.role ?? '—', a.action, `${a.resource} ${a.resource_id}`]),
+          'Audit log',
+        ),
+        pager(page, stack, (a) => void load(a), 'Audit log'),
+      );
+    } catch (err) {
+      box.replaceChildren(errorBox(err));
+    }
+  };
+  await load(undefined);
+}
+
+// ---- Models and prices ----
+
+export async function models(view: View): Promise<void> {
+  heading(view, 'Models and prices');
+  const stack: (string | undefined)[] = [undefined];
+  const box = h('div');
+  const search = h('input', { type: 'search', 'aria-label': 'Search models' });
+  const onlyUnpriced = h('input', { type: 'checkbox', 'aria-label': 'Only unpriced models' });
+  const load = async (after: string | undefined) => {
+    try {
+      const page = await api<Page<any>>('GET', `/v1/admin/models${query({ limit: 20, after, search: search.value, unpriced: onlyUnpriced.checked ? 'true' : undefined })}`);
+      box.replaceChildren(
+        table(
+          ['Model', 'Provider', 'Context window', 'Input / token', 'Output / token', 'Price'],
+          page.data.map((m) => [
+            h('code', {}, m.id),
+            m.owned_by,
+            m.context_window ?? '—',
+            m.price?.input ?? '—',
+            m.price?.output ?? '—',
+            m.unpriced ? badge('unpriced', 'bad') : badge(m.price?.source ?? 'priced', 'ok'),
+          ]),
+          'Models',
+        ),
+        pager(page, stack, (a) => void load(a), 'Models'),
+      );
+    } catch (err) {
+      box.replaceChildren(errorBox(err));
+    }
+  };
+  view.main.append(
+    h('p', { class: 'muted' }, 'The catalogue comes from the config file (models:) and is read-only here.'),
+    h(
+      'form',
+      {
+        class: 'inline',
+        role: 'search',
+        onsubmit: (e: Event) => {
+          e.preventDefault();
+          stack.splice(1);
+          void load(undefined);
+        },
+      },
+      search,
+      h('label', {}, onlyUnpriced, 'Only unpriced'),
+      h('button', { type: 'submit' }, 'Search'),
+    ),
+    box,
+  );
+  await load(undefined);
+}
+
+// ---- Tool servers ----
+
+export async function toolServers(view: View): Promise<void> {
+  heading(view, 'Tool servers');
+  const page = await api<Page<any>>('GET', '/v1/admin/mcp/servers?limit=100');
+  view.main.append(h('p', { class: 'muted' }, 'Tool servers come from the config file (mcpServers:) and are read-only here.'));
+  for (const s of page.data) {
+    view.main.append(
+      h('h2', {}, s.name, ' ', s.status === 'ready' ? badge('ready', 'ok') : badge(s.status, 'bad')),
+      h('p', { class: 'muted' }, `${s.transport} server, pin: ${s.pin}`),
+      s.tools_error ? errorBox(s.tools_error) : '',
+      s.tools
+        ? table(
+            ['Tool', 'Description', 'Pinned digest', 'Waiting for approval'],
+            s.tools.map((t: any) => [
+              h('code', {}, t.name),
+              t.description ?? '—',
+              t.pinned_digest ? h('code', {}, t.pinned_digest.slice(0, 16)) : '—',
+              t.pending_digest ? badge('changed', 'bad') : '—',
+            ]),
+            `Tools of ${s.name}`,
+          )
+        : h('p', { class: 'muted' }, 'No tool list (the server is not ready).'),
+    );
+  }
+}
