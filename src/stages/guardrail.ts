@@ -133,8 +133,9 @@ export default defineStage<GuardrailStageConfig, GatewayContext>({
       if (!toolArguments.length && !toolResults.length) return null;
       const settings = { toolArguments, toolResults, tools: config.tools, bodyLimit };
       // the gateway's own tool calls (the tool loop) go through the same guardrails
-      services.provide(TOOL_GUARD, toolGuard(registry, settings));
-      return toolGuardrails(registry, settings, services.logger);
+      const guard = toolGuard(registry, settings);
+      services.provide(TOOL_GUARD, guard);
+      return toolGuardrails(registry, settings, services.logger, guard);
     }
     const unknown = [...registry.unknown(config.input, 'input'), ...registry.unknown(config.output, 'output')];
     if (unknown.length) throw new Error(unknown.join('; '));
