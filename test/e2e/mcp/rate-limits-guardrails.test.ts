@@ -286,7 +286,7 @@ describe('guardrails on MCP tool arguments and results (deny, flag, redact)', ()
     const result = await client.callTool({ name: 'everything__trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } }, undefined, {
       onprogress: (p) => progress.push(p.progress),
     });
-    // In order, through the tap. (The last one may be lost before it reaches the gateway's answer:
+    // In order, through the answer step. (The last one may be lost before it reaches the gateway's answer:
     // the upstream race of issue 11 item 1, which the MCP relay rewrite addresses.)
     expect(progress.slice(0, 2)).toEqual([1, 2]);
     expect(textOf(result)).toBe('Long running operation completed. Duration: 0.3 seconds, Steps: 3.');

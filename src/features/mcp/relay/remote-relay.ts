@@ -278,7 +278,6 @@ export class RemoteRelay {
       if (server.secrets.length) body = redactAnswerBytes(body, server.secrets);
       if (edit && body.length && (!opts.editIf || opts.editIf(body))) body = editWhole(body, edit);
       if (opts.steps?.length) body = (await runAnswerStepsOnBody(opts.steps, body)) ?? body;
-      if (res.destroyed) return;
       answerHeaders['content-length'] = String(body.length);
       res.writeHead(status, answerHeaders);
       res.end(body);
