@@ -75,6 +75,7 @@ export { METER } from './features/governance/metering/metering-services.js';
 // Tool servers (/mcp):
 export { IDENTITY_FORWARD_HEADERS } from './features/mcp/identity-forwarding.js';
 export { MCP_MESSAGE } from './features/mcp/policy/mcp-message.js';
+export { MCP_ANSWER_STEPS } from './features/mcp/dispatch/answer-steps.js';
 
 /** A definition as a define* helper returns it: tagged with its kind, so a plugin may export it under any name. */
 export type Defined<D, K extends string> = D & { readonly kind: K };

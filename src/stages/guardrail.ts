@@ -15,6 +15,7 @@ import { guardrailRegistry } from '../features/models/routing/resilience-service
 import { GATEWAY_CALLER } from '../features/auth/auth-services.js';
 import { TOOL_GUARD, toolGuard, toolGuardrails } from '../features/mcp/policy/tool-guardrails.js';
 import { MCP_MESSAGE } from '../features/mcp/policy/mcp-message.js';
+import { MCP_ANSWER_STEPS } from '../features/mcp/dispatch/answer-steps.js';
 import { RESPONSE } from '../kernel/engine/context.js';
 
 type GatewayContext = ModelContext;
@@ -115,7 +116,7 @@ export default defineStage<GuardrailStageConfig, GatewayContext>({
   schema: schemaDocument('stages/guardrail.schema.json'),
   requires: (config) => (forTools(config ?? {}) ? [GATEWAY_CALLER] : [TARGET]),
   reads: [BODY, MCP_MESSAGE, RESPONSE, INPUT_DONE],
-  writes: [BODY, BODY_CHANGED, INPUT_DONE],
+  writes: [BODY, BODY_CHANGED, INPUT_DONE, MCP_ANSWER_STEPS],
   create(config, services) {
     let registry: GuardrailRegistry;
     try {
@@ -137,8 +138,9 @@ export default defineStage<GuardrailStageConfig, GatewayContext>({
       if (!toolArguments.length && !toolResults.length) return null;
       const settings = { toolArguments, toolResults, tools: config.tools, bodyLimit };
       // the gateway's own tool calls (the tool loop) go through the same guardrails
-      services.provide(TOOL_GUARD, toolGuard(registry, settings));
-      return toolGuardrails(registry, settings, services.logger);
+      const guard = toolGuard(registry, settings);
+      services.provide(TOOL_GUARD, guard);
+      return toolGuardrails(registry, settings, services.logger, guard);
     }
     const unknown = [...registry.unknown(config.input, 'input'), ...registry.unknown(config.output, 'output')];
     if (unknown.length) throw new Error(unknown.join('; '));

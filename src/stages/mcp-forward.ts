@@ -8,6 +8,7 @@ import { REQUEST_SPAN, TRACING } from '../kernel/engine/tracing.js';
 import { IDENTITY_FORWARD_HEADERS } from '../features/mcp/identity-forwarding.js';
 import { IDENTITY, RESPONSE } from '../kernel/engine/context.js';
 import { UPSTREAM } from '../kernel/engine/report.js';
+import { MCP_ANSWER_STEPS } from '../features/mcp/dispatch/answer-steps.js';
 
 /**
  * Hands the request to the tool-server transport: /mcp (every tool server the caller may use,
@@ -23,7 +24,7 @@ export default defineStage<McpForwardStageConfig>({
   schema: schemaDocument('stages/mcp-forward.schema.json'),
   requires: [GATEWAY_CALLER],
   once: true,
-  reads: [IDENTITY, IDENTITY_FORWARD_HEADERS, REQUEST_SPAN, MCP_MESSAGE],
+  reads: [IDENTITY, IDENTITY_FORWARD_HEADERS, REQUEST_SPAN, MCP_MESSAGE, MCP_ANSWER_STEPS],
   writes: [UPSTREAM, RESPONSE],
   terminal: true,
   create(config, services) {
@@ -37,9 +38,12 @@ export default defineStage<McpForwardStageConfig>({
       const parts = endpoint.parts ?? (await endpoint.load());
       const res = ctx.claimResponse();
       const identityHeaders = ctx.get(IDENTITY_FORWARD_HEADERS);
+      // What stages before (the tool guardrails) want to see of the answers: applied by the transport, on parsed messages.
+      const steps = ctx.get(MCP_ANSWER_STEPS);
       // With traces on, the tool calls inside the transport become children of this request's span.
       const span = tracing && ctx.get(REQUEST_SPAN);
-      await (span ? tracing.runIn(span, () => parts.serve(ctx, res, identity, body, identityHeaders)) : parts.serve(ctx, res, identity, body, identityHeaders));
+      const serve = () => parts.serve(ctx, res, identity, body, identityHeaders, steps);
+      await (span ? tracing.runIn(span, serve) : serve());
     };
   },
 });

@@ -25,6 +25,7 @@ import { isModernRequest, ModernEndpoint } from './transport/modern-http.js';
 import type { ProcessServer } from './upstream/process-server.js';
 import type { RemoteServer } from './upstream/remote-server.js';
 import { ServerPool } from './upstream/server-pool.js';
+import type { AnswerSteps } from './dispatch/answer-steps.js';
 import type { ListKind } from './upstream/upstream-server.js';
 
 /**
@@ -68,7 +69,7 @@ export function createMcpParts(services: GatewayServices, audit: AuditLog): McpP
     processRelay,
     ends,
     bus,
-    serve: (ctx, res, identity, body, identityHeaders) => serve(parts, ctx, res, identity, body, identityHeaders),
+    serve: (ctx, res, identity, body, identityHeaders, steps) => serve(parts, ctx, res, identity, body, identityHeaders, steps),
   };
   return parts;
 }
@@ -100,9 +101,10 @@ async function serve(
   identity: Identity,
   body: unknown,
   identityHeaders: Record<string, string> | undefined,
+  steps: AnswerSteps | undefined,
 ): Promise<void> {
   // The caller's own token, for a tool server whose auth.upstream exchanges it (it is never sent on itself).
-  return CALLER_CREDENTIAL.run({ token: bearerValue(ctx.headers.authorization) }, () => route(parts, ctx, res, identity, body, identityHeaders));
+  return CALLER_CREDENTIAL.run({ token: bearerValue(ctx.headers.authorization) }, () => route(parts, ctx, res, identity, body, identityHeaders, steps));
 }
 
 async function route(
@@ -112,19 +114,20 @@ async function route(
   identity: Identity,
   body: unknown,
   identityHeaders: Record<string, string> | undefined,
+  steps: AnswerSteps | undefined,
 ): Promise<void> {
   const pinned = ctx.params.server;
-  if (isModernRequest(ctx.req)) return parts.modern.handle(ctx.req, res, identity, pinned, body);
-  if (!pinned && (await relayAggregatedCall(parts.remoteRelay, parts.aggregator, ctx.req, res, identity, body, identityHeaders, ctx.callerSignal))) return;
+  if (isModernRequest(ctx.req)) return parts.modern.handle(ctx.req, res, identity, pinned, body, steps);
+  if (!pinned && (await relayAggregatedCall(parts.remoteRelay, parts.aggregator, ctx.req, res, identity, body, identityHeaders, ctx.callerSignal, steps))) return;
   const server = pinned ? parts.pool.get(pinned) : undefined;
   // A server of the stateless revision keeps no sessions to relay: the gateway's own sessions translate.
   if (server?.kind === 'remote' && !server.protocolVersion)
-    return parts.remoteRelay.handle(ctx.req, res, identity, server as RemoteServer, mcpMessageBytes(ctx), body, identityHeaders, ctx.callerSignal);
+    return parts.remoteRelay.handle(ctx.req, res, identity, server as RemoteServer, mcpMessageBytes(ctx), body, identityHeaders, ctx.callerSignal, steps);
   if (server?.kind === 'process') {
     const sessionId = headerValue(ctx.headers, 'mcp-session-id');
     if (sessionId ? ProcessRelay.owns(sessionId) : ctx.method === 'POST' && isInitializeRequest(body)) {
-      return parts.processRelay.handle(ctx.req, res, identity, server as ProcessServer, body);
+      return parts.processRelay.handle(ctx.req, res, identity, server as ProcessServer, body, steps);
     }
   }
-  await parts.legacy.handle(ctx.req, res, identity, pinned, body);
+  await parts.legacy.handle(ctx.req, res, identity, pinned, body, steps);
 }

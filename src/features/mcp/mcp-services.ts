@@ -12,6 +12,7 @@ import type { ServerPool } from './upstream/server-pool.js';
 import type { ToolPins } from './pins/tool-pins.js';
 import type { SessionEnds } from './relay/session-ends.js';
 import type { SessionBus } from './relay/session-bus.js';
+import type { AnswerSteps } from './dispatch/answer-steps.js';
 
 /** The parts of the tool-server endpoint: tool servers, the aggregator, the two transports, the audit log. */
 export interface McpParts {
@@ -32,9 +33,10 @@ export interface McpParts {
   bus: SessionBus;
   /**
    * Serves one request of /mcp or /mcp/<server> (its JSON-RPC body parsed, the caller's
-   * identity headers as the forward-identity stage computed them): the transport writes the answer.
+   * identity headers as the forward-identity stage computed them, the answer steps the stages
+   * before added): the transport writes the answer, once the steps have seen the answers they want.
    */
-  serve(ctx: GatewayContext, res: ServerResponse, identity: Identity, body: unknown, identityHeaders: Record<string, string> | undefined): Promise<void>;
+  serve(ctx: GatewayContext, res: ServerResponse, identity: Identity, body: unknown, identityHeaders: Record<string, string> | undefined, steps?: AnswerSteps): Promise<void>;
 }
 
 /** The tool-server endpoint: its audit log and configured servers at once, its MCP parts when loaded. */

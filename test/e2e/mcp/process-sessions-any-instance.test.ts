@@ -19,6 +19,9 @@ import { freePort, spawnGateway, waitForHealth } from '../../helpers/built-gatew
 import { eventually, textOf } from '../../helpers/mcp.js';
 
 const KEY = 'process-roaming-key-0123456789';
+/** Tool-result guardrails on proc__whoami (which answers the forwarded identity: an email to mask). */
+const PIPELINES = mkdtempSync(join(tmpdir(), 'gw-process-roaming-'));
+writeFileSync(join(PIPELINES, 'mcp.yaml'), 'name: mcp\nextends: mcp\nconfigure:\n  guardrail: { toolArguments: [], toolResults: [mask-pii], tools: ["proc__whoami"] }\n');
 const OTHER = 'process-roaming-other-0123456789';
 
 const request = (base: string, sessionId: string, key: string, method = 'POST') =>
@@ -33,6 +36,8 @@ const request = (base: string, sessionId: string, key: string, method = 'POST') 
     },
     ...(method === 'POST' ? { body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }) } : {}),
   });
+
+afterAll(() => rmSync(PIPELINES, { recursive: true, force: true }));
 
 describe.each(['redis', 'postgres'] as const)(
   '/mcp/<process server> sessions on any instance (%s shared): every request of one client alternates between two gateways',
@@ -57,6 +62,8 @@ describe.each(['redis', 'postgres'] as const)(
       },
       // `hang`: calls that take longer than its timeout.
       mcpServers: { proc: stdioToolServerEntry(), hang: { ...stdioToolServerEntry(), timeout: 3000 } },
+      guardrails: { 'mask-pii': { action: 'redact', checks: [{ type: 'pii' }] } },
+      pipelines: { dir: PIPELINES },
     });
 
     beforeAll(async () => {
@@ -119,6 +126,35 @@ describe.each(['redis', 'postgres'] as const)(
         await client.close();
       }
     }, 60_000);
+
+    it("tool-result guardrails apply where the client's request is held: on the process's instance and on the one that passes it there", async () => {
+      const seen: string[] = [];
+      const client = new Client({ name: 'roaming-client', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${a.url}/mcp/proc`), { fetch: alternating([a.url, b.url], seen), requestInit: { headers: { 'x-api-key': KEY } } }),
+      );
+      try {
+        const from = seen.length;
+        for (let i = 0; i < 4; i++) {
+          const result = await client.callTool({ name: 'whoami', arguments: {} });
+          expect(textOf(result)).toContain('[REDACTED_EMAIL]');
+          expect(textOf(result)).not.toContain('roamer@example.com');
+          expect(result._meta).toMatchObject({ 'io.gateway/guardrail-verdict': 'redacted' });
+        }
+        // The calls went through both instances.
+        const ports = new Set(
+          seen
+            .slice(from)
+            .filter((s) => s.startsWith('POST '))
+            .map((s) => s.slice(5)),
+        );
+        expect(ports).toEqual(new Set([new URL(a.url).port, new URL(b.url).port]));
+        // Tools outside `tools` pass as they came.
+        expect(textOf(await client.callTool({ name: 'test_simple_text', arguments: {} }))).toBe('This is a simple text response for testing.');
+      } finally {
+        await client.close();
+      }
+    });
 
     it('cancels both ways across the instances: the client cancels a call, the server cancels its own request', async () => {
       const client = new Client({ name: 'cancelling-client', version: '1.0.0' }, { capabilities: { sampling: {} } });

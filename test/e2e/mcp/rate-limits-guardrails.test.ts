@@ -217,12 +217,76 @@ describe('guardrails on MCP tool arguments and results (deny, flag, redact)', ()
     expect(textOf(other)).toBe('echo: sk-abcdefgh1234 ada@example.org');
   });
 
+  it('results are checked on every transport: the /mcp/<server> relays (remote, process session), the stateless revision, and a batch', async () => {
+    const V = '2026-07-28';
+    // /mcp/remote through a session of its own (the remote relay, an event stream or JSON as the server answers).
+    const remoteClient = await connectClient(`${gw.url}/mcp/remote`, as(ALICE));
+    try {
+      const denied = await remoteClient.callTool({ name: 'echo', arguments: { text: 'INTERNAL-ONLY plans' } }).catch((e: unknown) => e);
+      expect(denied).toBeInstanceOf(McpError);
+      expect((denied as McpError).message).toContain('Guardrail "no-internal" denied the result of tool remote__echo');
+      const masked = await remoteClient.callTool({ name: 'whoami', arguments: {} });
+      expect(textOf(masked)).toContain('[REDACTED_EMAIL]');
+      expect(masked._meta).toMatchObject({ 'io.gateway/guardrail-verdict': 'redacted' });
+      expect(textOf(await remoteClient.callTool({ name: 'echo', arguments: { text: 'fine' } }))).toBe('echo: fine');
+    } finally {
+      await remoteClient.close();
+    }
+    // /mcp/remote without a session (the shared session), as JSON: the changed answer has its own length.
+    const json = await rawPost(`${gw.url}/mcp/remote`, call('echo', { text: 'INTERNAL-ONLY plans' }, 'r-1'), as(ALICE));
+    expect(json.json).toMatchObject({ id: 'r-1', error: { code: -32005, message: expect.stringContaining('result of tool remote__echo') } });
+    expect(json.text).not.toContain('INTERNAL-ONLY plans');
+    if (json.headers.get('content-type')?.includes('application/json')) expect(Number(json.headers.get('content-length'))).toBe(Buffer.byteLength(json.text));
+    // /mcp/everything: a process session of its own (the process relay).
+    const processClient = await connectClient(`${gw.url}/mcp/everything`, as(ALICE));
+    try {
+      const denied = await processClient.callTool({ name: 'echo', arguments: { message: 'INTERNAL-ONLY plans' } }).catch((e: unknown) => e);
+      expect(denied).toBeInstanceOf(McpError);
+      expect((denied as McpError).code).toBe(-32005);
+      expect((denied as McpError).message).toContain('denied the result of tool everything__echo');
+      const masked = await processClient.callTool({ name: 'echo', arguments: { message: 'mail me' } });
+      expect(textOf(masked)).toBe('Echo: mail me');
+      expect(masked._meta?.['io.gateway/guardrail-verdict']).toBeUndefined();
+    } finally {
+      await processClient.close();
+    }
+    // The stateless revision, on /mcp (the gateway's own dispatch).
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': V,
+      'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const modern = await rawPost(
+      `${gw.url}/mcp`,
+      { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'remote__echo', arguments: { text: 'INTERNAL-ONLY plans' }, _meta: meta } },
+      { ...as(ALICE), 'mcp-protocol-version': V, 'mcp-method': 'tools/call', 'mcp-name': 'remote__echo' },
+    );
+    expect(modern.json).toMatchObject({ id: 9, error: { code: -32005, message: expect.stringContaining('result of tool remote__echo') } });
+    expect(modern.text).not.toContain('INTERNAL-ONLY plans');
+    const redacted = await rawPost(
+      `${gw.url}/mcp`,
+      { jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'remote__whoami', arguments: {}, _meta: meta } },
+      { ...as(ALICE), 'mcp-protocol-version': V, 'mcp-method': 'tools/call', 'mcp-name': 'remote__whoami' },
+    );
+    expect(redacted.headers.get('x-gateway-guardrail-verdict')).toBe('redacted');
+    expect(redacted.json.result._meta).toMatchObject({ 'io.gateway/guardrail-verdict': 'redacted' });
+    expect(redacted.text).not.toContain('alice@example.com');
+    // A batch without a session (the gateway's own stateless dispatch): each answer checked, the others as they are.
+    const batch = await rawPost(`${gw.url}/mcp`, [call('remote__echo', { text: 'INTERNAL-ONLY' }, 1), call('remote__echo', { text: 'fine' }, 2)], {
+      ...as(ALICE),
+      'mcp-protocol-version': '2025-03-26',
+    });
+    const answers = [batch.json].flat() as Array<{ id: number; result?: unknown; error?: { code: number } }>;
+    expect(answers.find((a) => a.id === 1)?.error?.code).toBe(-32005);
+    expect(answers.find((a) => a.id === 2)?.result).toMatchObject({ content: [{ type: 'text', text: 'echo: fine' }] });
+  });
+
   it('a checked result that comes after progress notifications on the event stream: the notifications reach the client in order, then the result', async () => {
     const progress: number[] = [];
     const result = await client.callTool({ name: 'everything__trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } }, undefined, {
       onprogress: (p) => progress.push(p.progress),
     });
-    // In order, through the tap. (The last one may be lost before it reaches the gateway's answer:
+    // In order, through the answer step. (The last one may be lost before it reaches the gateway's answer:
     // the upstream race of issue 11 item 1, which the MCP relay rewrite addresses.)
     expect(progress.slice(0, 2)).toEqual([1, 2]);
     expect(textOf(result)).toBe('Long running operation completed. Duration: 0.3 seconds, Steps: 3.');

@@ -5,7 +5,7 @@ import { GatewayError } from '../../../contract/errors/gateway-error.js';
 import type { GuardrailOutcome, GuardrailRegistry } from '../../models/guardrails/registry.js';
 import { TextView } from '../../models/guardrails/text-view.js';
 import { SEPARATOR } from '../naming.js';
-import { tapJsonRpcAnswer } from './answer-tap.js';
+import { MCP_ANSWER_STEPS, type AnswerStep } from '../dispatch/answer-steps.js';
 import { isRequestId, mcpMessage, messageChanged, messagesOf, type JsonRpcId, type JsonRpcMessage } from './mcp-message.js';
 import { argumentPieces, resultPieces } from './tool-text.js';
 import { wildcard, type Wildcard } from '../../../kernel/text/wildcard.js';
@@ -123,35 +123,54 @@ export function toolGuard(registry: GuardrailRegistry, settings: ToolGuardrailSe
  * caller gets the JSON-RPC error instead of the result; redact: the masked result; flag and
  * redact also mark the result's `_meta["io.gateway/guardrail-verdict"]`). Other messages pass.
  */
-export function toolGuardrails(registry: GuardrailRegistry, settings: ToolGuardrailSettings, logger: Logger): Middleware {
-  const patterns = settings.tools?.map(pattern);
-  const covers = (tool: string) => !patterns || patterns.some((p) => p.test(tool));
+export function toolGuardrails(registry: GuardrailRegistry, settings: ToolGuardrailSettings, logger: Logger, guard = toolGuard(registry, settings)): Middleware {
+  const covers = guard.covers;
   const { toolArguments, toolResults } = settings;
 
   const denied = (ctx: GatewayContext, call: ToolCall, phase: string, err: GatewayError) =>
     logger.warn({ requestId: ctx.id, tool: call.tool, phase, reason: err.message }, 'mcp tool call refused by a guardrail');
 
-  async function checkArguments(ctx: GatewayContext, call: ToolCall): Promise<GuardrailOutcome> {
-    const view = new TextView(argumentPieces(call.message.params));
-    return registry.apply(toolArguments, view, { phase: 'input', requestId: ctx.id, signal: ctx.signal, subject: `call of tool ${call.tool}` });
-  }
+  const checkArguments = (ctx: GatewayContext, call: ToolCall): Promise<GuardrailOutcome> =>
+    guard.checkArguments(call.tool, call.message.params ?? {}, { requestId: ctx.id, signal: ctx.signal });
 
+  /** The answer with its result checked (masked and marked, or the guardrail's JSON-RPC error); undefined when it passed as it was. */
   async function checkResult(ctx: GatewayContext, call: ToolCall, message: Json): Promise<Json | undefined> {
     const result = message.result;
     if (!result || typeof result !== 'object' || Array.isArray(result)) return undefined;
-    const view = new TextView(resultPieces(result as Json));
-    let outcome: GuardrailOutcome;
+    let checked: Json;
     try {
-      outcome = await registry.apply(toolResults, view, { phase: 'output', requestId: ctx.id, signal: ctx.signal, subject: `result of tool ${call.tool}` });
+      checked = await guard.checkResult(call.tool, result as Json, { requestId: ctx.id, signal: ctx.signal });
     } catch (err) {
       const failure = err instanceof GatewayError ? err : new GatewayError('internal_error', 'The gateway could not check the tool result.', { cause: err });
       if (failure.code === 'guardrail_failed') denied(ctx, call, 'result', failure);
       else logger.error({ requestId: ctx.id, tool: call.tool, err: (err as Error)?.message }, 'mcp tool result guardrail failed');
       return rpcError(call.id, failure);
     }
-    if (outcome === 'passed') return undefined;
-    const meta = ((result as Json)._meta ?? {}) as Json;
-    return { ...message, result: { ...(result as Json), _meta: { ...meta, [VERDICT_META]: outcome } } };
+    return checked === result ? undefined : { ...message, result: checked };
+  }
+
+  /**
+   * The step of the dispatch that checks the results of this request's covered calls: it wants
+   * the answers to them (a result; an error passes), once each, and says its verdict in
+   * x-gateway-guardrail-verdict while the answer's headers are not written yet.
+   */
+  function resultStep(ctx: GatewayContext, calls: ToolCall[]): AnswerStep {
+    const byId = new Map(calls.map((c) => [c.id, c]));
+    return {
+      wants: (message) => isRequestId(message.id) && message.method === undefined && 'result' in message && byId.has(message.id),
+      rewrite: async (message) => {
+        const call = byId.get(message.id as JsonRpcId);
+        if (!call) return undefined;
+        byId.delete(call.id);
+        const changed = await checkResult(ctx, call, message);
+        const mark = ((changed?.result as Json | undefined)?._meta as Json | undefined)?.[VERDICT_META] as GuardrailOutcome | undefined;
+        if (mark && !ctx.res.headersSent) {
+          const current = ctx.res.getHeader(VERDICT_HEADER) as GuardrailOutcome | undefined;
+          ctx.res.setHeader(VERDICT_HEADER, current ? worse(current, mark) : mark);
+        }
+        return changed;
+      },
+    };
   }
 
   return async (ctx, next) => {
@@ -179,26 +198,10 @@ export function toolGuardrails(registry: GuardrailRegistry, settings: ToolGuardr
     // A redacted argument changed the message in place (a flag may hide a redaction of another call).
     if (verdict !== 'passed') messageChanged(ctx);
     if (toolResults.length) {
-      const byId = new Map(calls.map((c) => [c.id, c]));
-      tapJsonRpcAnswer(
-        ctx.res,
-        {
-          wants: (message) => isRequestId(message.id) && message.method === undefined && 'result' in message && byId.has(message.id),
-          rewrite: async (message) => {
-            const call = byId.get(message.id as JsonRpcId)!;
-            byId.delete(call.id);
-            const changed = await checkResult(ctx, call, message);
-            const outcome = (changed?.result as Json | undefined)?._meta as Json | undefined;
-            const mark = outcome?.[VERDICT_META] as GuardrailOutcome | undefined;
-            if (mark && !ctx.res.headersSent) {
-              const current = ctx.res.getHeader(VERDICT_HEADER) as GuardrailOutcome | undefined;
-              ctx.res.setHeader(VERDICT_HEADER, current ? worse(current, mark) : mark);
-            }
-            return changed;
-          },
-        },
-        (err) => logger.error({ requestId: ctx.id, err: (err as Error)?.message }, 'mcp answer could not be checked'),
-      );
+      // Applied by the MCP transport, as a step of the dispatch, on each parsed answer it would write.
+      const steps = ctx.get(MCP_ANSWER_STEPS);
+      if (steps) steps.push(resultStep(ctx, calls));
+      else ctx.set(MCP_ANSWER_STEPS, [resultStep(ctx, calls)]);
     }
     await next();
   };

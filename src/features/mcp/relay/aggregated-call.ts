@@ -8,6 +8,7 @@ import { RpcFailure } from '../rpc-errors.js';
 import type { RpcMessage } from './message-guard.js';
 import type { RemoteRelay } from './remote-relay.js';
 import type { ExchangeSignal } from './upstream-exchange.js';
+import type { AnswerSteps } from '../dispatch/answer-steps.js';
 
 const RESOURCE = Buffer.from('"resource');
 
@@ -27,6 +28,7 @@ export async function relayAggregatedCall(
   body: unknown,
   identityHeaders: Record<string, string> | undefined,
   signal?: ExchangeSignal,
+  steps?: AnswerSteps,
 ): Promise<boolean> {
   if (req.method !== 'POST' || req.headers['mcp-session-id'] !== undefined || !body || typeof body !== 'object' || Array.isArray(body)) return false;
   const message = body as RpcMessage;
@@ -79,6 +81,7 @@ export async function relayAggregatedCall(
     sharedSession: shared.sessionId,
     editIf: (answer) => answer.includes(RESOURCE),
     edit: (m) => mapResourceUris(m, server.name),
+    steps,
     done: (status) => access.ended(identity, 'tools/call', server.name, parts.name, status < 300 ? 'ok' : 'error', started),
   });
   return true;

@@ -17,6 +17,8 @@ import { CallDeadlines, CLIENT_ANSWER_MS } from './call-deadlines.js';
 import { answerNoSession, noSuchSession } from './no-session.js';
 import type { BusMessage, SessionBus } from './session-bus.js';
 import type { SessionSeal } from './session-seal.js';
+import { runAnswerSteps, wantsAnswer, type AnswerSteps } from '../dispatch/answer-steps.js';
+import { answerStepsOf } from '../session-owner.js';
 
 type Id = string | number;
 
@@ -43,7 +45,22 @@ interface ProcessSession {
   toolCalls?: Map<Id, { name: string; started: number }>;
   /** tools/list and prompts/list requests not answered yet whose answer the access step screens. */
   toolLists?: Set<Id>;
+  /** Requests not answered yet whose HTTP request came with answer steps: the steps their answer goes through. */
+  answerSteps?: Map<Id, AnswerSteps>;
+  /** What the process says waits here while an answer before it is with its steps (the order holds). */
+  outbox?: OutBox;
 }
+
+/** Messages on their way to the client, in order, while an answer among them is with its answer steps. */
+interface OutBox {
+  queue: Promise<void>;
+  busy: number;
+}
+
+/** What a session relays, from the client and from its process (the session, or what stands for it before initialize). */
+type Relayed = Pick<ProcessSession, 'identity' | 'inflight' | 'tokens' | 'remote' | 'stream' | 'toolCalls' | 'toolLists' | 'answerSteps' | 'outbox'> & {
+  deadlines?: CallDeadlines;
+};
 
 /** A client's HTTP request held by another instance: its bus address and the request's relay id. */
 interface Elsewhere {
@@ -69,6 +86,10 @@ interface Forwarded {
   callTimer?: NodeJS.Timeout;
   /** The tool server asked the client something in their course (its answer is not seen here: CLIENT_ANSWER_MS from then on). */
   asked?: boolean;
+  /** The answer steps of the client's HTTP request (applied here, where that request is held). */
+  steps?: AnswerSteps;
+  /** What comes back waits here while an answer before it is with its steps. */
+  outbox?: OutBox;
 }
 
 const PREFIX = 'p.';
@@ -145,12 +166,13 @@ export class ProcessRelay {
     return this.sessions.size;
   }
 
-  async handle(req: IncomingMessage, res: ServerResponse, identity: Identity, server: ProcessServer, body: unknown): Promise<void> {
-    (req as IncomingMessage & { auth?: unknown }).auth = authInfoFor(identity);
+  /** `steps`: the answer steps of this HTTP request (applied to the answers of its requests before they are written). */
+  async handle(req: IncomingMessage, res: ServerResponse, identity: Identity, server: ProcessServer, body: unknown, steps?: AnswerSteps): Promise<void> {
+    (req as IncomingMessage & { auth?: unknown }).auth = authInfoFor(identity, steps);
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string' && sessionId) {
       const session = this.sessions.get(sessionId);
-      if (!session) return this.forward(req, res, identity, server, body, sessionId);
+      if (!session) return this.forward(req, res, identity, server, body, sessionId, steps);
       if (session.owner !== ownerOf(identity) || session.server !== server) throw noSuchSession();
       // The client's server stream is here now.
       if (req.method === 'GET') session.stream = undefined;
@@ -224,7 +246,7 @@ export class ProcessRelay {
     });
     // Messages before the session exists (the initialize request) use the opening identity.
     const current = () => session ?? { identity, inflight: [] as Id[], tokens: new Map<unknown, Id>(), remote: new Map<Id, Elsewhere>() };
-    downstream.onmessage = (message) => this.fromClient(current(), server, downstream, child, message as RpcMessage);
+    downstream.onmessage = (message, extra) => this.fromClient(current(), server, downstream, child, message as RpcMessage, answerStepsOf(extra?.authInfo));
     child.onmessage = (message) => this.fromServer(current(), server, downstream, message as RpcMessage);
     child.onclose = () => {
       release();
@@ -242,13 +264,7 @@ export class ProcessRelay {
     }
   }
 
-  private fromClient(
-    session: Pick<ProcessSession, 'identity' | 'inflight' | 'tokens' | 'remote' | 'stream' | 'toolCalls' | 'toolLists'> & { deadlines?: CallDeadlines },
-    server: ProcessServer,
-    downstream: StreamableHTTPServerTransport,
-    child: Transport,
-    message: RpcMessage,
-  ): void {
+  private fromClient(session: Relayed, server: ProcessServer, downstream: StreamableHTTPServerTransport, child: Transport, message: RpcMessage, steps?: AnswerSteps): void {
     if (isRequest(message)) {
       const scope = scopeOf(message, server.name);
       const refusal = this.access.admit(session.identity, String(message.method), scope, targetName(message));
@@ -265,6 +281,7 @@ export class ProcessRelay {
         return;
       }
       session.inflight.push(message.id as Id);
+      if (steps) (session.answerSteps ??= new Map()).set(message.id as Id, steps);
       if (message.method === 'tools/call') (session.toolCalls ??= new Map()).set(message.id as Id, { name: String(message.params?.name ?? ''), started: performance.now() });
       else if ((message.method === 'tools/list' || message.method === 'prompts/list') && this.access.screensLists(session.identity, server.name))
         (session.toolLists ??= new Set()).add(message.id as Id);
@@ -287,20 +304,17 @@ export class ProcessRelay {
         session.remote.delete(cancelled);
         session.toolCalls?.delete(cancelled);
         session.toolLists?.delete(cancelled);
+        session.answerSteps?.delete(cancelled);
         session.deadlines?.done(cancelled);
       }
     }
     void child.send(message as JSONRPCMessage).catch((err: Error) => this.logger.debug({ mcpServer: server.name, err: err.message }, 'tool server session write failed'));
   }
 
-  private fromServer(
-    session: Pick<ProcessSession, 'identity' | 'inflight' | 'tokens' | 'remote' | 'stream' | 'toolCalls' | 'toolLists'> & { deadlines?: CallDeadlines },
-    server: ProcessServer,
-    downstream: StreamableHTTPServerTransport,
-    message: RpcMessage,
-  ): void {
+  private fromServer(session: Relayed, server: ProcessServer, downstream: StreamableHTTPServerTransport, message: RpcMessage): void {
     let out = (server.secrets.length ? redactRelayed(message, server.secrets) : message) as JSONRPCMessage;
     let related: Id | undefined;
+    let steps: AnswerSteps | undefined;
     if (isResponse(message)) {
       const i = session.inflight.indexOf(message.id as Id);
       if (i >= 0) session.inflight.splice(i, 1);
@@ -314,6 +328,8 @@ export class ProcessRelay {
         this.access.ended(session.identity, 'tools/call', server.name, call.name, failed ? 'error' : toolError ? 'tool_error' : 'ok', call.started);
       }
       if (session.toolLists?.delete(message.id as Id)) out = this.screened(session.identity, server, out);
+      steps = session.answerSteps?.get(message.id as Id);
+      if (steps) session.answerSteps!.delete(message.id as Id);
       // The answer to a request that came through another instance goes back there.
       const elsewhere = session.remote.get(message.id as Id);
       if (elsewhere) {
@@ -332,8 +348,25 @@ export class ProcessRelay {
     }
     const elsewhere = related === undefined ? session.stream : session.remote.get(related);
     if (elsewhere) return this.sendTo(elsewhere, 'out', [out as Record<string, unknown>]);
-    const send = related === undefined ? downstream.send(out) : downstream.send(out, { relatedRequestId: related }).catch(() => downstream.send(out));
-    void send.catch((err: Error) => this.logger.debug({ mcpServer: server.name, err: err.message }, 'relayed message had nowhere to go'));
+    const deliver = (sent: JSONRPCMessage) => {
+      const send = related === undefined ? downstream.send(sent) : downstream.send(sent, { relatedRequestId: related }).catch(() => downstream.send(sent));
+      void send.catch((err: Error) => this.logger.debug({ mcpServer: server.name, err: err.message }, 'relayed message had nowhere to go'));
+    };
+    const wanted = steps !== undefined && wantsAnswer(steps, out as Record<string, unknown>);
+    if (!wanted && !session.outbox?.busy) return deliver(out);
+    const answer = out;
+    this.later((session.outbox ??= { queue: Promise.resolve(), busy: 0 }), server.name, async () => {
+      deliver(wanted ? (((await runAnswerSteps(steps, answer as Record<string, unknown>)) ?? answer) as JSONRPCMessage) : answer);
+    });
+  }
+
+  /** Work on the way to the client that waits for the answers before it to leave their steps. */
+  private later(box: OutBox, server: string, work: () => Promise<void>): void {
+    box.busy++;
+    box.queue = box.queue
+      .then(work)
+      .catch((err: Error) => this.logger.error({ mcpServer: server, err: err.message }, 'a relayed answer could not be checked'))
+      .finally(() => box.busy--);
   }
 
   /** A list answer with only the tools or prompts the caller may see (the access step decides). */
@@ -417,7 +450,7 @@ export class ProcessRelay {
   // ---- The instance a request came to, for a session another instance runs ----
 
   /** Passes a client's request on to the instance running the session's process, and relays what comes back. */
-  private forward(req: IncomingMessage, res: ServerResponse, identity: Identity, server: ProcessServer, body: unknown, sid: string): void {
+  private forward(req: IncomingMessage, res: ServerResponse, identity: Identity, server: ProcessServer, body: unknown, sid: string, steps?: AnswerSteps): void {
     const bus = this.bus;
     const sealed = bus?.active ? this.seal?.open(SEALED_PREFIX + sid.slice(PREFIX.length)) : undefined;
     if (!bus || !sealed?.b || sealed.b === bus.address || sealed.s !== server.name || sealed.o !== ownerOf(identity)) throw noSuchSession();
@@ -445,7 +478,18 @@ export class ProcessRelay {
       }
     }, ACK_MS);
     timer.unref();
-    this.forwarded.set(rid, { op, res, sid, waiting, acked: false, timer, owner: sealed.b, server: server.name, callMs: server.timeoutMs });
+    this.forwarded.set(rid, {
+      op,
+      res,
+      sid,
+      waiting,
+      acked: false,
+      timer,
+      owner: sealed.b,
+      server: server.name,
+      callMs: server.timeoutMs,
+      steps: steps?.length ? steps : undefined,
+    });
     res.once('close', () => {
       const held = this.forwarded.get(rid);
       if (!held) return;
@@ -585,7 +629,23 @@ export class ProcessRelay {
     }
     if (message.op === 'close') return this.abandon(rid);
     if (message.op !== 'out' || !held.acked) return;
-    for (const m of message.messages) {
+    const steps = held.steps;
+    if (steps && (held.outbox?.busy || message.messages.some((m) => wantsAnswer(steps, m)))) {
+      // An answer the steps want: it and what comes after it wait for them, in order.
+      this.later((held.outbox ??= { queue: Promise.resolve(), busy: 0 }), held.server, async () => {
+        const messages: Array<Record<string, unknown>> = [];
+        for (const m of message.messages) messages.push(wantsAnswer(steps, m) ? ((await runAnswerSteps(steps, m)) ?? m) : m);
+        if (this.forwarded.get(rid) === held) this.relayOut(rid, held, messages);
+      });
+      return;
+    }
+    this.relayOut(rid, held, message.messages);
+  }
+
+  /** What the session's instance says for a request held here, written to its client. */
+  private relayOut(rid: string, held: Forwarded, messages: Array<Record<string, unknown>>): void {
+    const { res } = held;
+    for (const m of messages) {
       res.write(`event: message\ndata: ${JSON.stringify(m)}\n\n`);
       if (isResponse(m as RpcMessage)) held.waiting.delete(m.id as Id);
       else if (isRequest(m as RpcMessage)) held.asked = true;

@@ -10,6 +10,7 @@ import type { RemoteServer } from '../upstream/remote-server.js';
 import { RPC, RpcFailure } from '../rpc-errors.js';
 import { firstDenied, isListRequest, messagesOf, type RpcMessage } from './message-guard.js';
 import { rewritingStream, type MessageEdit, type TextEdit } from './message-rewriter.js';
+import { runAnswerStepsOnBody, type AnswerSteps } from '../dispatch/answer-steps.js';
 import type { SessionSeal } from './session-seal.js';
 import { exchange, type ExchangeAnswer, type ExchangeSignal } from './upstream-exchange.js';
 import { watchEventStream } from './stream-deadline.js';
@@ -109,6 +110,7 @@ export class RemoteRelay {
     body: unknown,
     identityHeaders?: Record<string, string>,
     signal?: ExchangeSignal,
+    steps?: AnswerSteps,
   ): Promise<void> {
     const started = performance.now();
     const sessionHeader = req.headers['mcp-session-id'];
@@ -172,6 +174,7 @@ export class RemoteRelay {
       signal,
       calls: req.method === 'POST' ? callIds(messages) : undefined,
       edit,
+      steps,
       sharedSession: !opening && !sessionHeader ? upstreamSession : undefined,
       clientSession: Boolean(sessionHeader),
       sessionOut: opening ? (id) => this.seal.seal({ s: server.name, o: ownerOf(identity), u: id }) : undefined,
@@ -195,6 +198,8 @@ export class RemoteRelay {
       edit?: MessageEdit;
       /** Whether a whole JSON answer needs `edit` at all (a cheap look at its bytes). */
       editIf?: (body: Buffer) => boolean;
+      /** The dispatch's answer steps of this request (a tool result's guardrails), after the edits. */
+      steps?: AnswerSteps;
       sharedSession?: string;
       /** The request names a client's own session (which the server may have ended). */
       clientSession?: boolean;
@@ -272,6 +277,7 @@ export class RemoteRelay {
       }
       if (server.secrets.length) body = redactAnswerBytes(body, server.secrets);
       if (edit && body.length && (!opts.editIf || opts.editIf(body))) body = editWhole(body, edit);
+      if (opts.steps?.length) body = (await runAnswerStepsOnBody(opts.steps, body)) ?? body;
       answerHeaders['content-length'] = String(body.length);
       res.writeHead(status, answerHeaders);
       res.end(body);
@@ -281,8 +287,10 @@ export class RemoteRelay {
     res.writeHead(status, answerHeaders);
     res.flushHeaders();
     const text: TextEdit | undefined = server.secrets.length ? (t) => redactAnswer(t, server.secrets) : undefined;
-    const out = text || edit ? stream.pipe(rewritingStream(true, text, edit)) : stream;
+    const steps = opts.steps?.length ? opts.steps : undefined;
+    const out = text || edit || steps ? stream.pipe(rewritingStream(text, edit, steps)) : stream;
     stream.once('error', () => res.destroy());
+    if (out !== stream) out.once('error', (err) => res.destroy(err));
     res.once('close', () => {
       if (!stream.destroyed) stream.destroy();
     });

@@ -22,6 +22,8 @@ import { GATEWAY_VERSION } from '../upstream/upstream-server.js';
 import { dispatchRequest } from '../dispatch/dispatcher.js';
 import { MCP_METHODS, type Offer } from '../dispatch/method-table.js';
 import type { SessionLinks } from '../relay/session-links.js';
+import { runAnswerSteps, wantsAnswer, type AnswerSteps } from '../dispatch/answer-steps.js';
+import { answerStepsOf } from '../session-owner.js';
 
 /**
  * One JSON Schema validator for every Server: the SDK would otherwise build a new Ajv for each
@@ -74,6 +76,24 @@ export function instructionsFor(aggregator: Aggregator, server: string | undefin
   if (server) return aggregator.pool.get(server)?.instructions ?? `Tool server ${server}, through the AI gateway.`;
   const names = aggregator.pool.names();
   return `The AI gateway's tool servers (${names.join(', ') || 'none'}). Tools, prompts and resources of server S are named S__<name>; resource URIs are mcpgw://S/<uri>.`;
+}
+
+/**
+ * The dispatch's answer steps of the HTTP request on the answer of one of its requests (its
+ * result, or the JSON-RPC error it failed with), before the SDK writes it.
+ */
+async function stepped(steps: AnswerSteps, id: string | number, answer: Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
+  let message: Record<string, unknown>;
+  try {
+    message = { jsonrpc: '2.0', id, result: await answer };
+  } catch (err) {
+    if (!(err instanceof RpcFailure)) throw err;
+    message = { jsonrpc: '2.0', id, error: { code: err.code, message: err.message, ...(err.data === undefined ? {} : { data: err.data }) } };
+  }
+  const changed = wantsAnswer(steps, message) ? ((await runAnswerSteps(steps, message)) ?? message) : message;
+  if ('result' in changed) return changed.result as Record<string, unknown>;
+  const error = (changed.error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
+  throw new RpcFailure(typeof error.code === 'number' ? error.code : RPC.INTERNAL_ERROR, String(error.message ?? 'The request failed.'), error.data);
 }
 
 /**
@@ -136,7 +156,9 @@ export function createGatewayMcpServer(aggregator: Aggregator, pinned: string | 
     server.setRequestHandler(schema as typeof CallToolRequestSchema, async (req, extra) => {
       const params = (req.params ?? {}) as Record<string, unknown>;
       const ctx = op(params, extra);
-      return (await settled(ctx, dispatchRequest(aggregator, method, params, view(extra), ctx))) as any;
+      const answer = settled(ctx, dispatchRequest(aggregator, method, params, view(extra), ctx));
+      const steps = answerStepsOf(extra.authInfo);
+      return (steps ? await stepped(steps, extra.requestId, answer) : await answer) as any;
     });
   }
   return server;

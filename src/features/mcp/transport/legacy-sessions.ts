@@ -17,6 +17,7 @@ import { SESSION_MAX_AGE_S, type SessionEnds } from '../relay/session-ends.js';
 import type { BusMessage, SessionBus } from '../relay/session-bus.js';
 import { SubscriptionHolders } from '../relay/subscription-holders.js';
 import { noSuchSession } from '../relay/no-session.js';
+import type { AnswerSteps } from '../dispatch/answer-steps.js';
 
 interface Session {
   id: string;
@@ -129,9 +130,10 @@ export class LegacySessions {
     return this.sessions.size;
   }
 
-  async handle(req: IncomingMessage, res: ServerResponse, identity: Identity, pinned: string | undefined, body: unknown): Promise<void> {
+  /** `steps`: the answer steps of this HTTP request (applied by the dispatch to the answers of its requests). */
+  async handle(req: IncomingMessage, res: ServerResponse, identity: Identity, pinned: string | undefined, body: unknown, steps?: AnswerSteps): Promise<void> {
     const sessionId = req.headers['mcp-session-id'];
-    (req as IncomingMessage & { auth?: unknown }).auth = authInfoFor(identity);
+    (req as IncomingMessage & { auth?: unknown }).auth = authInfoFor(identity, steps);
     if (typeof sessionId === 'string' && sessionId) {
       const session = this.sessions.get(sessionId) ?? (await this.reviveOnce(sessionId, identity, pinned));
       // Another caller's session, or one opened on another endpoint, does not exist for this caller.

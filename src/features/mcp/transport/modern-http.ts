@@ -16,6 +16,7 @@ import { ownerOf } from '../session-owner.js';
 import { prefixedName } from '../naming.js';
 import { dispatchRequest } from '../dispatch/dispatcher.js';
 import { MCP_METHODS } from '../dispatch/method-table.js';
+import { runAnswerSteps, wantsAnswer, type AnswerSteps } from '../dispatch/answer-steps.js';
 
 /** Revisions served statelessly with per-request `_meta` (no initialize, no session). */
 export const MODERN_VERSIONS = ['2026-07-28'];
@@ -112,7 +113,8 @@ export class ModernEndpoint {
     this.roundRelay = new RoundRelay(this.rounds, logger, bus);
   }
 
-  async handle(req: IncomingMessage, res: ServerResponse, identity: Identity, pinned: string | undefined, body: unknown): Promise<void> {
+  /** `steps`: the answer steps of this HTTP request (its answer goes through those that want it before it is written). */
+  async handle(req: IncomingMessage, res: ServerResponse, identity: Identity, pinned: string | undefined, body: unknown, steps?: AnswerSteps): Promise<void> {
     const version = headerValue(req.headers, 'mcp-protocol-version')!.trim();
     const message = (body ?? {}) as { jsonrpc?: unknown; id?: JsonRpcId; method?: unknown; params?: Record<string, unknown> };
     const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : undefined;
@@ -173,7 +175,7 @@ export class ModernEndpoint {
     if (progressToken !== undefined) {
       op.onprogress = (p) => emit({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...p, progressToken } });
     }
-    let reply: unknown;
+    let reply: Record<string, unknown>;
     let status = 200;
     try {
       // A request that can be asked something, or that wants the log messages of its call, runs
@@ -192,6 +194,13 @@ export class ModernEndpoint {
       } else {
         this.logger.error({ err: (err as Error).message }, 'mcp request failed');
         reply = rpcError(id, RPC.INTERNAL_ERROR, 'The gateway hit an unexpected error.');
+      }
+    }
+    if (steps && wantsAnswer(steps, reply)) {
+      const changed = await runAnswerSteps(steps, reply);
+      if (changed) {
+        reply = changed;
+        status = 200;
       }
     }
     if (res.destroyed) return;
