@@ -622,7 +622,8 @@ export async function config(view: View): Promise<void> {
       'Pipelines',
     ),
     h('h2', {}, 'Effective config'),
-    h('pre', {}, JSON.stringify(answer.config, null, 2)),
+    // Focusable, so a keyboard can scroll it (axe: scrollable-region-focusable).
+    h('pre', { tabindex: 0, role: 'region', 'aria-label': 'Effective config (JSON)' }, JSON.stringify(answer.config, null, 2)),
   );
 }
 
