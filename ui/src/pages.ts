@@ -23,9 +23,14 @@ function money(v: string | number | null | undefined): string {
   return `$${Number(v).toFixed(4)}`;
 }
 
+/** A key value as lists show it: its prefix (gwt_) and its last four characters, never more. */
+function maskedKey(last4: string | undefined): string {
+  return last4 ? `gwt_…${last4}` : '—';
+}
+
 /** A value that is shown once (a new key): a copy button, then only its prefix and last four characters. */
 function shownOnce(value: string, onDone: (masked: string) => void): HTMLElement {
-  const masked = `${value.slice(0, 8)}…${value.slice(-4)}`;
+  const masked = maskedKey(value.slice(-4));
   const status = h('span', { role: 'status', class: 'muted' });
   const box: HTMLElement = h(
     'div',
@@ -140,9 +145,10 @@ export async function keys(view: View): Promise<void> {
       const page = await api<Page<any>>('GET', `/v1/auth/tokens${query({ limit: 10, order: state.order, search: state.search, after })}`);
       listBox.replaceChildren(
         table(
-          ['Key id', 'User', 'Team', 'Name', 'Roles', 'Created', 'Expires', 'State', 'Actions'],
+          ['Key id', 'Value', 'User', 'Team', 'Name', 'Roles', 'Created', 'Expires', 'State', 'Actions'],
           page.data.map((t) => [
             h('code', {}, t.id),
+            h('code', {}, maskedKey(t.last4)),
             t.user,
             t.team ?? '—',
             t.name ?? '—',

@@ -165,6 +165,7 @@ describe('the console in a real browser (playwright-core + Debian chromium)', { 
     await page.locator('h1', { hasText: 'Overview' }).waitFor();
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.locator('h1', { hasText: 'Log in' }).waitFor();
+    expect(await page.locator('#nav').isHidden()).toBe(true); // no page links once logged out
     await page.reload();
     await page.locator('h1', { hasText: 'Log in' }).waitFor();
     expect(unexpected(errors, [401])).toEqual([]);
@@ -192,16 +193,19 @@ describe('the console in a real browser (playwright-core + Debian chromium)', { 
 
     // Done: only the prefix and the last four characters remain.
     await once.getByRole('button', { name: 'Done' }).click();
-    const masked = `${full.slice(0, 8)}…${full.slice(-4)}`;
+    const masked = `gwt_…${full.slice(-4)}`;
     await page.getByText(`Created ${id}: ${masked}`).waitFor();
     expect(await page.content()).not.toContain(full);
 
-    // Away and back: the key is gone from the page (the list shows its id, never its value).
+    // Away and back: the list shows the key's id and gwt_…last4, never its value.
     await visit(page, 'overview');
     await visit(page, 'keys');
-    await page.locator('tr', { hasText: id }).waitFor();
-    expect(await page.content()).not.toContain(full);
-    expect(await page.evaluate(() => document.documentElement.outerHTML + document.body.innerText)).not.toContain(full);
+    const listed = page.locator('tr', { hasText: id });
+    await listed.waitFor();
+    expect(await listed.locator('td').nth(1).textContent()).toBe(masked);
+    const everything = async () => (await page.content()) + (await page.evaluate(() => document.body.innerText));
+    expect(await everything()).not.toContain(full);
+    expect(await everything()).not.toContain(full.slice(4, 12)); // not even a longer part of it
 
     // The key works at once through the gateway.
     const headers = (key: string) => ({ 'x-gateway-provider': 'openai', authorization: 'Bearer sk-caller', 'x-gateway-token': key });
@@ -214,8 +218,9 @@ describe('the console in a real browser (playwright-core + Debian chromium)', { 
     expect(rotated).toMatch(/^gwt_/);
     expect(rotated).not.toBe(full);
     await page.getByRole('region', { name: 'New key' }).getByRole('button', { name: 'Done' }).click();
-    await page.getByText(`Rotated ${id}: ${rotated.slice(0, 8)}…${rotated.slice(-4)}`).waitFor();
-    expect(await page.content()).not.toContain(rotated);
+    await page.getByText(`Rotated ${id}: gwt_…${rotated.slice(-4)}`).waitFor();
+    await expect.poll(() => row.locator('td').nth(1).textContent(), { timeout: WAIT }).toBe(`gwt_…${rotated.slice(-4)}`);
+    expect(await everything()).not.toContain(rotated);
     expect((await post(gw.url, CHAT, chatBody(), headers(full))).status).toBe(401);
     expect((await post(gw.url, CHAT, chatBody(), headers(rotated))).status).toBe(200);
 
@@ -327,7 +332,7 @@ describe('the console in a real browser (playwright-core + Debian chromium)', { 
     const { page, errors } = await open();
     await logIn(page, gw.url, ADMIN);
     await visit(page, 'keys');
-    const users = () => page.locator('table[aria-label="Keys"] tbody tr td:nth-child(2)').allTextContents();
+    const users = () => page.locator('table[aria-label="Keys"] tbody tr td:nth-child(3)').allTextContents();
     const searched = page.waitForRequest((r) => r.url().includes('/v1/auth/tokens?') && new URL(r.url()).searchParams.get('search') === 'pager-');
     await page.getByRole('searchbox', { name: 'Search keys' }).fill('pager-');
     await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
