@@ -20,7 +20,10 @@ function heading(view: View, title: string): void {
 
 function money(v: string | number | null | undefined): string {
   if (v === null || v === undefined) return '—';
-  return `$${Number(v).toFixed(4)}`;
+  const n = Number(v);
+  // A request costs fractions of a cent: enough decimals for two significant digits (at most 10).
+  const decimals = n > 0 && n < 0.001 ? Math.min(10, 1 - Math.floor(Math.log10(n))) : 4;
+  return `$${n.toFixed(decimals)}`;
 }
 
 /** A key value as lists show it: its prefix (gwt_) and its last four characters, never more. */
@@ -128,7 +131,7 @@ export async function overview(view: View): Promise<void> {
     barChart(
       'Spend per day (USD)',
       days.map((d) => ({ label: d.label, value: d.spend })),
-      (v) => v.toFixed(4),
+      (v) => money(v).slice(1),
     ),
   );
 }

@@ -381,6 +381,7 @@ describe('the console in a real browser (playwright-core + Debian chromium)', { 
     expect(cells[3]).toBe('openai');
     expect(cells[4]).toBe('200');
     expect(cells[6]).toBe('5 / 7');
+    expect(cells[7]).toMatch(/^\$0\.0*[1-9]/); // its cost (a fraction of a cent), not rounded to $0.0000
     expect(await page.content()).not.toContain(PLAIN_KEY);
     expect(unexpected(errors)).toEqual([]);
 
