@@ -13,6 +13,9 @@ import { FakeUpstream } from '../../helpers/fake-upstream.js';
 import { answers, CHAT, chatBody, post, UPSTREAM_CHAT } from '../../helpers/routing-harness.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 
+// The callbacks given to page.evaluate run in the page: its globals, for the type checker (the tests' lib has no DOM).
+declare const document: any, window: any, location: any, navigator: any;
+
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const FLAGS = [
   '--headless',
@@ -255,7 +258,7 @@ describe('the console in a real browser (playwright-core + Debian chromium)', { 
     expect(forced).toEqual({ status: 403, csrf: true });
 
     // The button is not the guard: enable it, submit, and the API's refusal is shown.
-    await page.evaluate(() => document.querySelectorAll('main button[disabled]').forEach((b) => b.removeAttribute('disabled')));
+    await page.evaluate(() => document.querySelectorAll('main button[disabled]').forEach((b: any) => b.removeAttribute('disabled')));
     const create = page.getByRole('form', { name: 'Create a key' });
     await create.getByLabel('User', { exact: true }).fill('viewer-made@example.com');
     await create.getByRole('button', { name: 'Create key' }).click();
@@ -280,11 +283,11 @@ describe('the console in a real browser (playwright-core + Debian chromium)', { 
         headers: { 'content-type': 'application/json', 'x-csrf-token': csrf },
         body: JSON.stringify({ id: 'forced-team' }),
       });
-      return { status: res.status, body: await res.json() };
+      return { status: res.status, body: (await res.json()) as any };
     });
     expect(forced.status).toBe(403);
     expect(forced.body.error.message).toMatch(/read-only/);
-    await page.evaluate(() => document.querySelectorAll('main button[disabled]').forEach((b) => b.removeAttribute('disabled')));
+    await page.evaluate(() => document.querySelectorAll('main button[disabled]').forEach((b: any) => b.removeAttribute('disabled')));
     await page.getByRole('form', { name: 'Create a key' }).getByLabel('User', { exact: true }).fill('ro@example.com');
     await page.getByRole('button', { name: 'Create key' }).click();
     await expect.poll(() => page.getByRole('alert').textContent(), { timeout: WAIT }).toMatch(/read-only/);
