@@ -258,6 +258,7 @@ export async function keys(view: View): Promise<void> {
     {
       class: 'inline',
       role: 'search',
+      'aria-label': 'Search keys',
       onsubmit: (e: Event) => {
         e.preventDefault();
         state.search = search.value;
@@ -299,7 +300,7 @@ async function resourceList(view: View, kind: 'organizations' | 'teams' | 'users
       const page = await api<Page<any>>('GET', `/v1/admin/${kind}${query({ limit: 10, after, search })}`);
       listBox.replaceChildren(
         table(
-          ['Id', 'Name', kind === 'users' ? 'Team' : kind === 'teams' ? 'Organisation' : 'Created', 'Source', ''],
+          ['Id', 'Name', kind === 'users' ? 'Team' : kind === 'teams' ? 'Organisation' : 'Created', 'Source', 'Actions'],
           page.data.map((o) => [
             h('code', {}, o.id),
             o.name ?? '—',
@@ -361,6 +362,7 @@ async function resourceList(view: View, kind: 'organizations' | 'teams' | 'users
       {
         class: 'inline',
         role: 'search',
+        'aria-label': `Search ${kind}`,
         onsubmit: (e: Event) => {
           e.preventDefault();
           search = searchBox.value;
@@ -562,7 +564,7 @@ export async function credentials(view: View): Promise<void> {
     const list = await api<Page<any>>('GET', '/v1/admin/credentials');
     listBox.replaceChildren(
       table(
-        ['Name', 'Provider', 'Fields', 'Value', 'Source', ''],
+        ['Name', 'Provider', 'Fields', 'Value', 'Source', 'Actions'],
         list.data.map((c) => [
           c.name,
           c.provider,
@@ -698,6 +700,7 @@ export async function models(view: View): Promise<void> {
       {
         class: 'inline',
         role: 'search',
+        'aria-label': 'Search models',
         onsubmit: (e: Event) => {
           e.preventDefault();
           stack.splice(1);
