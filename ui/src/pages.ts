@@ -263,7 +263,8 @@ export async function keys(view: View): Promise<void> {
         e.preventDefault();
         state.search = search.value;
         state.order = order.value;
-        state.stack = [undefined];
+        // In place: a pager drawn before this search holds the same stack (a click on it while the search loads stays coherent).
+        state.stack.splice(0, state.stack.length, undefined);
         void load(undefined);
       },
     },

@@ -336,10 +336,13 @@ describe('the console in a real browser (playwright-core + Debian chromium)', { 
     await logIn(page, gw.url, ADMIN);
     await visit(page, 'keys');
     const users = () => page.locator('table[aria-label="Keys"] tbody tr td:nth-child(3)').allTextContents();
+    // The list drawn before the search is marked: the rows below are the search's, drawn after.
+    await page.locator('table[aria-label="Keys"]').evaluate((t: any) => (t.dataset.before = 'search'));
     const searched = page.waitForRequest((r) => r.url().includes('/v1/auth/tokens?') && new URL(r.url()).searchParams.get('search') === 'pager-');
     await page.getByRole('searchbox', { name: 'Search keys' }).fill('pager-');
     await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
     await searched;
+    await page.locator('table[aria-label="Keys"]:not([data-before])').waitFor();
     const pager = page.getByRole('navigation', { name: 'Keys pages' });
     await expect.poll(users, { timeout: WAIT }).toHaveLength(10);
     const pages: string[][] = [];
