@@ -2,6 +2,7 @@
 // download). The gateway runs in-process; every check goes through the UI (clicks and typing),
 // the API is called directly only to set up data and to force a write the UI does not offer.
 import { mkdirSync } from 'node:fs';
+import OpenAI from 'openai';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -103,6 +104,12 @@ describe('the console in a real browser (playwright-core + Debian chromium)', { 
         ],
       },
       pricing: { unpriced: 'allow' },
+      // A catalogue model through a held credential, and a file-defined team with a budget (read-only in the console).
+      secrets: { key: 'ab'.repeat(32) },
+      credentials: { 'openai-prod': { provider: 'openai', api_key: 'sk-held-browser-0001' } },
+      models: { chat: { targets: [{ provider: 'openai', model: 'gpt-4o-mini', credential: 'openai-prod' }], price: { input: '0.0005', output: '0.001' }, max_output_tokens: 300 } },
+      tenants: { teams: { search: {} } },
+      budgets: { team: { search: { limit_usd: 0.5, window: { period: 'month' } } } },
     });
     gw = await startGateway(config({ enabled: true }));
     readOnly = await startGateway(config({ enabled: true, readOnly: true }));
@@ -370,6 +377,72 @@ describe('the console in a real browser (playwright-core + Debian chromium)', { 
     await expect.poll(users, { timeout: WAIT }).toEqual(['pager-07@example.com']);
     expect(await pager.getByRole('button', { name: 'Next' }).isDisabled()).toBe(true);
     expect(unexpected(errors)).toEqual([]);
+  });
+
+  it('a key made in the UI works at once with the openai SDK; the team budget bar moves; file objects cannot be edited', async () => {
+    const { page, errors } = await open();
+    await logIn(page, gw.url, ADMIN);
+    await visit(page, 'budgets');
+    const bar = page.locator('progress[aria-label^="team search"]');
+    const spent = async () => Number(await bar.getAttribute('value'));
+    const before = await spent();
+    await page.locator('tr', { hasText: 'team: search' }).getByText('config file (read-only)').waitFor();
+
+    await visit(page, 'keys');
+    const create = page.getByRole('form', { name: 'Create a key' });
+    await create.getByLabel('User', { exact: true }).fill('sdk@example.com');
+    await create.getByLabel('Team', { exact: true }).fill('search');
+    await create.getByRole('button', { name: 'Create key' }).click();
+    const key = (await page.getByRole('region', { name: 'New key' }).locator('code[data-secret]').textContent())!;
+    const client = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+    // 100 prompt and 200 completion tokens at the catalogue's price: $0.25, half the team's $0.50.
+    const usage = { prompt_tokens: 100, completion_tokens: 200, total_tokens: 300 };
+    const priced = {
+      id: 'c1',
+      object: 'chat.completion',
+      created: 1,
+      model: 'gpt-4o-mini',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'priced' }, finish_reason: 'stop' }],
+      usage,
+    };
+    upstream.on(UPSTREAM_CHAT, { json: priced });
+    let answer: OpenAI.Chat.Completions.ChatCompletion;
+    try {
+      answer = await client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 250 });
+    } finally {
+      upstream.on(UPSTREAM_CHAT, answers('hello from upstream'));
+    }
+    expect(answer.choices[0]!.message.content).toBe('priced');
+    expect(upstream.requests.at(-1)!.headers.authorization).toBe('Bearer sk-held-browser-0001');
+
+    // The usage ledger writes in batches: revisit the budgets page until the bar has moved.
+    await expect
+      .poll(
+        async () => {
+          await visit(page, 'overview');
+          await visit(page, 'budgets');
+          return spent();
+        },
+        { timeout: WAIT, interval: 500 },
+      )
+      .toBeGreaterThanOrEqual(before + 50);
+
+    // The file's team: shown read-only, no delete button; forced, the API refuses (409) and it stays.
+    await visit(page, 'tenants');
+    const team = page.locator('table[aria-label="teams"] tr', { hasText: 'search' }).first();
+    await team.getByText('config file (read-only)').waitFor();
+    expect(await team.getByRole('button', { name: 'Delete' }).count()).toBe(0);
+    const forced = await page.evaluate(async () => {
+      const csrf = document.cookie.match(/(?:^|; )gw_csrf=([^;]*)/)?.[1] ?? '';
+      const res = await fetch('/v1/admin/teams/search', { method: 'DELETE', headers: { 'x-csrf-token': csrf } });
+      return { status: res.status, body: (await res.json()) as any };
+    });
+    expect(forced.status).toBe(409);
+    expect(forced.body.error.message).toMatch(/config file/);
+    await visit(page, 'overview');
+    await visit(page, 'tenants');
+    await page.locator('table[aria-label="teams"] tr', { hasText: 'search' }).first().waitFor();
+    expect(unexpected(errors, [409])).toEqual([]);
   });
 
   it('shows a request made through the gateway in Live requests', async () => {
