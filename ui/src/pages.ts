@@ -516,11 +516,15 @@ export async function requests(view: View): Promise<void> {
   };
   const filterQuery = () => query({ model: filters.model.value, key: filters.key.value, team: filters.team.value, provider: filters.provider.value });
   // The list, then the tail, both filtered by the server.
+  let generation = 0;
   const connect = async () => {
+    const mine = ++generation;
     stopLive();
     status.textContent = 'Connecting…';
     const q = filterQuery();
     const recent = await api<Page<any>>('GET', `/v1/admin/requests${q ? `${q}&` : '?'}limit=50`);
+    // Left while the list loaded, or filtered again since: this answer and its stream are not wanted.
+    if (!view.main.isConnected || mine !== generation) return;
     body.replaceChildren(...recent.data.map(row));
     const source = (live = new EventSource(`/v1/admin/requests/stream${q}`));
     source.onopen = () => (status.textContent = 'Live: new requests appear at the top.');

@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import OpenAI from 'openai';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page, type Route } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../helpers/built-gateway.js';
@@ -15,7 +15,7 @@ import { answers, CHAT, chatBody, post, UPSTREAM_CHAT } from '../../helpers/rout
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 
 // The callbacks given to page.evaluate run in the page: its globals, for the type checker (the tests' lib has no DOM).
-declare const document: any, window: any, location: any, navigator: any;
+declare const document: any, window: any, location: any, navigator: any, requestAnimationFrame: any;
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const FLAGS = [
@@ -333,6 +333,37 @@ describe('the console in a real browser (playwright-core + Debian chromium)', { 
     await page.locator('h1', { hasText: 'Log in' }).waitFor();
     const login: any = await page.evaluate(() => (window as any).axe.run(document, { resultTypes: ['violations'] }));
     expect(login.violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical').map((v: any) => v.id)).toEqual([]);
+  });
+
+  it('a page still loading when the user moves on never draws into the next page, nor opens its live stream', async () => {
+    const { page, errors } = await open();
+    await logIn(page, gw.url, ADMIN);
+    await visit(page, 'keys');
+    // Hold the Overview's usage report and the Live page's list until the user is elsewhere.
+    const held: Route[] = [];
+    const HELD = /\/v1\/admin\/(usage|requests)\?/;
+    await context!.route(HELD, (route) => void held.push(route));
+    const streams: string[] = [];
+    page.on('request', (r) => r.url().includes('/v1/admin/requests/stream') && streams.push(r.url()));
+    await page.evaluate(() => (location.hash = '#/overview'));
+    await page.locator('h1', { hasText: 'Overview' }).waitFor();
+    await expect.poll(() => held.length, { timeout: WAIT }).toBe(2); // the usage report and the recent requests
+    await page.evaluate(() => (location.hash = '#/requests'));
+    await page.locator('h1', { hasText: 'Live requests' }).waitFor();
+    await expect.poll(() => held.length, { timeout: WAIT }).toBe(3);
+    await visit(page, 'keys');
+    const finished = held.map((route) => page.waitForEvent('requestfinished', { predicate: (r) => r === route.request() }));
+    for (const route of held) await route.continue();
+    await Promise.all(finished);
+    await context!.unroute(HELD);
+    // Let the page run what those answers started (a frame and a task after the last body arrived).
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
+    // The answers arrived after the user moved on: the Keys page is alone in <main>, and no stream opened.
+    await page.locator('table[aria-label="Keys"]').waitFor();
+    expect(await page.locator('main h1').allTextContents()).toEqual(['Keys']);
+    expect(await page.locator('main figure, main .cards, main table[aria-label="Recent requests"]').count()).toBe(0);
+    expect(streams).toEqual([]);
+    expect(unexpected(errors)).toEqual([]);
   });
 
   it('pages through the keys list and searches on the server', async () => {
