@@ -86,12 +86,18 @@ async function route(): Promise<void> {
   }
   document.title = `${page.title} · Gateway console`;
   pages.stopLive();
-  const view: pages.View = { session, canWrite: !session.read_only && session.role !== 'viewer', main };
+  // Each visit renders into its own box: a page still loading when the user moves on writes into a
+  // box no longer shown, never into the next page.
+  const box = h('div', { class: 'page' });
+  main.replaceChildren(box);
+  const current = box;
+  const view: pages.View = { session, canWrite: !session.read_only && session.role !== 'viewer', main: box };
   try {
     await page.render(view);
   } catch (err) {
+    if (!current.isConnected) return;
     if (err instanceof ApiError && err.status === 401) return showLogin('Your session has ended: log in again.');
-    main.append(errorBox(err));
+    box.append(errorBox(err));
   }
 }
 

@@ -5,7 +5,8 @@ export function barChart(title: string, points: { label: string; value: number }
   const width = 720;
   const height = 180;
   const pad = { left: 48, bottom: 22, top: 12 };
-  const max = Math.max(1, ...points.map((p) => p.value));
+  // The tallest bar fills the plot (spend per day is often well under a dollar); all zero: a scale of 1.
+  const max = Math.max(0, ...points.map((p) => p.value)) || 1;
   const plotW = width - pad.left - 8;
   const plotH = height - pad.bottom - pad.top;
   const bw = points.length ? plotW / points.length : plotW;

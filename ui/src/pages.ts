@@ -20,12 +20,20 @@ function heading(view: View, title: string): void {
 
 function money(v: string | number | null | undefined): string {
   if (v === null || v === undefined) return '—';
-  return `$${Number(v).toFixed(4)}`;
+  const n = Number(v);
+  // A request costs fractions of a cent: enough decimals for two significant digits (at most 10).
+  const decimals = n > 0 && n < 0.001 ? Math.min(10, 1 - Math.floor(Math.log10(n))) : 4;
+  return `$${n.toFixed(decimals)}`;
+}
+
+/** A key value as lists show it: its prefix (gwt_) and its last four characters, never more. */
+function maskedKey(last4: string | undefined): string {
+  return last4 ? `gwt_…${last4}` : '—';
 }
 
 /** A value that is shown once (a new key): a copy button, then only its prefix and last four characters. */
 function shownOnce(value: string, onDone: (masked: string) => void): HTMLElement {
-  const masked = `${value.slice(0, 8)}…${value.slice(-4)}`;
+  const masked = maskedKey(value.slice(-4));
   const status = h('span', { role: 'status', class: 'muted' });
   const box: HTMLElement = h(
     'div',
@@ -123,7 +131,7 @@ export async function overview(view: View): Promise<void> {
     barChart(
       'Spend per day (USD)',
       days.map((d) => ({ label: d.label, value: d.spend })),
-      (v) => v.toFixed(4),
+      (v) => money(v).slice(1),
     ),
   );
 }
@@ -140,9 +148,10 @@ export async function keys(view: View): Promise<void> {
       const page = await api<Page<any>>('GET', `/v1/auth/tokens${query({ limit: 10, order: state.order, search: state.search, after })}`);
       listBox.replaceChildren(
         table(
-          ['Key id', 'User', 'Team', 'Name', 'Roles', 'Created', 'Expires', 'State', 'Actions'],
+          ['Key id', 'Value', 'User', 'Team', 'Name', 'Roles', 'Created', 'Expires', 'State', 'Actions'],
           page.data.map((t) => [
             h('code', {}, t.id),
+            h('code', {}, maskedKey(t.last4)),
             t.user,
             t.team ?? '—',
             t.name ?? '—',
@@ -249,11 +258,13 @@ export async function keys(view: View): Promise<void> {
     {
       class: 'inline',
       role: 'search',
+      'aria-label': 'Search keys',
       onsubmit: (e: Event) => {
         e.preventDefault();
         state.search = search.value;
         state.order = order.value;
-        state.stack = [undefined];
+        // In place: a pager drawn before this search holds the same stack (a click on it while the search loads stays coherent).
+        state.stack.splice(0, state.stack.length, undefined);
         void load(undefined);
       },
     },
@@ -290,7 +301,7 @@ async function resourceList(view: View, kind: 'organizations' | 'teams' | 'users
       const page = await api<Page<any>>('GET', `/v1/admin/${kind}${query({ limit: 10, after, search })}`);
       listBox.replaceChildren(
         table(
-          ['Id', 'Name', kind === 'users' ? 'Team' : kind === 'teams' ? 'Organisation' : 'Created', 'Source', ''],
+          ['Id', 'Name', kind === 'users' ? 'Team' : kind === 'teams' ? 'Organisation' : 'Created', 'Source', 'Actions'],
           page.data.map((o) => [
             h('code', {}, o.id),
             o.name ?? '—',
@@ -352,6 +363,7 @@ async function resourceList(view: View, kind: 'organizations' | 'teams' | 'users
       {
         class: 'inline',
         role: 'search',
+        'aria-label': `Search ${kind}`,
         onsubmit: (e: Event) => {
           e.preventDefault();
           search = searchBox.value;
@@ -504,11 +516,15 @@ export async function requests(view: View): Promise<void> {
   };
   const filterQuery = () => query({ model: filters.model.value, key: filters.key.value, team: filters.team.value, provider: filters.provider.value });
   // The list, then the tail, both filtered by the server.
+  let generation = 0;
   const connect = async () => {
+    const mine = ++generation;
     stopLive();
     status.textContent = 'Connecting…';
     const q = filterQuery();
     const recent = await api<Page<any>>('GET', `/v1/admin/requests${q ? `${q}&` : '?'}limit=50`);
+    // Left while the list loaded, or filtered again since: this answer and its stream are not wanted.
+    if (!view.main.isConnected || mine !== generation) return;
     body.replaceChildren(...recent.data.map(row));
     const source = (live = new EventSource(`/v1/admin/requests/stream${q}`));
     source.onopen = () => (status.textContent = 'Live: new requests appear at the top.');
@@ -553,7 +569,7 @@ export async function credentials(view: View): Promise<void> {
     const list = await api<Page<any>>('GET', '/v1/admin/credentials');
     listBox.replaceChildren(
       table(
-        ['Name', 'Provider', 'Fields', 'Value', 'Source', ''],
+        ['Name', 'Provider', 'Fields', 'Value', 'Source', 'Actions'],
         list.data.map((c) => [
           c.name,
           c.provider,
@@ -622,7 +638,8 @@ export async function config(view: View): Promise<void> {
       'Pipelines',
     ),
     h('h2', {}, 'Effective config'),
-    h('pre', {}, JSON.stringify(answer.config, null, 2)),
+    // Focusable, so a keyboard can scroll it (axe: scrollable-region-focusable).
+    h('pre', { tabindex: 0, role: 'region', 'aria-label': 'Effective config (JSON)' }, JSON.stringify(answer.config, null, 2)),
   );
 }
 
@@ -688,6 +705,7 @@ export async function models(view: View): Promise<void> {
       {
         class: 'inline',
         role: 'search',
+        'aria-label': 'Search models',
         onsubmit: (e: Event) => {
           e.preventDefault();
           stack.splice(1);

@@ -35,6 +35,8 @@ export interface TokenResource {
   blocked_at?: number;
   /** Until when the value before the last rotation keeps working. */
   previous_valid_until?: number;
+  /** The value's last four characters (the value itself is answered only on create and rotate). */
+  last4?: string;
 }
 
 export type TokenCheck = { ok: true; identity: Identity; key: GatewayKey } | { ok: false; reason: 'unknown' | 'expired' | 'revoked' | 'blocked' };
@@ -90,6 +92,7 @@ export function toResource(record: TokenRecord, token?: string): TokenResource {
   out.blocked = record.blockedAt !== null;
   if (record.blockedAt !== null) out.blocked_at = record.blockedAt;
   if (record.previousUntil !== null && record.previousUntil > nowSeconds()) out.previous_valid_until = record.previousUntil;
+  if (record.last4) out.last4 = record.last4;
   return out;
 }
 
@@ -160,6 +163,7 @@ export class TokenService {
       previousUntil: null,
     };
     const token = newTokenValue();
+    record.last4 = token.slice(-4);
     await this.store.insert(record, hashSecret(token));
     return toResource(record, token);
   }
@@ -200,8 +204,9 @@ export class TokenService {
     const expiresAt = record.expiresAt === null ? null : now + (record.expiresAt - record.createdAt);
     const token = newTokenValue();
     const previousUntil = graceSeconds > 0 ? now + graceSeconds : null;
-    if (!(await this.store.rotate(id, hashSecret(token), now, expiresAt, previousUntil))) return { problem: 'revoked' };
-    return { resource: toResource({ ...record, expiresAt, rotatedAt: now, previousUntil }, token) };
+    const last4 = token.slice(-4);
+    if (!(await this.store.rotate(id, hashSecret(token), now, expiresAt, previousUntil, last4))) return { problem: 'revoked' };
+    return { resource: toResource({ ...record, expiresAt, rotatedAt: now, previousUntil, last4 }, token) };
   }
 
   /** Whether the token `id` still opens the gateway (known, not revoked, blocked or expired): an admin session made with it lives as long. */

@@ -27,6 +27,8 @@ export interface TokenRecord {
   blockedAt: number | null;
   /** Until when (Unix seconds) the value before the last rotation keeps working; null: it stopped at once. */
   previousUntil: number | null;
+  /** The value's last four characters (not a secret: what a list shows as gwt_…abcd); null for keys made before they were kept. */
+  last4?: string | null;
 }
 
 export const TOKEN_MIGRATIONS: Migration[] = [
@@ -66,6 +68,11 @@ export const TOKEN_MIGRATIONS: Migration[] = [
       'CREATE INDEX gateway_auth_tokens_previous ON gateway_auth_tokens (previous_hash)',
     ],
   },
+  {
+    // The value's last four characters, so a list can show which value a key has (gwt_…abcd) without the value.
+    id: 'auth-tokens-003-last4',
+    statements: ['ALTER TABLE gateway_auth_tokens ADD COLUMN last4 TEXT'],
+  },
 ];
 
 interface Row {
@@ -89,10 +96,11 @@ interface Row {
   metadata: string | null;
   blocked_at: number | string | null;
   previous_until: number | string | null;
+  last4: string | null;
 }
 
 const COLUMNS =
-  'id, token_hash, user_id, team, email, name, roles, organization, scopes, permissions, created_at, expires_at, revoked_at, rotated_at, models, limits, budgets, metadata, blocked_at, previous_until';
+  'id, token_hash, user_id, team, email, name, roles, organization, scopes, permissions, created_at, expires_at, revoked_at, rotated_at, models, limits, budgets, metadata, blocked_at, previous_until, last4';
 
 const json = (v: unknown): string | null => (v === null || v === undefined ? null : JSON.stringify(v));
 const parsed = <T>(v: string | null): T | null => (v ? (JSON.parse(v) as T) : null);
@@ -120,6 +128,7 @@ function fromRow(row: Row): TokenRecord {
     metadata: parsed<Record<string, unknown>>(row.metadata),
     blockedAt: num(row.blocked_at),
     previousUntil: num(row.previous_until),
+    last4: row.last4,
   };
 }
 
@@ -154,7 +163,7 @@ export class TokenStore {
   }
 
   async insert(record: TokenRecord, tokenHash: string): Promise<void> {
-    await this.store.execute(`INSERT INTO gateway_auth_tokens (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+    await this.store.execute(`INSERT INTO gateway_auth_tokens (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
       record.id,
       tokenHash,
       record.user,
@@ -175,6 +184,7 @@ export class TokenStore {
       json(record.metadata),
       record.blockedAt,
       record.previousUntil,
+      record.last4 ?? null,
     ]);
     this.wrote();
   }
@@ -236,13 +246,13 @@ export class TokenStore {
    * Replaces the stored hash; the old value keeps working until `previousUntil` (null: it stops
    * at once). False when the token cannot be rotated.
    */
-  async rotate(id: string, newHash: string, now: number, expiresAt: number | null, previousUntil: number | null): Promise<boolean> {
+  async rotate(id: string, newHash: string, now: number, expiresAt: number | null, previousUntil: number | null, last4: string | null = null): Promise<boolean> {
     // previous_hash takes the hash being replaced (the right side reads the row before the update).
     const previous = previousUntil === null ? 'previous_hash = NULL, previous_until = NULL' : 'previous_hash = token_hash, previous_until = ?';
     const changed = await this.store.execute(
-      `UPDATE gateway_auth_tokens SET ${previous}, token_hash = ?, rotated_at = ?, expires_at = ?
+      `UPDATE gateway_auth_tokens SET ${previous}, token_hash = ?, last4 = ?, rotated_at = ?, expires_at = ?
        WHERE id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)`,
-      [...(previousUntil === null ? [] : [previousUntil]), newHash, now, expiresAt, id, now],
+      [...(previousUntil === null ? [] : [previousUntil]), newHash, last4, now, expiresAt, id, now],
     );
     this.wrote();
     return changed === 1;

@@ -117,6 +117,15 @@ describe('admin API sessions (the console login)', () => {
     const ok = await call(gw.url, 'POST', '/v1/auth/tokens', session!, { body: { user: 'x@example.com' } });
     expect(ok.status).toBe(201);
     expect(ok.json.token).toMatch(/^gwt_/);
+    // Lists show which value a key has by its last four characters, never the value.
+    expect(ok.json.last4).toBe(ok.json.token.slice(-4));
+    const listed = await call(gw.url, 'GET', '/v1/auth/tokens?search=x@example.com', session!);
+    expect(listed.json.data.find((t: any) => t.id === ok.json.id)).toMatchObject({ last4: ok.json.token.slice(-4) });
+    expect(listed.text).not.toContain(ok.json.token);
+    const rotated = await call(gw.url, 'POST', `/v1/auth/tokens/${ok.json.id}/rotate`, session!, { body: {} });
+    expect(rotated.json.last4).toBe(rotated.json.token.slice(-4));
+    const after = await call(gw.url, 'GET', '/v1/auth/tokens?search=x@example.com', session!);
+    expect(after.json.data.find((t: any) => t.id === ok.json.id).last4).toBe(rotated.json.token.slice(-4));
   });
 
   it('a forged or tampered cookie is 401', async () => {
