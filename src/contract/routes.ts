@@ -27,6 +27,7 @@ export type GatewayOperation =
   | 'auth.tokens.list'
   | 'auth.tokens.revoke'
   | 'auth.tokens.rotate'
+  | 'auth.tokens.update'
   | AdminResourceOperation
   | 'admin.audit.list'
   | 'auth.tokens.block'
@@ -133,6 +134,7 @@ export const GATEWAY_ROUTES: GatewayRouteSpec[] = [
   own('GET', '/v1/auth/tokens', 'auth.tokens.list'),
   own('DELETE', '/v1/auth/tokens/{id}', 'auth.tokens.revoke'),
   own('POST', '/v1/auth/tokens/{id}/rotate', 'auth.tokens.rotate'),
+  own('PATCH', '/v1/auth/tokens/{id}', 'auth.tokens.update'),
   ...ADMIN_RESOURCES.flatMap((r) => [
     own('POST', `/v1/admin/${r}`, 'admin.create'),
     own('GET', `/v1/admin/${r}`, 'admin.list'),

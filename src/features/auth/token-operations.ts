@@ -1,12 +1,13 @@
 import type { AuthTokenCreateRequest } from '../../generated/requests/auth-tokens-create.js';
+import type { AuthTokenUpdateRequest } from '../../generated/requests/auth-tokens-update.js';
 import type { TokenOperationsStageConfig } from '../../generated/stages/token-operations.js';
 import { firstProblem, schemaDocument, validatorFor } from '../../kernel/config/schema-validator.js';
 import type { GatewayContext } from '../../kernel/engine/context.js';
 import { BODY, readRequestBytes } from '../../kernel/engine/request-body.js';
 import { defineStage } from '../../kernel/engine/stage.js';
-import { badRequest, notFound, semanticError } from '../../contract/errors/gateway-error.js';
+import { badRequest, conflict, notFound, semanticError } from '../../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../../contract/routes.js';
-import { ADMIN, TOKEN_LIST_SCOPE, TOKEN_SERVICE } from './auth-services.js';
+import { ADMIN, CONFIG_KEYS, TOKEN_LIST_SCOPE, TOKEN_SERVICE } from './auth-services.js';
 import { MAX_GRACE_PERIOD_S, tokenLifetime, type TokenResource } from './token-service.js';
 import { IDENTITY, RESPONSE } from '../../kernel/engine/context.js';
 
@@ -22,6 +23,42 @@ async function jsonBody(ctx: AdminContext, limit: number): Promise<unknown> {
   } catch (err) {
     throw badRequest(`The request body is not valid JSON: ${(err as Error).message}`, 'body');
   }
+}
+
+/** The fields of a key PATCH /v1/auth/tokens/{id} changes. */
+export const EDITABLE_TOKEN_FIELDS = ['name', 'models', 'limits', 'budgets', 'metadata', 'expires_at'] as const;
+const EDITABLE = new Set<string>(EDITABLE_TOKEN_FIELDS);
+
+/** Why a field of a key cannot be edited, for the fields a key has that an edit may not change. */
+const FIXED_FIELDS: Record<string, string> = {
+  token: 'the value of a key cannot be set; rotate the key (POST /v1/auth/tokens/{id}/rotate) for a new one',
+  user: 'the user of a key cannot be changed; issue a new key for the other user',
+  team: 'the team of a key cannot be changed; issue a new key in the other team',
+  organization: 'the organization of a key cannot be changed; issue a new key',
+  scopes: 'the scopes of a key cannot be changed; issue a new key with the scopes it needs',
+  roles: 'the roles of a key cannot be changed; issue a new key with the roles it needs',
+  email: 'the email of a key cannot be changed; issue a new key',
+  permissions: 'the tool-server permissions of a key cannot be changed; issue a new key',
+  mcp: 'the tool-server permissions of a key cannot be changed; issue a new key',
+  blocked: 'use POST /v1/auth/tokens/{id}/block or .../unblock',
+  expiresIn: 'give expires_at (Unix seconds) instead',
+};
+
+/** The checked body of a key edit: a 400 naming the first field that cannot be edited, or is invalid. */
+function updateRequest(body: unknown, validate: ReturnType<typeof validatorFor>): AuthTokenUpdateRequest {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('The request body must be a JSON object.', 'body');
+  for (const field of Object.keys(body)) {
+    if (EDITABLE.has(field)) continue;
+    const name = field.slice(0, 64);
+    const why = FIXED_FIELDS[field] ?? `it is not a field of a key that can be edited`;
+    throw badRequest(`${name} cannot be edited: ${why}. Editable: ${EDITABLE_TOKEN_FIELDS.join(', ')}.`, name);
+  }
+  if (Object.keys(body).length === 0) throw badRequest(`The body changes nothing: give at least one of ${EDITABLE_TOKEN_FIELDS.join(', ')}.`, 'body');
+  if (!validate(body)) {
+    const problem = firstProblem(validate.errors);
+    throw badRequest(`${problem?.key || 'body'}: ${problem?.message ?? 'is invalid'}`, problem?.key || 'body');
+  }
+  return body as AuthTokenUpdateRequest;
 }
 
 const LIST_PARAMS = new Set(['limit', 'after', 'order', 'search']);
@@ -63,7 +100,8 @@ export function tokenPage(items: TokenResource[], query: URLSearchParams): { obj
  * shown only here and on rotate), GET lists every token without values, DELETE
  * /v1/auth/tokens/{id} revokes, POST /v1/auth/tokens/{id}/rotate issues a new value and ends the
  * old one (at once, or after the body's `gracePeriod`), POST .../block and .../unblock stop and
- * restart a key without revoking it. Needs the admin credential from the authenticate stage before it; each operation is
+ * restart a key without revoking it, PATCH /v1/auth/tokens/{id} edits its name, models, limits,
+ * budgets, metadata and expiry. Needs the admin credential from the authenticate stage before it; each operation is
  * audited in the log.
  */
 export default defineStage<TokenOperationsStageConfig, AdminContext>({
@@ -80,6 +118,8 @@ export default defineStage<TokenOperationsStageConfig, AdminContext>({
     const logger = services.logger;
     const validate = validatorFor('requests/auth-tokens-create.schema.json');
     const validateRotate = validatorFor('requests/auth-tokens-rotate.schema.json');
+    const validateUpdate = validatorFor('requests/auth-tokens-update.schema.json');
+    const configKeys = services.get(CONFIG_KEYS);
     const limit = config.bodyLimit ?? 65_536;
     const json = (ctx: AdminContext, status: number, body: unknown) => {
       ctx.response = { kind: 'json', status, body };
@@ -109,6 +149,23 @@ export default defineStage<TokenOperationsStageConfig, AdminContext>({
           if (!revoked) throw notFound(`No token with id ${id}.`, 'id');
           logger.info({ audit: 'token.revoke', requestId: ctx.id, tokenId: id }, 'token revoked');
           return json(ctx, 200, revoked);
+        }
+        case 'auth.tokens.update': {
+          const id = ctx.params.id!;
+          // Keys of auth.apiKeys are read from the config file: they change there (409, like every file-defined object).
+          const fileKey = /^config-key-(\d{1,6})$/.exec(id);
+          if (fileKey && Number(fileKey[1]) < (configKeys?.size ?? 0)) {
+            throw conflict(
+              `The key ${id} comes from the gateway's config file (auth.apiKeys[${fileKey[1]}]) and cannot be changed through the API; change the config file instead.`,
+              'id',
+            );
+          }
+          const patch = updateRequest(await jsonBody(ctx, limit), validateUpdate);
+          const { resource, problem } = await tokens.update(id, patch);
+          if (problem === 'unknown') throw notFound(`No token with id ${id}.`, 'id');
+          if (problem) throw conflict(`Token ${id} is ${problem} and cannot be changed; issue a new one.`, 'id');
+          logger.info({ audit: 'token.update', requestId: ctx.id, tokenId: id, fields: Object.keys(patch) }, 'token updated');
+          return json(ctx, 200, resource);
         }
         case 'auth.tokens.rotate': {
           const id = ctx.params.id!;

@@ -1,5 +1,6 @@
 import type { Identity } from '../../kernel/engine/context.js';
 import type { AuthTokenCreateRequest, GatewayKeyLimits } from '../../generated/requests/auth-tokens-create.js';
+import type { AuthTokenUpdateRequest } from '../../generated/requests/auth-tokens-update.js';
 import type { Budget } from '../../generated/governance/budget.js';
 import type { GatewayKey } from '../governance/governance-types.js';
 import { hashSecret, newTokenId, newTokenValue, parseLifetime, TOKEN_PREFIX } from './secrets.js';
@@ -177,6 +178,42 @@ export class TokenService {
     if (!isTokenId(id)) return undefined;
     const record = await this.store.revoke(id, nowSeconds());
     return record ? toResource(record) : undefined;
+  }
+
+  /**
+   * Changes the editable fields of a key (a validated AuthTokenUpdateRequest): the fields sent
+   * replace those of the key, null removes one; `limits` merges per limit. A revoked or expired
+   * key cannot be changed. Every check after it (on this instance at once) sees the new fields.
+   */
+  async update(id: string, patch: AuthTokenUpdateRequest): Promise<{ resource?: TokenResource; problem?: 'unknown' | 'revoked' | 'expired' }> {
+    if (!isTokenId(id)) return { problem: 'unknown' };
+    const record = await this.store.get(id);
+    if (!record) return { problem: 'unknown' };
+    const now = nowSeconds();
+    if (record.revokedAt !== null) return { problem: 'revoked' };
+    if (record.expiresAt !== null && record.expiresAt <= now) return { problem: 'expired' };
+    const next: TokenRecord = { ...record };
+    if (patch.name !== undefined) next.name = patch.name;
+    if (patch.models !== undefined) next.models = patch.models;
+    if (patch.budgets !== undefined) next.budgets = patch.budgets?.length ? patch.budgets : null;
+    if (patch.metadata !== undefined) next.metadata = patch.metadata;
+    if (patch.limits !== undefined) {
+      const limits: Record<string, number> = patch.limits === null ? {} : { ...(record.limits ?? {}) };
+      for (const [name, value] of Object.entries(patch.limits ?? {})) {
+        if (value === null || value === undefined) delete limits[name];
+        else limits[name] = value;
+      }
+      next.limits = Object.keys(limits).length ? (limits as GatewayKeyLimits) : null;
+    }
+    if (patch.expires_at !== undefined) {
+      if (patch.expires_at <= now) throw badRequest('expires_at must be in the future (Unix seconds).', 'expires_at');
+      if (patch.expires_at > now + MAX_TOKEN_LIFETIME_S) throw badRequest(`expires_at must be at most ${MAX_TOKEN_LIFETIME_DAYS} days from now.`, 'expires_at');
+      next.expiresAt = patch.expires_at;
+    }
+    const updated = await this.store.update(next);
+    if (!updated) return { problem: 'unknown' };
+    if (updated.revokedAt !== null) return { problem: 'revoked' };
+    return { resource: toResource(updated) };
   }
 
   /** Blocks (true) or unblocks (false) a key; undefined for an unknown id. Blocking twice keeps the first time. */

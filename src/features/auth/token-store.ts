@@ -225,6 +225,25 @@ export class TokenStore {
     return this.get(id);
   }
 
+  /**
+   * Writes the editable fields of a key (name, models, limits, budgets, metadata, expires_at) as
+   * `record` holds them, unless it was revoked meanwhile; resolves with the record as it now is
+   * (undefined: unknown). Every lookup after it sees the change at once.
+   */
+  async update(record: TokenRecord): Promise<TokenRecord | undefined> {
+    await this.store.execute('UPDATE gateway_auth_tokens SET name = ?, models = ?, limits = ?, budgets = ?, metadata = ?, expires_at = ? WHERE id = ? AND revoked_at IS NULL', [
+      record.name,
+      json(record.models),
+      json(record.limits),
+      json(record.budgets),
+      json(record.metadata),
+      record.expiresAt,
+      record.id,
+    ]);
+    this.wrote();
+    return this.get(record.id);
+  }
+
   async get(id: string): Promise<TokenRecord | undefined> {
     const rows = await this.store.query<Row>(`SELECT ${COLUMNS} FROM gateway_auth_tokens WHERE id = ?`, [id]);
     return rows[0] ? fromRow(rows[0]) : undefined;

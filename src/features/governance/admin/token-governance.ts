@@ -17,7 +17,7 @@ type AdminContext = GatewayContext<GatewayRouteSpec>;
 /**
  * Wraps the token operations (the stage after it): the caller's admin role applied before them
  * (viewer: reads only; team_admin: its own team's keys, listed, issued and changed), and every
- * successful write (create, revoke, rotate, and any other POST or DELETE) audited after them, as
+ * successful write (create, update, revoke, rotate, and any other POST, PATCH or DELETE) audited after them, as
  * the token was before and after, never with its value.
  */
 export default defineStage<TokenGovernanceStageConfig, AdminContext>({
