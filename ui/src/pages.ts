@@ -138,17 +138,90 @@ export async function overview(view: View): Promise<void> {
 
 // ---- Keys ----
 
+/** A key's limits as the list shows them: "rpm 60, tpm 10000, parallel 4", or — without any. */
+function limitsText(t: any): string {
+  const l = t.limits ?? {};
+  const parts = [l.rpm !== undefined && `rpm ${l.rpm}`, l.tpm !== undefined && `tpm ${l.tpm}`, l.maxParallel !== undefined && `parallel ${l.maxParallel}`].filter(Boolean);
+  return parts.join(', ') || '—';
+}
+
+/** A number field's value for a PATCH: null when empty (removes the limit), else the number (the API checks it). */
+function numberOrNull(input: HTMLInputElement): number | null {
+  return input.value.trim() === '' ? null : Number(input.value);
+}
+
+/**
+ * The Edit form of a key: name, models (comma separated), rpm, tpm, maxParallel and one money
+ * budget (limit_usd over a window). It sends PATCH /v1/auth/tokens/{id} with what the form holds
+ * (an empty field removes that setting); the key's other budgets stay as they are. The API's
+ * refusal is shown in the form.
+ */
+function keyEditForm(t: any, save: (body: Record<string, unknown>) => Promise<void>, cancel: () => void): HTMLFormElement {
+  const budgets: any[] = t.budgets ?? [];
+  const moneyAt = budgets.findIndex((b) => b.limit_usd !== undefined);
+  const money = moneyAt >= 0 ? budgets[moneyAt] : undefined;
+  const name = h('input', { name: 'name', autocomplete: 'off', value: t.name ?? '' });
+  const models = h('input', { name: 'models', autocomplete: 'off', value: (t.models ?? []).join(', '), placeholder: 'all models' });
+  const number = (field: string, value: number | undefined, step = '1') =>
+    h('input', { name: field, type: 'number', min: step === '1' ? 1 : 0, step, inputmode: 'decimal', value: value ?? '' });
+  const rpm = number('rpm', t.limits?.rpm);
+  const tpm = number('tpm', t.limits?.tpm);
+  const parallel = number('maxParallel', t.limits?.maxParallel);
+  const limitUsd = number('limit_usd', money?.limit_usd, 'any');
+  const period = h('select', { name: 'period' }, ...['day', 'week', 'month', 'total'].map((p) => h('option', { value: p, selected: (money?.window?.period ?? 'month') === p }, p)));
+  const status = h('div', { 'aria-live': 'polite' });
+  const form: HTMLFormElement = h(
+    'form',
+    {
+      class: 'inline notice',
+      'aria-label': `Edit key ${t.id}`,
+      onsubmit: (e: Event) => {
+        e.preventDefault();
+        const list = models.value
+          .split(',')
+          .map((m) => m.trim())
+          .filter(Boolean);
+        const usd = numberOrNull(limitUsd);
+        const edited = usd === null ? [] : [{ ...(money ?? {}), limit_usd: usd, window: { ...(money?.window ?? {}), period: period.value } }];
+        // The money budget keeps its place in the list (so the spend counted on it carries on); a new one goes last.
+        const nextBudgets = moneyAt >= 0 ? [...budgets.slice(0, moneyAt), ...edited, ...budgets.slice(moneyAt + 1)] : [...budgets, ...edited];
+        const body = {
+          name: name.value.trim() || null,
+          models: list.length ? list : null,
+          limits: { rpm: numberOrNull(rpm), tpm: numberOrNull(tpm), maxParallel: numberOrNull(parallel) },
+          budgets: nextBudgets.length ? nextBudgets : null,
+        };
+        status.replaceChildren(h('p', { class: 'muted' }, 'Saving…'));
+        save(body).catch((err: unknown) => status.replaceChildren(errorBox(err)));
+      },
+    },
+    h('strong', {}, `Edit ${t.id}`),
+    h('label', {}, 'Name', name),
+    h('label', {}, 'Models (comma separated; empty: all)', models),
+    h('label', {}, 'Requests per minute', rpm),
+    h('label', {}, 'Tokens per minute', tpm),
+    h('label', {}, 'Max parallel', parallel),
+    h('label', {}, 'Budget (USD)', limitUsd),
+    h('label', {}, 'Budget window', period),
+    h('button', { type: 'submit', class: 'primary' }, 'Save'),
+    h('button', { type: 'button', onclick: cancel }, 'Cancel'),
+    status,
+  );
+  return form;
+}
+
 export async function keys(view: View): Promise<void> {
   heading(view, 'Keys');
   const state = { search: '', order: 'desc', stack: [undefined] as (string | undefined)[] };
   const notices = h('div', { 'aria-live': 'polite' });
+  const editBox = h('div');
   const listBox = h('div');
   const load = async (after: string | undefined) => {
     try {
       const page = await api<Page<any>>('GET', `/v1/auth/tokens${query({ limit: 10, order: state.order, search: state.search, after })}`);
       listBox.replaceChildren(
         table(
-          ['Key id', 'Value', 'User', 'Team', 'Name', 'Roles', 'Created', 'Expires', 'State', 'Actions'],
+          ['Key id', 'Value', 'User', 'Team', 'Name', 'Roles', 'Models', 'Limits', 'Created', 'Expires', 'State', 'Actions'],
           page.data.map((t) => [
             h('code', {}, t.id),
             h('code', {}, maskedKey(t.last4)),
@@ -156,6 +229,8 @@ export async function keys(view: View): Promise<void> {
             t.team ?? '—',
             t.name ?? '—',
             (t.roles ?? []).join(', ') || '—',
+            t.models ? t.models.join(', ') || 'none' : 'all',
+            limitsText(t),
             time(t.created_at),
             time(t.expires_at),
             t.revoked_at ? badge('revoked', 'bad') : t.blocked ? badge('blocked', 'bad') : badge('active', 'ok'),
@@ -214,7 +289,23 @@ export async function keys(view: View): Promise<void> {
       ),
       ' ',
       h('button', { type: 'button', disabled: !view.canWrite, onclick: () => void act(() => api('DELETE', `/v1/auth/tokens/${t.id}`)) }, 'Revoke'),
+      ' ',
+      h('button', { type: 'button', disabled: !view.canWrite, 'aria-label': `Edit ${t.id}`, onclick: () => openEdit(t) }, 'Edit'),
     );
+  };
+  const openEdit = (t: any) => {
+    const form = keyEditForm(
+      t,
+      async (body) => {
+        await api('PATCH', `/v1/auth/tokens/${t.id}`, body);
+        editBox.replaceChildren();
+        notices.replaceChildren(h('p', { class: 'muted' }, `Saved ${t.id}.`));
+        await load(state.stack[state.stack.length - 1]);
+      },
+      () => editBox.replaceChildren(),
+    );
+    editBox.replaceChildren(form);
+    form.querySelector('input')?.focus();
   };
   const user = h('input', { name: 'user', required: true, autocomplete: 'off' });
   const team = h('input', { name: 'team', autocomplete: 'off' });
@@ -272,7 +363,7 @@ export async function keys(view: View): Promise<void> {
     order,
     h('button', { type: 'submit' }, 'Search'),
   );
-  view.main.append(h('h2', {}, 'New key'), create, notices, h('h2', {}, 'Keys'), filter, listBox);
+  view.main.append(h('h2', {}, 'New key'), create, notices, editBox, h('h2', {}, 'Keys'), filter, listBox);
   await load(undefined);
 }
 
@@ -564,6 +655,7 @@ export async function requests(view: View): Promise<void> {
 export async function credentials(view: View): Promise<void> {
   heading(view, 'Credentials');
   const notices = h('div', { 'aria-live': 'polite' });
+  const editBox = h('div');
   const listBox = h('div');
   const load = async () => {
     const list = await api<Page<any>>('GET', '/v1/admin/credentials');
