@@ -243,6 +243,68 @@ describe('the console in a real browser (playwright-core + Debian chromium)', { 
     expect(unexpected(errors)).toEqual([]);
   });
 
+  it('edits a key from the UI (models, limits, a money budget): the list shows it, the API keeps it, the key obeys it at once; a refusal is shown', async () => {
+    const made = await api(gw.url, 'POST', '/v1/auth/tokens', { user: 'edit-me@example.com', team: 'search', name: 'to edit', models: ['chat'] });
+    expect(made.status).toBe(201);
+    const { id, token } = made.json as { id: string; token: string };
+    const useChat = () => post(gw.url, CHAT, chatBody({ model: 'chat' }), { authorization: `Bearer ${token}` });
+    expect((await useChat()).status).toBe(200);
+
+    const { page, errors } = await open();
+    await logIn(page, gw.url, ADMIN);
+    await visit(page, 'keys');
+    await page.getByRole('searchbox', { name: 'Search keys' }).fill('edit-me@');
+    await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
+    const row = page.locator('table[aria-label="Keys"] tr', { hasText: id });
+    await expect.poll(() => row.locator('td').nth(6).textContent(), { timeout: WAIT }).toBe('chat');
+
+    // A value the API refuses (a name over 256 characters): its message is shown in the form, nothing changes.
+    await row.getByRole('button', { name: 'Edit' }).click();
+    let form = page.getByRole('form', { name: `Edit key ${id}` });
+    expect(await form.getByLabel('Models (comma separated; empty: all)').inputValue()).toBe('chat');
+    await form.getByLabel('Name', { exact: true }).fill('n'.repeat(300));
+    await form.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => form.getByRole('alert').textContent(), { timeout: WAIT }).toMatch(/^name: /);
+    expect((await api(gw.url, 'GET', `/v1/auth/tokens?search=${id}`)).json.data[0].name).toBe('to edit');
+    await form.getByRole('button', { name: 'Cancel' }).click();
+    expect(await page.getByRole('form', { name: `Edit key ${id}` }).count()).toBe(0);
+
+    // Models, limits and a money budget, saved with PATCH and the CSRF header.
+    const patched = page.waitForRequest((r) => r.method() === 'PATCH' && r.url().endsWith(`/v1/auth/tokens/${id}`));
+    await row.getByRole('button', { name: 'Edit' }).click();
+    form = page.getByRole('form', { name: `Edit key ${id}` });
+    await form.getByLabel('Name', { exact: true }).fill('edited in the UI');
+    await form.getByLabel('Models (comma separated; empty: all)').fill('other-model, gpt-*');
+    await form.getByLabel('Requests per minute').fill('30');
+    await form.getByLabel('Max parallel').fill('2');
+    await form.getByLabel('Budget (USD)').fill('2.5');
+    await form.getByLabel('Budget window').selectOption('week');
+    await form.getByRole('button', { name: 'Save' }).click();
+    const sent = await patched;
+    expect(sent.headers()['x-csrf-token']).toMatch(/./);
+    await page.getByText(`Saved ${id}.`).waitFor();
+    expect(await page.getByRole('form', { name: `Edit key ${id}` }).count()).toBe(0);
+    await expect.poll(() => row.locator('td').nth(6).textContent(), { timeout: WAIT }).toBe('other-model, gpt-*');
+    expect(await row.locator('td').nth(4).textContent()).toBe('edited in the UI');
+    expect(await row.locator('td').nth(7).textContent()).toBe('rpm 30, parallel 2');
+    const kept = (await api(gw.url, 'GET', `/v1/auth/tokens?search=${id}`)).json.data[0];
+    expect(kept).toMatchObject({
+      name: 'edited in the UI',
+      models: ['other-model', 'gpt-*'],
+      limits: { rpm: 30, maxParallel: 2 },
+      budgets: [{ limit_usd: 2.5, window: { period: 'week' } }],
+    });
+    expect(kept.limits.tpm).toBeUndefined();
+    // The key may no longer use the catalogue's "chat": refused at once, as a model that does not exist.
+    const refused = await useChat();
+    expect(refused.status).toBe(404);
+    expect(refused.json.error.code).toBe('model_not_found');
+    // The edit is in the audit log.
+    const audit = await api(gw.url, 'GET', '/v1/admin/audit?resource=token&limit=100');
+    expect(audit.json.data.some((e: any) => e.action === 'token.update' && e.resource_id === id && e.after.models.includes('gpt-*'))).toBe(true);
+    expect(unexpected(errors, [400])).toEqual([]);
+  });
+
   it('a viewer sees the data, the API refuses its writes (403) even when forced, and the UI shows the refusal', async () => {
     expect((await api(gw.url, 'POST', '/v1/auth/tokens', { user: 'seen-by-viewer@example.com' })).status).toBe(201);
     const { page, errors } = await open();
