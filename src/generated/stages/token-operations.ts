@@ -5,7 +5,7 @@
  */
 
 /**
- * The token operations: POST /v1/auth/tokens (issue), GET (list), DELETE /v1/auth/tokens/{id} (revoke), POST /v1/auth/tokens/{id}/rotate. Each is audited in the log.
+ * The token operations: POST /v1/auth/tokens (issue), GET (list), PATCH /v1/auth/tokens/{id} (edit), DELETE /v1/auth/tokens/{id} (revoke), POST /v1/auth/tokens/{id}/rotate, .../block and .../unblock. Each is audited in the log.
  */
 export interface TokenOperationsStageConfig {
   /**
