@@ -655,7 +655,6 @@ export async function requests(view: View): Promise<void> {
 export async function credentials(view: View): Promise<void> {
   heading(view, 'Credentials');
   const notices = h('div', { 'aria-live': 'polite' });
-  const editBox = h('div');
   const listBox = h('div');
   const load = async () => {
     const list = await api<Page<any>>('GET', '/v1/admin/credentials');
