@@ -50,7 +50,7 @@ function updateRequest(body: unknown, validate: ReturnType<typeof validatorFor>)
   for (const field of Object.keys(body)) {
     if (EDITABLE.has(field)) continue;
     const name = field.slice(0, 64);
-    const why = FIXED_FIELDS[field] ?? `it is not a field of a key that can be edited`;
+    const why = Object.hasOwn(FIXED_FIELDS, field) ? FIXED_FIELDS[field] : 'it is not a field of a key that can be edited';
     throw badRequest(`${name} cannot be edited: ${why}. Editable: ${EDITABLE_TOKEN_FIELDS.join(', ')}.`, name);
   }
   if (Object.keys(body).length === 0) throw badRequest(`The body changes nothing: give at least one of ${EDITABLE_TOKEN_FIELDS.join(', ')}.`, 'body');

@@ -203,6 +203,11 @@ describe('editing a gateway key (PATCH /v1/auth/tokens/{id})', () => {
     expect(team.json.error.message).toContain('team');
     const value = await patch(key.id, { token: 'gwt_chosen' });
     expect(value.json.error.message).toContain('rotate');
+    for (const field of ['constructor', '__proto__']) {
+      const odd = await call('PATCH', `/v1/auth/tokens/${key.id}`, ADMIN, undefined, `{"${field}":{}}`);
+      expect(odd.status).toBe(400);
+      expect(odd.json.error).toMatchObject({ param: field, message: expect.stringContaining('is not a field of a key that can be edited') });
+    }
     const invalidJson = await call('PATCH', `/v1/auth/tokens/${key.id}`, ADMIN, undefined, '{"name":');
     expect(invalidJson.status).toBe(400);
     expect(invalidJson.json.error.param).toBe('body');
