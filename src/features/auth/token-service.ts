@@ -180,18 +180,26 @@ export class TokenService {
     return record ? toResource(record) : undefined;
   }
 
-  /**
-   * Changes the editable fields of a key (a validated AuthTokenUpdateRequest): the fields sent
-   * replace those of the key, null removes one; `limits` merges per limit. A revoked or expired
-   * key cannot be changed. Every check after it (on this instance at once) sees the new fields.
-   */
-  async update(id: string, patch: AuthTokenUpdateRequest): Promise<{ resource?: TokenResource; problem?: 'unknown' | 'revoked' | 'expired' }> {
+  /** A token that may still be changed (edited or rotated): not revoked, not expired. */
+  private async changeable(id: string): Promise<{ record: TokenRecord; now: number } | { problem: 'unknown' | 'revoked' | 'expired' }> {
     if (!isTokenId(id)) return { problem: 'unknown' };
     const record = await this.store.get(id);
     if (!record) return { problem: 'unknown' };
     const now = nowSeconds();
     if (record.revokedAt !== null) return { problem: 'revoked' };
     if (record.expiresAt !== null && record.expiresAt <= now) return { problem: 'expired' };
+    return { record, now };
+  }
+
+  /**
+   * Changes the editable fields of a key (a validated AuthTokenUpdateRequest): the fields sent
+   * replace those of the key, null removes one; `limits` merges per limit. A revoked or expired
+   * key cannot be changed. Every check after it (on this instance at once) sees the new fields.
+   */
+  async update(id: string, patch: AuthTokenUpdateRequest): Promise<{ resource?: TokenResource; problem?: 'unknown' | 'revoked' | 'expired' }> {
+    const found = await this.changeable(id);
+    if ('problem' in found) return found;
+    const { record, now } = found;
     const next: TokenRecord = { ...record };
     if (patch.name !== undefined) next.name = patch.name;
     if (patch.models !== undefined) next.models = patch.models;
@@ -232,12 +240,9 @@ export class TokenService {
    * original lifetime.
    */
   async rotate(id: string, graceSeconds = 0): Promise<{ resource?: TokenResource; problem?: 'unknown' | 'revoked' | 'expired' }> {
-    if (!isTokenId(id)) return { problem: 'unknown' };
-    const record = await this.store.get(id);
-    if (!record) return { problem: 'unknown' };
-    const now = nowSeconds();
-    if (record.revokedAt !== null) return { problem: 'revoked' };
-    if (record.expiresAt !== null && record.expiresAt <= now) return { problem: 'expired' };
+    const found = await this.changeable(id);
+    if ('problem' in found) return found;
+    const { record, now } = found;
     const expiresAt = record.expiresAt === null ? null : now + (record.expiresAt - record.createdAt);
     const token = newTokenValue();
     const previousUntil = graceSeconds > 0 ? now + graceSeconds : null;

@@ -13,21 +13,11 @@ import { buildConsole } from '../../helpers/console-build.js';
 import { FakeUpstream } from '../../helpers/fake-upstream.js';
 import { answers, CHAT, chatBody, post, UPSTREAM_CHAT } from '../../helpers/routing-harness.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
+import { CHROMIUM, CHROMIUM_FLAGS as FLAGS } from '../../helpers/chromium.js';
 
 // The callbacks given to page.evaluate run in the page: its globals, for the type checker (the tests' lib has no DOM).
 declare const document: any, window: any, location: any, navigator: any, requestAnimationFrame: any;
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 /** SCREENSHOTS=1 writes docs/console-*.png (for the README); a plain test run writes nothing into the repo. */
 const SCREENSHOTS = process.env.SCREENSHOTS === '1';
