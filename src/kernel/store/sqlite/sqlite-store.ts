@@ -40,6 +40,13 @@ export class SqliteStore implements SqlStore {
   private readonly queued: Array<{ fn: (tx: SqlExecutor) => Promise<unknown>; resolve: (value: unknown) => void; reject: (err: unknown) => void }> = [];
   private flushScheduled = false;
   private dataVersion: Database.Statement | undefined;
+  /**
+   * data_version read inside the group transaction running now (undefined: none read, or no
+   * group running): while the group holds the file's write lock no other connection commits,
+   * so one read serves every transaction of the group.
+   */
+  private groupVersion: number | undefined;
+  private inGroup = false;
   /** What a transaction's function runs its statements through (inside the group's transaction). */
   private readonly tx: SqlExecutor = {
     dialect: 'sqlite',
@@ -112,6 +119,8 @@ export class SqliteStore implements SqlStore {
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; err: unknown }> = [];
     try {
       this.db.exec('BEGIN IMMEDIATE');
+      this.inGroup = true;
+      this.groupVersion = undefined;
     } catch (err) {
       release();
       for (const item of group) item.reject(err);
@@ -129,7 +138,9 @@ export class SqliteStore implements SqlStore {
         }
       }
       this.db.exec('COMMIT');
+      this.inGroup = false;
     } catch (err) {
+      this.inGroup = false;
       // The group could not be committed: none of it landed.
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
       release();
@@ -145,8 +156,11 @@ export class SqliteStore implements SqlStore {
   }
 
   externalVersion(): number {
+    if (this.inGroup && this.groupVersion !== undefined) return this.groupVersion;
     this.dataVersion ??= this.db.prepare('PRAGMA data_version').pluck();
-    return this.dataVersion.get() as number;
+    const version = this.dataVersion.get() as number;
+    if (this.inGroup) this.groupVersion = version;
+    return version;
   }
 
   async migrate(migrations: Migration[]): Promise<void> {
