@@ -91,5 +91,8 @@ export interface UsageRow {
 /** The usage ledger: rows written in batches off the request path, flushed on SIGTERM. */
 export interface UsageLedger {
   record(row: UsageRow): void;
+  /** Work that records rows when it ends (a settle, then its row): `flush` waits for it first. */
+  track(work: Promise<unknown>): void;
+  /** Writes every row recorded or tracked so far. */
   flush(): Promise<void>;
 }

@@ -21,6 +21,7 @@ export interface BudgetsConfig {
    * How long a reservation outlives its instance's last heartbeat (e.g. "30s").
    */
   reservationTtl?: string;
+  leases?: BudgetLeases;
   key?: BySubject;
   user?: BySubject;
   team?: BySubject;
@@ -37,6 +38,23 @@ export interface BudgetAlertWebhook {
   headers?: {
     [k: string]: string;
   };
+}
+/**
+ * Budget leases: an instance takes a slice of a budget from the shared store in one atomic step and reserves requests from it in memory, so most requests make no store call. A slice is returned (its real spend settled) when it has been open `interval` and its last request settles; it expires like any reservation if its instance dies. Near a budget's limit a slice shrinks to one request, which is then exact.
+ */
+export interface BudgetLeases {
+  /**
+   * How many of the current request's worst-case cost one slice holds (0: no leases; every request reserves in the store).
+   */
+  requests?: number;
+  /**
+   * The most of what was left of a budget at the last slice that one slice takes (0 to 1).
+   */
+  share?: number;
+  /**
+   * How long a slice takes new requests before it is returned, e.g. "1s" or "250ms" (the most spend lags in the store's counters).
+   */
+  interval?: string;
 }
 /**
  * Budgets by subject (the key id, user, team, organisation, customer, catalogue model or credential name).

@@ -75,7 +75,7 @@ export class LedgerOverBackend implements BudgetLedger {
 
   async reserve(budgets: readonly ApplicableBudget[], amount: Reservation, now?: number): Promise<ReserveResult> {
     if (!budgets.length) return { ok: true, reservation: amount };
-    const plans = plansOf(unique(budgets), now ?? this.clock());
+    const plans = plansOf(uniqueBudgets(budgets), now ?? this.clock());
     const clock = this.clock();
     let result;
     try {
@@ -111,7 +111,7 @@ export class LedgerOverBackend implements BudgetLedger {
   }
 
   private async settleNow(budgets: readonly ApplicableBudget[], reservation: Reservation, actual: { micros: number; tokens: number }, now: number): Promise<number | undefined> {
-    const plans = plansOf(unique(budgets), now);
+    const plans = plansOf(uniqueBudgets(budgets), now);
     const amount = { micros: Math.max(0, Math.round(actual.micros)), tokens: Math.max(0, Math.round(actual.tokens)) };
     const result = await this.call(() => this.backend.settle(plans, reservation.id, amount, this.clock()));
     for (const a of result.alerts) {
@@ -122,7 +122,7 @@ export class LedgerOverBackend implements BudgetLedger {
   }
 
   async spent(budgets: readonly ApplicableBudget[], now?: number): Promise<Map<string, { micros: number; tokens: number; resetAt: number | null }>> {
-    const plans = plansOf(unique(budgets), now ?? this.clock());
+    const plans = plansOf(uniqueBudgets(budgets), now ?? this.clock());
     const out = new Map<string, { micros: number; tokens: number; resetAt: number | null }>();
     const spent = await this.call(() => this.backend.spent(plans));
     plans.forEach((p, i) => out.set(p.id, { micros: spent[i]!.micros, tokens: spent[i]!.tokens, resetAt: resetOf(p, spent[i]!.oldest) }));
@@ -179,7 +179,7 @@ export class LedgerOverBackend implements BudgetLedger {
 }
 
 /** One plan per budget id (a budget named twice is counted once). */
-function unique(budgets: readonly ApplicableBudget[]): readonly ApplicableBudget[] {
+export function uniqueBudgets(budgets: readonly ApplicableBudget[]): readonly ApplicableBudget[] {
   if (budgets.length < 2) return budgets;
   const seen = new Map<string, ApplicableBudget>();
   for (const b of budgets) if (!seen.has(b.id)) seen.set(b.id, b);

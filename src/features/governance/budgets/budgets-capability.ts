@@ -6,6 +6,7 @@ import { getStore } from '../../../kernel/store/store-capability.js';
 import type { BudgetLedger } from '../governance-types.js';
 import { alertSink } from './budget-alerts.js';
 import { LedgerOverBackend } from './budget-ledger.js';
+import { LeasedLedger } from './budget-leases.js';
 import { BUDGET_MIGRATIONS } from './budget-migrations.js';
 import { indexConfigBudgets, type ConfigBudgetIndex } from './applicable-budgets.js';
 import { isTimeZone } from './local-time.js';
@@ -30,6 +31,13 @@ export function storeTimeoutMs(text: string | undefined, redis: boolean): number
   const m = /^([0-9]+)(ms|s)$/.exec(text);
   if (!m || Number(m[1]) === 0)
     throw new ConfigError([`budgets.storeTimeout must be a positive duration such as "1s" or "500ms" (got ${JSON.stringify(text)})`], 'budgets.storeTimeout');
+  return Number(m[1]) * (m[2] === 's' ? 1000 : 1);
+}
+
+/** budgets.leases.interval ("500ms", "1s") in ms. */
+export function leaseIntervalMs(text: string | undefined): number {
+  const m = /^([0-9]+)(ms|s)$/.exec(text ?? '500ms');
+  if (!m || Number(m[1]) === 0) throw new ConfigError([`budgets.leases.interval must be a positive duration such as "1s" (got ${JSON.stringify(text)})`], 'budgets.leases.interval');
   return Number(m[1]) * (m[2] === 's' ? 1000 : 1);
 }
 
@@ -71,18 +79,21 @@ export const budgetsCapability: Capability = {
     // With budgets configured, the first requests find the client connected (a Redis that is down answers storeDown meanwhile).
     else if (services.config.budgets) await whenRedisReady(redis, 2000);
     const timeoutMs = storeTimeoutMs(config.storeTimeout, redis !== undefined);
-    const settings = { redis: redis ? services.config.redis : undefined, storage: redis ? undefined : services.config.storage, ttlMs, timeoutMs, webhook: config.alertWebhook };
+    const leases = { requests: config.leases?.requests ?? 64, share: config.leases?.share ?? 0.25, intervalMs: leaseIntervalMs(config.leases?.interval) };
+    const settings = { redis: redis ? services.config.redis : undefined, storage: redis ? undefined : services.config.storage, ttlMs, timeoutMs, webhook: config.alertWebhook, leases };
     // Kept across a reload with the same settings: its live reservations stay alive.
     const ledger = services.resources.keep(
       'budget-ledger',
       settings,
-      () =>
-        new LedgerOverBackend(redis ? new RedisLedgerBackend(redis, kernelRedisPrefix(services)) : new SqlLedgerBackend(getStore(services)), {
+      () => {
+        const store = new LedgerOverBackend(redis ? new RedisLedgerBackend(redis, kernelRedisPrefix(services)) : new SqlLedgerBackend(getStore(services)), {
           ttlMs,
           timeoutMs,
           logger: services.logger,
           alerts: alertSink(services.logger, config.alertWebhook),
-        }),
+        });
+        return leases.requests > 0 ? new LeasedLedger(store, leases) : store;
+      },
       (l) => l.close(),
     );
     services.provide(BUDGET_LEDGER, ledger);

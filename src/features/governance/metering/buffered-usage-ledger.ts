@@ -24,6 +24,7 @@ export interface BufferedLedgerOptions {
  */
 export class BufferedUsageLedger implements UsageLedger {
   private buffer: StoredRow[] = [];
+  private readonly tracked = new Set<Promise<unknown>>();
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> | undefined;
   private failures = 0;
@@ -110,8 +111,17 @@ export class BufferedUsageLedger implements UsageLedger {
     return this.writing;
   }
 
-  /** Writes every buffered row; retries a few times before giving up (shutdown must end). */
+  track(work: Promise<unknown>): void {
+    const tracked: Promise<void> = work.then(
+      () => void this.tracked.delete(tracked),
+      () => void this.tracked.delete(tracked),
+    );
+    this.tracked.add(tracked);
+  }
+
+  /** Waits for tracked work, then writes every buffered row; retries a few times before giving up (shutdown must end). */
   async flush(attempts = 5): Promise<void> {
+    while (this.tracked.size) await Promise.all([...this.tracked]);
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = undefined;

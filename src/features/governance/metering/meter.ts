@@ -34,8 +34,6 @@ export interface MeterDeps {
   providerLabel(provider: string): string;
   unpricedPolicy: 'refuse' | 'allow';
   onStoreDown: 'refuse' | 'allow';
-  /** Finishing requests (settle and record), awaited before the ledger's last flush. */
-  inFlight: Set<Promise<void>>;
 }
 
 /** The upstream candidates of a routing decision: each leaf target's provider and model override. */
@@ -323,7 +321,6 @@ export class Meter {
         deps.logger.warn({ requestId: ctx.id, err: err.message }, 'budget settle failed; the reservation expires by itself');
       })
       .then(record);
-    deps.inFlight.add(settling);
-    void settling.finally(() => deps.inFlight.delete(settling));
+    deps.ledger.track(settling);
   }
 }

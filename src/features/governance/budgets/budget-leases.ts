@@ -1,0 +1,412 @@
+import { randomBytes } from 'node:crypto';
+import type { ApplicableBudget, BudgetLedger, Reservation, ReserveResult } from '../governance-types.js';
+import { uniqueBudgets } from './budget-ledger.js';
+import { planOf } from './budget-plan.js';
+
+/** The store-backed ledger a lease is taken from and returned to (LedgerOverBackend). */
+export interface LeaseSource extends BudgetLedger {
+  close(): Promise<void>;
+  stopHeartbeat(): void;
+}
+
+export interface LeaseOptions {
+  /** How many of the asking request's worst-case cost one lease holds. */
+  requests: number;
+  /** The most of what was left of a budget (at the last lease) that one lease takes. */
+  share: number;
+  /** How long a lease takes new requests before it is returned (ms). */
+  intervalMs: number;
+  /** The wall clock (tests inject one). */
+  clock?: () => number;
+}
+
+interface Amount {
+  micros: number;
+  tokens: number;
+}
+
+/** One slice of one budget, held in the store as a reservation of this instance. */
+interface Lease {
+  /** The store reservation's id. */
+  id: string;
+  budget: ApplicableBudget;
+  /** When it was taken: its window, and when it stops taking requests. */
+  takenAt: number;
+  size: Amount;
+  /** Live requests' reservations on it. */
+  held: Amount;
+  /** Settled requests' real cost on it. */
+  spent: Amount;
+  live: number;
+  /** Still takes new requests. */
+  open: boolean;
+  /** What was left of the budget's money beyond this lease when it was taken (money budgets). */
+  leftBeyond?: number;
+  /** Settled requests waiting for their spend to reach the store. */
+  waiters: Array<() => void>;
+  /** Being moved to a new reservation (see carry). */
+  carrying?: boolean;
+}
+
+/** The leases of one budget in one window. */
+interface Slot {
+  open?: Lease;
+  spare?: Lease;
+  taking?: Promise<TakeResult>;
+  /** What was left of the budget's money after the last lease was taken. */
+  lastLeft?: number;
+}
+
+type TakeResult = { ok: true; lease: Lease } | Exclude<ReserveResult, { ok: true }>;
+
+const add = (a: Amount, b: Amount): void => {
+  a.micros += b.micros;
+  a.tokens += b.tokens;
+};
+const sub = (a: Amount, b: Amount): void => {
+  a.micros -= b.micros;
+  a.tokens -= b.tokens;
+};
+
+function hold(lease: Lease, want: Amount): void {
+  add(lease.held, want);
+  lease.live++;
+}
+
+/** A lease has room for `amount` when what it holds plus what it spent plus `amount` fits its size. */
+function fits(lease: Lease, amount: Amount): boolean {
+  return (
+    lease.held.micros + lease.spent.micros + amount.micros <= lease.size.micros && lease.held.tokens + lease.spent.tokens + amount.tokens <= lease.size.tokens
+  );
+}
+
+/**
+ * Budget leases (`budgets.leases`): the contract's reserve → settle, with the store's atomic
+ * step taken once per slice of a budget instead of once per request. An instance reserves a
+ * lease (say 64 worst-case requests, never more than a quarter of what was left) on the store
+ * like any reservation: atomic across instances, kept alive by the heartbeat, expired if the
+ * instance dies. Requests then reserve and settle on the lease in memory. A lease stops taking
+ * requests after `interval` (or when full) and is settled in the store for its real spend once
+ * its last request settles, so spend reaches the shared counters at most `interval` plus the
+ * longest request late, and a budget's use in the store (settled + reserved) always covers it.
+ * The next lease is taken in the background when one is half used. Near the limit a lease that
+ * does not fit shrinks to the asking request alone, which is the per-request reservation; a
+ * request that does not fit even so is refused by the store as before.
+ */
+export class LeasedLedger implements BudgetLedger {
+  private readonly slots = new Map<string, Slot>();
+  /** Leases not yet settled in the store (open, spare, draining or being returned). */
+  private readonly unreturned = new Set<Lease>();
+  /** The leases each live request holds. */
+  private readonly holds = new Map<string, Lease[]>();
+  private readonly returning = new Set<Promise<unknown>>();
+  /** Spend on its way to the store (counted by spent() meanwhile). */
+  private readonly landing = new Set<{ budget: ApplicableBudget; takenAt: number; spent: Amount }>();
+  private readonly clock: () => number;
+  private readonly prefix = `lease:${randomBytes(6).toString('hex')}:`;
+  private seq = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly source: LeaseSource,
+    private readonly options: LeaseOptions,
+  ) {
+    this.clock = options.clock ?? Date.now;
+  }
+
+  async reserve(budgets: readonly ApplicableBudget[], amount: Reservation, now?: number): Promise<ReserveResult> {
+    if (!budgets.length) return { ok: true, reservation: amount };
+    const at = now ?? this.clock();
+    const want = { micros: Math.max(0, amount.micros), tokens: Math.max(0, amount.tokens) };
+    const taken: Lease[] = [];
+    for (const budget of uniqueBudgets(budgets)) {
+      const got = await this.leaseFor(budget, want, at);
+      if (!got.ok) {
+        this.release(taken, want);
+        return got;
+      }
+      taken.push(got.lease);
+    }
+    this.holds.set(amount.id, taken);
+    this.startTimer();
+    const remaining = remainingOf(taken);
+    return remaining === undefined ? { ok: true, reservation: amount } : { ok: true, reservation: amount, remainingMicros: remaining };
+  }
+
+  /**
+   * Settles on the request's leases in memory. The answer comes once the spend has reached the
+   * store (the lease returned, or carried: see `carry`), so what a caller records after it is
+   * never ahead of the store's counters.
+   */
+  async settle(budgets: readonly ApplicableBudget[], reservation: Reservation, actual: { micros: number; tokens: number }, now?: number): Promise<{ remainingMicros?: number }> {
+    const leases = this.holds.get(reservation.id);
+    // Not reserved here (a batch billed when it ends, or made before a reload kept another ledger): the store settles it.
+    if (!leases) return this.source.settle(budgets, reservation, actual, now);
+    this.holds.delete(reservation.id);
+    const real = { micros: Math.max(0, Math.round(actual.micros)), tokens: Math.max(0, Math.round(actual.tokens)) };
+    const held = { micros: Math.max(0, reservation.micros), tokens: Math.max(0, reservation.tokens) };
+    const landed: Array<Promise<unknown>> = [];
+    for (const lease of leases) {
+      if (!this.unreturned.has(lease)) {
+        // Returned already (the ledger closed under a live request): its spend goes to the store on its own.
+        landed.push(this.source.settle([lease.budget], { id: `${reservation.id}:late`, micros: 0, tokens: 0 }, real, lease.takenAt));
+        continue;
+      }
+      add(lease.spent, real);
+      landed.push(new Promise<void>((resolve) => lease.waiters.push(resolve)));
+      this.drop(lease, held);
+    }
+    const remaining = remainingOf(leases);
+    await Promise.all(landed);
+    return remaining === undefined ? {} : { remainingMicros: remaining };
+  }
+
+  async spent(budgets: readonly ApplicableBudget[], now?: number): Promise<Map<string, { micros: number; tokens: number; resetAt: number | null }>> {
+    const at = now ?? this.clock();
+    const out = await this.source.spent(budgets, at);
+    // What this instance spent on leases the store has not been told of yet.
+    for (const lease of [...this.unreturned, ...this.landing]) {
+      const entry = out.get(lease.budget.id);
+      if (!entry) continue;
+      const a = planOf(lease.budget, lease.takenAt);
+      const b = planOf(lease.budget, at);
+      if (a.series !== b.series || a.to < b.from || a.to > b.to) continue;
+      entry.micros += lease.spent.micros;
+      entry.tokens += lease.spent.tokens;
+    }
+    return out;
+  }
+
+  /** Live requests on leases of this instance. */
+  get liveCount(): number {
+    return this.holds.size;
+  }
+
+  /** Stops the heartbeat and the lease timer without returning anything (tests play an instance that died). */
+  stopHeartbeat(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    this.source.stopHeartbeat();
+  }
+
+  /** Returns every lease (with what was spent on it so far), then closes the store's ledger. */
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    for (const lease of [...this.unreturned]) {
+      lease.open = false;
+      this.giveBack(lease);
+    }
+    this.slots.clear();
+    await Promise.allSettled([...this.returning]);
+    await this.source.close();
+  }
+
+  /**
+   * Holds `want` on an open lease of the budget's current window, taking a lease when none has
+   * room. The hold is made in the same turn as the room is checked (requests waiting on one
+   * lease being taken resume one after another, each seeing the others' holds).
+   */
+  private async leaseFor(budget: ApplicableBudget, want: Amount, at: number): Promise<TakeResult> {
+    const plan = planOf(budget, at);
+    const key = `${budget.id}\u0000${plan.series}\u0000${plan.to}`;
+    let slot = this.slots.get(key);
+    if (!slot) {
+      slot = {};
+      this.slots.set(key, slot);
+      if (this.slots.size > 1) this.dropOtherWindows(budget.id, key);
+    }
+    for (let tries = 0; ; tries++) {
+      const lease = slot.open;
+      if (lease && lease.open && at - lease.takenAt < this.options.intervalMs && fits(lease, want)) {
+        this.prefetch(slot, lease, budget, want, at);
+        hold(lease, want);
+        return { ok: true, lease };
+      }
+      if (lease) {
+        slot.open = undefined;
+        this.retire(lease);
+      }
+      if (slot.spare) {
+        slot.open = slot.spare;
+        slot.spare = undefined;
+        continue;
+      }
+      // A lease another request is taking may be too small for this one: after two, take one for it alone.
+      if (tries >= 2) {
+        const alone = await this.take(budget, want, at, slot, true);
+        if (alone.ok) hold(alone.lease, want);
+        return alone;
+      }
+      slot.taking ??= this.take(budget, want, at, slot, false);
+      const got = await slot.taking;
+      if (!got.ok) return got;
+    }
+  }
+
+  /** Takes the next lease in the background once the open one is half used. */
+  private prefetch(slot: Slot, lease: Lease, budget: ApplicableBudget, want: Amount, at: number): void {
+    if (slot.spare || slot.taking) return;
+    const used = lease.held.micros + lease.spent.micros + want.micros;
+    const usedTokens = lease.held.tokens + lease.spent.tokens + want.tokens;
+    if (used * 2 < lease.size.micros && usedTokens * 2 < lease.size.tokens && at - lease.takenAt < this.options.intervalMs / 2) return;
+    slot.taking = this.take(budget, want, at, slot, false);
+    void slot.taking.catch(() => undefined);
+  }
+
+  /**
+   * Reserves a lease on the store: `requests` × the asking request's cost, at most `share` of
+   * what was left; if that does not fit, the request's cost alone. `alone`: the lease is
+   * handed to the caller only (not offered to others).
+   */
+  private take(budget: ApplicableBudget, want: Amount, at: number, slot: Slot, alone: boolean): Promise<TakeResult> {
+    const work = (async (): Promise<TakeResult> => {
+      let size = { micros: want.micros * this.options.requests, tokens: want.tokens * this.options.requests };
+      if (slot.lastLeft !== undefined) size.micros = Math.min(size.micros, Math.floor(slot.lastLeft * this.options.share));
+      size = { micros: Math.max(size.micros, want.micros), tokens: Math.max(size.tokens, want.tokens) };
+      let id = this.nextId();
+      let result = await this.source.reserve([budget], { id, ...size }, at);
+      if (!result.ok && !('storeDown' in result) && (size.micros > want.micros || size.tokens > want.tokens)) {
+        size = { ...want };
+        id = this.nextId();
+        result = await this.source.reserve([budget], { id, ...size }, at);
+      }
+      if (!result.ok) return result;
+      const lease: Lease = { id, budget, takenAt: at, size, held: { micros: 0, tokens: 0 }, spent: { micros: 0, tokens: 0 }, live: 0, open: true, waiters: [] };
+      if (result.remainingMicros !== undefined) lease.leftBeyond = slot.lastLeft = result.remainingMicros;
+      this.unreturned.add(lease);
+      this.startTimer();
+      if (alone) lease.open = false;
+      else if (!slot.open) slot.open = lease;
+      else if (!slot.spare) slot.spare = lease;
+      else {
+        lease.open = false;
+        this.retire(lease);
+      }
+      return { ok: true, lease };
+    })();
+    if (!alone) void work.finally(() => {
+      if (slot.taking === work) slot.taking = undefined;
+    }).catch(() => undefined);
+    return work;
+  }
+
+  private nextId(): string {
+    return `${this.prefix}${(this.seq++).toString(36)}`;
+  }
+
+  /** A request's holds given back unused (a later budget refused it, or the store was down). */
+  private release(leases: readonly Lease[], held: Amount): void {
+    for (const lease of leases) this.drop(lease, held);
+  }
+
+  private drop(lease: Lease, held: Amount): void {
+    sub(lease.held, held);
+    lease.live--;
+    if (!lease.open && lease.live === 0) this.giveBack(lease);
+  }
+
+  /** Takes no new requests; returned once its last request settles, its spend so far carried meanwhile. */
+  private retire(lease: Lease): void {
+    lease.open = false;
+    if (lease.live === 0) this.giveBack(lease);
+    else void this.carry(lease);
+  }
+
+  /**
+   * A closed lease that live requests (a long stream) still hold: its live requests move to a
+   * new reservation of what they hold, and the old one is settled for what was spent on it, so
+   * settled spend reaches the store without waiting for the longest request. Near the limit the
+   * new reservation may not fit beside the old one: the lease then waits for its last request.
+   */
+  private async carry(lease: Lease): Promise<void> {
+    if (lease.carrying || !lease.waiters.length) return;
+    lease.carrying = true;
+    const need = { ...lease.held };
+    const id = this.nextId();
+    const got = await this.source.reserve([lease.budget], { id, ...need }, lease.takenAt).catch(() => undefined);
+    lease.carrying = false;
+    if (!got?.ok) return;
+    if (!this.unreturned.has(lease) || lease.live === 0) {
+      // Every request settled meanwhile (the lease went back as a whole): the new reservation is not needed.
+      void this.source.settle([lease.budget], { id, ...need }, { micros: 0, tokens: 0 }, lease.takenAt).catch(() => undefined);
+      return;
+    }
+    const old = { id: lease.id, size: lease.size, spent: lease.spent, waiters: lease.waiters };
+    lease.id = id;
+    lease.size = need;
+    lease.spent = { micros: 0, tokens: 0 };
+    lease.waiters = [];
+    this.settleInStore(lease.budget, lease.takenAt, old);
+  }
+
+  /** Settles the lease in the store for what was spent on it (in the window it was taken in). */
+  private giveBack(lease: Lease): void {
+    if (!this.unreturned.has(lease)) return;
+    this.unreturned.delete(lease);
+    this.settleInStore(lease.budget, lease.takenAt, { id: lease.id, size: lease.size, spent: lease.spent, waiters: lease.waiters });
+  }
+
+  private settleInStore(budget: ApplicableBudget, takenAt: number, part: { id: string; size: Amount; spent: Amount; waiters: Array<() => void> }): void {
+    // Counted by spent() until it has landed.
+    const pending = { budget, takenAt, spent: part.spent };
+    this.landing.add(pending);
+    const returning = this.source
+      .settle([budget], { id: part.id, ...part.size }, { ...part.spent }, takenAt)
+      .catch(() => undefined)
+      .finally(() => {
+        this.landing.delete(pending);
+        this.returning.delete(returning);
+        for (const resolve of part.waiters) resolve();
+      });
+    this.returning.add(returning);
+  }
+
+  /** A budget's slots of earlier windows: their leases stop taking requests. */
+  private dropOtherWindows(budgetId: string, current: string): void {
+    for (const [key, slot] of this.slots) {
+      if (key === current || !key.startsWith(`${budgetId}\u0000`)) continue;
+      if (slot.taking) continue;
+      if (slot.open) this.retire(slot.open);
+      if (slot.spare) this.retire(slot.spare);
+      this.slots.delete(key);
+    }
+  }
+
+  /** Every `interval`: leases open that long stop taking requests (and idle ones are returned). */
+  private startTimer(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => this.sweep(), Math.max(10, Math.floor(this.options.intervalMs / 2)));
+    this.timer.unref();
+  }
+
+  private sweep(): void {
+    const now = this.clock();
+    for (const [key, slot] of this.slots) {
+      for (const lease of [slot.open, slot.spare]) {
+        if (!lease || now - lease.takenAt < this.options.intervalMs) continue;
+        if (slot.open === lease) slot.open = undefined;
+        else slot.spare = undefined;
+        this.retire(lease);
+      }
+      if (!slot.open && !slot.spare && !slot.taking) this.slots.delete(key);
+    }
+    // Closed leases held by long requests: what was settled on them goes to the store.
+    for (const lease of this.unreturned) if (!lease.open && lease.live > 0 && lease.waiters.length) void this.carry(lease);
+    if (!this.unreturned.size && !this.holds.size && !this.slots.size) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
+}
+
+/** The tightest money budget's remaining microdollars: what was left beyond each lease plus its unused room. */
+function remainingOf(leases: readonly Lease[]): number | undefined {
+  let remaining: number | undefined;
+  for (const lease of leases) {
+    if (lease.leftBeyond === undefined) continue;
+    const left = Math.max(0, lease.leftBeyond + lease.size.micros - lease.held.micros - lease.spent.micros);
+    if (remaining === undefined || left < remaining) remaining = left;
+  }
+  return remaining;
+}

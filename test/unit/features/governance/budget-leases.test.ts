@@ -1,0 +1,105 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import type { ApplicableBudget, Reservation } from '../../../../src/features/governance/governance-types.js';
+import { createLogger } from '../../../../src/kernel/observability/logger.js';
+import { SqliteStore } from '../../../../src/kernel/store/sqlite/sqlite-store.js';
+import { PostgresStore } from '../../../../src/kernel/store/postgres/postgres-store.js';
+import { REDIS_CLIENT_OPTIONS } from '../../../../src/kernel/store/redis-client.js';
+import type { SqlStore } from '../../../../src/kernel/store/sql-store.js';
+import { LedgerOverBackend } from '../../../../src/features/governance/budgets/budget-ledger.js';
+import { LeasedLedger } from '../../../../src/features/governance/budgets/budget-leases.js';
+import { BUDGET_MIGRATIONS } from '../../../../src/features/governance/budgets/budget-migrations.js';
+import { SqlLedgerBackend } from '../../../../src/features/governance/budgets/sql-ledger-backend.js';
+import { RedisLedgerBackend } from '../../../../src/features/governance/budgets/redis-ledger-backend.js';
+import type { LedgerBackend } from '../../../../src/features/governance/budgets/ledger-backend.js';
+import { dropSharedState, PG_URL, REDIS_URL } from '../../../helpers/shared-stores.js';
+
+const logger = createLogger(process.env.DBG ? 'warn' : 'silent');
+const cleanups: Array<() => Promise<void>> = [];
+afterAll(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+type Kind = 'sqlite' | 'postgres' | 'redis';
+
+/** Two stores' backends as two instances see them (SQLite: one store). */
+async function backends(kind: Kind): Promise<[LedgerBackend, LedgerBackend]> {
+  const run = randomBytes(6).toString('hex');
+  if (kind === 'redis') {
+    const prefix = `test-leases-${run}:`;
+    const clients = [new Redis(REDIS_URL, REDIS_CLIENT_OPTIONS), new Redis(REDIS_URL, REDIS_CLIENT_OPTIONS)];
+    await Promise.all(clients.map((c) => c.connect()));
+    cleanups.push(async () => {
+      await dropSharedState('redis', prefix, '');
+      for (const c of clients) await c.quit();
+    });
+    return [new RedisLedgerBackend(clients[0]!, prefix), new RedisLedgerBackend(clients[1]!, prefix)];
+  }
+  let stores: SqlStore[];
+  if (kind === 'postgres') {
+    const schema = `test_leases_${run}`;
+    stores = [new PostgresStore(PG_URL, schema), new PostgresStore(PG_URL, schema)];
+    for (const s of stores as PostgresStore[]) await s.open();
+    cleanups.push(async () => {
+      for (const s of stores) await s.close();
+      await dropSharedState('postgres', '', schema);
+    });
+  } else {
+    const dir = mkdtempSync(join(tmpdir(), 'leases-'));
+    const sqlite = new SqliteStore(join(dir, 'gateway.db'));
+    stores = [sqlite, sqlite];
+    cleanups.push(async () => {
+      await sqlite.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+  }
+  for (const s of stores) await s.migrate(BUDGET_MIGRATIONS);
+  return [new SqlLedgerBackend(stores[0]!), new SqlLedgerBackend(stores[1]!)];
+}
+
+function leased(backend: LedgerBackend, options: { requests?: number; intervalMs?: number; ttlMs?: number } = {}): { ledger: LeasedLedger; store: LedgerOverBackend } {
+  const store = new LedgerOverBackend(backend, { ttlMs: options.ttlMs ?? 30_000, timeoutMs: 20_000, logger });
+  const ledger = new LeasedLedger(store, { requests: options.requests ?? 64, share: 0.25, intervalMs: options.intervalMs ?? 200 });
+  cleanups.push(async () => ledger.stopHeartbeat());
+  return { ledger, store };
+}
+
+const team = (limitUsd: number): ApplicableBudget => ({ id: `team:t-${randomBytes(3).toString('hex')}:0`, scope: 'team', subject: 't1', budget: { limit_usd: limitUsd, window: { period: 'month' } } });
+let n = 0;
+const reservation = (micros: number, tokens = 0): Reservation => ({ id: `req-${++n}-${randomBytes(4).toString('hex')}`, micros, tokens });
+
+describe.each(['sqlite', 'postgres', 'redis'] as const)('budget leases on %s', (kind) => {
+  it('200 concurrent requests from two instances at a budget with 1 % left: spend never exceeds the limit, refused ones cost nothing', async () => {
+    const [ba, bb] = await backends(kind);
+    const a = leased(ba);
+    const b = leased(bb);
+    const budget = team(10);
+    const seed = reservation(9_900_000);
+    expect((await a.store.reserve([budget], seed)).ok).toBe(true);
+    await a.store.settle([budget], seed, { micros: 9_900_000, tokens: 0 });
+    // Worst case 2,500 µ$, real cost 1,900 µ$: at most 40 fit ($0.10 / 2,500) at once, 52 in all.
+    const outcomes = await Promise.all(
+      Array.from({ length: 200 }, async (_, i) => {
+        const ledger = i % 2 ? a.ledger : b.ledger;
+        const r = reservation(2500);
+        const res = await ledger.reserve([budget], r);
+        if (!res.ok) return 'refused';
+        await new Promise((done) => setImmediate(done));
+        await ledger.settle([budget], r, { micros: 1900, tokens: 0 });
+        return 'served';
+      }),
+    );
+    const served = outcomes.filter((o) => o === 'served').length;
+    expect(served).toBeGreaterThan(0);
+    expect(served).toBeLessThanOrEqual(52);
+    await a.ledger.close();
+    await b.ledger.close();
+    const spent = (await a.store.spent([budget])).get(budget.id)!;
+    expect(spent.micros).toBe(9_900_000 + served * 1900);
+    expect(spent.micros).toBeLessThanOrEqual(10_000_000);
+  });
+});
