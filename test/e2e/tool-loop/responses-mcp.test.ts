@@ -396,3 +396,83 @@ describe('/v1/responses mcp tools run with the caller’s permissions', () => {
     await expect(client.responses.create({ model: 'm', input: 'Add', tools: [MCP_TOOL] })).rejects.toMatchObject({ status: 401 });
   });
 });
+
+describe('the gateway’s limits of a loop (tool-loop stage: maxIterations, maxToolCalls, parallelCalls)', () => {
+  let remote: HttpToolServer;
+  let fake: FakeUpstream;
+  let gw: TestGateway;
+  let dir: string;
+  let loop: LoopGateway;
+  const sdk = () => new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-provider-key-1', defaultHeaders: { 'x-gateway-provider': 'deepseek' }, maxRetries: 0 });
+  const modelCalls = () => fake.received('POST /chat/completions').length;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tool-loop-limits-'));
+    writeFileSync(join(dir, 'responses.yaml'), 'name: responses\nextends: responses\nconfigure:\n  tool-loop: { maxIterations: 3, maxToolCalls: 4, parallelCalls: 2 }\n');
+    loop = await startLoopGateway(() => ({ pipelines: { dir } }));
+    ({ remote, fake, gw } = loop);
+  });
+  afterAll(async () => {
+    await loop?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    plan.repeat = false;
+    plan.parallel = undefined;
+  });
+
+  it('a model that never stops calling tools: the loop ends after maxIterations model calls (incomplete, max_iterations)', async () => {
+    plan.tool = 'echo';
+    plan.args = { text: 'again' };
+    plan.repeat = true;
+    try {
+      const before = modelCalls();
+      const response = await sdk().responses.create({ model: 'm', input: 'Echo forever', tools: [MCP_TOOL] });
+      expect(response.status).toBe('incomplete');
+      expect(response.incomplete_details).toEqual({ reason: 'max_iterations' });
+      expect(response.output.map((i) => i.type)).toEqual(['mcp_list_tools', 'mcp_call', 'mcp_call', 'mcp_call']);
+      expect(modelCalls() - before).toBe(3);
+    } finally {
+      plan.repeat = false;
+    }
+  });
+
+  it('maxToolCalls bounds the calls of the loop, and a larger max_tool_calls of the request does not raise it; a smaller one lowers it', async () => {
+    plan.tool = 'echo';
+    plan.repeat = true;
+    plan.parallel = [{ text: 'a' }, { text: 'b' }, { text: 'c' }];
+    try {
+      let before = remote.calls.length;
+      const bounded = await sdk().responses.create({ model: 'm', input: 'Echo', tools: [MCP_TOOL], ...({ max_tool_calls: 10 } as object) });
+      expect(bounded.status).toBe('incomplete');
+      expect(bounded.incomplete_details).toEqual({ reason: 'max_tool_calls' });
+      // three calls of the first turn, one of the second
+      expect(bounded.output.filter((i) => i.type === 'mcp_call')).toHaveLength(4);
+      expect(remote.calls.length - before).toBe(4);
+      before = remote.calls.length;
+      const lowered = await sdk().responses.create({ model: 'm', input: 'Echo', tools: [MCP_TOOL], ...({ max_tool_calls: 2 } as object) });
+      expect(lowered.incomplete_details).toEqual({ reason: 'max_tool_calls' });
+      expect(lowered.output.filter((i) => i.type === 'mcp_call')).toHaveLength(2);
+      expect(remote.calls.length - before).toBe(2);
+    } finally {
+      plan.repeat = false;
+      plan.parallel = undefined;
+    }
+  });
+
+  it('the calls of one turn run concurrently, parallelCalls at most at once; parallel_tool_calls: false runs them one after the other', async () => {
+    plan.tool = 'slow';
+    plan.parallel = [{ ms: 700 }, { ms: 700 }, { ms: 700 }];
+    try {
+      remote.slowMostAtOnce = 0;
+      const response = await sdk().responses.create({ model: 'm', input: 'Wait thrice', tools: [MCP_TOOL] });
+      expect(response.status).toBe('completed');
+      expect(response.output.filter((i) => i.type === 'mcp_call').map((c) => (c as Json).output)).toEqual(['done', 'done', 'done']);
+      expect(remote.slowMostAtOnce).toBe(2);
+      remote.slowMostAtOnce = 0;
+      const serial = await sdk().responses.create({ model: 'm', input: 'Wait thrice', tools: [MCP_TOOL], parallel_tool_calls: false });
+      expect(serial.output.filter((i) => i.type === 'mcp_call')).toHaveLength(3);
+      expect(remote.slowMostAtOnce).toBe(1);
+    } finally {
+      plan.parallel = undefined;
+    }
+  });
+});
