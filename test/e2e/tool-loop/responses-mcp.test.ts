@@ -354,23 +354,39 @@ describe('/v1/responses with an mcp tool of a gateway tool server', () => {
 
 describe('/v1/responses mcp tools run with the caller’s permissions', () => {
   const READER = 'reader-key-without-mcp-write-0001';
+  const NARROW = 'narrow-key-echo-and-whoami-only-01';
   let remote: HttpToolServer;
+  let fake: FakeUpstream;
   let gw: TestGateway;
 
   let loop: LoopGateway;
 
   beforeAll(async () => {
-    loop = await startLoopGateway(() => ({
+    loop = await startLoopGateway(({ remote }) => ({
       auth: {
         enabled: true,
         type: 'api-key',
         adminToken: 'admin-token-0123456789abcdef0123456789',
         providerRoutes: true,
-        apiKeys: [{ key: READER, user: 'reader', scopes: ['mcp:read'] }],
+        apiKeys: [
+          { key: READER, user: 'reader', scopes: ['mcp:read'] },
+          {
+            key: NARROW,
+            user: 'nina',
+            name: 'Nina Narrow',
+            email: 'nina@example.org',
+            team: 'blue',
+            scopes: ['mcp:read', 'mcp:write'],
+            permissions: { tools: ['remote__echo', 'remote__whoami', 'remote__late'] },
+          },
+        ],
       },
+      mcpServers: { remote: { url: remote.url, pin: 'strict' } },
     }));
-    ({ remote, gw } = loop);
+    ({ remote, fake, gw } = loop);
   });
+  const narrow = () =>
+    new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-provider-key-1', defaultHeaders: { 'x-gateway-provider': 'deepseek', 'x-gateway-token': NARROW }, maxRetries: 0 });
   afterAll(() => loop?.close());
 
   it('a caller without mcp:write: the call is refused (audited), the model is told it failed, nothing runs on the server', async () => {
@@ -394,6 +410,47 @@ describe('/v1/responses mcp tools run with the caller’s permissions', () => {
   it('without a gateway credential the mcp tool is refused (401)', async () => {
     const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-provider-key-1', defaultHeaders: { 'x-gateway-provider': 'deepseek' }, maxRetries: 0 });
     await expect(client.responses.create({ model: 'm', input: 'Add', tools: [MCP_TOOL] })).rejects.toMatchObject({ status: 401 });
+  });
+
+  it('the list is what the caller’s permissions allow: the model is offered only those tools', async () => {
+    plan.tool = 'echo';
+    plan.args = { text: 'narrow' };
+    const response = await narrow().responses.create({ model: 'm', input: 'Echo', tools: [MCP_TOOL] });
+    expect(((response.output[0] as Json).tools as Json[]).map((t) => t.name).sort()).toEqual(['echo', 'whoami']);
+    expect(
+      fake
+        .received('POST /chat/completions')
+        .at(-1)!
+        .json()
+        .tools.map((t: Json) => t.function.name)
+        .sort(),
+    ).toEqual(['remote__echo', 'remote__whoami']);
+    expect(response.output_text).toBe('The tool said: echo: narrow');
+  });
+
+  it('the tool server gets the caller’s identity (identity forwarding, as on /mcp)', async () => {
+    plan.tool = 'whoami';
+    plan.args = {};
+    const response = await narrow().responses.create({ model: 'm', input: 'Who am I?', tools: [MCP_TOOL] });
+    const call = response.output.find((i) => i.type === 'mcp_call') as Json;
+    expect(JSON.parse(call.output)).toMatchObject({ name: 'Nina Narrow', email: 'nina@example.org', team: 'blue' });
+    expect(remote.calls.at(-1)).toMatchObject({ tool: 'whoami', headers: expect.objectContaining({ 'x-user-name': 'Nina Narrow', 'x-user-team': 'blue' }) });
+  });
+
+  it('pinning (pin: strict): a tool that appears after the server was pinned is neither offered to the model nor run', async () => {
+    // the first list pins the server's tools
+    plan.tool = 'echo';
+    plan.args = { text: 'pin' };
+    await narrow().responses.create({ model: 'm', input: 'Echo', tools: [MCP_TOOL] });
+    remote.addTool('late');
+    await eventually(() => gw.logs.records().some((r: Json) => r.msg === 'mcp tool definition new' && r.name === 'late'), 5000, 'the new tool noticed');
+    plan.tool = 'late';
+    plan.args = {};
+    const before = remote.calls.length;
+    const response = await narrow().responses.create({ model: 'm', input: 'Late?', tools: [{ ...MCP_TOOL, allowed_tools: ['echo', 'late'] }] });
+    expect(((response.output[0] as Json).tools as Json[]).map((t) => t.name)).toEqual(['echo']);
+    expect(response.output_text).toBe('No tool.');
+    expect(remote.calls.length).toBe(before);
   });
 });
 
