@@ -135,7 +135,7 @@ describe('a budget used up mid-loop', () => {
   });
 });
 
-describe('a loop that ends in a model error, or whose caller goes away', () => {
+describe('a loop that ends in a model error, whose caller goes away, or whose calls the cache answers', () => {
   const KEY_B = 'cfg-tool-loop-failure-key-0123456789a';
   let fake: FakeUpstream;
   let gw: TestGateway;
@@ -265,5 +265,36 @@ describe('a loop that ends in a model error, or whose caller goes away', () => {
       release();
       plan.gate = undefined;
     }
+  });
+
+  it('model calls of a loop answered from the answer cache cost nothing (the tool calls still run)', async () => {
+    plan.tool = 'echo';
+    plan.args = { text: 'cached' };
+    const headers = {
+      'content-type': 'application/json',
+      authorization: 'Bearer sk-provider-key-1',
+      'x-gateway-token': KEY_B,
+      'x-gateway-config': JSON.stringify({ provider: 'deepseek', cache: { mode: 'simple', max_age: 60 } }),
+    };
+    // chat answers are cacheable (Responses ones are not)
+    const body = JSON.stringify({ model: 'deepseek-v4-pro', messages: [{ role: 'user', content: 'Echo cached' }], tools: [MCP_TOOL], max_tokens: 100 });
+    const first = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers, body });
+    expect(first.status).toBe(200);
+    const callsBefore = fake.received('POST /chat/completions').length;
+    const second = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers, body });
+    expect(second.status).toBe(200);
+    expect(((await second.json()) as any).choices[0].message.content).toBe('The tool said: echo: cached');
+    // both model calls were answered from the cache
+    expect(fake.received('POST /chat/completions').length).toBe(callsBefore);
+    const [a, b] = [first.headers.get('x-gateway-request-id')!, second.headers.get('x-gateway-request-id')!];
+    const paid = (await rowsOf(a)).filter((r) => r.route !== '/mcp');
+    expect(paid.map((r) => Number(r.output_tokens))).toEqual([5, 5]);
+    const rows = await rowsOf(b);
+    expect(rows.filter((r) => r.route !== '/mcp').map((r) => [r.request_id, Number(r.input_tokens), Number(r.output_tokens), Number(r.cost_micros)])).toEqual([
+      [`${b}:1`, 0, 0, 0],
+      [`${b}:2`, 0, 0, 0],
+    ]);
+    expect(Number(second.headers.get('x-gateway-cost'))).toBe(0);
+    expect(rows.filter((r) => r.route === '/mcp').map((r) => r.model)).toEqual(['echo']);
   });
 });
