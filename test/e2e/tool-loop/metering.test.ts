@@ -261,6 +261,9 @@ describe('a loop that ends in a model error, whose caller goes away, or whose ca
       expect(Number(cut.output_tokens)).toBeLessThan(5);
       expect(Number(cut.cost_micros)).toBeGreaterThan(0);
       expect(fake.received('POST /chat/completions').length).toBe(callsBefore + 2);
+      // the usage report counts the request as estimated (once)
+      const report = await fetch(`${gw.url}/v1/admin/usage?group_by=user`, { headers: { authorization: 'Bearer admin-token-0123456789abcdef0123456789' } });
+      expect(((await report.json()) as any).data.find((l: any) => l.group === 'cy')).toMatchObject({ estimated_requests: 1 });
     } finally {
       release();
       plan.gate = undefined;
