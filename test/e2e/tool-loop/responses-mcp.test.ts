@@ -197,6 +197,20 @@ describe('/v1/responses with an mcp tool of a gateway tool server', () => {
       expect(remote.calls.slice(before).map((c) => c.tool)).toEqual(['echo']);
     });
 
+  it('streamed: the approval request is an output item of the stream, and the response ends completed with it', async () => {
+    plan.tool = 'echo';
+    plan.args = { text: 'ask first' };
+    const before = remote.calls.length;
+    const stream = sdk('deepseek').responses.stream({ model: 'm', input: 'Echo', tools: [{ type: 'mcp', server_label: 'remote' }] });
+    const added: Json[] = [];
+    stream.on('response.output_item.added', (e) => added.push(e.item as Json));
+    const final = await stream.finalResponse();
+    expect(added.map((i) => i.type)).toEqual(['mcp_list_tools', 'mcp_approval_request']);
+    expect(final.status).toBe('completed');
+    expect(final.output[1]).toMatchObject({ type: 'mcp_approval_request', name: 'echo', arguments: '{"text":"ask first"}' });
+    expect(remote.calls.length).toBe(before);
+  });
+
   it('a denied approval: the call never runs and the model is told', async () => {
     plan.tool = 'echo';
     plan.args = { text: 'denied' };
@@ -355,6 +369,7 @@ describe('/v1/responses with an mcp tool of a gateway tool server', () => {
 describe('/v1/responses mcp tools run with the caller’s permissions', () => {
   const READER = 'reader-key-without-mcp-write-0001';
   const NARROW = 'narrow-key-echo-and-whoami-only-01';
+  const BLIND = 'blind-key-for-another-server-only-1';
   let remote: HttpToolServer;
   let fake: FakeUpstream;
   let gw: TestGateway;
@@ -379,6 +394,7 @@ describe('/v1/responses mcp tools run with the caller’s permissions', () => {
             scopes: ['mcp:read', 'mcp:write'],
             permissions: { tools: ['remote__echo', 'remote__whoami', 'remote__late'] },
           },
+          { key: BLIND, user: 'blind', scopes: ['mcp:read', 'mcp:write'], permissions: { servers: ['elsewhere'] } },
         ],
       },
       mcpServers: { remote: { url: remote.url, pin: 'strict' } },
@@ -410,6 +426,28 @@ describe('/v1/responses mcp tools run with the caller’s permissions', () => {
   it('without a gateway credential the mcp tool is refused (401)', async () => {
     const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-provider-key-1', defaultHeaders: { 'x-gateway-provider': 'deepseek' }, maxRetries: 0 });
     await expect(client.responses.create({ model: 'm', input: 'Add', tools: [MCP_TOOL] })).rejects.toMatchObject({ status: 401 });
+  });
+
+  it('streamed: a refused call is response.mcp_call.failed; a server the caller may not use is response.mcp_list_tools.failed (nothing offered, nothing runs)', async () => {
+    plan.tool = 'add';
+    plan.args = { a: 1, b: 1 };
+    const stream = async (key: string) => {
+      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-provider-key-1', defaultHeaders: { 'x-gateway-provider': 'deepseek', 'x-gateway-token': key }, maxRetries: 0 });
+      const events = client.responses.stream({ model: 'm', input: 'Add', tools: [MCP_TOOL] });
+      const types: string[] = [];
+      events.on('event', (e) => types.push(e.type));
+      return { types, final: await events.finalResponse() };
+    };
+    const before = remote.calls.length;
+    const refused = await stream(READER);
+    expect(refused.types).toEqual(expect.arrayContaining(['response.mcp_call.in_progress', 'response.mcp_call.failed']));
+    expect(refused.types).not.toContain('response.mcp_call.completed');
+    expect(refused.final.output.find((i) => i.type === 'mcp_call')).toMatchObject({ status: 'failed', error: expect.stringMatching(/mcp:write/) });
+    const blind = await stream(BLIND);
+    expect(blind.types).toEqual(expect.arrayContaining(['response.mcp_list_tools.in_progress', 'response.mcp_list_tools.failed']));
+    expect(blind.final.output[0]).toMatchObject({ type: 'mcp_list_tools', tools: [], error: expect.stringContaining('may not use tool server remote') });
+    expect(blind.final.output_text).toBe('No tool.');
+    expect(remote.calls.length).toBe(before);
   });
 
   it('the list is what the caller’s permissions allow: the model is offered only those tools', async () => {
