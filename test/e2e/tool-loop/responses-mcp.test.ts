@@ -325,6 +325,28 @@ describe('/v1/responses with an mcp tool of a gateway tool server', () => {
     expect(fake.received('POST /chat/completions').length).toBe(modelCallsBefore + 1);
   });
 
+  it('not streamed: a caller that goes away while a tool runs stops the loop too (notifications/cancelled, no further model call)', async () => {
+    plan.tool = 'slow';
+    plan.args = { ms: 1200 };
+    const cancelledBefore = remote.requests.filter((r) => r.body?.method === 'notifications/cancelled').length;
+    const callsBefore = remote.calls.length;
+    const modelCallsBefore = fake.received('POST /chat/completions').length;
+    const controller = new AbortController();
+    const answer = fetch(`${gw.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-provider-key-1', 'x-gateway-provider': 'deepseek' },
+      body: JSON.stringify({ model: 'm', input: 'Wait', tools: [MCP_TOOL] }),
+      signal: controller.signal,
+    }).catch((err) => err);
+    await eventually(() => remote.calls.length > callsBefore, 5000, 'the slow call');
+    controller.abort();
+    expect(await answer).toBeInstanceOf(Error);
+    await eventually(() => remote.requests.filter((r) => r.body?.method === 'notifications/cancelled').length > cancelledBefore, 5000, 'notifications/cancelled');
+    // the slow call would have ended by now: the model is never called again
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(fake.received('POST /chat/completions').length).toBe(modelCallsBefore + 1);
+  });
+
   it('400 for malformed mcp tools: no server_label, allowed_tools or require_approval of the wrong type', async () => {
     const client = sdk('deepseek');
     const bad = async (tool: Json, param: string) => {
