@@ -222,53 +222,80 @@ describe('a loop that ends in a model error, whose caller goes away, or whose ca
     }
   });
 
-  it('a caller that goes away while a model call streams: that call is billed for what it generated (estimated), the loop stops', async () => {
-    plan.tool = 'echo';
-    plan.args = { text: 'then go' };
-    let release!: () => void;
-    // the second model call sends its first word, then waits
-    plan.gate = new Promise<void>((resolve) => (release = resolve));
-    const callsBefore = fake.received('POST /chat/completions').length;
-    const controller = new AbortController();
-    try {
-      const res = await fetch(`${gw.url}/v1/responses`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: 'Bearer sk-provider-key-1', 'x-gateway-provider': 'deepseek', 'x-gateway-token': KEY_B },
-        body: JSON.stringify({ model: 'deepseek-v4-pro', input: 'Echo', tools: [MCP_TOOL], stream: true, max_output_tokens: 100 }),
-        signal: controller.signal,
-      });
-      const id = res.headers.get('x-gateway-request-id')!;
-      const reader = res.body!.getReader();
-      const decoder = new TextDecoder();
-      let seen = '';
-      while (!seen.includes('response.output_text.delta')) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        seen += decoder.decode(value);
+  const ROUTES = [
+    {
+      path: '/v1/responses',
+      body: { model: 'deepseek-v4-pro', input: 'Echo', tools: [MCP_TOOL], stream: true, max_output_tokens: 100 },
+      piece: '"delta":"The "',
+    },
+    {
+      path: '/v1/chat/completions',
+      body: { model: 'deepseek-v4-pro', messages: [{ role: 'user', content: 'Echo' }], tools: [MCP_TOOL], stream: true, max_tokens: 100 },
+      piece: '"content":"The "',
+    },
+    {
+      path: '/v1/messages',
+      body: {
+        model: 'deepseek-v4-pro',
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'Echo' }],
+        mcp_servers: [{ type: 'url', url: '/mcp/remote', name: 'tools' }],
+        stream: true,
+      },
+      piece: '"text":"The "',
+    },
+  ];
+  for (const route of ROUTES)
+    it(`${route.path}: a caller that goes away while a model call streams: that call is billed for what it generated (estimated), the loop stops`, async () => {
+      plan.tool = 'echo';
+      plan.args = { text: 'then go' };
+      let release!: () => void;
+      // the second model call sends its first word, then waits
+      plan.gate = new Promise<void>((resolve) => (release = resolve));
+      const callsBefore = fake.received('POST /chat/completions').length;
+      const controller = new AbortController();
+      try {
+        const body: Record<string, any> = structuredClone(route.body);
+        if (body.mcp_servers) body.mcp_servers[0].url = `${gw.url}/mcp/remote`;
+        const res = await fetch(`${gw.url}${route.path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: 'Bearer sk-provider-key-1', 'x-gateway-provider': 'deepseek', 'x-gateway-token': KEY_B },
+          body: JSON.stringify(body),
+          signal: controller.signal,
+        });
+        expect(res.status).toBe(200);
+        const id = res.headers.get('x-gateway-request-id')!;
+        const reader = res.body!.getReader();
+        const decoder = new TextDecoder();
+        let seen = '';
+        while (!seen.includes(route.piece)) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          seen += decoder.decode(value);
+        }
+        expect(seen).toContain(route.piece);
+        controller.abort();
+        await eventually(async () => (await rowsOf(id)).some((r) => r.request_id === `${id}:2`), 5000, 'the cut call’s row');
+        const model = (await rowsOf(id)).filter((r) => r.route !== '/mcp');
+        expect(model.map((r) => [r.request_id, Number(r.estimated)])).toEqual([
+          [`${id}:1`, 0],
+          [`${id}:2`, 1],
+        ]);
+        const cut = model[1];
+        // the prompt of the second call (the conversation and the offered tools) and the word it sent
+        expect(Number(cut.input_tokens)).toBeGreaterThan(10);
+        expect(Number(cut.output_tokens)).toBeGreaterThanOrEqual(1);
+        expect(Number(cut.output_tokens)).toBeLessThan(5);
+        expect(Number(cut.cost_micros)).toBeGreaterThan(0);
+        expect(fake.received('POST /chat/completions').length).toBe(callsBefore + 2);
+        // the usage report counts the request as estimated
+        const report = await fetch(`${gw.url}/v1/admin/usage?group_by=user`, { headers: { authorization: 'Bearer admin-token-0123456789abcdef0123456789' } });
+        expect(((await report.json()) as any).data.find((l: any) => l.group === 'cy').estimated_requests).toBeGreaterThanOrEqual(1);
+      } finally {
+        release();
+        plan.gate = undefined;
       }
-      expect(seen).toContain('"delta":"The "');
-      controller.abort();
-      await eventually(async () => (await rowsOf(id)).some((r) => r.request_id === `${id}:2`), 5000, 'the cut call’s row');
-      const model = (await rowsOf(id)).filter((r) => r.route !== '/mcp');
-      expect(model.map((r) => [r.request_id, Number(r.estimated)])).toEqual([
-        [`${id}:1`, 0],
-        [`${id}:2`, 1],
-      ]);
-      const cut = model[1];
-      // the prompt of the second call (the conversation and the offered tools) and the word it sent
-      expect(Number(cut.input_tokens)).toBeGreaterThan(10);
-      expect(Number(cut.output_tokens)).toBeGreaterThanOrEqual(1);
-      expect(Number(cut.output_tokens)).toBeLessThan(5);
-      expect(Number(cut.cost_micros)).toBeGreaterThan(0);
-      expect(fake.received('POST /chat/completions').length).toBe(callsBefore + 2);
-      // the usage report counts the request as estimated (once)
-      const report = await fetch(`${gw.url}/v1/admin/usage?group_by=user`, { headers: { authorization: 'Bearer admin-token-0123456789abcdef0123456789' } });
-      expect(((await report.json()) as any).data.find((l: any) => l.group === 'cy')).toMatchObject({ estimated_requests: 1 });
-    } finally {
-      release();
-      plan.gate = undefined;
-    }
-  });
+    });
 
   it('model calls of a loop answered from the answer cache cost nothing (the tool calls still run)', async () => {
     plan.tool = 'echo';
