@@ -40,6 +40,9 @@ export interface ReceivedCall {
 export class HttpToolServer {
   readonly requests: ReceivedHttp[] = [];
   readonly calls: ReceivedCall[] = [];
+  /** Calls of `slow` running now, and the most that ran at once. */
+  slowRunning = 0;
+  slowMostAtOnce = 0;
   private readonly sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server }>();
   private readonly extraTools: string[] = [];
   private server?: HttpServer;
@@ -92,7 +95,12 @@ export class HttpToolServer {
         case 'leak':
           throw new McpError(-32000, `refused; I was sent authorization=${String(headers.authorization)}`);
         case 'slow':
-          await new Promise((r) => setTimeout(r, Number(args.ms ?? 0)));
+          this.slowMostAtOnce = Math.max(this.slowMostAtOnce, ++this.slowRunning);
+          try {
+            await new Promise((r) => setTimeout(r, Number(args.ms ?? 0)));
+          } finally {
+            this.slowRunning--;
+          }
           return { content: [{ type: 'text', text: 'done' }] };
         default:
           if (this.extraTools.includes(name)) return { content: [{ type: 'text', text: name }] };

@@ -17,6 +17,7 @@ import { SILENT_EVENTS, type LoopEvents } from './loop-events.js';
 import { loopRouteOf } from './loop-routes.js';
 import { budgetCheck } from './loop-budget.js';
 import { METER } from '../governance/metering/metering-services.js';
+import { noteStreamText, type StreamNotes } from '../governance/metering/stream-text.js';
 import { readRound, type RoundSink } from './round-stream.js';
 import { CallerGone, ResponsesLoop, type LoopLimits } from './responses-loop.js';
 import { ANSWERED_BY_GATEWAY } from '../models/responses/answered-by-gateway.js';
@@ -119,11 +120,19 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
         ctx.set(DEADLINE, performance.now() + (limits.deadline - Date.now()));
         let answer: Json;
         const started = performance.now();
+        let generated: StreamNotes | undefined;
         try {
           await next();
           const got = modelAnswer(ctx);
           // a streamed call's text goes to the caller as it comes; its whole answer is read like a JSON one
-          answer = sink && got?.kind === 'stream' ? await readRound(got.parts, route.format, modelRequest, sink) : answerOf(ctx);
+          if (sink && got?.kind === 'stream') {
+            generated = noteStreamText(got);
+            answer = await readRound(got.parts, route.format, modelRequest, sink);
+          } else answer = answerOf(ctx);
+        } catch (err) {
+          // a stream cut before its answer was whole (the caller went away, the time limit): billed for what it generated
+          if (generated) ctx.get(METER)?.noteCutModelCall(ctx, modelRequest, generated.text(), started);
+          throw err;
         } finally {
           ctx.set(BODY, body);
           ctx.set(BODY_CHANGED, changedBefore);

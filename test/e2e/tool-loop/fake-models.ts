@@ -10,6 +10,10 @@ export const plan: {
   tool: string;
   args: Json;
   hangAfterTool?: boolean;
+  /** The chat model calls the tool again on every turn (it never answers). */
+  repeat?: boolean;
+  /** The chat model answers the turn after a tool result with a 400 error. */
+  failAfterTool?: boolean;
   /** The chat model calls the tool once per entry, all in one turn. */
   parallel?: Json[];
   /** The Anthropic model thinks (a signed block) before its tool_use; OpenAI's Responses model gives an encrypted reasoning item. */
@@ -139,8 +143,12 @@ const USAGE = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
 export function chatModel(req: ReceivedRequest, res: ServerResponse): void {
   const body = req.json();
   const last = body.messages.at(-1);
-  if (last.role === 'tool') {
+  if (last.role === 'tool' && !plan.repeat) {
     if (plan.hangAfterTool) return;
+    if (plan.failAfterTool) {
+      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'The model refused the turn.', type: 'invalid_request_error', code: null } }));
+      return;
+    }
     send(
       res,
       {

@@ -114,3 +114,83 @@ describe('the /mcp tool guardrails on the tool loop’s calls', () => {
     expect(toolResult.content).not.toContain('echo: INTERNAL-ONLY');
   });
 });
+
+/**
+ * Output guardrails of the provider route (the responses pipeline's guardrail stage) check each
+ * model call of the loop: a streamed call is read whole, checked, then relayed (the stage's own
+ * stream path), so the caller never sees what a guardrail masks or denies; tool results are the
+ * /mcp guardrails' business and reach the model as the server gave them.
+ */
+describe('output guardrails of the route on the tool loop’s model calls', () => {
+  let fake: FakeUpstream;
+  let gw: TestGateway;
+  let loop: LoopGateway;
+  let dir: string;
+  const openai = () => new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-provider-key-1', defaultHeaders: { 'x-gateway-provider': 'deepseek' }, maxRetries: 0 });
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tool-loop-output-guardrails-'));
+    writeFileSync(join(dir, 'responses.yaml'), 'name: responses\nextends: responses\nconfigure:\n  guardrail: { output: [mask-five, no-nine] }\n');
+    loop = await startLoopGateway(() => ({
+      pipelines: { dir },
+      guardrails: {
+        'mask-five': { action: 'redact', checks: [{ type: 'regex', pattern: '\\b5\\b' }] },
+        'no-nine': { action: 'deny', checks: [{ type: 'regex', pattern: '\\b9\\b' }] },
+      },
+    }));
+    ({ fake, gw } = loop);
+  });
+  afterAll(async () => {
+    await loop?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  for (const stream of [false, true])
+    it(`${stream ? 'streamed' : 'whole'}: the answer is masked before the caller sees any of it; the model read the tool's result unmasked`, async () => {
+      plan.tool = 'add';
+      plan.args = { a: 2, b: 3 };
+      let text: string;
+      let deltas = '';
+      if (stream) {
+        const events = openai().responses.stream({ model: 'm', input: 'What is 2 + 3?', tools: [MCP_TOOL] });
+        events.on('response.output_text.delta', (e) => (deltas += e.delta));
+        text = (await events.finalResponse()).output_text;
+        expect(deltas).toBe('The tool said: [REDACTED]');
+      } else text = (await openai().responses.create({ model: 'm', input: 'What is 2 + 3?', tools: [MCP_TOOL] })).output_text;
+      expect(text).toBe('The tool said: [REDACTED]');
+      const tool = fake
+        .received('POST /chat/completions')
+        .at(-1)!
+        .json()
+        .messages.find((m: Json) => m.role === 'tool');
+      expect(tool.content).toBe('5');
+    });
+
+  it('whole: a denied answer mid-loop is the 422 of the guardrail, never the answer', async () => {
+    plan.tool = 'add';
+    plan.args = { a: 4, b: 5 };
+    const err: any = await openai()
+      .responses.create({ model: 'm', input: 'What is 4 + 5?', tools: [MCP_TOOL] })
+      .then(
+        () => undefined,
+        (e) => e,
+      );
+    expect(err?.status).toBe(422);
+    expect(err?.error).toMatchObject({ code: 'guardrail_failed' });
+    expect(JSON.stringify(err?.error)).not.toContain('said: 9');
+  });
+
+  it('streamed: a denied answer mid-loop ends the stream with the guardrail’s error event, after the tool round and without any of its text', async () => {
+    plan.tool = 'add';
+    plan.args = { a: 4, b: 5 };
+    const res = await openai()
+      .responses.create({ model: 'm', input: 'What is 4 + 5?', tools: [MCP_TOOL], stream: true })
+      .withResponse();
+    const events: Json[] = [];
+    for await (const event of res.data) events.push(event);
+    const types = events.map((e) => e.type);
+    expect(types).toContain('response.mcp_call.completed');
+    expect(types).not.toContain('response.output_text.delta');
+    expect(events.at(-1)).toMatchObject({ type: 'error', code: 'guardrail_failed' });
+  });
+});

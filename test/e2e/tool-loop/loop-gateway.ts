@@ -22,6 +22,7 @@ export async function startLoopGateway(extra: (parts: { remote: HttpToolServer; 
     .on('POST /chat/completions', chatModel)
     .on('POST /v1/messages', anthropicModel)
     .on('POST /oai/responses', responsesModel)
+    .on('POST /oai/chat/completions', chatModel)
     .on('POST /v1beta/models/gemini-2.5-flash:generateContent', geminiModel)
     .on('POST /v1beta/models/gemini-2.5-flash:streamGenerateContent', geminiStreamModel)
     .start();

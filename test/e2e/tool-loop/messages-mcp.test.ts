@@ -1,7 +1,7 @@
 /**
  * Tools for any model on /v1/messages: Anthropic's `mcp_servers` with a url naming a gateway tool
- * server (tool_configuration.allowed_tools) is run by the gateway for anthropic and for an
- * OpenAI-compatible provider; the answer has mcp_tool_use / mcp_tool_result blocks in Anthropic's
+ * server (tool_configuration.allowed_tools) is run by the gateway for anthropic, for an
+ * OpenAI-compatible provider and for openai; the answer has mcp_tool_use / mcp_tool_result blocks in Anthropic's
  * order (the Anthropic SDK, whole and streamed).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,11 +29,13 @@ describe('/v1/messages with mcp_servers naming a gateway tool server', () => {
   });
   afterAll(() => loop?.close());
 
-  for (const provider of ['anthropic', 'deepseek']) {
+  for (const provider of ['anthropic', 'deepseek', 'openai']) {
     it(`${provider}: mcp_tool_use, mcp_tool_result, then the answer`, async () => {
       plan.tool = 'add';
       plan.args = { a: 1, b: 2 };
       const before = remote.calls.length;
+      const upstream = { anthropic: 'POST /v1/messages', deepseek: 'POST /chat/completions', openai: 'POST /oai/chat/completions' }[provider]!;
+      const modelCallsBefore = fake.received(upstream).length;
       const message = await sdk(provider).beta.messages.create({
         model: provider === 'anthropic' ? 'claude-sonnet-4-5' : 'm',
         max_tokens: 256,
@@ -49,6 +51,8 @@ describe('/v1/messages with mcp_servers naming a gateway tool server', () => {
       expect(message.stop_reason).toBe('end_turn');
       expect(message.usage).toMatchObject({ input_tokens: 20, output_tokens: 10 });
       expect(remote.calls.slice(before).map((c) => c.tool)).toEqual(['add']);
+      // both model calls went to the provider's own API (openai: its chat completions)
+      expect(fake.received(upstream).length - modelCallsBefore).toBe(2);
       if (provider === 'anthropic') {
         const sent = fake.received('POST /v1/messages').at(-1)!.json();
         expect(sent.mcp_servers).toBeUndefined();

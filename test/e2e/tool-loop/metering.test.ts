@@ -12,6 +12,7 @@ import type { FakeUpstream } from '../../helpers/fake-upstream.js';
 import type { TestGateway } from '../../helpers/start-gateway.js';
 import { startLoopGateway, type LoopGateway } from './loop-gateway.js';
 import { MCP_TOOL, plan } from './fake-models.js';
+import { eventually } from '../../helpers/mcp.js';
 
 const KEY = 'cfg-tool-loop-metering-key-0123456789';
 
@@ -131,5 +132,199 @@ describe('a budget used up mid-loop', () => {
     expect(Number(rows.at(-1).cost_micros)).toBeGreaterThan(50_000);
     // the budget is spent: the next request is refused before any model call
     await expect(client.responses.create({ model: 'deepseek-v4-pro', input: 'Echo', tools: [MCP_TOOL], max_output_tokens: 100 })).rejects.toMatchObject({ status: 429 });
+  });
+});
+
+describe('a loop that ends in a model error, whose caller goes away, or whose calls the cache answers', () => {
+  const KEY_B = 'cfg-tool-loop-failure-key-0123456789a';
+  let fake: FakeUpstream;
+  let gw: TestGateway;
+  let loop: LoopGateway;
+  const client = () =>
+    new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-provider-key-1', defaultHeaders: { 'x-gateway-provider': 'deepseek', 'x-gateway-token': KEY_B }, maxRetries: 0 });
+  const rowsOf = async (id: string) => {
+    await gw.gateway.services.require(USAGE_LEDGER).flush();
+    return gw.gateway.services.require(STORE).query<any>('SELECT * FROM gateway_usage WHERE request_id = ? OR parent_request_id = ? ORDER BY request_id', [id, id]);
+  };
+  const spent = async () => {
+    const me = await fetch(`${gw.url}/v1/me`, { headers: { 'x-gateway-token': KEY_B } });
+    expect(me.status).toBe(200);
+    return Math.round(Number(((await me.json()) as any).budgets.find((b: any) => b.scope === 'team')?.spent_usd) * 1e6);
+  };
+
+  beforeAll(async () => {
+    loop = await startLoopGateway(() => ({
+      auth: {
+        enabled: true,
+        type: 'api-key',
+        providerRoutes: true,
+        adminToken: 'admin-token-0123456789abcdef0123456789',
+        apiKeys: [{ key: KEY_B, user: 'cy', team: 'eval', scopes: ['mcp:read', 'mcp:write'] }],
+      },
+      tenants: { teams: { eval: {} } },
+      budgets: { team: { eval: { limit_usd: 10, window: { period: 'month' } } } },
+    }));
+    ({ fake, gw } = loop);
+  });
+  afterAll(async () => {
+    await loop?.close();
+    plan.failAfterTool = false;
+    plan.gate = undefined;
+  });
+
+  it('whole: the second model call fails (the caller gets its 400); the first call is billed and settled on the budget, the failed one costs nothing', async () => {
+    plan.tool = 'echo';
+    plan.args = { text: 'then fail' };
+    plan.failAfterTool = true;
+    try {
+      const before = await spent();
+      const res = await fetch(`${gw.url}/v1/responses`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer sk-provider-key-1', 'x-gateway-provider': 'deepseek', 'x-gateway-token': KEY_B },
+        body: JSON.stringify({ model: 'deepseek-v4-pro', input: 'Echo', tools: [MCP_TOOL], max_output_tokens: 100 }),
+      });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as any).error.message).toBe('The model refused the turn.');
+      const id = res.headers.get('x-gateway-request-id')!;
+      const rows = await rowsOf(id);
+      const model = rows.filter((r) => r.route !== '/mcp');
+      expect(model.map((r) => [r.request_id, r.parent_request_id, Number(r.input_tokens), Number(r.output_tokens), Number(r.status), Number(r.estimated)])).toEqual([
+        [`${id}:1`, id, 10, 5, 200, 0],
+      ]);
+      const cost = Number(model[0].cost_micros);
+      expect(cost).toBeGreaterThan(0);
+      expect(rows.filter((r) => r.route === '/mcp').map((r) => r.model)).toEqual(['echo']);
+      // the answer names what it cost, and the budget was settled to it
+      expect(Math.round(Number(res.headers.get('x-gateway-cost')) * 1e6)).toBe(cost);
+      await eventually(async () => (await spent()) - before === cost, 5000, 'the budget settled to the first call');
+    } finally {
+      plan.failAfterTool = false;
+    }
+  });
+
+  it('streamed: the second model call fails (an error event ends the stream); the first call is billed', async () => {
+    plan.tool = 'echo';
+    plan.args = { text: 'then fail' };
+    plan.failAfterTool = true;
+    try {
+      const streamed = await client().responses.create({ model: 'deepseek-v4-pro', input: 'Echo', tools: [MCP_TOOL], stream: true }).withResponse();
+      const id = streamed.response.headers.get('x-gateway-request-id')!;
+      const events: any[] = [];
+      for await (const event of streamed.data) events.push(event);
+      expect(events.at(-1)).toMatchObject({ type: 'error', message: 'The model refused the turn.' });
+      expect(events.map((e) => e.type)).toContain('response.mcp_call.completed');
+      await eventually(async () => (await rowsOf(id)).some((r) => r.request_id === `${id}:1`), 5000, 'the first call’s row');
+      const model = (await rowsOf(id)).filter((r) => r.route !== '/mcp');
+      expect(model.map((r) => [r.request_id, Number(r.input_tokens), Number(r.output_tokens), Number(r.estimated)])).toEqual([[`${id}:1`, 10, 5, 0]]);
+      expect(Number(model[0].cost_micros)).toBeGreaterThan(0);
+    } finally {
+      plan.failAfterTool = false;
+    }
+  });
+
+  const ROUTES = [
+    {
+      path: '/v1/responses',
+      body: { model: 'deepseek-v4-pro', input: 'Echo', tools: [MCP_TOOL], stream: true, max_output_tokens: 100 },
+      piece: '"delta":"The "',
+    },
+    {
+      path: '/v1/chat/completions',
+      body: { model: 'deepseek-v4-pro', messages: [{ role: 'user', content: 'Echo' }], tools: [MCP_TOOL], stream: true, max_tokens: 100 },
+      piece: '"content":"The "',
+    },
+    {
+      path: '/v1/messages',
+      body: {
+        model: 'deepseek-v4-pro',
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'Echo' }],
+        mcp_servers: [{ type: 'url', url: '/mcp/remote', name: 'tools' }],
+        stream: true,
+      },
+      piece: '"text":"The "',
+    },
+  ];
+  for (const route of ROUTES)
+    it(`${route.path}: a caller that goes away while a model call streams: that call is billed for what it generated (estimated), the loop stops`, async () => {
+      plan.tool = 'echo';
+      plan.args = { text: 'then go' };
+      let release!: () => void;
+      // the second model call sends its first word, then waits
+      plan.gate = new Promise<void>((resolve) => (release = resolve));
+      const callsBefore = fake.received('POST /chat/completions').length;
+      const controller = new AbortController();
+      try {
+        const body: Record<string, any> = structuredClone(route.body);
+        if (body.mcp_servers) body.mcp_servers[0].url = `${gw.url}/mcp/remote`;
+        const res = await fetch(`${gw.url}${route.path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: 'Bearer sk-provider-key-1', 'x-gateway-provider': 'deepseek', 'x-gateway-token': KEY_B },
+          body: JSON.stringify(body),
+          signal: controller.signal,
+        });
+        expect(res.status).toBe(200);
+        const id = res.headers.get('x-gateway-request-id')!;
+        const reader = res.body!.getReader();
+        const decoder = new TextDecoder();
+        let seen = '';
+        while (!seen.includes(route.piece)) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          seen += decoder.decode(value);
+        }
+        expect(seen).toContain(route.piece);
+        controller.abort();
+        await eventually(async () => (await rowsOf(id)).some((r) => r.request_id === `${id}:2`), 5000, 'the cut call’s row');
+        const model = (await rowsOf(id)).filter((r) => r.route !== '/mcp');
+        expect(model.map((r) => [r.request_id, Number(r.estimated)])).toEqual([
+          [`${id}:1`, 0],
+          [`${id}:2`, 1],
+        ]);
+        const cut = model[1];
+        // the prompt of the second call (the conversation and the offered tools) and the word it sent
+        expect(Number(cut.input_tokens)).toBeGreaterThan(10);
+        expect(Number(cut.output_tokens)).toBeGreaterThanOrEqual(1);
+        expect(Number(cut.output_tokens)).toBeLessThan(5);
+        expect(Number(cut.cost_micros)).toBeGreaterThan(0);
+        expect(fake.received('POST /chat/completions').length).toBe(callsBefore + 2);
+        // the usage report counts the request as estimated
+        const report = await fetch(`${gw.url}/v1/admin/usage?group_by=user`, { headers: { authorization: 'Bearer admin-token-0123456789abcdef0123456789' } });
+        expect(((await report.json()) as any).data.find((l: any) => l.group === 'cy').estimated_requests).toBeGreaterThanOrEqual(1);
+      } finally {
+        release();
+        plan.gate = undefined;
+      }
+    });
+
+  it('model calls of a loop answered from the answer cache cost nothing (the tool calls still run)', async () => {
+    plan.tool = 'echo';
+    plan.args = { text: 'cached' };
+    const headers = {
+      'content-type': 'application/json',
+      authorization: 'Bearer sk-provider-key-1',
+      'x-gateway-token': KEY_B,
+      'x-gateway-config': JSON.stringify({ provider: 'deepseek', cache: { mode: 'simple', max_age: 60 } }),
+    };
+    // chat answers are cacheable (Responses ones are not)
+    const body = JSON.stringify({ model: 'deepseek-v4-pro', messages: [{ role: 'user', content: 'Echo cached' }], tools: [MCP_TOOL], max_tokens: 100 });
+    const first = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers, body });
+    expect(first.status).toBe(200);
+    const callsBefore = fake.received('POST /chat/completions').length;
+    const second = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers, body });
+    expect(second.status).toBe(200);
+    expect(((await second.json()) as any).choices[0].message.content).toBe('The tool said: echo: cached');
+    // both model calls were answered from the cache
+    expect(fake.received('POST /chat/completions').length).toBe(callsBefore);
+    const [a, b] = [first.headers.get('x-gateway-request-id')!, second.headers.get('x-gateway-request-id')!];
+    const paid = (await rowsOf(a)).filter((r) => r.route !== '/mcp');
+    expect(paid.map((r) => Number(r.output_tokens))).toEqual([5, 5]);
+    const rows = await rowsOf(b);
+    expect(rows.filter((r) => r.route !== '/mcp').map((r) => [r.request_id, Number(r.input_tokens), Number(r.output_tokens), Number(r.cost_micros)])).toEqual([
+      [`${b}:1`, 0, 0, 0],
+      [`${b}:2`, 0, 0, 0],
+    ]);
+    expect(Number(second.headers.get('x-gateway-cost'))).toBe(0);
+    expect(rows.filter((r) => r.route === '/mcp').map((r) => r.model)).toEqual(['echo']);
   });
 });

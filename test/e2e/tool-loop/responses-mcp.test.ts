@@ -197,6 +197,20 @@ describe('/v1/responses with an mcp tool of a gateway tool server', () => {
       expect(remote.calls.slice(before).map((c) => c.tool)).toEqual(['echo']);
     });
 
+  it('streamed: the approval request is an output item of the stream, and the response ends completed with it', async () => {
+    plan.tool = 'echo';
+    plan.args = { text: 'ask first' };
+    const before = remote.calls.length;
+    const stream = sdk('deepseek').responses.stream({ model: 'm', input: 'Echo', tools: [{ type: 'mcp', server_label: 'remote' }] });
+    const added: Json[] = [];
+    stream.on('response.output_item.added', (e) => added.push(e.item as Json));
+    const final = await stream.finalResponse();
+    expect(added.map((i) => i.type)).toEqual(['mcp_list_tools', 'mcp_approval_request']);
+    expect(final.status).toBe('completed');
+    expect(final.output[1]).toMatchObject({ type: 'mcp_approval_request', name: 'echo', arguments: '{"text":"ask first"}' });
+    expect(remote.calls.length).toBe(before);
+  });
+
   it('a denied approval: the call never runs and the model is told', async () => {
     plan.tool = 'echo';
     plan.args = { text: 'denied' };
@@ -311,6 +325,28 @@ describe('/v1/responses with an mcp tool of a gateway tool server', () => {
     expect(fake.received('POST /chat/completions').length).toBe(modelCallsBefore + 1);
   });
 
+  it('not streamed: a caller that goes away while a tool runs stops the loop too (notifications/cancelled, no further model call)', async () => {
+    plan.tool = 'slow';
+    plan.args = { ms: 1200 };
+    const cancelledBefore = remote.requests.filter((r) => r.body?.method === 'notifications/cancelled').length;
+    const callsBefore = remote.calls.length;
+    const modelCallsBefore = fake.received('POST /chat/completions').length;
+    const controller = new AbortController();
+    const answer = fetch(`${gw.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-provider-key-1', 'x-gateway-provider': 'deepseek' },
+      body: JSON.stringify({ model: 'm', input: 'Wait', tools: [MCP_TOOL] }),
+      signal: controller.signal,
+    }).catch((err) => err);
+    await eventually(() => remote.calls.length > callsBefore, 5000, 'the slow call');
+    controller.abort();
+    expect(await answer).toBeInstanceOf(Error);
+    await eventually(() => remote.requests.filter((r) => r.body?.method === 'notifications/cancelled').length > cancelledBefore, 5000, 'notifications/cancelled');
+    // the slow call would have ended by now: the model is never called again
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(fake.received('POST /chat/completions').length).toBe(modelCallsBefore + 1);
+  });
+
   it('400 for malformed mcp tools: no server_label, allowed_tools or require_approval of the wrong type', async () => {
     const client = sdk('deepseek');
     const bad = async (tool: Json, param: string) => {
@@ -354,23 +390,41 @@ describe('/v1/responses with an mcp tool of a gateway tool server', () => {
 
 describe('/v1/responses mcp tools run with the caller’s permissions', () => {
   const READER = 'reader-key-without-mcp-write-0001';
+  const NARROW = 'narrow-key-echo-and-whoami-only-01';
+  const BLIND = 'blind-key-for-another-server-only-1';
   let remote: HttpToolServer;
+  let fake: FakeUpstream;
   let gw: TestGateway;
 
   let loop: LoopGateway;
 
   beforeAll(async () => {
-    loop = await startLoopGateway(() => ({
+    loop = await startLoopGateway(({ remote }) => ({
       auth: {
         enabled: true,
         type: 'api-key',
         adminToken: 'admin-token-0123456789abcdef0123456789',
         providerRoutes: true,
-        apiKeys: [{ key: READER, user: 'reader', scopes: ['mcp:read'] }],
+        apiKeys: [
+          { key: READER, user: 'reader', scopes: ['mcp:read'] },
+          {
+            key: NARROW,
+            user: 'nina',
+            name: 'Nina Narrow',
+            email: 'nina@example.org',
+            team: 'blue',
+            scopes: ['mcp:read', 'mcp:write'],
+            permissions: { tools: ['remote__echo', 'remote__whoami', 'remote__late'] },
+          },
+          { key: BLIND, user: 'blind', scopes: ['mcp:read', 'mcp:write'], permissions: { servers: ['elsewhere'] } },
+        ],
       },
+      mcpServers: { remote: { url: remote.url, pin: 'strict' } },
     }));
-    ({ remote, gw } = loop);
+    ({ remote, fake, gw } = loop);
   });
+  const narrow = () =>
+    new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-provider-key-1', defaultHeaders: { 'x-gateway-provider': 'deepseek', 'x-gateway-token': NARROW }, maxRetries: 0 });
   afterAll(() => loop?.close());
 
   it('a caller without mcp:write: the call is refused (audited), the model is told it failed, nothing runs on the server', async () => {
@@ -394,5 +448,148 @@ describe('/v1/responses mcp tools run with the caller’s permissions', () => {
   it('without a gateway credential the mcp tool is refused (401)', async () => {
     const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-provider-key-1', defaultHeaders: { 'x-gateway-provider': 'deepseek' }, maxRetries: 0 });
     await expect(client.responses.create({ model: 'm', input: 'Add', tools: [MCP_TOOL] })).rejects.toMatchObject({ status: 401 });
+  });
+
+  it('streamed: a refused call is response.mcp_call.failed; a server the caller may not use is response.mcp_list_tools.failed (nothing offered, nothing runs)', async () => {
+    plan.tool = 'add';
+    plan.args = { a: 1, b: 1 };
+    const stream = async (key: string) => {
+      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-provider-key-1', defaultHeaders: { 'x-gateway-provider': 'deepseek', 'x-gateway-token': key }, maxRetries: 0 });
+      const events = client.responses.stream({ model: 'm', input: 'Add', tools: [MCP_TOOL] });
+      const types: string[] = [];
+      events.on('event', (e) => types.push(e.type));
+      return { types, final: await events.finalResponse() };
+    };
+    const before = remote.calls.length;
+    const refused = await stream(READER);
+    expect(refused.types).toEqual(expect.arrayContaining(['response.mcp_call.in_progress', 'response.mcp_call.failed']));
+    expect(refused.types).not.toContain('response.mcp_call.completed');
+    expect(refused.final.output.find((i) => i.type === 'mcp_call')).toMatchObject({ status: 'failed', error: expect.stringMatching(/mcp:write/) });
+    const blind = await stream(BLIND);
+    expect(blind.types).toEqual(expect.arrayContaining(['response.mcp_list_tools.in_progress', 'response.mcp_list_tools.failed']));
+    expect(blind.final.output[0]).toMatchObject({ type: 'mcp_list_tools', tools: [], error: expect.stringContaining('may not use tool server remote') });
+    expect(blind.final.output_text).toBe('No tool.');
+    expect(remote.calls.length).toBe(before);
+  });
+
+  it('the list is what the caller’s permissions allow: the model is offered only those tools', async () => {
+    plan.tool = 'echo';
+    plan.args = { text: 'narrow' };
+    const response = await narrow().responses.create({ model: 'm', input: 'Echo', tools: [MCP_TOOL] });
+    expect(((response.output[0] as Json).tools as Json[]).map((t) => t.name).sort()).toEqual(['echo', 'whoami']);
+    expect(
+      fake
+        .received('POST /chat/completions')
+        .at(-1)!
+        .json()
+        .tools.map((t: Json) => t.function.name)
+        .sort(),
+    ).toEqual(['remote__echo', 'remote__whoami']);
+    expect(response.output_text).toBe('The tool said: echo: narrow');
+  });
+
+  it('the tool server gets the caller’s identity (identity forwarding, as on /mcp)', async () => {
+    plan.tool = 'whoami';
+    plan.args = {};
+    const response = await narrow().responses.create({ model: 'm', input: 'Who am I?', tools: [MCP_TOOL] });
+    const call = response.output.find((i) => i.type === 'mcp_call') as Json;
+    expect(JSON.parse(call.output)).toMatchObject({ name: 'Nina Narrow', email: 'nina@example.org', team: 'blue' });
+    expect(remote.calls.at(-1)).toMatchObject({ tool: 'whoami', headers: expect.objectContaining({ 'x-user-name': 'Nina Narrow', 'x-user-team': 'blue' }) });
+  });
+
+  it('pinning (pin: strict): a tool that appears after the server was pinned is neither offered to the model nor run', async () => {
+    // the first list pins the server's tools
+    plan.tool = 'echo';
+    plan.args = { text: 'pin' };
+    await narrow().responses.create({ model: 'm', input: 'Echo', tools: [MCP_TOOL] });
+    remote.addTool('late');
+    await eventually(() => gw.logs.records().some((r: Json) => r.msg === 'mcp tool definition new' && r.name === 'late'), 5000, 'the new tool noticed');
+    plan.tool = 'late';
+    plan.args = {};
+    const before = remote.calls.length;
+    const response = await narrow().responses.create({ model: 'm', input: 'Late?', tools: [{ ...MCP_TOOL, allowed_tools: ['echo', 'late'] }] });
+    expect(((response.output[0] as Json).tools as Json[]).map((t) => t.name)).toEqual(['echo']);
+    expect(response.output_text).toBe('No tool.');
+    expect(remote.calls.length).toBe(before);
+  });
+});
+
+describe('the gateway’s limits of a loop (tool-loop stage: maxIterations, maxToolCalls, parallelCalls)', () => {
+  let remote: HttpToolServer;
+  let fake: FakeUpstream;
+  let gw: TestGateway;
+  let dir: string;
+  let loop: LoopGateway;
+  const sdk = () => new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-provider-key-1', defaultHeaders: { 'x-gateway-provider': 'deepseek' }, maxRetries: 0 });
+  const modelCalls = () => fake.received('POST /chat/completions').length;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tool-loop-limits-'));
+    writeFileSync(join(dir, 'responses.yaml'), 'name: responses\nextends: responses\nconfigure:\n  tool-loop: { maxIterations: 3, maxToolCalls: 4, parallelCalls: 2 }\n');
+    loop = await startLoopGateway(() => ({ pipelines: { dir } }));
+    ({ remote, fake, gw } = loop);
+  });
+  afterAll(async () => {
+    await loop?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    plan.repeat = false;
+    plan.parallel = undefined;
+  });
+
+  it('a model that never stops calling tools: the loop ends after maxIterations model calls (incomplete, max_iterations)', async () => {
+    plan.tool = 'echo';
+    plan.args = { text: 'again' };
+    plan.repeat = true;
+    try {
+      const before = modelCalls();
+      const response = await sdk().responses.create({ model: 'm', input: 'Echo forever', tools: [MCP_TOOL] });
+      expect(response.status).toBe('incomplete');
+      expect(response.incomplete_details).toEqual({ reason: 'max_iterations' });
+      expect(response.output.map((i) => i.type)).toEqual(['mcp_list_tools', 'mcp_call', 'mcp_call', 'mcp_call']);
+      expect(modelCalls() - before).toBe(3);
+    } finally {
+      plan.repeat = false;
+    }
+  });
+
+  it('maxToolCalls bounds the calls of the loop, and a larger max_tool_calls of the request does not raise it; a smaller one lowers it', async () => {
+    plan.tool = 'echo';
+    plan.repeat = true;
+    plan.parallel = [{ text: 'a' }, { text: 'b' }, { text: 'c' }];
+    try {
+      let before = remote.calls.length;
+      const bounded = await sdk().responses.create({ model: 'm', input: 'Echo', tools: [MCP_TOOL], ...({ max_tool_calls: 10 } as object) });
+      expect(bounded.status).toBe('incomplete');
+      expect(bounded.incomplete_details).toEqual({ reason: 'max_tool_calls' });
+      // three calls of the first turn, one of the second
+      expect(bounded.output.filter((i) => i.type === 'mcp_call')).toHaveLength(4);
+      expect(remote.calls.length - before).toBe(4);
+      before = remote.calls.length;
+      const lowered = await sdk().responses.create({ model: 'm', input: 'Echo', tools: [MCP_TOOL], ...({ max_tool_calls: 2 } as object) });
+      expect(lowered.incomplete_details).toEqual({ reason: 'max_tool_calls' });
+      expect(lowered.output.filter((i) => i.type === 'mcp_call')).toHaveLength(2);
+      expect(remote.calls.length - before).toBe(2);
+    } finally {
+      plan.repeat = false;
+      plan.parallel = undefined;
+    }
+  });
+
+  it('the calls of one turn run concurrently, parallelCalls at most at once; parallel_tool_calls: false runs them one after the other', async () => {
+    plan.tool = 'slow';
+    plan.parallel = [{ ms: 700 }, { ms: 700 }, { ms: 700 }];
+    try {
+      remote.slowMostAtOnce = 0;
+      const response = await sdk().responses.create({ model: 'm', input: 'Wait thrice', tools: [MCP_TOOL] });
+      expect(response.status).toBe('completed');
+      expect(response.output.filter((i) => i.type === 'mcp_call').map((c) => (c as Json).output)).toEqual(['done', 'done', 'done']);
+      expect(remote.slowMostAtOnce).toBe(2);
+      remote.slowMostAtOnce = 0;
+      const serial = await sdk().responses.create({ model: 'm', input: 'Wait thrice', tools: [MCP_TOOL], parallel_tool_calls: false });
+      expect(serial.output.filter((i) => i.type === 'mcp_call')).toHaveLength(3);
+      expect(remote.slowMostAtOnce).toBe(1);
+    } finally {
+      plan.parallel = undefined;
+    }
   });
 });

@@ -92,7 +92,7 @@ export class Meter {
   private computed: { usage: TokenUsage; micros: number | null; priceSource: string | null; provider: string | null; model: string | null; estimated: boolean } | undefined;
   private finished = false;
   /** The model calls of a tool loop (noted as each answers): each its own ledger row under the request. */
-  private readonly parts: Array<{ provider: string | null; model: string | null; usage: TokenUsage; at: number; latencyMs: number }> = [];
+  private readonly parts: Array<{ provider: string | null; model: string | null; usage: TokenUsage; at: number; latencyMs: number; estimated: boolean }> = [];
 
   constructor(
     readonly key: GatewayKey,
@@ -167,12 +167,32 @@ export class Meter {
    */
   noteModelCall(ctx: GatewayContext<any>, usage: unknown, startedAt: number): void {
     const { provider, model } = this.modelOf(ctx);
+    // answered from the gateway's cache (the cache stage sets the status on every call): nothing was spent upstream
+    const hit = ctx.responseHeaders[CACHE_STATUS] === 'HIT';
     this.parts.push({
       provider,
       model,
-      usage: usage && typeof usage === 'object' ? usageClasses(usage as Record<string, unknown>) : { ...NO_USAGE },
+      usage: !hit && usage && typeof usage === 'object' ? usageClasses(usage as Record<string, unknown>) : { ...NO_USAGE },
       at: Date.now(),
       latencyMs: performance.now() - startedAt,
+      estimated: false,
+    });
+  }
+
+  /**
+   * A streamed model call of a tool loop cut before its answer was whole (the caller went away,
+   * the loop's time limit, the stream broke): billed for what was generated, like any stream cut
+   * short (its prompt and generated text counted with the tokenizer, marked estimated).
+   */
+  noteCutModelCall(ctx: GatewayContext<any>, request: unknown, generated: string, startedAt: number): void {
+    const { provider, model } = this.modelOf(ctx);
+    this.parts.push({
+      provider,
+      model,
+      usage: { ...NO_USAGE, input: countPromptTokens(request), output: countText(generated) },
+      at: Date.now(),
+      latencyMs: performance.now() - startedAt,
+      estimated: true,
     });
   }
 
@@ -189,26 +209,33 @@ export class Meter {
     return { micros: price ? (billable(price, part.usage, this.batch) ?? null) : null, priceSource: price?.source ?? null };
   }
 
-  /** Whether the request is billed by its parts (a tool loop that got at least one model answer, and did not fail). */
-  private byParts(ctx: GatewayContext<any>, status: number): boolean {
-    return this.parts.length > 0 && !((status >= 400 && !ctx.res.headersSent) || ctx.responseHeaders[CACHE_STATUS] === 'HIT');
+  /**
+   * Whether the request is billed by its parts: a tool loop whose model calls (at least one)
+   * answered, however the loop ended. A loop that ends in an error (a model call failed, a
+   * guardrail denied an answer) is still billed for the calls that answered before it; the
+   * failed call costs nothing.
+   */
+  private byParts(): boolean {
+    return this.parts.length > 0;
   }
 
   /** The answer's cost, worked out once (by decorate for JSON answers, or at finish). */
   private costNow(ctx: GatewayContext<any>, status: number): NonNullable<Meter['computed']> {
     if (this.computed) return this.computed;
     const { provider, model } = this.modelOf(ctx);
-    if (this.byParts(ctx, status)) {
+    if (this.byParts()) {
       const usage = { ...NO_USAGE };
       let micros: number | null = 0;
       let priceSource: string | null = null;
+      let estimated = false;
       for (const part of this.parts) {
+        estimated ||= part.estimated;
         for (const key of Object.keys(usage) as Array<keyof TokenUsage>) usage[key] += part.usage[key];
         const cost = this.partCost(ctx, part);
         micros = micros === null || cost.micros === null ? null : micros + cost.micros;
         priceSource ??= cost.priceSource;
       }
-      return (this.computed = { usage, micros, priceSource, provider, model, estimated: false });
+      return (this.computed = { usage, micros, priceSource, provider, model, estimated });
     }
     const body = ctx.get(BODY) as Record<string, unknown> | undefined;
     // Answered from the gateway's cache: nothing was spent upstream.
@@ -285,7 +312,7 @@ export class Meter {
       unverified: this.unverified,
     };
     // a tool loop: one row per model call, each naming the request (its tool calls name it too)
-    const rows: UsageRow[] = this.byParts(ctx, status)
+    const rows: UsageRow[] = this.byParts()
       ? this.parts.map((part, i) => {
           const cost = this.partCost(ctx, part);
           return {
@@ -300,6 +327,7 @@ export class Meter {
             priceSource: cost.priceSource,
             status: 200,
             latencyMs: part.latencyMs,
+            estimated: part.estimated,
           };
         })
       : [row];
