@@ -4,6 +4,11 @@
 // (key, team, organisation; monthly, one of them with alerts). Each backend runs a warm-up, then
 // BENCH_BUDGET_N reserve → settle pairs one after the other (c=1) and at concurrency 16, and prints
 // p50 / p99 in µs of reserve, settle and the pair. Keys and tables of the run are removed after it.
+// Each backend runs twice: `per request` (every reserve and settle is a store call) and `leases`
+// (budgets.leases, the default: requests reserve on a slice of the budget in memory). With leases
+// a settle costs the request nothing: it runs after the answer, and its spend reaches the store
+// within the lease interval; `settle` is then the time the settle call holds the caller, and
+// `landed p99` the time until its spend is in the store.
 //   BENCH_REDIS_URL (redis://127.0.0.1:6379), BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/test)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +21,7 @@ import { SqliteStore } from '../dist/kernel/store/sqlite/sqlite-store.js';
 import { PostgresStore } from '../dist/kernel/store/postgres/postgres-store.js';
 import { REDIS_CLIENT_OPTIONS } from '../dist/kernel/store/redis-client.js';
 import { LedgerOverBackend } from '../dist/features/governance/budgets/budget-ledger.js';
+import { LeasedLedger } from '../dist/features/governance/budgets/budget-leases.js';
 import { BUDGET_MIGRATIONS } from '../dist/features/governance/budgets/budget-migrations.js';
 import { SqlLedgerBackend } from '../dist/features/governance/budgets/sql-ledger-backend.js';
 import { RedisLedgerBackend } from '../dist/features/governance/budgets/redis-ledger-backend.js';
@@ -85,58 +91,75 @@ function pct(samples, p) {
 }
 
 let seq = 0;
-async function pair(ledger, out) {
+async function pair(ledger, out, leased) {
   const r = { id: `bench-${run}-${++seq}`, micros: 2000, tokens: 500 };
   const t0 = process.hrtime.bigint();
   const res = await ledger.reserve(budgets, r);
   const t1 = process.hrtime.bigint();
   if (!res.ok) throw new Error(`reserve refused: ${JSON.stringify(res)}`);
-  await ledger.settle(budgets, r, { micros: 1000, tokens: 400 });
+  const settling = ledger.settle(budgets, r, { micros: 1000, tokens: 400 });
+  // Per request the caller's settle is the store call; with leases it only holds the caller while it runs in memory.
+  if (!leased) await settling;
   const t2 = process.hrtime.bigint();
   out?.reserve.push(us(t1 - t0));
   out?.settle.push(us(t2 - t1));
   out?.pair.push(us(t2 - t0));
+  if (leased) {
+    out?.pending.push(settling.then(() => out.landed.push(us(process.hrtime.bigint() - t1))));
+    // The meter does not wait for it either; a turn is given so that the lease's timers run as in a server.
+    await new Promise((r) => setImmediate(r));
+  }
 }
 
-async function measure(ledger, concurrency) {
-  const out = { reserve: [], settle: [], pair: [] };
+async function measure(ledger, concurrency, leased) {
+  const out = { reserve: [], settle: [], pair: [], landed: [], pending: [] };
   let left = N;
   const started = process.hrtime.bigint();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (left-- > 0) await pair(ledger, out);
+      while (left-- > 0) await pair(ledger, out, leased);
     }),
   );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  await Promise.all(out.pending);
   return { out, perSecond: Math.round(N / seconds) };
 }
 
 const rows = [];
+// The lease timers are unref'd (a server's sockets keep it alive): this keeps the bench alive.
+const keepAlive = setInterval(() => undefined, 1000);
 for (const [name, open] of Object.entries(backends)) {
   if (only.length && !only.includes(name)) continue;
-  const { backend, close } = await open();
-  const ledger = new LedgerOverBackend(backend, { ttlMs: 30_000, logger, timeoutMs: 30_000 });
-  try {
-    for (let i = 0; i < WARMUP; i++) await pair(ledger);
-    for (const c of [1, 16]) {
-      const { out, perSecond } = await measure(ledger, c);
-      rows.push({
-        backend: name,
-        c,
-        'pairs/s': perSecond,
-        'reserve p50': pct(out.reserve, 50).toFixed(0),
-        'reserve p99': pct(out.reserve, 99).toFixed(0),
-        'settle p50': pct(out.settle, 50).toFixed(0),
-        'settle p99': pct(out.settle, 99).toFixed(0),
-        'pair p50': pct(out.pair, 50).toFixed(0),
-        'pair p99': pct(out.pair, 99).toFixed(0),
-      });
+  for (const leased of [false, true]) {
+    const { backend, close } = await open();
+    const store = new LedgerOverBackend(backend, { ttlMs: 30_000, logger, timeoutMs: 30_000 });
+    // The gateway's defaults (budgets.leases).
+    const ledger = leased ? new LeasedLedger(store, { requests: 64, share: 0.25, intervalMs: 500 }) : store;
+    try {
+      for (let i = 0; i < WARMUP; i++) await pair(ledger, undefined, leased);
+      for (const c of [1, 16]) {
+        const { out, perSecond } = await measure(ledger, c, leased);
+        rows.push({
+          backend: name,
+          mode: leased ? 'leases' : 'per request',
+          c,
+          'pairs/s': perSecond,
+          'reserve p50': pct(out.reserve, 50).toFixed(0),
+          'reserve p99': pct(out.reserve, 99).toFixed(0),
+          'settle p50': pct(out.settle, 50).toFixed(0),
+          'settle p99': pct(out.settle, 99).toFixed(0),
+          'pair p50': pct(out.pair, 50).toFixed(0),
+          'pair p99': pct(out.pair, 99).toFixed(0),
+          'landed p99': leased ? pct(out.landed, 99).toFixed(0) : '-',
+        });
+      }
+    } finally {
+      await ledger.close();
+      await close();
     }
-  } finally {
-    await ledger.close();
-    await close();
   }
 }
 
+clearInterval(keepAlive);
 console.log(`budget ledger: reserve → settle on 3 budgets, ${N} pairs per row (µs)`);
 console.table(rows);

@@ -55,7 +55,11 @@ interface Slot {
   taking?: Promise<TakeResult>;
   /** What was left of the budget's money after the last lease was taken. */
   lastLeft?: number;
+  /** Leases are `requests` × this requests long: doubled while leases fill faster than a quarter interval, halved while they expire mostly unused. */
+  scale: number;
 }
+
+const MAX_SCALE = 64;
 
 type TakeResult = { ok: true; lease: Lease } | Exclude<ReserveResult, { ok: true }>;
 
@@ -212,7 +216,7 @@ export class LeasedLedger implements BudgetLedger {
     const key = `${budget.id}\u0000${plan.series}\u0000${plan.to}`;
     let slot = this.slots.get(key);
     if (!slot) {
-      slot = {};
+      slot = { scale: 1 };
       this.slots.set(key, slot);
       if (this.slots.size > 1) this.dropOtherWindows(budget.id, key);
     }
@@ -225,6 +229,7 @@ export class LeasedLedger implements BudgetLedger {
       }
       if (lease) {
         slot.open = undefined;
+        this.adapt(slot, lease, at);
         this.retire(lease);
       }
       if (slot.spare) {
@@ -244,12 +249,20 @@ export class LeasedLedger implements BudgetLedger {
     }
   }
 
+  /** Sizes the next leases by how fast this one was used: a busy budget takes fewer, larger leases. */
+  private adapt(slot: Slot, lease: Lease, at: number): void {
+    const life = at - lease.takenAt;
+    if (life < this.options.intervalMs / 4) slot.scale = Math.min(MAX_SCALE, slot.scale * 2);
+    else if (life >= this.options.intervalMs && (lease.held.micros + lease.spent.micros) * 4 < lease.size.micros) slot.scale = Math.max(1, slot.scale / 2);
+  }
+
   /** Takes the next lease in the background once the open one is half used. */
   private prefetch(slot: Slot, lease: Lease, budget: ApplicableBudget, want: Amount, at: number): void {
     if (slot.spare || slot.taking) return;
-    const used = lease.held.micros + lease.spent.micros + want.micros;
-    const usedTokens = lease.held.tokens + lease.spent.tokens + want.tokens;
-    if (used * 2 < lease.size.micros && usedTokens * 2 < lease.size.tokens && at - lease.takenAt < this.options.intervalMs / 2) return;
+    const halfUsed =
+      (lease.size.micros > 0 && (lease.held.micros + lease.spent.micros + want.micros) * 2 >= lease.size.micros) ||
+      (lease.size.tokens > 0 && (lease.held.tokens + lease.spent.tokens + want.tokens) * 2 >= lease.size.tokens);
+    if (!halfUsed && at - lease.takenAt < this.options.intervalMs / 2) return;
     slot.taking = this.take(budget, want, at, slot, false);
     void slot.taking.catch(() => undefined);
   }
@@ -261,7 +274,8 @@ export class LeasedLedger implements BudgetLedger {
    */
   private take(budget: ApplicableBudget, want: Amount, at: number, slot: Slot, alone: boolean): Promise<TakeResult> {
     const work = (async (): Promise<TakeResult> => {
-      let size = { micros: want.micros * this.options.requests, tokens: want.tokens * this.options.requests };
+      const requests = this.options.requests * slot.scale;
+      let size = { micros: want.micros * requests, tokens: want.tokens * requests };
       if (slot.lastLeft !== undefined) size.micros = Math.min(size.micros, Math.floor(slot.lastLeft * this.options.share));
       size = { micros: Math.max(size.micros, want.micros), tokens: Math.max(size.tokens, want.tokens) };
       let id = this.nextId();
@@ -385,8 +399,10 @@ export class LeasedLedger implements BudgetLedger {
     for (const [key, slot] of this.slots) {
       for (const lease of [slot.open, slot.spare]) {
         if (!lease || now - lease.takenAt < this.options.intervalMs) continue;
-        if (slot.open === lease) slot.open = undefined;
-        else slot.spare = undefined;
+        if (slot.open === lease) {
+          slot.open = undefined;
+          this.adapt(slot, lease, now);
+        } else slot.spare = undefined;
         this.retire(lease);
       }
       if (!slot.open && !slot.spare && !slot.taking) this.slots.delete(key);

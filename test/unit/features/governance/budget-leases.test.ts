@@ -102,4 +102,78 @@ describe.each(['sqlite', 'postgres', 'redis'] as const)('budget leases on %s', (
     expect(spent.micros).toBe(9_900_000 + served * 1900);
     expect(spent.micros).toBeLessThanOrEqual(10_000_000);
   });
+
+  it('a request still running does not hold back the spend of those settled beside it: it is carried to a new reservation', async () => {
+    const [backend] = await backends(kind);
+    const { ledger, store } = leased(backend, { intervalMs: 100 });
+    const budget = team(10);
+    const long = reservation(5_000);
+    expect((await ledger.reserve([budget], long)).ok).toBe(true);
+    const short = reservation(5_000);
+    expect((await ledger.reserve([budget], short)).ok).toBe(true);
+    // Answered once its spend is in the store, while `long` still holds its lease.
+    await ledger.settle([budget], short, { micros: 3_000, tokens: 0 });
+    expect((await store.spent([budget])).get(budget.id)!.micros).toBe(3_000);
+    // What `long` holds is still reserved in the store: the rest of the budget is all another instance can take.
+    const rest = reservation(10_000_000 - 3_000 - 5_000);
+    expect((await store.reserve([budget], rest)).ok).toBe(true);
+    expect((await store.reserve([budget], reservation(1))).ok).toBe(false);
+    await store.settle([budget], rest, { micros: 0, tokens: 0 });
+    await ledger.settle([budget], long, { micros: 4_000, tokens: 0 });
+    expect((await store.spent([budget])).get(budget.id)!.micros).toBe(7_000);
+    await ledger.close();
+  });
+
+  it('spent() counts what this instance settled on leases before it reaches the store', async () => {
+    const [backend] = await backends(kind);
+    const { ledger, store } = leased(backend, { intervalMs: 60_000 });
+    const budget = team(10);
+    const r = reservation(5_000);
+    expect((await ledger.reserve([budget], r)).ok).toBe(true);
+    const landed = ledger.settle([budget], r, { micros: 2_500, tokens: 0 });
+    expect((await ledger.spent([budget])).get(budget.id)!.micros).toBe(2_500);
+    expect((await store.spent([budget])).get(budget.id)!.micros).toBe(0);
+    // Closing returns the lease: the spend lands and the settle is answered.
+    await ledger.close();
+    await landed;
+    expect((await store.spent([budget])).get(budget.id)!.micros).toBe(2_500);
+  });
+
+  it('the lease of an instance that died expires with its heartbeat: another instance then has the whole budget', async () => {
+    const [ba, bb] = await backends(kind);
+    const dying = leased(ba, { ttlMs: 300, intervalMs: 60_000 });
+    const other = leased(bb, { ttlMs: 300 });
+    const budget = team(1);
+    // The lease takes 64 worst cases ($0.64) of the $1.
+    const r = reservation(10_000);
+    expect((await dying.ledger.reserve([budget], r)).ok).toBe(true);
+    expect((await other.store.reserve([budget], reservation(500_000))).ok).toBe(false);
+    dying.ledger.stopHeartbeat();
+    let freed = false;
+    for (let i = 0; i < 100 && !freed; i++) {
+      await new Promise((done) => setTimeout(done, 50));
+      const probe = reservation(1_000_000);
+      const res = await other.store.reserve([budget], probe);
+      if (res.ok) {
+        freed = true;
+        await other.store.settle([budget], probe, { micros: 0, tokens: 0 });
+      }
+    }
+    expect(freed).toBe(true);
+  });
+});
+
+describe('budget leases with the store down', () => {
+  it('a lease that cannot be taken answers storeDown, and holds nothing', async () => {
+    const down: LedgerBackend = {
+      reserve: () => Promise.reject(Object.assign(new Error('down'), { code: 'ECONNREFUSED' })),
+      settle: () => Promise.reject(Object.assign(new Error('down'), { code: 'ECONNREFUSED' })),
+      spent: () => Promise.reject(Object.assign(new Error('down'), { code: 'ECONNREFUSED' })),
+      extend: () => Promise.resolve(),
+    };
+    const { ledger } = leased(down);
+    expect(await ledger.reserve([team(1)], reservation(100))).toEqual({ ok: false, storeDown: true });
+    expect(ledger.liveCount).toBe(0);
+    await ledger.close();
+  });
 });
