@@ -19,7 +19,8 @@ export interface SqlStore {
    * A number that changes whenever another connection (another process sharing the file) has
    * committed since it was last read, or absent where the store cannot tell (PostgreSQL: read
    * the rows). Writes through this store object do not change it, so a reader that keeps rows
-   * in memory on the strength of it must also see its own process's writes.
+   * in memory on the strength of it must also see its own process's writes. Inside a
+   * transaction it is exact; outside one it may be one turn of the event loop old.
    */
   externalVersion?(): number;
 }

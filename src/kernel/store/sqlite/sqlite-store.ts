@@ -46,6 +46,7 @@ export class SqliteStore implements SqlStore {
    * so one read serves every transaction of the group.
    */
   private groupVersion: number | undefined;
+  private turnVersion: number | undefined;
   private inGroup = false;
   /** What a transaction's function runs its statements through (inside the group's transaction). */
   private readonly tx: SqlExecutor = {
@@ -155,12 +156,23 @@ export class SqliteStore implements SqlStore {
     });
   }
 
+  /**
+   * Inside a group transaction: read once per group (no other connection can commit while it
+   * holds the write lock). Outside: read once per turn of the event loop (the requests one turn
+   * serves share one reading, at most that turn old).
+   */
   externalVersion(): number {
-    if (this.inGroup && this.groupVersion !== undefined) return this.groupVersion;
+    if (this.inGroup) return (this.groupVersion ??= this.readDataVersion());
+    if (this.turnVersion === undefined) {
+      this.turnVersion = this.readDataVersion();
+      setImmediate(() => (this.turnVersion = undefined));
+    }
+    return this.turnVersion;
+  }
+
+  private readDataVersion(): number {
     this.dataVersion ??= this.db.prepare('PRAGMA data_version').pluck();
-    const version = this.dataVersion.get() as number;
-    if (this.inGroup) this.groupVersion = version;
-    return version;
+    return this.dataVersion.get() as number;
   }
 
   async migrate(migrations: Migration[]): Promise<void> {
