@@ -956,10 +956,14 @@ export interface McpServerConfig {
   pin?: 'strict' | 'warn' | 'off';
 }
 /**
- * How the gateway authenticates to a remote tool server. static (default): the configured headers. client_credentials: an access token of the gateway's own client (OAuth 2.0 client credentials grant at tokenEndpoint), the same for every caller. token_exchange: for each caller, the caller's bearer token is exchanged (RFC 8693) at tokenEndpoint for a token of this server's audience and scopes (the gateway's own requests, such as its first list, use the client credentials grant). Tokens are cached until shortly before they expire. The caller's own token never reaches the tool server.
+ * How the gateway authenticates to a remote tool server. static (default): the configured headers. client_credentials: an access token of the gateway's own client (OAuth 2.0 client credentials grant at tokenEndpoint), the same for every caller. token_exchange: for each caller, the caller's bearer token is exchanged (RFC 8693) at tokenEndpoint for a token of this server's audience and scopes (the gateway's own requests, such as its first list, use the client credentials grant). per_user_oauth: each caller (gateway identity) connects once through the gateway, which runs the server's OAuth 2.1 authorization code flow with PKCE S256 (authorizationEndpoint, tokenEndpoint, clientId, optional clientSecret, scopes; the gateway's callback is /oauth/upstream/callback) and keeps that caller's tokens sealed in the store (secrets.key required), refreshed before they expire; a caller without a connection gets JSON-RPC error -32007 whose data.connect_url is the page to open; the gateway's own requests (its first list) go without a token. Tokens are cached until shortly before they expire. The caller's own token never reaches the tool server.
  */
 export interface McpServerAuth {
-  upstream: 'static' | 'client_credentials' | 'token_exchange';
+  upstream: 'static' | 'client_credentials' | 'token_exchange' | 'per_user_oauth';
+  /**
+   * per_user_oauth: the tool server's authorization endpoint, where the user's browser is sent (https://, or http:// on loopback).
+   */
+  authorizationEndpoint?: string;
   /**
    * The authorization server's token endpoint (https://, or http:// on loopback).
    */
@@ -969,7 +973,7 @@ export interface McpServerAuth {
    */
   clientId?: string;
   /**
-   * The gateway's client secret (use ${ENV}); never shown or logged.
+   * The gateway's client secret (use ${ENV}); never shown or logged. Optional with per_user_oauth (a public client then, PKCE only).
    */
   clientSecret?: string;
   /**

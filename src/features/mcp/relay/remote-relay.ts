@@ -74,8 +74,8 @@ function callIds(messages: RpcMessage[]): Array<string | number> {
   return ids;
 }
 
-function rpcError(id: RpcMessage['id'], code: number, message: string) {
-  return { jsonrpc: '2.0', id: id ?? null, error: { code, message } };
+function rpcError(id: RpcMessage['id'], code: number, message: string, data?: unknown) {
+  return { jsonrpc: '2.0', id: id ?? null, error: data === undefined ? { code, message } : { code, message, data } };
 }
 
 /**
@@ -158,7 +158,7 @@ export class RemoteRelay {
       headers = await server.upstreamHeaders(identity, identityHeaders);
     } catch (err) {
       if (!(err instanceof RpcFailure)) throw err;
-      jsonAnswer(res, req.method === 'POST' ? 200 : 502, rpcError(messages[0]?.id, err.code, err.message));
+      jsonAnswer(res, req.method === 'POST' ? 200 : 502, rpcError(messages[0]?.id, err.code, err.message, err.data));
       return;
     }
     for (const name of PASSED_REQUEST_HEADERS) {
