@@ -527,7 +527,7 @@ export interface RoutingCondition {
   then: string;
 }
 /**
- * How the gateway keeps the secrets it holds (held credentials) at rest.
+ * How the gateway keeps the secrets it holds (held credentials, users' tool-server tokens of per_user_oauth) at rest.
  */
 export interface SecretsConfig {
   /**
@@ -956,7 +956,7 @@ export interface McpServerConfig {
   pin?: 'strict' | 'warn' | 'off';
 }
 /**
- * How the gateway authenticates to a remote tool server. static (default): the configured headers. client_credentials: an access token of the gateway's own client (OAuth 2.0 client credentials grant at tokenEndpoint), the same for every caller. token_exchange: for each caller, the caller's bearer token is exchanged (RFC 8693) at tokenEndpoint for a token of this server's audience and scopes (the gateway's own requests, such as its first list, use the client credentials grant). per_user_oauth: each caller (gateway identity) connects once through the gateway, which runs the server's OAuth 2.1 authorization code flow with PKCE S256 (authorizationEndpoint, tokenEndpoint, clientId, optional clientSecret, scopes; the gateway's callback is /oauth/upstream/callback) and keeps that caller's tokens sealed in the store (secrets.key required), refreshed before they expire; a caller without a connection gets JSON-RPC error -32007 whose data.connect_url is the page to open; the gateway's own requests (its first list) go without a token. Tokens are cached until shortly before they expire. The caller's own token never reaches the tool server.
+ * How the gateway authenticates to a remote tool server. static (default): the configured headers. client_credentials: an access token of the gateway's own client (OAuth 2.0 client credentials grant at tokenEndpoint), the same for every caller. token_exchange: for each caller, the caller's bearer token is exchanged (RFC 8693) at tokenEndpoint for a token of this server's audience and scopes (the gateway's own requests, such as its first list, use the client credentials grant). per_user_oauth: each caller (gateway identity) connects once through the gateway, which runs the server's OAuth 2.1 authorization code flow with PKCE S256 (authorizationEndpoint, tokenEndpoint, clientId, optional clientSecret, scopes; the gateway's callback is /oauth/upstream/callback) and keeps that caller's tokens sealed in the store (secrets.key required), refreshed before they expire; a caller without a connection gets JSON-RPC error -32007 whose data.connect_url is the page to open (on /mcp the server's tools are absent from their list until then); the gateway's own requests (its first list) go without a token. Tokens are cached until shortly before they expire. The caller's own token never reaches the tool server.
  */
 export interface McpServerAuth {
   upstream: 'static' | 'client_credentials' | 'token_exchange' | 'per_user_oauth';

@@ -111,6 +111,21 @@ describe('each user’s own OAuth connection to a tool server: auth.upstream per
       expect(link.searchParams.get('client_id')).toBe(CLIENT.id);
       expect(link.searchParams.get('scope')).toBe('tools');
     }
+    // On /mcp the server's tools are absent from the list until the caller connects, and a call answers the same error.
+    const lean = await rawPost(`${gw.url}/mcp`, { jsonrpc: '2.0', id: 8, method: 'tools/list' }, bearer(keys.dave));
+    expect(lean.json.result.tools.map((t: { name: string }) => t.name)).not.toContain('tools__echo');
+    const session = await connectClient(`${gw.url}/mcp`, bearer(keys.dave));
+    try {
+      expect((await session.listTools()).tools.map((t) => t.name)).not.toContain('tools__echo');
+      const failed = await session.callTool({ name: 'tools__echo', arguments: { text: 'x' } }).then(
+        () => undefined,
+        (err: { code?: number; data?: { connect_url?: string } }) => err,
+      );
+      expect(failed?.code).toBe(NOT_CONNECTED);
+      expect(failed?.data?.connect_url?.startsWith(as.authorizationEndpoint)).toBe(true);
+    } finally {
+      await session.close();
+    }
     // Opening a session on /mcp/<server> is refused the same way (the session would carry the caller's token).
     const client = connectClient(`${gw.url}/mcp/tools`, bearer(keys.dave));
     await expect(client).rejects.toThrow(/connect_url|Not connected/);
@@ -130,6 +145,7 @@ describe('each user’s own OAuth connection to a tool server: auth.upstream per
     expect(textOf(await relayed.callTool({ name: 'echo', arguments: { text: 'relayed' } }))).toBe('echo: relayed');
     await relayed.close();
     const session = await connectClient(`${gw.url}/mcp`, bearer(keys.alice));
+    expect((await session.listTools()).tools.map((t) => t.name)).toContain('tools__echo');
     expect(textOf(await session.callTool({ name: 'tools__echo', arguments: { text: 'session' } }))).toBe('echo: session');
     await session.close();
     const seen = tools.calls.slice(before).map((c) => c.headers.authorization);
