@@ -288,6 +288,7 @@ export interface OAuthServerConfig {
    * How long a fetched client id metadata document is cached, e.g. "5m".
    */
   clientMetadataTtl?: string;
+  loginAttempts?: OAuthLoginAttempts;
   /**
    * Serve RFC 7591 dynamic client registration at /oauth/register (the legacy way; client id metadata documents are preferred).
    */
@@ -300,6 +301,19 @@ export interface OAuthServerConfig {
    * PEM (PKCS#8) private key that signs access tokens: EC P-256 (ES256) or Ed25519 (EdDSA); usually "${ENV_NAME}". Without it a key is made at start-up (access tokens then end with the process and are not shared by instances).
    */
   signingKey?: string;
+}
+/**
+ * Failed logins allowed at /oauth/login per client address in a window; past them every login from that address answers 429 (rate_limit_exceeded, Retry-After) until the window ends.
+ */
+export interface OAuthLoginAttempts {
+  /**
+   * Failed logins allowed in a window (default 10).
+   */
+  max?: number;
+  /**
+   * The window, e.g. "15m" (default).
+   */
+  window?: string;
 }
 export interface ConfiguredApiKey {
   /**
