@@ -301,6 +301,10 @@ export interface OAuthServerConfig {
    * PEM (PKCS#8) private key that signs access tokens: EC P-256 (ES256) or Ed25519 (EdDSA); usually "${ENV_NAME}". Without it a key is made at start-up (access tokens then end with the process and are not shared by instances).
    */
   signingKey?: string;
+  /**
+   * Keys that signed access tokens before signingKey (a rotation): they no longer sign, but still verify the tokens they signed (by the token's kid) and are served in the JWKS. Remove one once accessTokenLifetime has passed since it stopped signing. PEM (PKCS#8) EC P-256 or Ed25519, usually "${ENV_NAME}".
+   */
+  previousSigningKeys?: string[];
 }
 /**
  * Failed logins allowed at /oauth/login per client address in a window; past them every login from that address answers 429 (rate_limit_exceeded, Retry-After) until the window ends.

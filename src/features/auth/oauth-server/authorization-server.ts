@@ -20,7 +20,7 @@ import { LoginThrottle } from './login-throttle.js';
 import { OAuthError } from './oauth-error.js';
 import { OidcLogin, type OidcAttempt } from './oidc-login.js';
 import { consentPage, loginPage, PAGE_HEADERS } from './pages.js';
-import type { SigningKey } from './signing-key.js';
+import type { SigningKeys } from './signing-keys.js';
 
 /** An authorization under way: from /oauth/authorize through login to consent. */
 interface Pending {
@@ -91,7 +91,7 @@ function single(params: URLSearchParams, name: string, fail: (message: string) =
 export interface AuthorizationServerEnv {
   config: GatewayConfig;
   store: OAuthServerStore;
-  key: SigningKey;
+  key: SigningKeys;
   tokens: TokenService;
   keys: ConfigKeys;
   logger: Logger;
@@ -591,7 +591,7 @@ export class AuthorizationServer {
     const { compactVerify } = await import('jose');
     try {
       // The signature only: an expired token may be revoked too (it is refused anyway).
-      const { payload: bytes } = await compactVerify(token, this.env.key.publicKey, { algorithms: [this.env.key.alg] });
+      const { payload: bytes } = await compactVerify(token, this.env.key.verificationKey, { algorithms: this.env.key.algorithms });
       const payload = JSON.parse(Buffer.from(bytes).toString('utf8')) as JWTPayload;
       return payload.iss === issuer && typeof payload.jti === 'string' && typeof payload.exp === 'number' ? payload : undefined;
     } catch {
@@ -619,7 +619,7 @@ export class AuthorizationServer {
     const { jwtVerify } = await import('jose');
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, this.env.key.publicKey, { issuer, audience: audiences, algorithms: [this.env.key.alg], typ: 'at+jwt', clockTolerance: 5 }));
+      ({ payload } = await jwtVerify(token, this.env.key.verificationKey, { issuer, audience: audiences, algorithms: this.env.key.algorithms, typ: 'at+jwt', clockTolerance: 5 }));
     } catch (err) {
       const code = (err as { code?: string }).code;
       const claim = (err as { claim?: string }).claim;
