@@ -95,8 +95,10 @@ describe('each user’s own OAuth connection to a tool server: auth.upstream per
   });
 
   it('a caller without a connection gets the not-connected error with a link to connect: PKCE S256, a state, and the gateway’s own callback', async () => {
+    const links: string[] = [];
     for (const path of ['/mcp', '/mcp/tools']) {
       const answer = await call(keys.dave, 7, path, path === '/mcp' ? 'tools__echo' : 'echo');
+      links.push(answer.json.error.data.connect_url);
       expect(answer.status).toBe(200);
       expect(answer.json.id).toBe(7);
       expect(answer.json.error.code).toBe(NOT_CONNECTED);
@@ -111,6 +113,8 @@ describe('each user’s own OAuth connection to a tool server: auth.upstream per
       expect(link.searchParams.get('client_id')).toBe(CLIENT.id);
       expect(link.searchParams.get('scope')).toBe('tools');
     }
+    // The same unused link is given again for a while (a list asks too): one state written, not one per request.
+    expect(links[1]).toBe(links[0]);
     // On /mcp the server's tools are absent from the list until the caller connects, and a call answers the same error.
     const lean = await rawPost(`${gw.url}/mcp`, { jsonrpc: '2.0', id: 8, method: 'tools/list' }, bearer(keys.dave));
     expect(lean.json.result.tools.map((t: { name: string }) => t.name)).not.toContain('tools__echo');

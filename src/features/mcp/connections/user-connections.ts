@@ -15,6 +15,9 @@ export const CALLBACK_PATH = '/oauth/upstream/callback';
 const STATE_TTL_MS = 10 * 60_000;
 /** An access token is refreshed this long before it expires. */
 const EARLY_MS = 60_000;
+/** A caller's connect link is given again for this long (fewer states written: lists ask too), well within STATE_TTL_MS. */
+const LINK_REUSE_MS = 2 * 60_000;
+const MAX_LINKS = 10_000;
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
 
@@ -45,6 +48,8 @@ export interface ConnectionView {
  */
 export class UserConnections {
   private readonly refreshing = new Map<string, Promise<string>>();
+  /** The last connect link of each (owner, server) not yet used, while it may be given again. */
+  private readonly links = new Map<string, { url: string; until: number }>();
 
   constructor(
     private readonly store: ConnectionStore,
@@ -88,9 +93,18 @@ export class UserConnections {
     return url.toString();
   }
 
-  /** The error a call answers when the caller holds no connection: its data carries the link to open. */
+  /** The error a call answers when the caller holds no connection: its data carries the link to open (the same one for a while). */
   async notConnected(server: string, owner: string, base: string): Promise<RpcFailure> {
-    const url = await this.connectUrl(server, owner, base);
+    const key = `${owner}\n${server}\n${base}`;
+    const now = Date.now();
+    let link = this.links.get(key);
+    if (!link || link.until <= now) {
+      link = { url: await this.connectUrl(server, owner, base, now), until: now + LINK_REUSE_MS };
+      this.links.delete(key);
+      if (this.links.size >= MAX_LINKS) this.links.delete(this.links.keys().next().value!);
+      this.links.set(key, link);
+    }
+    const url = link.url;
     return new RpcFailure(NOT_CONNECTED, `Not connected: open connect_url in a browser to connect your account to tool server ${server}, then retry.`, {
       server,
       connect_url: url,
@@ -122,6 +136,7 @@ export class UserConnections {
       throw new GatewayError(answer.refused ? 'insufficient_permissions' : 'provider_error', `The token endpoint of tool server ${taken.server} ${answer.refused ? 'refused the code' : 'failed'} (${answer.code}).`);
     }
     await this.keep(taken.owner, taken.server, answer, undefined, now);
+    this.forgetLinks(taken.owner, taken.server);
     this.logger.info({ mcpServer: taken.server, owner: taken.owner }, 'a user connected a tool server');
     return { server: taken.server };
   }
@@ -193,6 +208,13 @@ export class UserConnections {
   /** Forgets the caller's connection to `server`; false when there was none. */
   disconnect(owner: string, server: string): Promise<boolean> {
     this.auth(server);
+    this.forgetLinks(owner, server);
     return this.store.remove(owner, server);
+  }
+
+  /** A used link is not given again (on this instance; another's is refused as used and replaced after LINK_REUSE_MS). */
+  private forgetLinks(owner: string, server: string): void {
+    const prefix = `${owner}\n${server}\n`;
+    for (const key of this.links.keys()) if (key.startsWith(prefix)) this.links.delete(key);
   }
 }
