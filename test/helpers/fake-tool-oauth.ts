@@ -108,6 +108,11 @@ export class FakeToolOAuth {
     return this;
   }
 
+  /** Revokes every refresh token of `user` (their grant is gone). */
+  revoke(user: string): void {
+    for (const [token, owner] of this.refresh) if (owner === user) this.refresh.delete(token);
+  }
+
   /** The refresh tokens still valid (issued and not yet used). */
   liveRefreshTokens(): string[] {
     return [...this.refresh.keys()];

@@ -17,7 +17,7 @@ describe('each user’s own OAuth connection to a tool server: auth.upstream per
   let tools: HttpToolServer;
   let as: FakeToolOAuth;
   let gw: TestGateway;
-  const keys = { alice: '', bob: '', carol: '', dave: '' };
+  const keys = { alice: '', bob: '', carol: '', dave: '', erin: '' };
 
   const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
   const call = (key: string, id: number, path = '/mcp', name = 'tools__echo') =>
@@ -50,8 +50,8 @@ describe('each user’s own OAuth connection to a tool server: auth.upstream per
   }
 
   beforeAll(async () => {
-    // carol's first access token is about to expire (30 s: refreshed before use); refreshed tokens last an hour.
-    as = await new FakeToolOAuth(CLIENT, (user, grant) => (user === 'carol' && grant === 'authorization_code' ? 30 : 3600)).start();
+    // carol's first access token is about to expire (30 s: refreshed before use); refreshed tokens last an hour. erin's always expire soon.
+    as = await new FakeToolOAuth(CLIENT, (user, grant) => ((user === 'carol' && grant === 'authorization_code') || user === 'erin' ? 30 : 3600)).start();
     tools = await new HttpToolServer().start();
     gw = await startGateway({
       auth: { enabled: true, type: 'bearer', adminToken: ADMIN },
@@ -70,7 +70,7 @@ describe('each user’s own OAuth connection to a tool server: auth.upstream per
         },
       },
     });
-    for (const user of ['alice', 'bob', 'carol', 'dave'] as const) keys[user] = await issue(`${user}@example.com`);
+    for (const user of ['alice', 'bob', 'carol', 'dave', 'erin'] as const) keys[user] = await issue(`${user}@example.com`);
   });
   afterAll(async () => {
     await gw?.close();
@@ -214,6 +214,18 @@ describe('each user’s own OAuth connection to a tool server: auth.upstream per
       expect(JSON.stringify(rows)).not.toContain(secret);
       expect(raw.includes(secret)).toBe(false);
     }
+  });
+
+  it('a refresh the tool server’s authorization server refuses (grant revoked) removes the connection: the call asks to connect again', async () => {
+    await browse(await connectLink(keys.erin), 'erin');
+    expect((await call(keys.erin, 10)).json.result.content[0].text).toBe('echo: call 10');
+    as.revoke('erin');
+    const refused = await call(keys.erin, 11);
+    expect(refused.json.error.code).toBe(NOT_CONNECTED);
+    expect(refused.json.error.data.connect_url.startsWith(as.authorizationEndpoint)).toBe(true);
+    expect(as.seen.at(-1)).toMatchObject({ grant: 'refresh_token' });
+    const own = (await (await fetch(`${gw.url}/v1/mcp/connections`, { headers: bearer(keys.erin) })).json()) as { data: unknown[] };
+    expect(own.data).toEqual([]);
   });
 
   it('a user lists and removes their own connection; the admin lists everyone’s without a token', async () => {

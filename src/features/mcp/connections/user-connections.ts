@@ -160,7 +160,7 @@ export class UserConnections {
     const key = `${owner}\n${server}`;
     let refreshing = this.refreshing.get(key);
     if (!refreshing) {
-      refreshing = this.refresh(server, owner, base, held).finally(() => this.refreshing.delete(key));
+      refreshing = this.refresh(server, owner, base, held, row.tokens).finally(() => this.refreshing.delete(key));
       this.refreshing.set(key, refreshing);
     }
     return refreshing;
@@ -171,7 +171,7 @@ export class UserConnections {
     return opened ? (JSON.parse(opened) as Held) : undefined;
   }
 
-  private async refresh(server: string, owner: string, base: string, held: Held): Promise<string> {
+  private async refresh(server: string, owner: string, base: string, held: Held, sealed: string): Promise<string> {
     if (!held.refresh) {
       await this.store.remove(owner, server);
       throw await this.notConnected(server, owner, base);
@@ -180,6 +180,10 @@ export class UserConnections {
     if (!answer.ok) {
       this.logger.warn({ mcpServer: server, error: answer.code }, 'the token endpoint of a tool server refused a refresh');
       if (!answer.refused) throw new RpcFailure(RPC.SERVER_UNAVAILABLE, `Tool server ${server}: the token endpoint failed (${answer.code}).`);
+      // Another instance may have refreshed first (the refresh token rotated): its tokens are used.
+      const now = await this.store.get(owner, server);
+      const theirs = now && now.tokens !== sealed ? this.open(now) : undefined;
+      if (theirs && (now!.expiresAt === null || now!.expiresAt > Date.now())) return theirs.access;
       // The grant is gone (revoked, expired): the user connects again.
       await this.store.remove(owner, server);
       throw await this.notConnected(server, owner, base);
