@@ -34,6 +34,8 @@ export class FakeToolOAuth {
   private http?: HttpServer;
   private n = 0;
   url = '';
+  /** What its RFC 8414 metadata says of PKCE. */
+  pkceMethods = ['S256'];
 
   constructor(
     private readonly client: { id: string; secret: string },
@@ -58,6 +60,15 @@ export class FakeToolOAuth {
           res.writeHead(status, { 'content-type': 'application/json' });
           res.end(JSON.stringify(body));
         };
+        if (req.method === 'GET' && url.pathname === '/.well-known/oauth-authorization-server') {
+          return json(200, {
+            issuer: this.url,
+            authorization_endpoint: this.authorizationEndpoint,
+            token_endpoint: this.tokenEndpoint,
+            response_types_supported: ['code'],
+            code_challenge_methods_supported: this.pkceMethods,
+          });
+        }
         if (req.method === 'GET' && url.pathname === '/authorize') {
           const user = /upstream-user=([a-z]+)/.exec(req.headers.cookie ?? '')?.[1];
           const q = url.searchParams;

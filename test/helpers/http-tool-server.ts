@@ -46,7 +46,8 @@ export class HttpToolServer {
   url = '';
 
   /** `jsonResponse`: answers POSTs with one JSON body (no event stream). */
-  constructor(private readonly options: { requireAuthorization?: string; jsonResponse?: boolean } = {}) {}
+  /** `protectedResource`: its RFC 9728 metadata, served at /.well-known/oauth-protected-resource[/mcp]. */
+  constructor(private readonly options: { requireAuthorization?: string; jsonResponse?: boolean; protectedResource?: () => Record<string, unknown> } = {}) {}
 
   private build(): Server {
     const server = new Server(
@@ -134,6 +135,10 @@ export class HttpToolServer {
       const text = Buffer.concat(chunks).toString('utf8');
       const body = text ? JSON.parse(text) : undefined;
       this.requests.push({ method: req.method ?? '', headers: req.headers, body });
+      if (this.options.protectedResource && req.method === 'GET' && req.url?.startsWith('/.well-known/oauth-protected-resource')) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(this.options.protectedResource()));
+        return;
+      }
       if (this.options.requireAuthorization && req.headers.authorization !== this.options.requireAuthorization) {
         res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'unauthorized' }));
         return;

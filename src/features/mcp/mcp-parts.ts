@@ -88,9 +88,9 @@ export function createMcpParts(services: GatewayServices, audit: AuditLog): McpP
 
 /** Each user's connections to the tool servers of auth.upstream per_user_oauth (none without a store or such a server). */
 function createConnections(services: GatewayServices): UserConnections | undefined {
-  const servers = new Map<string, McpServerAuth>();
+  const servers = new Map<string, { auth: McpServerAuth; url: string }>();
   for (const [name, server] of Object.entries(services.config.mcpServers ?? {})) {
-    if (server.enabled !== false && server.url && server.auth?.upstream === 'per_user_oauth') servers.set(name, server.auth);
+    if (server.enabled !== false && server.url && server.auth?.upstream === 'per_user_oauth') servers.set(name, { auth: server.auth, url: server.url });
   }
   const store = services.get(STORE);
   if (!store || !servers.size) return undefined;

@@ -78,13 +78,14 @@ describe('each user’s own OAuth connection to a tool server: auth.upstream per
     await as?.stop();
   });
 
-  it('config: per_user_oauth needs the authorization and token endpoints, a client id and secrets.key (a client secret is optional)', () => {
+  it('config: per_user_oauth needs a client id, both endpoints or neither, and secrets.key (a client secret is optional)', () => {
     const server = (auth: Record<string, unknown>, secrets?: Record<string, unknown>) =>
       mcpServerProblems({ ...(secrets ? { secrets } : {}), mcpServers: { t: { url: 'https://tools.example/mcp', auth } } } as never);
-    expect(server({ upstream: 'per_user_oauth' }, { key: SECRETS_KEY })).toEqual([
-      'mcpServers.t.auth.authorizationEndpoint: required with upstream per_user_oauth',
-      'mcpServers.t.auth.tokenEndpoint: required with upstream per_user_oauth',
-      'mcpServers.t.auth.clientId: required with upstream per_user_oauth',
+    expect(server({ upstream: 'per_user_oauth' }, { key: SECRETS_KEY })).toEqual(['mcpServers.t.auth.clientId: required with upstream per_user_oauth']);
+    // The endpoints are discovered when neither is given; one alone is a mistake.
+    expect(server({ upstream: 'per_user_oauth', clientId: 'c' }, { key: SECRETS_KEY })).toEqual([]);
+    expect(server({ upstream: 'per_user_oauth', clientId: 'c', tokenEndpoint: 'https://as.example/token' }, { key: SECRETS_KEY })).toEqual([
+      "mcpServers.t.auth: give both authorizationEndpoint and tokenEndpoint, or neither (discovered from the server's RFC 9728 metadata)",
     ]);
     const complete = { upstream: 'per_user_oauth', authorizationEndpoint: 'https://as.example/authorize', tokenEndpoint: 'https://as.example/token', clientId: 'c' };
     expect(server(complete, { key: SECRETS_KEY })).toEqual([]);

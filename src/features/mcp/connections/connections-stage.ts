@@ -8,6 +8,7 @@ import { publicBaseUrl } from '../../auth/public-url.js';
 import { MCP } from '../mcp-services.js';
 import { ownerOf } from '../session-owner.js';
 import type { UserConnections } from './user-connections.js';
+import { RpcFailure } from '../rpc-errors.js';
 
 const PAGE_HEADERS: Record<string, string> = {
   'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
@@ -51,6 +52,15 @@ export default defineStage<McpConnectionsStageConfig, GatewayContext<GatewayRout
       return parts.connections;
     };
     return async (ctx) => {
+      try {
+        await serve(ctx);
+      } catch (err) {
+        // The tool server's authorization server could not be discovered or reached.
+        if (err instanceof RpcFailure) throw new GatewayError('service_unavailable', err.message);
+        throw err;
+      }
+    };
+    async function serve(ctx: GatewayContext<GatewayRouteSpec>): Promise<void> {
       const operation = ctx.endpoint.operation;
       if (operation === 'mcp.connections.callback') {
         noQuery(ctx, ['code', 'state', 'error', 'error_description', 'error_uri', 'iss', 'scope']);
@@ -89,7 +99,7 @@ export default defineStage<McpConnectionsStageConfig, GatewayContext<GatewayRout
         return;
       }
       throw new GatewayError('not_found', `No route ${ctx.method} ${ctx.path}.`);
-    };
+    }
   },
 });
 

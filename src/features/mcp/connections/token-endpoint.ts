@@ -7,19 +7,19 @@ export type TokenAnswer =
   | { ok: false; refused: boolean; code: string };
 
 /**
- * One request to a tool server's token endpoint (`auth.tokenEndpoint`) for a user's tokens:
+ * One request to a tool server's token endpoint (`auth.tokenEndpoint`, or discovered) for a user's tokens:
  * the authorization code grant (with the PKCE verifier) or the refresh token grant. The client
  * authenticates with client_secret_basic when it has a secret, else as a public client
  * (client_id in the body). The endpoint's error description is never passed on.
  */
-export async function askTokenEndpoint(auth: McpServerAuth, form: URLSearchParams): Promise<TokenAnswer> {
+export async function askTokenEndpoint(auth: McpServerAuth, tokenEndpoint: string, form: URLSearchParams): Promise<TokenAnswer> {
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
   if (auth.clientSecret) headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(auth.clientId!)}:${encodeURIComponent(auth.clientSecret)}`).toString('base64')}`;
   else form.set('client_id', auth.clientId!);
   let status: number;
   let body: Record<string, unknown> = {};
   try {
-    const answer = await request(auth.tokenEndpoint!, {
+    const answer = await request(tokenEndpoint, {
       method: 'POST',
       headers,
       body: form.toString(),

@@ -6,6 +6,7 @@ import { badRequest, GatewayError } from '../../../contract/errors/gateway-error
 import { RPC, RpcFailure } from '../rpc-errors.js';
 import type { ConnectionRow, ConnectionStore } from './connection-store.js';
 import { askTokenEndpoint, type TokenAnswer } from './token-endpoint.js';
+import { discoverEndpoints, type AuthorizationEndpoints } from './discovery.js';
 
 /** The JSON-RPC error of a call to a per_user_oauth server the caller has not connected (the gateway's own range). */
 export const NOT_CONNECTED = -32007;
@@ -50,11 +51,14 @@ export class UserConnections {
   private readonly refreshing = new Map<string, Promise<string>>();
   /** The last connect link of each (owner, server) not yet used, while it may be given again. */
   private readonly links = new Map<string, { url: string; until: number }>();
+  /** The discovered endpoints of servers that configure none (kept once found). */
+  private readonly discovered = new Map<string, Promise<AuthorizationEndpoints>>();
 
   constructor(
     private readonly store: ConnectionStore,
     private readonly sealer: () => Sealer | undefined,
-    private readonly servers: ReadonlyMap<string, McpServerAuth>,
+    /** The per_user_oauth servers: their auth settings and URL. */
+    private readonly servers: ReadonlyMap<string, { auth: McpServerAuth; url: string }>,
     private readonly logger: Logger,
   ) {}
 
@@ -69,19 +73,37 @@ export class UserConnections {
   }
 
   private auth(server: string): McpServerAuth {
-    const auth = this.servers.get(server);
-    if (!auth) throw new GatewayError('not_found', `No tool server ${server.slice(0, 64)} takes per-user connections.`, { param: 'server' });
-    return auth;
+    const entry = this.servers.get(server);
+    if (!entry) throw new GatewayError('not_found', `No tool server ${server.slice(0, 64)} takes per-user connections.`, { param: 'server' });
+    return entry.auth;
+  }
+
+  /** The configured endpoints, or those the server's metadata names (RFC 9728, RFC 8414), found once. */
+  private endpoints(server: string): Promise<AuthorizationEndpoints> {
+    const auth = this.auth(server);
+    if (auth.authorizationEndpoint && auth.tokenEndpoint) return Promise.resolve({ authorizationEndpoint: auth.authorizationEndpoint, tokenEndpoint: auth.tokenEndpoint });
+    let found = this.discovered.get(server);
+    if (!found) {
+      found = discoverEndpoints(server, this.servers.get(server)!.url, auth.timeout ?? 10_000);
+      this.discovered.set(server, found);
+      // A failure is tried again on the next request.
+      found.catch((err: Error) => {
+        this.discovered.delete(server);
+        this.logger.warn({ mcpServer: server, err: err.message }, 'the authorization server of a tool server could not be discovered');
+      });
+    }
+    return found;
   }
 
   /** The link a caller opens to connect `server`: its authorization endpoint, with a fresh state bound to `owner`. */
   async connectUrl(server: string, owner: string, base: string, now = Date.now()): Promise<string> {
     const auth = this.auth(server);
+    const endpoints = await this.endpoints(server);
     const state = randomBytes(32).toString('base64url');
     const verifier = randomBytes(32).toString('base64url');
     const redirectUri = `${base}${CALLBACK_PATH}`;
     await this.store.saveState(sha256(state), owner, server, this.box().seal(JSON.stringify({ verifier, redirectUri })), now + STATE_TTL_MS, now);
-    const url = new URL(auth.authorizationEndpoint!);
+    const url = new URL(endpoints.authorizationEndpoint);
     url.searchParams.set('response_type', 'code');
     url.searchParams.set('client_id', auth.clientId!);
     url.searchParams.set('redirect_uri', redirectUri);
@@ -89,7 +111,8 @@ export class UserConnections {
     url.searchParams.set('code_challenge_method', 'S256');
     url.searchParams.set('state', state);
     if (auth.scopes?.length) url.searchParams.set('scope', auth.scopes.join(' '));
-    if (auth.resource) url.searchParams.set('resource', auth.resource);
+    const resource = auth.resource ?? endpoints.resource;
+    if (resource) url.searchParams.set('resource', resource);
     return url.toString();
   }
 
@@ -130,7 +153,7 @@ export class UserConnections {
     const { verifier, redirectUri } = JSON.parse(opened) as { verifier: string; redirectUri: string };
     const auth = this.auth(taken.server);
     const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier });
-    const answer = await askTokenEndpoint(auth, form);
+    const answer = await askTokenEndpoint(auth, (await this.endpoints(taken.server)).tokenEndpoint, form);
     if (!answer.ok) {
       this.logger.warn({ mcpServer: taken.server, error: answer.code }, 'the token endpoint of a tool server refused a connection');
       throw new GatewayError(answer.refused ? 'insufficient_permissions' : 'provider_error', `The token endpoint of tool server ${taken.server} ${answer.refused ? 'refused the code' : 'failed'} (${answer.code}).`);
@@ -176,7 +199,7 @@ export class UserConnections {
       await this.store.remove(owner, server);
       throw await this.notConnected(server, owner, base);
     }
-    const answer = await askTokenEndpoint(this.auth(server), new URLSearchParams({ grant_type: 'refresh_token', refresh_token: held.refresh }));
+    const answer = await askTokenEndpoint(this.auth(server), (await this.endpoints(server)).tokenEndpoint, new URLSearchParams({ grant_type: 'refresh_token', refresh_token: held.refresh }));
     if (!answer.ok) {
       this.logger.warn({ mcpServer: server, error: answer.code }, 'the token endpoint of a tool server refused a refresh');
       if (!answer.refused) throw new RpcFailure(RPC.SERVER_UNAVAILABLE, `Tool server ${server}: the token endpoint failed (${answer.code}).`);

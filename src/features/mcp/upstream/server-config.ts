@@ -12,10 +12,13 @@ export function mcpServerProblems(config: GatewayConfig): string[] {
     if (auth && auth.upstream !== 'static') {
       if (!server.url) out.push(`mcpServers.${name}.auth.upstream: ${auth.upstream} only applies to a remote (url) server`);
       const perUser = auth.upstream === 'per_user_oauth';
-      const required = perUser ? (['authorizationEndpoint', 'tokenEndpoint', 'clientId'] as const) : (['tokenEndpoint', 'clientId', 'clientSecret'] as const);
+      const required = perUser ? (['clientId'] as const) : (['tokenEndpoint', 'clientId', 'clientSecret'] as const);
       for (const field of required) {
         if (!auth[field]) out.push(`mcpServers.${name}.auth.${field}: required with upstream ${auth.upstream}`);
       }
+      // per_user_oauth: both endpoints, or neither (discovered from the server's metadata).
+      if (perUser && Boolean(auth.authorizationEndpoint) !== Boolean(auth.tokenEndpoint))
+        out.push(`mcpServers.${name}.auth: give both authorizationEndpoint and tokenEndpoint, or neither (discovered from the server's RFC 9728 metadata)`);
       if (!perUser && auth.authorizationEndpoint) out.push(`mcpServers.${name}.auth.authorizationEndpoint: only applies to upstream per_user_oauth`);
       if (perUser && !config.secrets?.key) out.push(`mcpServers.${name}.auth.upstream: per_user_oauth keeps each user's tokens sealed in the store; set secrets.key`);
       if (auth.authorizationEndpoint && !secureEndpoint(auth.authorizationEndpoint))
