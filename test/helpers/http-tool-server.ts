@@ -47,7 +47,10 @@ export class HttpToolServer {
 
   /** `jsonResponse`: answers POSTs with one JSON body (no event stream). */
   /** `protectedResource`: its RFC 9728 metadata, served at /.well-known/oauth-protected-resource[/mcp]. */
-  constructor(private readonly options: { requireAuthorization?: string; jsonResponse?: boolean; protectedResource?: () => Record<string, unknown> } = {}) {}
+  /** `requireBearer`: answers 401 unless the Authorization header matches (any of its users' tokens). */
+  constructor(
+    private readonly options: { requireAuthorization?: string; requireBearer?: RegExp; jsonResponse?: boolean; protectedResource?: () => Record<string, unknown> } = {},
+  ) {}
 
   private build(): Server {
     const server = new Server(
@@ -139,7 +142,10 @@ export class HttpToolServer {
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(this.options.protectedResource()));
         return;
       }
-      if (this.options.requireAuthorization && req.headers.authorization !== this.options.requireAuthorization) {
+      const refused =
+        (this.options.requireAuthorization && req.headers.authorization !== this.options.requireAuthorization) ||
+        (this.options.requireBearer && !this.options.requireBearer.test(req.headers.authorization ?? ''));
+      if (refused) {
         res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'unauthorized' }));
         return;
       }

@@ -42,7 +42,11 @@ export const mcpCapability: Capability = {
     // Each user's connections to servers of auth.upstream per_user_oauth, sealed, shared by instances.
     if (store && Object.values(services.config.mcpServers ?? {}).some((s) => s.auth?.upstream === 'per_user_oauth')) await store.migrate(CONNECTION_MIGRATIONS);
     const parts = await endpoint.load();
-    for (const server of parts.pool.servers.values()) services.readiness.set(`mcp:${server.name}`, () => server.status === 'ready');
+    for (const server of parts.pool.servers.values()) {
+      // A per_user_oauth server may refuse the gateway's own connection (it has no user token): it does not hold up /ready.
+      if (services.config.mcpServers?.[server.name]?.auth?.upstream === 'per_user_oauth') continue;
+      services.readiness.set(`mcp:${server.name}`, () => server.status === 'ready');
+    }
   },
   async start(services) {
     if (services.resources.wasKept('mcp')) return; // started by the config it was kept from

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { HttpToolServer } from '../../helpers/http-tool-server.js';
 import { FakeToolOAuth } from '../../helpers/fake-tool-oauth.js';
-import { rawPost } from '../../helpers/mcp.js';
+import { connectClient, rawPost, textOf } from '../../helpers/mcp.js';
 
 const ADMIN = 'admin-token-of-the-discovery-tests-0123456789';
 const CLIENT = { id: 'gateway-at-found', secret: 'client-secret-of-the-gateway-at-found-0123' };
@@ -78,5 +78,54 @@ describe('per_user_oauth without configured endpoints: discovered from RFC 9728 
     } finally {
       as.pkceMethods = ['S256'];
     }
+  });
+});
+
+describe('per_user_oauth on a tool server that refuses every request without a user token', () => {
+  let as: FakeToolOAuth;
+  let strict: HttpToolServer;
+  let gw: TestGateway;
+  let key = '';
+
+  beforeAll(async () => {
+    as = await new FakeToolOAuth(CLIENT).start();
+    strict = await new HttpToolServer({ requireBearer: /^Bearer at-/ }).start();
+    gw = await startGateway({
+      auth: { enabled: true, type: 'bearer', adminToken: ADMIN },
+      secrets: { key: 'c'.repeat(64) },
+      mcpServers: {
+        strict: {
+          url: strict.url,
+          auth: { upstream: 'per_user_oauth', authorizationEndpoint: as.authorizationEndpoint, tokenEndpoint: as.tokenEndpoint, clientId: CLIENT.id, clientSecret: CLIENT.secret },
+        },
+      },
+    });
+    const res = await fetch(`${gw.url}/v1/auth/tokens`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ user: 'sam@example.com' }),
+    });
+    key = ((await res.json()) as { token: string }).token;
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await strict?.stop();
+    await as?.stop();
+  });
+
+  it('the gateway stays ready; a connected user’s own session on /mcp/<server> lists and calls with their token', async () => {
+    expect((await fetch(`${gw.url}/ready`)).status).toBe(200);
+    const link = await fetch(`${gw.url}/v1/mcp/connections/strict`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
+    const { connect_url } = (await link.json()) as { connect_url: string };
+    const atAs = await fetch(connect_url, { redirect: 'manual', headers: { cookie: 'upstream-user=sam' } });
+    expect((await fetch(atAs.headers.get('location')!, { redirect: 'manual' })).status).toBe(200);
+    const client = await connectClient(`${gw.url}/mcp/strict`, { authorization: `Bearer ${key}` });
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain('echo');
+      expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'own' } }))).toBe('echo: own');
+    } finally {
+      await client.close();
+    }
+    expect(strict.calls.at(-1)!.headers.authorization).toBe(`Bearer ${as.issued.get('sam')![0]}`);
   });
 });
