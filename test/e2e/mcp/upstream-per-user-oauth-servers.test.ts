@@ -129,3 +129,34 @@ describe('per_user_oauth on a tool server that refuses every request without a u
     expect(strict.calls.at(-1)!.headers.authorization).toBe(`Bearer ${as.issued.get('sam')![0]}`);
   });
 });
+
+describe('per_user_oauth when the gateway does not authenticate callers', () => {
+  let tools: HttpToolServer;
+  let gw: TestGateway;
+
+  beforeAll(async () => {
+    tools = await new HttpToolServer().start();
+    gw = await startGateway({
+      auth: { enabled: false },
+      secrets: { key: 'd'.repeat(64) },
+      mcpServers: {
+        tools: { url: tools.url, auth: { upstream: 'per_user_oauth', authorizationEndpoint: 'http://127.0.0.1:9/authorize', tokenEndpoint: 'http://127.0.0.1:9/token', clientId: 'c' } },
+      },
+    });
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await tools?.stop();
+  });
+
+  it('refuses: every anonymous caller would share one account (no link is given)', async () => {
+    const answer = await rawPost(`${gw.url}/mcp`, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'tools__echo', arguments: { text: 'x' } } });
+    expect(answer.json.error.code).toBe(-32003);
+    expect(answer.json.error.message).toMatch(/needs each caller's own connection/);
+    expect(answer.json.error.data).toBeUndefined();
+    const link = await fetch(`${gw.url}/v1/mcp/connections/tools`, { method: 'POST' });
+    expect(link.status).toBe(403);
+    expect(((await link.json()) as { error: { code: string } }).error.code).toBe('insufficient_permissions');
+    expect(tools.calls).toEqual([]);
+  });
+});

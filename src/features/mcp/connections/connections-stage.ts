@@ -2,7 +2,7 @@ import type { McpConnectionsStageConfig } from '../../../generated/stages/mcp-co
 import { schemaDocument } from '../../../kernel/config/schema-validator.js';
 import { IDENTITY, RESPONSE, type GatewayContext } from '../../../kernel/engine/context.js';
 import { defineStage } from '../../../kernel/engine/stage.js';
-import { badRequest, GatewayError, notFound, unauthorized } from '../../../contract/errors/gateway-error.js';
+import { badRequest, forbidden, GatewayError, notFound, unauthorized } from '../../../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../../../contract/routes.js';
 import { publicBaseUrl } from '../../auth/public-url.js';
 import { MCP } from '../mcp-services.js';
@@ -77,6 +77,7 @@ export default defineStage<McpConnectionsStageConfig, GatewayContext<GatewayRout
       }
       const identity = ctx.identity;
       if (!identity) throw unauthorized('A gateway credential is required.');
+      if (identity.kind === 'anonymous') throw forbidden('Per-user connections need an authenticated caller (auth is disabled).');
       const owner = ownerOf(identity);
       const server = ctx.params.server;
       if (operation === 'mcp.connections.list') {
