@@ -214,7 +214,10 @@ describe('each user’s own OAuth connection to a tool server: auth.upstream per
     for (const secret of secrets) {
       expect(JSON.stringify(rows)).not.toContain(secret);
       expect(raw.includes(secret)).toBe(false);
+      // Nor in the gateway's log.
+      expect(gw.logs.text).not.toContain(secret);
     }
+    expect(gw.logs.text).toContain('a user connected a tool server');
   });
 
   it('a refresh the tool server’s authorization server refuses (grant revoked) removes the connection: the call asks to connect again', async () => {

@@ -64,6 +64,8 @@ export default defineStage<McpConnectionsStageConfig, GatewayContext<GatewayRout
       const operation = ctx.endpoint.operation;
       if (operation === 'mcp.connections.callback') {
         noQuery(ctx, ['code', 'state', 'error', 'error_description', 'error_uri', 'iss', 'scope']);
+        // The code and the state are credentials: masked wherever this request is logged.
+        for (const name of ['code', 'state']) for (const value of ctx.query.getAll(name)) if (value) ctx.secrets.push(value);
         const { server } = await (await connections()).complete(ctx.query);
         ctx.response = { kind: 'binary', status: 200, contentType: 'text/html; charset=utf-8', body: connectedPage(server), headers: PAGE_HEADERS };
         return;
