@@ -47,9 +47,9 @@ export class HttpToolServer {
 
   /** `jsonResponse`: answers POSTs with one JSON body (no event stream). */
   /** `protectedResource`: its RFC 9728 metadata, served at /.well-known/oauth-protected-resource[/mcp]. */
-  /** `requireBearer`: answers 401 unless the Authorization header matches (any of its users' tokens). */
+  /** `requireBearer`: answers 401 unless it accepts the Authorization header (any of its users' tokens). */
   constructor(
-    private readonly options: { requireAuthorization?: string; requireBearer?: RegExp; jsonResponse?: boolean; protectedResource?: () => Record<string, unknown> } = {},
+    private readonly options: { requireAuthorization?: string; requireBearer?: (authorization: string) => boolean; jsonResponse?: boolean; protectedResource?: () => Record<string, unknown> } = {},
   ) {}
 
   private build(): Server {
@@ -144,7 +144,7 @@ export class HttpToolServer {
       }
       const refused =
         (this.options.requireAuthorization && req.headers.authorization !== this.options.requireAuthorization) ||
-        (this.options.requireBearer && !this.options.requireBearer.test(req.headers.authorization ?? ''));
+        (this.options.requireBearer && !this.options.requireBearer(req.headers.authorization ?? ''));
       if (refused) {
         res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'unauthorized' }));
         return;

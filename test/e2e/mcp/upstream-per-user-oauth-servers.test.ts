@@ -82,6 +82,8 @@ describe('per_user_oauth without configured endpoints: discovered from RFC 9728 
 });
 
 describe('per_user_oauth on a tool server that refuses every request without a user token', () => {
+  /** Access tokens the tool server no longer takes. */
+  const revoked = new Set<string>();
   let as: FakeToolOAuth;
   let strict: HttpToolServer;
   let gw: TestGateway;
@@ -89,7 +91,7 @@ describe('per_user_oauth on a tool server that refuses every request without a u
 
   beforeAll(async () => {
     as = await new FakeToolOAuth(CLIENT).start();
-    strict = await new HttpToolServer({ requireBearer: /^Bearer at-/ }).start();
+    strict = await new HttpToolServer({ requireBearer: (authorization) => /^Bearer at-/.test(authorization) && !revoked.has(authorization.slice(7)) }).start();
     gw = await startGateway({
       auth: { enabled: true, type: 'bearer', adminToken: ADMIN },
       secrets: { key: 'c'.repeat(64) },
@@ -127,6 +129,25 @@ describe('per_user_oauth on a tool server that refuses every request without a u
       await client.close();
     }
     expect(strict.calls.at(-1)!.headers.authorization).toBe(`Bearer ${as.issued.get('sam')![0]}`);
+  });
+
+  it('a token the server refuses (401) is refreshed before the next call', async () => {
+    const [first] = as.issued.get('sam')!;
+    revoked.add(first!);
+    const refused = await rawPost(`${gw.url}/mcp/strict`, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }, {
+      authorization: `Bearer ${key}`,
+    });
+    expect(refused.status).toBe(502);
+    expect(refused.json.error.message).toMatch(/refused your connection's token: retry/);
+    const client = await connectClient(`${gw.url}/mcp/strict`, { authorization: `Bearer ${key}` });
+    try {
+      expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'again' } }))).toBe('echo: again');
+    } finally {
+      await client.close();
+    }
+    const second = as.issued.get('sam')![1]!;
+    expect(as.seen.at(-1)).toMatchObject({ grant: 'refresh_token', user: 'sam' });
+    expect(strict.calls.at(-1)!.headers.authorization).toBe(`Bearer ${second}`);
   });
 });
 

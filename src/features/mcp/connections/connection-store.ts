@@ -87,6 +87,11 @@ export class ConnectionStore {
     return rows.map(toRow);
   }
 
+  /** Marks the access token of a connection expired (the server refused it): the next use refreshes it. */
+  async expire(owner: string, server: string): Promise<void> {
+    await this.store.execute('UPDATE gateway_mcp_connections SET expires_at = 0 WHERE owner = ? AND server = ?', [owner, server]);
+  }
+
   /** True when this call removed the connection. */
   async remove(owner: string, server: string): Promise<boolean> {
     return (await this.store.execute('DELETE FROM gateway_mcp_connections WHERE owner = ? AND server = ?', [owner, server])) === 1;

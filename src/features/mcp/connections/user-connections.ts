@@ -214,6 +214,13 @@ export class UserConnections {
     return (await this.keep(owner, server, answer, held.refresh, Date.now())).access;
   }
 
+  /** The tool server refused the caller's access token (401): the next call refreshes it (or asks to connect again). */
+  async refused(server: string, owner: string): Promise<void> {
+    this.auth(server);
+    await this.store.expire(owner, server);
+    this.logger.info({ mcpServer: server, owner }, "a tool server refused a user's access token; it is refreshed on the next call");
+  }
+
   /** The connections of `owner` (or of everyone, with their owners, for the admin), without tokens. */
   async list(owner: string | undefined, limit = 100): Promise<ConnectionView[]> {
     const rows = await this.store.list(owner, limit);

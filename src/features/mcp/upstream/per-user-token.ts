@@ -28,4 +28,10 @@ export class PerUserToken {
     if (!connections) throw new RpcFailure(RPC.SERVER_UNAVAILABLE, `Tool server ${this.server}: per-user connections are not available (no store).`);
     return `Bearer ${await connections.accessToken(this.server, caller.owner, caller.base ?? '')}`;
   }
+
+  /** The server refused the caller's token (401): it is refreshed before the next call. */
+  async refused(): Promise<void> {
+    const owner = CALLER_CREDENTIAL.getStore()?.owner;
+    if (owner) await this.connections()?.refused(this.server, owner);
+  }
 }

@@ -221,6 +221,16 @@ export class RemoteServer extends UpstreamServer {
     return headers;
   }
 
+  /**
+   * The server answered 401 to a request sent with the caller's own token (auth.upstream
+   * per_user_oauth): that token is refreshed before the next call. False for other kinds of auth.
+   */
+  async tokenRefused(): Promise<boolean> {
+    if (!(this.tokens instanceof PerUserToken)) return false;
+    await this.tokens.refused().catch((err: Error) => this.logger.warn({ mcpServer: this.name, err: err.message }, "a refused user token could not be marked"));
+    return true;
+  }
+
   /** The gateway's own session with the server (for callers that keep none), once connected. */
   get sharedSession(): { sessionId?: string; protocolVersion?: string } | undefined {
     const transport = this.client?.transport as StreamableHTTPClientTransport | undefined;
