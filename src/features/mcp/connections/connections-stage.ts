@@ -63,7 +63,7 @@ export default defineStage<McpConnectionsStageConfig, GatewayContext<GatewayRout
     async function serve(ctx: GatewayContext<GatewayRouteSpec>): Promise<void> {
       const operation = ctx.endpoint.operation;
       if (operation === 'mcp.connections.callback') {
-        noQuery(ctx, ['code', 'state', 'error', 'error_description', 'error_uri', 'iss', 'scope']);
+        // Other parameters an authorization server adds (session_state, authuser, iss...) are ignored.
         // The code and the state are credentials: masked wherever this request is logged.
         for (const name of ['code', 'state']) for (const value of ctx.query.getAll(name)) if (value) ctx.secrets.push(value);
         const { server } = await (await connections()).complete(ctx.query);

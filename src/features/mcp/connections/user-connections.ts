@@ -140,7 +140,9 @@ export class UserConnections {
    * connected; refuses (contract shape) an unknown, used or expired state, or a refusal.
    */
   async complete(query: URLSearchParams, now = Date.now()): Promise<{ server: string }> {
-    const state = query.get('state');
+    const states = query.getAll('state');
+    if (states.length > 1) throw badRequest('state is given more than once.', 'state');
+    const state = states[0];
     if (!state) throw badRequest('state is required.', 'state');
     const taken = await this.store.takeState(sha256(state), now);
     if (!taken) throw badRequest('This connect link is unknown, expired or already used: start again from the tool call.', 'state');
