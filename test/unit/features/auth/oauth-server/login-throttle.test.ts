@@ -3,23 +3,34 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../../../../src/kernel/store/sqlite/sqlite-store.js';
+import { PostgresStore } from '../../../../../src/kernel/store/postgres/postgres-store.js';
+import type { SqlStore } from '../../../../../src/kernel/store/sql-store.js';
+import { randomBytes } from 'node:crypto';
+import { dropSharedState, PG_URL } from '../../../../helpers/shared-stores.js';
 import { OAUTH_SERVER_MIGRATIONS, OAuthServerStore } from '../../../../../src/features/auth/oauth-server/as-store.js';
 import { clientKey, LoginThrottle } from '../../../../../src/features/auth/oauth-server/login-throttle.js';
 import { GatewayError } from '../../../../../src/contract/errors/gateway-error.js';
 
-describe('failed logins at /oauth/login are limited per client address in a window', () => {
+describe.each(['sqlite', 'postgres'] as const)('failed logins at /oauth/login are limited per client address in a window (%s)', (kind) => {
   let dir: string;
-  let sql: SqliteStore;
+  const schema = `gw_throttle_${randomBytes(6).toString('hex')}`;
+  let sql: SqlStore;
   let store: OAuthServerStore;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'gw-throttle-'));
-    sql = new SqliteStore(join(dir, 'gateway.db'));
+    if (kind === 'sqlite') sql = new SqliteStore(join(dir, 'gateway.db'));
+    else {
+      const pg = new PostgresStore(PG_URL, schema);
+      await pg.open();
+      sql = pg;
+    }
     await sql.migrate(OAUTH_SERVER_MIGRATIONS);
     store = new OAuthServerStore(sql);
   });
   afterAll(async () => {
     await sql.close();
+    if (kind === 'postgres') await dropSharedState('postgres', '', schema);
     rmSync(dir, { recursive: true, force: true });
   });
 
