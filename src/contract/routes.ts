@@ -47,6 +47,11 @@ export type GatewayOperation =
   | 'ui'
   | 'admin.mcp.tools.approve'
   | 'admin.mcp.prompts.approve'
+  | 'admin.mcp.connections.list'
+  | 'mcp.connections.list'
+  | 'mcp.connections.create'
+  | 'mcp.connections.delete'
+  | 'mcp.connections.callback'
   | 'me'
   | 'oauth.protected_resource'
   | 'oauth.authorization_server'
@@ -163,6 +168,12 @@ export const GATEWAY_ROUTES: GatewayRouteSpec[] = [
   own('POST', '/v1/admin/mcp/servers/{name}/tools/{tool}/approve', 'admin.mcp.tools.approve'),
   own('POST', '/v1/admin/mcp/servers/{name}/prompts/{prompt}/approve', 'admin.mcp.prompts.approve'),
   own('GET', '/v1/me', 'me'),
+  // Each user's connections to tool servers of auth.upstream per_user_oauth, and the callback of their authorization servers.
+  own('GET', '/v1/mcp/connections', 'mcp.connections.list'),
+  own('POST', '/v1/mcp/connections/{server}', 'mcp.connections.create'),
+  own('DELETE', '/v1/mcp/connections/{server}', 'mcp.connections.delete'),
+  own('GET', '/oauth/upstream/callback', 'mcp.connections.callback'),
+  own('GET', '/v1/admin/mcp/connections', 'admin.mcp.connections.list'),
   ...(['GET', 'OPTIONS'] as const).flatMap((m) => [
     own(m, '/.well-known/oauth-protected-resource', 'oauth.protected_resource'),
     own(m, '/.well-known/oauth-protected-resource/mcp', 'oauth.protected_resource'),

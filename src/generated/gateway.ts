@@ -288,6 +288,7 @@ export interface OAuthServerConfig {
    * How long a fetched client id metadata document is cached, e.g. "5m".
    */
   clientMetadataTtl?: string;
+  loginAttempts?: OAuthLoginAttempts;
   /**
    * Serve RFC 7591 dynamic client registration at /oauth/register (the legacy way; client id metadata documents are preferred).
    */
@@ -300,6 +301,23 @@ export interface OAuthServerConfig {
    * PEM (PKCS#8) private key that signs access tokens: EC P-256 (ES256) or Ed25519 (EdDSA); usually "${ENV_NAME}". Without it a key is made at start-up (access tokens then end with the process and are not shared by instances).
    */
   signingKey?: string;
+  /**
+   * Keys that signed access tokens before signingKey (a rotation): they no longer sign, but still verify the tokens they signed (by the token's kid) and are served in the JWKS. Remove one once accessTokenLifetime has passed since it stopped signing. PEM (PKCS#8) EC P-256 or Ed25519, usually "${ENV_NAME}".
+   */
+  previousSigningKeys?: string[];
+}
+/**
+ * Failed logins allowed at /oauth/login per client address in a window; past them every login from that address answers 429 (rate_limit_exceeded, Retry-After) until the window ends.
+ */
+export interface OAuthLoginAttempts {
+  /**
+   * Failed logins allowed in a window (default 10).
+   */
+  max?: number;
+  /**
+   * The window, e.g. "15m" (default).
+   */
+  window?: string;
 }
 export interface ConfiguredApiKey {
   /**
@@ -527,7 +545,7 @@ export interface RoutingCondition {
   then: string;
 }
 /**
- * How the gateway keeps the secrets it holds (held credentials) at rest.
+ * How the gateway keeps the secrets it holds (held credentials, users' tool-server tokens of per_user_oauth) at rest.
  */
 export interface SecretsConfig {
   /**
@@ -974,10 +992,14 @@ export interface McpServerConfig {
   pin?: 'strict' | 'warn' | 'off';
 }
 /**
- * How the gateway authenticates to a remote tool server. static (default): the configured headers. client_credentials: an access token of the gateway's own client (OAuth 2.0 client credentials grant at tokenEndpoint), the same for every caller. token_exchange: for each caller, the caller's bearer token is exchanged (RFC 8693) at tokenEndpoint for a token of this server's audience and scopes (the gateway's own requests, such as its first list, use the client credentials grant). Tokens are cached until shortly before they expire. The caller's own token never reaches the tool server.
+ * How the gateway authenticates to a remote tool server. static (default): the configured headers. client_credentials: an access token of the gateway's own client (OAuth 2.0 client credentials grant at tokenEndpoint), the same for every caller. token_exchange: for each caller, the caller's bearer token is exchanged (RFC 8693) at tokenEndpoint for a token of this server's audience and scopes (the gateway's own requests, such as its first list, use the client credentials grant). per_user_oauth: each caller (gateway identity) connects once through the gateway, which runs the server's OAuth 2.1 authorization code flow with PKCE S256 (clientId, optional clientSecret, scopes; authorizationEndpoint and tokenEndpoint, or neither: then discovered from the server's RFC 9728 protected-resource metadata and its authorization server's RFC 8414 metadata, https only; the gateway's callback is /oauth/upstream/callback) and keeps that caller's tokens sealed in the store (secrets.key required), refreshed before they expire; a caller without a connection gets JSON-RPC error -32007 whose data.connect_url is the page to open (on /mcp the server's tools are absent from their list until then); the gateway's own requests (its first list) go without a token. Tokens are cached until shortly before they expire. The caller's own token never reaches the tool server.
  */
 export interface McpServerAuth {
-  upstream: 'static' | 'client_credentials' | 'token_exchange';
+  upstream: 'static' | 'client_credentials' | 'token_exchange' | 'per_user_oauth';
+  /**
+   * per_user_oauth: the tool server's authorization endpoint, where the user's browser is sent (https://, or http:// on loopback).
+   */
+  authorizationEndpoint?: string;
   /**
    * The authorization server's token endpoint (https://, or http:// on loopback).
    */
@@ -987,7 +1009,7 @@ export interface McpServerAuth {
    */
   clientId?: string;
   /**
-   * The gateway's client secret (use ${ENV}); never shown or logged.
+   * The gateway's client secret (use ${ENV}); never shown or logged. Optional with per_user_oauth (a public client then, PKCE only).
    */
   clientSecret?: string;
   /**

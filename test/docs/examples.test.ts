@@ -28,7 +28,7 @@ function envFor(name: string): Record<string, string> {
     case 'mcp-gateway.yaml':
       return { ...shared, IDENTITY_SIGNING_SECRET: secret() };
     case 'mcp-oauth-server.yaml':
-      return { ALICE_GATEWAY_KEY: secret() };
+      return { ALICE_GATEWAY_KEY: secret(), GATEWAY_SECRET_KEY: randomBytes(32).toString('hex') };
     default:
       return {};
   }

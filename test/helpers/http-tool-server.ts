@@ -49,7 +49,11 @@ export class HttpToolServer {
   url = '';
 
   /** `jsonResponse`: answers POSTs with one JSON body (no event stream). */
-  constructor(private readonly options: { requireAuthorization?: string; jsonResponse?: boolean } = {}) {}
+  /** `protectedResource`: its RFC 9728 metadata, served at /.well-known/oauth-protected-resource[/mcp]. */
+  /** `requireBearer`: answers 401 unless it accepts the Authorization header (any of its users' tokens). */
+  constructor(
+    private readonly options: { requireAuthorization?: string; requireBearer?: (authorization: string) => boolean; jsonResponse?: boolean; protectedResource?: () => Record<string, unknown> } = {},
+  ) {}
 
   private build(): Server {
     const server = new Server(
@@ -142,7 +146,14 @@ export class HttpToolServer {
       const text = Buffer.concat(chunks).toString('utf8');
       const body = text ? JSON.parse(text) : undefined;
       this.requests.push({ method: req.method ?? '', headers: req.headers, body });
-      if (this.options.requireAuthorization && req.headers.authorization !== this.options.requireAuthorization) {
+      if (this.options.protectedResource && req.method === 'GET' && req.url?.startsWith('/.well-known/oauth-protected-resource')) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(this.options.protectedResource()));
+        return;
+      }
+      const refused =
+        (this.options.requireAuthorization && req.headers.authorization !== this.options.requireAuthorization) ||
+        (this.options.requireBearer && !this.options.requireBearer(req.headers.authorization ?? ''));
+      if (refused) {
         res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'unauthorized' }));
         return;
       }

@@ -13,7 +13,7 @@ import tokenOperations from './token-operations.js';
 import { OAUTH_SERVER_MIGRATIONS, OAuthServerStore } from './oauth-server/as-store.js';
 import { AuthorizationServer } from './oauth-server/authorization-server.js';
 import oauthServer, { AUTHORIZATION_SERVER } from './oauth-server/oauth-server-stage.js';
-import { SigningKey } from './oauth-server/signing-key.js';
+import { SigningKeys } from './oauth-server/signing-keys.js';
 import { TokenService } from './token-service.js';
 import { TOKEN_MIGRATIONS, TokenStore } from './token-store.js';
 import { hashSecret } from './secrets.js';
@@ -48,10 +48,12 @@ export const authCapability: Capability = {
     if (auth.type === 'oauth' && auth.oauth?.role === 'authorization-server') {
       await store.migrate(OAUTH_SERVER_MIGRATIONS);
       // The signing key outlives a reload whose auth.oauth.signingKey did not change (tokens stay valid).
+      // A rotation: the new key signs, the previous ones (auth.oauth.previousSigningKeys) still verify and are in the JWKS.
       const pem = auth.oauth.signingKey;
-      let key: SigningKey;
+      const previous = auth.oauth.previousSigningKeys ?? [];
+      let key: SigningKeys;
       try {
-        key = await services.resources.keep('oauth-signing-key', { pem: pem ? hashSecret(pem) : null }, () => SigningKey.load(pem));
+        key = await services.resources.keep('oauth-signing-key', { pem: pem ? hashSecret(pem) : null, previous: previous.map(hashSecret) }, () => SigningKeys.load(pem, previous));
       } catch (err) {
         throw new ConfigError([(err as Error).message], 'auth.oauth.signingKey');
       }

@@ -3,6 +3,7 @@ import { ConfigError } from '../../kernel/config/load-config.js';
 import { registerSecrets } from '../../kernel/errors/redact.js';
 import { KEY_SLOT_MIGRATIONS } from './keys/sql-parallel-slots.js';
 import { getStore } from '../../kernel/store/store-capability.js';
+import { SEALER } from '../../kernel/store/sealer.js';
 import { PROVIDERS } from '../models/providers/provider-registry.js';
 import { PlanError } from '../models/routing/compile-plan.js';
 import { HELD_CREDENTIALS } from '../models/routing/held-credentials.js';
@@ -51,6 +52,9 @@ export const governanceCapability: Capability = {
       registerSecrets([secrets.key, ...(secrets.previousKeys ?? [])]);
       const salt = await credentialStore.salt();
       box = new SecretBox([secrets.key, ...(secrets.previousKeys ?? [])].map((k) => deriveKey(k, salt)));
+      const sealing = box;
+      // Other features' values at rest (each user's tool-server tokens) are sealed under the same keys.
+      services.provide(SEALER, { seal: (plain) => sealing.encrypt(plain), open: (sealed) => sealing.decrypt(sealed)?.plain });
     }
     const vault = new CredentialVault(credentialStore, box, services.logger);
     const providers = services.require(PROVIDERS);

@@ -5,8 +5,10 @@ import { MCP } from './mcp-services.js';
 import { sharedSessionKey } from './relay/session-key.js';
 import { mcpServerProblems } from './upstream/server-config.js';
 import { PIN_MIGRATIONS } from './pins/pin-store.js';
+import { CONNECTION_MIGRATIONS } from './connections/connection-store.js';
 import pinApproval from './pins/pin-approval.js';
 import adminServers from './admin-servers-stage.js';
+import mcpConnections from './connections/connections-stage.js';
 import { STORE } from '../../kernel/store/store-capability.js';
 
 /**
@@ -32,12 +34,19 @@ export const mcpCapability: Capability = {
     services.provide(MCP, endpoint);
     services.stages.register(pinApproval);
     services.stages.register(adminServers);
+    services.stages.register(mcpConnections);
     if (!endpoint.hasServers) return;
     // Pinned tool definitions live in the store every instance shares.
     const store = services.get(STORE);
     if (store) await store.migrate(PIN_MIGRATIONS);
+    // Each user's connections to servers of auth.upstream per_user_oauth, sealed, shared by instances.
+    if (store && Object.values(services.config.mcpServers ?? {}).some((s) => s.auth?.upstream === 'per_user_oauth')) await store.migrate(CONNECTION_MIGRATIONS);
     const parts = await endpoint.load();
-    for (const server of parts.pool.servers.values()) services.readiness.set(`mcp:${server.name}`, () => server.status === 'ready');
+    for (const server of parts.pool.servers.values()) {
+      // A per_user_oauth server may refuse the gateway's own connection (it has no user token): it does not hold up /ready.
+      if (services.config.mcpServers?.[server.name]?.auth?.upstream === 'per_user_oauth') continue;
+      services.readiness.set(`mcp:${server.name}`, () => server.status === 'ready');
+    }
   },
   async start(services) {
     if (services.resources.wasKept('mcp')) return; // started by the config it was kept from

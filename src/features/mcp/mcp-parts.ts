@@ -10,6 +10,12 @@ import { PinStore } from './pins/pin-store.js';
 import { ToolPins, type PinMode } from './pins/tool-pins.js';
 import { STORE } from '../../kernel/store/store-capability.js';
 import { bearerValue } from '../auth/secrets.js';
+import { publicBaseUrl } from '../auth/public-url.js';
+import { SEALER } from '../../kernel/store/sealer.js';
+import type { McpServerAuth } from '../../generated/gateway.js';
+import { ConnectionStore } from './connections/connection-store.js';
+import { UserConnections } from './connections/user-connections.js';
+import { ownerOf } from './session-owner.js';
 import { CALLER_CREDENTIAL } from './upstream/upstream-token.js';
 import type { AuditLog } from './audit.js';
 import type { McpParts } from './mcp-services.js';
@@ -34,7 +40,8 @@ import type { ListKind } from './upstream/upstream-server.js';
  * tool servers, or on the first request to /mcp (see McpEndpoint.load).
  */
 export function createMcpParts(services: GatewayServices, audit: AuditLog): McpParts {
-  const pool = new ServerPool(services.config, services.logger);
+  const connections = createConnections(services);
+  const pool = new ServerPool(services.config, services.logger, () => connections);
   const access = new AccessStep(audit);
   const pins = createPins(services, audit);
   access.useGate(pins);
@@ -69,9 +76,25 @@ export function createMcpParts(services: GatewayServices, audit: AuditLog): McpP
     processRelay,
     ends,
     bus,
-    serve: (ctx, res, identity, body, identityHeaders, steps) => serve(parts, ctx, res, identity, body, identityHeaders, steps),
+    connections,
+    serve: (ctx, res, identity, body, identityHeaders, steps) =>
+      // The caller's own token (for a tool server whose auth.upstream exchanges it; it is never sent on itself), and who they are (for per_user_oauth).
+      CALLER_CREDENTIAL.run({ token: bearerValue(ctx.headers.authorization), owner: ownerOf(identity), base: publicBaseUrl(ctx.req, services.config) }, () =>
+        route(parts, ctx, res, identity, body, identityHeaders, steps),
+      ),
   };
   return parts;
+}
+
+/** Each user's connections to the tool servers of auth.upstream per_user_oauth (none without a store or such a server). */
+function createConnections(services: GatewayServices): UserConnections | undefined {
+  const servers = new Map<string, { auth: McpServerAuth; url: string }>();
+  for (const [name, server] of Object.entries(services.config.mcpServers ?? {})) {
+    if (server.enabled !== false && server.url && server.auth?.upstream === 'per_user_oauth') servers.set(name, { auth: server.auth, url: server.url });
+  }
+  const store = services.get(STORE);
+  if (!store || !servers.size) return undefined;
+  return new UserConnections(new ConnectionStore(store), () => services.get(SEALER), servers, services.logger);
 }
 
 /** The pins of the tool servers whose `pin` is not off (none without a store). */
@@ -94,19 +117,6 @@ function createPins(services: GatewayServices, audit: AuditLog): ToolPins | unde
  * stateless revision (2026-07-28) or the handshake-era transport (sessions through the SDK),
  * with the lean relays for the busiest requests. The transport writes the answer itself.
  */
-async function serve(
-  parts: McpParts,
-  ctx: GatewayContext,
-  res: ServerResponse,
-  identity: Identity,
-  body: unknown,
-  identityHeaders: Record<string, string> | undefined,
-  steps: AnswerSteps | undefined,
-): Promise<void> {
-  // The caller's own token, for a tool server whose auth.upstream exchanges it (it is never sent on itself).
-  return CALLER_CREDENTIAL.run({ token: bearerValue(ctx.headers.authorization) }, () => route(parts, ctx, res, identity, body, identityHeaders, steps));
-}
-
 async function route(
   parts: McpParts,
   ctx: GatewayContext,

@@ -13,6 +13,7 @@ import type { ToolPins } from './pins/tool-pins.js';
 import type { SessionEnds } from './relay/session-ends.js';
 import type { SessionBus } from './relay/session-bus.js';
 import type { AnswerSteps } from './dispatch/answer-steps.js';
+import type { UserConnections } from './connections/user-connections.js';
 
 /** The parts of the tool-server endpoint: tool servers, the aggregator, the two transports, the audit log. */
 export interface McpParts {
@@ -31,6 +32,8 @@ export interface McpParts {
   ends: SessionEnds;
   /** Messages of sessions between instances (Redis). */
   bus: SessionBus;
+  /** Each user's connections to the servers of auth.upstream per_user_oauth (absent when none is configured or without a store). */
+  connections: UserConnections | undefined;
   /**
    * Serves one request of /mcp or /mcp/<server> (its JSON-RPC body parsed, the caller's
    * identity headers as the forward-identity stage computed them, the answer steps the stages

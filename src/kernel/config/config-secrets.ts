@@ -3,8 +3,8 @@ import { secretQueryValues } from './url-query.js';
 
 /** Containers whose every value is a credential: headers sent upstream, a tool server's environment. */
 const SECRET_CONTAINERS = new Set(['headers', 'env']);
-/** Fields that carry credentials and are not named like one (auth.apiKeys[].key); extensions declare theirs (declareSecretFields). */
-const SECRET_OPTIONS = new Set(['key']);
+/** Fields that carry credentials and are not named like one (auth.apiKeys[].key, the PEM keys of auth.oauth); extensions declare theirs (declareSecretFields). */
+const SECRET_OPTIONS = new Set(['key', 'signingKey', 'previousSigningKeys']);
 
 function urlPassword(value: string): string | undefined {
   if (!/^[a-z][a-z0-9+.-]*:\/\/[^/@\s]*:[^/@\s]*@/i.test(value)) return undefined;

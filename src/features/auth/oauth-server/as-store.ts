@@ -29,6 +29,11 @@ export const OAUTH_SERVER_MIGRATIONS: Migration[] = [
       'CREATE TABLE gateway_oauth_revoked (jti TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)',
     ],
   },
+  {
+    id: 'oauth-server-002-login-failures',
+    // Failed logins at /oauth/login, by the hash of the client address, in a fixed window.
+    statements: ['CREATE TABLE gateway_oauth_login_failures (client_hash TEXT PRIMARY KEY, failures INTEGER NOT NULL, window_ends BIGINT NOT NULL)'],
+  },
 ];
 
 export interface CodeRow {
@@ -153,7 +158,27 @@ export class OAuthServerStore {
   }
 
   /** Drops what has expired (pending authorizations, codes, revoked-token entries, dead families). */
+  /** The failed logins of a client in its current window (0 when its window ended). */
+  async loginFailures(clientHash: string, now: number): Promise<{ failures: number; windowEnds: number }> {
+    const rows = await this.store.query<{ failures: unknown; window_ends: unknown }>('SELECT failures, window_ends FROM gateway_oauth_login_failures WHERE client_hash = ?', [clientHash]);
+    const row = rows[0];
+    if (!row || Number(row.window_ends) <= now) return { failures: 0, windowEnds: now };
+    return { failures: Number(row.failures), windowEnds: Number(row.window_ends) };
+  }
+
+  /** Counts one failed login of a client: a new window of `window` seconds starts when the last one ended. */
+  async countLoginFailure(clientHash: string, now: number, window: number): Promise<void> {
+    await this.store.execute(
+      `INSERT INTO gateway_oauth_login_failures (client_hash, failures, window_ends) VALUES (?, 1, ?)
+       ON CONFLICT (client_hash) DO UPDATE SET
+         failures = CASE WHEN gateway_oauth_login_failures.window_ends <= ? THEN 1 ELSE gateway_oauth_login_failures.failures + 1 END,
+         window_ends = CASE WHEN gateway_oauth_login_failures.window_ends <= ? THEN ? ELSE gateway_oauth_login_failures.window_ends END`,
+      [clientHash, now + window, now, now, now + window],
+    );
+  }
+
   async sweep(now: number): Promise<void> {
+    await this.store.execute('DELETE FROM gateway_oauth_login_failures WHERE window_ends <= ?', [now]);
     await this.store.execute('DELETE FROM gateway_oauth_pending WHERE expires_at <= ?', [now]);
     await this.store.execute('DELETE FROM gateway_oauth_codes WHERE expires_at <= ?', [now - 3600]);
     await this.store.execute('DELETE FROM gateway_oauth_revoked WHERE expires_at <= ?', [now]);

@@ -16,10 +16,11 @@ import type { ConfigKeys } from '../config-keys.js';
 import type { TokenService } from '../token-service.js';
 import type { OAuthServerStore } from './as-store.js';
 import { ClientRejection, OAuthClients, type OAuthClient } from './clients.js';
+import { LoginThrottle } from './login-throttle.js';
 import { OAuthError } from './oauth-error.js';
 import { OidcLogin, type OidcAttempt } from './oidc-login.js';
 import { consentPage, loginPage, PAGE_HEADERS } from './pages.js';
-import type { SigningKey } from './signing-key.js';
+import type { SigningKeys } from './signing-keys.js';
 
 /** An authorization under way: from /oauth/authorize through login to consent. */
 interface Pending {
@@ -90,7 +91,7 @@ function single(params: URLSearchParams, name: string, fail: (message: string) =
 export interface AuthorizationServerEnv {
   config: GatewayConfig;
   store: OAuthServerStore;
-  key: SigningKey;
+  key: SigningKeys;
   tokens: TokenService;
   keys: ConfigKeys;
   logger: Logger;
@@ -113,6 +114,7 @@ export class AuthorizationServer {
   private readonly gatewayKeyLogin: boolean;
   private readonly oidc?: OidcLogin;
   private readonly supportedScopes: string[];
+  private readonly throttle: LoginThrottle;
   private sweeper?: NodeJS.Timeout;
 
   constructor(private readonly env: AuthorizationServerEnv) {
@@ -130,6 +132,8 @@ export class AuthorizationServer {
     this.gatewayKeyLogin = login.includes('gateway-key');
     if (login.includes('oidc')) this.oidc = new OidcLogin(this.auth, env.logger);
     this.supportedScopes = [...new Set([...ALL_SCOPES, ...(this.auth.scopes ?? [])])];
+    const attempts = this.settings.loginAttempts ?? {};
+    this.throttle = new LoginThrottle(env.store, attempts.max ?? 10, Math.max(1, parseLifetime(attempts.window ?? '15m')));
     this.clients = new OAuthClients(env.store, parseLifetime(this.settings.clientMetadataTtl ?? '5m'), this.settings.allowInsecureClientMetadata === true, env.logger);
   }
 
@@ -334,6 +338,9 @@ export class AuthorizationServer {
   // ---- login and consent ---------------------------------------------------------------------
 
   private async login(ctx: GatewayContext, base: string): Promise<void> {
+    // A client address past its failed logins is refused before anything is checked (auth.oauth.loginAttempts).
+    const address = ctx.req.socket.remoteAddress;
+    await this.throttle.check(address, nowSeconds());
     const form = await this.form(ctx, false);
     const fail = (m: string) => badRequest(m);
     const id = single(form, 'request', fail);
@@ -350,7 +357,10 @@ export class AuthorizationServer {
     const key = single(form, 'key', fail)?.trim();
     if (key) ctx.secrets.push(key);
     const result: CredentialCheck = key ? await checkGatewayCredential(key, this.env.tokens, this.env.keys) : { ok: false, message: 'Enter a gateway key.' };
-    if (!result.ok) return this.html(ctx, result.blocked ? 403 : 401, this.loginHtml(id!, pending, result.message));
+    if (!result.ok) {
+      await this.throttle.failed(address, nowSeconds());
+      return this.html(ctx, result.blocked ? 403 : 401, this.loginHtml(id!, pending, result.message));
+    }
     await this.loggedIn(ctx, id!, pending, result.identity);
   }
 
@@ -581,7 +591,7 @@ export class AuthorizationServer {
     const { compactVerify } = await import('jose');
     try {
       // The signature only: an expired token may be revoked too (it is refused anyway).
-      const { payload: bytes } = await compactVerify(token, this.env.key.publicKey, { algorithms: [this.env.key.alg] });
+      const { payload: bytes } = await compactVerify(token, this.env.key.verificationKey, { algorithms: this.env.key.algorithms });
       const payload = JSON.parse(Buffer.from(bytes).toString('utf8')) as JWTPayload;
       return payload.iss === issuer && typeof payload.jti === 'string' && typeof payload.exp === 'number' ? payload : undefined;
     } catch {
@@ -609,7 +619,7 @@ export class AuthorizationServer {
     const { jwtVerify } = await import('jose');
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, this.env.key.publicKey, { issuer, audience: audiences, algorithms: [this.env.key.alg], typ: 'at+jwt', clockTolerance: 5 }));
+      ({ payload } = await jwtVerify(token, this.env.key.verificationKey, { issuer, audience: audiences, algorithms: this.env.key.algorithms, typ: 'at+jwt', clockTolerance: 5 }));
     } catch (err) {
       const code = (err as { code?: string }).code;
       const claim = (err as { claim?: string }).claim;

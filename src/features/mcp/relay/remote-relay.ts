@@ -74,8 +74,8 @@ function callIds(messages: RpcMessage[]): Array<string | number> {
   return ids;
 }
 
-function rpcError(id: RpcMessage['id'], code: number, message: string) {
-  return { jsonrpc: '2.0', id: id ?? null, error: { code, message } };
+function rpcError(id: RpcMessage['id'], code: number, message: string, data?: unknown) {
+  return { jsonrpc: '2.0', id: id ?? null, error: data === undefined ? { code, message } : { code, message, data } };
 }
 
 /**
@@ -158,7 +158,7 @@ export class RemoteRelay {
       headers = await server.upstreamHeaders(identity, identityHeaders);
     } catch (err) {
       if (!(err instanceof RpcFailure)) throw err;
-      jsonAnswer(res, req.method === 'POST' ? 200 : 502, rpcError(messages[0]?.id, err.code, err.message));
+      jsonAnswer(res, req.method === 'POST' ? 200 : 502, rpcError(messages[0]?.id, err.code, err.message, err.data));
       return;
     }
     for (const name of PASSED_REQUEST_HEADERS) {
@@ -253,6 +253,8 @@ export class RemoteRelay {
         // The server forgot the gateway's shared session: open a new one and tell the client to retry.
         void server.renewSharedSession().catch(() => undefined);
         jsonAnswer(res, 503, rpcError(opts.firstId, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} is reconnecting; try again.`), { 'retry-after': '1' });
+      } else if (status === 401 && (await server.tokenRefused())) {
+        jsonAnswer(res, 502, rpcError(opts.firstId, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} refused your connection's token: retry (it is refreshed), or connect again.`));
       } else {
         jsonAnswer(res, 502, rpcError(opts.firstId, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} refused the gateway's credentials.`));
       }

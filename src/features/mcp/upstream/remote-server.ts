@@ -14,6 +14,8 @@ import { RpcFailure, RPC, upstreamFailure } from '../rpc-errors.js';
 import { StatelessClient, STATELESS_VERSION, type StatelessCall } from './stateless-client.js';
 import { undiciFetch } from './undici-fetch.js';
 import { CALLER_CREDENTIAL, UpstreamTokens } from './upstream-token.js';
+import { PerUserToken } from './per-user-token.js';
+import type { UserConnections } from '../connections/user-connections.js';
 import { UpstreamServer, type CallContext, type LinkHandlers, type UpstreamLink } from './upstream-server.js';
 
 /** How long closing a session waits for the server's answer to its DELETE. */
@@ -41,18 +43,24 @@ export class RemoteServer extends UpstreamServer {
   /** The connection pool to the server (the SDK client's session and relayed sessions share it). */
   readonly agent = new Agent({ keepAliveTimeout: 30_000, connections: 128 });
   private readonly configured: [string, string][];
-  /** The tokens of auth.upstream client_credentials or token_exchange (absent for static headers). */
-  private readonly tokens?: UpstreamTokens;
+  /** The tokens of auth.upstream client_credentials, token_exchange or per_user_oauth (absent for static headers). */
+  private readonly tokens?: { secrets: string[]; authorization(): Promise<string | undefined> };
 
   constructor(
     name: string,
     config: McpServerConfig,
     logger: Logger,
     private readonly forwarding: IdentityForwardingConfig,
+    connections?: () => UserConnections | undefined,
   ) {
     super(name, config, logger);
-    // Its headers and the query values of its URL (`?token=...`).
-    const tokens = config.auth && config.auth.upstream !== 'static' ? new UpstreamTokens(name, config.auth, logger) : undefined;
+    const auth = config.auth;
+    const tokens =
+      !auth || auth.upstream === 'static'
+        ? undefined
+        : auth.upstream === 'per_user_oauth'
+          ? new PerUserToken(name, auth.clientSecret, connections ?? (() => undefined))
+          : new UpstreamTokens(name, auth, logger);
     this.tokens = tokens;
     // Its headers, the query values of its URL (`?token=...`), and its client secret and own tokens (kept up to date by UpstreamTokens).
     this.secrets = tokens ? tokens.secrets : [];
@@ -66,7 +74,8 @@ export class RemoteServer extends UpstreamServer {
       // The caller's identity (computed by the gateway) wins over a configured header of the same name.
       const identity = this.callHeaders.getStore();
       if (identity) for (const [k, v] of Object.entries(identity)) headers.set(k, v);
-      if (tokens) headers.set('authorization', await tokens.authorization());
+      const authorization = tokens && (await tokens.authorization());
+      if (authorization) headers.set('authorization', authorization);
       return send(url, { ...init, headers });
     };
   }
@@ -90,7 +99,8 @@ export class RemoteServer extends UpstreamServer {
   /** The headers of the gateway's own requests (no caller): the configured ones and its own token. */
   private async ownHeaders(): Promise<Record<string, string>> {
     const headers = this.configuredHeaders();
-    if (this.tokens) headers.authorization = await CALLER_CREDENTIAL.exit(() => this.tokens!.authorization());
+    const authorization = this.tokens && (await CALLER_CREDENTIAL.exit(() => this.tokens!.authorization()));
+    if (authorization) headers.authorization = authorization;
     return headers;
   }
 
@@ -206,8 +216,19 @@ export class RemoteServer extends UpstreamServer {
    */
   async upstreamHeaders(identity: Identity, computed?: Record<string, string>): Promise<Record<string, string>> {
     const headers = this.relayHeaders(identity, computed);
-    if (this.tokens) headers.authorization = await this.tokens.authorization();
+    const authorization = this.tokens && (await this.tokens.authorization());
+    if (authorization) headers.authorization = authorization;
     return headers;
+  }
+
+  /**
+   * The server answered 401 to a request sent with the caller's own token (auth.upstream
+   * per_user_oauth): that token is refreshed before the next call. False for other kinds of auth.
+   */
+  async tokenRefused(): Promise<boolean> {
+    if (!(this.tokens instanceof PerUserToken)) return false;
+    await this.tokens.refused().catch((err: Error) => this.logger.warn({ mcpServer: this.name, err: err.message }, "a refused user token could not be marked"));
+    return true;
   }
 
   /** The gateway's own session with the server (for callers that keep none), once connected. */

@@ -11,9 +11,18 @@ export function mcpServerProblems(config: GatewayConfig): string[] {
     const auth = server.auth;
     if (auth && auth.upstream !== 'static') {
       if (!server.url) out.push(`mcpServers.${name}.auth.upstream: ${auth.upstream} only applies to a remote (url) server`);
-      for (const field of ['tokenEndpoint', 'clientId', 'clientSecret'] as const) {
+      const perUser = auth.upstream === 'per_user_oauth';
+      const required = perUser ? (['clientId'] as const) : (['tokenEndpoint', 'clientId', 'clientSecret'] as const);
+      for (const field of required) {
         if (!auth[field]) out.push(`mcpServers.${name}.auth.${field}: required with upstream ${auth.upstream}`);
       }
+      // per_user_oauth: both endpoints, or neither (discovered from the server's metadata).
+      if (perUser && Boolean(auth.authorizationEndpoint) !== Boolean(auth.tokenEndpoint))
+        out.push(`mcpServers.${name}.auth: give both authorizationEndpoint and tokenEndpoint, or neither (discovered from the server's RFC 9728 metadata)`);
+      if (!perUser && auth.authorizationEndpoint) out.push(`mcpServers.${name}.auth.authorizationEndpoint: only applies to upstream per_user_oauth`);
+      if (perUser && !config.secrets?.key) out.push(`mcpServers.${name}.auth.upstream: per_user_oauth keeps each user's tokens sealed in the store; set secrets.key`);
+      if (auth.authorizationEndpoint && !secureEndpoint(auth.authorizationEndpoint))
+        out.push(`mcpServers.${name}.auth.authorizationEndpoint: must be an https:// address (http:// only on loopback)`);
       if (auth.tokenEndpoint && !secureEndpoint(auth.tokenEndpoint)) out.push(`mcpServers.${name}.auth.tokenEndpoint: must be an https:// address (http:// only on loopback)`);
       if (server.headers && Object.keys(server.headers).some((h) => h.toLowerCase() === 'authorization')) {
         out.push(`mcpServers.${name}.headers.Authorization: the token comes from auth.upstream ${auth.upstream}; remove the header`);

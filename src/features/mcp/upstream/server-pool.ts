@@ -3,6 +3,7 @@ import type { GatewayConfig } from '../../../generated/gateway.js';
 import type { Logger } from '../../../kernel/observability/logger.js';
 import { ProcessServer } from './process-server.js';
 import { RemoteServer } from './remote-server.js';
+import type { UserConnections } from '../connections/user-connections.js';
 import type { ListKind, UpstreamServer } from './upstream-server.js';
 
 /**
@@ -13,13 +14,14 @@ import type { ListKind, UpstreamServer } from './upstream-server.js';
 export class ServerPool extends EventEmitter {
   readonly servers = new Map<string, UpstreamServer>();
 
-  constructor(config: GatewayConfig, logger: Logger) {
+  /** `connections`: each user's connections, for the servers of auth.upstream per_user_oauth. */
+  constructor(config: GatewayConfig, logger: Logger, connections?: () => UserConnections | undefined) {
     super();
     this.setMaxListeners(0);
     const forwarding = config.identityForwarding ?? {};
     for (const [name, server] of Object.entries(config.mcpServers ?? {})) {
       if (server.enabled === false) continue;
-      const upstream = server.url ? new RemoteServer(name, server, logger, forwarding) : new ProcessServer(name, server, logger, forwarding);
+      const upstream = server.url ? new RemoteServer(name, server, logger, forwarding, connections) : new ProcessServer(name, server, logger, forwarding);
       upstream.on('list_changed', (kind: ListKind) => this.emit('list_changed', name, kind));
       this.servers.set(name, upstream);
     }

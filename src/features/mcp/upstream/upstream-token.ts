@@ -6,11 +6,12 @@ import type { Logger } from '../../../kernel/observability/logger.js';
 import { RPC, RpcFailure } from '../rpc-errors.js';
 
 /**
- * The credential the caller of the request being served presented (its bearer token), for
- * `auth.upstream: token_exchange`. Set around each request to /mcp; absent for the gateway's
- * own requests (its first list, its own lists of a server).
+ * The caller of the request being served: the credential it presented (its bearer token), for
+ * `auth.upstream: token_exchange`; its gateway identity (`kind:id`) and the gateway's public
+ * address, for `per_user_oauth`. Set around each request to /mcp; absent for the gateway's own
+ * requests (its first list, its own lists of a server).
  */
-export const CALLER_CREDENTIAL = new AsyncLocalStorage<{ token?: string }>();
+export const CALLER_CREDENTIAL = new AsyncLocalStorage<{ token?: string; owner?: string; base?: string }>();
 
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';

@@ -25,6 +25,7 @@ import adminConfig from '../../../../src/features/console/admin-config-stage.js'
 import adminSession from '../../../../src/features/auth/admin-session-stage.js';
 import adminModels from '../../../../src/features/governance/catalogue/admin-models-stage.js';
 import adminMcpServers from '../../../../src/features/mcp/admin-servers-stage.js';
+import mcpConnections from '../../../../src/features/mcp/connections/connections-stage.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
 
@@ -51,6 +52,7 @@ const STAGES: StageDefinition<any, any>[] = [
   adminSession,
   adminModels,
   adminMcpServers,
+  mcpConnections,
 ];
 
 /** The configs whose slot lists differ (authenticate's credential, guardrail's tool mode). */

@@ -144,7 +144,12 @@ describe('the one redactor', () => {
 
   it('collects every secret of a config: credential fields, headers, env, keys, URL passwords, service accounts', () => {
     const found = configSecrets({
-      auth: { adminToken: 'admin-xyz', clientSecret: 'client-xyz', apiKeys: [{ key: 'cfg-key-xyz', user: 'u' }] },
+      auth: {
+        adminToken: 'admin-xyz',
+        clientSecret: 'client-xyz',
+        apiKeys: [{ key: 'cfg-key-xyz', user: 'u' }],
+        oauth: { signingKey: 'pem-now-xyz', previousSigningKeys: ['pem-old-xyz'] },
+      },
       identityForwarding: { signingSecret: 'sign-xyz' },
       providers: { openai: { apiKey: 'prov-key', headers: { 'OpenAI-Organization': 'org-xyz' } } },
       mcpServers: { a: { command: 'x', env: { TOKEN: 'env-xyz' } }, b: { url: 'http://x', headers: { Authorization: 'Bearer hdr-xyz' } } },
@@ -152,7 +157,7 @@ describe('the one redactor', () => {
       configs: { c: { targets: [{ provider: 'vertex-ai', vertex_service_account_json: { private_key: 'pk-xyz', client_email: 'e' } }] } },
       server: { ssl: { key: '/etc/tls/key.pem' } },
     });
-    for (const v of ['admin-xyz', 'client-xyz', 'cfg-key-xyz', 'sign-xyz', 'prov-key', 'org-xyz', 'env-xyz', 'Bearer hdr-xyz', 'pg-pass', 'pk-xyz']) expect(found).toContain(v);
+    for (const v of ['pem-now-xyz', 'pem-old-xyz', 'admin-xyz', 'client-xyz', 'cfg-key-xyz', 'sign-xyz', 'prov-key', 'org-xyz', 'env-xyz', 'Bearer hdr-xyz', 'pg-pass', 'pk-xyz']) expect(found).toContain(v);
     expect(found).not.toContain('/etc/tls/key.pem');
   });
 });
