@@ -6,11 +6,11 @@ import { defineStage } from '../kernel/engine/stage.js';
 import type { StreamPart } from '../contract/stream-parts.js';
 import type { CounterSlot } from '../features/models/rate-limit/counter.js';
 import { TOKEN_SLOTS, type RateLimiter } from '../features/models/rate-limit/limiter.js';
-import { noteStreamUsage, usedTokens } from '../features/models/rate-limit/usage.js';
+import { failedRequestTokens, noteStreamUsage, usedTokens } from '../features/models/rate-limit/usage.js';
 import { rateLimiter } from '../features/models/routing/resilience-services.js';
 import { CACHE_STATUS } from './cache.js';
 import { carriesRequest, mcpMessage, MCP_MESSAGE } from '../features/mcp/policy/mcp-message.js';
-import { PROVIDER_KEY, USAGE } from '../features/models/model-request.js';
+import { CALL_TOKENS, PROVIDER_KEY, USAGE } from '../features/models/model-request.js';
 import { RESPONSE } from '../kernel/engine/context.js';
 
 async function* chargeAtEnd(parts: AsyncIterable<StreamPart>, ctx: GatewayContext, limiter: RateLimiter, slots: CounterSlot[]): AsyncGenerator<StreamPart> {
@@ -42,7 +42,7 @@ export default defineStage<RateLimitStageConfig>({
   schema: schemaDocument('stages/rate-limit.schema.json'),
   requires: [CALLER],
   once: true,
-  reads: [PROVIDER_KEY, MCP_MESSAGE, USAGE, TOKEN_SLOTS, RESPONSE],
+  reads: [PROVIDER_KEY, MCP_MESSAGE, USAGE, CALL_TOKENS, TOKEN_SLOTS, RESPONSE],
   writes: [TOKEN_SLOTS],
   create(config, services) {
     const limiter = rateLimiter(services);
@@ -59,7 +59,14 @@ export default defineStage<RateLimitStageConfig>({
       await limiter.check(ctx, defaultRules);
       const slots = ctx.get(TOKEN_SLOTS);
       if (!slots) return next();
-      await next();
+      try {
+        await next();
+      } catch (err) {
+        // a request that fails still counts the tokens of the model calls made for it (a tool loop's rounds before the failure)
+        const tokens = failedRequestTokens(ctx);
+        if (tokens > 0) void limiter.charge(slots, tokens);
+        throw err;
+      }
       if (ctx.responseHeaders[CACHE_STATUS] === 'HIT') return;
       const response = ctx.response;
       if (response?.kind === 'stream') response.parts = chargeAtEnd(response.parts as AsyncIterable<StreamPart>, ctx, limiter, slots);
