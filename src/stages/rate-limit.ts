@@ -10,7 +10,7 @@ import { failedRequestTokens, noteStreamUsage, usedTokens } from '../features/mo
 import { rateLimiter } from '../features/models/routing/resilience-services.js';
 import { CACHE_STATUS } from './cache.js';
 import { carriesRequest, mcpMessage, MCP_MESSAGE } from '../features/mcp/policy/mcp-message.js';
-import { CALL_TOKENS, PROVIDER_KEY, USAGE } from '../features/models/model-request.js';
+import { PROVIDER_KEY, USAGE } from '../features/models/model-request.js';
 import { RESPONSE } from '../kernel/engine/context.js';
 
 async function* chargeAtEnd(parts: AsyncIterable<StreamPart>, ctx: GatewayContext, limiter: RateLimiter, slots: CounterSlot[]): AsyncGenerator<StreamPart> {
@@ -42,7 +42,8 @@ export default defineStage<RateLimitStageConfig>({
   schema: schemaDocument('stages/rate-limit.schema.json'),
   requires: [CALLER],
   once: true,
-  reads: [PROVIDER_KEY, MCP_MESSAGE, USAGE, CALL_TOKENS, TOKEN_SLOTS, RESPONSE],
+  // also CALL_TOKENS (through usedTokens / failedRequestTokens): undeclared, since only the tool loop writes it and a gateway may run without it
+  reads: [PROVIDER_KEY, MCP_MESSAGE, USAGE, TOKEN_SLOTS, RESPONSE],
   writes: [TOKEN_SLOTS],
   create(config, services) {
     const limiter = rateLimiter(services);

@@ -15,7 +15,7 @@ import { GATEWAY_KEY } from '../governance-slots.js';
 import { getStore } from '../../../kernel/store/store-capability.js';
 import { RedisParallelSlots, type ParallelSlots } from './parallel-slots.js';
 import { SqlParallelSlots } from './sql-parallel-slots.js';
-import { CALL_TOKENS, USAGE } from '../../../features/models/model-request.js';
+import { USAGE } from '../../../features/models/model-request.js';
 import { RESPONSE } from '../../../kernel/engine/context.js';
 
 /**
@@ -77,7 +77,8 @@ export default defineStage<KeyLimitsStageConfig>({
   description: "Applies the request's gateway key limits: rpm, tpm and maxParallel.",
   schema: schemaDocument('stages/key-limits.schema.json'),
   once: true,
-  reads: [GATEWAY_KEY, BATCH_LINE, USAGE, CALL_TOKENS, RESPONSE],
+  // also CALL_TOKENS (through usedTokens / failedRequestTokens): undeclared, since only the tool loop writes it and a gateway may run without it
+  reads: [GATEWAY_KEY, BATCH_LINE, USAGE, RESPONSE],
   create(_config, services) {
     const slots = parallelSlots(services);
     const counter = keyCounter(services);
