@@ -132,15 +132,29 @@ describe('a tool loop under a fallback routing config', () => {
   });
 });
 
-describe('a tool loop that ends in an error and the key’s tpm', () => {
+describe('a tool loop that ends in an error, and token limits', () => {
   const ADMIN = 'admin-token-tool-loop-tpm-0123456789abcdef';
   let loop: LoopGateway;
   let gw: TestGateway;
 
   beforeAll(async () => {
-    loop = await startLoopGateway(() => ({ auth: { enabled: true, type: 'api-key', providerRoutes: true, adminToken: ADMIN } }));
+    loop = await startLoopGateway(() => ({
+      auth: { enabled: true, type: 'api-key', providerRoutes: true, adminToken: ADMIN },
+      // a token rule of the gateway's rate limits, on chat only
+      rateLimits: [{ per: 'key', limit: 1000, window: '1h', tokens: 15, routes: ['/v1/chat/completions'] }],
+    }));
     ({ gw } = loop);
   });
+  /** A gateway key that may call the tools, with `limits`. */
+  const issueKey = async (limits?: Json): Promise<string> => {
+    const issued = await fetch(`${gw.url}/v1/auth/tokens`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ user: 'ann', scopes: ['mcp:read', 'mcp:write'], ...(limits ? { limits } : {}) }),
+    });
+    expect(issued.status).toBe(201);
+    return ((await issued.json()) as Json).token as string;
+  };
   afterAll(async () => {
     plan.failAfterTool = undefined;
     await loop?.close();
@@ -152,13 +166,7 @@ describe('a tool loop that ends in an error and the key’s tpm', () => {
     // the tool-calling turn answers (15 tokens), the turn after the tool result fails (400, no fallback, no tokens)
     plan.failAfterTool = true;
     for (let attempt = 0; attempt < 3; attempt++) {
-      const issued = await fetch(`${gw.url}/v1/auth/tokens`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ user: 'ann', scopes: ['mcp:read', 'mcp:write'], limits: { tpm: 15 } }),
-      });
-      expect(issued.status).toBe(201);
-      const key = ((await issued.json()) as Json).token as string;
+      const key = await issueKey({ tpm: 15 });
       const minute = Math.floor(Date.now() / 60_000);
       const send = () =>
         fetch(`${gw.url}/v1/responses`, {
@@ -176,5 +184,29 @@ describe('a tool loop that ends in an error and the key’s tpm', () => {
       return;
     }
     throw new Error('three minute boundaries crossed');
+  });
+
+  it('rateLimits token rules count them too', async () => {
+    plan.tool = 'add';
+    plan.args = { a: 1, b: 1 };
+    plan.failAfterTool = true;
+    const key = await issueKey();
+    const send = () =>
+      fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer sk-provider-key-1', 'x-gateway-token': key, 'x-gateway-provider': 'deepseek' },
+        body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'Add' }], tools: [{ type: 'mcp', server_label: 'remote' }] }),
+      });
+    const callsBefore = loop.remote.calls.length;
+    expect((await send()).status).toBe(400);
+    expect(loop.remote.calls.length - callsBefore).toBe(1);
+    await vi.waitFor(
+      async () => {
+        const res = await send();
+        expect(res.status).toBe(429);
+        expect(((await res.json()) as Json).error.message).toMatch(/15 tokens per 1h/);
+      },
+      { timeout: 3000, interval: 50 },
+    );
   });
 });
