@@ -6,7 +6,7 @@ import { defineStage } from '../kernel/engine/stage.js';
 import type { StreamPart } from '../contract/stream-parts.js';
 import type { CounterSlot } from '../features/models/rate-limit/counter.js';
 import { TOKEN_SLOTS, type RateLimiter } from '../features/models/rate-limit/limiter.js';
-import { noteStreamUsage, usedTokens } from '../features/models/rate-limit/usage.js';
+import { failedRequestTokens, noteStreamUsage, usedTokens } from '../features/models/rate-limit/usage.js';
 import { rateLimiter } from '../features/models/routing/resilience-services.js';
 import { CACHE_STATUS } from './cache.js';
 import { carriesRequest, mcpMessage, MCP_MESSAGE } from '../features/mcp/policy/mcp-message.js';
@@ -42,6 +42,7 @@ export default defineStage<RateLimitStageConfig>({
   schema: schemaDocument('stages/rate-limit.schema.json'),
   requires: [CALLER],
   once: true,
+  // also CALL_TOKENS (through usedTokens / failedRequestTokens): undeclared, since only the tool loop writes it and a gateway may run without it
   reads: [PROVIDER_KEY, MCP_MESSAGE, USAGE, TOKEN_SLOTS, RESPONSE],
   writes: [TOKEN_SLOTS],
   create(config, services) {
@@ -59,7 +60,14 @@ export default defineStage<RateLimitStageConfig>({
       await limiter.check(ctx, defaultRules);
       const slots = ctx.get(TOKEN_SLOTS);
       if (!slots) return next();
-      await next();
+      try {
+        await next();
+      } catch (err) {
+        // a request that fails still counts the tokens of the model calls made for it (a tool loop's rounds before the failure)
+        const tokens = failedRequestTokens(ctx);
+        if (tokens > 0) void limiter.charge(slots, tokens);
+        throw err;
+      }
       if (ctx.responseHeaders[CACHE_STATUS] === 'HIT') return;
       const response = ctx.response;
       if (response?.kind === 'stream') response.parts = chargeAtEnd(response.parts as AsyncIterable<StreamPart>, ctx, limiter, slots);

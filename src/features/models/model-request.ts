@@ -23,6 +23,12 @@ export const ATTEMPTS = defineSlot<AttemptRecord[]>('attempts', 'the attempts');
 export const DEADLINE = defineSlot<number>('deadline', 'a deadline');
 /** Token usage the answer reported (a stream's usage part, or the JSON answer's usage). */
 export const USAGE = defineSlot<Partial<Usage>>('usage', 'the usage of the answer');
+/**
+ * The tokens of the model calls a stage made for the request and read (the tool loop's rounds),
+ * summed: what token rate limits count when the request's answer carries less (a loop that
+ * ended in an error still used the tokens of the calls that answered before it).
+ */
+export const CALL_TOKENS = defineSlot<number>('call-tokens', 'the tokens of the model calls made so far');
 /** The gateway asked the upstream for a stream's usage the caller did not ask for: the usage-only chunk is left out of the answer. */
 export const USAGE_NOT_ASKED = defineSlot<true>('usage-not-asked', 'a usage-not-asked flag');
 /** An upload already went upstream: unless it is a spooled form (read whole by validate), it cannot be sent again (no retry, no fallback). */

@@ -183,25 +183,60 @@ export class ResponsesLoop {
   private toolCalls = 0;
   private lastAnswer: Json | undefined;
   private readonly stop = new AbortController();
-  private readonly timer: NodeJS.Timeout;
+  private timer: NodeJS.Timeout | undefined;
   private timedOut = false;
+  /** What the rounds work on, once the tools are listed: the conversation so far and the tools offered. */
+  private rounds: { conversation: Json[]; tools: Json[] } | undefined;
+  /** The round whose model call failed (not streamed, the loop's state intact): resume() makes that call again. */
+  private failedRound: number | undefined;
 
   constructor(private readonly input: ResponsesLoopInput) {
-    const wait = Math.max(0, input.limits.deadline - Date.now());
+    this.arm();
+    const gone = () => this.stop.abort(new CallerGone());
+    if (input.callerSignal.aborted) gone();
+    else input.callerSignal.addEventListener('abort', gone, { once: true });
+  }
+
+  /** The loop's time limit (limits.deadline), from now. */
+  private arm(): void {
+    clearTimeout(this.timer);
+    const wait = Math.max(0, this.input.limits.deadline - Date.now());
     this.timer = setTimeout(() => {
       this.timedOut = true;
       this.stop.abort(new Error('The tool loop reached its time limit.'));
     }, wait);
     this.timer.unref?.();
-    const gone = () => this.stop.abort(new CallerGone());
-    if (input.callerSignal.aborted) gone();
-    else input.callerSignal.addEventListener('abort', gone, { once: true });
   }
 
   /** Runs the loop to its end: the response the caller gets (thrown: the model call's failure, or CallerGone). */
   async run(): Promise<Json> {
     try {
       return await this.loop();
+    } finally {
+      clearTimeout(this.timer);
+    }
+  }
+
+  /**
+   * Whether the loop ended by a failed model call that can be made again elsewhere: a loop that
+   * is not streamed, whose state (the rounds before, their tool results) is as it was before that call.
+   */
+  get resumable(): boolean {
+    return this.failedRound !== undefined;
+  }
+
+  /**
+   * Goes on from the model call that failed (made again, by the next target of a fallback), with
+   * the rounds before it and their tool results kept: no tool runs twice. `limits.deadline` may
+   * have changed (the next target's own deadline).
+   */
+  async resume(): Promise<Json> {
+    const round = this.failedRound;
+    if (round === undefined || !this.rounds) throw new Error('The tool loop has no failed model call to make again.');
+    this.failedRound = undefined;
+    this.arm();
+    try {
+      return await this.runRounds(round);
     } finally {
       clearTimeout(this.timer);
     }
@@ -236,13 +271,21 @@ export class ResponsesLoop {
       parameters: o.tool.inputSchema,
       strict: false,
     }));
-    for (let iteration = 0; ; iteration++) {
+    this.rounds = { conversation, tools: [...otherTools, ...functionTools] };
+    return this.runRounds(0);
+  }
+
+  /** The model turns from round `first` on, each followed by its tool calls, until the model answers or a limit is reached. */
+  private async runRounds(first: number): Promise<Json> {
+    const { body, entries } = this.input;
+    const { conversation, tools } = this.rounds!;
+    for (let iteration = first; ; iteration++) {
       this.checkCaller();
       if (this.timedOut || Date.now() >= this.input.limits.deadline) return this.finish('max_time');
       if (iteration >= this.input.limits.maxIterations) return this.finish('max_iterations');
       if (iteration > 0 && this.input.budgetSpent?.(this.usage)) return this.finish('budget_exhausted');
       const streamed = this.input.streamed === true;
-      const request: Json = { ...body, input: conversation, tools: [...otherTools, ...functionTools], stream: streamed, store: false };
+      const request: Json = { ...body, input: conversation, tools: [...tools], stream: streamed, store: false };
       const choice = this.toolChoice(body.tool_choice, iteration);
       if (choice === undefined) delete request.tool_choice;
       else request.tool_choice = choice;
@@ -263,6 +306,8 @@ export class ResponsesLoop {
         this.checkCaller();
         // the model call was cut by the loop's time limit: the answer so far
         if (this.timedOut || Date.now() >= this.input.limits.deadline) return this.finish('max_time');
+        // nothing of this round is kept yet: the same call can be made again (a streamed one showed its text already)
+        if (!round) this.failedRound = iteration;
         throw err;
       }
       this.checkCaller();

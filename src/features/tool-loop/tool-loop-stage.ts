@@ -8,13 +8,14 @@ import { BODY, BODY_CHANGED, ensureJsonBody } from '../../kernel/engine/request-
 import { GatewayError, unauthorized } from '../../contract/errors/gateway-error.js';
 import { ANONYMOUS } from '../auth/auth-services.js';
 import { publicBaseUrl } from '../auth/public-url.js';
-import { DEADLINE, TARGET, USAGE_NOT_ASKED, type ModelContext } from '../models/model-request.js';
+import { CALL_TOKENS, DEADLINE, TARGET, USAGE_NOT_ASKED, type ModelContext } from '../models/model-request.js';
+import { noteCallTokens } from '../models/rate-limit/usage.js';
 import { PROVIDERS } from '../models/providers/provider-registry.js';
 import { modelAnswer, modelStream } from '../models/stream-answer.js';
 import { isTranslated } from '../models/translations.js';
 import { GatewayTools } from './gateway-tools.js';
 import { SILENT_EVENTS, type LoopEvents } from './loop-events.js';
-import { loopRouteOf } from './loop-routes.js';
+import { loopRouteOf, type LoopRoute } from './loop-routes.js';
 import { budgetCheck } from './loop-budget.js';
 import { METER } from '../governance/metering/metering-services.js';
 import { noteStreamText, type StreamNotes } from '../governance/metering/stream-text.js';
@@ -83,7 +84,7 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
   requires: [TARGET],
   repeats: true,
   reads: [BODY, BODY_CHANGED, DEADLINE, REQUEST_SPAN, USAGE_NOT_ASKED, METER, IDENTITY],
-  writes: [ANSWERED_BY_GATEWAY, BODY, BODY_CHANGED, DEADLINE, RESPONSE],
+  writes: [ANSWERED_BY_GATEWAY, BODY, BODY_CHANGED, CALL_TOKENS, DEADLINE, RESPONSE],
   create(config, services) {
     const tools = new GatewayTools(services);
     const bodyLimit = services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
@@ -100,19 +101,30 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
         runsOutsideServers: operation !== 'chat.completions' && providerRuns(ctx, services, nativeApi),
       });
       if (!route) return next();
+      // a loop whose model call failed on the target before (a fallback): that call alone moves to this target
+      const paused = body.stream !== true ? pausedLoops.get(ctx) : undefined;
+      pausedLoops.delete(ctx);
+      const attempt: Attempt = { next, body, changedBefore: ctx.get(BODY_CHANGED), requestDeadline: ctx.get(DEADLINE) };
+      if (paused) {
+        ctx.set(ANSWERED_BY_GATEWAY, true);
+        paused.attempt = attempt;
+        paused.limits.deadline = loopDeadline(paused.startedAt, config.timeoutMs, attempt.requestDeadline);
+        return runToAnswer(ctx, paused, () => paused.loop.resume());
+      }
       const callerTools = tools.forCaller(callerOf(ctx, services), ctx.get(REQUEST_SPAN), ctx.id);
       const requested = typeof body.max_tool_calls === 'number' && body.max_tool_calls >= 0 ? Math.floor(body.max_tool_calls) : Infinity;
-      const requestDeadline = ctx.get(DEADLINE);
+      const startedAt = Date.now();
       const limits: LoopLimits = {
         maxIterations: config.maxIterations ?? 10,
         maxToolCalls: Math.min(requested, config.maxToolCalls ?? 20),
-        // DEADLINE is on performance.now()'s clock; the loop's on Date.now()'s
-        deadline: Math.min(Date.now() + (config.timeoutMs ?? 120_000), requestDeadline === undefined ? Infinity : Date.now() + (requestDeadline - performance.now())),
+        deadline: loopDeadline(startedAt, config.timeoutMs, attempt.requestDeadline),
         // parallel_tool_calls: false runs a turn's calls one after the other
         parallelCalls: body.parallel_tool_calls === false ? 1 : (config.parallelCalls ?? 4),
       };
-      const changedBefore = ctx.get(BODY_CHANGED);
+      // what a model call of the loop uses of the target attempt it runs in (the next one's after a fallback)
+      const state: { attempt: Attempt } = { attempt };
       const callModel = async (request: Json, sink?: RoundSink): Promise<Json> => {
+        const current = state.attempt;
         const modelRequest = route.modelRequest(request);
         ctx.set(BODY, modelRequest);
         ctx.set(BODY_CHANGED, true);
@@ -122,7 +134,7 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
         const started = performance.now();
         let generated: StreamNotes | undefined;
         try {
-          await next();
+          await current.next();
           const got = modelAnswer(ctx);
           // a streamed call's text goes to the caller as it comes; its whole answer is read like a JSON one
           if (sink && got?.kind === 'stream') {
@@ -134,13 +146,14 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
           if (generated) ctx.get(METER)?.noteCutModelCall(ctx, modelRequest, generated.text(), started);
           throw err;
         } finally {
-          ctx.set(BODY, body);
-          ctx.set(BODY_CHANGED, changedBefore);
-          ctx.set(DEADLINE, requestDeadline);
+          ctx.set(BODY, current.body);
+          ctx.set(BODY_CHANGED, current.changedBefore);
+          ctx.set(DEADLINE, current.requestDeadline);
         }
         const read = route.loopAnswer(answer, request);
         // each model call is a row of its own in the usage ledger, under the request
         ctx.get(METER)?.noteModelCall(ctx, read.usage, started);
+        noteCallTokens(ctx, read.usage);
         return read;
       };
       ctx.set(ANSWERED_BY_GATEWAY, true);
@@ -167,13 +180,9 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
           events,
         });
       if (body.stream !== true) {
-        try {
-          ctx.response = { kind: 'json', status: 200, body: route.final(await loopOf(SILENT_EVENTS).run()) };
-        } catch (err) {
-          if (err instanceof ModelFailure) ctx.response = err.answer;
-          else if (!(err instanceof CallerGone)) throw err;
-        }
-        return;
+        const loop = loopOf(SILENT_EVENTS);
+        const run: PausedLoop = Object.assign(state, { loop, route, limits, startedAt });
+        return runToAnswer(ctx, run, () => loop.run());
       }
       // Streamed: the loop starts when the edge starts reading (after every stage before this one is done with the answer).
       const events = route.events();
@@ -204,6 +213,59 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
     };
   },
 });
+
+/** What a model call of a loop uses of the target attempt it runs in. */
+interface Attempt {
+  /** The stages after this one, for this attempt's target. */
+  next: () => Promise<void>;
+  /** The request's body, slots and deadline as this attempt had them (restored after each model call). */
+  body: Json;
+  changedBefore: boolean | undefined;
+  requestDeadline: number | undefined;
+}
+
+/** A loop that is not streamed, as the attempt that runs it sees it (and the next attempt, should its model call fail). */
+interface PausedLoop {
+  attempt: Attempt;
+  loop: ResponsesLoop;
+  route: LoopRoute;
+  limits: LoopLimits;
+  /** When the loop started (epoch ms): its time limit counts from then. */
+  startedAt: number;
+}
+
+/**
+ * Loops whose model call failed in one target attempt, by request: when the routing moves on
+ * (a fallback), the tool-loop stage runs again for the next target and makes that call there,
+ * keeping the rounds before it (the tools that ran are not run again). When it does not, the
+ * entry goes with the request.
+ */
+const pausedLoops = new WeakMap<object, PausedLoop>();
+
+/**
+ * The loop's end (epoch ms): its own time limit (timeoutMs from its start) or the attempt's
+ * deadline (DEADLINE is on performance.now()'s clock), whichever comes first.
+ */
+function loopDeadline(startedAt: number, timeoutMs: number | undefined, requestDeadline: number | undefined): number {
+  return Math.min(startedAt + (timeoutMs ?? 120_000), requestDeadline === undefined ? Infinity : Date.now() + (requestDeadline - performance.now()));
+}
+
+/**
+ * Runs (or resumes) a loop that is not streamed to the caller's answer. A failed model call
+ * answer (not 2xx) is the answer; a failed model call that the routing may try elsewhere is
+ * thrown, the loop kept for the next target's attempt.
+ */
+async function runToAnswer(ctx: ModelContext, run: PausedLoop, go: () => Promise<Json>): Promise<void> {
+  try {
+    ctx.response = { kind: 'json', status: 200, body: run.route.final(await go()) };
+  } catch (err) {
+    if (err instanceof ModelFailure) ctx.response = err.answer;
+    else if (!(err instanceof CallerGone)) {
+      if (run.loop.resumable) pausedLoops.set(ctx, run);
+      throw err;
+    }
+  }
+}
 
 /** The error object of a failed model answer. */
 function failureBody(answer: NonNullable<ModelContext['response']>): Json {

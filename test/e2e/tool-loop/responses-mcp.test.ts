@@ -27,6 +27,8 @@ describe('/v1/responses with an mcp tool of a gateway tool server', () => {
   const sdk = (provider: string) => new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-provider-key-1', defaultHeaders: { 'x-gateway-provider': provider }, maxRetries: 0 });
 
   let loop: LoopGateway;
+  /** No request is in flight at the gateway (its gateway_requests_in_flight gauge): every request, its loop included, has ended. */
+  const requestsEnded = () => eventually(() => gw.gateway.services.metrics.inFlight.value === 0, 5000, 'no request in flight');
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tool-loop-pipelines-'));
@@ -320,8 +322,9 @@ describe('/v1/responses with an mcp tool of a gateway tool server', () => {
     expect(seen).toContain('response.mcp_call.in_progress');
     controller.abort();
     await eventually(() => remote.requests.filter((r) => r.body?.method === 'notifications/cancelled').length > cancelledBefore, 5000, 'notifications/cancelled');
-    // the slow call would have ended by now: the model is never called again
-    await new Promise((r) => setTimeout(r, 1500));
+    // The request ends when the loop has stopped: the edge waits for the loop's next event, and a
+    // loop that went on would have called the model (which reached the fake) before sending one.
+    await requestsEnded();
     expect(fake.received('POST /chat/completions').length).toBe(modelCallsBefore + 1);
   });
 
@@ -342,8 +345,8 @@ describe('/v1/responses with an mcp tool of a gateway tool server', () => {
     controller.abort();
     expect(await answer).toBeInstanceOf(Error);
     await eventually(() => remote.requests.filter((r) => r.body?.method === 'notifications/cancelled').length > cancelledBefore, 5000, 'notifications/cancelled');
-    // the slow call would have ended by now: the model is never called again
-    await new Promise((r) => setTimeout(r, 1500));
+    // The request ends when its pipeline (the whole loop) has: a further model call would have been made by then.
+    await requestsEnded();
     expect(fake.received('POST /chat/completions').length).toBe(modelCallsBefore + 1);
   });
 

@@ -9,7 +9,7 @@ import { BATCH_LINE } from '../../models/model-request.js';
 import type { RateCounter } from '../../models/rate-limit/counter.js';
 import { MemoryRateCounter } from '../../models/rate-limit/memory-counter.js';
 import { RedisRateCounter } from '../../models/rate-limit/redis-counter.js';
-import { noteStreamUsage, usedTokens } from '../../models/rate-limit/usage.js';
+import { failedRequestTokens, noteStreamUsage, usedTokens } from '../../models/rate-limit/usage.js';
 import { redisKeyPrefix, sharedRedis } from '../../models/routing/resilience-services.js';
 import { GATEWAY_KEY } from '../governance-slots.js';
 import { getStore } from '../../../kernel/store/store-capability.js';
@@ -77,6 +77,7 @@ export default defineStage<KeyLimitsStageConfig>({
   description: "Applies the request's gateway key limits: rpm, tpm and maxParallel.",
   schema: schemaDocument('stages/key-limits.schema.json'),
   once: true,
+  // also CALL_TOKENS (through usedTokens / failedRequestTokens): undeclared, since only the tool loop writes it and a gateway may run without it
   reads: [GATEWAY_KEY, BATCH_LINE, USAGE, RESPONSE],
   create(_config, services) {
     const slots = parallelSlots(services);
@@ -101,12 +102,19 @@ export default defineStage<KeyLimitsStageConfig>({
         if (state && limits.tpm !== undefined && state.tokens >= limits.tpm) throw refuse(`Rate limit of this key exceeded: ${limits.tpm} tokens per minute.`, resetAt);
         if (limits.tpm !== undefined) tokenSlot = slot;
       }
-      const charge = () => {
-        const tokens = tokenSlot ? usedTokens(ctx) : 0;
-        if (tokens > 0) counter.addTokens([tokenSlot!], tokens).catch(warn);
+      const chargeTokens = (tokens: number) => {
+        if (tokenSlot && tokens > 0) counter.addTokens([tokenSlot], tokens).catch(warn);
       };
+      const charge = () => chargeTokens(tokenSlot ? usedTokens(ctx) : 0);
+      // a request that fails still counts the tokens of the model calls made for it (a tool loop's rounds before the failure)
+      const chargeFailed = () => chargeTokens(tokenSlot ? failedRequestTokens(ctx) : 0);
       if (limits.maxParallel === undefined) {
-        await next();
+        try {
+          await next();
+        } catch (err) {
+          chargeFailed();
+          throw err;
+        }
         if (ctx.response?.kind === 'stream') ctx.response.parts = chargeAtEnd(ctx.response.parts as AsyncIterable<StreamPart>, ctx, charge);
         else charge();
         return;
@@ -127,7 +135,12 @@ export default defineStage<KeyLimitsStageConfig>({
       ctx.res.once('close', release);
       let streaming = false;
       try {
-        await next();
+        try {
+          await next();
+        } catch (err) {
+          chargeFailed();
+          throw err;
+        }
         if (ctx.response?.kind === 'stream' && !ctx.res.writableEnded && !ctx.res.destroyed) {
           streaming = true;
           const parts = ctx.response.parts as AsyncIterable<StreamPart>;

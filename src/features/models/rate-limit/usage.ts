@@ -1,9 +1,39 @@
 import type { GatewayContext } from '../../../kernel/engine/context.js';
 import type { StreamPart, Usage } from '../../../contract/stream-parts.js';
-import { USAGE } from '../model-request.js';
+import { CALL_TOKENS, USAGE } from '../model-request.js';
 
-/** Tokens an answer used: the stream's usage (USAGE slot) or the JSON answer's `usage`. */
+/** The header the cache stage sets on every call it sees (HIT: answered from the gateway's cache). */
+const CACHE_STATUS = 'x-gateway-cache-status';
+
+/**
+ * Tokens the request used: the stream's usage (USAGE slot) or the JSON answer's `usage`; at
+ * least the tokens of the model calls a stage made for it (CALL_TOKENS: a tool loop's rounds,
+ * counted even when the loop ended in an error).
+ */
 export function usedTokens(ctx: GatewayContext): number {
+  return Math.max(answerTokens(ctx), ctx.get(CALL_TOKENS) ?? 0);
+}
+
+/**
+ * Tokens a request that failed (an error thrown, no answer) used: the model calls a stage made
+ * for it and read before the failure (a tool loop's rounds before the call that failed).
+ */
+export function failedRequestTokens(ctx: GatewayContext): number {
+  return ctx.get(CALL_TOKENS) ?? 0;
+}
+
+/**
+ * Notes the usage of one model call a stage made and read (in OpenAI's, the Responses API's or
+ * Anthropic's shape) for token rate limits: a call answered from the gateway's cache used none.
+ */
+export function noteCallTokens(ctx: GatewayContext, usage: unknown): void {
+  if (ctx.responseHeaders[CACHE_STATUS] === 'HIT') return;
+  const tokens = tokensOf(usage as Partial<Usage> | undefined);
+  if (tokens > 0) ctx.set(CALL_TOKENS, (ctx.get(CALL_TOKENS) ?? 0) + tokens);
+}
+
+/** Tokens of the answer alone: the stream's usage (USAGE slot) or the JSON answer's `usage`. */
+function answerTokens(ctx: GatewayContext): number {
   let usage = ctx.get(USAGE);
   const response = ctx.response;
   if (!usage && response?.kind === 'json' && response.status < 300) {
@@ -17,7 +47,12 @@ export function usedTokens(ctx: GatewayContext): number {
     }
     usage = body?.usage;
   }
-  if (!usage) return 0;
+  return tokensOf(usage);
+}
+
+/** The tokens of a usage object: its total, else its parts (OpenAI's, the Responses API's, Anthropic's). */
+function tokensOf(usage: Partial<Usage> | undefined | null): number {
+  if (!usage || typeof usage !== 'object') return 0;
   const total = Number(usage.total_tokens ?? Number(usage.prompt_tokens ?? 0) + Number(usage.completion_tokens ?? 0));
   if (Number.isFinite(total) && total > 0) return total;
   // Anthropic's shape (/v1/messages): input, cache reads and writes, output
