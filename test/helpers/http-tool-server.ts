@@ -27,6 +27,7 @@ export interface ReceivedCall {
   tool: string;
   headers: IncomingHttpHeaders;
   meta: Record<string, unknown> | undefined;
+  args: Record<string, unknown>;
 }
 
 /**
@@ -73,7 +74,7 @@ export class HttpToolServer {
       const headers = extra.requestInfo?.headers ?? {};
       const name = req.params.name;
       const args = (req.params.arguments ?? {}) as Record<string, any>;
-      this.calls.push({ tool: name, headers, meta: req.params._meta as Record<string, unknown> | undefined });
+      this.calls.push({ tool: name, headers, meta: req.params._meta as Record<string, unknown> | undefined, args });
       const pick = (n: string) => (typeof headers[n] === 'string' ? headers[n] : null);
       switch (name) {
         case 'echo':

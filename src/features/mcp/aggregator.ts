@@ -135,8 +135,8 @@ export class Aggregator {
     const next: Record<string, string> = {};
     const perServer = await Promise.all(
       servers.map(async (server) => {
-        if (!server.capabilities?.[capability]) return [];
         try {
+          if (!(await server.capabilitiesFor())?.[capability]) return [];
           const page = await this.fetchPage(server, key, view, op, pending?.[server.name]);
           if (page.next) next[server.name] = page.next;
           let items = page.items;

@@ -149,6 +149,50 @@ describe('per_user_oauth on a tool server that refuses every request without a u
     expect(as.seen.at(-1)).toMatchObject({ grant: 'refresh_token', user: 'sam' });
     expect(strict.calls.at(-1)!.headers.authorization).toBe(`Bearer ${second}`);
   });
+  it('the combined /mcp serves each connected user on a session of their own: their tools, their token, never another user’s', async () => {
+    const res = await fetch(`${gw.url}/v1/auth/tokens`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ user: 'kim@example.com' }),
+    });
+    const kimKey = ((await res.json()) as { token: string }).token;
+    // Kim has not connected: the server is left out of her list, and its tools answer the not-connected error.
+    const kim = await connectClient(`${gw.url}/mcp`, { authorization: `Bearer ${kimKey}` });
+    const sam = await connectClient(`${gw.url}/mcp`, { authorization: `Bearer ${key}` });
+    try {
+      expect((await kim.listTools()).tools.map((t) => t.name)).not.toContain('strict__echo');
+      await expect(kim.callTool({ name: 'strict__echo', arguments: { text: 'x' } })).rejects.toMatchObject({ code: -32007 });
+      const before = strict.calls.length;
+      // Sam has: the server's tools are on his list, and his calls carry his own token.
+      expect((await sam.listTools()).tools.map((t) => t.name)).toContain('strict__echo');
+      expect(textOf(await sam.callTool({ name: 'strict__echo', arguments: { text: 'sam' } }))).toBe('echo: sam');
+      const samToken = `Bearer ${as.issued.get('sam')!.at(-1)}`;
+      expect(strict.calls.slice(before).every((c) => c.headers.authorization === samToken)).toBe(true);
+
+      const link = await fetch(`${gw.url}/v1/mcp/connections/strict`, { method: 'POST', headers: { authorization: `Bearer ${kimKey}` } });
+      const { connect_url } = (await link.json()) as { connect_url: string };
+      const atAs = await fetch(connect_url, { redirect: 'manual', headers: { cookie: 'upstream-user=kim' } });
+      expect((await fetch(atAs.headers.get('location')!, { redirect: 'manual' })).status).toBe(200);
+      const kimToken = `Bearer ${as.issued.get('kim')![0]}`;
+      const from = strict.calls.length;
+      const [kimAnswer, samAnswer] = await Promise.all([
+        kim.callTool({ name: 'strict__echo', arguments: { text: 'kim' } }),
+        sam.callTool({ name: 'strict__echo', arguments: { text: 'sam again' } }),
+      ]);
+      expect(textOf(kimAnswer)).toBe('echo: kim');
+      expect(textOf(samAnswer)).toBe('echo: sam again');
+      const calls = strict.calls.slice(from).filter((c) => c.tool === 'echo');
+      expect(calls.map((c) => [c.args.text, c.headers.authorization]).sort()).toEqual(
+        [
+          ['kim', kimToken],
+          ['sam again', samToken],
+        ].sort(),
+      );
+    } finally {
+      await kim.close();
+      await sam.close();
+    }
+  });
 });
 
 describe('per_user_oauth when the gateway does not authenticate callers', () => {

@@ -15,12 +15,14 @@ export class PerUserToken {
     private readonly server: string,
     clientSecret: string | undefined,
     private readonly connections: () => UserConnections | undefined,
+    /** One user's session (see PerUserSessions): always that user's token, whoever is being served. */
+    private readonly fixed?: { owner: string; base: string },
   ) {
     this.secrets = clientSecret ? [clientSecret] : [];
   }
 
   async authorization(): Promise<string | undefined> {
-    const caller = CALLER_CREDENTIAL.getStore();
+    const caller = this.fixed ?? CALLER_CREDENTIAL.getStore();
     if (!caller?.owner) return undefined;
     // With auth disabled every caller is the same anonymous one: no one's account may be shared that way.
     if (caller.owner.startsWith('anonymous:')) throw new RpcFailure(RPC.FORBIDDEN, `Forbidden: tool server ${this.server} needs each caller's own connection (auth.upstream per_user_oauth), and this gateway does not authenticate callers.`);
@@ -31,7 +33,7 @@ export class PerUserToken {
 
   /** The server refused the caller's token (401): it is refreshed before the next call. */
   async refused(): Promise<void> {
-    const owner = CALLER_CREDENTIAL.getStore()?.owner;
+    const owner = this.fixed?.owner ?? CALLER_CREDENTIAL.getStore()?.owner;
     if (owner) await this.connections()?.refused(this.server, owner);
   }
 }

@@ -15,6 +15,7 @@ import { StatelessClient, STATELESS_VERSION, type StatelessCall } from './statel
 import { undiciFetch } from './undici-fetch.js';
 import { CALLER_CREDENTIAL, UpstreamTokens } from './upstream-token.js';
 import { PerUserToken } from './per-user-token.js';
+import { PerUserSessions } from './per-user-sessions.js';
 import type { UserConnections } from '../connections/user-connections.js';
 import { UpstreamServer, type CallContext, type LinkHandlers, type UpstreamLink } from './upstream-server.js';
 
@@ -52,6 +53,8 @@ export class RemoteServer extends UpstreamServer {
     logger: Logger,
     private readonly forwarding: IdentityForwardingConfig,
     connections?: () => UserConnections | undefined,
+    /** One user's own session of a per_user_oauth server (see PerUserSessions). */
+    owner?: { owner: string; base: string },
   ) {
     super(name, config, logger);
     const auth = config.auth;
@@ -59,9 +62,15 @@ export class RemoteServer extends UpstreamServer {
       !auth || auth.upstream === 'static'
         ? undefined
         : auth.upstream === 'per_user_oauth'
-          ? new PerUserToken(name, auth.clientSecret, connections ?? (() => undefined))
+          ? new PerUserToken(name, auth.clientSecret, connections ?? (() => undefined), owner)
           : new UpstreamTokens(name, auth, logger);
     this.tokens = tokens;
+    if (tokens instanceof PerUserToken && !owner)
+      this.perUser = new PerUserSessions(
+        name,
+        (who, base) => new RemoteServer(name, config, logger, forwarding, connections, { owner: who, base }),
+        () => tokens.authorization(),
+      );
     // Its headers, the query values of its URL (`?token=...`), and its client secret and own tokens (kept up to date by UpstreamTokens).
     this.secrets = tokens ? tokens.secrets : [];
     this.secrets.push(...Object.values(config.headers ?? {}), ...secretQueryValues(config.url ?? ''));
@@ -78,6 +87,19 @@ export class RemoteServer extends UpstreamServer {
       if (authorization) headers.set('authorization', authorization);
       return send(url, { ...init, headers });
     };
+  }
+
+  /** per_user_oauth: each caller's own session, while the server refuses the gateway's own. */
+  private readonly perUser?: PerUserSessions;
+
+  /** The caller's own session serves them when the gateway's own one is not up (per_user_oauth). */
+  private ownSession(): boolean {
+    return this.perUser !== undefined && this.status !== 'ready' && CALLER_CREDENTIAL.getStore()?.owner !== undefined;
+  }
+
+  override async capabilitiesFor(): Promise<ServerCapabilities | undefined> {
+    if (this.ownSession()) return (await this.perUser!.forCaller()).capabilities;
+    return this.capabilities;
   }
 
   /** Set when the server speaks the stateless revision (2026-07-28) only: requests go without the SDK client. */
@@ -145,6 +167,7 @@ export class RemoteServer extends UpstreamServer {
   }
 
   override async request(method: string, params: Record<string, unknown> | undefined, ctx: CallContext, retried = false): Promise<Record<string, unknown>> {
+    if (this.ownSession()) return (await this.perUser!.forCaller()).request(method, params, ctx, retried);
     if (!this.stateless) return super.request(method, params, ctx, retried);
     if (this.status !== 'ready') await this.whenReady(ctx.signal);
     const client = this.stateless;
@@ -275,6 +298,7 @@ export class RemoteServer extends UpstreamServer {
 
   override async close(): Promise<void> {
     this.listening?.abort();
+    await this.perUser?.close();
     await super.close();
     await this.agent.close().catch(() => undefined);
   }

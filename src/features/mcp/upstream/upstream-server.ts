@@ -211,6 +211,11 @@ export abstract class UpstreamServer extends EventEmitter {
     return this.status === 'ready' ? this.client?.getServerCapabilities() : undefined;
   }
 
+  /** The capabilities that apply to the caller being served (a server may open each caller a session of their own). */
+  async capabilitiesFor(): Promise<ServerCapabilities | undefined> {
+    return this.capabilities;
+  }
+
   /** The server's own name and version (from its initialize answer), once connected. */
   get serverInfo(): { name: string; version: string; title?: string } | undefined {
     return this.status === 'ready' ? this.client?.getServerVersion() : undefined;
