@@ -7,8 +7,8 @@ import { defineStage } from '../../kernel/engine/stage.js';
 import { badRequest, forbidden, notFound } from '../../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../../contract/routes.js';
 import { ADMIN_ROLES, adminAccessOf, FULL_ADMIN } from './admin-roles.js';
-import { checkSessionRequest, endSession, invalidSession, newSession, readSession, sessionCookies, sessionTtl, type AdminSession } from './admin-session.js';
-import { ADMIN_IDENTITY, CONFIG_KEYS, TOKEN_SERVICE, USER_ROLES } from './auth-services.js';
+import { checkSessionRequest, invalidSession, sessionCookies, sessionTtl, type AdminSession } from './admin-session.js';
+import { ADMIN_IDENTITY, ADMIN_SESSIONS, CONFIG_KEYS, TOKEN_SERVICE, USER_ROLES } from './auth-services.js';
 import { unauthenticated } from './challenge.js';
 import { checkGatewayCredential } from './gateway-credentials.js';
 import { publicBaseUrl } from './public-url.js';
@@ -51,6 +51,7 @@ export default defineStage<AdminSessionStageConfig, Ctx>({
     const tokens = services.require(TOKEN_SERVICE);
     const keys = services.get(CONFIG_KEYS);
     const userRoles = services.get(USER_ROLES);
+    const sessions = services.require(ADMIN_SESSIONS);
     const limit = config.bodyLimit ?? 8192;
     const readOnly = gateway.ui?.readOnly === true;
     const adminTokenOrOff = (): string => {
@@ -59,9 +60,8 @@ export default defineStage<AdminSessionStageConfig, Ctx>({
       return adminToken;
     };
     const current = async (ctx: Ctx, adminToken: string): Promise<AdminSession> => {
-      const session = readSession(ctx.req, adminToken);
+      const session = await sessions.read(ctx.req, adminToken);
       if (!session) throw invalidSession();
-      if (session.identity.kind === 'token' && !(await tokens.stillValid(session.identity.id))) throw invalidSession();
       return session;
     };
     const login = async (ctx: Ctx) => {
@@ -90,14 +90,14 @@ export default defineStage<AdminSessionStageConfig, Ctx>({
       const base = publicBaseUrl(ctx.req, gateway);
       let made;
       if (secretsEqual(token, adminToken)) {
-        made = newSession(FULL_ADMIN, ADMIN_IDENTITY, gateway, adminToken);
+        made = await sessions.create(FULL_ADMIN, ADMIN_IDENTITY, gateway, adminToken);
       } else {
         const checked = await checkGatewayCredential(token, tokens, keys);
         if (!checked.ok) throw unauthenticated(`The admin token or key is not valid: ${checked.message}`, base);
         const identity = checked.identity;
         const access = adminAccessOf(identity, identity.user && userRoles ? await userRoles(identity.user) : undefined, ADMIN_ROLES);
         if (!access) throw forbidden(`This key holds none of the admin roles (${ADMIN_ROLES.join(', ')}).`);
-        made = newSession(access, identity, gateway, adminToken);
+        made = await sessions.create(access, identity, gateway, adminToken);
       }
       ctx.res.setHeader('set-cookie', sessionCookies(ctx.req, made.cookie, sessionTtl(gateway), made.session.csrf));
       services.logger.info({ audit: 'admin.session.create', requestId: ctx.id, role: made.session.access.role, user: made.session.identity.user }, 'admin session opened');
@@ -116,7 +116,7 @@ export default defineStage<AdminSessionStageConfig, Ctx>({
         case 'admin.session.delete': {
           const session = await current(ctx, adminTokenOrOff());
           checkSessionRequest(ctx.req, session, gateway, true);
-          endSession(session);
+          await sessions.end(session);
           ctx.res.setHeader('set-cookie', sessionCookies(ctx.req, undefined, 0, undefined));
           ctx.response = { kind: 'empty', status: 204 };
           return;

@@ -54,6 +54,13 @@ export class ConfigKeys {
     return this.entries.length;
   }
 
+  /** The identity of the key `id` (config-key-<n>) as this config defines it, or undefined when there is none or it expired. */
+  identityById(id: string): Identity | undefined {
+    const entry = this.entries.find((e) => e.identity.id === id);
+    if (!entry || (entry.expiresAt !== undefined && entry.expiresAt <= Date.now() / 1000)) return undefined;
+    return { ...entry.identity };
+  }
+
   check(value: string): KeyCheck {
     const digest = secretDigest(value);
     let found: KeyEntry | undefined;

@@ -259,7 +259,15 @@ export class TokenService {
     return record.expiresAt === null || record.expiresAt > nowSeconds();
   }
 
-  /** Checks a presented value against the store (expiry and revocation included). */
+  /** The identity of the token `id` as the store holds it now (its roles, user and team), or undefined once it no longer opens the gateway. */
+  async currentIdentity(id: string): Promise<Identity | undefined> {
+    if (!isTokenId(id)) return undefined;
+    const record = await this.store.get(id);
+    if (!record || record.revokedAt !== null || record.blockedAt !== null) return undefined;
+    if (record.expiresAt !== null && record.expiresAt <= nowSeconds()) return undefined;
+    return identityOfToken(record);
+  }
+
   /** Whether the token `id` may still be used: not revoked, expired or blocked (a grant made with it lives only as long). */
   async usable(id: string): Promise<boolean> {
     if (!isTokenId(id)) return false;

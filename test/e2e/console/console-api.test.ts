@@ -130,10 +130,12 @@ describe('admin API sessions (the console login)', () => {
 
   it('a forged or tampered cookie is 401', async () => {
     const { session } = await login(gw.url, ADMIN);
-    const [payload, sig] = session!.cookie.split(';')[0]!.split('=')[1]!.split('.');
-    const forgedPayload = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), expiresAt: 9_999_999_999 })).toString('base64url');
-    const forged = { ...session!, cookie: `gw_admin_session=${forgedPayload}.${sig}` };
-    expect((await call(gw.url, 'GET', '/v1/auth/tokens', forged)).status).toBe(401);
+    const [sid, sig] = session!.cookie.split(';')[0]!.split('=')[1]!.split('.');
+    expect((await call(gw.url, 'GET', '/v1/auth/tokens', session!)).status).toBe(200);
+    const otherSid = { ...session!, cookie: `gw_admin_session=${sid!.slice(0, -1)}${sid!.endsWith('A') ? 'B' : 'A'}.${sig}` };
+    expect((await call(gw.url, 'GET', '/v1/auth/tokens', otherSid)).status).toBe(401);
+    const unsigned = { ...session!, cookie: `gw_admin_session=${sid}.` };
+    expect((await call(gw.url, 'GET', '/v1/auth/tokens', unsigned)).status).toBe(401);
   });
 
   it('a viewer session reads but every write is refused by the API (403), CSRF token or not', async () => {
@@ -296,6 +298,59 @@ describe('admin API sessions (the console login)', () => {
     expect(CONSOLE_CSP).not.toContain('unsafe-inline');
     expect((await call(gw.url, 'GET', '/ui/keys', undefined)).text).toContain('<script type="module" src="/ui/app.js">');
     expect((await call(gw.url, 'GET', '/ui/app.js', undefined)).headers['content-type']).toMatch(/javascript/);
+  });
+});
+
+describe('admin sessions shared by two instances of one store', () => {
+  let a: TestGateway;
+  let b: TestGateway;
+  beforeAll(async () => {
+    a = await start({ enabled: true });
+    // Another instance on the same store (as the workers of a cluster share its SQLite file).
+    b = await startGateway(
+      { logging: { level: 'warn' }, ui: { enabled: true }, auth: { adminToken: ADMIN }, pricing: { unpriced: 'allow' } },
+      { dataDir: a.dataDir },
+    );
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  it('a session opened on one instance works on the other, and a logout on either ends it on both', async () => {
+    const { session } = await login(a.url, ADMIN);
+    expect((await call(b.url, 'GET', '/v1/admin/session', session!)).status).toBe(200);
+    expect((await call(b.url, 'DELETE', '/v1/admin/session', session!)).status).toBe(204);
+    expect((await call(a.url, 'GET', '/v1/admin/session', session!)).status).toBe(401);
+    expect((await call(a.url, 'GET', '/v1/auth/tokens', session!)).status).toBe(401);
+    expect((await call(b.url, 'GET', '/v1/auth/tokens', session!)).status).toBe(401);
+  });
+
+  it("a key revoked on one instance, or whose user loses the session's role, ends its session on the other", async () => {
+    const admin = (await login(a.url, ADMIN)).session!;
+    const revokedKey = await call(a.url, 'POST', '/v1/auth/tokens', admin, { body: { user: 'rita@example.com', roles: ['admin'] } });
+    expect(revokedKey.status).toBe(201);
+    const user = await call(a.url, 'POST', '/v1/admin/users', admin, { body: { id: 'dora@example.com', roles: ['admin'] } });
+    expect(user.status).toBe(201);
+    const userKey = await call(a.url, 'POST', '/v1/auth/tokens', admin, { body: { user: 'dora@example.com' } });
+    expect(userKey.status).toBe(201);
+    const rita = (await login(b.url, revokedKey.json.token)).session!;
+    const dora = (await login(b.url, userKey.json.token)).session!;
+    expect(dora.body.role).toBe('admin');
+    expect((await call(a.url, 'GET', '/v1/admin/config', rita)).status).toBe(200);
+    expect((await call(a.url, 'GET', '/v1/admin/config', dora)).status).toBe(200);
+
+    expect((await call(b.url, 'DELETE', `/v1/auth/tokens/${revokedKey.json.id}`, admin)).status).toBe(200);
+    expect((await call(a.url, 'GET', '/v1/admin/session', rita)).status).toBe(401);
+
+    // The user now only reads: the admin session ends (a new login gets a viewer session).
+    const patched = await call(a.url, 'PATCH', '/v1/admin/users/dora@example.com', admin, { body: { roles: ['viewer'] } });
+    expect(patched.status).toBe(200);
+    const ended = await call(b.url, 'GET', '/v1/admin/config', dora);
+    expect(ended.status).toBe(401);
+    expect(ended.json.error.message).toMatch(/log in again/);
+    const again = await login(a.url, userKey.json.token);
+    expect(again.body.role).toBe('viewer');
   });
 });
 

@@ -8,7 +8,7 @@ import { getStore } from '../../../kernel/store/store-capability.js';
 import { badRequest, unauthorized } from '../../../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../../../contract/routes.js';
 import { checkAdminCredential } from '../../auth/admin-check.js';
-import { CONFIG_KEYS, TOKEN_SERVICE } from '../../auth/auth-services.js';
+import { ADMIN_SESSIONS, CONFIG_KEYS, TOKEN_SERVICE } from '../../auth/auth-services.js';
 import { checkGatewayCredential } from '../../auth/gateway-credentials.js';
 import { bearerValue } from '../../auth/secrets.js';
 import { usdFromMicros } from '../prices/money.js';
@@ -78,10 +78,11 @@ export default defineStage<UsageReportStageConfig, Ctx>({
     const deps = services.require(METER_DEPS);
     const tokens = services.require(TOKEN_SERVICE);
     const keys = services.get(CONFIG_KEYS);
+    const sessions = services.get(ADMIN_SESSIONS);
     const maxRangeDays = config.maxRangeDays ?? 400;
     const catalogue = Object.keys((services.config as { models?: Record<string, unknown> }).models ?? {});
     const report = async (ctx: Ctx) => {
-      await checkAdminCredential(ctx.req, services.config, tokens);
+      await checkAdminCredential(ctx.req, services.config, sessions);
       ctx.set(CALLER, true);
       const { query, format } = reportQuery(ctx, maxRangeDays);
       const lines = await usageReport(store, query, usdFromMicros);
@@ -137,7 +138,7 @@ export default defineStage<UsageReportStageConfig, Ctx>({
       };
     };
     const requests = async (ctx: Ctx) => {
-      await checkAdminCredential(ctx.req, services.config, tokens);
+      await checkAdminCredential(ctx.req, services.config, sessions);
       ctx.set(CALLER, true);
       if (ctx.endpoint.operation === 'admin.requests.list') {
         ctx.response = { kind: 'json', status: 200, body: await listRecentRequests(store, ctx.query) };
