@@ -41,6 +41,7 @@ export type GatewayOperation =
   | 'admin.session.delete'
   | 'admin.requests.list'
   | 'admin.requests.stream'
+  | 'admin.requests.retrieve'
   | 'admin.config'
   | 'admin.models'
   | 'admin.mcp.servers.list'
@@ -154,6 +155,7 @@ export const GATEWAY_ROUTES: GatewayRouteSpec[] = [
   own('DELETE', '/v1/admin/session', 'admin.session.delete'),
   own('GET', '/v1/admin/requests', 'admin.requests.list'),
   own('GET', '/v1/admin/requests/stream', 'admin.requests.stream'),
+  own('GET', '/v1/admin/requests/{id}', 'admin.requests.retrieve'),
   own('GET', '/v1/admin/config', 'admin.config'),
   own('GET', '/v1/admin/models', 'admin.models'),
   own('GET', '/v1/admin/mcp/servers', 'admin.mcp.servers.list'),

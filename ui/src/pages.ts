@@ -580,12 +580,60 @@ export function stopLive(): void {
   live = undefined;
 }
 
+/** One request of the ledger with its upstream attempts (GET /v1/admin/requests/{id}): no bodies, the gateway keeps none. */
+function requestDetail(d: any, close: () => void): HTMLElement {
+  const attemptRows = (list: any[]) =>
+    list.map((a: any, i: number) => [
+      String(i + 1),
+      a.provider,
+      a.target ?? '—',
+      a.status === null ? '—' : a.status >= 400 ? badge(String(a.status), 'bad') : String(a.status),
+      `${a.latency_ms} ms`,
+      a.skipped ? badge(`skipped: ${a.skipped}`, 'bad') : (a.error_type ?? '—'),
+    ]);
+  const heads = ['#', 'Provider', 'Target', 'Status', 'Latency', 'Error type'];
+  return h(
+    'section',
+    { class: 'detail', 'aria-label': `Request ${d.request_id}`, 'data-detail-id': d.request_id },
+    h('h2', {}, 'Request ', h('code', {}, d.request_id)),
+    h(
+      'p',
+      {},
+      `${new Date(d.at).toISOString().replace('T', ' ').slice(0, 23)} · ${d.route} · key ${d.key_id ?? '—'} · ${d.user ?? '—'} · team ${d.team ?? '—'} · ${d.model ?? '—'} at ${d.provider ?? '—'} · status ${d.status} · ${d.latency_ms} ms · tokens ${d.input_tokens} / ${d.output_tokens} · `,
+      d.cost_usd === null ? badge('unpriced', 'bad') : money(d.cost_usd),
+      d.estimated ? ' · tokens estimated' : '',
+    ),
+    h('h3', {}, 'Attempts'),
+    d.attempts.length ? table(heads, attemptRows(d.attempts), 'Attempts') : h('p', { class: 'muted' }, 'No upstream attempt (answered by the gateway).'),
+    ...(d.parts ?? []).flatMap((p: any) => [h('h3', {}, `Part ${p.request_id}: ${p.model ?? '—'} at ${p.provider ?? '—'}`), table(heads, attemptRows(p.attempts), `Attempts of ${p.request_id}`)]),
+    h('p', { class: 'muted' }, 'Request and answer bodies are not kept.'),
+    h('button', { type: 'button', onclick: close }, 'Close'),
+  );
+}
+
 export async function requests(view: View): Promise<void> {
   heading(view, 'Live requests');
   const status = h('p', { class: 'muted', role: 'status' }, 'Connecting…');
   const body = h('tbody');
-  const row = (r: any) =>
-    h(
+  const detailBox = h('div', { 'aria-live': 'polite' });
+  const open = (id: string, opener: HTMLElement) => {
+    api('GET', `/v1/admin/requests/${encodeURIComponent(id)}`).then(
+      (d) => {
+        if (!view.main.isConnected) return;
+        const shown = requestDetail(d, () => {
+          detailBox.replaceChildren();
+          if (opener.isConnected) opener.focus();
+        });
+        detailBox.replaceChildren(shown);
+        shown.querySelector('h2')?.setAttribute('tabindex', '-1');
+        (shown.querySelector('h2') as HTMLElement | null)?.focus();
+      },
+      (err) => detailBox.replaceChildren(errorBox(err)),
+    );
+  };
+  const row = (r: any) => {
+    const details: HTMLButtonElement = h('button', { type: 'button', class: 'link', 'aria-label': `Details of request ${r.request_id}`, onclick: () => open(r.id, details) }, 'Details');
+    return h(
       'tr',
       { 'data-request-id': r.request_id },
       ...[
@@ -597,8 +645,10 @@ export async function requests(view: View): Promise<void> {
         `${r.latency_ms} ms`,
         `${r.input_tokens} / ${r.output_tokens}`,
         r.cost_usd === null ? badge('unpriced', 'bad') : money(r.cost_usd),
+        details,
       ].map((c) => h('td', {}, c)),
     );
+  };
   const filters = {
     model: h('input', { 'aria-label': 'Model' }),
     key: h('input', { 'aria-label': 'Key id' }),
@@ -640,10 +690,11 @@ export async function requests(view: View): Promise<void> {
       h('button', { type: 'submit' }, 'Filter'),
     ),
     status,
+    detailBox,
     h(
       'table',
       { 'aria-label': 'Recent requests' },
-      h('thead', {}, h('tr', {}, ...['Time', 'Key', 'Model', 'Provider', 'Status', 'Latency', 'Tokens in / out', 'Cost'].map((t) => h('th', { scope: 'col' }, t)))),
+      h('thead', {}, h('tr', {}, ...['Time', 'Key', 'Model', 'Provider', 'Status', 'Latency', 'Tokens in / out', 'Cost', 'Attempts'].map((t) => h('th', { scope: 'col' }, t)))),
       body,
     ),
   );

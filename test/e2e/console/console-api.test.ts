@@ -2,7 +2,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_CSP } from '../../../src/features/console/security-headers.js';
 import { FakeUpstream } from '../../helpers/fake-upstream.js';
-import { answers, CHAT, chatBody, post, UPSTREAM_CHAT } from '../../helpers/routing-harness.js';
+import { answers, CHAT, chatBody, post, UPSTREAM_CHAT, upstreamError } from '../../helpers/routing-harness.js';
 import { buildConsole } from '../../helpers/console-build.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 
@@ -211,6 +211,53 @@ describe('admin API sessions (the console login)', () => {
     expect(list.json.data[0].request_id).toBe(requestId);
     expect((await call(gw.url, 'GET', '/v1/admin/requests?limit=0', session!)).status).toBe(400);
     expect((await call(gw.url, 'GET', '/v1/admin/requests?nope=1', session!)).status).toBe(400);
+  });
+
+  it('answers one request with its upstream attempts (provider, target, status, latency, error type), no body and no key', async () => {
+    const { session } = await login(gw.url, ADMIN);
+    upstream.on(UPSTREAM_CHAT, upstreamError(503, 'the upstream is busy: secret-ish detail'), answers('second try'));
+    const retried = await post(gw.url, CHAT, chatBody({ messages: [{ role: 'user', content: 'a prompt body never shown' }] }), {
+      'x-gateway-provider': 'openai',
+      authorization: 'Bearer sk-caller',
+      'x-gateway-token': PLAIN_KEY,
+      'x-gateway-config': JSON.stringify({ retry: { attempts: 1 } }),
+    });
+    upstream.on(UPSTREAM_CHAT, answers('hello from upstream'));
+    expect(retried.status).toBe(200);
+    const requestId = String(retried.headers['x-gateway-request-id']);
+    let detail = await call(gw.url, 'GET', `/v1/admin/requests/${requestId}`, session!);
+    // The ledger writes off the request path: wait for the row.
+    for (let i = 0; i < 100 && detail.status === 404; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      detail = await call(gw.url, 'GET', `/v1/admin/requests/${requestId}`, session!);
+    }
+    expect(detail.status).toBe(200);
+    expect(detail.json).toMatchObject({ object: 'admin.request', request_id: requestId, status: 200, provider: 'openai', user: 'paul@example.com' });
+    expect(detail.json.attempts).toHaveLength(2);
+    expect(detail.json.attempts[0]).toMatchObject({ provider: 'openai', status: 503 });
+    expect(typeof detail.json.attempts[0].error_type).toBe('string');
+    expect(detail.json.attempts[1]).toMatchObject({ provider: 'openai', status: 200, error_type: null });
+    expect(detail.json.attempts.every((a: any) => typeof a.latency_ms === 'number')).toBe(true);
+    expect(detail.text).not.toContain('a prompt body never shown');
+    expect(detail.text).not.toContain('second try');
+    expect(detail.text).not.toContain('secret-ish detail');
+    expect(detail.text).not.toContain(PLAIN_KEY);
+    // By its ledger row id too; an unknown id is a 404 in the contract's shape; the admin role only.
+    expect((await call(gw.url, 'GET', `/v1/admin/requests/${detail.json.id}`, session!)).json.request_id).toBe(requestId);
+    const missing = await call(gw.url, 'GET', '/v1/admin/requests/no-such-request', session!);
+    expect(missing.status).toBe(404);
+    expect(missing.json.error.type).toBeDefined();
+    const viewer = (await login(gw.url, VIEWER_KEY)).session!;
+    expect((await call(gw.url, 'GET', `/v1/admin/requests/${requestId}`, viewer)).status).toBe(403);
+    // A request tried once has one attempt.
+    const once = await post(gw.url, CHAT, chatBody(), { 'x-gateway-provider': 'openai', authorization: 'Bearer sk-caller', 'x-gateway-token': PLAIN_KEY });
+    const onceId = String(once.headers['x-gateway-request-id']);
+    let single = await call(gw.url, 'GET', `/v1/admin/requests/${onceId}`, session!);
+    for (let i = 0; i < 100 && single.status === 404; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      single = await call(gw.url, 'GET', `/v1/admin/requests/${onceId}`, session!);
+    }
+    expect(single.json.attempts).toEqual([expect.objectContaining({ provider: 'openai', status: 200, error_type: null })]);
   });
 
   it('filters the live tail on the server (team, key, model, provider)', async () => {

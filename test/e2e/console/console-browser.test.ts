@@ -545,6 +545,20 @@ describe('the console in a real browser (playwright-core + Debian chromium)', { 
     expect(cells[6]).toBe('5 / 7');
     expect(cells[7]).toMatch(/^\$0\.0*[1-9]/); // its cost (a fraction of a cent), not rounded to $0.0000
     expect(await page.content()).not.toContain(PLAIN_KEY);
+    // Its detail (GET /v1/admin/requests/{id}) with its attempts, opened from the keyboard.
+    await row.getByRole('button', { name: `Details of request ${requestId}` }).focus();
+    await page.keyboard.press('Enter');
+    const detail = page.locator(`section[data-detail-id="${requestId}"]`);
+    await detail.waitFor();
+    const attempts = await detail.locator('table[aria-label="Attempts"] tbody tr td').allTextContents();
+    expect(attempts.slice(0, 2)).toEqual(['1', 'openai']);
+    expect(attempts[3]).toBe('200');
+    expect(attempts[5]).toBe('—');
+    expect(await detail.textContent()).toContain('bodies are not kept');
+    // Focus moved to the detail; Close returns it to the row's button.
+    expect(await page.evaluate(() => document.activeElement?.closest('section')?.dataset.detailId)).toBe(requestId);
+    await detail.getByRole('button', { name: 'Close' }).click();
+    await expect.poll(() => detail.count()).toBe(0);
     expect(unexpected(errors)).toEqual([]);
 
     if (SCREENSHOTS) {

@@ -13,7 +13,7 @@ import { checkGatewayCredential } from '../../auth/gateway-credentials.js';
 import { bearerValue } from '../../auth/secrets.js';
 import { usdFromMicros } from '../prices/money.js';
 import { METER_DEPS } from './metering-services.js';
-import { listRecentRequests, streamFilters, streamRecentRequests } from './recent-requests.js';
+import { getRecentRequest, listRecentRequests, streamFilters, streamRecentRequests } from './recent-requests.js';
 import { GROUP_COLUMNS, usageCsv, usageReport, type GroupBy, type Interval, type UsageQuery } from './usage-report.js';
 
 type Ctx = GatewayContext<GatewayRouteSpec>;
@@ -144,6 +144,10 @@ export default defineStage<UsageReportStageConfig, Ctx>({
         ctx.response = { kind: 'json', status: 200, body: await listRecentRequests(store, ctx.query) };
         return;
       }
+      if (ctx.endpoint.operation === 'admin.requests.retrieve') {
+        ctx.response = { kind: 'json', status: 200, headers: { 'cache-control': 'no-store' }, body: await getRecentRequest(store, ctx.params.id ?? '') };
+        return;
+      }
       const filters = streamFilters(ctx.query);
       ctx.set(QUIET, true);
       await streamRecentRequests(store, ctx.req, ctx.claimResponse(), filters);
@@ -153,6 +157,7 @@ export default defineStage<UsageReportStageConfig, Ctx>({
         case 'me':
           return me(ctx);
         case 'admin.requests.list':
+        case 'admin.requests.retrieve':
         case 'admin.requests.stream':
           return requests(ctx);
         default:
