@@ -43,6 +43,8 @@ export type GatewayOperation =
   | 'admin.requests.stream'
   | 'admin.requests.retrieve'
   | 'admin.config'
+  | 'admin.config.validate'
+  | 'admin.config.reload'
   | 'admin.models'
   | 'admin.mcp.servers.list'
   | 'ui'
@@ -157,6 +159,8 @@ export const GATEWAY_ROUTES: GatewayRouteSpec[] = [
   own('GET', '/v1/admin/requests/stream', 'admin.requests.stream'),
   own('GET', '/v1/admin/requests/{id}', 'admin.requests.retrieve'),
   own('GET', '/v1/admin/config', 'admin.config'),
+  own('POST', '/v1/admin/config/validate', 'admin.config.validate'),
+  own('POST', '/v1/admin/config/reload', 'admin.config.reload'),
   own('GET', '/v1/admin/models', 'admin.models'),
   own('GET', '/v1/admin/mcp/servers', 'admin.mcp.servers.list'),
   own('GET', '/ui', 'ui'),

@@ -782,6 +782,51 @@ export async function config(view: View): Promise<void> {
     h('h2', {}, 'Effective config'),
     // Focusable, so a keyboard can scroll it (axe: scrollable-region-focusable).
     h('pre', { tabindex: 0, role: 'region', 'aria-label': 'Effective config (JSON)' }, JSON.stringify(answer.config, null, 2)),
+    configChange(view),
+  );
+}
+
+/** Validate a change (POST /v1/admin/config/validate) and reload the config file (POST /v1/admin/config/reload). */
+function configChange(view: View): HTMLElement {
+  const text = h('textarea', { id: 'config-text', rows: 10, cols: 80, spellcheck: 'false' });
+  const result = h('div', { 'aria-live': 'polite', id: 'config-result' });
+  const reloadResult = h('div', { 'aria-live': 'polite', id: 'reload-result' });
+  const validate = (e: Event) => {
+    e.preventDefault();
+    result.replaceChildren(h('p', { class: 'muted' }, 'Checking…'));
+    api('POST', '/v1/admin/config/validate', text.value, 'application/yaml')
+      .then((json) => {
+        result.replaceChildren(
+          json.valid
+            ? h('p', { role: 'status' }, badge('valid', 'ok'), ' The config is valid: write it to the config file, then reload.')
+            : h('div', { role: 'alert' }, h('p', {}, badge(`${json.problems.length} problem${json.problems.length === 1 ? '' : 's'}`, 'bad')), h('ul', { 'aria-label': 'Problems' }, ...json.problems.map((p: string) => h('li', {}, h('code', {}, p))))),
+        );
+      })
+      .catch((err) => result.replaceChildren(errorBox(err)));
+  };
+  return h(
+    'section',
+    { 'aria-label': 'Change the config' },
+    h('h2', {}, 'Validate a change'),
+    h('p', { class: 'muted' }, 'Paste a whole config (YAML or JSON): it is checked as start-up checks it, nothing is applied.'),
+    h('form', { 'aria-label': 'Validate a config', onsubmit: validate }, h('label', { for: 'config-text' }, 'Config (YAML or JSON)'), text, h('button', { type: 'submit' }, 'Validate')),
+    result,
+    h('h2', {}, 'Reload'),
+    h('p', { class: 'muted' }, 'Reads the config file again, as SIGHUP does; on any problem the running config stays.'),
+    h(
+      'button',
+      {
+        type: 'button',
+        disabled: !view.canWrite,
+        onclick: () =>
+          void api('POST', '/v1/admin/config/reload').then(
+            (r) => reloadResult.replaceChildren(h('p', { role: 'status' }, badge(r.status, 'ok'), ` ${r.file}`)),
+            (err) => reloadResult.replaceChildren(errorBox(err)),
+          ),
+      },
+      'Reload the config file',
+    ),
+    reloadResult,
   );
 }
 

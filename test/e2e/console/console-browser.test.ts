@@ -528,6 +528,26 @@ describe('the console in a real browser (playwright-core + Debian chromium)', { 
     expect(unexpected(errors, [409])).toEqual([]);
   });
 
+  it('Config: shows the pipelines per route, validates a change through the API, and shows why a reload is refused', async () => {
+    const { page, errors } = await open();
+    await logIn(page, gw.url, ADMIN);
+    await visit(page, 'config');
+    const pipelines = page.locator('table[aria-label="Pipelines"] tr', { hasText: 'admin-config' });
+    expect(await pipelines.first().textContent()).toContain('POST /v1/admin/config/validate');
+    await page.getByLabel('Config (YAML or JSON)').fill('server:\n  port: not-a-port\n');
+    await page.getByRole('button', { name: 'Validate' }).click();
+    const problems = page.locator('ul[aria-label="Problems"] li');
+    await problems.first().waitFor();
+    expect(await problems.first().textContent()).toMatch(/^server\.port/);
+    await page.getByLabel('Config (YAML or JSON)').fill('ui:\n  enabled: true\n');
+    await page.getByRole('button', { name: 'Validate' }).click();
+    await page.locator('#config-result', { hasText: 'The config is valid' }).waitFor();
+    // This gateway runs in-process, not from a file: the API refuses the reload (409) and the page says why.
+    await page.getByRole('button', { name: 'Reload the config file' }).click();
+    await page.locator('#reload-result [role="alert"]', { hasText: 'not started from a config file' }).waitFor();
+    expect(unexpected(errors, [409])).toEqual([]);
+  });
+
   it('shows a request made through the gateway in Live requests', async () => {
     const { page, errors } = await open();
     await logIn(page, gw.url, ADMIN);
