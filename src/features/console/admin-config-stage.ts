@@ -3,7 +3,7 @@ import type { AdminConfigStageConfig } from '../../generated/stages/admin-config
 import { redactedConfig } from '../../kernel/config/redacted-config.js';
 import { schemaDocument } from '../../kernel/config/schema-validator.js';
 import { CONFIG_ADMIN } from '../../kernel/config/config-admin.js';
-import { RESPONSE, type GatewayContext } from '../../kernel/engine/context.js';
+import { IDENTITY, RESPONSE, type GatewayContext } from '../../kernel/engine/context.js';
 import { readRequestBytes } from '../../kernel/engine/request-body.js';
 import { badRequest, conflict, semanticError } from '../../contract/errors/gateway-error.js';
 import { defineStage } from '../../kernel/engine/stage.js';
@@ -40,6 +40,7 @@ export default defineStage<AdminConfigStageConfig, GatewayContext<GatewayRouteSp
   schema: schemaDocument('stages/admin-config.schema.json'),
   once: true,
   requires: [ADMIN],
+  reads: [IDENTITY],
   writes: [RESPONSE],
   terminal: true,
   create(_config, services) {
