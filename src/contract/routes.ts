@@ -35,6 +35,7 @@ export type GatewayOperation =
   | 'admin.credentials.list'
   | 'admin.credentials.create'
   | 'admin.credentials.delete'
+  | 'admin.credentials.test'
   | 'admin.usage'
   | 'admin.session.create'
   | 'admin.session.retrieve'
@@ -151,6 +152,7 @@ export const GATEWAY_ROUTES: GatewayRouteSpec[] = [
   own('GET', '/v1/admin/credentials', 'admin.credentials.list'),
   own('POST', '/v1/admin/credentials', 'admin.credentials.create'),
   own('DELETE', '/v1/admin/credentials/{name}', 'admin.credentials.delete'),
+  own('POST', '/v1/admin/credentials/{name}/test', 'admin.credentials.test'),
   own('GET', '/v1/admin/usage', 'admin.usage'),
   own('POST', '/v1/admin/session', 'admin.session.create'),
   own('GET', '/v1/admin/session', 'admin.session.retrieve'),

@@ -706,6 +706,34 @@ export async function requests(view: View): Promise<void> {
 export async function credentials(view: View): Promise<void> {
   heading(view, 'Credentials');
   const notices = h('div', { 'aria-live': 'polite' });
+  // A connection test (POST /v1/admin/credentials/{name}/test): the result beside the button, never the key.
+  const testButton = (name: string) => {
+    const result = h('span', { role: 'status', 'data-test-result': name });
+    const button: HTMLButtonElement = h(
+      'button',
+      {
+        type: 'button',
+        'aria-label': `Test ${name}`,
+        onclick: () => {
+          button.disabled = true;
+          result.replaceChildren(' testing…');
+          api('POST', `/v1/admin/credentials/${encodeURIComponent(name)}/test`)
+            .then(
+              (r) =>
+                result.replaceChildren(
+                  ' ',
+                  r.ok ? badge('ok', 'ok') : badge('failed', 'bad'),
+                  ` ${r.status ?? 'no answer'} · ${r.latency_ms} ms${r.error_type ? ` · ${r.error_type}` : ''}${r.models !== null ? ` · ${r.models} model${r.models === 1 ? '' : 's'}` : ''}`,
+                ),
+              (err) => result.replaceChildren(' ', errorBox(err)),
+            )
+            .finally(() => (button.disabled = false));
+        },
+      },
+      'Test',
+    );
+    return h('span', {}, button, result);
+  };
   const listBox = h('div');
   const load = async () => {
     const list = await api<Page<any>>('GET', '/v1/admin/credentials');
@@ -718,17 +746,22 @@ export async function credentials(view: View): Promise<void> {
           (c.fields ?? []).join(', '),
           h('code', {}, `••••${c.last4}`),
           c.source === 'file' ? badge('config file (read-only)') : badge('api'),
-          c.source === 'file'
-            ? ''
-            : h(
-                'button',
-                {
-                  type: 'button',
-                  disabled: !view.canWrite,
-                  onclick: () => void api('DELETE', `/v1/admin/credentials/${encodeURIComponent(c.name)}`).then(load, (err) => notices.replaceChildren(errorBox(err))),
-                },
-                'Delete',
-              ),
+          h(
+            'span',
+            { class: 'actions' },
+            testButton(c.name),
+            c.source === 'file'
+              ? ''
+              : h(
+                  'button',
+                  {
+                    type: 'button',
+                    disabled: !view.canWrite,
+                    onclick: () => void api('DELETE', `/v1/admin/credentials/${encodeURIComponent(c.name)}`).then(load, (err) => notices.replaceChildren(errorBox(err))),
+                  },
+                  'Delete',
+                ),
+          ),
         ]),
         'Credentials',
       ),

@@ -548,6 +548,20 @@ describe('the console in a real browser (playwright-core + Debian chromium)', { 
     expect(unexpected(errors, [409])).toEqual([]);
   });
 
+  it('Credentials: tests a held credential from its button (ok, status, latency), never showing the key', async () => {
+    upstream.on('GET /v1/models', { json: { object: 'list', data: [{ id: 'gpt-4o-mini' }] } });
+    const { page, errors } = await open();
+    await logIn(page, gw.url, ADMIN);
+    await visit(page, 'credentials');
+    upstream.requests.length = 0;
+    await page.getByRole('button', { name: 'Test openai-prod' }).click();
+    const result = page.locator('[data-test-result="openai-prod"]');
+    await expect.poll(() => result.textContent(), { timeout: WAIT }).toMatch(/ok 200 · \d+ ms · 1 model$/);
+    expect(upstream.received('GET /v1/models')[0]!.headers.authorization).toBe('Bearer sk-held-browser-0001');
+    expect(await page.content()).not.toContain('sk-held-browser-0001');
+    expect(unexpected(errors)).toEqual([]);
+  });
+
   it('shows a request made through the gateway in Live requests', async () => {
     const { page, errors } = await open();
     await logIn(page, gw.url, ADMIN);
