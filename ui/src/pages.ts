@@ -950,20 +950,34 @@ export async function toolServers(view: View): Promise<void> {
   for (const s of page.data) {
     view.main.append(
       h('h2', {}, s.name, ' ', s.status === 'ready' ? badge('ready', 'ok') : badge(s.status, 'bad')),
-      h('p', { class: 'muted' }, `${s.transport} server, pin: ${s.pin}`),
+      h('p', { class: 'muted' }, `${s.transport} server, pin: ${s.pin} · ${s.calls ?? '—'} calls with a key · ${s.sessions} sessions open through this instance`),
       s.tools_error ? errorBox(s.tools_error) : '',
       s.tools
         ? table(
-            ['Tool', 'Description', 'Pinned digest', 'Waiting for approval'],
+            ['Tool', 'Description', 'Pinned digest', 'Waiting for approval', 'Calls', 'Errors', 'Last call'],
             s.tools.map((t: any) => [
               h('code', {}, t.name),
               t.description ?? '—',
-              t.pinned_digest ? h('code', {}, t.pinned_digest.slice(0, 16)) : '—',
+              t.pinned_digest ? h('code', { title: t.pinned_digest }, t.pinned_digest.slice(0, 16)) : '—',
               t.pending_digest ? badge('changed', 'bad') : '—',
+              t.calls ? t.calls.calls : '—',
+              t.calls ? t.calls.errors : '—',
+              t.calls?.last_at ? time(t.calls.last_at / 1000) : '—',
             ]),
             `Tools of ${s.name}`,
           )
         : h('p', { class: 'muted' }, 'No tool list (the server is not ready).'),
+      h('h3', {}, `Who may use ${s.name}`),
+      table(
+        ['Key', 'Kind', 'User', 'Team', 'Tools', 'May call'],
+        s.grants.keys.map((g: any) => [h('code', {}, g.id), g.kind === 'token' ? 'issued key' : 'config key', g.user ?? '—', g.team ?? '—', g.tools ? g.tools.join(', ') : 'every tool', g.call ? 'yes' : 'list and read only']),
+        `Grants of ${s.name}`,
+      ),
+      h(
+        'p',
+        { class: 'muted' },
+        `${s.grants.keys_total > s.grants.keys.length ? `${s.grants.keys.length} of ${s.grants.keys_total} shown. ` : ''}Besides these, ${s.grants.tokens_without_permissions} issued key${s.grants.tokens_without_permissions === 1 ? '' : 's'} without tool permissions of their own may use every server their scopes open.`,
+      ),
     );
   }
 }
