@@ -16,7 +16,7 @@ import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { CHROMIUM, CHROMIUM_FLAGS as FLAGS } from '../../helpers/chromium.js';
 
 // The callbacks given to page.evaluate run in the page: its globals, for the type checker (the tests' lib has no DOM).
-declare const document: any, window: any, location: any, navigator: any, requestAnimationFrame: any;
+declare const document: any, window: any, location: any, navigator: any, requestAnimationFrame: any, getComputedStyle: any;
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 /** SCREENSHOTS=1 writes docs/console-*.png (for the README); a plain test run writes nothing into the repo. */
@@ -363,6 +363,45 @@ describe('the console in a real browser (playwright-core + Debian chromium)', { 
     for (const p of PAGES) await visit(page, p.path);
     // A CSP violation would be reported here (the detector is checked in console-chromium.test.ts).
     expect(cspViolations(errors)).toEqual([]);
+    expect(unexpected(errors)).toEqual([]);
+  });
+
+  it('is usable by keyboard alone: log in, skip to the content, and reach every main page from the navigation (a screenshot of each kept under test-artifacts/console/)', async () => {
+    const { page, errors } = await open();
+    const artifacts = join(ROOT, 'test-artifacts', 'console');
+    mkdirSync(artifacts, { recursive: true });
+    await page.goto(`${gw.url}/ui/`);
+    // The login form takes the focus: type the token and press Enter.
+    await page.locator('#login-token').waitFor();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('login-token');
+    await page.keyboard.type(ADMIN);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('h1').textContent(), { timeout: WAIT }).toBe('Overview');
+    await page.screenshot({ path: join(artifacts, 'overview.png') });
+    const focused = () => page.evaluate(() => ({ tag: document.activeElement?.tagName, page: document.activeElement?.dataset?.page ?? null, inMain: !!document.activeElement?.closest('main'), cls: document.activeElement?.className ?? '' }));
+    // The first Tab of the page is the skip link, which moves the focus to the content.
+    await page.evaluate(() => (document.activeElement as any)?.blur?.());
+    await page.keyboard.press('Tab');
+    expect((await focused()).cls).toContain('skip');
+    await page.keyboard.press('Enter');
+    await expect.poll(async () => (await focused()).inMain).toBe(true);
+    // Tab (forward only) to each page's link in turn, and open it with Enter.
+    for (const target of PAGES.slice(1)) {
+      let reached = false;
+      for (let i = 0; i < 80 && !reached; i++) {
+        await page.keyboard.press('Tab');
+        reached = (await focused()).page === target.path;
+      }
+      expect(reached, `the ${target.path} link is reachable with Tab`).toBe(true);
+      await page.keyboard.press('Enter');
+      await page.locator('h1', { hasText: target.title }).waitFor();
+      await page.locator(`main ${target.ready}`).first().waitFor();
+      expect(await page.locator(`nav a[data-page="${target.path}"]`).getAttribute('aria-current')).toBe('page');
+      // The focus is visible where it is (a focus ring, not outline: none).
+      const outline = await page.evaluate(() => getComputedStyle(document.activeElement as any).outlineStyle);
+      expect(outline).not.toBe('none');
+      await page.screenshot({ path: join(artifacts, `${target.path}.png`) });
+    }
     expect(unexpected(errors)).toEqual([]);
   });
 
