@@ -40,6 +40,8 @@ export type GatewayOperation =
   | 'admin.session.create'
   | 'admin.session.retrieve'
   | 'admin.session.delete'
+  | 'admin.session.oidc'
+  | 'admin.session.oidc.callback'
   | 'admin.requests.list'
   | 'admin.requests.stream'
   | 'admin.requests.retrieve'
@@ -157,6 +159,8 @@ export const GATEWAY_ROUTES: GatewayRouteSpec[] = [
   own('POST', '/v1/admin/session', 'admin.session.create'),
   own('GET', '/v1/admin/session', 'admin.session.retrieve'),
   own('DELETE', '/v1/admin/session', 'admin.session.delete'),
+  own('GET', '/v1/admin/session/oidc', 'admin.session.oidc'),
+  own('GET', '/v1/admin/session/oidc/callback', 'admin.session.oidc.callback'),
   own('GET', '/v1/admin/requests', 'admin.requests.list'),
   own('GET', '/v1/admin/requests/stream', 'admin.requests.stream'),
   own('GET', '/v1/admin/requests/{id}', 'admin.requests.retrieve'),

@@ -7,7 +7,8 @@ import { defineStage } from '../../kernel/engine/stage.js';
 import { badRequest, forbidden, notFound } from '../../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../../contract/routes.js';
 import { ADMIN_ROLES, adminAccessOf, FULL_ADMIN } from './admin-roles.js';
-import { checkSessionRequest, invalidSession, sessionCookies, sessionTtl, type AdminSession } from './admin-session.js';
+import { checkSessionRequest, invalidSession, newOidcState, oidcCookie, openOidcLogin, sealOidcLogin, sessionCookies, sessionTtl, type AdminSession } from './admin-session.js';
+import { OidcLogin } from './oauth-server/oidc-login.js';
 import { ADMIN_IDENTITY, ADMIN_SESSIONS, CONFIG_KEYS, TOKEN_SERVICE, USER_ROLES } from './auth-services.js';
 import { unauthenticated } from './challenge.js';
 import { checkGatewayCredential } from './gateway-credentials.js';
@@ -103,9 +104,53 @@ export default defineStage<AdminSessionStageConfig, Ctx>({
       services.logger.info({ audit: 'admin.session.create', requestId: ctx.id, role: made.session.access.role, user: made.session.identity.user }, 'admin session opened');
       ctx.response = { kind: 'json', status: 201, headers: { 'cache-control': 'no-store' }, body: sessionBody(made.session, readOnly) };
     };
+    // Console login through the OpenID provider of auth.type oauth (auth.issuer, clientId, clientSecret).
+    const auth = gateway.auth;
+    const oidc = auth?.type === 'oauth' && auth.issuer && auth.clientId && auth.clientSecret ? new OidcLogin(auth, services.logger) : undefined;
+    const callbackUrl = (ctx: Ctx) => `${publicBaseUrl(ctx.req, gateway)}/v1/admin/session/oidc/callback`;
+    const oidcStart = async (ctx: Ctx) => {
+      if (!oidc) throw notFound('Login through an OpenID provider is not configured (auth.type oauth with auth.issuer, auth.clientId and auth.clientSecret).');
+      const adminToken = adminTokenOrOff();
+      if (ctx.query.get('probe') !== null) {
+        ctx.response = { kind: 'json', status: 200, headers: { 'cache-control': 'no-store' }, body: { object: 'admin.session.oidc', enabled: true, provider: oidc.name } };
+        return;
+      }
+      const insecure = insecureTransportError(ctx.req, gateway);
+      if (insecure) throw insecure;
+      const state = newOidcState();
+      const { location, attempt } = await oidc.start(state, callbackUrl(ctx));
+      ctx.res.setHeader('set-cookie', oidcCookie(ctx.req, sealOidcLogin(state, attempt, adminToken)));
+      ctx.response = { kind: 'empty', status: 302, headers: { location, 'cache-control': 'no-store' } };
+    };
+    const oidcCallback = async (ctx: Ctx) => {
+      if (!oidc) throw notFound('Login through an OpenID provider is not configured (auth.type oauth with auth.issuer, auth.clientId and auth.clientSecret).');
+      const adminToken = adminTokenOrOff();
+      const state = ctx.query.get('state') ?? '';
+      const login = state ? openOidcLogin(ctx.req, state, adminToken) : undefined;
+      // Used once: the attempt's cookie is cleared whatever comes next.
+      ctx.res.setHeader('set-cookie', oidcCookie(ctx.req, undefined));
+      if (!login) throw badRequest('This login through the identity provider is unknown, expired or was not started in this browser: start again.', 'state');
+      if (ctx.query.get('error')) throw unauthenticated('The identity provider did not log the user in.', publicBaseUrl(ctx.req, gateway));
+      const code = ctx.query.get('code');
+      if (!code) throw badRequest('The identity provider sent no code.', 'code');
+      ctx.secrets.push(code);
+      const identity = await oidc.finish(code, { nonce: login.nonce, verifier: login.verifier }, callbackUrl(ctx));
+      // The role is the user's in the tenants (users.<id>.roles), checked again on every request.
+      const roles = identity.user && userRoles ? await userRoles(identity.user) : undefined;
+      const access = adminAccessOf({ ...identity, roles: [] }, roles, ADMIN_ROLES);
+      if (!access) throw forbidden(`The user ${identity.user ?? ''} holds none of the admin roles (${ADMIN_ROLES.join(', ')}) in the tenants.`);
+      const made = await sessions.create(access, identity, gateway, adminToken);
+      ctx.res.setHeader('set-cookie', [oidcCookie(ctx.req, undefined), ...sessionCookies(ctx.req, made.cookie, sessionTtl(gateway), made.session.csrf)]);
+      services.logger.info({ audit: 'admin.session.create', requestId: ctx.id, role: access.role, user: identity.user, via: 'oidc' }, 'admin session opened');
+      ctx.response = { kind: 'empty', status: 302, headers: { location: '/ui/', 'cache-control': 'no-store' } };
+    };
     return async (ctx) => {
       ctx.set(CALLER, true);
       switch (ctx.endpoint.operation) {
+        case 'admin.session.oidc':
+          return oidcStart(ctx);
+        case 'admin.session.oidc.callback':
+          return oidcCallback(ctx);
         case 'admin.session.create':
           return login(ctx);
         case 'admin.session.retrieve': {

@@ -127,6 +127,8 @@ export class AdminSessions {
     let identity: Identity | undefined;
     if (kind === 'token') identity = await this.credentials.tokens.currentIdentity(id);
     else if (kind === 'api-key') identity = this.credentials.keys?.identityById(id);
+    // A login through the OpenID provider: its role came from the user's roles in the tenants, checked again here.
+    else if (kind === 'oauth' && session.identity.user) identity = { kind, id, user: session.identity.user, ...(session.identity.team ? { team: session.identity.team } : {}) };
     if (!identity) return false;
     const userRoles = this.credentials.userRoles();
     const access = adminAccessOf(identity, identity.user && userRoles ? await userRoles(identity.user) : undefined, ADMIN_ROLES);
@@ -137,6 +139,56 @@ export class AdminSessions {
   async end(session: AdminSession): Promise<void> {
     await this.store.execute('DELETE FROM gateway_admin_sessions WHERE sid_hash = ?', [sidHash(session.sid)]);
   }
+}
+
+/** The cookie holding a console login through the OpenID provider between the redirect and the callback (SameSite=Lax: the provider sends the browser back). */
+export const OIDC_COOKIE = 'gw_admin_oidc';
+const OIDC_LOGIN_TTL_S = 600;
+
+/** What the OIDC login cookie carries (signed; HttpOnly): the state sent, and the nonce and PKCE verifier of the attempt. */
+export interface OidcLoginState {
+  state: string;
+  nonce: string;
+  verifier: string;
+  expiresAt: number;
+}
+
+/** A new random state for an OIDC login. */
+export const newOidcState = (): string => randomBytes(24).toString('base64url');
+
+/** The signed cookie value of an OIDC login attempt. */
+export function sealOidcLogin(state: string, attempt: { nonce: string; verifier: string }, adminToken: string): string {
+  const payload = Buffer.from(JSON.stringify({ state, nonce: attempt.nonce, verifier: attempt.verifier, expiresAt: nowSeconds() + OIDC_LOGIN_TTL_S } satisfies OidcLoginState)).toString('base64url');
+  return `${payload}.${sign(`oidc:${payload}`, adminToken)}`;
+}
+
+/** The OIDC login attempt of the request's cookie when its signature holds, it has not expired and `state` is its state. */
+export function openOidcLogin(req: IncomingMessage, state: string, adminToken: string): OidcLoginState | undefined {
+  const value = requestCookies(req).get(OIDC_COOKIE);
+  if (!value || value.length > 2048) return undefined;
+  const dot = value.indexOf('.');
+  if (dot < 1) return undefined;
+  const payload = value.slice(0, dot);
+  const given = Buffer.from(value.slice(dot + 1));
+  const expected = Buffer.from(sign(`oidc:${payload}`, adminToken));
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+  let login: OidcLoginState;
+  try {
+    login = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as OidcLoginState;
+  } catch {
+    return undefined;
+  }
+  if (typeof login.expiresAt !== 'number' || login.expiresAt <= nowSeconds() || typeof login.state !== 'string') return undefined;
+  const a = Buffer.from(login.state);
+  const b = Buffer.from(state);
+  if (a.length !== b.length || !timingSafeEqual(a, b)) return undefined;
+  return login;
+}
+
+/** The Set-Cookie of an OIDC login attempt (or, with `value` undefined, of clearing it). */
+export function oidcCookie(req: IncomingMessage, value: string | undefined): string {
+  const secure = overTls(req) ? '; Secure' : '';
+  return `${OIDC_COOKIE}=${value ?? ''}; Path=/v1/admin/session; HttpOnly; SameSite=Lax; Max-Age=${value === undefined ? 0 : OIDC_LOGIN_TTL_S}${secure}`;
 }
 
 /** The cookies of a request (the first value of each name). */
