@@ -109,6 +109,11 @@ export default defineStage<AdminSessionStageConfig, Ctx>({
     const oidc = auth?.type === 'oauth' && auth.issuer && auth.clientId && auth.clientSecret ? new OidcLogin(auth, services.logger) : undefined;
     const callbackUrl = (ctx: Ctx) => `${publicBaseUrl(ctx.req, gateway)}/v1/admin/session/oidc/callback`;
     const oidcStart = async (ctx: Ctx) => {
+      // ?probe=1: whether the console offers the login (the login page asks before it shows the link).
+      if (ctx.query.get('probe') !== null && !oidc) {
+        ctx.response = { kind: 'json', status: 200, headers: { 'cache-control': 'no-store' }, body: { object: 'admin.session.oidc', enabled: false, provider: null } };
+        return;
+      }
       if (!oidc) throw notFound('Login through an OpenID provider is not configured (auth.type oauth with auth.issuer, auth.clientId and auth.clientSecret).');
       const adminToken = adminTokenOrOff();
       if (ctx.query.get('probe') !== null) {

@@ -1,6 +1,9 @@
 // The console's login through the OpenID provider of auth.type oauth (authorization code flow
 // with PKCE to the fake issuer): the session's role is the user's in the tenants.
+import { chromium } from 'playwright-core';
 import { request } from 'undici';
+import { buildConsole } from '../../helpers/console-build.js';
+import { CHROMIUM, CHROMIUM_FLAGS } from '../../helpers/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeOidcIssuer } from '../../helpers/oidc-issuer.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
@@ -33,11 +36,12 @@ async function oidcLogin(gw: TestGateway, tamper?: (callback: URL) => void): Pro
   };
 }
 
-describe('console login through the OpenID provider', () => {
+describe('console login through the OpenID provider', { timeout: 120_000 }, () => {
   let issuer: FakeOidcIssuer;
   let gw: TestGateway;
   let off: TestGateway;
   beforeAll(async () => {
+    buildConsole();
     issuer = await new FakeOidcIssuer().start();
     gw = await startGateway({
       logging: { level: 'warn' },
@@ -66,7 +70,10 @@ describe('console login through the OpenID provider', () => {
     expect(location.searchParams.get('nonce')).toBeTruthy();
     const cookie = cookiesOf(start.headers['set-cookie'])[0]!;
     expect(cookie).toMatch(/^gw_admin_oidc=.+; Path=\/v1\/admin\/session; HttpOnly; SameSite=Lax; Max-Age=600$/);
-    const off404 = await request(`${off.url}/v1/admin/session/oidc?probe=1`);
+    const offProbe = await request(`${off.url}/v1/admin/session/oidc?probe=1`);
+    expect(offProbe.statusCode).toBe(200);
+    expect(await offProbe.body.json()).toMatchObject({ enabled: false, provider: null });
+    const off404 = await request(`${off.url}/v1/admin/session/oidc`);
     expect(off404.statusCode).toBe(404);
     expect(((await off404.body.json()) as any).error).toBeDefined();
   });
@@ -102,6 +109,26 @@ describe('console login through the OpenID provider', () => {
       expect(nobody.json.error.message).toMatch(/none of the admin roles/);
     } finally {
       issuer.user = { sub: 'oidc-user-1', claims: { email: 'olga@example.com', name: 'Olga' } };
+    }
+  });
+
+  it('in a real browser: the login page offers the provider, its link ends on the console with the viewer role', async () => {
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS, timeout: 60_000 });
+    try {
+      const context = await browser.newContext();
+      context.setDefaultTimeout(20_000);
+      const page = await context.newPage();
+      await page.goto(`${gw.url}/ui/`);
+      const link = page.getByRole('link', { name: /^Log in with / });
+      await link.waitFor();
+      await link.click();
+      await expect.poll(() => page.locator('h1').textContent(), { timeout: 20_000 }).toBe('Overview');
+      expect(await page.locator('#who').textContent()).toContain('oidc-user-1 · viewer');
+      const cookies = await context.cookies(gw.url);
+      expect(cookies.find((c) => c.name === 'gw_admin_session')).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+      expect(cookies.some((c) => c.name === 'gw_admin_oidc')).toBe(false);
+    } finally {
+      await browser.close();
     }
   });
 });
