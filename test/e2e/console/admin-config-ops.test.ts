@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, spawnGateway, waitForHealth, type GatewayProcess } from '../../helpers/built-gateway.js';
+import { logRecords } from '../../helpers/npm-start.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 
 const ADMIN = 'admin-token-config-ops-0001-0123456789abcdef';
@@ -151,5 +152,43 @@ describe('POST /v1/admin/config/reload on a gateway started from its file', { ti
     // Still the last good config.
     expect((await call(url, 'GET', '/v1/admin/models', { token: NEW_KEY })).status).toBe(200);
     expect((await call(url, 'POST', '/v1/admin/config/reload', { token: VIEWER_KEY })).status).toBe(401);
+  });
+});
+
+describe('POST /v1/admin/config/reload in a cluster (server.workers: 2)', { timeout: 180_000 }, () => {
+  let dir: string;
+  let proc: GatewayProcess | undefined;
+  afterAll(() => {
+    proc?.kill();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the worker that takes the request checks the file and asks the primary: every worker reloads', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gw-config-reload-cluster-'));
+    const file = join(dir, 'gateway.json');
+    const write = (level: string) => writeFileSync(file, JSON.stringify({ server: { host: '127.0.0.1', workers: 2 }, logging: { level }, auth: { adminToken: ADMIN } }));
+    write('info');
+    const port = await freePort();
+    proc = spawnGateway(['--config', file], { env: { GATEWAY_PORT: String(port), GATEWAY_DATA_DIR: join(dir, 'data') } });
+    const url = `http://127.0.0.1:${port}`;
+    await waitForHealth(url, proc, 60_000);
+    const until = async (check: () => boolean, what: string) => {
+      const end = Date.now() + 60_000;
+      while (!check() && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+      expect(check(), what).toBe(true);
+    };
+    await until(() => logRecords(proc!).some((r) => r.msg === 'gateway listening'), 'no start-up line');
+    write('debug');
+    const res = await call(url, 'POST', '/v1/admin/config/reload', { token: ADMIN });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ object: 'admin.config.reload', status: 'requested', file });
+    await until(() => new Set(logRecords(proc!).filter((r) => r.msg === 'config reloaded').map((r) => r.pid)).size === 2, 'both workers did not reload');
+    // A broken file: refused by the worker before the primary is asked (no worker reloads).
+    writeFileSync(file, JSON.stringify({ server: { host: '127.0.0.1', workers: 2 }, auth: { adminToken: ADMIN }, nonsense: true }));
+    const failed = await call(url, 'POST', '/v1/admin/config/reload', { token: ADMIN });
+    expect(failed.status).toBe(422);
+    expect(failed.json.error.message).toMatch(/nonsense/);
+    expect(failed.text).not.toContain(ADMIN);
+    expect(logRecords(proc).filter((r) => r.msg === 'config reloaded')).toHaveLength(2);
   });
 });
