@@ -5,6 +5,7 @@ import { FakeUpstream } from '../../helpers/fake-upstream.js';
 import { answers, CHAT, chatBody, post, UPSTREAM_CHAT, upstreamError } from '../../helpers/routing-harness.js';
 import { buildConsole } from '../../helpers/console-build.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
+import { dropSharedState, sharedStoreConfig } from '../../helpers/shared-stores.js';
 
 const ADMIN = 'admin-token-console-0001-0123456789abcdef';
 const VIEWER_KEY = 'cfg-console-viewer-key-0002-0123456789abcdef';
@@ -398,6 +399,30 @@ describe('admin sessions shared by two instances of one store', () => {
     expect(ended.json.error.message).toMatch(/log in again/);
     const again = await login(a.url, userKey.json.token);
     expect(again.body.role).toBe('viewer');
+  });
+});
+
+describe('admin sessions shared by two instances on PostgreSQL', () => {
+  const schema = `console_sessions_${process.pid}`;
+  let a: TestGateway;
+  let b: TestGateway;
+  beforeAll(async () => {
+    const shared = sharedStoreConfig('postgres', '', schema);
+    const config = { logging: { level: 'warn' }, ui: { enabled: true }, auth: { adminToken: ADMIN }, ...shared };
+    a = await startGateway(config);
+    b = await startGateway(config);
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+    await dropSharedState('postgres', '', schema);
+  });
+
+  it('a session opened on one instance is served by the other; a logout on either ends it on both', async () => {
+    const { session } = await login(a.url, ADMIN);
+    expect((await call(b.url, 'GET', '/v1/auth/tokens', session!)).status).toBe(200);
+    expect((await call(a.url, 'DELETE', '/v1/admin/session', session!)).status).toBe(204);
+    expect((await call(b.url, 'GET', '/v1/auth/tokens', session!)).status).toBe(401);
   });
 });
 
