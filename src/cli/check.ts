@@ -76,7 +76,20 @@ export function checkConfigText(text: string, source: string, running: GatewayCo
     if ((checked.config.pipelines?.dir ?? null) !== (running.pipelines?.dir ?? null)) {
       extra.push('pipelines.dir: differs from the running config, so its files are not read to validate (check it on the host: gateway --check)');
     }
-    if (extra.length) return [...new Set([...checked.problems, ...extra])];
+    // Files on the server: only those the running config already reads are looked at (nothing says whether another path exists).
+    const c = checked.config;
+    const files: Array<[string, string | undefined, string | undefined]> = [
+      ['server.ssl.cert', c.server?.ssl?.cert, running.server?.ssl?.cert],
+      ['server.ssl.key', c.server?.ssl?.key, running.server?.ssl?.key],
+      ['auth.ca', c.auth?.ca, running.auth?.ca],
+    ];
+    let problems = checked.problems;
+    for (const [key, file, runs] of files) {
+      if (!file || file === runs) continue;
+      problems = problems.filter((p) => !p.startsWith(`${key}: cannot read`));
+      extra.push(`${key}: names a file the running config does not, so it is not read to validate (check it on the host: gateway --check)`);
+    }
+    if (extra.length) return [...new Set([...problems, ...extra])];
     return compileChecked(checked);
   };
   const next = validating.then(run, run);

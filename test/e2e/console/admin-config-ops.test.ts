@@ -78,6 +78,19 @@ describe('POST /v1/admin/config/validate', () => {
     expect(res.json.problems).toEqual(expect.arrayContaining([expect.stringMatching(/^plugins\[0\]: not loaded/), expect.stringMatching(/^pipelines\.dir: differs/)]));
   });
 
+  it('reads no file the running config does not already read (nothing tells whether another path exists)', async () => {
+    const res = await call(gw.url, 'POST', '/v1/admin/config/validate', {
+      token: ADMIN,
+      type: 'application/yaml',
+      body: 'server:\n  ssl:\n    enabled: true\n    cert: /etc/hostname\n    key: /no/such/key.pem\n',
+    });
+    expect(res.json.valid).toBe(false);
+    const text = res.json.problems.join('\n');
+    expect(text).toMatch(/server\.ssl\.cert: names a file the running config does not/);
+    expect(text).toMatch(/server\.ssl\.key: names a file the running config does not/);
+    expect(text).not.toMatch(/no such file|cannot read/);
+  });
+
   it('refuses a bad request in the contract shape, a viewer (403), and a session write without its CSRF token', async () => {
     const empty = await call(gw.url, 'POST', '/v1/admin/config/validate', { token: ADMIN, type: 'application/yaml', body: '' });
     expect(empty.status).toBe(400);
