@@ -7,6 +7,8 @@ import type { DestinationStream } from 'pino';
 import { createLogger } from './kernel/observability/logger.js';
 import { registerSecrets } from './kernel/errors/redact.js';
 import { configSecrets } from './kernel/config/config-secrets.js';
+import { CONFIG_ADMIN, type ConfigAdmin, type ReloadOutcome } from './kernel/config/config-admin.js';
+import { checkConfigText } from './cli/check.js';
 import { Metrics } from './kernel/observability/metrics.js';
 import { setupTracing } from './kernel/engine/tracing.js';
 import { ExtensionKinds } from './kernel/engine/extension.js';
@@ -39,6 +41,8 @@ export interface GatewayOptions {
   logDestination?: DestinationStream;
   /** Capabilities to set up (default: every built-in one). */
   capabilities?: Capability[];
+  /** Reloads the config file the gateway started with, as SIGHUP does (POST /v1/admin/config/reload); the command line gives it. */
+  reloadFromFile?: () => Promise<ReloadOutcome>;
 }
 
 export interface Gateway {
@@ -104,7 +108,7 @@ interface Generation {
  * compiled pipelines of every route. Resources the previous generation holds (store, tool
  * servers, Redis, counters) are taken over where their settings are unchanged.
  */
-async function buildGeneration(config: GatewayConfig, capabilities: Capability[], logger: Logger, metrics: Metrics, previous?: Generation): Promise<Generation> {
+async function buildGeneration(config: GatewayConfig, capabilities: Capability[], logger: Logger, metrics: Metrics, configAdmin: ConfigAdmin, previous?: Generation): Promise<Generation> {
   // Every secret of the config is known to the one redactor before anything can log or answer.
   registerSecrets(configSecrets(config));
   const kinds = new ExtensionKinds();
@@ -116,6 +120,7 @@ async function buildGeneration(config: GatewayConfig, capabilities: Capability[]
   services.resources = new KeptResources(previous?.services.resources);
   services.readiness.set('config', () => true);
   const lifecycle: Lifecycle = services.provide(LIFECYCLE, { draining: false });
+  services.provide(CONFIG_ADMIN, configAdmin);
   let pipelines: Map<string, CompiledPipeline>;
   try {
     // Traces, when observability.otlp.endpoint is set (before the capabilities, which trace their work).
@@ -156,7 +161,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const logger = createLogger(config.logging?.level ?? 'info', options.logDestination);
   const metrics = new Metrics();
   const capabilities = options.capabilities ?? CAPABILITIES;
-  let current = await buildGeneration(config, capabilities, logger, metrics);
+  const configAdmin: ConfigAdmin = { validate: (text, source) => checkConfigText(text, source, current.config), ...(options.reloadFromFile ? { reload: options.reloadFromFile } : {}) };
+  let current = await buildGeneration(config, capabilities, logger, metrics, configAdmin);
   /** Generations replaced by a reload whose requests are still finishing. */
   const retiring = new Set<Promise<void>>();
   const grace = () => parseDuration(current.config.server?.shutdownGracePeriod ?? '30s');
@@ -269,7 +275,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     async reload(next) {
       if (closing) throw new ConfigError(['the gateway is shutting down'], 'reload');
       const previous = current;
-      const gen = await buildGeneration(next, capabilities, logger, metrics, previous);
+      const gen = await buildGeneration(next, capabilities, logger, metrics, configAdmin, previous);
       // A changed listen address (or TLS) opens the new listener before the old one closes.
       let replaced: Listener | undefined;
       if (listenerSettings(next) !== listener.settings && url) {

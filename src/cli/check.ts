@@ -1,5 +1,5 @@
 import type { GatewayConfig } from '../generated/gateway.js';
-import { checkConfigFile, ConfigError, type CheckedConfig } from '../kernel/config/load-config.js';
+import { checkConfigFile, checkConfigTree, ConfigError, parseConfigText, type CheckedConfig } from '../kernel/config/load-config.js';
 import { PipelineError } from '../kernel/engine/pipeline-compiler.js';
 
 /** The problems of a start-up or reload failure, one line each, naming the key (or file) at fault. */
@@ -34,6 +34,11 @@ export async function checkConfig(path: string): Promise<string[]> {
   } catch (err) {
     return problemLines(err); // unreadable or unparsable: nothing more to check
   }
+  return compileChecked(checked);
+}
+
+/** The problems of a checked config and of compiling its plugins and pipelines (inert: nothing connects, listens or starts). */
+async function compileChecked(checked: CheckedConfig): Promise<string[]> {
   const problems = [...checked.problems];
   try {
     const { createGateway } = await import('../gateway.js');
@@ -44,4 +49,50 @@ export async function checkConfig(path: string): Promise<string[]> {
     if (!problems.length || err instanceof ConfigError || err instanceof PipelineError) problems.push(...problemLines(err));
   }
   return [...new Set(problems)];
+}
+
+let validating: Promise<unknown> = Promise.resolve();
+
+/**
+ * POST /v1/admin/config/validate: a config text (YAML or JSON) checked as --check checks a file:
+ * the same loader (environment expansion, schema, cross checks) and the same pipeline compiler,
+ * on an inert copy. Plugins and a pipelines folder are code and files on the server: only those
+ * the running config already names are loaded (others are named as problems, for --check to
+ * look at on the host). One validation at a time.
+ */
+export function checkConfigText(text: string, source: string, running: GatewayConfig): Promise<string[]> {
+  const run = async (): Promise<string[]> => {
+    let checked: CheckedConfig;
+    try {
+      checked = checkConfigTree(parseConfigText(text, source), source);
+    } catch (err) {
+      return problemLines(err);
+    }
+    const extra: string[] = [];
+    const known = new Set((running.plugins ?? []).map((p) => JSON.stringify(p)));
+    (checked.config.plugins ?? []).forEach((p, i) => {
+      if (!known.has(JSON.stringify(p))) extra.push(`plugins[${i}]: not loaded by the running gateway, so not loaded to validate (check it on the host: gateway --check)`);
+    });
+    if ((checked.config.pipelines?.dir ?? null) !== (running.pipelines?.dir ?? null)) {
+      extra.push('pipelines.dir: differs from the running config, so its files are not read to validate (check it on the host: gateway --check)');
+    }
+    // Files on the server: only those the running config already reads are looked at (nothing says whether another path exists).
+    const c = checked.config;
+    const files: Array<[string, string | undefined, string | undefined]> = [
+      ['server.ssl.cert', c.server?.ssl?.cert, running.server?.ssl?.cert],
+      ['server.ssl.key', c.server?.ssl?.key, running.server?.ssl?.key],
+      ['auth.ca', c.auth?.ca, running.auth?.ca],
+    ];
+    let problems = checked.problems;
+    for (const [key, file, runs] of files) {
+      if (!file || file === runs) continue;
+      problems = problems.filter((p) => !p.startsWith(`${key}: cannot read`));
+      extra.push(`${key}: names a file the running config does not, so it is not read to validate (check it on the host: gateway --check)`);
+    }
+    if (extra.length) return [...new Set([...problems, ...extra])];
+    return compileChecked(checked);
+  };
+  const next = validating.then(run, run);
+  validating = next.catch(() => undefined);
+  return next;
 }

@@ -62,6 +62,9 @@ export function runPrimary(path: string, config: GatewayConfig, count: number): 
           const first = [...listening.values()][0]!;
           logger.info({ ...first, pid: process.pid, workers: [...Object.values(cluster.workers ?? {})].map((w) => w!.process.pid) }, 'gateway listening');
         }
+      } else if (msg?.type === 'gw-reload-request') {
+        // POST /v1/admin/config/reload on a worker: every worker reloads, as on SIGHUP.
+        reloadAll();
       } else if (msg?.type === 'gw-broadcast') {
         // State one worker tells the others (e.g. a circuit that opened): passed on as it came.
         for (const other of Object.values(cluster.workers ?? {})) if (other && other !== worker && other.isConnected()) other.send(msg);
@@ -129,7 +132,7 @@ export function runPrimary(path: string, config: GatewayConfig, count: number): 
     fork();
   });
 
-  process.on('SIGHUP', () => {
+  const reloadAll = (): void => {
     if (stopping) return;
     // Checked once here, so a bad file gives one line per problem (not one per worker).
     try {
@@ -142,7 +145,8 @@ export function runPrimary(path: string, config: GatewayConfig, count: number): 
       return;
     }
     for (const worker of Object.values(cluster.workers ?? {})) if (worker?.isConnected()) worker.send({ type: 'reload' });
-  });
+  };
+  process.on('SIGHUP', reloadAll);
   watchParent(() => stopAll('parent process gone'));
   const processServers = Object.entries(config.mcpServers ?? {}).filter(([, server]) => server.command && server.enabled !== false);
   if (processServers.length) {

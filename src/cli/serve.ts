@@ -1,6 +1,7 @@
 import type { Gateway } from '../gateway.js';
 import type { Logger } from '../kernel/observability/logger.js';
 import { loadConfigFile } from '../kernel/config/load-config.js';
+import type { ReloadOutcome } from '../kernel/config/config-admin.js';
 import { problemLines } from './check.js';
 import { startupFields } from './startup-summary.js';
 import { watchParent } from './parent-watch.js';
@@ -61,20 +62,40 @@ export async function serve(path: string, options: ServeOptions = {}): Promise<v
     logger.info({ signal: reason, exitCode: code }, 'gateway stopped');
     exitAfterFlush(logger, code);
   };
-  const reload = (): void => {
+  /** Reloads the config file (SIGHUP, the primary's message, or POST /v1/admin/config/reload); resolves with what it came to. */
+  const reloadNow = (): Promise<ReloadOutcome> => {
     const gw = gateway;
-    if (!gw || stopping) return;
-    reloading = reloading.then(async () => {
-      if (stopping) return;
+    if (!gw || stopping) return Promise.resolve({ status: 'failed', file: path, problems: ['the gateway is shutting down'] });
+    const done = reloading.then(async (): Promise<ReloadOutcome> => {
+      if (stopping) return { status: 'failed', file: path, problems: ['the gateway is shutting down'] };
       const logger = gw.services.logger;
       try {
         await gw.reload(loadConfigFile(path));
       } catch (err) {
-        for (const line of problemLines(err)) logger.error({ reload: 'failed; the running config stays' }, line);
-        return;
+        const problems = problemLines(err);
+        for (const line of problems) logger.error({ reload: 'failed; the running config stays' }, line);
+        return { status: 'failed', file: path, problems };
       }
       logger.info(startupFields(gw, path), 'config reloaded');
+      return { status: 'reloaded', file: path };
     });
+    reloading = done.then(() => undefined);
+    return done;
+  };
+  const reload = (): void => void reloadNow();
+  /**
+   * The admin API's reload: a single process reloads itself; a cluster worker checks the file,
+   * then asks the primary, which reloads every worker (as SIGHUP to the primary does).
+   */
+  const reloadFromFile = async (): Promise<ReloadOutcome> => {
+    if (!options.worker) return reloadNow();
+    try {
+      loadConfigFile(path);
+    } catch (err) {
+      return { status: 'failed', file: path, problems: problemLines(err) };
+    }
+    process.send?.({ type: 'gw-reload-request' });
+    return { status: 'requested', file: path };
   };
 
   // Also a signal that came while the gateway loaded (held since main's first line).
@@ -99,7 +120,7 @@ export async function serve(path: string, options: ServeOptions = {}): Promise<v
   }
   try {
     const { createGateway } = await import('../gateway.js');
-    gateway = await createGateway(config);
+    gateway = await createGateway(config, { reloadFromFile });
   } catch (err) {
     writeProblems(problemLines(err));
     process.exit(1);

@@ -35,13 +35,19 @@ export type GatewayOperation =
   | 'admin.credentials.list'
   | 'admin.credentials.create'
   | 'admin.credentials.delete'
+  | 'admin.credentials.test'
   | 'admin.usage'
   | 'admin.session.create'
   | 'admin.session.retrieve'
   | 'admin.session.delete'
+  | 'admin.session.oidc'
+  | 'admin.session.oidc.callback'
   | 'admin.requests.list'
   | 'admin.requests.stream'
+  | 'admin.requests.retrieve'
   | 'admin.config'
+  | 'admin.config.validate'
+  | 'admin.config.reload'
   | 'admin.models'
   | 'admin.mcp.servers.list'
   | 'ui'
@@ -153,13 +159,19 @@ export const GATEWAY_ROUTES: GatewayRouteSpec[] = [
   own('GET', '/v1/admin/credentials', 'admin.credentials.list'),
   own('POST', '/v1/admin/credentials', 'admin.credentials.create'),
   own('DELETE', '/v1/admin/credentials/{name}', 'admin.credentials.delete'),
+  own('POST', '/v1/admin/credentials/{name}/test', 'admin.credentials.test'),
   own('GET', '/v1/admin/usage', 'admin.usage'),
   own('POST', '/v1/admin/session', 'admin.session.create'),
   own('GET', '/v1/admin/session', 'admin.session.retrieve'),
   own('DELETE', '/v1/admin/session', 'admin.session.delete'),
+  own('GET', '/v1/admin/session/oidc', 'admin.session.oidc'),
+  own('GET', '/v1/admin/session/oidc/callback', 'admin.session.oidc.callback'),
   own('GET', '/v1/admin/requests', 'admin.requests.list'),
   own('GET', '/v1/admin/requests/stream', 'admin.requests.stream'),
+  own('GET', '/v1/admin/requests/{id}', 'admin.requests.retrieve'),
   own('GET', '/v1/admin/config', 'admin.config'),
+  own('POST', '/v1/admin/config/validate', 'admin.config.validate'),
+  own('POST', '/v1/admin/config/reload', 'admin.config.reload'),
   own('GET', '/v1/admin/models', 'admin.models'),
   own('GET', '/v1/admin/mcp/servers', 'admin.mcp.servers.list'),
   own('GET', '/ui', 'ui'),

@@ -13,7 +13,7 @@ import { providerKeyFrom, rememberRequestCredentials } from '../features/models/
 import { checkAdminCredential, checkAdminOrKey } from '../features/auth/admin-check.js';
 import { FULL_ADMIN } from '../features/auth/admin-roles.js';
 import { presentedGatewayKey } from '../features/auth/provider-route-auth.js';
-import { ADMIN, ADMIN_ACCESS, ANONYMOUS, CONFIG_KEYS, GATEWAY_CALLER, PROVIDER_ROUTE_AUTH, TOKEN_SERVICE, USER_ROLES } from '../features/auth/auth-services.js';
+import { ADMIN, ADMIN_ACCESS, ADMIN_SESSIONS, ANONYMOUS, CONFIG_KEYS, GATEWAY_CALLER, PROVIDER_ROUTE_AUTH, TOKEN_SERVICE, USER_ROLES } from '../features/auth/auth-services.js';
 import { AUTH_MODES } from '../features/auth/modes/auth-mode.js';
 import { GATEWAY_KEY } from '../features/governance/governance-slots.js';
 
@@ -134,9 +134,9 @@ function gatewayCredential(config: AuthenticateStageConfig, services: GatewaySer
 function adminCredential(config: AuthenticateStageConfig, services: GatewayServices): Middleware {
   const roles = config.roles ?? [];
   if (roles.length === 0) {
-    const tokens = services.get(TOKEN_SERVICE);
+    const sessions = services.get(ADMIN_SESSIONS);
     return async (ctx, next) => {
-      ctx.identity = await checkAdminCredential(ctx.req, services.config, tokens);
+      ctx.identity = await checkAdminCredential(ctx.req, services.config, sessions);
       ctx.set(CALLER, true);
       ctx.set(ADMIN, true);
       ctx.set(ADMIN_ACCESS, FULL_ADMIN);
@@ -146,8 +146,9 @@ function adminCredential(config: AuthenticateStageConfig, services: GatewayServi
   const tokens = services.require(TOKEN_SERVICE);
   const keys = services.get(CONFIG_KEYS);
   const userRoles = services.get(USER_ROLES);
+  const sessions = services.get(ADMIN_SESSIONS);
   return async (ctx, next) => {
-    const checked = await checkAdminOrKey(ctx.req, services.config, roles, tokens, keys, userRoles);
+    const checked = await checkAdminOrKey(ctx.req, services.config, roles, tokens, keys, userRoles, sessions);
     ctx.identity = checked.identity;
     ctx.set(CALLER, true);
     ctx.set(ADMIN, true);

@@ -32,11 +32,13 @@ function csrfToken(): string {
   return '';
 }
 
-export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+/** A call of the admin API: `body` sent as JSON, or as it is with `contentType` (a config text). */
+export async function api<T = any>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (method !== 'GET') headers['x-csrf-token'] = csrfToken();
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
+  if (body !== undefined) headers['content-type'] = contentType ?? 'application/json';
+  const payload = body === undefined ? undefined : contentType ? String(body) : JSON.stringify(body);
+  const res = await fetch(path, { method, headers, credentials: 'same-origin', body: payload });
   if (res.status === 204) return undefined as T;
   const text = await res.text();
   let json: any;

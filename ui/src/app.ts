@@ -1,7 +1,7 @@
 // The admin console: hash routing over the pages, a login form that trades the admin token (or
 // a gateway key with an admin role) for the admin API's session cookie, and nothing else: every
 // read and write is a call of the public admin API, which enforces roles, CSRF and read-only.
-import { ApiError, currentSession, login, logout, type Session } from './api.js';
+import { api, ApiError, currentSession, login, logout, type Session } from './api.js';
 import { errorBox, h } from './dom.js';
 import * as pages from './pages.js';
 
@@ -51,8 +51,16 @@ function showLogin(message?: string): void {
     ' ',
     h('button', { type: 'submit', class: 'primary' }, 'Log in'),
   );
-  main.replaceChildren(h('h1', {}, 'Log in'), form, message ? errorBox(message) : '');
+  // Single sign-on, when the gateway has an OpenID provider (auth.type oauth): a plain link to the API's login redirect.
+  const sso = h('p', { id: 'sso' });
+  main.replaceChildren(h('h1', {}, 'Log in'), form, sso, message ? errorBox(message) : '');
   token.focus();
+  api<{ enabled: boolean; provider: string }>('GET', '/v1/admin/session/oidc?probe=1').then(
+    (r) => {
+      if (r.enabled && sso.isConnected) sso.replaceChildren('or ', h('a', { href: '/v1/admin/session/oidc' }, `Log in with ${r.provider}`));
+    },
+    () => undefined,
+  );
 }
 
 function start(): void {

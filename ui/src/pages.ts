@@ -580,12 +580,60 @@ export function stopLive(): void {
   live = undefined;
 }
 
+/** One request of the ledger with its upstream attempts (GET /v1/admin/requests/{id}): no bodies, the gateway keeps none. */
+function requestDetail(d: any, close: () => void): HTMLElement {
+  const attemptRows = (list: any[]) =>
+    list.map((a: any, i: number) => [
+      String(i + 1),
+      a.provider,
+      a.target ?? '—',
+      a.status === null ? '—' : a.status >= 400 ? badge(String(a.status), 'bad') : String(a.status),
+      `${a.latency_ms} ms`,
+      a.skipped ? badge(`skipped: ${a.skipped}`, 'bad') : (a.error_type ?? '—'),
+    ]);
+  const heads = ['#', 'Provider', 'Target', 'Status', 'Latency', 'Error type'];
+  return h(
+    'section',
+    { class: 'detail', 'aria-label': `Request ${d.request_id}`, 'data-detail-id': d.request_id },
+    h('h2', {}, 'Request ', h('code', {}, d.request_id)),
+    h(
+      'p',
+      {},
+      `${new Date(d.at).toISOString().replace('T', ' ').slice(0, 23)} · ${d.route} · key ${d.key_id ?? '—'} · ${d.user ?? '—'} · team ${d.team ?? '—'} · ${d.model ?? '—'} at ${d.provider ?? '—'} · status ${d.status} · ${d.latency_ms} ms · tokens ${d.input_tokens} / ${d.output_tokens} · `,
+      d.cost_usd === null ? badge('unpriced', 'bad') : money(d.cost_usd),
+      d.estimated ? ' · tokens estimated' : '',
+    ),
+    h('h3', {}, 'Attempts'),
+    d.attempts.length ? table(heads, attemptRows(d.attempts), 'Attempts') : h('p', { class: 'muted' }, 'No upstream attempt (answered by the gateway).'),
+    ...(d.parts ?? []).flatMap((p: any) => [h('h3', {}, `Part ${p.request_id}: ${p.model ?? '—'} at ${p.provider ?? '—'}`), table(heads, attemptRows(p.attempts), `Attempts of ${p.request_id}`)]),
+    h('p', { class: 'muted' }, 'Request and answer bodies are not kept.'),
+    h('button', { type: 'button', onclick: close }, 'Close'),
+  );
+}
+
 export async function requests(view: View): Promise<void> {
   heading(view, 'Live requests');
   const status = h('p', { class: 'muted', role: 'status' }, 'Connecting…');
   const body = h('tbody');
-  const row = (r: any) =>
-    h(
+  const detailBox = h('div', { 'aria-live': 'polite' });
+  const open = (id: string, opener: HTMLElement) => {
+    api('GET', `/v1/admin/requests/${encodeURIComponent(id)}`).then(
+      (d) => {
+        if (!view.main.isConnected) return;
+        const shown = requestDetail(d, () => {
+          detailBox.replaceChildren();
+          if (opener.isConnected) opener.focus();
+        });
+        detailBox.replaceChildren(shown);
+        shown.querySelector('h2')?.setAttribute('tabindex', '-1');
+        (shown.querySelector('h2') as HTMLElement | null)?.focus();
+      },
+      (err) => detailBox.replaceChildren(errorBox(err)),
+    );
+  };
+  const row = (r: any) => {
+    const details: HTMLButtonElement = h('button', { type: 'button', class: 'link', 'aria-label': `Details of request ${r.request_id}`, onclick: () => open(r.id, details) }, 'Details');
+    return h(
       'tr',
       { 'data-request-id': r.request_id },
       ...[
@@ -597,8 +645,10 @@ export async function requests(view: View): Promise<void> {
         `${r.latency_ms} ms`,
         `${r.input_tokens} / ${r.output_tokens}`,
         r.cost_usd === null ? badge('unpriced', 'bad') : money(r.cost_usd),
+        details,
       ].map((c) => h('td', {}, c)),
     );
+  };
   const filters = {
     model: h('input', { 'aria-label': 'Model' }),
     key: h('input', { 'aria-label': 'Key id' }),
@@ -640,10 +690,11 @@ export async function requests(view: View): Promise<void> {
       h('button', { type: 'submit' }, 'Filter'),
     ),
     status,
+    detailBox,
     h(
       'table',
       { 'aria-label': 'Recent requests' },
-      h('thead', {}, h('tr', {}, ...['Time', 'Key', 'Model', 'Provider', 'Status', 'Latency', 'Tokens in / out', 'Cost'].map((t) => h('th', { scope: 'col' }, t)))),
+      h('thead', {}, h('tr', {}, ...['Time', 'Key', 'Model', 'Provider', 'Status', 'Latency', 'Tokens in / out', 'Cost', 'Attempts'].map((t) => h('th', { scope: 'col' }, t)))),
       body,
     ),
   );
@@ -655,6 +706,34 @@ export async function requests(view: View): Promise<void> {
 export async function credentials(view: View): Promise<void> {
   heading(view, 'Credentials');
   const notices = h('div', { 'aria-live': 'polite' });
+  // A connection test (POST /v1/admin/credentials/{name}/test): the result beside the button, never the key.
+  const testButton = (name: string) => {
+    const result = h('span', { role: 'status', 'data-test-result': name });
+    const button: HTMLButtonElement = h(
+      'button',
+      {
+        type: 'button',
+        'aria-label': `Test ${name}`,
+        onclick: () => {
+          button.disabled = true;
+          result.replaceChildren(' testing…');
+          api('POST', `/v1/admin/credentials/${encodeURIComponent(name)}/test`)
+            .then(
+              (r) =>
+                result.replaceChildren(
+                  ' ',
+                  r.ok ? badge('ok', 'ok') : badge('failed', 'bad'),
+                  ` ${r.status ?? 'no answer'} · ${r.latency_ms} ms${r.error_type ? ` · ${r.error_type}` : ''}${r.models !== null ? ` · ${r.models} model${r.models === 1 ? '' : 's'}` : ''}`,
+                ),
+              (err) => result.replaceChildren(' ', errorBox(err)),
+            )
+            .finally(() => (button.disabled = false));
+        },
+      },
+      'Test',
+    );
+    return h('span', {}, button, result);
+  };
   const listBox = h('div');
   const load = async () => {
     const list = await api<Page<any>>('GET', '/v1/admin/credentials');
@@ -667,17 +746,22 @@ export async function credentials(view: View): Promise<void> {
           (c.fields ?? []).join(', '),
           h('code', {}, `••••${c.last4}`),
           c.source === 'file' ? badge('config file (read-only)') : badge('api'),
-          c.source === 'file'
-            ? ''
-            : h(
-                'button',
-                {
-                  type: 'button',
-                  disabled: !view.canWrite,
-                  onclick: () => void api('DELETE', `/v1/admin/credentials/${encodeURIComponent(c.name)}`).then(load, (err) => notices.replaceChildren(errorBox(err))),
-                },
-                'Delete',
-              ),
+          h(
+            'span',
+            { class: 'actions' },
+            testButton(c.name),
+            c.source === 'file'
+              ? ''
+              : h(
+                  'button',
+                  {
+                    type: 'button',
+                    disabled: !view.canWrite,
+                    onclick: () => void api('DELETE', `/v1/admin/credentials/${encodeURIComponent(c.name)}`).then(load, (err) => notices.replaceChildren(errorBox(err))),
+                  },
+                  'Delete',
+                ),
+          ),
         ]),
         'Credentials',
       ),
@@ -731,6 +815,51 @@ export async function config(view: View): Promise<void> {
     h('h2', {}, 'Effective config'),
     // Focusable, so a keyboard can scroll it (axe: scrollable-region-focusable).
     h('pre', { tabindex: 0, role: 'region', 'aria-label': 'Effective config (JSON)' }, JSON.stringify(answer.config, null, 2)),
+    configChange(view),
+  );
+}
+
+/** Validate a change (POST /v1/admin/config/validate) and reload the config file (POST /v1/admin/config/reload). */
+function configChange(view: View): HTMLElement {
+  const text = h('textarea', { id: 'config-text', rows: 10, cols: 80, spellcheck: 'false' });
+  const result = h('div', { 'aria-live': 'polite', id: 'config-result' });
+  const reloadResult = h('div', { 'aria-live': 'polite', id: 'reload-result' });
+  const validate = (e: Event) => {
+    e.preventDefault();
+    result.replaceChildren(h('p', { class: 'muted' }, 'Checking…'));
+    api('POST', '/v1/admin/config/validate', text.value, 'application/yaml')
+      .then((json) => {
+        result.replaceChildren(
+          json.valid
+            ? h('p', { role: 'status' }, badge('valid', 'ok'), ' The config is valid: write it to the config file, then reload.')
+            : h('div', { role: 'alert' }, h('p', {}, badge(`${json.problems.length} problem${json.problems.length === 1 ? '' : 's'}`, 'bad')), h('ul', { 'aria-label': 'Problems' }, ...json.problems.map((p: string) => h('li', {}, h('code', {}, p))))),
+        );
+      })
+      .catch((err) => result.replaceChildren(errorBox(err)));
+  };
+  return h(
+    'section',
+    { 'aria-label': 'Change the config' },
+    h('h2', {}, 'Validate a change'),
+    h('p', { class: 'muted' }, 'Paste a whole config (YAML or JSON): it is checked as start-up checks it, nothing is applied.'),
+    h('form', { 'aria-label': 'Validate a config', onsubmit: validate }, h('label', { for: 'config-text' }, 'Config (YAML or JSON)'), text, h('button', { type: 'submit' }, 'Validate')),
+    result,
+    h('h2', {}, 'Reload'),
+    h('p', { class: 'muted' }, 'Reads the config file again, as SIGHUP does; on any problem the running config stays.'),
+    h(
+      'button',
+      {
+        type: 'button',
+        disabled: !view.canWrite,
+        onclick: () =>
+          void api('POST', '/v1/admin/config/reload').then(
+            (r) => reloadResult.replaceChildren(h('p', { role: 'status' }, badge(r.status, 'ok'), ` ${r.file}`)),
+            (err) => reloadResult.replaceChildren(errorBox(err)),
+          ),
+      },
+      'Reload the config file',
+    ),
+    reloadResult,
   );
 }
 
@@ -821,20 +950,34 @@ export async function toolServers(view: View): Promise<void> {
   for (const s of page.data) {
     view.main.append(
       h('h2', {}, s.name, ' ', s.status === 'ready' ? badge('ready', 'ok') : badge(s.status, 'bad')),
-      h('p', { class: 'muted' }, `${s.transport} server, pin: ${s.pin}`),
+      h('p', { class: 'muted' }, `${s.transport} server, pin: ${s.pin} · ${s.calls ?? '—'} calls with a key · ${s.sessions} sessions open through this instance`),
       s.tools_error ? errorBox(s.tools_error) : '',
       s.tools
         ? table(
-            ['Tool', 'Description', 'Pinned digest', 'Waiting for approval'],
+            ['Tool', 'Description', 'Pinned digest', 'Waiting for approval', 'Calls', 'Errors', 'Last call'],
             s.tools.map((t: any) => [
               h('code', {}, t.name),
               t.description ?? '—',
-              t.pinned_digest ? h('code', {}, t.pinned_digest.slice(0, 16)) : '—',
+              t.pinned_digest ? h('code', { title: t.pinned_digest }, t.pinned_digest.slice(0, 16)) : '—',
               t.pending_digest ? badge('changed', 'bad') : '—',
+              t.calls ? t.calls.calls : '—',
+              t.calls ? t.calls.errors : '—',
+              t.calls?.last_at ? time(t.calls.last_at / 1000) : '—',
             ]),
             `Tools of ${s.name}`,
           )
         : h('p', { class: 'muted' }, 'No tool list (the server is not ready).'),
+      h('h3', {}, `Who may use ${s.name}`),
+      table(
+        ['Key', 'Kind', 'User', 'Team', 'Tools', 'May call'],
+        s.grants.keys.map((g: any) => [h('code', {}, g.id), g.kind === 'token' ? 'issued key' : 'config key', g.user ?? '—', g.team ?? '—', g.tools ? g.tools.join(', ') : 'every tool', g.call ? 'yes' : 'list and read only']),
+        `Grants of ${s.name}`,
+      ),
+      h(
+        'p',
+        { class: 'muted' },
+        `${s.grants.keys_total > s.grants.keys.length ? `${s.grants.keys.length} of ${s.grants.keys_total} shown. ` : ''}Besides these, ${s.grants.tokens_without_permissions} issued key${s.grants.tokens_without_permissions === 1 ? '' : 's'} without tool permissions of their own may use every server their scopes open.`,
+      ),
     );
   }
 }

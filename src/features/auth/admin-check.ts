@@ -3,7 +3,7 @@ import type { GatewayConfig } from '../../generated/gateway.js';
 import { forbidden } from '../../contract/errors/gateway-error.js';
 import type { Identity } from '../../kernel/engine/context.js';
 import { adminAccessOf, FULL_ADMIN, type AdminAccess, type AdminRole, type UserRoles } from './admin-roles.js';
-import { checkSessionRequest, invalidSession, presentsSession, readSession } from './admin-session.js';
+import { checkSessionRequest, invalidSession, presentsSession, type AdminSessions } from './admin-session.js';
 import { ADMIN_IDENTITY } from './auth-services.js';
 import { unauthenticated } from './challenge.js';
 import type { ConfigKeys } from './config-keys.js';
@@ -42,9 +42,10 @@ export async function checkAdminOrKey(
   tokens: TokenService,
   keys: ConfigKeys | undefined,
   userRoles: UserRoles | undefined,
+  sessions: AdminSessions | undefined,
 ): Promise<{ identity: Identity; access: AdminAccess }> {
   const adminToken = config.auth?.adminToken;
-  if (adminToken && presentsSession(req)) return checkSession(req, config, roles, tokens);
+  if (adminToken && presentsSession(req)) return checkSession(req, config, roles, sessions);
   // As for the token operations: without an admin token the admin API is off, for keys with roles too.
   if (!adminToken) throw forbidden('The admin API is disabled: no admin token is configured (auth.adminToken or GATEWAY_ADMIN_TOKEN).');
   const header = req.headers['x-gateway-token'];
@@ -64,31 +65,30 @@ export async function checkAdminOrKey(
 
 /**
  * A request authenticated by an admin session cookie (POST /v1/admin/session): the session must
- * be valid (signed with the admin token, not expired or ended; one made with an issued token
- * ends when that token is revoked, blocked or expires), hold one of `roles`, and carry its CSRF
+ * be valid (signed with the admin token, in the shared store, not expired or ended; it ends when
+ * its key is revoked, blocked or expires, or no longer holds the session's role), hold one of `roles`, and carry its CSRF
  * token on writes; `ui.readOnly` refuses its writes.
  */
 export async function checkSession(
   req: IncomingMessage,
   config: GatewayConfig,
   roles: readonly AdminRole[],
-  tokens: TokenService | undefined,
+  sessions: AdminSessions | undefined,
 ): Promise<{ identity: Identity; access: AdminAccess }> {
   const adminToken = config.auth?.adminToken;
   if (!adminToken) throw forbidden('The admin API is disabled: no admin token is configured (auth.adminToken or GATEWAY_ADMIN_TOKEN).');
   const insecure = insecureTransportError(req, config);
   if (insecure) throw insecure;
-  const session = readSession(req, adminToken);
+  const session = await sessions?.read(req, adminToken);
   if (!session) throw invalidSession();
-  if (session.identity.kind === 'token' && !(await tokens?.stillValid(session.identity.id))) throw invalidSession();
   if (!roles.includes(session.access.role)) throw forbidden(`This session's role (${session.access.role}) is none of the roles this route takes (${roles.join(', ')}).`);
   checkSessionRequest(req, session, config);
   return { identity: session.identity, access: session.access };
 }
 
 /** The admin-only routes (no `roles`): the admin bearer token, or an admin session cookie with the admin role. */
-export async function checkAdminCredential(req: IncomingMessage, config: GatewayConfig, tokens: TokenService | undefined): Promise<Identity> {
-  if (config.auth?.adminToken && presentsSession(req)) return (await checkSession(req, config, ['admin'], tokens)).identity;
+export async function checkAdminCredential(req: IncomingMessage, config: GatewayConfig, sessions: AdminSessions | undefined): Promise<Identity> {
+  if (config.auth?.adminToken && presentsSession(req)) return (await checkSession(req, config, ['admin'], sessions)).identity;
   checkAdmin(req, config);
   return ADMIN_IDENTITY;
 }

@@ -7,8 +7,9 @@ import { defineStage } from '../../kernel/engine/stage.js';
 import { badRequest, forbidden, notFound } from '../../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../../contract/routes.js';
 import { ADMIN_ROLES, adminAccessOf, FULL_ADMIN } from './admin-roles.js';
-import { checkSessionRequest, endSession, invalidSession, newSession, readSession, sessionCookies, sessionTtl, type AdminSession } from './admin-session.js';
-import { ADMIN_IDENTITY, CONFIG_KEYS, TOKEN_SERVICE, USER_ROLES } from './auth-services.js';
+import { checkSessionRequest, invalidSession, newOidcState, oidcCookie, openOidcLogin, sealOidcLogin, sessionCookies, sessionTtl, type AdminSession } from './admin-session.js';
+import { OidcLogin } from './oauth-server/oidc-login.js';
+import { ADMIN_IDENTITY, ADMIN_SESSIONS, CONFIG_KEYS, TOKEN_SERVICE, USER_ROLES } from './auth-services.js';
 import { unauthenticated } from './challenge.js';
 import { checkGatewayCredential } from './gateway-credentials.js';
 import { publicBaseUrl } from './public-url.js';
@@ -51,6 +52,7 @@ export default defineStage<AdminSessionStageConfig, Ctx>({
     const tokens = services.require(TOKEN_SERVICE);
     const keys = services.get(CONFIG_KEYS);
     const userRoles = services.get(USER_ROLES);
+    const sessions = services.require(ADMIN_SESSIONS);
     const limit = config.bodyLimit ?? 8192;
     const readOnly = gateway.ui?.readOnly === true;
     const adminTokenOrOff = (): string => {
@@ -59,9 +61,8 @@ export default defineStage<AdminSessionStageConfig, Ctx>({
       return adminToken;
     };
     const current = async (ctx: Ctx, adminToken: string): Promise<AdminSession> => {
-      const session = readSession(ctx.req, adminToken);
+      const session = await sessions.read(ctx.req, adminToken);
       if (!session) throw invalidSession();
-      if (session.identity.kind === 'token' && !(await tokens.stillValid(session.identity.id))) throw invalidSession();
       return session;
     };
     const login = async (ctx: Ctx) => {
@@ -90,22 +91,71 @@ export default defineStage<AdminSessionStageConfig, Ctx>({
       const base = publicBaseUrl(ctx.req, gateway);
       let made;
       if (secretsEqual(token, adminToken)) {
-        made = newSession(FULL_ADMIN, ADMIN_IDENTITY, gateway, adminToken);
+        made = await sessions.create(FULL_ADMIN, ADMIN_IDENTITY, gateway, adminToken);
       } else {
         const checked = await checkGatewayCredential(token, tokens, keys);
         if (!checked.ok) throw unauthenticated(`The admin token or key is not valid: ${checked.message}`, base);
         const identity = checked.identity;
         const access = adminAccessOf(identity, identity.user && userRoles ? await userRoles(identity.user) : undefined, ADMIN_ROLES);
         if (!access) throw forbidden(`This key holds none of the admin roles (${ADMIN_ROLES.join(', ')}).`);
-        made = newSession(access, identity, gateway, adminToken);
+        made = await sessions.create(access, identity, gateway, adminToken);
       }
       ctx.res.setHeader('set-cookie', sessionCookies(ctx.req, made.cookie, sessionTtl(gateway), made.session.csrf));
       services.logger.info({ audit: 'admin.session.create', requestId: ctx.id, role: made.session.access.role, user: made.session.identity.user }, 'admin session opened');
       ctx.response = { kind: 'json', status: 201, headers: { 'cache-control': 'no-store' }, body: sessionBody(made.session, readOnly) };
     };
+    // Console login through the OpenID provider of auth.type oauth (auth.issuer, clientId, clientSecret).
+    const auth = gateway.auth;
+    const oidc = auth?.type === 'oauth' && auth.issuer && auth.clientId && auth.clientSecret ? new OidcLogin(auth, services.logger) : undefined;
+    const callbackUrl = (ctx: Ctx) => `${publicBaseUrl(ctx.req, gateway)}/v1/admin/session/oidc/callback`;
+    const oidcStart = async (ctx: Ctx) => {
+      // ?probe=1: whether the console offers the login (the login page asks before it shows the link).
+      if (ctx.query.get('probe') !== null && !oidc) {
+        ctx.response = { kind: 'json', status: 200, headers: { 'cache-control': 'no-store' }, body: { object: 'admin.session.oidc', enabled: false, provider: null } };
+        return;
+      }
+      if (!oidc) throw notFound('Login through an OpenID provider is not configured (auth.type oauth with auth.issuer, auth.clientId and auth.clientSecret).');
+      const adminToken = adminTokenOrOff();
+      if (ctx.query.get('probe') !== null) {
+        ctx.response = { kind: 'json', status: 200, headers: { 'cache-control': 'no-store' }, body: { object: 'admin.session.oidc', enabled: true, provider: oidc.name } };
+        return;
+      }
+      const insecure = insecureTransportError(ctx.req, gateway);
+      if (insecure) throw insecure;
+      const state = newOidcState();
+      const { location, attempt } = await oidc.start(state, callbackUrl(ctx));
+      ctx.res.setHeader('set-cookie', oidcCookie(ctx.req, sealOidcLogin(state, attempt, adminToken)));
+      ctx.response = { kind: 'empty', status: 302, headers: { location, 'cache-control': 'no-store' } };
+    };
+    const oidcCallback = async (ctx: Ctx) => {
+      if (!oidc) throw notFound('Login through an OpenID provider is not configured (auth.type oauth with auth.issuer, auth.clientId and auth.clientSecret).');
+      const adminToken = adminTokenOrOff();
+      const state = ctx.query.get('state') ?? '';
+      const login = state ? openOidcLogin(ctx.req, state, adminToken) : undefined;
+      // Used once: the attempt's cookie is cleared whatever comes next.
+      ctx.res.setHeader('set-cookie', oidcCookie(ctx.req, undefined));
+      if (!login) throw badRequest('This login through the identity provider is unknown, expired or was not started in this browser: start again.', 'state');
+      if (ctx.query.get('error')) throw unauthenticated('The identity provider did not log the user in.', publicBaseUrl(ctx.req, gateway));
+      const code = ctx.query.get('code');
+      if (!code) throw badRequest('The identity provider sent no code.', 'code');
+      ctx.secrets.push(code);
+      const identity = await oidc.finish(code, { nonce: login.nonce, verifier: login.verifier }, callbackUrl(ctx));
+      // The role is the user's in the tenants (users.<id>.roles), checked again on every request.
+      const roles = identity.user && userRoles ? await userRoles(identity.user) : undefined;
+      const access = adminAccessOf({ ...identity, roles: [] }, roles, ADMIN_ROLES);
+      if (!access) throw forbidden(`The user ${identity.user ?? ''} holds none of the admin roles (${ADMIN_ROLES.join(', ')}) in the tenants.`);
+      const made = await sessions.create(access, identity, gateway, adminToken);
+      ctx.res.setHeader('set-cookie', [oidcCookie(ctx.req, undefined), ...sessionCookies(ctx.req, made.cookie, sessionTtl(gateway), made.session.csrf)]);
+      services.logger.info({ audit: 'admin.session.create', requestId: ctx.id, role: access.role, user: identity.user, via: 'oidc' }, 'admin session opened');
+      ctx.response = { kind: 'empty', status: 302, headers: { location: '/ui/', 'cache-control': 'no-store' } };
+    };
     return async (ctx) => {
       ctx.set(CALLER, true);
       switch (ctx.endpoint.operation) {
+        case 'admin.session.oidc':
+          return oidcStart(ctx);
+        case 'admin.session.oidc.callback':
+          return oidcCallback(ctx);
         case 'admin.session.create':
           return login(ctx);
         case 'admin.session.retrieve': {
@@ -116,7 +166,7 @@ export default defineStage<AdminSessionStageConfig, Ctx>({
         case 'admin.session.delete': {
           const session = await current(ctx, adminTokenOrOff());
           checkSessionRequest(ctx.req, session, gateway, true);
-          endSession(session);
+          await sessions.end(session);
           ctx.res.setHeader('set-cookie', sessionCookies(ctx.req, undefined, 0, undefined));
           ctx.response = { kind: 'empty', status: 204 };
           return;

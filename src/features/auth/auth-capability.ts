@@ -1,7 +1,8 @@
 import type { Capability } from '../../kernel/capability.js';
 import { getStore } from '../../kernel/store/store-capability.js';
 import { ConfigError } from '../../kernel/config/load-config.js';
-import { CONFIG_KEYS, PROVIDER_ROUTE_AUTH, TOKEN_SERVICE } from './auth-services.js';
+import { ADMIN_SESSIONS, CONFIG_KEYS, PROVIDER_ROUTE_AUTH, TOKEN_SERVICE, USER_ROLES } from './auth-services.js';
+import { ADMIN_SESSION_MIGRATIONS, AdminSessions } from './admin-session.js';
 import { ConfigKeys } from './config-keys.js';
 import { AUTH_MODES, createAuthModeRegistry } from './modes/auth-mode.js';
 import { BUILTIN_AUTH_MODES } from './modes/builtin-auth-modes.js';
@@ -38,6 +39,8 @@ export const authCapability: Capability = {
     } catch (err) {
       throw new ConfigError([(err as Error).message], 'auth.apiKeys');
     }
+    await store.migrate(ADMIN_SESSION_MIGRATIONS);
+    services.provide(ADMIN_SESSIONS, new AdminSessions(store, { tokens, keys, userRoles: () => services.get(USER_ROLES) }));
     services.provide(PROVIDER_ROUTE_AUTH, createProviderRouteAuth(config, tokens, keys));
     const modes = services.provide(AUTH_MODES, services.kinds.add(createAuthModeRegistry()));
     for (const mode of BUILTIN_AUTH_MODES) modes.register(mode);

@@ -2,6 +2,7 @@ import type { Identity } from '../../kernel/engine/context.js';
 import { defineSlot } from '../../kernel/engine/slot.js';
 import { defineService } from '../../kernel/engine/services.js';
 import type { AdminAccess, UserRoles } from './admin-roles.js';
+import type { AdminSessions } from './admin-session.js';
 import type { ConfigKeys } from './config-keys.js';
 import type { ProviderRouteAuthenticator } from './provider-route-auth.js';
 import type { TokenResource, TokenService } from './token-service.js';
@@ -9,6 +10,8 @@ import { ALL_SCOPES } from './scopes.js';
 
 /** Tokens issued by the token operations (durable, in the store). */
 export const TOKEN_SERVICE = defineService<TokenService>('token-service');
+/** The admin API's cookie sessions (POST /v1/admin/session), in the store every worker and instance shares. */
+export const ADMIN_SESSIONS = defineService<AdminSessions>('admin-sessions');
 /** Keys of auth.apiKeys. */
 export const CONFIG_KEYS = defineService<ConfigKeys>('config-keys');
 /** Gateway credentials on provider routes (x-gateway-token). */

@@ -54,6 +54,19 @@ export class ConfigKeys {
     return this.entries.length;
   }
 
+  /** The identities of the keys that have not expired (for the tool servers' grants). */
+  identities(): Identity[] {
+    const now = Date.now() / 1000;
+    return this.entries.filter((e) => e.expiresAt === undefined || e.expiresAt > now).map((e) => ({ ...e.identity }));
+  }
+
+  /** The identity of the key `id` (config-key-<n>) as this config defines it, or undefined when there is none or it expired. */
+  identityById(id: string): Identity | undefined {
+    const entry = this.entries.find((e) => e.identity.id === id);
+    if (!entry || (entry.expiresAt !== undefined && entry.expiresAt <= Date.now() / 1000)) return undefined;
+    return { ...entry.identity };
+  }
+
   check(value: string): KeyCheck {
     const digest = secretDigest(value);
     let found: KeyEntry | undefined;

@@ -259,7 +259,25 @@ export class TokenService {
     return record.expiresAt === null || record.expiresAt > nowSeconds();
   }
 
-  /** Checks a presented value against the store (expiry and revocation included). */
+  /**
+   * The usable tokens whose tool-server permissions are their own (at most `limit`, newest first),
+   * as identities, and how many usable tokens have none (every server their scopes open).
+   */
+  async toolGrants(limit: number): Promise<{ restricted: Identity[]; unrestricted: number }> {
+    const now = nowSeconds();
+    const [restricted, unrestricted] = await Promise.all([this.store.withPermissions(now, limit), this.store.countWithoutPermissions(now)]);
+    return { restricted: restricted.map(identityOfToken), unrestricted };
+  }
+
+  /** The identity of the token `id` as the store holds it now (its roles, user and team), or undefined once it no longer opens the gateway. */
+  async currentIdentity(id: string): Promise<Identity | undefined> {
+    if (!isTokenId(id)) return undefined;
+    const record = await this.store.get(id);
+    if (!record || record.revokedAt !== null || record.blockedAt !== null) return undefined;
+    if (record.expiresAt !== null && record.expiresAt <= nowSeconds()) return undefined;
+    return identityOfToken(record);
+  }
+
   /** Whether the token `id` may still be used: not revoked, expired or blocked (a grant made with it lives only as long). */
   async usable(id: string): Promise<boolean> {
     if (!isTokenId(id)) return false;

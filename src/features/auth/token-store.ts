@@ -249,6 +249,24 @@ export class TokenStore {
     return rows[0] ? fromRow(rows[0]) : undefined;
   }
 
+  /** Usable tokens (not revoked, blocked or expired at `now`) with tool-server permissions of their own (at most `limit`). */
+  async withPermissions(now: number, limit: number): Promise<TokenRecord[]> {
+    const rows = await this.store.query<Row>(
+      `SELECT ${COLUMNS} FROM gateway_auth_tokens WHERE permissions IS NOT NULL AND revoked_at IS NULL AND blocked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) ORDER BY created_at DESC, id LIMIT ${Math.floor(limit)}`,
+      [now],
+    );
+    return rows.map(fromRow);
+  }
+
+  /** How many usable tokens have no tool-server permissions (they may use every server their scopes open). */
+  async countWithoutPermissions(now: number): Promise<number> {
+    const rows = await this.store.query<{ n: number | string }>(
+      'SELECT COUNT(*) AS n FROM gateway_auth_tokens WHERE permissions IS NULL AND revoked_at IS NULL AND blocked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)',
+      [now],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
   async list(): Promise<TokenRecord[]> {
     const rows = await this.store.query<Row>(`SELECT ${COLUMNS} FROM gateway_auth_tokens ORDER BY created_at DESC, id`);
     return rows.map(fromRow);

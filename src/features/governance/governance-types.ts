@@ -86,6 +86,21 @@ export interface UsageRow {
   estimated: boolean;
   /** Served while the budget store was down (budgets.onStoreDown: allow). */
   unverified: boolean;
+  /** The upstream attempts (retries and fallbacks, targets skipped for an open circuit), in order; absent: none were made. */
+  attempts?: UsageAttempt[] | null;
+}
+
+/** One upstream attempt of a request, as the ledger keeps it (no body, no message: the provider, target, status, time and error type). */
+export interface UsageAttempt {
+  provider: string;
+  /** The target's place in the routing plan (e.g. "0", "1.0"); null: a single target. */
+  target: string | null;
+  status: number | null;
+  latency_ms: number;
+  /** The error's code (e.g. rate_limit_exceeded, timeout, circuit_open); null: it answered. */
+  error_type: string | null;
+  /** Set when the target was not called (its circuit is open). */
+  skipped?: string;
 }
 
 /** The usage ledger: rows written in batches off the request path, flushed on SIGTERM. */

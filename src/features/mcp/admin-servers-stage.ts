@@ -4,8 +4,10 @@ import { RESPONSE, type GatewayContext, type Identity } from '../../kernel/engin
 import { defineStage } from '../../kernel/engine/stage.js';
 import { badRequest } from '../../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../../contract/routes.js';
-import { ADMIN } from '../auth/auth-services.js';
-import { MCP } from './mcp-services.js';
+import { ADMIN, CONFIG_KEYS, TOKEN_SERVICE } from '../auth/auth-services.js';
+import { canWrite } from '../auth/scopes.js';
+import { authorize, patternReachesServer } from './authorization.js';
+import { MCP, TOOL_CALL_STATS, type ToolCallStats } from './mcp-services.js';
 
 /** The gateway itself, listing a server's tools for the admin API (no caller's identity travels). */
 const GATEWAY_SELF: Identity = Object.freeze({ kind: 'gateway', id: 'gateway' }) as Identity;
@@ -18,7 +20,23 @@ interface ToolView {
   /** The pinned definition's digest (mcpServers.<name>.pin), and the one waiting for approval. */
   pinned_digest: string | null;
   pending_digest: string | null;
+  /** Calls made with a gateway key, across instances (the usage ledger); null: not counted here. */
+  calls: ToolCallStats | null;
 }
+
+/** A key or token that may use a server: its tools (the patterns that reach the server; null: every tool) and whether it may call them. */
+interface GrantView {
+  kind: 'config_key' | 'token';
+  id: string;
+  user: string | null;
+  team: string | null;
+  tools: string[] | null;
+  call: boolean;
+}
+
+/** The most restricted tokens read per request for the grants. */
+const MAX_GRANT_TOKENS = 1000;
+const MAX_GRANTS_SHOWN = 50;
 
 /**
  * GET /v1/admin/mcp/servers (the admin credential: admin or viewer): each tool server of the config
@@ -38,6 +56,18 @@ export default defineStage<AdminMcpServersStageConfig, GatewayContext<GatewayRou
   create(_config, services) {
     const endpoint = services.require(MCP);
     const configured = services.config.mcpServers ?? {};
+    const tokens = services.get(TOKEN_SERVICE);
+    const keys = services.get(CONFIG_KEYS);
+    /** Who may use `server`: the config keys and the tokens with permissions of their own that reach it, and how many tokens have none. */
+    const grantsOf = (server: string, identities: Identity[], unrestricted: number) => {
+      const granted: GrantView[] = [];
+      for (const identity of identities) {
+        if (!authorize(identity, { action: 'list', server }).allowed) continue;
+        const tools = identity.permissions?.tools?.filter((t) => patternReachesServer(t, server)) ?? null;
+        granted.push({ kind: identity.kind === 'token' ? 'token' : 'config_key', id: identity.id, user: identity.user ?? null, team: identity.team ?? null, tools, call: canWrite(identity.scopes) });
+      }
+      return { keys: granted.slice(0, MAX_GRANTS_SHOWN), keys_total: granted.length, tokens_without_permissions: unrestricted };
+    };
     return async (ctx) => {
       for (const name of ctx.query.keys()) if (!['limit', 'after', 'search'].includes(name)) throw badRequest(`Unknown query parameter ${name.slice(0, 64)}.`, name.slice(0, 64));
       const limitText = ctx.query.get('limit');
@@ -51,11 +81,15 @@ export default defineStage<AdminMcpServersStageConfig, GatewayContext<GatewayRou
       if (after) names = names.filter((n) => n > after);
       const page = names.slice(0, limit);
       const parts = endpoint.hasServers ? await endpoint.load() : endpoint.parts;
+      const tokenGrants = tokens ? await tokens.toolGrants(MAX_GRANT_TOKENS) : { restricted: [], unrestricted: 0 };
+      const identities = [...(keys?.identities() ?? []), ...tokenGrants.restricted];
+      const stats = services.get(TOOL_CALL_STATS);
       const data = await Promise.all(
         page.map(async (name) => {
           const config = configured[name]!;
           const server = parts?.pool.get(name);
           const pinMode = parts?.pins?.modeOf(name) ?? 'off';
+          const calls = stats ? await stats(name).catch(() => undefined) : undefined;
           let tools: ToolView[] | null = null;
           let toolsError: string | null = null;
           if (server && server.status === 'ready') {
@@ -77,6 +111,7 @@ export default defineStage<AdminMcpServersStageConfig, GatewayContext<GatewayRou
                     description: typeof tool.description === 'string' ? tool.description : null,
                     pinned_digest: pin?.digest ?? null,
                     pending_digest: pin?.pendingDigest ?? null,
+                    calls: calls ? (calls.get(toolName) ?? { calls: 0, errors: 0, last_at: null }) : null,
                   };
                 }),
               );
@@ -92,8 +127,12 @@ export default defineStage<AdminMcpServersStageConfig, GatewayContext<GatewayRou
             transport: config.url ? 'remote' : 'process',
             status: config.enabled === false ? 'disabled' : (server?.status ?? 'not_loaded'),
             pin: pinMode,
+            /** Client sessions connected to the server through this instance now. */
+            sessions: server?.linkCount ?? 0,
+            calls: calls ? [...calls.values()].reduce((n, c) => n + c.calls, 0) : null,
             tools,
             tools_error: toolsError,
+            grants: grantsOf(name, identities, tokenGrants.unrestricted),
           };
         }),
       );

@@ -32,7 +32,7 @@ function glob(pattern: string): Wildcard {
 }
 
 /** Whether a permissions.tools pattern can match some tool of `server`. */
-function patternReachesServer(pattern: string, server: string): boolean {
+export function patternReachesServer(pattern: string, server: string): boolean {
   if (pattern === '*') return true;
   const i = pattern.indexOf(SEPARATOR);
   return i > 0 && glob(pattern.slice(0, i)).test(server);

@@ -42,5 +42,16 @@ export interface McpParts {
   serve(ctx: GatewayContext, res: ServerResponse, identity: Identity, body: unknown, identityHeaders: Record<string, string> | undefined, steps?: AnswerSteps): Promise<void>;
 }
 
+/** How often each tool of a server was called (with a gateway key), as the usage ledger counts it across instances. */
+export interface ToolCallStats {
+  calls: number;
+  errors: number;
+  /** Unix milliseconds of the last call; null: never. */
+  last_at: number | null;
+}
+
+/** The calls of each tool of `server`, by tool name (provided by the usage ledger's owner; absent: not counted). */
+export const TOOL_CALL_STATS = defineService<(server: string) => Promise<Map<string, ToolCallStats>>>('tool-call-stats');
+
 /** The tool-server endpoint: its audit log and configured servers at once, its MCP parts when loaded. */
 export const MCP = defineService<McpEndpoint>('mcp');

@@ -2,9 +2,10 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_CSP } from '../../../src/features/console/security-headers.js';
 import { FakeUpstream } from '../../helpers/fake-upstream.js';
-import { answers, CHAT, chatBody, post, UPSTREAM_CHAT } from '../../helpers/routing-harness.js';
+import { answers, CHAT, chatBody, post, UPSTREAM_CHAT, upstreamError } from '../../helpers/routing-harness.js';
 import { buildConsole } from '../../helpers/console-build.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
+import { dropSharedState, sharedStoreConfig } from '../../helpers/shared-stores.js';
 
 const ADMIN = 'admin-token-console-0001-0123456789abcdef';
 const VIEWER_KEY = 'cfg-console-viewer-key-0002-0123456789abcdef';
@@ -130,10 +131,12 @@ describe('admin API sessions (the console login)', () => {
 
   it('a forged or tampered cookie is 401', async () => {
     const { session } = await login(gw.url, ADMIN);
-    const [payload, sig] = session!.cookie.split(';')[0]!.split('=')[1]!.split('.');
-    const forgedPayload = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), expiresAt: 9_999_999_999 })).toString('base64url');
-    const forged = { ...session!, cookie: `gw_admin_session=${forgedPayload}.${sig}` };
-    expect((await call(gw.url, 'GET', '/v1/auth/tokens', forged)).status).toBe(401);
+    const [sid, sig] = session!.cookie.split(';')[0]!.split('=')[1]!.split('.');
+    expect((await call(gw.url, 'GET', '/v1/auth/tokens', session!)).status).toBe(200);
+    const otherSid = { ...session!, cookie: `gw_admin_session=${sid!.slice(0, -1)}${sid!.endsWith('A') ? 'B' : 'A'}.${sig}` };
+    expect((await call(gw.url, 'GET', '/v1/auth/tokens', otherSid)).status).toBe(401);
+    const unsigned = { ...session!, cookie: `gw_admin_session=${sid}.` };
+    expect((await call(gw.url, 'GET', '/v1/auth/tokens', unsigned)).status).toBe(401);
   });
 
   it('a viewer session reads but every write is refused by the API (403), CSRF token or not', async () => {
@@ -209,6 +212,53 @@ describe('admin API sessions (the console login)', () => {
     expect(list.json.data[0].request_id).toBe(requestId);
     expect((await call(gw.url, 'GET', '/v1/admin/requests?limit=0', session!)).status).toBe(400);
     expect((await call(gw.url, 'GET', '/v1/admin/requests?nope=1', session!)).status).toBe(400);
+  });
+
+  it('answers one request with its upstream attempts (provider, target, status, latency, error type), no body and no key', async () => {
+    const { session } = await login(gw.url, ADMIN);
+    upstream.on(UPSTREAM_CHAT, upstreamError(503, 'the upstream is busy: secret-ish detail'), answers('second try'));
+    const retried = await post(gw.url, CHAT, chatBody({ messages: [{ role: 'user', content: 'a prompt body never shown' }] }), {
+      'x-gateway-provider': 'openai',
+      authorization: 'Bearer sk-caller',
+      'x-gateway-token': PLAIN_KEY,
+      'x-gateway-config': JSON.stringify({ retry: { attempts: 1 } }),
+    });
+    upstream.on(UPSTREAM_CHAT, answers('hello from upstream'));
+    expect(retried.status).toBe(200);
+    const requestId = String(retried.headers['x-gateway-request-id']);
+    let detail = await call(gw.url, 'GET', `/v1/admin/requests/${requestId}`, session!);
+    // The ledger writes off the request path: wait for the row.
+    for (let i = 0; i < 100 && detail.status === 404; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      detail = await call(gw.url, 'GET', `/v1/admin/requests/${requestId}`, session!);
+    }
+    expect(detail.status).toBe(200);
+    expect(detail.json).toMatchObject({ object: 'admin.request', request_id: requestId, status: 200, provider: 'openai', user: 'paul@example.com' });
+    expect(detail.json.attempts).toHaveLength(2);
+    expect(detail.json.attempts[0]).toMatchObject({ provider: 'openai', status: 503 });
+    expect(typeof detail.json.attempts[0].error_type).toBe('string');
+    expect(detail.json.attempts[1]).toMatchObject({ provider: 'openai', status: 200, error_type: null });
+    expect(detail.json.attempts.every((a: any) => typeof a.latency_ms === 'number')).toBe(true);
+    expect(detail.text).not.toContain('a prompt body never shown');
+    expect(detail.text).not.toContain('second try');
+    expect(detail.text).not.toContain('secret-ish detail');
+    expect(detail.text).not.toContain(PLAIN_KEY);
+    // By its ledger row id too; an unknown id is a 404 in the contract's shape; the admin role only.
+    expect((await call(gw.url, 'GET', `/v1/admin/requests/${detail.json.id}`, session!)).json.request_id).toBe(requestId);
+    const missing = await call(gw.url, 'GET', '/v1/admin/requests/no-such-request', session!);
+    expect(missing.status).toBe(404);
+    expect(missing.json.error.type).toBeDefined();
+    const viewer = (await login(gw.url, VIEWER_KEY)).session!;
+    expect((await call(gw.url, 'GET', `/v1/admin/requests/${requestId}`, viewer)).status).toBe(403);
+    // A request tried once has one attempt.
+    const once = await post(gw.url, CHAT, chatBody(), { 'x-gateway-provider': 'openai', authorization: 'Bearer sk-caller', 'x-gateway-token': PLAIN_KEY });
+    const onceId = String(once.headers['x-gateway-request-id']);
+    let single = await call(gw.url, 'GET', `/v1/admin/requests/${onceId}`, session!);
+    for (let i = 0; i < 100 && single.status === 404; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      single = await call(gw.url, 'GET', `/v1/admin/requests/${onceId}`, session!);
+    }
+    expect(single.json.attempts).toEqual([expect.objectContaining({ provider: 'openai', status: 200, error_type: null })]);
   });
 
   it('filters the live tail on the server (team, key, model, provider)', async () => {
@@ -296,6 +346,83 @@ describe('admin API sessions (the console login)', () => {
     expect(CONSOLE_CSP).not.toContain('unsafe-inline');
     expect((await call(gw.url, 'GET', '/ui/keys', undefined)).text).toContain('<script type="module" src="/ui/app.js">');
     expect((await call(gw.url, 'GET', '/ui/app.js', undefined)).headers['content-type']).toMatch(/javascript/);
+  });
+});
+
+describe('admin sessions shared by two instances of one store', () => {
+  let a: TestGateway;
+  let b: TestGateway;
+  beforeAll(async () => {
+    a = await start({ enabled: true });
+    // Another instance on the same store (as the workers of a cluster share its SQLite file).
+    b = await startGateway(
+      { logging: { level: 'warn' }, ui: { enabled: true }, auth: { adminToken: ADMIN }, pricing: { unpriced: 'allow' } },
+      { dataDir: a.dataDir },
+    );
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  it('a session opened on one instance works on the other, and a logout on either ends it on both', async () => {
+    const { session } = await login(a.url, ADMIN);
+    expect((await call(b.url, 'GET', '/v1/admin/session', session!)).status).toBe(200);
+    expect((await call(b.url, 'DELETE', '/v1/admin/session', session!)).status).toBe(204);
+    expect((await call(a.url, 'GET', '/v1/admin/session', session!)).status).toBe(401);
+    expect((await call(a.url, 'GET', '/v1/auth/tokens', session!)).status).toBe(401);
+    expect((await call(b.url, 'GET', '/v1/auth/tokens', session!)).status).toBe(401);
+  });
+
+  it("a key revoked on one instance, or whose user loses the session's role, ends its session on the other", async () => {
+    const admin = (await login(a.url, ADMIN)).session!;
+    const revokedKey = await call(a.url, 'POST', '/v1/auth/tokens', admin, { body: { user: 'rita@example.com', roles: ['admin'] } });
+    expect(revokedKey.status).toBe(201);
+    const user = await call(a.url, 'POST', '/v1/admin/users', admin, { body: { id: 'dora@example.com', roles: ['admin'] } });
+    expect(user.status).toBe(201);
+    const userKey = await call(a.url, 'POST', '/v1/auth/tokens', admin, { body: { user: 'dora@example.com' } });
+    expect(userKey.status).toBe(201);
+    const rita = (await login(b.url, revokedKey.json.token)).session!;
+    const dora = (await login(b.url, userKey.json.token)).session!;
+    expect(dora.body.role).toBe('admin');
+    expect((await call(a.url, 'GET', '/v1/admin/config', rita)).status).toBe(200);
+    expect((await call(a.url, 'GET', '/v1/admin/config', dora)).status).toBe(200);
+
+    expect((await call(b.url, 'DELETE', `/v1/auth/tokens/${revokedKey.json.id}`, admin)).status).toBe(200);
+    expect((await call(a.url, 'GET', '/v1/admin/session', rita)).status).toBe(401);
+
+    // The user now only reads: the admin session ends (a new login gets a viewer session).
+    const patched = await call(a.url, 'PATCH', '/v1/admin/users/dora@example.com', admin, { body: { roles: ['viewer'] } });
+    expect(patched.status).toBe(200);
+    const ended = await call(b.url, 'GET', '/v1/admin/config', dora);
+    expect(ended.status).toBe(401);
+    expect(ended.json.error.message).toMatch(/log in again/);
+    const again = await login(a.url, userKey.json.token);
+    expect(again.body.role).toBe('viewer');
+  });
+});
+
+describe('admin sessions shared by two instances on PostgreSQL', () => {
+  const schema = `console_sessions_${process.pid}`;
+  let a: TestGateway;
+  let b: TestGateway;
+  beforeAll(async () => {
+    const shared = sharedStoreConfig('postgres', '', schema);
+    const config = { logging: { level: 'warn' }, ui: { enabled: true }, auth: { adminToken: ADMIN }, ...shared };
+    a = await startGateway(config);
+    b = await startGateway(config);
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+    await dropSharedState('postgres', '', schema);
+  });
+
+  it('a session opened on one instance is served by the other; a logout on either ends it on both', async () => {
+    const { session } = await login(a.url, ADMIN);
+    expect((await call(b.url, 'GET', '/v1/auth/tokens', session!)).status).toBe(200);
+    expect((await call(a.url, 'DELETE', '/v1/admin/session', session!)).status).toBe(204);
+    expect((await call(b.url, 'GET', '/v1/auth/tokens', session!)).status).toBe(401);
   });
 });
 

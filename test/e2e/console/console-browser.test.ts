@@ -16,7 +16,7 @@ import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { CHROMIUM, CHROMIUM_FLAGS as FLAGS } from '../../helpers/chromium.js';
 
 // The callbacks given to page.evaluate run in the page: its globals, for the type checker (the tests' lib has no DOM).
-declare const document: any, window: any, location: any, navigator: any, requestAnimationFrame: any;
+declare const document: any, window: any, location: any, navigator: any, requestAnimationFrame: any, getComputedStyle: any;
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 /** SCREENSHOTS=1 writes docs/console-*.png (for the README); a plain test run writes nothing into the repo. */
@@ -366,6 +366,45 @@ describe('the console in a real browser (playwright-core + Debian chromium)', { 
     expect(unexpected(errors)).toEqual([]);
   });
 
+  it('is usable by keyboard alone: log in, skip to the content, and reach every main page from the navigation (a screenshot of each kept under test-artifacts/console/)', async () => {
+    const { page, errors } = await open();
+    const artifacts = join(ROOT, 'test-artifacts', 'console');
+    mkdirSync(artifacts, { recursive: true });
+    await page.goto(`${gw.url}/ui/`);
+    // The login form takes the focus: type the token and press Enter.
+    await page.locator('#login-token').waitFor();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('login-token');
+    await page.keyboard.type(ADMIN);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('h1').textContent(), { timeout: WAIT }).toBe('Overview');
+    await page.screenshot({ path: join(artifacts, 'overview.png') });
+    const focused = () => page.evaluate(() => ({ tag: document.activeElement?.tagName, page: document.activeElement?.dataset?.page ?? null, inMain: !!document.activeElement?.closest('main'), cls: document.activeElement?.className ?? '' }));
+    // The first Tab of the page is the skip link, which moves the focus to the content.
+    await page.evaluate(() => (document.activeElement as any)?.blur?.());
+    await page.keyboard.press('Tab');
+    expect((await focused()).cls).toContain('skip');
+    await page.keyboard.press('Enter');
+    await expect.poll(async () => (await focused()).inMain).toBe(true);
+    // Tab (forward only) to each page's link in turn, and open it with Enter.
+    for (const target of PAGES.slice(1)) {
+      let reached = false;
+      for (let i = 0; i < 80 && !reached; i++) {
+        await page.keyboard.press('Tab');
+        reached = (await focused()).page === target.path;
+      }
+      expect(reached, `the ${target.path} link is reachable with Tab`).toBe(true);
+      await page.keyboard.press('Enter');
+      await page.locator('h1', { hasText: target.title }).waitFor();
+      await page.locator(`main ${target.ready}`).first().waitFor();
+      expect(await page.locator(`nav a[data-page="${target.path}"]`).getAttribute('aria-current')).toBe('page');
+      // The focus is visible where it is (a focus ring, not outline: none).
+      const outline = await page.evaluate(() => getComputedStyle(document.activeElement as any).outlineStyle);
+      expect(outline).not.toBe('none');
+      await page.screenshot({ path: join(artifacts, `${target.path}.png`) });
+    }
+    expect(unexpected(errors)).toEqual([]);
+  });
+
   it('has no serious or critical accessibility violation (axe-core) on any main page', async () => {
     // axe is injected as an inline script: this context bypasses the CSP (the test above keeps it).
     const { page } = await open({ bypassCSP: true });
@@ -528,6 +567,40 @@ describe('the console in a real browser (playwright-core + Debian chromium)', { 
     expect(unexpected(errors, [409])).toEqual([]);
   });
 
+  it('Config: shows the pipelines per route, validates a change through the API, and shows why a reload is refused', async () => {
+    const { page, errors } = await open();
+    await logIn(page, gw.url, ADMIN);
+    await visit(page, 'config');
+    const pipelines = page.locator('table[aria-label="Pipelines"] tr', { hasText: 'admin-config' });
+    expect(await pipelines.first().textContent()).toContain('POST /v1/admin/config/validate');
+    await page.getByLabel('Config (YAML or JSON)').fill('server:\n  port: not-a-port\n');
+    await page.getByRole('button', { name: 'Validate' }).click();
+    const problems = page.locator('ul[aria-label="Problems"] li');
+    await problems.first().waitFor();
+    expect(await problems.first().textContent()).toMatch(/^server\.port/);
+    await page.getByLabel('Config (YAML or JSON)').fill('ui:\n  enabled: true\n');
+    await page.getByRole('button', { name: 'Validate' }).click();
+    await page.locator('#config-result', { hasText: 'The config is valid' }).waitFor();
+    // This gateway runs in-process, not from a file: the API refuses the reload (409) and the page says why.
+    await page.getByRole('button', { name: 'Reload the config file' }).click();
+    await page.locator('#reload-result [role="alert"]', { hasText: 'not started from a config file' }).waitFor();
+    expect(unexpected(errors, [409])).toEqual([]);
+  });
+
+  it('Credentials: tests a held credential from its button (ok, status, latency), never showing the key', async () => {
+    upstream.on('GET /v1/models', { json: { object: 'list', data: [{ id: 'gpt-4o-mini' }] } });
+    const { page, errors } = await open();
+    await logIn(page, gw.url, ADMIN);
+    await visit(page, 'credentials');
+    upstream.requests.length = 0;
+    await page.getByRole('button', { name: 'Test openai-prod' }).click();
+    const result = page.locator('[data-test-result="openai-prod"]');
+    await expect.poll(() => result.textContent(), { timeout: WAIT }).toMatch(/ok 200 · \d+ ms · 1 model$/);
+    expect(upstream.received('GET /v1/models')[0]!.headers.authorization).toBe('Bearer sk-held-browser-0001');
+    expect(await page.content()).not.toContain('sk-held-browser-0001');
+    expect(unexpected(errors)).toEqual([]);
+  });
+
   it('shows a request made through the gateway in Live requests', async () => {
     const { page, errors } = await open();
     await logIn(page, gw.url, ADMIN);
@@ -545,6 +618,20 @@ describe('the console in a real browser (playwright-core + Debian chromium)', { 
     expect(cells[6]).toBe('5 / 7');
     expect(cells[7]).toMatch(/^\$0\.0*[1-9]/); // its cost (a fraction of a cent), not rounded to $0.0000
     expect(await page.content()).not.toContain(PLAIN_KEY);
+    // Its detail (GET /v1/admin/requests/{id}) with its attempts, opened from the keyboard.
+    await row.getByRole('button', { name: `Details of request ${requestId}` }).focus();
+    await page.keyboard.press('Enter');
+    const detail = page.locator(`section[data-detail-id="${requestId}"]`);
+    await detail.waitFor();
+    const attempts = await detail.locator('table[aria-label="Attempts"] tbody tr td').allTextContents();
+    expect(attempts.slice(0, 2)).toEqual(['1', 'openai']);
+    expect(attempts[3]).toBe('200');
+    expect(attempts[5]).toBe('—');
+    expect(await detail.textContent()).toContain('bodies are not kept');
+    // Focus moved to the detail; Close returns it to the row's button.
+    expect(await page.evaluate(() => document.activeElement?.closest('section')?.dataset.detailId)).toBe(requestId);
+    await detail.getByRole('button', { name: 'Close' }).click();
+    await expect.poll(() => detail.count()).toBe(0);
     expect(unexpected(errors)).toEqual([]);
 
     if (SCREENSHOTS) {

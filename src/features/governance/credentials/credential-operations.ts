@@ -6,7 +6,10 @@ import { defineStage } from '../../../kernel/engine/stage.js';
 import { badRequest, GatewayError, notFound, semanticError } from '../../../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../../../contract/routes.js';
 import { ADMIN } from '../../auth/auth-services.js';
-import { PROVIDERS } from '../../models/providers/provider-registry.js';
+import { PROVIDERS, type ProviderRegistry } from '../../models/providers/provider-registry.js';
+import type { ResolvedTarget } from '../../models/providers/provider.js';
+import type { HeldCredential } from '../../models/routing/held-credentials.js';
+import type { UpstreamClient } from '../../../kernel/upstream/upstream-client.js';
 import { AUDIT } from '../audit/audit-services.js';
 import { CREDENTIAL_VAULT } from '../governance-services.js';
 import { credentialProblems, providerFields } from './credential-fields.js';
@@ -29,12 +32,78 @@ async function jsonObject(ctx: AdminContext, limit: number): Promise<Record<stri
   return body as Record<string, unknown>;
 }
 
+/** What a connection test found: never the key, nor the upstream's message (which may quote the key). */
+interface ConnectionTest {
+  ok: boolean;
+  /** The upstream's HTTP status; null: no answer (connection refused, timeout). */
+  status: number | null;
+  latency_ms: number;
+  /** The gateway's error code for a failed test (invalid_api_key, connection_error, timeout...); null when ok. */
+  error_type: string | null;
+  /** How many models the provider listed (ok only). */
+  models: number | null;
+  /** What was called: the provider's model list (the method and path, not the address). */
+  checked: string;
+}
+
+/**
+ * A connection test of a held credential: the provider's model list (GET .../models), built by the
+ * provider's own adapter with the credential's key and settings and sent to the provider's
+ * address (its configured base URL or default: never an address a caller chose), as routing would.
+ */
+async function testConnection(held: HeldCredential, providers: ProviderRegistry, upstream: UpstreamClient, timeoutMs: number): Promise<ConnectionTest> {
+  const provider = providers.get(held.provider);
+  const adapter = provider?.operations['models.list'];
+  if (!provider || !adapter) throw semanticError(`There is no connection test for provider ${held.provider}: it has no model list to call.`, 'name');
+  const target: ResolvedTarget = { provider: held.provider, apiKey: held.apiKey, options: { ...held.options }, credential: held.name };
+  const started = performance.now();
+  const latency = () => Math.round(performance.now() - started);
+  let path = '/models';
+  try {
+    const signal = AbortSignal.timeout(timeoutMs);
+    const request = await adapter.request(
+      { operation: 'models.list', body: undefined, stream: false, target, apiKey: held.apiKey, params: {}, query: new URLSearchParams(), hasQuery: false, headers: {}, signal },
+      provider,
+    );
+    path = new URL(request.url).pathname;
+    const res = await upstream.send(request, { signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    for await (const chunk of res.body) {
+      bytes += (chunk as Buffer).length;
+      if (bytes <= 4 << 20) chunks.push(chunk as Buffer);
+    }
+    const body = Buffer.concat(chunks);
+    const checked = `GET ${path}`;
+    if (res.statusCode >= 200 && res.statusCode < 300) {
+      let models: number | null = null;
+      try {
+        const parsed = JSON.parse(body.toString('utf8')) as { data?: unknown; models?: unknown };
+        const list = Array.isArray(parsed.data) ? parsed.data : Array.isArray(parsed.models) ? parsed.models : undefined;
+        models = list ? list.length : null;
+      } catch {
+        models = null;
+      }
+      return { ok: true, status: res.statusCode, latency_ms: latency(), error_type: null, models, checked };
+    }
+    const error = provider.mapError(res.statusCode, body, res.headers);
+    return { ok: false, status: res.statusCode, latency_ms: latency(), error_type: error.code, models: null, checked };
+  } catch (err) {
+    const e = err as Error & { code?: string; name?: string };
+    const timedOut = e.name === 'TimeoutError' || e.name === 'AbortError' || /Timeout/i.test(e.code ?? '');
+    if (err instanceof GatewayError) return { ok: false, status: null, latency_ms: latency(), error_type: err.code, models: null, checked: `GET ${path}` };
+    return { ok: false, status: null, latency_ms: latency(), error_type: timedOut ? 'timeout' : 'connection_error', models: null, checked: `GET ${path}` };
+  }
+}
+
 /**
  * The held credentials of the admin API (contract section 8): GET /v1/admin/credentials lists
  * them (the config file's with `source: file`, the API's with `source: api`; never a value,
  * only the last 4 characters), POST stores one sealed with AES-256-GCM (201), DELETE
  * /v1/admin/credentials/{name} removes one the API created (rotating one is a delete and a
- * create). Needs the admin credential. Writes are kept in the audit log without any value.
+ * create). POST /v1/admin/credentials/{name}/test calls the provider's model list with it and
+ * answers ok, the status and the latency (never the key or the upstream's message). Needs the
+ * admin credential. Writes are kept in the audit log without any value.
  */
 export default defineStage<CredentialOperationsStageConfig, AdminContext>({
   name: 'credential-operations',
@@ -53,6 +122,7 @@ export default defineStage<CredentialOperationsStageConfig, AdminContext>({
     const audit = services.get(AUDIT);
     const validate = validatorFor('requests/admin-credentials-create.schema.json');
     const limit = config.bodyLimit ?? 65_536;
+    const testTimeout = 10_000;
     const json = (ctx: AdminContext, status: number, body: unknown) => {
       ctx.response = { kind: 'json', status, body };
     };
@@ -92,6 +162,15 @@ export default defineStage<CredentialOperationsStageConfig, AdminContext>({
           logger.info({ audit: 'credential.delete', requestId: ctx.id, credential: name }, 'credential deleted');
           await audit?.recordAudit(ctx, { action: 'credential.delete', resource: 'credential', id: name, before: deleted });
           return json(ctx, 200, { ...deleted, deleted: true });
+        }
+        case 'admin.credentials.test': {
+          const name = ctx.params.name!;
+          const held = vault.get(name);
+          if (!held) throw notFound(`No credential named ${name}.`, 'name');
+          ctx.secrets.push(...held.secrets);
+          const result = await testConnection(held, providers, services.upstream, testTimeout);
+          logger.info({ audit: 'credential.test', requestId: ctx.id, credential: name, provider: held.provider, ok: result.ok, status: result.status }, 'credential tested');
+          return json(ctx, 200, { object: 'admin.credential.test', name, provider: held.provider, ...result });
         }
         default:
           throw notFound(`The credential operations do not serve ${ctx.method} ${ctx.path}.`);

@@ -3,13 +3,13 @@ import { BODY } from '../../../kernel/engine/request-body.js';
 import type { Logger } from '../../../kernel/observability/logger.js';
 import type { SeriesCounter } from '../../../kernel/observability/series-metrics.js';
 import { GatewayError } from '../../../contract/errors/gateway-error.js';
-import { TARGET } from '../../models/model-request.js';
+import { ATTEMPTS, TARGET } from '../../models/model-request.js';
 import { setRequestUsage } from '../../models/metrics/genai-spans.js';
 import type { RoutingDecision, PlanNode } from '../../models/routing/plan.js';
 import { costOf, worstCaseCost, type ModelPrice } from '../prices/cost.js';
 import { usdFromMicros } from '../prices/money.js';
 import { NO_USAGE, usageClasses, type TokenUsage } from '../prices/usage-classes.js';
-import type { ApplicableBudget, GatewayKey, Reservation, UsageLedger, UsageRow } from '../governance-types.js';
+import type { ApplicableBudget, GatewayKey, Reservation, UsageAttempt, UsageLedger, UsageRow } from '../governance-types.js';
 import { answerUsage } from './answer-usage.js';
 import type { MeteringInputs } from './metering-inputs.js';
 import { countPromptTokens, countText } from './token-count.js';
@@ -70,6 +70,20 @@ export function budgetExceeded(refusedBy: ApplicableBudget, resetAt: number | nu
   const headers: Record<string, string> = { 'x-should-retry': 'false' };
   if (resetAt !== null) headers['x-gateway-budget-reset'] = String(resetAt);
   return new GatewayError('budget_exceeded', `The ${refusedBy.scope} budget${name} of ${refusedBy.subject} is exhausted. ${when}`, { headers });
+}
+
+/** The request's upstream attempts as the ledger keeps them (at most 32; no message, which may quote the upstream). */
+function ledgerAttempts(ctx: GatewayContext<any>): UsageAttempt[] | null {
+  const attempts = ctx.get(ATTEMPTS);
+  if (!attempts?.length) return null;
+  return attempts.slice(0, 32).map((a) => ({
+    provider: a.provider,
+    target: a.targetIndex ?? null,
+    status: a.status ?? null,
+    latency_ms: Math.round(a.durationMs),
+    error_type: a.code ?? null,
+    ...(a.skipped ? { skipped: a.skipped } : {}),
+  }));
 }
 
 /**
@@ -310,6 +324,7 @@ export class Meter {
       latencyMs: performance.now() - ctx.startedAt,
       estimated: cost.estimated,
       unverified: this.unverified,
+      attempts: ledgerAttempts(ctx),
     };
     // a tool loop: one row per model call, each naming the request (its tool calls name it too)
     const rows: UsageRow[] = this.byParts()
@@ -328,6 +343,7 @@ export class Meter {
             status: 200,
             latencyMs: part.latencyMs,
             estimated: part.estimated,
+            attempts: null,
           };
         })
       : [row];

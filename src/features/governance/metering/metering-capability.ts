@@ -1,4 +1,5 @@
 import type { Capability } from '../../../kernel/capability.js';
+import { TOOL_CALL_STATS } from '../../mcp/mcp-services.js';
 import type { GatewayContext } from '../../../kernel/engine/context.js';
 import type { GatewayServices } from '../../../kernel/engine/services.js';
 import { getStore } from '../../../kernel/store/store-capability.js';
@@ -51,6 +52,14 @@ export const meteringCapability: Capability = {
     services.stages.register(meterStage);
     services.stages.register(usageRoutes);
     services.stages.register(toolMeterStage);
+    // The tool servers page's calls: the ledger's rows of /mcp tool calls (provider mcp:<server>, model: the tool).
+    services.provide(TOOL_CALL_STATS, async (server) => {
+      const rows = await store.query<{ model: string; calls: number | string; errors: number | string; last_at: number | string | null }>(
+        "SELECT model, COUNT(*) AS calls, SUM(CASE WHEN status >= 400 THEN 1 ELSE 0 END) AS errors, MAX(at) AS last_at FROM gateway_usage WHERE provider = ? AND route = '/mcp' GROUP BY model",
+        [`mcp:${server}`],
+      );
+      return new Map(rows.map((r) => [String(r.model), { calls: Number(r.calls), errors: Number(r.errors ?? 0), last_at: r.last_at === null ? null : Number(r.last_at) }]));
+    });
   },
   /** After every capability's setup and the governance capability's prepare (catalogue, price resolver, price table). */
   prepare(services) {

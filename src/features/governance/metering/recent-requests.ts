@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SqlStore } from '../../../kernel/store/sql-store.js';
-import { badRequest } from '../../../contract/errors/gateway-error.js';
+import { badRequest, notFound } from '../../../contract/errors/gateway-error.js';
+import type { UsageAttempt } from '../governance-types.js';
 import { usdFromMicros } from '../prices/money.js';
 
 /** One request of the usage ledger as GET /v1/admin/requests and its stream show it (no bodies, no credential). */
@@ -44,6 +45,47 @@ function toRequest(r: Record<string, unknown>): RecentRequest {
     input_tokens: Number(r.input_tokens),
     output_tokens: Number(r.output_tokens),
     cost_usd: r.cost_micros === null || r.cost_micros === undefined ? null : usdFromMicros(Number(r.cost_micros)),
+  };
+}
+
+/** One request with its upstream attempts and, for a tool loop, its parts (GET /v1/admin/requests/{id}). */
+export interface RequestDetail extends RecentRequest {
+  parent_request_id: string | null;
+  /** Tokens counted by the gateway (the provider gave none). */
+  estimated: boolean;
+  /** Each upstream attempt in order: provider, target, status, latency, error type (no bodies, no messages). */
+  attempts: UsageAttempt[];
+  /** The rows recorded under this request (a tool loop's model calls), each with its attempts. */
+  parts: Array<RecentRequest & { attempts: UsageAttempt[] }>;
+}
+
+function attemptsOfRow(r: Record<string, unknown>): UsageAttempt[] {
+  if (typeof r.attempts !== 'string' || !r.attempts) return [];
+  try {
+    const parsed = JSON.parse(r.attempts) as unknown;
+    return Array.isArray(parsed) ? (parsed as UsageAttempt[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * GET /v1/admin/requests/{id}: one request of the ledger by its row id or its request id (the
+ * x-request-id of its answer), with its attempts and parts; 404 when the ledger has none.
+ */
+export async function getRecentRequest(store: SqlStore, id: string): Promise<RequestDetail> {
+  if (id.length < 1 || id.length > 256) throw badRequest('The request id must be 1 to 256 characters.', 'id');
+  const columns = `${COLUMNS}, parent_request_id, estimated, attempts`;
+  const rows = await store.query<Record<string, unknown>>(`SELECT ${columns} FROM gateway_usage WHERE id = ? OR request_id = ? ORDER BY at ASC, id ASC LIMIT 1`, [id, id]);
+  const row = rows[0];
+  if (!row) throw notFound(`No request ${id.slice(0, 64)} in the usage ledger.`);
+  const parts = await store.query<Record<string, unknown>>(`SELECT ${columns} FROM gateway_usage WHERE parent_request_id = ? ORDER BY at ASC, id ASC LIMIT 100`, [String(row.request_id)]);
+  return {
+    ...toRequest(row),
+    parent_request_id: row.parent_request_id === null || row.parent_request_id === undefined ? null : String(row.parent_request_id),
+    estimated: Number(row.estimated) === 1,
+    attempts: attemptsOfRow(row),
+    parts: parts.map((p) => ({ ...toRequest(p), attempts: attemptsOfRow(p) })),
   };
 }
 

@@ -8,12 +8,12 @@ import { getStore } from '../../../kernel/store/store-capability.js';
 import { badRequest, unauthorized } from '../../../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../../../contract/routes.js';
 import { checkAdminCredential } from '../../auth/admin-check.js';
-import { CONFIG_KEYS, TOKEN_SERVICE } from '../../auth/auth-services.js';
+import { ADMIN_SESSIONS, CONFIG_KEYS, TOKEN_SERVICE } from '../../auth/auth-services.js';
 import { checkGatewayCredential } from '../../auth/gateway-credentials.js';
 import { bearerValue } from '../../auth/secrets.js';
 import { usdFromMicros } from '../prices/money.js';
 import { METER_DEPS } from './metering-services.js';
-import { listRecentRequests, streamFilters, streamRecentRequests } from './recent-requests.js';
+import { getRecentRequest, listRecentRequests, streamFilters, streamRecentRequests } from './recent-requests.js';
 import { GROUP_COLUMNS, usageCsv, usageReport, type GroupBy, type Interval, type UsageQuery } from './usage-report.js';
 
 type Ctx = GatewayContext<GatewayRouteSpec>;
@@ -78,10 +78,11 @@ export default defineStage<UsageReportStageConfig, Ctx>({
     const deps = services.require(METER_DEPS);
     const tokens = services.require(TOKEN_SERVICE);
     const keys = services.get(CONFIG_KEYS);
+    const sessions = services.get(ADMIN_SESSIONS);
     const maxRangeDays = config.maxRangeDays ?? 400;
     const catalogue = Object.keys((services.config as { models?: Record<string, unknown> }).models ?? {});
     const report = async (ctx: Ctx) => {
-      await checkAdminCredential(ctx.req, services.config, tokens);
+      await checkAdminCredential(ctx.req, services.config, sessions);
       ctx.set(CALLER, true);
       const { query, format } = reportQuery(ctx, maxRangeDays);
       const lines = await usageReport(store, query, usdFromMicros);
@@ -137,10 +138,14 @@ export default defineStage<UsageReportStageConfig, Ctx>({
       };
     };
     const requests = async (ctx: Ctx) => {
-      await checkAdminCredential(ctx.req, services.config, tokens);
+      await checkAdminCredential(ctx.req, services.config, sessions);
       ctx.set(CALLER, true);
       if (ctx.endpoint.operation === 'admin.requests.list') {
         ctx.response = { kind: 'json', status: 200, body: await listRecentRequests(store, ctx.query) };
+        return;
+      }
+      if (ctx.endpoint.operation === 'admin.requests.retrieve') {
+        ctx.response = { kind: 'json', status: 200, headers: { 'cache-control': 'no-store' }, body: await getRecentRequest(store, ctx.params.id ?? '') };
         return;
       }
       const filters = streamFilters(ctx.query);
@@ -152,6 +157,7 @@ export default defineStage<UsageReportStageConfig, Ctx>({
         case 'me':
           return me(ctx);
         case 'admin.requests.list':
+        case 'admin.requests.retrieve':
         case 'admin.requests.stream':
           return requests(ctx);
         default:

@@ -54,6 +54,11 @@ export const USAGE_MIGRATIONS: Migration[] = [
     id: 'governance-usage-002-parent-request',
     statements: ['ALTER TABLE gateway_usage ADD COLUMN parent_request_id TEXT', 'CREATE INDEX gateway_usage_parent ON gateway_usage (parent_request_id)'],
   },
+  {
+    // the upstream attempts of the request (JSON: provider, target, status, latency, error type)
+    id: 'governance-usage-003-attempts',
+    statements: ['ALTER TABLE gateway_usage ADD COLUMN attempts TEXT'],
+  },
 ];
 
 export const USAGE_COLUMNS = [
@@ -85,6 +90,7 @@ export const USAGE_COLUMNS = [
   'estimated',
   'unverified',
   'parent_request_id',
+  'attempts',
 ] as const;
 
 /** The token classes as report columns (summed by the usage report). */
@@ -132,6 +138,7 @@ function values(row: UsageRow & { id: string }): unknown[] {
     row.estimated ? 1 : 0,
     row.unverified ? 1 : 0,
     row.parentRequestId ?? null,
+    row.attempts?.length ? JSON.stringify(row.attempts) : null,
   ];
 }
 

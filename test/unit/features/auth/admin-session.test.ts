@@ -1,51 +1,126 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FULL_ADMIN } from '../../../../src/features/auth/admin-roles.js';
-import { checkSessionRequest, endSession, newSession, readSession, sessionCookies } from '../../../../src/features/auth/admin-session.js';
+import { ADMIN_SESSION_MIGRATIONS, AdminSessions, checkSessionRequest, sessionCookies } from '../../../../src/features/auth/admin-session.js';
 import { ADMIN_IDENTITY } from '../../../../src/features/auth/auth-services.js';
+import { ConfigKeys } from '../../../../src/features/auth/config-keys.js';
+import { identityOfToken, TokenService } from '../../../../src/features/auth/token-service.js';
+import { TOKEN_MIGRATIONS, TokenStore } from '../../../../src/features/auth/token-store.js';
 import type { GatewayConfig } from '../../../../src/generated/gateway.js';
+import { SqliteStore } from '../../../../src/kernel/store/sqlite/sqlite-store.js';
 
 const TOKEN = 'admin-token-session-unit-0123456789abcdef';
+const VIEWER_CFG_KEY = 'cfg-session-unit-viewer-0123456789abcdef';
 const config = (ui: GatewayConfig['ui'] = {}): GatewayConfig => ({ auth: { adminToken: TOKEN }, ui }) as GatewayConfig;
 
 function req(cookie: string | undefined, method = 'GET', headers: Record<string, string> = {}, encrypted = false): IncomingMessage {
   return { method, headers: { ...(cookie ? { cookie: `other=1; gw_admin_session=${cookie}` } : {}), ...headers }, socket: { encrypted } } as unknown as IncomingMessage;
 }
 
-describe('admin session cookies', () => {
-  afterEach(() => {
+describe('admin sessions in the shared store', () => {
+  let dir: string;
+  // Two connections to one SQLite file: two workers of a cluster.
+  let workerA: SqliteStore;
+  let workerB: SqliteStore;
+  let sessionsA: AdminSessions;
+  let sessionsB: AdminSessions;
+  let tokens: TokenService;
+  const userRoles = new Map<string, string[]>();
+  const keys = new ConfigKeys([{ key: VIEWER_CFG_KEY, user: 'vera@example.com', roles: ['viewer'] }]);
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'admin-sessions-'));
+    workerA = new SqliteStore(join(dir, 'gateway.db'));
+    workerB = new SqliteStore(join(dir, 'gateway.db'));
+    await workerA.migrate([...TOKEN_MIGRATIONS, ...ADMIN_SESSION_MIGRATIONS]);
+    tokens = new TokenService(new TokenStore(workerA), '30d');
+    userRoles.clear();
+    const roles = () => async (user: string) => userRoles.get(user);
+    sessionsA = new AdminSessions(workerA, { tokens, keys, userRoles: roles });
+    sessionsB = new AdminSessions(workerB, { tokens: new TokenService(new TokenStore(workerB), '30d'), keys, userRoles: roles });
+  });
+  afterEach(async () => {
     vi.useRealTimers();
+    await workerA.close();
+    await workerB.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 
-  it('reads back a session it signed, and none signed with another admin token or tampered with', () => {
-    const { session, cookie } = newSession(FULL_ADMIN, ADMIN_IDENTITY, config(), TOKEN);
-    expect(readSession(req(cookie), TOKEN)).toEqual(session);
-    expect(readSession(req(cookie), `${TOKEN}-changed`)).toBeUndefined();
-    const [payload, sig] = cookie.split('.');
-    const viewer = Buffer.from(JSON.stringify({ ...session, access: { role: 'admin', team: 'x' } })).toString('base64url');
-    expect(readSession(req(`${viewer}.${sig}`), TOKEN)).toBeUndefined();
-    expect(readSession(req(`${payload}.`), TOKEN)).toBeUndefined();
-    expect(readSession(req('garbage'), TOKEN)).toBeUndefined();
-    expect(readSession(req(undefined), TOKEN)).toBeUndefined();
+  it('reads back a session another worker made, and none signed with another admin token or tampered with', async () => {
+    const { session, cookie } = await sessionsA.create(FULL_ADMIN, ADMIN_IDENTITY, config(), TOKEN);
+    expect(await sessionsB.read(req(cookie), TOKEN)).toEqual(session);
+    expect(await sessionsB.read(req(cookie), `${TOKEN}-changed`)).toBeUndefined();
+    const [sid, sig] = cookie.split('.');
+    expect(await sessionsB.read(req(`${sid}x.${sig}`), TOKEN)).toBeUndefined();
+    expect(await sessionsB.read(req(`${sid}.`), TOKEN)).toBeUndefined();
+    expect(await sessionsB.read(req('garbage'), TOKEN)).toBeUndefined();
+    expect(await sessionsB.read(req(undefined), TOKEN)).toBeUndefined();
+    // The cookie carries no role: only the stored session says what it may do.
+    expect(Buffer.from(sid!, 'base64url').toString('utf8')).not.toContain('admin');
   });
 
-  it('expires after ui.sessionTtl', () => {
-    vi.useFakeTimers({ now: new Date('2026-11-27T00:00:00Z') });
-    const { cookie } = newSession(FULL_ADMIN, ADMIN_IDENTITY, config({ sessionTtl: 120 }), TOKEN);
+  it('expires after ui.sessionTtl', async () => {
+    vi.useFakeTimers({ now: new Date('2026-11-27T00:00:00Z'), toFake: ['Date'] });
+    const { cookie } = await sessionsA.create(FULL_ADMIN, ADMIN_IDENTITY, config({ sessionTtl: 120 }), TOKEN);
     vi.setSystemTime(new Date('2026-11-27T00:01:59Z'));
-    expect(readSession(req(cookie), TOKEN)).toBeDefined();
+    expect(await sessionsB.read(req(cookie), TOKEN)).toBeDefined();
     vi.setSystemTime(new Date('2026-11-27T00:02:00Z'));
-    expect(readSession(req(cookie), TOKEN)).toBeUndefined();
+    expect(await sessionsB.read(req(cookie), TOKEN)).toBeUndefined();
   });
 
-  it('ends a session on logout', () => {
-    const { session, cookie } = newSession(FULL_ADMIN, ADMIN_IDENTITY, config(), TOKEN);
-    endSession(session);
-    expect(readSession(req(cookie), TOKEN)).toBeUndefined();
+  it('a logout on one worker ends the session on the other', async () => {
+    const { session, cookie } = await sessionsA.create(FULL_ADMIN, ADMIN_IDENTITY, config(), TOKEN);
+    expect(await sessionsB.read(req(cookie), TOKEN)).toBeDefined();
+    await sessionsA.end(session);
+    expect(await sessionsB.read(req(cookie), TOKEN)).toBeUndefined();
+    expect(await sessionsA.read(req(cookie), TOKEN)).toBeUndefined();
   });
 
-  it('needs the CSRF token on writes only, and refuses writes under ui.readOnly (logout excepted)', () => {
-    const { session } = newSession(FULL_ADMIN, ADMIN_IDENTITY, config(), TOKEN);
+  it('a revoked or blocked key ends its session', async () => {
+    const first = await tokens.create({ user: 'ada@example.com', roles: ['admin'] });
+    const second = await tokens.create({ user: 'bob@example.com', roles: ['viewer'] });
+    const a = await sessionsA.create(FULL_ADMIN, identityOfToken({ id: first.id, user: 'ada@example.com', roles: ['admin'] } as never), config(), TOKEN);
+    const b = await sessionsA.create({ role: 'viewer' }, identityOfToken({ id: second.id, user: 'bob@example.com', roles: ['viewer'] } as never), config(), TOKEN);
+    expect(await sessionsB.read(req(a.cookie), TOKEN)).toBeDefined();
+    expect(await sessionsB.read(req(b.cookie), TOKEN)).toBeDefined();
+    await tokens.revoke(first.id);
+    await tokens.setBlocked(second.id, true);
+    expect(await sessionsB.read(req(a.cookie), TOKEN)).toBeUndefined();
+    expect(await sessionsB.read(req(b.cookie), TOKEN)).toBeUndefined();
+    // Ended for good: unblocking the key does not bring the session back.
+    await tokens.setBlocked(second.id, false);
+    expect(await sessionsB.read(req(b.cookie), TOKEN)).toBeUndefined();
+  });
+
+  it("a key whose user lost the session's role ends its session; a user still holding it keeps it", async () => {
+    const key = await tokens.create({ user: 'cy@example.com' });
+    userRoles.set('cy@example.com', ['admin']);
+    const identity = identityOfToken({ id: key.id, user: 'cy@example.com' } as never);
+    const kept = await sessionsA.create(FULL_ADMIN, identity, config(), TOKEN);
+    const reduced = await sessionsA.create(FULL_ADMIN, identity, config(), TOKEN);
+    expect(await sessionsB.read(req(kept.cookie), TOKEN)).toBeDefined();
+    userRoles.set('cy@example.com', ['viewer']);
+    // A viewer now: the admin session ends (the user logs in again, as a viewer).
+    expect(await sessionsB.read(req(reduced.cookie), TOKEN)).toBeUndefined();
+    userRoles.set('cy@example.com', ['admin']);
+    expect(await sessionsB.read(req(reduced.cookie), TOKEN)).toBeUndefined();
+    expect(await sessionsB.read(req(kept.cookie), TOKEN)).toBeDefined();
+  });
+
+  it('a config key keeps its session while the config defines it with the role', async () => {
+    const checked = keys.check(VIEWER_CFG_KEY);
+    if (!checked.ok) throw new Error('the config key is not valid');
+    const made = await sessionsA.create({ role: 'viewer' }, checked.identity, config(), TOKEN);
+    expect((await sessionsB.read(req(made.cookie), TOKEN))?.access.role).toBe('viewer');
+    const other = new AdminSessions(workerB, { tokens, keys: new ConfigKeys([]), userRoles: () => undefined });
+    expect(await other.read(req(made.cookie), TOKEN)).toBeUndefined();
+  });
+
+  it('needs the CSRF token on writes only, and refuses writes under ui.readOnly (logout excepted)', async () => {
+    const { session } = await sessionsA.create(FULL_ADMIN, ADMIN_IDENTITY, config(), TOKEN);
     expect(() => checkSessionRequest(req('x', 'GET'), session, config())).not.toThrow();
     expect(() => checkSessionRequest(req('x', 'POST'), session, config())).toThrow(/x-csrf-token/);
     expect(() => checkSessionRequest(req('x', 'DELETE', { 'x-csrf-token': 'wrong' }), session, config())).toThrow(/x-csrf-token/);
