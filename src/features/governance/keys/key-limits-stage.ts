@@ -10,7 +10,7 @@ import type { RateCounter } from '../../models/rate-limit/counter.js';
 import { MemoryRateCounter } from '../../models/rate-limit/memory-counter.js';
 import { RedisRateCounter } from '../../models/rate-limit/redis-counter.js';
 import { noteStreamUsage, usedTokens } from '../../models/rate-limit/usage.js';
-import { redisKeyPrefix, sharedRedis } from '../../models/routing/resilience-services.js';
+import { redisKeyPrefix, sharedRedis } from '../../../kernel/store/redis-client.js';
 import { GATEWAY_KEY } from '../governance-slots.js';
 import { getStore } from '../../../kernel/store/store-capability.js';
 import { RedisParallelSlots, type ParallelSlots } from './parallel-slots.js';
