@@ -54,7 +54,10 @@ function isPublicEntry(target) {
 export const layers = {
   meta: {
     type: 'problem',
-    docs: { description: 'Enforces the layers of src/ (kernel, contract, features (providers), stages, composition root) and that features use one another only through their public entries.' },
+    docs: {
+      description:
+        'Enforces the layers of src/ (kernel, contract, features (providers), stages, composition root) and that features use one another only through their public entries.',
+    },
     schema: [],
     messages: {
       layer: '{{from}} may not import {{to}} ({{target}}): {{why}}.',

@@ -8,4 +8,13 @@ export { GuardrailConfigError, GuardrailRegistry, type GuardrailAction, type Gua
 export { TextView, type TextPiece, type Redaction } from './text-view.js';
 export { inputPieces, outputPieces } from './extract.js';
 export { assembleStream, replay, type AssembledStream } from './stream-text.js';
-export { createCheckRegistry, defineCheck, GUARDRAIL_CHECKS, type CheckEnv, type CheckInput, type CheckResult, type CheckRun, type GuardrailCheckDefinition } from './check-kind.js';
+export {
+  createCheckRegistry,
+  defineCheck,
+  GUARDRAIL_CHECKS,
+  type CheckEnv,
+  type CheckInput,
+  type CheckResult,
+  type CheckRun,
+  type GuardrailCheckDefinition,
+} from './check-kind.js';

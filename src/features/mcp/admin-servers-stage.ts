@@ -4,7 +4,7 @@ import { RESPONSE, type GatewayContext, type Identity } from '../../kernel/engin
 import { defineStage } from '../../kernel/engine/stage.js';
 import { badRequest } from '../../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../../contract/routes.js';
-import { ADMIN } from '../auth/auth-services.js';
+import { ADMIN } from '../auth/index.js';
 import { MCP } from './mcp-services.js';
 
 /** The gateway itself, listing a server's tools for the admin API (no caller's identity travels). */

@@ -9,7 +9,7 @@ import { AccessStep } from './dispatch/access-step.js';
 import { PinStore } from './pins/pin-store.js';
 import { ToolPins, type PinMode } from './pins/tool-pins.js';
 import { STORE } from '../../kernel/store/store-capability.js';
-import { bearerValue } from '../auth/secrets.js';
+import { bearerValue } from '../auth/index.js';
 import { CALLER_CREDENTIAL } from './upstream/upstream-token.js';
 import type { AuditLog } from './audit.js';
 import type { McpParts } from './mcp-services.js';

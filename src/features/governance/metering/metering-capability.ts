@@ -17,7 +17,7 @@ import { TOOL_CHARGES, ToolCharges, toolPrices } from './tool-charges.js';
 import toolMeterStage from './tool-meter-stage.js';
 import { BILLED_BATCH_MIGRATIONS, PROVIDER_BATCH_BILLING, ProviderBatchBilling } from './provider-batch-billing.js';
 import { parseDuration } from '../../../kernel/config/defaults.js';
-import { TOOL_CALL_OBSERVERS } from '../../mcp/tool-call-observers.js';
+import { TOOL_CALL_OBSERVERS } from '../../mcp/index.js';
 import { PRICE_TABLE } from '../governance-services.js';
 
 let shippedPrices: PriceTable | undefined;
