@@ -5,6 +5,7 @@ import { cacheControlOf, contentPieces, systemTexts } from '../shared/chat-conte
 import { jsonResponseMode } from '../shared/json-response.js';
 import { anthropicThinking, thinkingRequested } from '../shared/reasoning.js';
 import { toAnthropicMessages } from './messages.js';
+import { arrayOf } from '../../../../contract/json.js';
 
 /** max_tokens is required by Anthropic; this is sent when the caller gives none. */
 export const DEFAULT_MAX_TOKENS = 4096;
@@ -90,7 +91,7 @@ export const ANTHROPIC_CHAT_TABLE: ParamTable = {
   ...OPENAI_ONLY_CHAT_FIELDS,
   model: 'model',
   system: { compute: system },
-  messages: { transform: toAnthropicMessages },
+  messages: { transform: (messages) => toAnthropicMessages(arrayOf(messages)) },
   max_tokens: { compute: (r) => thinkingAndMax(r).maxTokens },
   max_completion_tokens: false,
   thinking: { compute: (r) => thinkingAndMax(r).thinking },

@@ -5,6 +5,7 @@ import { cacheControlOf, contentPieces } from '../shared/chat-content.js';
 import { jsonResponseMode } from '../shared/json-response.js';
 import { reasoningEffort, THINKING_BUDGETS } from '../shared/reasoning.js';
 import { CACHE_POINT, hasToolHistory, toConverseMessages } from './converse-messages.js';
+import { arrayOf } from '../../../../contract/json.js';
 
 const PROVIDER = 'bedrock';
 /** Not every Bedrock model can be forced to call a tool: JSON answers are asked for in the system prompt. */
@@ -68,7 +69,7 @@ export const BEDROCK_CONVERSE_TABLE: ParamTable = {
   ...OPENAI_ONLY_CHAT_FIELDS,
   model: false,
   stream: false,
-  messages: { transform: toConverseMessages },
+  messages: { transform: (messages) => toConverseMessages(arrayOf(messages)) },
   system: { compute: system },
   'inferenceConfig.maxTokens': { compute: (r) => reasoningFields(r).maxTokens },
   max_completion_tokens: false,

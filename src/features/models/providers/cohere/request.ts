@@ -2,6 +2,7 @@ import { compileParamTable, type ParamTable } from '../shared/param-table.js';
 import { OPENAI_ONLY_CHAT_FIELDS, oneChoiceOnly, stopList } from '../shared/openai-fields.js';
 import { toCohereMessages } from './messages.js';
 import { reasoningEffort, THINKING_BUDGETS } from '../shared/reasoning.js';
+import { arrayOf } from '../../../../contract/json.js';
 
 const PROVIDER = 'cohere';
 
@@ -50,7 +51,7 @@ function thinking(request: Record<string, any>): Record<string, unknown> | undef
 export const COHERE_CHAT_TABLE: ParamTable = {
   ...OPENAI_ONLY_CHAT_FIELDS,
   model: 'model',
-  messages: { transform: toCohereMessages },
+  messages: { transform: (messages) => toCohereMessages(arrayOf(messages)) },
   max_completion_tokens: { to: 'max_tokens', default: (r: Record<string, any>) => r.max_tokens },
   max_tokens: false,
   temperature: { min: 0 },

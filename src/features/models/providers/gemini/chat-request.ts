@@ -8,6 +8,7 @@ import { compileParamTable, type ParamTable } from '../shared/param-table.js';
 import { toGeminiSchema } from './json-schema.js';
 import { reasoningEffort, thinkingBlocksOf, toolCallSignature, type ReasoningEffort } from '../shared/reasoning.js';
 import { modelTurnParts } from './thoughts.js';
+import { objectOf } from '../../../../contract/json.js';
 
 type Json = Record<string, any>;
 
@@ -44,7 +45,10 @@ export const GEMINI_CHAT_PARAMS: ParamTable = {
   function_call: { to: 'toolConfig', transform: (choice, request) => (request.tool_choice || !hasTools(request) ? undefined : toolConfigFrom(choice)) },
   'generationConfig.responseMimeType': { compute: (request) => (isJsonFormat(request.response_format) ? 'application/json' : undefined) },
   'generationConfig.responseSchema': {
-    compute: (request) => (request.response_format?.type === 'json_schema' ? toGeminiSchema(request.response_format.json_schema?.schema) : undefined),
+    compute: (request) => {
+      const format = objectOf(request.response_format);
+      return format.type === 'json_schema' ? toGeminiSchema(objectOf(format.json_schema).schema) : undefined;
+    },
   },
   'generationConfig.thinkingConfig': { compute: thinkingConfig },
   safety_settings: 'safetySettings',

@@ -9,7 +9,7 @@
 import { badRequest } from '../../../../contract/errors/gateway-error.js';
 import type { OperationAdapter } from '../provider.js';
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
 
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
