@@ -25,14 +25,10 @@ const ANY_PENDING = [
   'src/features/models/providers/anthropic/*.ts',
   'src/features/models/providers/bedrock/*.ts',
   'src/features/models/providers/cohere/*.ts',
-  'src/features/models/providers/fireworks-ai/*.ts',
   'src/features/models/providers/gemini/*.ts',
-  'src/features/models/providers/mistral-ai/*.ts',
   'src/features/models/providers/openai-compatible/*.ts',
-  // parseErrorBody and a resource adapter's answer: typed with the providers that read them.
+  // parseErrorBody: typed with the providers that read it.
   'src/features/models/providers/shared/upstream-error.ts',
-  'src/features/models/providers/shared/resource-adapter.ts',
-  'src/features/models/providers/together-ai/*.ts',
   'src/features/models/rate-limit/*.ts',
   'src/features/models/responses/*.ts',
   'src/features/models/routing/*.ts',

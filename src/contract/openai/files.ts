@@ -1,4 +1,4 @@
-import type { JsonObject } from '../json.js';
+import { objectOf, type JsonObject } from '../json.js';
 
 /** A provider's timestamp (Unix seconds or ms, or an ISO date) as Unix seconds; null when absent. */
 export function unixSeconds(value: unknown): number | null {
@@ -12,7 +12,8 @@ export function unixSeconds(value: unknown): number | null {
 }
 
 /** OpenAI's file object from a provider's file record (fields it already has are kept). */
-export function openAIFile(file: JsonObject, purpose?: (p: string) => string): Record<string, unknown> {
+export function openAIFile(record: unknown, purpose?: (p: string) => string): JsonObject & { id: string; created_at: number } {
+  const file = objectOf(record);
   const raw = typeof file.purpose === 'string' ? file.purpose : 'fine-tune';
   return {
     ...file,
@@ -28,6 +29,7 @@ export function openAIFile(file: JsonObject, purpose?: (p: string) => string): R
 }
 
 /** A delete answer as OpenAI's `{id, object: "file", deleted}`. */
-export function fileDeleted(body: JsonObject | undefined, id: string): Record<string, unknown> {
-  return { id: String(body?.id ?? id), object: 'file', deleted: body?.deleted !== false };
+export function fileDeleted(answer: unknown, id: string): Record<string, unknown> {
+  const body = objectOf(answer);
+  return { id: String(body.id ?? id), object: 'file', deleted: body.deleted !== false };
 }
