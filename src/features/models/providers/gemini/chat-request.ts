@@ -10,7 +10,7 @@ import { reasoningEffort, thinkingBlocksOf, toolCallSignature, type ReasoningEff
 import { modelTurnParts } from './thoughts.js';
 import { objectOf } from '../../../../contract/json.js';
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
 
 export interface GeminiPart {
   text?: string;
@@ -127,7 +127,7 @@ function toolConfigFrom(choice: unknown): Json | undefined {
   if (choice === 'none') return config('NONE');
   if (choice === 'required') return config('ANY');
   if (!isObject(choice)) return undefined;
-  const name = choice.function?.name ?? choice.name;
+  const name = objectOf(choice.function).name ?? choice.name;
   if (typeof name === 'string') return config('ANY', [name]);
   // allowed_tools arrives resolved into the tools it allows (shared/translated-chat.ts)
   return undefined;
@@ -176,22 +176,23 @@ function userParts(content: unknown, param: string): GeminiPart[] {
   return content.map((part: Json, j: number) => contentPart(part, `${param}[${j}]`)).filter((p): p is GeminiPart => p !== undefined);
 }
 
-function contentPart(part: Json, param: string): GeminiPart | undefined {
-  switch (part?.type) {
+function contentPart(value: unknown, param: string): GeminiPart | undefined {
+  const part = objectOf(value);
+  switch (part.type) {
     case 'text':
       return typeof part.text === 'string' && part.text !== '' ? { text: part.text } : undefined;
     case 'image_url': {
-      const url = typeof part.image_url === 'string' ? part.image_url : part.image_url?.url;
+      const url = typeof part.image_url === 'string' ? part.image_url : objectOf(part.image_url).url;
       if (typeof url !== 'string') throw badRequest(`${param}.image_url.url is required.`, `${param}.image_url.url`);
       return mediaPart(url, `${param}.image_url.url`, 'image/jpeg');
     }
     case 'input_audio': {
-      const audio = part.input_audio;
-      if (typeof audio?.data !== 'string') throw badRequest(`${param}.input_audio.data is required.`, `${param}.input_audio.data`);
+      const audio = objectOf(part.input_audio);
+      if (typeof audio.data !== 'string') throw badRequest(`${param}.input_audio.data is required.`, `${param}.input_audio.data`);
       return { inlineData: { mimeType: `audio/${audio.format === 'mp3' ? 'mp3' : String(audio.format ?? 'wav')}`, data: audio.data } };
     }
     case 'file': {
-      const file = part.file ?? {};
+      const file = objectOf(part.file);
       if (typeof file.file_data === 'string') {
         if (file.file_data.startsWith('data:')) return mediaPart(file.file_data, `${param}.file.file_data`, 'application/pdf');
         return { inlineData: { mimeType: mimeFromName(file.filename) ?? 'application/pdf', data: file.file_data } };
@@ -253,7 +254,7 @@ function assistantParts(message: Json, param: string): GeminiPart[] {
     if (signature) part.thoughtSignature = signature;
     return part;
   });
-  return modelTurnParts(thinkingBlocksOf(message, param), texts, callParts) as GeminiPart[];
+  return modelTurnParts(thinkingBlocksOf(message, param), texts, callParts);
 }
 
 function parseArguments(raw: unknown, param: string): Json {
