@@ -24,7 +24,6 @@ const ANY_PENDING = [
   'src/features/models/providers/*.ts',
   'src/features/models/providers/anthropic/*.ts',
   'src/features/models/providers/bedrock/*.ts',
-  'src/features/models/providers/openai-compatible/*.ts',
   // parseErrorBody: typed with the providers that read it.
   'src/features/models/providers/shared/upstream-error.ts',
   'src/features/models/rate-limit/*.ts',

@@ -22,7 +22,7 @@ export function rerankTexts(body: Json | undefined): string[] {
 }
 
 /** One answer in the gateway's shape from a provider's results (any order), the documents filled in when asked. */
-export function rerankAnswer(results: Array<{ index: unknown; relevance_score: unknown; document?: unknown }>, request: Json | undefined, extra: Json = {}): Json {
+export function rerankAnswer(results: Array<{ index?: unknown; relevance_score?: unknown; document?: unknown }>, request: Json | undefined, extra: Json = {}): Json {
   const texts = rerankTexts(request);
   const out: RerankResult[] = results
     .filter((r) => Number.isInteger(r.index) && typeof r.relevance_score === 'number')
