@@ -22,7 +22,6 @@ const ANY_PENDING = [
   'src/features/models/messages/*.ts',
   'src/features/models/metrics/*.ts',
   'src/features/models/providers/*.ts',
-  'src/features/models/providers/bedrock/*.ts',
   // parseErrorBody: typed with the providers that read it.
   'src/features/models/providers/shared/upstream-error.ts',
   'src/features/models/rate-limit/*.ts',
