@@ -43,9 +43,9 @@ export function bedrockEmbeddings(settings: ProviderSettings, extraHeaders: Reco
     },
     request(call) {
       const credentials = awsCredentials(call, settings);
-      const url = `${baseFor(call, credentials.region)}${modelPath(call.body.model, 'invoke')}`;
+      const url = `${baseFor(call, credentials.region)}${modelPath(call.body?.model, 'invoke')}`;
       const headers = { ...extraHeaders, 'content-type': 'application/json', accept: 'application/json' };
-      return signedRequest('POST', url, headers, JSON.stringify(invokeBody(call.body)), credentials);
+      return signedRequest('POST', url, headers, JSON.stringify(invokeBody(call.body ?? {})), credentials);
     },
     response(answer, call) {
       const model = String(call.body?.model ?? '');

@@ -97,6 +97,6 @@ function paramOfTool(request: Json, tool: unknown, index: number): string {
 export function translatedChatAdapter(adapter: OperationAdapter, provider: string): OperationAdapter {
   return {
     ...adapter,
-    request: (call, instance) => adapter.request({ ...call, body: translatableChat(call.body, provider), rawBody: undefined }, instance),
+    request: (call, instance) => adapter.request({ ...call, body: translatableChat(call.body ?? {}, provider), rawBody: undefined }, instance),
   };
 }
