@@ -4,6 +4,39 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import layers from './eslint/layers.js';
 
+/** Folders of src/ where `any` is still allowed (each typed one leaves this list): issue 27, item 6. */
+const ANY_PENDING = [
+  'src/generated/**',
+  'src/*.ts',
+  'src/cli/*.ts',
+  'src/features/auth/*.ts',
+  'src/features/auth/modes/*.ts',
+  'src/features/files-batches/*.ts',
+  'src/features/governance/admin/*.ts',
+  'src/features/governance/audit/*.ts',
+  'src/features/governance/credentials/*.ts',
+  'src/features/governance/metering/*.ts',
+  'src/features/guardrails/*.ts',
+  'src/features/mcp/transport/*.ts',
+  'src/features/models/*.ts',
+  'src/features/models/messages/*.ts',
+  'src/features/models/metrics/*.ts',
+  'src/features/models/providers/*.ts',
+  // parseErrorBody: typed with the providers that read it.
+  'src/features/models/providers/shared/upstream-error.ts',
+  'src/features/models/rate-limit/*.ts',
+  'src/features/models/responses/*.ts',
+  'src/features/models/routing/*.ts',
+  'src/features/models/validation/*.ts',
+  'src/features/tool-loop/*.ts',
+  'src/kernel/config/*.ts',
+  'src/kernel/engine/*.ts',
+  'src/kernel/http/*.ts',
+  'src/kernel/http/multipart/*.ts',
+  'src/kernel/observability/*.ts',
+  'src/stages/*.ts',
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', '.test-build/**', '.test-build-node/**', 'node_modules/**', 'data/**', 'bench/results/**', 'coverage/**'] },
   js.configs.recommended,
@@ -53,6 +86,13 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     plugins: { layers },
     rules: { 'layers/layers': 'error' },
+  },
+  {
+    // No `any` in the folders already typed (JSON is `unknown` until narrowed: src/contract/json.ts,
+    // or a generated request-body type). The folders still to do are listed in ANY_PENDING.
+    files: ['src/**/*.ts'],
+    ignores: ANY_PENDING,
+    rules: { '@typescript-eslint/no-explicit-any': 'error' },
   },
   {
     // Generated from schema/ by scripts/generate-types.mjs: not edited by hand.

@@ -39,12 +39,31 @@ const WHY = {
   root: 'the composition root',
 };
 
+/** The feature folder (src/features/<name>/) a file belongs to, or undefined. */
+function featureOf(file) {
+  const [top, name] = relative(SRC, file).split(sep);
+  return top === 'features' && name !== undefined && !name.endsWith('.ts') ? name : undefined;
+}
+
+/** Whether `target` is the public entry of its feature: src/features/<name>/index.ts. */
+function isPublicEntry(target) {
+  const parts = relative(SRC, target).split(sep);
+  return parts.length === 3 && parts[2] === 'index.ts';
+}
+
 export const layers = {
   meta: {
     type: 'problem',
-    docs: { description: 'Enforces the layers of src/: kernel, contract, features (providers), stages, composition root.' },
+    docs: {
+      description:
+        'Enforces the layers of src/ (kernel, contract, features (providers), stages, composition root) and that features use one another only through their public entries.',
+    },
     schema: [],
-    messages: { layer: '{{from}} may not import {{to}} ({{target}}): {{why}}.' },
+    messages: {
+      layer: '{{from}} may not import {{to}} ({{target}}): {{why}}.',
+      feature:
+        "features/{{fromFeature}} may not import another feature's insides ({{target}}): a feature uses another only through its public entry, features/{{toFeature}}/index.ts (what two features share lives in the kernel or a shared feature).",
+    },
   },
   create(context) {
     const file = context.filename;
@@ -54,8 +73,17 @@ export const layers = {
       if (typeof source !== 'string' || !source.startsWith('.')) return;
       const target = resolve(dirname(file), source).replace(/\.js$/, '.ts');
       const to = layerOf(target);
-      if (!to || ALLOWED[from].includes(to)) return;
-      context.report({ node, messageId: 'layer', data: { from, to, target: relative(SRC, target).split(sep).join('/'), why: WHY[from] } });
+      const shown = relative(SRC, target).split(sep).join('/');
+      if (to && !ALLOWED[from].includes(to)) {
+        context.report({ node, messageId: 'layer', data: { from, to, target: shown, why: WHY[from] } });
+        return;
+      }
+      // One feature reaches another only through its public entry (features/<name>/index.ts).
+      const fromFeature = featureOf(file);
+      const toFeature = featureOf(target);
+      if (fromFeature && toFeature && fromFeature !== toFeature && !isPublicEntry(target)) {
+        context.report({ node, messageId: 'feature', data: { fromFeature, toFeature, target: shown } });
+      }
     };
     return {
       ImportDeclaration: (node) => check(node, node.source.value),

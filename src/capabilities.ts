@@ -4,6 +4,7 @@ import { authCapability } from './features/auth/auth-capability.js';
 import { tenantsCapability } from './features/governance/tenants/tenants-capability.js';
 import { mcpCapability } from './features/mcp/mcp-capability.js';
 import { routingCapability } from './features/models/routing/routing-capability.js';
+import { guardrailsCapability } from './features/guardrails/index.js';
 import { filesBatchesCapability } from './features/files-batches/files-batches-capability.js';
 import { responsesCapability } from './features/models/responses/responses-capability.js';
 import { budgetsCapability } from './features/governance/budgets/budgets-capability.js';
@@ -19,6 +20,7 @@ export const CAPABILITIES: Capability[] = [
   tenantsCapability,
   mcpCapability,
   routingCapability,
+  guardrailsCapability,
   governanceCapability,
   filesBatchesCapability,
   responsesCapability,

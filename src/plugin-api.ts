@@ -25,7 +25,7 @@ import { defineSlot, type Slot } from './kernel/engine/slot.js';
 import type { GatewayContext, Identity, GatewayResponse, RouteDef } from './kernel/engine/context.js';
 import type { Middleware, StageDefinition, StageInstance } from './kernel/engine/stage.js';
 import type { GatewayServices } from './kernel/engine/services.js';
-import { createCheckRegistry, type CheckInput, type CheckResult, type CheckRun, type CheckEnv, type GuardrailCheckDefinition } from './features/models/guardrails/check-kind.js';
+import { createCheckRegistry, type CheckInput, type CheckResult, type CheckRun, type CheckEnv, type GuardrailCheckDefinition } from './features/guardrails/index.js';
 import { createAuthModeRegistry, type AuthModeDefinition, type AuthModeEnv, type Authenticator } from './features/auth/modes/auth-mode.js';
 import type { ProviderCall, ProviderDefinition, ProviderInstance, ProviderSettings, ResolvedTarget } from './features/models/providers/provider.js';
 import { openAICompatible, PROVIDER_SETTINGS_SCHEMA, type OpenAICompatibleOptions } from './features/models/providers/openai-compatible/openai-compatible.js';

@@ -23,7 +23,7 @@ export function createStreamWriter(format: StreamFormat, options: { includeUsage
     case 'anthropic':
       return new AnthropicMessagesWriter();
     case 'responses':
-      return new ResponsesWriter(options.request as Record<string, any> | undefined);
+      return new ResponsesWriter(options.request as Record<string, unknown> | undefined);
     default:
       return new OpenAIChunkWriter(format, options.includeUsage, options.hiddenUsage === true);
   }

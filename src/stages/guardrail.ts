@@ -7,11 +7,17 @@ import { PipelineError } from '../kernel/engine/pipeline-compiler.js';
 import { GatewayError } from '../contract/errors/gateway-error.js';
 import { TARGET, type ModelContext } from '../features/models/model-request.js';
 import { modelAnswer } from '../features/models/stream-answer.js';
-import { GuardrailConfigError, type GuardrailOutcome, type GuardrailRegistry } from '../features/models/guardrails/registry.js';
-import { inputPieces, outputPieces } from '../features/models/guardrails/extract.js';
-import { TextView } from '../features/models/guardrails/text-view.js';
-import { assembleStream, replay } from '../features/models/guardrails/stream-text.js';
-import { guardrailRegistry } from '../features/models/routing/resilience-services.js';
+import {
+  assembleStream,
+  GuardrailConfigError,
+  guardrailRegistry,
+  inputPieces,
+  outputPieces,
+  replay,
+  TextView,
+  type GuardrailOutcome,
+  type GuardrailRegistry,
+} from '../features/guardrails/index.js';
 import { GATEWAY_CALLER } from '../features/auth/auth-services.js';
 import { TOOL_GUARD, toolGuard, toolGuardrails } from '../features/mcp/policy/tool-guardrails.js';
 import { MCP_MESSAGE } from '../features/mcp/policy/mcp-message.js';

@@ -14,7 +14,7 @@ import { teamModels } from '../features/governance/catalogue/model-listing.js';
 import { PROVIDER, PROVIDER_KEY, ROUTING, type ModelContext } from '../features/models/model-request.js';
 import type { ResolvedTarget } from '../features/models/providers/provider.js';
 import { PlanError } from '../features/models/routing/compile-plan.js';
-import { GuardrailConfigError } from '../features/models/guardrails/registry.js';
+import { GuardrailConfigError } from '../features/guardrails/index.js';
 import { providerOptionsFrom } from '../features/models/routing/provider-credentials.js';
 import { routingConfigs } from '../features/models/routing/resilience-services.js';
 import type { RoutingConfigs } from '../features/models/routing/config-source.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defineAuthMode, defineCheck, defineProvider, defineSlot, defineStage, openAICompatible, TARGET } from '../../src/plugin-api.js';
 import { StageRegistry } from '../../src/kernel/engine/stage-registry.js';
-import { createCheckRegistry } from '../../src/features/models/guardrails/check-kind.js';
+import { createCheckRegistry } from '../../src/features/guardrails/check-kind.js';
 import { createAuthModeRegistry } from '../../src/features/auth/modes/auth-mode.js';
 import { ProviderRegistry } from '../../src/features/models/providers/provider-registry.js';
 

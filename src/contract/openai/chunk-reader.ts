@@ -1,4 +1,5 @@
 import type { FinishReason, StreamPart, ThinkingBlock, Usage } from '../stream-parts.js';
+import { isJsonObject, objectOf, objectsOf, type JsonObject } from '../json.js';
 
 const FINISH_REASONS = new Set<FinishReason>(['stop', 'length', 'tool_calls', 'content_filter', 'function_call']);
 
@@ -13,11 +14,11 @@ export class ChunkReader {
   private readonly tools = new Set<string>();
 
   /** The parts of one chunk (its JSON text or parsed value). */
-  read(chunk: string | Record<string, any>): StreamPart[] {
-    let data: Record<string, any>;
+  read(chunk: string | JsonObject): StreamPart[] {
+    let data: JsonObject;
     if (typeof chunk === 'string') {
       try {
-        data = JSON.parse(chunk);
+        data = objectOf(JSON.parse(chunk));
       } catch {
         return [];
       }
@@ -27,32 +28,33 @@ export class ChunkReader {
       this.started = true;
       out.push({ type: 'meta', id: String(data.id ?? ''), model: String(data.model ?? ''), created: Number(data.created ?? Math.floor(Date.now() / 1000)) });
     }
-    for (const choice of Array.isArray(data.choices) ? data.choices : []) {
-      const index = typeof choice?.index === 'number' ? choice.index : 0;
-      const delta = choice?.delta ?? {};
+    for (const choice of objectsOf(data.choices)) {
+      const index = typeof choice.index === 'number' ? choice.index : 0;
+      const delta = objectOf(choice.delta);
       if (typeof delta.reasoning_content === 'string' && delta.reasoning_content !== '') out.push({ type: 'reasoning', choice: index, text: delta.reasoning_content });
       if (Array.isArray(delta.thinking_blocks)) {
         for (const block of delta.thinking_blocks as ThinkingBlock[]) out.push({ type: 'thinking-block', choice: index, block });
       }
       if (typeof delta.content === 'string' && delta.content !== '') out.push({ type: 'text', choice: index, text: delta.content });
-      for (const call of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) {
-        const n = typeof call?.index === 'number' ? call.index : 0;
+      for (const call of objectsOf(delta.tool_calls)) {
+        const n = typeof call.index === 'number' ? call.index : 0;
+        const fn = objectOf(call.function);
         const key = `${index}:${n}`;
         if (!this.tools.has(key)) {
           this.tools.add(key);
-          const start: StreamPart = { type: 'tool-call-start', choice: index, index: n, id: String(call.id ?? ''), name: String(call.function?.name ?? '') };
-          const signature = call.extra_content?.google?.thought_signature;
+          const start: StreamPart = { type: 'tool-call-start', choice: index, index: n, id: String(call.id ?? ''), name: String(fn.name ?? '') };
+          const signature = objectOf(objectOf(call.extra_content).google).thought_signature;
           if (typeof signature === 'string' && signature !== '') start.signature = signature;
           out.push(start);
         }
-        const args = call.function?.arguments;
+        const args = fn.arguments;
         if (typeof args === 'string' && args !== '') out.push({ type: 'tool-call-args', choice: index, index: n, args });
       }
-      if (typeof choice?.finish_reason === 'string' && FINISH_REASONS.has(choice.finish_reason)) {
+      if (typeof choice.finish_reason === 'string' && FINISH_REASONS.has(choice.finish_reason as FinishReason)) {
         out.push({ type: 'finish', choice: index, reason: choice.finish_reason as FinishReason });
       }
     }
-    if (data.usage && typeof data.usage === 'object') out.push({ type: 'usage', usage: data.usage as Usage });
+    if (isJsonObject(data.usage)) out.push({ type: 'usage', usage: data.usage as Usage });
     return out;
   }
 }

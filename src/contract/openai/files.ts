@@ -1,3 +1,5 @@
+import { objectOf, type JsonObject } from '../json.js';
+
 /** A provider's timestamp (Unix seconds or ms, or an ISO date) as Unix seconds; null when absent. */
 export function unixSeconds(value: unknown): number | null {
   if (typeof value === 'number') return value > 1e12 ? Math.floor(value / 1000) : Math.floor(value);
@@ -10,7 +12,8 @@ export function unixSeconds(value: unknown): number | null {
 }
 
 /** OpenAI's file object from a provider's file record (fields it already has are kept). */
-export function openAIFile(file: Record<string, any>, purpose?: (p: string) => string): Record<string, unknown> {
+export function openAIFile(record: unknown, purpose?: (p: string) => string): JsonObject & { id: string; created_at: number } {
+  const file = objectOf(record);
   const raw = typeof file.purpose === 'string' ? file.purpose : 'fine-tune';
   return {
     ...file,
@@ -26,6 +29,7 @@ export function openAIFile(file: Record<string, any>, purpose?: (p: string) => s
 }
 
 /** A delete answer as OpenAI's `{id, object: "file", deleted}`. */
-export function fileDeleted(body: Record<string, any>, id: string): Record<string, unknown> {
-  return { id: String(body?.id ?? id), object: 'file', deleted: body?.deleted !== false };
+export function fileDeleted(answer: unknown, id: string): Record<string, unknown> {
+  const body = objectOf(answer);
+  return { id: String(body.id ?? id), object: 'file', deleted: body.deleted !== false };
 }

@@ -1,5 +1,6 @@
 import { unixSeconds } from './files.js';
 import { listBody } from './lists.js';
+import { objectOf, objectsOf, type JsonObject } from '../json.js';
 
 export type SpecJobStatus = 'created' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 
@@ -33,8 +34,8 @@ function hyper(value: unknown): unknown {
  * the provider has no organisation of its own), nulls for what is not set yet. Other fields
  * the provider sent stay.
  */
-export function specJob(job: Record<string, any>, provider: string): Record<string, unknown> {
-  const hp = job.hyperparameters ?? job.method?.supervised?.hyperparameters ?? {};
+export function specJob(job: JsonObject, provider: string): Record<string, unknown> {
+  const hp = objectOf(job.hyperparameters ?? objectOf(objectOf(job.method).supervised).hyperparameters);
   const status = specStatus(job.status);
   return {
     ...job,
@@ -59,14 +60,14 @@ export function specJob(job: Record<string, any>, provider: string): Record<stri
   };
 }
 
-export function specJobList(list: Record<string, any>, provider: string): Record<string, unknown> {
-  const data = (Array.isArray(list.data) ? list.data : []).map((j: Record<string, any>) => specJob(j, provider));
+export function specJobList(list: JsonObject, provider: string): Record<string, unknown> {
+  const data = objectsOf(list.data).map((j) => specJob(j, provider));
   return { ...list, object: 'list', data, has_more: list.has_more === true };
 }
 
 /** OpenAI's event object for each item of an events list. */
-export function specEvents(list: Record<string, any>): Record<string, unknown> {
-  const data = (Array.isArray(list.data) ? list.data : []).map((e: Record<string, any>, i: number) => ({
+export function specEvents(list: JsonObject): Record<string, unknown> {
+  const data = objectsOf(list.data).map((e, i) => ({
     ...e,
     id: String(e.id ?? `ftevent-${i}`),
     object: 'fine_tuning.job.event',

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FinishReason, ThinkingBlock, Usage } from '../stream-parts.js';
+import { objectOf } from '../json.js';
 
 /**
  * OpenAI Responses API shapes shared by translated JSON answers and the Responses stream
@@ -8,7 +9,7 @@ import type { FinishReason, ThinkingBlock, Usage } from '../stream-parts.js';
  * `encrypted_content`; a redacted block is a reasoning item with no content, its data in
  * `encrypted_content` (so it can be sent back as it came).
  */
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
 
 /** The id of a response's output item: from the response id and the item's position. */
 export function outputItemId(prefix: 'msg' | 'rs' | 'fc', responseId: string, index: number): string {
@@ -84,6 +85,7 @@ export interface ResponseState {
 /** The whole response object: the answer's state plus the settings of the request it answers. */
 export function responseObject(state: ResponseState, request: Json | undefined): Json {
   const r = request ?? {};
+  const reasoning = objectOf(r.reasoning);
   return {
     id: state.id,
     object: 'response',
@@ -99,7 +101,7 @@ export function responseObject(state: ResponseState, request: Json | undefined):
     output: state.output,
     parallel_tool_calls: r.parallel_tool_calls ?? true,
     previous_response_id: r.previous_response_id ?? null,
-    reasoning: { effort: r.reasoning?.effort ?? null, summary: r.reasoning?.summary ?? null },
+    reasoning: { effort: reasoning.effort ?? null, summary: reasoning.summary ?? null },
     service_tier: r.service_tier ?? 'default',
     store: r.store !== false,
     temperature: r.temperature ?? 1,

@@ -13,7 +13,7 @@ import {
   type ResponseState,
 } from './responses-shapes.js';
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
 
 type OpenItem = { kind: 'message'; index: number; id: string; text: string } | { kind: 'reasoning'; index: number; id: string; text: string };
 

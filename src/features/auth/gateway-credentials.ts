@@ -1,5 +1,5 @@
 import type { Identity } from '../../kernel/engine/context.js';
-import type { GatewayKey } from '../governance/governance-types.js';
+import type { GatewayKey } from './gateway-key.js';
 import type { ConfigKeys } from './config-keys.js';
 import { TOKEN_PREFIX } from './secrets.js';
 import type { TokenService } from './token-service.js';

@@ -1,7 +1,7 @@
 import { headerValue, type GatewayContext } from '../../kernel/engine/context.js';
 import type { GatewayConfig } from '../../generated/gateway.js';
 import { badRequest, forbidden } from '../../contract/errors/gateway-error.js';
-import { GATEWAY_KEY } from '../governance/governance-slots.js';
+import { GATEWAY_KEY } from './gateway-key.js';
 import { unauthenticated } from './challenge.js';
 import type { ConfigKeys } from './config-keys.js';
 import { checkGatewayCredential } from './gateway-credentials.js';

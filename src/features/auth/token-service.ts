@@ -2,7 +2,7 @@ import type { Identity } from '../../kernel/engine/context.js';
 import type { AuthTokenCreateRequest, GatewayKeyLimits } from '../../generated/requests/auth-tokens-create.js';
 import type { AuthTokenUpdateRequest } from '../../generated/requests/auth-tokens-update.js';
 import type { Budget } from '../../generated/governance/budget.js';
-import type { GatewayKey } from '../governance/governance-types.js';
+import type { GatewayKey } from './gateway-key.js';
 import { hashSecret, newTokenId, newTokenValue, parseLifetime, TOKEN_PREFIX } from './secrets.js';
 import { badRequest } from '../../contract/errors/gateway-error.js';
 import type { TokenRecord, TokenStore } from './token-store.js';

@@ -10,7 +10,7 @@ import { defineStage } from '../../kernel/engine/stage.js';
 import { HTTP_EDGE } from '../../kernel/http/pipeline-handler.js';
 import { ROOT_DIR } from '../../kernel/paths.js';
 import { ROUTES, type GatewayRouteSpec } from '../../contract/routes.js';
-import { ADMIN } from '../auth/auth-services.js';
+import { ADMIN } from '../auth/index.js';
 
 interface PipelineView {
   name: string;

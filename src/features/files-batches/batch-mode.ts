@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import { headerValue } from '../../kernel/engine/context.js';
 import { BODY } from '../../kernel/engine/request-body.js';
 import { badRequest } from '../../contract/errors/gateway-error.js';
-import { PROVIDER, PROVIDER_KEY, type ModelContext } from '../models/model-request.js';
-import type { ProviderRegistry } from '../models/providers/provider-registry.js';
+import { PROVIDER, PROVIDER_KEY, type ModelContext, type ProviderRegistry } from '../models/index.js';
 import { GATEWAY_FILE_PREFIX } from './gateway-files.js';
 
 type GatewayContext = ModelContext;

@@ -6,8 +6,7 @@ import { defineStage } from '../../kernel/engine/stage.js';
 import { BODY, RAW_BODY } from '../../kernel/engine/request-body.js';
 import { UPSTREAM } from '../../kernel/engine/report.js';
 import type { Operation } from '../../contract/operations.js';
-import { GATEWAY_SERVED, PROVIDER, PROVIDER_KEY, TARGET, type ModelContext } from '../models/model-request.js';
-import { PROVIDERS, type ProviderRegistry } from '../models/providers/provider-registry.js';
+import { GATEWAY_SERVED, PROVIDER, PROVIDER_KEY, TARGET, type ModelContext, PROVIDERS, type ProviderRegistry, BATCH_LINE } from '../models/index.js';
 import { badRequest, notFound, semanticError } from '../../contract/errors/gateway-error.js';
 import { fileObject, GATEWAY_FILE_PREFIX, newFileId } from './gateway-files.js';
 import { listBody, listQuery } from './list-page.js';
@@ -15,7 +14,6 @@ import { isUpload } from '../../kernel/http/multipart/upload-validator.js';
 import { batchObject } from './batch-store.js';
 import { credentialHeaders, GATEWAY_BATCH_PREFIX, ownerScope, servedByGateway } from './batch-mode.js';
 import { FILES_BATCHES, type FilesBatches } from './files-batches-service.js';
-import { BATCH_LINE } from '../../features/models/model-request.js';
 import { RESPONSE } from '../../kernel/engine/context.js';
 
 type GatewayContext = ModelContext;

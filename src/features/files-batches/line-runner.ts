@@ -8,7 +8,7 @@ import { errorPayload } from '../../kernel/http/respond.js';
 import { GatewayError } from '../../contract/errors/gateway-error.js';
 import { normalizeError } from '../../contract/errors/normalize.js';
 import type { RouteSpec } from '../../contract/routes.js';
-import { BATCH_LINE, TARGET, type ModelContext } from '../models/model-request.js';
+import { BATCH_LINE, TARGET, type ModelContext } from '../models/index.js';
 import type { LineResult } from './batch-store.js';
 
 /** A request context for one batch line, as if the caller had sent it with the batch's headers. */

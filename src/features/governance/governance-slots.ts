@@ -1,11 +1,7 @@
 import { defineSlot } from '../../kernel/engine/slot.js';
-import type { GatewayKey } from './governance-types.js';
 
-/**
- * The gateway key a provider-route request presented (set by authenticate beside ctx.identity):
- * its models, limits, budgets and metadata. Absent for requests without a gateway key.
- */
-export const GATEWAY_KEY = defineSlot<GatewayKey>('gateway-key', 'a gateway key');
+/** The gateway key a provider-route request presented (authentication sets it: features/auth/gateway-key.ts). */
+export { GATEWAY_KEY } from '../auth/index.js';
 
 /** The catalogue model a request was routed by (route stage, catalogue routing). */
 export interface CatalogueChoice {

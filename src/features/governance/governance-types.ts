@@ -11,22 +11,8 @@ import type { TokenUsage } from './prices/usage-classes.js';
 export const BUDGET_SCOPES = ['key', 'user', 'team', 'organization', 'customer', 'model', 'credential'] as const;
 export type BudgetScope = (typeof BUDGET_SCOPES)[number];
 
-/** A gateway key as a request presents it: who it belongs to and what it may do. */
-export interface GatewayKey {
-  /** The token id (tok_...) or, for a config key, its stable id. */
-  id: string;
-  user: string;
-  team?: string;
-  organization?: string;
-  /** Set from x-gateway-customer, only for keys with metadata.assertsCustomer. */
-  customer?: string;
-  roles?: string[];
-  /** Catalogue model names or globs the key may use; undefined: all. */
-  models?: string[];
-  limits?: { rpm?: number; tpm?: number; maxParallel?: number };
-  budgets?: Budget[];
-  metadata?: Record<string, unknown>;
-}
+/** A gateway key as a request presents it (authentication makes it: features/auth/gateway-key.ts). */
+export type { GatewayKey } from '../auth/index.js';
 
 /** A budget that applies to a request: where it is set, and its window's identity. */
 export interface ApplicableBudget {

@@ -4,8 +4,7 @@ import { RESPONSE, type GatewayContext, type Identity } from '../../kernel/engin
 import { defineStage } from '../../kernel/engine/stage.js';
 import { badRequest } from '../../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../../contract/routes.js';
-import { ADMIN, CONFIG_KEYS, TOKEN_SERVICE } from '../auth/auth-services.js';
-import { canWrite } from '../auth/scopes.js';
+import { ADMIN, CONFIG_KEYS, TOKEN_SERVICE, canWrite } from '../auth/index.js';
 import { authorize, patternReachesServer } from './authorization.js';
 import { MCP, TOOL_CALL_STATS, type ToolCallStats } from './mcp-services.js';
 

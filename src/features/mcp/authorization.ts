@@ -1,5 +1,5 @@
 import type { Identity } from '../../kernel/engine/context.js';
-import { canRead, canWrite } from '../auth/scopes.js';
+import { canRead, canWrite } from '../auth/index.js';
 import { SEPARATOR } from './naming.js';
 import { wildcard, type Wildcard } from '../../kernel/text/wildcard.js';
 

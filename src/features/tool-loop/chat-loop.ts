@@ -7,8 +7,7 @@
  */
 import { badRequest } from '../../contract/errors/gateway-error.js';
 import type { StreamPart } from '../../contract/stream-parts.js';
-import { chatMessagesFromInput } from '../models/responses/to-chat.js';
-import { responseFromChat } from '../models/responses/from-chat.js';
+import { chatMessagesFromInput, responseFromChat } from '../models/index.js';
 import type { LoopEvents } from './loop-events.js';
 import { PartQueue } from './part-queue.js';
 import type { GatewayMcpTool } from './mcp-tools.js';

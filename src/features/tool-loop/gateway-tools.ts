@@ -8,10 +8,7 @@ import type { Identity } from '../../kernel/engine/context.js';
 import type { GatewayServices } from '../../kernel/engine/services.js';
 import { TRACING } from '../../kernel/engine/tracing.js';
 import type { TraceSpan } from '../../kernel/observability/tracing.js';
-import { MCP } from '../mcp/mcp-services.js';
-import type { Aggregator } from '../mcp/aggregator.js';
-import { SEPARATOR } from '../mcp/naming.js';
-import { TOOL_GUARD } from '../mcp/policy/tool-guardrails.js';
+import { MCP, type Aggregator, SEPARATOR, TOOL_GUARD } from '../mcp/index.js';
 import { GatewayError } from '../../contract/errors/gateway-error.js';
 
 type Json = Record<string, any>;

@@ -6,10 +6,8 @@
  */
 import type { GatewayServices } from '../../kernel/engine/services.js';
 import { BODY } from '../../kernel/engine/request-body.js';
-import { METER, METER_DEPS } from '../governance/metering/metering-services.js';
-import { costOf } from '../governance/prices/cost.js';
-import { usageClasses } from '../governance/prices/usage-classes.js';
-import { TARGET, type ModelContext } from '../models/model-request.js';
+import { METER, METER_DEPS, costOf, usageClasses } from '../governance/index.js';
+import { TARGET, type ModelContext } from '../models/index.js';
 
 type Json = Record<string, any>;
 

@@ -10,8 +10,7 @@ import { GatewayError } from '../../contract/errors/gateway-error.js';
 import { ChunkReader } from '../../contract/openai/chunk-reader.js';
 import type { StreamFormat } from '../../contract/stream-format.js';
 import type { FinishReason, StreamPart, Usage } from '../../contract/stream-parts.js';
-import { messageFromChat } from '../models/messages/from-chat.js';
-import { responseFromChat } from '../models/responses/from-chat.js';
+import { messageFromChat, responseFromChat } from '../models/index.js';
 
 type Json = Record<string, any>;
 

@@ -4,7 +4,7 @@ import type { GatewayContext } from '../../../kernel/engine/context.js';
 import { defineStage } from '../../../kernel/engine/stage.js';
 import { badRequest, forbidden, notFound } from '../../../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../../../contract/routes.js';
-import { ADMIN, ADMIN_ACCESS, TOKEN_SERVICE } from '../../auth/auth-services.js';
+import { ADMIN, ADMIN_ACCESS, TOKEN_SERVICE } from '../../auth/index.js';
 import { AUDIT } from '../audit/audit-services.js';
 import type { AuditFilter } from '../audit/audit-log.js';
 import { TENANTS } from '../tenants/tenant-services.js';

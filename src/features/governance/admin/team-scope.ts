@@ -1,5 +1,5 @@
 import { forbidden } from '../../../contract/errors/gateway-error.js';
-import type { AdminAccess, TokenResource } from '../../auth/auth-services.js';
+import type { AdminAccess, TokenResource } from '../../auth/index.js';
 import type { TenantKind } from '../tenants/tenant-store.js';
 import type { TenantService } from '../tenants/tenant-service.js';
 

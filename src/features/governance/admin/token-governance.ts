@@ -5,7 +5,7 @@ import { BODY } from '../../../kernel/engine/request-body.js';
 import { defineStage } from '../../../kernel/engine/stage.js';
 import { forbidden } from '../../../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../../../contract/routes.js';
-import { ADMIN, ADMIN_ACCESS, TOKEN_LIST_SCOPE, TOKEN_SERVICE, type TokenResource } from '../../auth/auth-services.js';
+import { ADMIN, ADMIN_ACCESS, TOKEN_LIST_SCOPE, TOKEN_SERVICE, type TokenResource } from '../../auth/index.js';
 import { AUDIT } from '../audit/audit-services.js';
 import { TENANTS } from '../tenants/tenant-services.js';
 import { jsonObjectBody } from './admin-body.js';

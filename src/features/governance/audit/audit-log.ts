@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { GatewayContext } from '../../../kernel/engine/context.js';
 import type { Migration, SqlStore } from '../../../kernel/store/sql-store.js';
-import { ADMIN_ACCESS } from '../../auth/auth-services.js';
+import { ADMIN_ACCESS } from '../../auth/index.js';
 import { auditSafe } from './audit-redact.js';
 
 /** One admin write, as a service reports it. */

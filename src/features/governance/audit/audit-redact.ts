@@ -1,4 +1,4 @@
-import { TOKEN_PREFIX } from '../../auth/auth-services.js';
+import { TOKEN_PREFIX } from '../../auth/index.js';
 
 /** Field names that hold a secret: dropped from what the audit keeps, whatever their value. */
 const SECRET_FIELD =

@@ -1,7 +1,7 @@
 import type { Capability } from '../../../kernel/capability.js';
 import { ConfigError } from '../../../kernel/config/load-config.js';
 import { defineService, type GatewayServices } from '../../../kernel/engine/services.js';
-import { kernelRedis, kernelRedisPrefix, whenRedisReady } from '../../../kernel/store/redis-client.js';
+import { kernelRedis, redisKeyPrefix, redisReady } from '../../../kernel/store/redis-client.js';
 import { getStore } from '../../../kernel/store/store-capability.js';
 import type { BudgetLedger } from '../governance-types.js';
 import { alertSink } from './budget-alerts.js';
@@ -77,7 +77,7 @@ export const budgetsCapability: Capability = {
     const redis = await kernelRedis(services);
     if (!redis) await getStore(services).migrate(BUDGET_MIGRATIONS);
     // With budgets configured, the first requests find the client connected (a Redis that is down answers storeDown meanwhile).
-    else if (services.config.budgets) await whenRedisReady(redis, 2000);
+    else if (services.config.budgets) await redisReady(redis, 2000);
     const timeoutMs = storeTimeoutMs(config.storeTimeout, redis !== undefined);
     const leases = { requests: config.leases?.requests ?? 64, share: config.leases?.share ?? 0.25, intervalMs: leaseIntervalMs(config.leases?.interval) };
     const settings = { redis: redis ? services.config.redis : undefined, storage: redis ? undefined : services.config.storage, ttlMs, timeoutMs, webhook: config.alertWebhook, leases };
@@ -86,7 +86,7 @@ export const budgetsCapability: Capability = {
       'budget-ledger',
       settings,
       () => {
-        const store = new LedgerOverBackend(redis ? new RedisLedgerBackend(redis, kernelRedisPrefix(services)) : new SqlLedgerBackend(getStore(services)), {
+        const store = new LedgerOverBackend(redis ? new RedisLedgerBackend(redis, redisKeyPrefix(services)) : new SqlLedgerBackend(getStore(services)), {
           ttlMs,
           timeoutMs,
           logger: services.logger,

@@ -4,7 +4,7 @@ import { RESPONSE, type GatewayContext } from '../../../kernel/engine/context.js
 import { defineStage } from '../../../kernel/engine/stage.js';
 import { badRequest } from '../../../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../../../contract/routes.js';
-import { ADMIN } from '../../auth/auth-services.js';
+import { ADMIN } from '../../auth/index.js';
 import { pageOf } from '../admin/admin-list.js';
 import { CATALOGUE, PRICE_RESOLVER, PRICE_TABLE } from '../governance-services.js';
 import { listModels } from './model-listing.js';

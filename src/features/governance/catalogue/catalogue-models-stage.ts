@@ -3,7 +3,7 @@ import { schemaDocument } from '../../../kernel/config/schema-validator.js';
 import { headerValue, RESPONSE } from '../../../kernel/engine/context.js';
 import { defineStage } from '../../../kernel/engine/stage.js';
 import { badRequest } from '../../../contract/errors/gateway-error.js';
-import type { ModelContext } from '../../models/model-request.js';
+import type { ModelContext } from '../../models/index.js';
 import { GATEWAY_KEY } from '../governance-slots.js';
 import { CATALOGUE, PRICE_RESOLVER, PRICE_TABLE } from '../governance-services.js';
 import { listModels, teamModels } from './model-listing.js';

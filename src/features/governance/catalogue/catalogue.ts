@@ -3,8 +3,7 @@ import type { RoutingTarget } from '../../../generated/routing.js';
 import type { CatalogueModel } from '../../../generated/governance/catalogue-model.js';
 import { describeErrors, validatorFor } from '../../../kernel/config/schema-validator.js';
 import { LruMap } from '../../../kernel/lru.js';
-import { compilePlan, PlanError, type PlanEnvironment } from '../../models/routing/compile-plan.js';
-import type { CompiledPlan, PlanNode } from '../../models/routing/plan.js';
+import { compilePlan, PlanError, type PlanEnvironment, type CompiledPlan, type PlanNode } from '../../models/index.js';
 import type { GatewayKey } from '../governance-types.js';
 import { keyMayUseModel } from './model-access.js';
 

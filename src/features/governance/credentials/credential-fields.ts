@@ -1,5 +1,4 @@
-import type { ProviderRegistry } from '../../models/providers/provider-registry.js';
-import { callerValueProblem, headerSafe } from '../../models/providers/shared/caller-values.js';
+import { type ProviderRegistry, callerValueProblem, headerSafe } from '../../models/index.js';
 
 /** Fields of a credential that are not the provider's. */
 const OWN_FIELDS = new Set(['provider', 'description', 'name']);

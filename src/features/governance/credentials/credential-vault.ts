@@ -1,7 +1,7 @@
 import type { GatewayContext } from '../../../kernel/engine/context.js';
 import { registerSecrets } from '../../../kernel/errors/redact.js';
 import type { Logger } from '../../../kernel/observability/logger.js';
-import type { HeldCredential, HeldCredentialSource } from '../../models/routing/held-credentials.js';
+import type { HeldCredential, HeldCredentialSource } from '../../models/index.js';
 import { GATEWAY_KEY } from '../governance-slots.js';
 import { keyReachesEntry } from '../catalogue/model-access.js';
 import { fieldSecrets, lastFour } from './credential-fields.js';

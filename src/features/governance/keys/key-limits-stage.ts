@@ -5,17 +5,12 @@ import { defineService, type GatewayServices } from '../../../kernel/engine/serv
 import { defineStage } from '../../../kernel/engine/stage.js';
 import { GatewayError } from '../../../contract/errors/gateway-error.js';
 import type { StreamPart } from '../../../contract/stream-parts.js';
-import { BATCH_LINE } from '../../models/model-request.js';
-import type { RateCounter } from '../../models/rate-limit/counter.js';
-import { MemoryRateCounter } from '../../models/rate-limit/memory-counter.js';
-import { RedisRateCounter } from '../../models/rate-limit/redis-counter.js';
-import { failedRequestTokens, noteStreamUsage, usedTokens } from '../../models/rate-limit/usage.js';
-import { redisKeyPrefix, sharedRedis } from '../../models/routing/resilience-services.js';
+import { BATCH_LINE, type RateCounter, MemoryRateCounter, RedisRateCounter, failedRequestTokens, noteStreamUsage, usedTokens, USAGE } from '../../models/index.js';
+import { redisKeyPrefix, sharedRedis } from '../../../kernel/store/redis-client.js';
 import { GATEWAY_KEY } from '../governance-slots.js';
 import { getStore } from '../../../kernel/store/store-capability.js';
 import { RedisParallelSlots, type ParallelSlots } from './parallel-slots.js';
 import { SqlParallelSlots } from './sql-parallel-slots.js';
-import { USAGE } from '../../../features/models/model-request.js';
 import { RESPONSE } from '../../../kernel/engine/context.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { GatewayContext } from '../../../kernel/engine/context.js';
 import { BODY } from '../../../kernel/engine/request-body.js';
-import { USAGE } from '../../models/model-request.js';
+import { USAGE } from '../../models/index.js';
 import { NO_USAGE, usageClasses, type TokenUsage } from '../prices/usage-classes.js';
 
 const USAGE_KEY = Buffer.from('"usage"');

@@ -1,6 +1,6 @@
 import type { GatewayContext } from '../../../kernel/engine/context.js';
 import type { GatewayServices } from '../../../kernel/engine/services.js';
-import { TARGET } from '../../models/model-request.js';
+import { TARGET } from '../../models/index.js';
 import { applicableBudgets } from '../budgets/applicable-budgets.js';
 import { BUDGET_LEDGER, CONFIG_BUDGETS } from '../budgets/budgets-capability.js';
 import { CATALOGUE, PRICE_RESOLVER } from '../governance-services.js';

@@ -3,14 +3,11 @@ import { schemaDocument } from '../../../kernel/config/schema-validator.js';
 import { BODY, BODY_CHANGED, ensureJsonBody } from '../../../kernel/engine/request-body.js';
 import { defineStage } from '../../../kernel/engine/stage.js';
 import { isAnswerError } from '../../../kernel/errors/answer-error.js';
-import { BATCH_LINE, ROUTING, USAGE_NOT_ASKED, type ModelContext } from '../../models/model-request.js';
-import type { ModelStreamAnswer } from '../../models/stream-answer.js';
+import { BATCH_LINE, ROUTING, USAGE_NOT_ASKED, type ModelContext, type ModelStreamAnswer, CALL_SPAN, TARGET, USAGE } from '../../models/index.js';
 import { Meter } from './meter.js';
 import { METER, METER_DEPS } from './metering-services.js';
 import { noteStreamText } from './stream-text.js';
-import { CALL_SPAN } from '../../../features/models/metrics/genai-spans.js';
 import { CATALOGUE_MODEL, GATEWAY_KEY } from '../../../features/governance/governance-slots.js';
-import { TARGET, USAGE } from '../../../features/models/model-request.js';
 import { RESPONSE } from '../../../kernel/engine/context.js';
 
 /** The operations that cost money upstream (files, batch jobs, model lists, stored responses cost nothing by themselves). */

@@ -1,5 +1,5 @@
 import type { Capability } from '../../../kernel/capability.js';
-import { TOOL_CALL_STATS } from '../../mcp/mcp-services.js';
+import { TOOL_CALL_STATS } from '../../mcp/index.js';
 import type { GatewayContext } from '../../../kernel/engine/context.js';
 import type { GatewayServices } from '../../../kernel/engine/services.js';
 import { getStore } from '../../../kernel/store/store-capability.js';
@@ -18,7 +18,7 @@ import { TOOL_CHARGES, ToolCharges, toolPrices } from './tool-charges.js';
 import toolMeterStage from './tool-meter-stage.js';
 import { BILLED_BATCH_MIGRATIONS, PROVIDER_BATCH_BILLING, ProviderBatchBilling } from './provider-batch-billing.js';
 import { parseDuration } from '../../../kernel/config/defaults.js';
-import { TOOL_CALL_OBSERVERS } from '../../mcp/tool-call-observers.js';
+import { TOOL_CALL_OBSERVERS } from '../../mcp/index.js';
 import { PRICE_TABLE } from '../governance-services.js';
 
 let shippedPrices: PriceTable | undefined;

@@ -2,15 +2,12 @@ import type { GatewayContext, JsonAnswer } from '../../../kernel/engine/context.
 import { defineService, type GatewayServices } from '../../../kernel/engine/services.js';
 import type { Migration } from '../../../kernel/store/sql-store.js';
 import { getStore } from '../../../kernel/store/store-capability.js';
-import { TARGET } from '../../models/model-request.js';
-import type { ResolvedTarget } from '../../models/providers/provider.js';
-import { PROVIDERS } from '../../models/providers/provider-registry.js';
+import { TARGET, type ResolvedTarget, PROVIDERS, HELD_CREDENTIALS } from '../../models/index.js';
 import { costOf } from '../prices/cost.js';
 import { NO_USAGE, usageClasses } from '../prices/usage-classes.js';
 import type { ApplicableBudget, GatewayKey } from '../governance-types.js';
 import type { ModelPrice } from '../prices/cost.js';
 import { isSecretField } from '../../../kernel/errors/redact.js';
-import { HELD_CREDENTIALS } from '../../models/routing/held-credentials.js';
 import type { MeterDeps } from './meter.js';
 
 /** Batches run by a provider that were billed (one row each, so a batch is billed once across instances and retrievals). */

@@ -3,7 +3,7 @@ import type { GatewayConfig } from '../../../generated/gateway.js';
 import type { GatewayContext, Identity } from '../../../kernel/engine/context.js';
 import { defineService } from '../../../kernel/engine/services.js';
 import { GatewayError } from '../../../contract/errors/gateway-error.js';
-import type { ObservedToolCall, ToolCallObserver } from '../../mcp/tool-call-observers.js';
+import type { ObservedToolCall, ToolCallObserver } from '../../mcp/index.js';
 import { microsFromPico, picoFromDecimal } from '../prices/money.js';
 import { NO_USAGE } from '../prices/usage-classes.js';
 import { GATEWAY_KEY } from '../governance-slots.js';

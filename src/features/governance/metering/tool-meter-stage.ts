@@ -1,13 +1,10 @@
 import type { ToolMeterStageConfig } from '../../../generated/stages/tool-meter.js';
 import { schemaDocument } from '../../../kernel/config/schema-validator.js';
 import { defineStage } from '../../../kernel/engine/stage.js';
-import { authorize } from '../../mcp/authorization.js';
-import { splitName } from '../../mcp/naming.js';
-import { isRequestId, mcpMessage, messagesOf } from '../../mcp/policy/mcp-message.js';
+import { authorize, splitName, isRequestId, mcpMessage, messagesOf, MCP_MESSAGE } from '../../mcp/index.js';
 import { TOOL_CHARGES } from './tool-charges.js';
 import { GATEWAY_KEY } from '../../../features/governance/governance-slots.js';
 import { IDENTITY } from '../../../kernel/engine/context.js';
-import { MCP_MESSAGE } from '../../../features/mcp/policy/mcp-message.js';
 
 /**
  * Charges tools/call requests on /mcp and /mcp/<server> against the caller's budgets (see

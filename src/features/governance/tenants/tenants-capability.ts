@@ -1,6 +1,6 @@
 import type { Capability } from '../../../kernel/capability.js';
 import { getStore } from '../../../kernel/store/store-capability.js';
-import { USER_ROLES } from '../../auth/auth-services.js';
+import { USER_ROLES } from '../../auth/index.js';
 import { AUDIT_MIGRATIONS, AuditLog } from '../audit/audit-log.js';
 import { AUDIT } from '../audit/audit-services.js';
 import { ApiBudgets } from './api-budgets.js';

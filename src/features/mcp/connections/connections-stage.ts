@@ -4,7 +4,7 @@ import { IDENTITY, RESPONSE, type GatewayContext } from '../../../kernel/engine/
 import { defineStage } from '../../../kernel/engine/stage.js';
 import { badRequest, forbidden, GatewayError, notFound, unauthorized } from '../../../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../../../contract/routes.js';
-import { publicBaseUrl } from '../../auth/public-url.js';
+import { publicBaseUrl } from '../../auth/index.js';
 import { MCP } from '../mcp-services.js';
 import { ownerOf } from '../session-owner.js';
 import type { UserConnections } from './user-connections.js';

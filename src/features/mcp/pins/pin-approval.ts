@@ -4,7 +4,7 @@ import type { GatewayContext } from '../../../kernel/engine/context.js';
 import { defineStage } from '../../../kernel/engine/stage.js';
 import { conflict, notFound, semanticError } from '../../../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../../../contract/routes.js';
-import { ADMIN } from '../../auth/auth-services.js';
+import { ADMIN } from '../../auth/index.js';
 import { MCP } from '../mcp-services.js';
 import { IDENTITY, RESPONSE } from '../../../kernel/engine/context.js';
 

@@ -1,4 +1,4 @@
-import type { TextPiece } from '../../models/guardrails/text-view.js';
+import type { TextPiece } from '../../guardrails/index.js';
 
 type Json = Record<string, unknown>;
 

@@ -5,7 +5,7 @@ import type { GatewayServices } from '../../../kernel/engine/services.js';
 import type { Logger } from '../../../kernel/observability/logger.js';
 import { getStore } from '../../../kernel/store/store-capability.js';
 import type { SqlStore } from '../../../kernel/store/sql-store.js';
-import { redisKeyPrefix, sharedRedis } from '../../models/routing/resilience-services.js';
+import { redisKeyPrefix, sharedRedis } from '../../../kernel/store/redis-client.js';
 import { SESSION_MAX_AGE_S } from './session-ends.js';
 
 /** What one instance tells the others about a session (any instance may hold its other half). */

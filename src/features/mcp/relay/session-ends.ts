@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { GatewayServices } from '../../../kernel/engine/services.js';
 import { getStore } from '../../../kernel/store/store-capability.js';
 import type { Logger } from '../../../kernel/observability/logger.js';
-import { redisKeyPrefix, sharedRedis } from '../../models/routing/resilience-services.js';
+import { redisKeyPrefix, sharedRedis } from '../../../kernel/store/redis-client.js';
 
 /** How long a session id stays good (and an ended one is remembered as ended). */
 export const SESSION_MAX_AGE_S = 7 * 24 * 3600;

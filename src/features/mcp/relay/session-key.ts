@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { GatewayServices } from '../../../kernel/engine/services.js';
 import { getStore } from '../../../kernel/store/store-capability.js';
-import { loadRedisClient, redisKeyPrefix, redisReady, sharedRedis } from '../../models/routing/resilience-services.js';
+import { loadRedisClient, redisKeyPrefix, redisReady, sharedRedis } from '../../../kernel/store/redis-client.js';
 
 const KEY_NAME = 'mcp-session-key';
 

@@ -38,7 +38,7 @@ export function messagesViaChat(chat: OperationAdapter, options: MessagesTransla
     adapter.stream = {
       framing: stream.framing,
       createMapper(call) {
-        const chatBody = chatCall(call).body;
+        const chatBody = chatCall(call).body ?? {};
         const inner = stream.createMapper(chatCall(call));
         const reader = new ChunkReader();
         return transformMapper(inner, (parts) => {

@@ -8,6 +8,7 @@ import type { CacheConfig, RetryConfig } from '../../../generated/routing.js';
 import type { UpstreamRequest } from './shared/upstream-request.js';
 import type { HeaderPassing } from './shared/upstream-headers.js';
 import type { ProviderField } from './shared/provider-fields.js';
+import type { JsonObject } from '../../../contract/json.js';
 
 export type { ProviderSettings, FramedEvent, UpstreamRequest, ProviderField };
 
@@ -40,7 +41,7 @@ export interface ResolvedTarget {
 export interface ProviderCall {
   operation: Operation;
   /** The request body after override_params (JSON routes); undefined for bodiless routes. */
-  body: any;
+  body: JsonObject | undefined;
   /** The body bytes as received, while nothing changed them (send these instead of re-serializing). */
   rawBody?: Buffer;
   stream: boolean;

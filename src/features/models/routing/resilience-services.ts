@@ -1,7 +1,7 @@
-import type { Redis, RedisOptions } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { defineService, type GatewayServices } from '../../../kernel/engine/services.js';
-import { GuardrailRegistry } from '../guardrails/registry.js';
-import { GUARDRAIL_CHECKS } from '../guardrails/check-kind.js';
+import { redisClientLoaded, redisKeyPrefix, sharedRedis } from '../../../kernel/store/redis-client.js';
+import { guardrailRegistry } from '../../guardrails/index.js';
 import type { CacheStore } from '../cache/cache-store.js';
 import { MemoryCacheStore } from '../cache/memory-store.js';
 import { RedisCacheStore } from '../cache/redis-store.js';
@@ -22,86 +22,18 @@ import { HELD_CREDENTIALS } from './held-credentials.js';
 /**
  * The long-lived parts of routing and resilience, each made once per gateway (on first use,
  * by the routing capability at start-up or by a stage factory) and kept in typed service
- * slots: the shared Redis client, guardrails, the answer cache, the rate limiter, circuit
+ * slots: the answer cache, the rate limiter, circuit
  * breakers and the compiled named routing configs.
  */
-const REDIS_CLASS = defineService<new (url: string, options: RedisOptions) => Redis>('redis-class');
-const REDIS_CLIENT = defineService<Redis>('redis-client');
-export const GUARDRAILS = defineService<GuardrailRegistry>('guardrails');
 export const RESPONSE_CACHE = defineService<CacheStore>('response-cache');
 export const RATE_LIMITER = defineService<RateLimiter>('rate-limiter');
 export const BREAKERS = defineService<BreakerRegistry>('circuit-breakers');
 export const ROUTING_CONFIGS = defineService<RoutingConfigs>('routing-configs');
 
-export function redisKeyPrefix(services: GatewayServices): string {
-  return services.config.redis?.keyPrefix ?? 'gw:';
-}
-
 /** Whether this config keeps anything in Redis (cache.store redis, or rate limits or circuit breakers with redis.url). */
 export function usesRedis(services: GatewayServices): boolean {
   const config = services.config;
   return Boolean(config.redis?.url) && (config.cache?.store === 'redis' || Boolean(config.rateLimits?.length) || Boolean(config.routing?.circuitBreaker));
-}
-
-/** Loads the Redis client library, only for configs that name a Redis (it is not small). */
-export async function loadRedisClient(services: GatewayServices): Promise<void> {
-  if (!services.config.redis?.url || services.has(REDIS_CLASS)) return;
-  services.provide(REDIS_CLASS, (await import('ioredis')).Redis);
-}
-
-/** One Redis client per gateway, closed at shutdown. Commands fail fast while it is disconnected. */
-export function sharedRedis(services: GatewayServices): Redis | undefined {
-  const url = services.config.redis?.url;
-  if (!url) return undefined;
-  const RedisClient = services.get(REDIS_CLASS);
-  if (!RedisClient) throw new Error('loadRedisClient() must run before sharedRedis()');
-  return services.once(REDIS_CLIENT, () =>
-    services.resources.keep(
-      'redis',
-      url,
-      () => {
-        const client = new RedisClient(url, {
-          lazyConnect: true,
-          enableOfflineQueue: false,
-          maxRetriesPerRequest: 1,
-          commandTimeout: 1000,
-          connectTimeout: 2000,
-        });
-        let lastWarning = 0;
-        client.on('error', (err: Error) => {
-          const now = Date.now();
-          if (now - lastWarning < 10_000) return;
-          lastWarning = now;
-          services.logger.warn({ err: (err as { code?: string }).code ?? 'redis error' }, 'redis unavailable');
-        });
-        client.connect().catch(() => undefined);
-        return client;
-      },
-      async (client) => {
-        await client.quit().catch(() => client.disconnect());
-      },
-    ),
-  );
-}
-
-/** Waits until the client is connected (or `ms` passed); false when it did not connect. */
-export function redisReady(client: Redis, ms: number): Promise<boolean> {
-  if (client.status === 'ready') return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const done = (ok: boolean) => {
-      clearTimeout(timer);
-      client.off('ready', onReady);
-      resolve(ok);
-    };
-    const onReady = () => done(true);
-    const timer = setTimeout(() => done(false), ms);
-    client.on('ready', onReady);
-  });
-}
-
-/** guardrails.<id>, compiled with the check kinds registered (built-ins and plugins). */
-export function guardrailRegistry(services: GatewayServices): GuardrailRegistry {
-  return services.once(GUARDRAILS, () => new GuardrailRegistry(services.config, services.require(GUARDRAIL_CHECKS), () => services.upstream));
 }
 
 export function responseCache(services: GatewayServices): CacheStore {
@@ -164,7 +96,7 @@ export function breakerRegistry(services: GatewayServices): BreakerRegistry | un
   if (!config) return undefined;
   // Circuit states survive a reload that leaves routing.circuitBreaker as it was.
   return services.once(BREAKERS, () => {
-    const redis = services.has(REDIS_CLASS) ? sharedRedis(services) : undefined;
+    const redis = redisClientLoaded(services) ? sharedRedis(services) : undefined;
     const registry = services.resources.keep(
       'circuit-breakers',
       { config, redis: redis ? services.config.redis : undefined },

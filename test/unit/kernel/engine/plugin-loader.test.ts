@@ -6,7 +6,7 @@ import { loadPlugins } from '../../../../src/kernel/engine/plugin-loader.js';
 import { StageRegistry } from '../../../../src/kernel/engine/stage-registry.js';
 import { ExtensionKinds } from '../../../../src/kernel/engine/extension.js';
 import { ProviderRegistry } from '../../../../src/features/models/providers/provider-registry.js';
-import { createCheckRegistry } from '../../../../src/features/models/guardrails/check-kind.js';
+import { createCheckRegistry } from '../../../../src/features/guardrails/check-kind.js';
 import { createAuthModeRegistry } from '../../../../src/features/auth/modes/auth-mode.js';
 import { BUILTIN_STAGES } from '../../../../src/stages/builtin-stages.js';
 import { ROOT } from '../../../helpers/built-gateway.js';

@@ -41,8 +41,9 @@ export function mapAnthropicError(status: number, body: Buffer, headers: Incomin
 }
 
 /** An `error` event in the middle of a stream. */
-export function anthropicStreamError(error: any): GatewayError {
-  const type = typeof error?.type === 'string' ? error.type : 'api_error';
+export function anthropicStreamError(error: unknown): GatewayError {
+  const given = (error as { type?: unknown } | null | undefined)?.type;
+  const type = typeof given === 'string' ? given : 'api_error';
   const status = STATUS_OF_TYPE[type] ?? 500;
   return mapAnthropicError(status, Buffer.from(JSON.stringify({ type: 'error', error })), {});
 }

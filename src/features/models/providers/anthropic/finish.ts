@@ -1,5 +1,6 @@
 import type { FinishReason, Usage } from '../../../../contract/stream-parts.js';
 import { usageOf } from '../shared/openai-answer.js';
+import { objectOf } from '../../../../contract/json.js';
 
 /** Anthropic stop_reason -> OpenAI finish_reason. */
 const FINISH: Record<string, FinishReason> = {
@@ -19,8 +20,9 @@ export function finishReason(stopReason: unknown, answeredThroughJsonTool: boole
 }
 
 /** Anthropic usage -> OpenAI usage: input, cache-write and cache-read tokens all count as prompt tokens. */
-export function usageFrom(usage: any): Usage {
-  const cacheWrite = Number(usage?.cache_creation_input_tokens ?? 0);
-  const cacheRead = Number(usage?.cache_read_input_tokens ?? 0);
-  return usageOf(Number(usage?.input_tokens ?? 0) + cacheWrite + cacheRead, Number(usage?.output_tokens ?? 0), cacheRead);
+export function usageFrom(value: unknown): Usage {
+  const usage = objectOf(value);
+  const cacheWrite = Number(usage.cache_creation_input_tokens ?? 0);
+  const cacheRead = Number(usage.cache_read_input_tokens ?? 0);
+  return usageOf(Number(usage.input_tokens ?? 0) + cacheWrite + cacheRead, Number(usage.output_tokens ?? 0), cacheRead);
 }

@@ -1,6 +1,7 @@
 import { badRequest } from '../../../../contract/errors/gateway-error.js';
 import { cacheControlOf, contentPieces, parseToolArguments, type ContentPiece } from '../shared/chat-content.js';
 import { thinkingBlocksOf } from '../shared/reasoning.js';
+import { arrayOf, objectOf, type JsonObject } from '../../../../contract/json.js';
 
 /**
  * OpenAI chat messages -> Anthropic Messages API `messages` (system messages are lifted out
@@ -59,16 +60,17 @@ function toolResultContent(content: unknown, param: string): string | Block[] {
 }
 
 /** Thinking blocks as Anthropic takes them back: thinking with its signature, redacted as data. */
-function thinkingContent(message: any, param: string): Block[] {
+function thinkingContent(message: JsonObject, param: string): Block[] {
   return thinkingBlocksOf(message, param).map((b) =>
     b.type === 'thinking' ? { type: 'thinking', thinking: b.thinking, signature: b.signature ?? '' } : { type: 'redacted_thinking', data: b.data },
   );
 }
 
-export function toAnthropicMessages(messages: any[]): Array<{ role: 'user' | 'assistant'; content: string | Block[] }> {
+export function toAnthropicMessages(messages: unknown[]): Array<{ role: 'user' | 'assistant'; content: string | Block[] }> {
   const out: Array<{ role: 'user' | 'assistant'; content: string | Block[] }> = [];
   let openToolResults: Block[] | undefined;
-  messages.forEach((m, i) => {
+  messages.forEach((message, i) => {
+    const m = objectOf(message);
     const param = `messages[${i}]`;
     if (m.role !== 'tool') openToolResults = undefined;
     const cache = cacheControlOf(m.cache_control, `${param}.cache_control`);
@@ -89,12 +91,14 @@ export function toAnthropicMessages(messages: any[]): Array<{ role: 'user' | 'as
               blocks.push(piece.cacheControl ? { type: 'text', text: piece.text, cache_control: piece.cacheControl } : { type: 'text', text: piece.text });
           }
         }
-        (m.tool_calls ?? []).forEach((call: any, j: number) => {
+        arrayOf(m.tool_calls).forEach((value, j) => {
+          const call = objectOf(value);
+          const fn = objectOf(call.function);
           blocks.push({
             type: 'tool_use',
             id: call.id,
-            name: call.function?.name,
-            input: parseToolArguments(call.function?.arguments, `${param}.tool_calls[${j}].function.arguments`),
+            name: fn.name,
+            input: parseToolArguments(fn.arguments, `${param}.tool_calls[${j}].function.arguments`),
           });
         });
         if (blocks.length > 0) out.push({ role: 'assistant', content: withCache(blocks, cache) });

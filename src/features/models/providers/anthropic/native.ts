@@ -4,6 +4,7 @@ import type { OperationAdapter, ProviderCall, ProviderInstance, StreamAdapter } 
 import { baseUrlOf } from '../shared/upstream-url.js';
 import { jsonRequestBody } from '../openai-compatible/openai-compatible.js';
 import { anthropicStreamError } from './errors.js';
+import { objectOf, type JsonObject } from '../../../../contract/json.js';
 
 /**
  * Anthropic's own Messages API routes (/v1/messages, /v1/messages/count_tokens) forwarded as
@@ -21,9 +22,9 @@ export const ANTHROPIC_PASSTHROUGH_STREAM: StreamAdapter = {
       if (!('data' in event) || event.data === '') return undefined;
       const type = event.event ?? /"type"\s*:\s*"([^"]+)"/.exec(event.data)?.[1];
       if (type === 'error') {
-        let data: any;
+        let data: JsonObject;
         try {
-          data = JSON.parse(event.data);
+          data = objectOf(JSON.parse(event.data));
         } catch {
           data = {};
         }

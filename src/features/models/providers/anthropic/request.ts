@@ -5,6 +5,7 @@ import { cacheControlOf, contentPieces, systemTexts } from '../shared/chat-conte
 import { jsonResponseMode } from '../shared/json-response.js';
 import { anthropicThinking, thinkingRequested } from '../shared/reasoning.js';
 import { toAnthropicMessages } from './messages.js';
+import { arrayOf, isJsonObject, objectOf, objectsOf, type JsonObject } from '../../../../contract/json.js';
 
 /** max_tokens is required by Anthropic; this is sent when the caller gives none. */
 export const DEFAULT_MAX_TOKENS = 4096;
@@ -14,23 +15,23 @@ const PROVIDER = 'anthropic';
  * Anthropic can force a tool, so json_schema answers come through a forced json_response tool,
  * except with thinking on (a forced tool is refused then): the schema is asked for in the system prompt.
  */
-export function forcedJsonTool(request: Record<string, any>): boolean {
+export function forcedJsonTool(request: JsonObject): boolean {
   return !thinkingRequested(request);
 }
 
 /** True when some system message (or one of its parts) sets a cache breakpoint. */
-function systemCached(messages: any[]): boolean {
-  return messages.some((m) => (m?.role === 'system' || m?.role === 'developer') && (m.cache_control || (Array.isArray(m.content) && m.content.some((p: any) => p?.cache_control))));
+function systemCached(messages: JsonObject[]): boolean {
+  return messages.some((m) => (m.role === 'system' || m.role === 'developer') && (m.cache_control || objectsOf(m.content).some((p) => p.cache_control)));
 }
 
 /** The system prompt: one string, or text blocks when a cache breakpoint sits in it. */
-function system(request: Record<string, any>): string | Array<Record<string, unknown>> | undefined {
-  const messages: any[] = request.messages ?? [];
+function system(request: JsonObject): string | Array<Record<string, unknown>> | undefined {
+  const messages = arrayOf(request.messages).map(objectOf);
   const json = jsonResponseMode(request, { forcedTool: forcedJsonTool(request) });
   if (systemCached(messages)) {
     const blocks: Array<Record<string, unknown>> = [];
     messages.forEach((m, i) => {
-      if (m?.role !== 'system' && m?.role !== 'developer') return;
+      if (m.role !== 'system' && m.role !== 'developer') return;
       const pieces = contentPieces(m.content, `messages[${i}].content`, PROVIDER);
       for (const piece of pieces) {
         if (piece.kind !== 'text') throw badRequest(`${PROVIDER} takes only text in system messages.`, `messages[${i}].content`);
@@ -49,29 +50,31 @@ function system(request: Record<string, any>): string | Array<Record<string, unk
   return texts.length ? texts.join('\n\n') : undefined;
 }
 
-function tools(request: Record<string, any>): unknown[] | undefined {
+function tools(request: JsonObject): unknown[] | undefined {
   const json = jsonResponseMode(request, { forcedTool: forcedJsonTool(request) });
   if (json?.kind === 'tool') return [{ name: json.name, description: json.description, input_schema: json.schema }];
   if (!Array.isArray(request.tools) || request.tools.length === 0) return undefined;
-  return request.tools.map((tool: any, i: number) => {
+  return request.tools.map((value: unknown, i: number) => {
+    const tool = objectOf(value);
+    const fn = objectOf(tool.function);
     const out: Record<string, unknown> = {
-      name: tool.function?.name,
-      input_schema: tool.function?.parameters ?? { type: 'object', properties: {} },
+      name: fn.name,
+      input_schema: fn.parameters ?? { type: 'object', properties: {} },
     };
-    if (tool.function?.description) out.description = tool.function.description;
-    const cache = cacheControlOf(tool.cache_control ?? tool.function?.cache_control, `tools[${i}].cache_control`);
+    if (fn.description) out.description = fn.description;
+    const cache = cacheControlOf(tool.cache_control ?? fn.cache_control, `tools[${i}].cache_control`);
     if (cache) out.cache_control = cache;
     return out;
   });
 }
 
 /** Thinking (the caller's own `thinking`, or one derived from reasoning_effort) and the max_tokens that goes with it. */
-function thinkingAndMax(request: Record<string, any>) {
+function thinkingAndMax(request: JsonObject) {
   const asked = request.max_completion_tokens ?? request.max_tokens;
   return anthropicThinking(request, typeof asked === 'number' ? asked : undefined, DEFAULT_MAX_TOKENS);
 }
 
-function toolChoice(request: Record<string, any>): Record<string, unknown> | undefined {
+function toolChoice(request: JsonObject): Record<string, unknown> | undefined {
   const json = jsonResponseMode(request, { forcedTool: forcedJsonTool(request) });
   if (json?.kind === 'tool') return { type: 'tool', name: json.name };
   if (!Array.isArray(request.tools) || request.tools.length === 0) return undefined;
@@ -80,7 +83,7 @@ function toolChoice(request: Record<string, any>): Record<string, unknown> | und
   if (choice === 'auto') out = { type: 'auto' };
   else if (choice === 'none') out = { type: 'none' };
   else if (choice === 'required') out = { type: 'any' };
-  else if (choice && typeof choice === 'object' && choice.function?.name) out = { type: 'tool', name: choice.function.name };
+  else if (isJsonObject(choice) && objectOf(choice.function).name) out = { type: 'tool', name: objectOf(choice.function).name };
   if (request.parallel_tool_calls === false && out?.type !== 'none') out = { ...(out ?? { type: 'auto' }), disable_parallel_tool_use: true };
   return out;
 }
@@ -90,7 +93,7 @@ export const ANTHROPIC_CHAT_TABLE: ParamTable = {
   ...OPENAI_ONLY_CHAT_FIELDS,
   model: 'model',
   system: { compute: system },
-  messages: { transform: toAnthropicMessages },
+  messages: { transform: (messages) => toAnthropicMessages(arrayOf(messages)) },
   max_tokens: { compute: (r) => thinkingAndMax(r).maxTokens },
   max_completion_tokens: false,
   thinking: { compute: (r) => thinkingAndMax(r).thinking },

@@ -7,6 +7,18 @@ import { answersThroughJsonTool, JSON_RESPONSE_TOOL } from '../shared/json-respo
 import { forcedJsonTool } from './request.js';
 import { finishReason, usageFrom } from './finish.js';
 import { anthropicStreamError } from './errors.js';
+import { objectOf, type JsonObject } from '../../../../contract/json.js';
+
+/** A Messages stream event as Anthropic writes it (fields read defensively: anything may be missing). */
+interface AnthropicEvent {
+  type?: unknown;
+  index: number;
+  message?: JsonObject;
+  content_block?: JsonObject;
+  delta?: JsonObject;
+  usage?: JsonObject;
+  error?: unknown;
+}
 
 /** A text_delta event as Anthropic writes it, its text without escapes (the capture; JSON forbids raw control characters there). */
 // eslint-disable-next-line no-control-regex
@@ -52,10 +64,11 @@ export const ANTHROPIC_STREAM: StreamAdapter = {
   framing: 'sse',
   createMapper(call) {
     const tools = new ToolCallStream('anthropic');
-    const jsonTool = answersThroughJsonTool(call.body ?? {}, forcedJsonTool(call.body ?? {}));
+    const request = objectOf(call.body);
+    const jsonTool = answersThroughJsonTool(request, forcedJsonTool(request));
     const jsonBlocks = new Set<number>();
     const thinking = new Map<number, { text: string; signature: string }>();
-    let startUsage: any = {};
+    let startUsage: JsonObject = {};
     let started = false;
     return (event): StreamPart | StreamPart[] | undefined => {
       if (!('data' in event) || event.data === '') return undefined;
@@ -65,32 +78,32 @@ export const ANTHROPIC_STREAM: StreamAdapter = {
       // The events without fields, as Anthropic writes them, need no parse either.
       if (event.data === PING) return undefined;
       if (event.data === MESSAGE_STOP) return { type: 'done' };
-      let data: any;
+      let data: AnthropicEvent;
       try {
-        data = JSON.parse(event.data);
+        data = objectOf(JSON.parse(event.data)) as unknown as AnthropicEvent;
       } catch {
         throw new GatewayError('provider_error', 'anthropic sent a stream event that is not JSON.', { provider: 'anthropic' });
       }
-      switch (data?.type) {
+      switch (data.type) {
         case 'message_start': {
           if (started) {
             throw new GatewayError('provider_error', 'anthropic started a second message inside an open one; the answer is broken.', { provider: 'anthropic', retryable: true });
           }
           started = true;
-          const message = data.message ?? {};
-          startUsage = message.usage ?? {};
+          const message = objectOf(data.message);
+          startUsage = objectOf(message.usage);
           const usage = usageFrom(startUsage);
           return {
             type: 'meta',
             id: String(message.id ?? ''),
-            model: String(message.model ?? call.body?.model ?? ''),
+            model: String(message.model ?? request.model ?? ''),
             created: nowSeconds(),
             inputTokens: usage.prompt_tokens,
             cachedTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
           };
         }
         case 'content_block_start': {
-          const block = data.content_block ?? {};
+          const block = objectOf(data.content_block);
           if (block.type === 'tool_use') {
             if (jsonTool && block.name === JSON_RESPONSE_TOOL) {
               jsonBlocks.add(data.index);
@@ -108,8 +121,8 @@ export const ANTHROPIC_STREAM: StreamAdapter = {
           return undefined;
         }
         case 'content_block_delta': {
-          const delta = data.delta ?? {};
-          if (delta.type === 'text_delta') return delta.text ? { type: 'text', choice: 0, text: delta.text } : undefined;
+          const delta = objectOf(data.delta);
+          if (delta.type === 'text_delta') return typeof delta.text === 'string' && delta.text ? { type: 'text', choice: 0, text: delta.text } : undefined;
           if (delta.type === 'thinking_delta') {
             const open = thinking.get(data.index);
             if (!open || typeof delta.thinking !== 'string' || delta.thinking === '') return undefined;
@@ -122,9 +135,10 @@ export const ANTHROPIC_STREAM: StreamAdapter = {
             return undefined;
           }
           if (delta.type === 'input_json_delta') {
-            if (jsonBlocks.has(data.index)) return delta.partial_json ? { type: 'text', choice: 0, text: delta.partial_json } : undefined;
+            const json = typeof delta.partial_json === 'string' ? delta.partial_json : '';
+            if (jsonBlocks.has(data.index)) return json ? { type: 'text', choice: 0, text: json } : undefined;
             // input of server-side tools (server_tool_use blocks) has no OpenAI equivalent
-            return tools.has(data.index) ? tools.args(data.index, delta.partial_json) : undefined;
+            return tools.has(data.index) ? tools.args(data.index, json) : undefined;
           }
           return undefined; // citation deltas have no OpenAI chat equivalent
         }
@@ -138,8 +152,9 @@ export const ANTHROPIC_STREAM: StreamAdapter = {
         }
         case 'message_delta': {
           const parts: StreamPart[] = [];
-          if (data.delta?.stop_reason) parts.push({ type: 'finish', choice: 0, reason: finishReason(data.delta.stop_reason, jsonTool) });
-          parts.push({ type: 'usage', usage: usageFrom({ ...startUsage, ...data.usage }) });
+          const delta = objectOf(data.delta);
+          if (delta.stop_reason) parts.push({ type: 'finish', choice: 0, reason: finishReason(delta.stop_reason, jsonTool) });
+          parts.push({ type: 'usage', usage: usageFrom({ ...startUsage, ...objectOf(data.usage) }) });
           return parts;
         }
         case 'message_stop':

@@ -1,6 +1,7 @@
 import { badRequest } from '../../../../contract/errors/gateway-error.js';
 import { cacheControlOf, contentPieces, parseToolArguments, type ContentPiece } from '../shared/chat-content.js';
 import { thinkingBlocksOf } from '../shared/reasoning.js';
+import { arrayOf, objectOf, objectsOf, type JsonObject } from '../../../../contract/json.js';
 
 /**
  * OpenAI chat messages -> Bedrock Converse `messages` (roles alternate: same-role turns are
@@ -56,12 +57,12 @@ function blocks(content: unknown, param: string): Block[] {
 }
 
 /** A message-level cache_control: a cachePoint after the message's blocks. */
-function withCache(content: Block[], message: any, param: string): Block[] {
+function withCache(content: Block[], message: JsonObject, param: string): Block[] {
   if (cacheControlOf(message.cache_control, `${param}.cache_control`) && content.length > 0 && !('cachePoint' in content[content.length - 1]!)) content.push({ ...CACHE_POINT });
   return content;
 }
 
-function reasoningBlocks(message: any, param: string): Block[] {
+function reasoningBlocks(message: JsonObject, param: string): Block[] {
   return thinkingBlocksOf(message, param).map((b) =>
     b.type === 'thinking'
       ? { reasoningContent: { reasoningText: b.signature ? { text: b.thinking, signature: b.signature } : { text: b.thinking } } }
@@ -69,7 +70,7 @@ function reasoningBlocks(message: any, param: string): Block[] {
   );
 }
 
-export function toConverseMessages(messages: any[]): Array<{ role: 'user' | 'assistant'; content: Block[] }> {
+export function toConverseMessages(messages: unknown[]): Array<{ role: 'user' | 'assistant'; content: Block[] }> {
   const out: Array<{ role: 'user' | 'assistant'; content: Block[] }> = [];
   const push = (role: 'user' | 'assistant', content: Block[]) => {
     if (content.length === 0) return;
@@ -77,7 +78,8 @@ export function toConverseMessages(messages: any[]): Array<{ role: 'user' | 'ass
     if (last?.role === role) last.content.push(...content);
     else out.push({ role, content });
   };
-  messages.forEach((m, i) => {
+  messages.forEach((message, i) => {
+    const m = objectOf(message);
     const param = `messages[${i}]`;
     switch (m.role) {
       case 'system':
@@ -88,12 +90,14 @@ export function toConverseMessages(messages: any[]): Array<{ role: 'user' | 'ass
         return;
       case 'assistant': {
         const content = [...reasoningBlocks(m, param), ...blocks(typeof m.content === 'string' || Array.isArray(m.content) ? m.content : null, `${param}.content`)];
-        (m.tool_calls ?? []).forEach((call: any, j: number) => {
+        arrayOf(m.tool_calls).forEach((value, j) => {
+          const call = objectOf(value);
+          const fn = objectOf(call.function);
           content.push({
             toolUse: {
               toolUseId: call.id,
-              name: call.function?.name,
-              input: parseToolArguments(call.function?.arguments, `${param}.tool_calls[${j}].function.arguments`),
+              name: fn.name,
+              input: parseToolArguments(fn.arguments, `${param}.tool_calls[${j}].function.arguments`),
             },
           });
         });
@@ -120,6 +124,6 @@ export function toConverseMessages(messages: any[]): Array<{ role: 'user' | 'ass
 }
 
 /** True when the conversation already holds tool calls or results (Converse then needs toolConfig). */
-export function hasToolHistory(messages: any[]): boolean {
-  return Array.isArray(messages) && messages.some((m) => m?.role === 'tool' || (Array.isArray(m?.tool_calls) && m.tool_calls.length > 0));
+export function hasToolHistory(messages: unknown): boolean {
+  return objectsOf(messages).some((m) => m.role === 'tool' || arrayOf(m.tool_calls).length > 0);
 }

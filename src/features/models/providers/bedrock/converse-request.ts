@@ -5,6 +5,7 @@ import { cacheControlOf, contentPieces } from '../shared/chat-content.js';
 import { jsonResponseMode } from '../shared/json-response.js';
 import { reasoningEffort, THINKING_BUDGETS } from '../shared/reasoning.js';
 import { CACHE_POINT, hasToolHistory, toConverseMessages } from './converse-messages.js';
+import { arrayOf, isJsonObject, objectOf, type JsonObject } from '../../../../contract/json.js';
 
 const PROVIDER = 'bedrock';
 /** Not every Bedrock model can be forced to call a tool: JSON answers are asked for in the system prompt. */
@@ -13,10 +14,11 @@ export const FORCED_JSON_TOOL = false;
 const ANSWER_TOKENS_AFTER_THINKING = 4096;
 
 /** System messages as text blocks, a cachePoint after each part (or message) that sets cache_control. */
-function system(request: Record<string, any>): Array<Record<string, unknown>> | undefined {
+function system(request: JsonObject): Array<Record<string, unknown>> | undefined {
   const out: Array<Record<string, unknown>> = [];
-  (request.messages ?? []).forEach((m: any, i: number) => {
-    if (m?.role !== 'system' && m?.role !== 'developer') return;
+  arrayOf(request.messages).forEach((message, i) => {
+    const m = objectOf(message);
+    if (m.role !== 'system' && m.role !== 'developer') return;
     const texts: string[] = [];
     let cached = false;
     const flush = () => {
@@ -41,13 +43,15 @@ function system(request: Record<string, any>): Array<Record<string, unknown>> | 
   return out.length ? out : undefined;
 }
 
-function toolConfig(request: Record<string, any>): Record<string, unknown> | undefined {
+function toolConfig(request: JsonObject): Record<string, unknown> | undefined {
   if (!Array.isArray(request.tools) || request.tools.length === 0) return undefined;
-  const tools = request.tools.flatMap((tool: any, i: number) => {
-    const spec: Record<string, unknown> = { name: tool.function?.name };
-    if (tool.function?.description) spec.description = tool.function.description;
-    spec.inputSchema = { json: tool.function?.parameters ?? { type: 'object', properties: {} } };
-    const cache = cacheControlOf(tool.cache_control ?? tool.function?.cache_control, `tools[${i}].cache_control`);
+  const tools = request.tools.flatMap((value: unknown, i: number) => {
+    const tool = objectOf(value);
+    const fn = objectOf(tool.function);
+    const spec: Record<string, unknown> = { name: fn.name };
+    if (fn.description) spec.description = fn.description;
+    spec.inputSchema = { json: fn.parameters ?? { type: 'object', properties: {} } };
+    const cache = cacheControlOf(tool.cache_control ?? fn.cache_control, `tools[${i}].cache_control`);
     return cache ? [{ toolSpec: spec }, { ...CACHE_POINT }] : [{ toolSpec: spec }];
   });
   const choice = request.tool_choice;
@@ -56,7 +60,7 @@ function toolConfig(request: Record<string, any>): Record<string, unknown> | und
   const config: Record<string, unknown> = { tools };
   if (choice === 'auto') config.toolChoice = { auto: {} };
   else if (choice === 'required') config.toolChoice = { any: {} };
-  else if (choice && typeof choice === 'object' && choice.function?.name) config.toolChoice = { tool: { name: choice.function.name } };
+  else if (isJsonObject(choice) && objectOf(choice.function).name) config.toolChoice = { tool: { name: objectOf(choice.function).name } };
   return config;
 }
 
@@ -68,7 +72,7 @@ export const BEDROCK_CONVERSE_TABLE: ParamTable = {
   ...OPENAI_ONLY_CHAT_FIELDS,
   model: false,
   stream: false,
-  messages: { transform: toConverseMessages },
+  messages: { transform: (messages) => toConverseMessages(arrayOf(messages)) },
   system: { compute: system },
   'inferenceConfig.maxTokens': { compute: (r) => reasoningFields(r).maxTokens },
   max_completion_tokens: false,
@@ -110,7 +114,7 @@ interface ReasoningFields {
  * (kept below maxTokens, which is raised when the caller set none), gpt-oss models their own
  * `reasoning_effort`, Nova its `reasoningConfig`. A `thinking` the caller sent wins.
  */
-function reasoningFields(request: Record<string, any>): ReasoningFields {
+function reasoningFields(request: JsonObject): ReasoningFields {
   const asked = request.max_completion_tokens ?? request.max_tokens;
   const maxTokens = typeof asked === 'number' ? asked : undefined;
   const model = String(request.model ?? '');
@@ -139,7 +143,7 @@ function reasoningFields(request: Record<string, any>): ReasoningFields {
 export const toConverseRequest = compileParamTable(BEDROCK_CONVERSE_TABLE, { unknownTo: 'additionalModelRequestFields' });
 
 /** The CountTokens body of a chat request: the Converse input (messages, system, tools) to count. */
-export function countTokensBody(request: Record<string, any>): Record<string, unknown> {
+export function countTokensBody(request: JsonObject): Record<string, unknown> {
   const converse = toConverseRequest(request);
   const input: Record<string, unknown> = { messages: converse.messages };
   if (converse.system) input.system = converse.system;

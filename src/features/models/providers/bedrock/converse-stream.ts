@@ -5,6 +5,7 @@ import { newCompletionId, nowSeconds } from '../shared/openai-answer.js';
 import { ToolCallStream } from '../shared/tool-call-stream.js';
 import { finishReason, usageFrom } from './finish.js';
 import { bedrockStreamError } from './errors.js';
+import { isJsonObject, objectOf, type JsonObject } from '../../../../contract/json.js';
 
 /**
  * ConverseStream events (decoded by the central aws-eventstream framing) -> stream parts:
@@ -40,28 +41,31 @@ export const CONVERSE_STREAM: StreamAdapter = {
         });
       }
       if (done) return undefined;
-      let data: any;
+      let data: JsonObject;
       try {
-        data = event.payload.length ? JSON.parse(event.payload.toString('utf8')) : {};
+        data = event.payload.length ? objectOf(JSON.parse(event.payload.toString('utf8'))) : {};
       } catch {
         throw new GatewayError('provider_error', 'bedrock sent a stream event that is not JSON.', { provider: 'bedrock' });
       }
-      const index = data.contentBlockIndex;
+      const index = Number(data.contentBlockIndex);
       switch (event.headers[':event-type']) {
         case 'messageStart':
-          return { type: 'meta', id: newCompletionId(), model: String(call.body?.model ?? ''), created: nowSeconds() };
+          return { type: 'meta', id: newCompletionId(), model: String(objectOf(call.body).model ?? ''), created: nowSeconds() };
         case 'contentBlockStart': {
-          const toolUse = data.start?.toolUse;
-          return toolUse ? tools.start(index, String(toolUse.toolUseId), String(toolUse.name)) : undefined;
+          const toolUse = objectOf(data.start).toolUse;
+          return isJsonObject(toolUse) ? tools.start(index, String(toolUse.toolUseId), String(toolUse.name)) : undefined;
         }
         case 'contentBlockDelta': {
-          const delta = data.delta ?? {};
+          const delta = objectOf(data.delta);
           if (typeof delta.text === 'string') return delta.text ? { type: 'text', choice: 0, text: delta.text } : undefined;
-          if (delta.toolUse) return tools.args(index, delta.toolUse.input);
+          if (delta.toolUse) {
+            const input = objectOf(delta.toolUse).input;
+            return tools.args(index, typeof input === 'string' ? input : '');
+          }
           if (delta.reasoningContent) {
             let open = reasoning.get(index);
             if (!open) reasoning.set(index, (open = { text: '', signature: '', redacted: '' }));
-            const r = delta.reasoningContent;
+            const r = objectOf(delta.reasoningContent);
             if (typeof r.signature === 'string') open.signature += r.signature;
             if (typeof r.redactedContent === 'string') open.redacted += r.redactedContent;
             if (typeof r.text === 'string' && r.text !== '') {

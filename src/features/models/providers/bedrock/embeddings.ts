@@ -4,6 +4,7 @@ import { embeddingInputs, embeddingList } from '../shared/embeddings.js';
 import { awsCredentials } from './credentials.js';
 import { signedRequest } from './signing.js';
 import { modelPath } from './paths.js';
+import { arrayOf, objectOf, type JsonObject } from '../../../../contract/json.js';
 
 /**
  * Embeddings through InvokeModel (POST /model/{modelId}/invoke):
@@ -23,7 +24,7 @@ function family(model: unknown): 'titan' | 'cohere' {
   throw badRequest(`bedrock embeddings serve Amazon Titan (amazon.titan-embed-*) and Cohere (cohere.embed-*) models, not "${id}".`, 'model');
 }
 
-function invokeBody(body: Record<string, any>): Record<string, unknown> {
+function invokeBody(body: JsonObject): Record<string, unknown> {
   if (family(body.model) === 'titan') {
     const out: Record<string, unknown> = { inputText: body.input };
     if (TITAN_V2.test(String(body.model)) && typeof body.dimensions === 'number') out.dimensions = body.dimensions;
@@ -42,16 +43,16 @@ export function bedrockEmbeddings(settings: ProviderSettings, extraHeaders: Reco
     },
     request(call) {
       const credentials = awsCredentials(call, settings);
-      const url = `${baseFor(call, credentials.region)}${modelPath(call.body.model, 'invoke')}`;
+      const url = `${baseFor(call, credentials.region)}${modelPath(call.body?.model, 'invoke')}`;
       const headers = { ...extraHeaders, 'content-type': 'application/json', accept: 'application/json' };
-      return signedRequest('POST', url, headers, JSON.stringify(invokeBody(call.body)), credentials);
+      return signedRequest('POST', url, headers, JSON.stringify(invokeBody(call.body ?? {})), credentials);
     },
     response(answer, call) {
       const model = String(call.body?.model ?? '');
       if (Array.isArray(answer)) {
-        const tokens = answer.reduce((sum: number, a: any) => sum + Number(a?.inputTextTokenCount ?? 0), 0);
+        const tokens = answer.reduce((sum: number, a: unknown) => sum + Number(objectOf(a).inputTextTokenCount ?? 0), 0);
         return embeddingList(
-          answer.map((a: any) => a?.embedding ?? []),
+          answer.map((a: unknown) => arrayOf(objectOf(a).embedding) as number[]),
           model,
           tokens,
           call.body?.encoding_format,

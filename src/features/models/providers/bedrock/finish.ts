@@ -1,5 +1,6 @@
 import type { FinishReason, Usage } from '../../../../contract/stream-parts.js';
 import { usageOf } from '../shared/openai-answer.js';
+import { objectOf } from '../../../../contract/json.js';
 
 /** Converse stopReason -> OpenAI finish_reason. */
 const FINISH: Record<string, FinishReason> = {
@@ -17,8 +18,9 @@ export function finishReason(stopReason: unknown): FinishReason {
 }
 
 /** Converse usage -> OpenAI usage (cache reads and writes count as prompt tokens). */
-export function usageFrom(usage: any): Usage {
-  const cacheRead = Number(usage?.cacheReadInputTokens ?? 0);
-  const cacheWrite = Number(usage?.cacheWriteInputTokens ?? 0);
-  return usageOf(Number(usage?.inputTokens ?? 0) + cacheRead + cacheWrite, Number(usage?.outputTokens ?? 0), cacheRead);
+export function usageFrom(value: unknown): Usage {
+  const usage = objectOf(value);
+  const cacheRead = Number(usage.cacheReadInputTokens ?? 0);
+  const cacheWrite = Number(usage.cacheWriteInputTokens ?? 0);
+  return usageOf(Number(usage.inputTokens ?? 0) + cacheRead + cacheWrite, Number(usage.outputTokens ?? 0), cacheRead);
 }

@@ -1,6 +1,7 @@
 import { GatewayError } from '../../../../contract/errors/gateway-error.js';
 import type { FinishReason, Usage } from '../../../../contract/stream-parts.js';
 import { usageOf } from '../shared/openai-answer.js';
+import { objectOf } from '../../../../contract/json.js';
 
 /** Cohere finish_reason -> OpenAI finish_reason; ERROR and TIMEOUT are failures. */
 const FINISH: Record<string, FinishReason> = {
@@ -20,7 +21,8 @@ export function finishReason(reason: unknown): FinishReason {
 }
 
 /** Cohere usage: billed units (what the caller pays for) when given, else raw token counts; cached tokens when reported. */
-export function usageFrom(usage: any): Usage {
-  const counts = usage?.billed_units ?? usage?.tokens ?? {};
-  return usageOf(Number(counts.input_tokens ?? 0), Number(counts.output_tokens ?? 0), Number(usage?.cached_tokens ?? 0));
+export function usageFrom(value: unknown): Usage {
+  const usage = objectOf(value);
+  const counts = objectOf(usage.billed_units ?? usage.tokens);
+  return usageOf(Number(counts.input_tokens ?? 0), Number(counts.output_tokens ?? 0), Number(usage.cached_tokens ?? 0));
 }

@@ -1,5 +1,6 @@
 import { badRequest } from '../../../../contract/errors/gateway-error.js';
 import { contentPieces, contentText } from '../shared/chat-content.js';
+import { objectOf } from '../../../../contract/json.js';
 
 /**
  * OpenAI chat messages -> Cohere v2 chat messages. System and developer messages stay in
@@ -18,8 +19,9 @@ function userContent(content: unknown, param: string): string | Array<Record<str
   });
 }
 
-export function toCohereMessages(messages: any[]): Array<Record<string, unknown>> {
-  return messages.map((m, i) => {
+export function toCohereMessages(messages: unknown[]): Array<Record<string, unknown>> {
+  return messages.map((message, i) => {
+    const m = objectOf(message);
     const param = `messages[${i}]`;
     switch (m.role) {
       case 'system':
@@ -33,14 +35,18 @@ export function toCohereMessages(messages: any[]): Array<Record<string, unknown>
         if (calls.length === 0) return { role: 'assistant', content: text };
         const out: Record<string, unknown> = {
           role: 'assistant',
-          tool_calls: calls.map((call: any) => ({
-            id: call.id,
-            type: 'function',
-            function: {
-              name: call.function?.name,
-              arguments: typeof call.function?.arguments === 'string' ? call.function.arguments : JSON.stringify(call.function?.arguments ?? {}),
-            },
-          })),
+          tool_calls: calls.map((value: unknown) => {
+            const call = objectOf(value);
+            const fn = objectOf(call.function);
+            return {
+              id: call.id,
+              type: 'function',
+              function: {
+                name: fn.name,
+                arguments: typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {}),
+              },
+            };
+          }),
         };
         if (text !== '') out.tool_plan = text;
         return out;

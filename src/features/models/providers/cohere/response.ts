@@ -1,32 +1,34 @@
 import type { ProviderCall } from '../provider.js';
 import { chatCompletion, type ChatAnswer } from '../shared/openai-answer.js';
 import { finishReason, usageFrom } from './finish.js';
+import { objectOf, objectsOf } from '../../../../contract/json.js';
 
 /**
  * A Cohere v2 chat answer -> an OpenAI chat.completion. The tool plan is the text before the
  * tool calls; thinking content (reasoning models) becomes `reasoning_content`.
  */
-export function fromCohereChat(body: any, call: ProviderCall) {
-  const message = body?.message ?? {};
+export function fromCohereChat(raw: unknown, call: ProviderCall) {
+  const body = objectOf(raw);
+  const message = objectOf(body.message);
   let text = '';
   let reasoning = '';
-  for (const part of Array.isArray(message.content) ? message.content : []) {
-    if (part?.type === 'text') text += String(part.text ?? '');
-    else if (part?.type === 'thinking') reasoning += String(part.thinking ?? '');
+  for (const part of objectsOf(message.content)) {
+    if (part.type === 'text') text += String(part.text ?? '');
+    else if (part.type === 'thinking') reasoning += String(part.thinking ?? '');
   }
-  const toolCalls = (Array.isArray(message.tool_calls) ? message.tool_calls : []).map((c: any) => ({
+  const toolCalls = objectsOf(message.tool_calls).map((c) => ({
     id: String(c.id),
-    name: String(c.function?.name),
-    arguments: toolArguments(c.function?.arguments),
+    name: String(objectOf(c.function).name),
+    arguments: toolArguments(objectOf(c.function).arguments),
   }));
   if (toolCalls.length > 0 && text === '' && typeof message.tool_plan === 'string') text = message.tool_plan;
   const answer: ChatAnswer = {
-    id: String(body?.id ?? ''),
-    model: String(call.body?.model ?? ''),
+    id: String(body.id ?? ''),
+    model: String(objectOf(call.body).model ?? ''),
     text,
     toolCalls,
-    finishReason: finishReason(body?.finish_reason),
-    usage: usageFrom(body?.usage),
+    finishReason: finishReason(body.finish_reason),
+    usage: usageFrom(body.usage),
   };
   if (reasoning !== '') answer.reasoning = reasoning;
   return chatCompletion(answer);

@@ -5,6 +5,8 @@ import { windowList } from '../../../../contract/openai/lists.js';
 import type { SpecJobStatus } from '../../../../contract/openai/fine-tuning-jobs.js';
 import type { OperationAdapter, ProviderCall, ProviderInstance } from '../provider.js';
 import { resourceAdapter } from '../shared/resource-adapter.js';
+import type { FineTuningJobCreateRequest } from '../../../../generated/requests/fine-tuning-jobs-create.js';
+import { objectOf, objectsOf, type JsonObject } from '../../../../contract/json.js';
 
 /**
  * Fireworks' control plane lives at https://api.fireworks.ai/v1/accounts/{account}/...: the
@@ -37,7 +39,9 @@ const lastSegment = (name: unknown) =>
     .pop() ?? '';
 
 /** A supervised fine-tuning job -> OpenAI's job shape with the spec's status. */
-export function fireworksJob(job: Record<string, any>): Record<string, unknown> {
+export function fireworksJob(answer: unknown): JsonObject & { id: string; created_at: number } {
+  const job = objectOf(answer);
+  const jobStatus = objectOf(job.status);
   const state = status(job.state);
   const accountId = String(job.name ?? '').split('/')[1] ?? 'fireworks-ai';
   const done = state === 'succeeded' || state === 'failed' || state === 'cancelled';
@@ -60,7 +64,7 @@ export function fireworksJob(job: Record<string, any>): Record<string, unknown> 
       ...(job.learningRate !== undefined ? { learning_rate: job.learningRate } : {}),
     },
     trained_tokens: null,
-    error: state === 'failed' && job.status?.message ? { code: String(job.status.code ?? 'failed'), message: job.status.message, param: null } : null,
+    error: state === 'failed' && jobStatus.message ? { code: String(jobStatus.code ?? 'failed'), message: jobStatus.message, param: null } : null,
     display_name: job.displayName ?? null,
   };
 }
@@ -69,7 +73,7 @@ const OPENAI_ONLY = ['training_file', 'validation_file', 'model', 'suffix', 'hyp
 
 /** OpenAI's create body -> a supervised fine-tuning job: resource names, epochs, sample batch size. */
 function createBody(call: ProviderCall, accountId: string): Record<string, unknown> {
-  const body = call.body as Record<string, any>;
+  const body = call.body as FineTuningJobCreateRequest;
   const hp = body.hyperparameters ?? {};
   if (typeof hp.learning_rate_multiplier === 'number') {
     throw semanticError('fireworks-ai takes an absolute learningRate, not learning_rate_multiplier.', 'hyperparameters.learning_rate_multiplier');
@@ -88,7 +92,7 @@ function createBody(call: ProviderCall, accountId: string): Record<string, unkno
 
 const jobs = (call: ProviderCall, provider: ProviderInstance) => `/v1/accounts/${account(call, provider)}/supervisedFineTuningJobs`;
 const one = (call: ProviderCall, provider: ProviderInstance, suffix = '') => `${jobs(call, provider)}/${encodeURIComponent(call.params.job_id ?? '')}${suffix}`;
-const mapJob = (body: any) => fireworksJob(body);
+const mapJob = (body: unknown) => fireworksJob(body);
 
 /** Fireworks' supervised fine-tuning jobs (no events endpoint: that operation is not offered). */
 export const fireworksFineTuning: Partial<Record<Operation, OperationAdapter>> = {
@@ -105,8 +109,8 @@ export const fireworksFineTuning: Partial<Record<Operation, OperationAdapter>> =
     path: jobs,
     query: () => new URLSearchParams({ pageSize: '200' }),
     response: (body, call) => {
-      const list = (Array.isArray(body?.supervisedFineTuningJobs) ? body.supervisedFineTuningJobs : []).map(mapJob);
-      list.sort((a: any, b: any) => b.created_at - a.created_at);
+      const list = objectsOf(objectOf(body).supervisedFineTuningJobs).map(mapJob);
+      list.sort((a, b) => b.created_at - a.created_at);
       return windowList(list, call.query);
     },
   }),

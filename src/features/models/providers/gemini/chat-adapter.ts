@@ -8,7 +8,7 @@ import { locate, type GeminiEndpoint } from './gemini-endpoint.js';
 export function geminiChatAdapter(provider: string, endpoint: GeminiEndpoint): OperationAdapter {
   return {
     async request(call: ProviderCall) {
-      const body = JSON.stringify(toGeminiRequest(call.body));
+      const body = JSON.stringify(toGeminiRequest(call.body ?? {}));
       const { url, headers } = await locate(endpoint, call, call.stream ? 'streamGenerateContent?alt=sse' : 'generateContent');
       return { method: 'POST', url, headers: { ...headers, 'content-type': 'application/json' }, body };
     },

@@ -8,8 +8,9 @@ import { compileParamTable, type ParamTable } from '../shared/param-table.js';
 import { toGeminiSchema } from './json-schema.js';
 import { reasoningEffort, thinkingBlocksOf, toolCallSignature, type ReasoningEffort } from '../shared/reasoning.js';
 import { modelTurnParts } from './thoughts.js';
+import { objectOf } from '../../../../contract/json.js';
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
 
 export interface GeminiPart {
   text?: string;
@@ -44,7 +45,10 @@ export const GEMINI_CHAT_PARAMS: ParamTable = {
   function_call: { to: 'toolConfig', transform: (choice, request) => (request.tool_choice || !hasTools(request) ? undefined : toolConfigFrom(choice)) },
   'generationConfig.responseMimeType': { compute: (request) => (isJsonFormat(request.response_format) ? 'application/json' : undefined) },
   'generationConfig.responseSchema': {
-    compute: (request) => (request.response_format?.type === 'json_schema' ? toGeminiSchema(request.response_format.json_schema?.schema) : undefined),
+    compute: (request) => {
+      const format = objectOf(request.response_format);
+      return format.type === 'json_schema' ? toGeminiSchema(objectOf(format.json_schema).schema) : undefined;
+    },
   },
   'generationConfig.thinkingConfig': { compute: thinkingConfig },
   safety_settings: 'safetySettings',
@@ -123,7 +127,7 @@ function toolConfigFrom(choice: unknown): Json | undefined {
   if (choice === 'none') return config('NONE');
   if (choice === 'required') return config('ANY');
   if (!isObject(choice)) return undefined;
-  const name = choice.function?.name ?? choice.name;
+  const name = objectOf(choice.function).name ?? choice.name;
   if (typeof name === 'string') return config('ANY', [name]);
   // allowed_tools arrives resolved into the tools it allows (shared/translated-chat.ts)
   return undefined;
@@ -172,22 +176,23 @@ function userParts(content: unknown, param: string): GeminiPart[] {
   return content.map((part: Json, j: number) => contentPart(part, `${param}[${j}]`)).filter((p): p is GeminiPart => p !== undefined);
 }
 
-function contentPart(part: Json, param: string): GeminiPart | undefined {
-  switch (part?.type) {
+function contentPart(value: unknown, param: string): GeminiPart | undefined {
+  const part = objectOf(value);
+  switch (part.type) {
     case 'text':
       return typeof part.text === 'string' && part.text !== '' ? { text: part.text } : undefined;
     case 'image_url': {
-      const url = typeof part.image_url === 'string' ? part.image_url : part.image_url?.url;
+      const url = typeof part.image_url === 'string' ? part.image_url : objectOf(part.image_url).url;
       if (typeof url !== 'string') throw badRequest(`${param}.image_url.url is required.`, `${param}.image_url.url`);
       return mediaPart(url, `${param}.image_url.url`, 'image/jpeg');
     }
     case 'input_audio': {
-      const audio = part.input_audio;
-      if (typeof audio?.data !== 'string') throw badRequest(`${param}.input_audio.data is required.`, `${param}.input_audio.data`);
+      const audio = objectOf(part.input_audio);
+      if (typeof audio.data !== 'string') throw badRequest(`${param}.input_audio.data is required.`, `${param}.input_audio.data`);
       return { inlineData: { mimeType: `audio/${audio.format === 'mp3' ? 'mp3' : String(audio.format ?? 'wav')}`, data: audio.data } };
     }
     case 'file': {
-      const file = part.file ?? {};
+      const file = objectOf(part.file);
       if (typeof file.file_data === 'string') {
         if (file.file_data.startsWith('data:')) return mediaPart(file.file_data, `${param}.file.file_data`, 'application/pdf');
         return { inlineData: { mimeType: mimeFromName(file.filename) ?? 'application/pdf', data: file.file_data } };
@@ -249,7 +254,7 @@ function assistantParts(message: Json, param: string): GeminiPart[] {
     if (signature) part.thoughtSignature = signature;
     return part;
   });
-  return modelTurnParts(thinkingBlocksOf(message, param), texts, callParts) as GeminiPart[];
+  return modelTurnParts(thinkingBlocksOf(message, param), texts, callParts);
 }
 
 function parseArguments(raw: unknown, param: string): Json {

@@ -7,8 +7,9 @@ import { randomUUID } from 'node:crypto';
 import type { FinishReason, ThinkingBlock, Usage } from '../../../../contract/stream-parts.js';
 import { toolCallOf } from '../shared/openai-answer.js';
 import { candidateEvents } from './thoughts.js';
+import { isJsonObject, objectOf, objectsOf } from '../../../../contract/json.js';
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
 
 /** Gemini finishReason -> OpenAI finish_reason; anything not listed is "stop". */
 export const GEMINI_FINISH_REASONS: Readonly<Record<string, FinishReason>> = {
@@ -73,7 +74,7 @@ export function answerMeta(body: Json, requestedModel: unknown): { id: string; m
 
 /** A prompt Gemini refused outright: no candidates, promptFeedback.blockReason set. */
 export function promptBlocked(body: Json): boolean {
-  return (!Array.isArray(body.candidates) || body.candidates.length === 0) && Boolean(body.promptFeedback?.blockReason);
+  return (!Array.isArray(body.candidates) || body.candidates.length === 0) && Boolean(objectOf(body.promptFeedback).blockReason);
 }
 
 /** The whole answer in OpenAI's chat.completion shape. */
@@ -83,7 +84,7 @@ export function toChatCompletion(body: Json, requestedModel: unknown): Json {
   if (promptBlocked(body)) {
     choices.push({ index: 0, message: { role: 'assistant', content: null, refusal: null }, logprobs: null, finish_reason: 'content_filter' });
   } else {
-    const candidates: Json[] = Array.isArray(body.candidates) ? body.candidates : [];
+    const candidates = objectsOf(body.candidates);
     candidates.forEach((candidate, position) => {
       const { texts, calls, blocks, reasoning } = piecesOf(candidate);
       const message: Json = { role: 'assistant', content: texts.length > 0 ? texts.join('') : null, refusal: null };
@@ -99,7 +100,7 @@ export function toChatCompletion(body: Json, requestedModel: unknown): Json {
         finish_reason: finishReasonOf(candidate.finishReason, calls.length > 0),
       });
     });
-    choices.sort((a, b) => a.index - b.index);
+    choices.sort((a, b) => Number(a.index) - Number(b.index));
   }
   return {
     id: meta.id,
@@ -107,7 +108,7 @@ export function toChatCompletion(body: Json, requestedModel: unknown): Json {
     created: meta.created,
     model: meta.model,
     choices,
-    usage: usageOf(body.usageMetadata),
+    usage: usageOf(isJsonObject(body.usageMetadata) ? body.usageMetadata : undefined),
   };
 }
 

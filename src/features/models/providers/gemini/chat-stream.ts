@@ -11,6 +11,7 @@ import type { FramedEvent, ProviderCall, StreamAdapter } from '../provider.js';
 import { answerMeta, finishReasonOf, promptBlocked, toolCallId, usageOf } from './chat-response.js';
 import { mapGoogleStreamError } from './errors.js';
 import { ThoughtState, type PartEvent } from './thoughts.js';
+import { isJsonObject, objectOf, objectsOf, type JsonObject } from '../../../../contract/json.js';
 
 interface ChoiceState {
   calls: number;
@@ -30,36 +31,37 @@ export function geminiStream(provider: string): StreamAdapter {
         if (ended || !('data' in event)) return undefined;
         const data = event.data.trim();
         if (data === '' || data === '[DONE]') return undefined;
-        let chunk: Record<string, any>;
+        let chunk: JsonObject;
         try {
-          chunk = JSON.parse(data);
+          chunk = objectOf(JSON.parse(data));
         } catch {
           throw new GatewayError('provider_error', `${provider} sent a stream event that is not JSON.`, { provider, retryable: true });
         }
-        if (chunk.error && typeof chunk.error === 'object') throw mapGoogleStreamError(provider, chunk.error);
+        if (isJsonObject(chunk.error)) throw mapGoogleStreamError(provider, chunk.error);
         const out: StreamPart[] = [];
         if (!started) {
           started = true;
-          const prompt = Number(chunk.usageMetadata?.promptTokenCount);
-          const cached = Number(chunk.usageMetadata?.cachedContentTokenCount ?? 0);
+          const usage = objectOf(chunk.usageMetadata);
+          const prompt = Number(usage.promptTokenCount);
+          const cached = Number(usage.cachedContentTokenCount ?? 0);
           out.push({ type: 'meta', ...answerMeta(chunk, call.body?.model), ...(prompt > 0 ? { inputTokens: prompt, cachedTokens: cached } : {}) });
         }
         if (promptBlocked(chunk)) {
           out.push({ type: 'finish', choice: 0, reason: 'content_filter' });
-          if (chunk.usageMetadata) out.push({ type: 'usage', usage: usageOf(chunk.usageMetadata) });
+          if (isJsonObject(chunk.usageMetadata)) out.push({ type: 'usage', usage: usageOf(chunk.usageMetadata) });
           out.push({ type: 'done' });
           ended = true;
           return out;
         }
-        const candidates: Record<string, any>[] = Array.isArray(chunk.candidates) ? chunk.candidates : [];
+        const candidates = objectsOf(chunk.candidates);
         candidates.forEach((candidate, position) => {
           const choice = typeof candidate.index === 'number' ? candidate.index : position;
           let state = choices.get(choice);
           if (!state) choices.set(choice, (state = { calls: 0, finished: false, thoughts: new ThoughtState() }));
           if (state.finished) return;
           const events: PartEvent[] = [];
-          const parts = candidate.content?.parts;
-          if (Array.isArray(parts)) for (const part of parts) state.thoughts.read(part, events);
+          const parts = objectOf(candidate.content).parts;
+          if (Array.isArray(parts)) for (const part of parts) state.thoughts.read(objectOf(part), events);
           if (candidate.finishReason) state.thoughts.close(events);
           for (const e of events) {
             if (e.kind === 'text') out.push({ type: 'text', choice, text: e.text });
@@ -77,7 +79,7 @@ export function geminiStream(provider: string): StreamAdapter {
             out.push({ type: 'finish', choice, reason: finishReasonOf(candidate.finishReason, state.calls > 0) });
           }
         });
-        if (chunk.usageMetadata) out.push({ type: 'usage', usage: usageOf(chunk.usageMetadata) });
+        if (isJsonObject(chunk.usageMetadata)) out.push({ type: 'usage', usage: usageOf(chunk.usageMetadata) });
         const finished = [...choices.values()].filter((s) => s.finished).length;
         if (finished >= expected && finished === choices.size) {
           out.push({ type: 'done' });

@@ -8,7 +8,7 @@ import type { ErrorCode } from '../../../../contract/errors/catalogue.js';
 import type { GatewayError } from '../../../../contract/errors/gateway-error.js';
 import { parseErrorBody, upstreamError } from '../shared/upstream-error.js';
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
 
 /** ErrorInfo reasons that mean the key itself is bad, whatever the HTTP status says. */
 const KEY_REASONS = new Set(['API_KEY_INVALID', 'API_KEY_EXPIRED', 'API_KEY_SERVICE_BLOCKED', 'ACCESS_TOKEN_EXPIRED', 'ACCESS_TOKEN_TYPE_UNSUPPORTED', 'CREDENTIALS_MISSING']);

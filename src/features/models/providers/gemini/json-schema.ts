@@ -8,7 +8,9 @@
  *   dropped, and so are `format` values it does not know;
  * - `enum` is kept for strings only (Gemini's enums are strings).
  */
-type Json = Record<string, any>;
+import { arrayOf, objectOf } from '../../../../contract/json.js';
+
+type Json = Record<string, unknown>;
 
 /** Fields copied as they are (after recursion where they hold schemas). */
 const KEPT = ['title', 'description', 'minItems', 'maxItems', 'minimum', 'maximum', 'propertyOrdering'] as const;
@@ -100,7 +102,7 @@ function convertPlain(schema: Json, walk: Walk): Json {
   if (typeof type === 'string' && TYPES.has(type)) out.type = type;
   for (const key of KEPT) if (schema[key] !== undefined) out[key] = schema[key];
   if (schema.nullable === true) out.nullable = true;
-  if (typeof schema.format === 'string' && out.type && FORMATS[out.type]?.has(schema.format)) out.format = schema.format;
+  if (typeof schema.format === 'string' && typeof out.type === 'string' && FORMATS[out.type]?.has(schema.format)) out.format = schema.format;
   const values = schema.const !== undefined ? [schema.const] : schema.enum;
   if (Array.isArray(values)) {
     const strings = values.filter((v: unknown) => typeof v === 'string');
@@ -135,15 +137,15 @@ function convertPlain(schema: Json, walk: Walk): Json {
 /** Shallow merge of two converted schemas (properties and required are united). */
 function merge(a: Json, b: Json): Json {
   const out: Json = { ...a, ...b };
-  if (a.properties || b.properties) out.properties = { ...a.properties, ...b.properties };
-  if (a.required || b.required) out.required = [...new Set([...(a.required ?? []), ...(b.required ?? [])])];
+  if (a.properties || b.properties) out.properties = { ...objectOf(a.properties), ...objectOf(b.properties) };
+  if (a.required || b.required) out.required = [...new Set([...arrayOf(a.required), ...arrayOf(b.required)])];
   return out;
 }
 
 function resolveRef(root: Json, ref: string): Json | undefined {
   if (!ref.startsWith('#')) return undefined;
   if (ref === '#') return root;
-  let node: any = root;
+  let node: unknown = root;
   for (const raw of ref.slice(2).split('/')) {
     const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
     if (!isObject(node) || !(key in node)) return undefined;

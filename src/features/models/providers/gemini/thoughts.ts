@@ -8,8 +8,9 @@
  * call rides on that tool call. Sent back, each goes on the same kind of part it came on.
  */
 import type { ThinkingBlock } from '../../../../contract/stream-parts.js';
+import { isJsonObject, objectOf } from '../../../../contract/json.js';
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
 
 /** What one Gemini part says, in order. */
 export type PartEvent =
@@ -41,10 +42,11 @@ export class ThoughtState {
       if (signature) out.push({ kind: 'block', block: { type: 'thinking', thinking: '', signature } });
       return;
     }
-    if (part.functionCall && typeof part.functionCall.name === 'string') {
+    const fn = isJsonObject(part.functionCall) ? part.functionCall : undefined;
+    if (fn && typeof fn.name === 'string') {
       this.close(out);
-      const call: PartEvent = { kind: 'call', name: part.functionCall.name, args: JSON.stringify(part.functionCall.args ?? {}) };
-      if (typeof part.functionCall.id === 'string' && part.functionCall.id !== '') call.id = part.functionCall.id;
+      const call: PartEvent = { kind: 'call', name: fn.name, args: JSON.stringify(fn.args ?? {}) };
+      if (typeof fn.id === 'string' && fn.id !== '') call.id = fn.id;
       if (signature) call.signature = signature;
       out.push(call);
     }
@@ -64,8 +66,8 @@ export class ThoughtState {
 export function candidateEvents(candidate: Json | undefined): PartEvent[] {
   const out: PartEvent[] = [];
   const state = new ThoughtState();
-  const parts = candidate?.content?.parts;
-  if (Array.isArray(parts)) for (const part of parts) state.read(part, out);
+  const parts = objectOf(candidate?.content).parts;
+  if (Array.isArray(parts)) for (const part of parts) state.read(objectOf(part), out);
   state.close(out);
   return out;
 }
@@ -75,8 +77,15 @@ export function candidateEvents(candidate: Json | undefined): PartEvent[] {
  * signatures) first, then the text, then the function calls. A text-part signature (a
  * thinking block with no text) goes back on the last text part.
  */
-export function modelTurnParts(blocks: ThinkingBlock[], texts: string[], calls: Json[]): Json[] {
-  const parts: Json[] = [];
+/** A text or thought part of a model turn. */
+export interface TurnPart {
+  text: string;
+  thought?: boolean;
+  thoughtSignature?: string;
+}
+
+export function modelTurnParts<Call extends { thoughtSignature?: string }>(blocks: ThinkingBlock[], texts: string[], calls: Call[]): Array<TurnPart | Call> {
+  const parts: TurnPart[] = [];
   let textSignature: string | undefined;
   const onCalls = new Set(calls.map((c) => c.thoughtSignature).filter((s) => typeof s === 'string'));
   for (const block of blocks) {
@@ -88,7 +97,7 @@ export function modelTurnParts(blocks: ThinkingBlock[], texts: string[], calls: 
     }
     parts.push(block.signature ? { text: block.thinking, thought: true, thoughtSignature: block.signature } : { text: block.thinking, thought: true });
   }
-  const textParts: Json[] = texts.filter((t) => t !== '').map((text) => ({ text }));
+  const textParts: TurnPart[] = texts.filter((t) => t !== '').map((text) => ({ text }));
   if (textSignature) {
     if (textParts.length > 0) textParts[textParts.length - 1]!.thoughtSignature = textSignature;
     else if (calls.length === 0) textParts.push({ text: '', thoughtSignature: textSignature });

@@ -21,7 +21,7 @@ export function googleEmbeddingsAdapter(endpoint: GoogleEndpoint): OperationAdap
     async request(call) {
       const texts = embeddingInputs(call.body ?? {}, 'google');
       const single = typeof call.body?.input === 'string';
-      const params = mapParams(call.body);
+      const params = mapParams(call.body ?? {});
       const body = single
         ? { content: { parts: [{ text: texts[0] }] }, ...params }
         : { requests: texts.map((text) => ({ model: `models/${modelName(call.body)}`, content: { parts: [{ text }] }, ...params })) };

@@ -3,6 +3,7 @@ import { openAIFile } from '../../../../contract/openai/files.js';
 import { windowList } from '../../../../contract/openai/lists.js';
 import type { OperationAdapter, ProviderCall } from '../provider.js';
 import { resourceAdapter } from '../shared/resource-adapter.js';
+import { objectOf, objectsOf } from '../../../../contract/json.js';
 
 /**
  * Mistral pages its lists by page number; the gateway asks for one page large enough for
@@ -20,8 +21,8 @@ export const mistralFiles: Partial<Record<Operation, OperationAdapter>> = {
     path: () => '/files',
     query: mistralPageQuery,
     response: (body, call) => {
-      const files = (Array.isArray(body?.data) ? body.data : []).map((f: Record<string, any>) => openAIFile(f));
-      files.sort((a: any, b: any) => b.created_at - a.created_at);
+      const files = objectsOf(objectOf(body).data).map((f) => openAIFile(f));
+      files.sort((a, b) => b.created_at - a.created_at);
       return windowList(files, call.query);
     },
   }),

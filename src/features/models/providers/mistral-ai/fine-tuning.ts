@@ -3,6 +3,8 @@ import { semanticError } from '../../../../contract/errors/gateway-error.js';
 import { unixSeconds } from '../../../../contract/openai/files.js';
 import { windowList } from '../../../../contract/openai/lists.js';
 import type { SpecJobStatus } from '../../../../contract/openai/fine-tuning-jobs.js';
+import type { FineTuningJobCreateRequest } from '../../../../generated/requests/fine-tuning-jobs-create.js';
+import { objectOf, objectsOf, type JsonObject } from '../../../../contract/json.js';
 import type { OperationAdapter, ProviderCall } from '../provider.js';
 import { pathId, resourceAdapter } from '../shared/resource-adapter.js';
 import { mistralPageQuery } from './files.js';
@@ -21,11 +23,12 @@ const STATUS: Record<string, SpecJobStatus> = {
 };
 
 /** Mistral's job -> OpenAI's job shape with the spec's status. */
-export function mistralJob(job: Record<string, any>): Record<string, unknown> {
+export function mistralJob(answer: unknown): JsonObject & { id: string; created_at: number } {
+  const job = objectOf(answer);
   const status = STATUS[String(job.status)] ?? 'running';
   const done = status === 'succeeded' || status === 'failed' || status === 'cancelled';
-  const hp = job.hyperparameters ?? {};
-  const files = (list: unknown) => (Array.isArray(list) ? list.map((f: any) => (typeof f === 'string' ? f : f?.file_id)) : []);
+  const hp = objectOf(job.hyperparameters);
+  const files = (list: unknown) => (Array.isArray(list) ? list.map((f: unknown) => (typeof f === 'string' ? f : (f as JsonObject | null)?.file_id)) : []);
   return {
     id: String(job.id),
     object: 'fine_tuning.job',
@@ -51,7 +54,7 @@ export function mistralJob(job: Record<string, any>): Record<string, unknown> {
 
 /** OpenAI's create body -> Mistral's: file lists, epochs, auto_start. */
 function createBody(call: ProviderCall): Record<string, unknown> {
-  const { training_file, validation_file, hyperparameters: hp = {}, seed: _seed, method: _method, ...rest } = call.body as Record<string, any>;
+  const { training_file, validation_file, hyperparameters: hp = {}, seed: _seed, method: _method, ...rest } = call.body as FineTuningJobCreateRequest;
   if (typeof hp.batch_size === 'number') throw semanticError('mistral-ai does not take batch_size.', 'hyperparameters.batch_size');
   if (typeof hp.learning_rate_multiplier === 'number') {
     throw semanticError('mistral-ai takes an absolute learning_rate, not learning_rate_multiplier.', 'hyperparameters.learning_rate_multiplier');
@@ -71,8 +74,8 @@ export const mistralFineTuning: Partial<Record<Operation, OperationAdapter>> = {
     path: () => '/fine_tuning/jobs',
     query: mistralPageQuery,
     response: (body, call) => {
-      const jobs = (Array.isArray(body?.data) ? body.data : []).map(mistralJob);
-      jobs.sort((a: any, b: any) => b.created_at - a.created_at);
+      const jobs = objectsOf(objectOf(body).data).map(mistralJob);
+      jobs.sort((a, b) => b.created_at - a.created_at);
       return windowList(jobs, call.query);
     },
   }),
@@ -82,15 +85,15 @@ export const mistralFineTuning: Partial<Record<Operation, OperationAdapter>> = {
     method: 'GET',
     path: (call) => `/fine_tuning/jobs/${pathId(call, 'job_id')}`,
     response: (job, call) => {
-      const events = (Array.isArray(job?.events) ? job.events : []).map((e: Record<string, any>, i: number) => ({
+      const events = objectsOf(objectOf(job).events).map((e, i) => ({
         id: `${call.params.job_id}-event-${i}`,
         object: 'fine_tuning.job.event',
         created_at: unixSeconds(e.created_at) ?? 0,
         level: 'info',
-        message: e.data?.status ? `${e.name}: ${e.data.status}` : String(e.name ?? ''),
+        message: objectOf(e.data).status ? `${String(e.name)}: ${String(objectOf(e.data).status)}` : String(e.name ?? ''),
         type: 'message',
       }));
-      events.sort((a: any, b: any) => b.created_at - a.created_at);
+      events.sort((a, b) => b.created_at - a.created_at);
       return windowList(events, call.query);
     },
   }),

@@ -1,6 +1,5 @@
+import { isJsonObject, objectOf, objectsOf } from '../../../../contract/json.js';
 import type { ProviderCode } from '../openai-compatible/provider-data.js';
-
-type Json = Record<string, any>;
 
 /**
  * Mistral's moderation API (POST /v1/moderations, https://docs.mistral.ai/capabilities/guardrailing)
@@ -13,13 +12,16 @@ export const mistralModerations: Pick<ProviderCode, 'bodies' | 'answers'> = {
     moderations: (body) => (typeof body.model === 'string' && body.model ? body : { ...body, model: 'mistral-moderation-latest' }),
   },
   answers: {
-    moderations: (body: Json) => ({
-      id: body?.id,
-      model: body?.model,
-      results: (Array.isArray(body?.results) ? body.results : []).map((r: Json) => {
-        const categories: Record<string, boolean> = r?.categories && typeof r.categories === 'object' ? r.categories : {};
-        return { flagged: Object.values(categories).some((v) => v === true), categories, category_scores: r?.category_scores ?? {} };
-      }),
-    }),
+    moderations: (answer: unknown) => {
+      const body = objectOf(answer);
+      return {
+        id: body.id,
+        model: body.model,
+        results: objectsOf(body.results).map((r) => {
+          const categories = isJsonObject(r.categories) ? r.categories : {};
+          return { flagged: Object.values(categories).some((v) => v === true), categories, category_scores: r.category_scores ?? {} };
+        }),
+      };
+    },
   },
 };

@@ -8,6 +8,7 @@ import { mapOpenAIError } from './openai-errors.js';
 import { uploadForm } from '../shared/upload-form.js';
 import { mentionsReasoning, renameReasoningInAnswer, renameReasoningInChunk, upstreamChatBody, type ReasoningDialect } from './reasoning-dialect.js';
 import { OPENAI_HEADERS, type HeaderPassing } from '../shared/upstream-headers.js';
+import { objectOf, type JsonObject } from '../../../../contract/json.js';
 
 /** Paths of the OpenAI API, appended to a base URL that ends in /v1 (or the provider's equivalent). */
 export const OPENAI_PATHS: Partial<Record<Operation, { method: string; path: (p: Record<string, string>) => string; kind: 'json' | 'multipart' | 'none' }>> = {
@@ -71,7 +72,7 @@ export const OPENAI_PASSTHROUGH_STREAM: StreamAdapter = {
  */
 export interface AnswerRewrite {
   mentions(raw: Buffer | string): boolean;
-  answer(body: any): any;
+  answer(body: unknown): unknown;
   chunk(data: string): string;
 }
 
@@ -114,14 +115,14 @@ export const RESPONSES_PASSTHROUGH_STREAM: StreamAdapter = {
     if (!('data' in event) || event.data === '' || event.data === '[DONE]') return undefined;
     const type = event.event ?? /"type"\s*:\s*"([^"]+)"/.exec(event.data)?.[1];
     if (type === 'error') {
-      let parsed: any;
+      let parsed: JsonObject;
       try {
-        parsed = JSON.parse(event.data);
+        parsed = objectOf(JSON.parse(event.data));
       } catch {
         parsed = {};
       }
-      const err = parsed.error ?? parsed;
-      throw new GatewayError('provider_error', String(err?.message ?? 'the upstream stream reported an error'), { provider: call.target.provider });
+      const err = objectOf(parsed.error ?? parsed);
+      throw new GatewayError('provider_error', String(err.message ?? 'the upstream stream reported an error'), { provider: call.target.provider });
     }
     const part = { type: 'event' as const, event: type, data: event.data };
     return type && RESPONSE_END_EVENTS.has(type) ? [part, { type: 'done' }] : part;
@@ -167,7 +168,7 @@ export interface OpenAICompatibleOptions {
    * The JSON body of an operation as the provider takes it (renamed, dropped or bounded
    * fields); undefined when nothing changes. May throw a 400 for a value the provider refuses.
    */
-  requestBody?: (operation: Operation, body: Record<string, any>) => Record<string, any> | undefined;
+  requestBody?: (operation: Operation, body: Record<string, unknown>) => Record<string, unknown> | undefined;
   /** Chat answer fields the provider names differently (besides reasoning). */
   answerRewrite?: AnswerRewrite;
   /** The settings it declares (see ProviderDefinition.fields). */

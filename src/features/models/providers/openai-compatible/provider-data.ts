@@ -22,6 +22,7 @@ import type { OperationAdapter, ProviderCall, ProviderDefinition, ProviderField,
 import { BARE_RATELIMIT_HEADERS } from '../shared/upstream-headers.js';
 import { settingHeader } from '../shared/caller-values.js';
 import { openAICompatible, PROVIDER_SETTINGS_SCHEMA, type AnswerRewrite } from './openai-compatible.js';
+import { isJsonObject, objectOf } from '../../../../contract/json.js';
 
 export type { ProviderData };
 
@@ -31,9 +32,9 @@ export interface ProviderCode {
   overrides?: Partial<Record<Operation, OperationAdapter>>;
   settingFields?: readonly string[];
   /** A request body translated for one operation (after the file's renames and drops). */
-  bodies?: Partial<Record<Operation, (body: Record<string, any>) => Record<string, any>>>;
+  bodies?: Partial<Record<Operation, (body: Record<string, unknown>) => Record<string, unknown>>>;
   /** An answer translated into the gateway's shape for one operation. */
-  answers?: Partial<Record<Operation, (body: any, call: ProviderCall) => unknown>>;
+  answers?: Partial<Record<Operation, (body: unknown, call: ProviderCall) => unknown>>;
 }
 
 /** One option of a data file (a setting its address or code is built from). */
@@ -80,7 +81,7 @@ export function dataRequiresKey(data: ProviderData): boolean {
   return data.auth.required ?? data.kind === 'hosted';
 }
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
 
 /** The body of chat, completions, embeddings and rerank requests as the provider takes it: bounds checked (or clamped), fields dropped and renamed. */
 function requestBodyOf(data: ProviderData): ((op: Operation, body: Json) => Json | undefined) | undefined {
@@ -125,8 +126,8 @@ function usageRewriteOf(data: ProviderData): AnswerRewrite | undefined {
   const rename = Object.entries(data.usage?.rename ?? {});
   if (!rename.length) return undefined;
   const needles = rename.map(([from]) => `"${from}"`);
-  const renameIn = (usage: Json | undefined): boolean => {
-    if (!usage || typeof usage !== 'object') return false;
+  const renameIn = (usage: unknown): boolean => {
+    if (!isJsonObject(usage)) return false;
     let changed = false;
     for (const [from, to] of rename) {
       if (!(from in usage)) continue;
@@ -139,7 +140,7 @@ function usageRewriteOf(data: ProviderData): AnswerRewrite | undefined {
   return {
     mentions: (raw) => needles.some((n) => raw.includes(n)),
     answer: (body) => {
-      renameIn(body?.usage);
+      renameIn(objectOf(body).usage);
       return body;
     },
     chunk: (text) => {
@@ -149,7 +150,7 @@ function usageRewriteOf(data: ProviderData): AnswerRewrite | undefined {
       } catch {
         return text;
       }
-      return renameIn(chunk?.usage) ? JSON.stringify(chunk) : text;
+      return renameIn(objectOf(chunk).usage) ? JSON.stringify(chunk) : text;
     },
   };
 }
@@ -238,7 +239,7 @@ export function providerFromData(data: ProviderData, code: ProviderCode = {}): P
     ...(code.overrides ? { overrides: code.overrides } : {}),
     schema,
   });
-  const answers = Object.entries(code.answers ?? {}) as Array<[Operation, (body: any, call: ProviderCall) => unknown]>;
+  const answers = Object.entries(code.answers ?? {}) as Array<[Operation, (body: unknown, call: ProviderCall) => unknown]>;
   return {
     ...definition,
     description: `${data.name}: OpenAI-compatible API (${data.docs})`,

@@ -15,7 +15,7 @@ export interface ReasoningDialect {
   takesReasoningBack?: boolean;
 }
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
 
 const REASONING_KEY = Buffer.from('"reasoning"');
 

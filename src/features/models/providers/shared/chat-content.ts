@@ -1,4 +1,5 @@
 import { badRequest } from '../../../../contract/errors/gateway-error.js';
+import { objectOf, stringOf } from '../../../../contract/json.js';
 
 /**
  * Reading OpenAI chat messages: content parts normalized once for every translated provider
@@ -42,22 +43,23 @@ export function contentPieces(content: unknown, param: string, provider: string)
   if (content === undefined || content === null) return [];
   if (typeof content === 'string') return [{ kind: 'text', text: content }];
   if (!Array.isArray(content)) throw badRequest(`${param} must be a string or a list of content parts.`, param);
-  return content.map((part: any, i: number): ContentPiece => {
+  return content.map((part: unknown, i: number): ContentPiece => {
     const piece = contentPiece(part, `${param}[${i}]`, provider);
-    const cache = cacheControlOf(part?.cache_control, `${param}[${i}].cache_control`);
+    const cache = cacheControlOf(objectOf(part).cache_control, `${param}[${i}].cache_control`);
     return cache ? { ...piece, cacheControl: cache } : piece;
   });
 }
 
-function contentPiece(part: any, where: string, provider: string): ContentPiece {
-  switch (part?.type) {
+function contentPiece(value: unknown, where: string, provider: string): ContentPiece {
+  const part = objectOf(value);
+  switch (part.type) {
     case 'text':
       return { kind: 'text', text: String(part.text ?? '') };
     case 'refusal':
       // an earlier answer's refusal goes back as that answer's text
       return { kind: 'text', text: String(part.refusal ?? '') };
     case 'image_url': {
-      const url = typeof part.image_url === 'string' ? part.image_url : part.image_url?.url;
+      const url = typeof part.image_url === 'string' ? part.image_url : objectOf(part.image_url).url;
       if (typeof url !== 'string' || url === '') throw badRequest(`${where}.image_url.url is required.`, `${where}.image_url.url`);
       const data = parseDataUrl(url);
       if (data) return { kind: 'image', mediaType: data.mediaType, data: data.data };
@@ -65,12 +67,13 @@ function contentPiece(part: any, where: string, provider: string): ContentPiece 
       throw badRequest(`${where}.image_url.url must be an http(s) URL or a base64 data: URL.`, `${where}.image_url.url`);
     }
     case 'file': {
-      const data = typeof part.file?.file_data === 'string' ? parseDataUrl(part.file.file_data) : undefined;
+      const file = objectOf(part.file);
+      const data = typeof file.file_data === 'string' ? parseDataUrl(file.file_data) : undefined;
       if (!data) throw badRequest(`${provider} takes files only inline, as a base64 data: URL in file.file_data.`, `${where}.file`);
-      return { kind: 'file', mediaType: data.mediaType, data: data.data, filename: part.file.filename };
+      return { kind: 'file', mediaType: data.mediaType, data: data.data, filename: stringOf(file.filename) };
     }
     default:
-      throw badRequest(`${provider} does not accept content parts of type "${String(part?.type)}".`, `${where}.type`);
+      throw badRequest(`${provider} does not accept content parts of type "${String(part.type)}".`, `${where}.type`);
   }
 }
 
@@ -98,10 +101,11 @@ export function parseToolArguments(args: unknown, param: string): Record<string,
 }
 
 /** System and developer messages, in order, as text. */
-export function systemTexts(messages: any[], provider: string): string[] {
+export function systemTexts(messages: unknown[], provider: string): string[] {
   const out: string[] = [];
-  messages.forEach((m, i) => {
-    if (m?.role === 'system' || m?.role === 'developer') {
+  messages.forEach((message, i) => {
+    const m = objectOf(message);
+    if (m.role === 'system' || m.role === 'developer') {
       const text = contentText(m.content, `messages[${i}].content`, provider);
       if (text !== '') out.push(text);
     }

@@ -2,6 +2,7 @@ import { badRequest } from '../../../../contract/errors/gateway-error.js';
 import type { StreamPart } from '../../../../contract/stream-parts.js';
 import type { OperationAdapter, ProviderCall } from '../provider.js';
 import { transformMapper } from './stream-mapper.js';
+import { arrayOf, objectOf } from '../../../../contract/json.js';
 
 /**
  * Legacy text completions for providers that only have chat: the prompt becomes one user
@@ -13,7 +14,7 @@ import { transformMapper } from './stream-mapper.js';
 /** Completion fields with no chat equivalent; they are not sent upstream. */
 const COMPLETION_ONLY = new Set(['prompt', 'suffix', 'echo', 'best_of', 'logprobs']);
 
-function promptText(body: Record<string, any>, provider: string): string {
+function promptText(body: Record<string, unknown>, provider: string): string {
   const prompt = body.prompt;
   if (typeof prompt === 'string') return prompt;
   if (Array.isArray(prompt) && prompt.length === 1 && typeof prompt[0] === 'string') return prompt[0];
@@ -24,8 +25,8 @@ function promptText(body: Record<string, any>, provider: string): string {
 }
 
 /** The chat request a completion request becomes. */
-export function chatBodyFromCompletion(body: Record<string, any>, provider: string): Record<string, any> {
-  const chat: Record<string, any> = {};
+export function chatBodyFromCompletion(body: Record<string, unknown>, provider: string): Record<string, unknown> {
+  const chat: Record<string, unknown> = {};
   for (const key of Object.keys(body)) if (!COMPLETION_ONLY.has(key)) chat[key] = body[key];
   chat.messages = [{ role: 'user', content: promptText(body, provider) }];
   return chat;
@@ -36,15 +37,16 @@ function chatCall(call: ProviderCall, provider: string): ProviderCall {
 }
 
 /** A chat.completion object turned into a text_completion object. */
-export function textCompletionFromChat(chat: any, completionBody: Record<string, any>, provider: string) {
-  const choice = chat?.choices?.[0];
+export function textCompletionFromChat(answer: unknown, completionBody: Record<string, unknown>, provider: string) {
+  const chat = objectOf(answer);
+  const choice = objectOf(arrayOf(chat.choices)[0]);
   const echo = completionBody.echo === true ? promptText(completionBody, provider) : '';
   return {
     id: chat.id,
     object: 'text_completion',
     created: chat.created,
     model: chat.model,
-    choices: [{ text: echo + (choice?.message?.content ?? ''), index: 0, logprobs: null, finish_reason: choice?.finish_reason ?? 'stop' }],
+    choices: [{ text: echo + String(objectOf(choice.message).content ?? ''), index: 0, logprobs: null, finish_reason: choice.finish_reason ?? 'stop' }],
     usage: chat.usage,
   };
 }

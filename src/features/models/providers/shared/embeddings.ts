@@ -1,7 +1,7 @@
 import { badRequest } from '../../../../contract/errors/gateway-error.js';
 
 /** The texts of an OpenAI embeddings request (a string or a list of strings). */
-export function embeddingInputs(body: Record<string, any>, provider: string): string[] {
+export function embeddingInputs(body: Record<string, unknown>, provider: string): string[] {
   const input = body.input;
   if (typeof input === 'string') return [input];
   if (Array.isArray(input) && input.every((item) => typeof item === 'string')) return input as string[];

@@ -7,19 +7,22 @@
  * - otherwise (json_object, or json_schema beside the caller's tools): an instruction added to
  *   the system prompt asking for JSON only (with the schema when there is one).
  */
+import { isJsonObject, objectOf } from '../../../../contract/json.js';
+
 export const JSON_RESPONSE_TOOL = 'json_response';
 
 export type JsonResponseMode = { kind: 'tool'; name: string; description: string; schema: Record<string, unknown> } | { kind: 'instruction'; text: string };
 
-export function jsonResponseMode(request: Record<string, any>, options: { forcedTool: boolean }): JsonResponseMode | undefined {
+export function jsonResponseMode(request: Record<string, unknown>, options: { forcedTool: boolean }): JsonResponseMode | undefined {
   const format = request.response_format;
-  if (!format || typeof format !== 'object') return undefined;
+  if (!isJsonObject(format)) return undefined;
   if (format.type === 'json_schema') {
-    const schema = format.json_schema?.schema ?? { type: 'object' };
+    const jsonSchema = objectOf(format.json_schema);
+    const schema = isJsonObject(jsonSchema.schema) ? jsonSchema.schema : { type: 'object' };
     const hasTools = Array.isArray(request.tools) && request.tools.length > 0;
     if (options.forcedTool && !hasTools) {
-      const name = typeof format.json_schema?.name === 'string' ? ` (${format.json_schema.name})` : '';
-      const about = typeof format.json_schema?.description === 'string' ? ` ${format.json_schema.description}` : '';
+      const name = typeof jsonSchema.name === 'string' ? ` (${jsonSchema.name})` : '';
+      const about = typeof jsonSchema.description === 'string' ? ` ${jsonSchema.description}` : '';
       return { kind: 'tool', name: JSON_RESPONSE_TOOL, description: `Give the final answer${name} as this tool's input.${about}`, schema };
     }
     return {
@@ -34,6 +37,6 @@ export function jsonResponseMode(request: Record<string, any>, options: { forced
 }
 
 /** True when the answer comes back as the input of the forced json_response tool. */
-export function answersThroughJsonTool(request: Record<string, any>, forcedTool: boolean): boolean {
+export function answersThroughJsonTool(request: Record<string, unknown>, forcedTool: boolean): boolean {
   return jsonResponseMode(request, { forcedTool })?.kind === 'tool';
 }

@@ -7,18 +7,18 @@ export interface ParamRule {
   /** Destination path in the provider body, dotted ("generationConfig.temperature"). */
   to?: string;
   /** Used when the field is absent (a function gets the whole request). */
-  default?: unknown | ((request: Record<string, any>) => unknown);
+  default?: unknown | ((request: Record<string, unknown>) => unknown);
   /** Values are clamped into [min, max]. */
   min?: number;
   max?: number;
   /** Converts the value; returning undefined drops it. */
-  transform?: (value: any, request: Record<string, any>) => unknown;
+  transform?: (value: unknown, request: Record<string, unknown>) => unknown;
   /**
    * Builds the value from the whole request, for destinations made of several request fields
    * (a system prompt lifted out of the messages, a tool choice that depends on two fields);
    * the table key then only names the destination. Returning undefined sets nothing.
    */
-  compute?: (request: Record<string, any>) => unknown;
+  compute?: (request: Record<string, unknown>) => unknown;
 }
 
 /** A rule, a destination path as shorthand, or false to drop the field. */
@@ -31,19 +31,20 @@ export interface CompileOptions {
   unknownTo?: string;
 }
 
-type Setter = (out: Record<string, any>, request: Record<string, any>) => void;
+type Setter = (out: Record<string, unknown>, request: Record<string, unknown>) => void;
 
-function setPath(out: Record<string, any>, path: string[], value: unknown): void {
+function setPath(out: Record<string, unknown>, path: string[], value: unknown): void {
   let node = out;
   for (let i = 0; i < path.length - 1; i++) {
     const key = path[i]!;
-    if (node[key] === undefined || typeof node[key] !== 'object') node[key] = {};
-    node = node[key];
+    let next = node[key];
+    if (next === undefined || next === null || typeof next !== 'object') node[key] = next = {};
+    node = next as Record<string, unknown>;
   }
   node[path[path.length - 1]!] = value;
 }
 
-export function compileParamTable(table: ParamTable, options: CompileOptions = {}): (request: Record<string, any>) => Record<string, any> {
+export function compileParamTable(table: ParamTable, options: CompileOptions = {}): (request: Record<string, unknown>) => Record<string, unknown> {
   const setters: Setter[] = [];
   const named = new Set(Object.keys(table));
   for (const [field, spec] of Object.entries(table)) {
@@ -56,15 +57,16 @@ export function compileParamTable(table: ParamTable, options: CompileOptions = {
         if (value === undefined) return;
       } else if (value === undefined || value === null) {
         if (rule.default === undefined) return;
-        value = typeof rule.default === 'function' ? (rule.default as (r: Record<string, any>) => unknown)(request) : rule.default;
+        value = typeof rule.default === 'function' ? (rule.default as (r: Record<string, unknown>) => unknown)(request) : rule.default;
         if (value === undefined) return;
       } else if (rule.transform) {
         value = rule.transform(value, request);
         if (value === undefined) return;
       }
       if (typeof value === 'number') {
-        if (rule.min !== undefined && value < rule.min) value = rule.min;
-        if (rule.max !== undefined && value > rule.max) value = rule.max;
+        const n: number = value;
+        if (rule.min !== undefined && n < rule.min) value = rule.min;
+        else if (rule.max !== undefined && n > rule.max) value = rule.max;
       }
       setPath(out, path, value);
     });
@@ -72,7 +74,7 @@ export function compileParamTable(table: ParamTable, options: CompileOptions = {
   const unknownPath = options.unknownTo?.split('.');
   const passUnknown = (options.passUnknown ?? false) || unknownPath !== undefined;
   return (request) => {
-    const out: Record<string, any> = {};
+    const out: Record<string, unknown> = {};
     if (passUnknown) {
       for (const key of Object.keys(request)) {
         if (named.has(key) || request[key] === undefined) continue;

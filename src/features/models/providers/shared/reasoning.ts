@@ -1,5 +1,6 @@
 import { badRequest } from '../../../../contract/errors/gateway-error.js';
 import type { ThinkingBlock } from '../../../../contract/stream-parts.js';
+import { isJsonObject, objectOf } from '../../../../contract/json.js';
 
 /**
  * Reasoning in OpenAI-shaped requests, read once for every translated provider:
@@ -25,7 +26,7 @@ export const THINKING_BUDGETS: Record<Exclude<ReasoningEffort, 'none'>, number> 
 export const MIN_THINKING_BUDGET = 1024;
 
 /** The request's reasoning_effort, checked; undefined when absent. */
-export function reasoningEffort(request: Record<string, any>): ReasoningEffort | undefined {
+export function reasoningEffort(request: Record<string, unknown>): ReasoningEffort | undefined {
   const effort = request.reasoning_effort;
   if (effort === undefined || effort === null) return undefined;
   if (typeof effort !== 'string' || !EFFORTS.has(effort as ReasoningEffort)) {
@@ -49,11 +50,11 @@ export function effortOfBudget(budget: number): Exclude<ReasoningEffort, 'none'>
  * when the caller set none). Returns the setting and the max_tokens to send.
  */
 export function anthropicThinking(
-  request: Record<string, any>,
+  request: Record<string, unknown>,
   maxTokens: number | undefined,
   defaultMaxTokens: number,
 ): { thinking?: Record<string, unknown>; maxTokens: number } {
-  if (request.thinking && typeof request.thinking === 'object') return { thinking: request.thinking, maxTokens: maxTokens ?? defaultMaxTokens };
+  if (isJsonObject(request.thinking)) return { thinking: request.thinking, maxTokens: maxTokens ?? defaultMaxTokens };
   const effort = reasoningEffort(request);
   if (!effort || effort === 'none') return { maxTokens: maxTokens ?? defaultMaxTokens };
   let budget = THINKING_BUDGETS[effort];
@@ -69,27 +70,28 @@ export function anthropicThinking(
 }
 
 /** True when the request turns thinking on (Anthropic-family models then refuse forced tools). */
-export function thinkingRequested(request: Record<string, any>): boolean {
-  if (request.thinking && typeof request.thinking === 'object') return request.thinking.type === 'enabled' || request.thinking.type === 'adaptive';
+export function thinkingRequested(request: Record<string, unknown>): boolean {
+  if (isJsonObject(request.thinking)) return request.thinking.type === 'enabled' || request.thinking.type === 'adaptive';
   const effort = request.reasoning_effort;
   return typeof effort === 'string' && effort !== 'none';
 }
 
 /** The thinking blocks an assistant message carries back, checked. */
-export function thinkingBlocksOf(message: Record<string, any>, param: string): ThinkingBlock[] {
+export function thinkingBlocksOf(message: Record<string, unknown>, param: string): ThinkingBlock[] {
   const blocks = message.thinking_blocks;
   if (blocks === undefined || blocks === null) return [];
   if (!Array.isArray(blocks)) throw badRequest(`${param}.thinking_blocks must be a list.`, `${param}.thinking_blocks`);
-  return blocks.map((block: any, i: number): ThinkingBlock => {
+  return blocks.map((item: unknown, i: number): ThinkingBlock => {
+    const block = objectOf(item);
     const where = `${param}.thinking_blocks[${i}]`;
-    if (block?.type === 'thinking') {
+    if (block.type === 'thinking') {
       if (typeof block.thinking !== 'string') throw badRequest(`${where}.thinking must be a string.`, `${where}.thinking`);
       if (block.signature !== undefined && block.signature !== null && typeof block.signature !== 'string') {
         throw badRequest(`${where}.signature must be a string.`, `${where}.signature`);
       }
       return typeof block.signature === 'string' ? { type: 'thinking', thinking: block.thinking, signature: block.signature } : { type: 'thinking', thinking: block.thinking };
     }
-    if (block?.type === 'redacted_thinking') {
+    if (block.type === 'redacted_thinking') {
       if (typeof block.data !== 'string') throw badRequest(`${where}.data must be a string.`, `${where}.data`);
       return { type: 'redacted_thinking', data: block.data };
     }
@@ -98,7 +100,7 @@ export function thinkingBlocksOf(message: Record<string, any>, param: string): T
 }
 
 /** The reasoning signature riding on a tool call (`extra_content.google.thought_signature`), if any. */
-export function toolCallSignature(call: Record<string, any>): string | undefined {
-  const signature = call?.extra_content?.google?.thought_signature;
+export function toolCallSignature(call: Record<string, unknown>): string | undefined {
+  const signature = objectOf(objectOf(call.extra_content).google).thought_signature;
   return typeof signature === 'string' && signature !== '' ? signature : undefined;
 }

@@ -3,7 +3,7 @@
  * relevance, best first, each with the index of its document in the request and, when the
  * request asked for return_documents, the document's text.
  */
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
 
 export interface RerankResult {
   index: number;
@@ -14,11 +14,15 @@ export interface RerankResult {
 /** The request's documents as texts (strings, or objects with a text field). */
 export function rerankTexts(body: Json | undefined): string[] {
   const docs = Array.isArray(body?.documents) ? body.documents : [];
-  return docs.map((d: unknown) => (typeof d === 'string' ? d : typeof (d as Json)?.text === 'string' ? (d as Json).text : ''));
+  return docs.map((d: unknown) => {
+    if (typeof d === 'string') return d;
+    const text = (d as Json | null)?.text;
+    return typeof text === 'string' ? text : '';
+  });
 }
 
 /** One answer in the gateway's shape from a provider's results (any order), the documents filled in when asked. */
-export function rerankAnswer(results: Array<{ index: unknown; relevance_score: unknown; document?: unknown }>, request: Json | undefined, extra: Json = {}): Json {
+export function rerankAnswer(results: Array<{ index?: unknown; relevance_score?: unknown; document?: unknown }>, request: Json | undefined, extra: Json = {}): Json {
   const texts = rerankTexts(request);
   const out: RerankResult[] = results
     .filter((r) => Number.isInteger(r.index) && typeof r.relevance_score === 'number')

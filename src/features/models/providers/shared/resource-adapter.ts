@@ -16,7 +16,8 @@ export interface ResourceSpec {
   query?(call: ProviderCall): URLSearchParams | undefined;
   json?(call: ProviderCall, provider: ProviderInstance): unknown;
   multipart?(call: ProviderCall): { body: Readable; contentType: string; contentLength?: number };
-  response?(body: any, call: ProviderCall): unknown;
+  /** Maps the answer (parsed JSON, unknown until narrowed) into OpenAI's shape. */
+  response?(body: unknown, call: ProviderCall): unknown;
   binary?: boolean;
 }
 

@@ -9,7 +9,7 @@
 import { badRequest } from '../../../../contract/errors/gateway-error.js';
 import type { OperationAdapter } from '../provider.js';
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
 
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -97,6 +97,6 @@ function paramOfTool(request: Json, tool: unknown, index: number): string {
 export function translatedChatAdapter(adapter: OperationAdapter, provider: string): OperationAdapter {
   return {
     ...adapter,
-    request: (call, instance) => adapter.request({ ...call, body: translatableChat(call.body, provider), rawBody: undefined }, instance),
+    request: (call, instance) => adapter.request({ ...call, body: translatableChat(call.body ?? {}, provider), rawBody: undefined }, instance),
   };
 }

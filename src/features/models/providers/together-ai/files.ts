@@ -1,5 +1,6 @@
 import type { Operation } from '../../../../contract/operations.js';
-import { fileDeleted, openAIFile, unixSeconds } from '../../../../contract/openai/files.js';
+import { fileDeleted, openAIFile } from '../../../../contract/openai/files.js';
+import { objectOf, objectsOf } from '../../../../contract/json.js';
 import { windowList } from '../../../../contract/openai/lists.js';
 import type { OperationAdapter } from '../provider.js';
 import { pathId, resourceAdapter } from '../shared/resource-adapter.js';
@@ -29,8 +30,8 @@ export const togetherFiles: Partial<Record<Operation, OperationAdapter>> = {
     method: 'GET',
     path: () => '/files',
     response: (body, call) => {
-      const files = (Array.isArray(body?.data) ? body.data : []).map((f: Record<string, any>) => openAIFile(f, fromTogether));
-      files.sort((a: any, b: any) => (unixSeconds(b.created_at) ?? 0) - (unixSeconds(a.created_at) ?? 0));
+      const files = objectsOf(objectOf(body).data).map((f) => openAIFile(f, fromTogether));
+      files.sort((a, b) => b.created_at - a.created_at);
       return windowList(files, call.query);
     },
   }),

@@ -3,6 +3,8 @@ import { semanticError } from '../../../../contract/errors/gateway-error.js';
 import { unixSeconds } from '../../../../contract/openai/files.js';
 import { windowList } from '../../../../contract/openai/lists.js';
 import type { SpecJobStatus } from '../../../../contract/openai/fine-tuning-jobs.js';
+import type { FineTuningJobCreateRequest } from '../../../../generated/requests/fine-tuning-jobs-create.js';
+import { objectOf, objectsOf, type JsonObject } from '../../../../contract/json.js';
 import type { OperationAdapter, ProviderCall } from '../provider.js';
 import { pathId, resourceAdapter } from '../shared/resource-adapter.js';
 
@@ -20,7 +22,8 @@ const STATUS: Record<string, SpecJobStatus> = {
 };
 
 /** Together's fine-tune record -> OpenAI's job shape with the spec's status. */
-export function togetherJob(job: Record<string, any>): Record<string, unknown> {
+export function togetherJob(answer: unknown): JsonObject & { id: string; created_at: number } {
+  const job = objectOf(answer);
   const status = STATUS[String(job.status)] ?? 'running';
   const done = status === 'succeeded' || status === 'failed' || status === 'cancelled';
   return {
@@ -48,7 +51,7 @@ export function togetherJob(job: Record<string, any>): Record<string, unknown> {
 
 /** OpenAI's create body -> Together's: hyperparameters become top-level fields. */
 function createBody(call: ProviderCall): Record<string, unknown> {
-  const { hyperparameters: hp = {}, seed, method: _method, ...rest } = call.body as Record<string, any>;
+  const { hyperparameters: hp = {}, seed, method: _method, ...rest } = call.body as FineTuningJobCreateRequest;
   if (typeof hp.learning_rate_multiplier === 'number') {
     throw semanticError('together-ai takes an absolute learning_rate, not learning_rate_multiplier.', 'hyperparameters.learning_rate_multiplier');
   }
@@ -68,8 +71,8 @@ export const togetherFineTuning: Partial<Record<Operation, OperationAdapter>> = 
     method: 'GET',
     path: () => '/fine-tunes',
     response: (body, call) => {
-      const jobs = (Array.isArray(body?.data) ? body.data : []).map(togetherJob);
-      jobs.sort((a: any, b: any) => b.created_at - a.created_at);
+      const jobs = objectsOf(objectOf(body).data).map(togetherJob);
+      jobs.sort((a, b) => b.created_at - a.created_at);
       return windowList(jobs, call.query);
     },
   }),
@@ -79,7 +82,7 @@ export const togetherFineTuning: Partial<Record<Operation, OperationAdapter>> = 
     method: 'GET',
     path: (call) => `/fine-tunes/${pathId(call, 'job_id')}/events`,
     response: (body, call) => {
-      const events = (Array.isArray(body?.data) ? body.data : []).map((e: Record<string, any>, i: number) => ({
+      const events = objectsOf(objectOf(body).data).map((e, i) => ({
         id: `${call.params.job_id}-event-${i}`,
         object: 'fine_tuning.job.event',
         created_at: unixSeconds(e.created_at) ?? 0,

@@ -20,7 +20,7 @@ export function vertexEmbeddingsAdapter(endpoint: VertexEndpoint): OperationAdap
     async request(call) {
       const texts = embeddingInputs(call.body ?? {}, 'vertex-ai');
       const taskType = typeof call.body?.task_type === 'string' ? call.body.task_type : undefined;
-      const body = { instances: texts.map((content) => (taskType ? { content, task_type: taskType } : { content })), ...mapParams(call.body) };
+      const body = { instances: texts.map((content) => (taskType ? { content, task_type: taskType } : { content })), ...mapParams(call.body ?? {}) };
       const { url, headers } = await locate(endpoint, call, 'predict');
       return { method: 'POST', url, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) };
     },

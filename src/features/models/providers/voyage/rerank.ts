@@ -1,5 +1,6 @@
 import type { ProviderCode } from '../openai-compatible/provider-data.js';
 import { rerankAnswer, rerankTexts } from '../shared/rerank.js';
+import { objectOf, objectsOf } from '../../../../contract/json.js';
 
 /**
  * Voyage's rerank API (POST /v1/rerank) takes documents as strings and top_k for top_n (renamed
@@ -11,11 +12,13 @@ export const voyageCode: ProviderCode = {
     rerank: (body) => ({ ...body, documents: rerankTexts(body) }),
   },
   answers: {
-    rerank: (body, call) =>
-      rerankAnswer(Array.isArray(body?.data) ? body.data : [], call.body, {
+    rerank: (answer, call) => {
+      const body = objectOf(answer);
+      return rerankAnswer(objectsOf(body.data), call.body, {
         object: 'list',
-        model: body?.model,
-        ...(body?.usage ? { usage: body.usage } : {}),
-      }),
+        model: body.model,
+        ...(body.usage ? { usage: body.usage } : {}),
+      });
+    },
   },
 };

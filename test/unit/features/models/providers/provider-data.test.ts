@@ -17,7 +17,7 @@ function guarded(id: string, settings: Record<string, unknown> = {}): ProviderIn
   return guardProvider(BUILTIN_PROVIDERS.find((p) => p.name === id)!.create(settings));
 }
 
-function call(provider: string, options: Record<string, unknown> = {}, body: unknown = { model: 'm', messages: [{ role: 'user', content: 'x' }] }): ProviderCall {
+function call(provider: string, options: Record<string, unknown> = {}, body: Record<string, unknown> = { model: 'm', messages: [{ role: 'user', content: 'x' }] }): ProviderCall {
   return {
     operation: 'chat.completions',
     body,

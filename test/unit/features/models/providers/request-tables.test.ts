@@ -71,7 +71,7 @@ describe('anthropic request table', () => {
         },
       ],
     });
-    expect(out.messages[0].content).toEqual([
+    expect((out.messages as any)[0].content).toEqual([
       { type: 'text', text: 'Compare' },
       { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } },
       { type: 'image', source: { type: 'url', url: 'https://example.com/cat.jpg' } },
@@ -241,8 +241,8 @@ describe('bedrock converse table', () => {
       toolChoice: { any: {} },
     });
     const base = { model: 'm', messages: [{ role: 'user', content: 'x' }], tools: [weatherTool] };
-    expect(toConverseRequest({ ...base, tool_choice: 'auto' }).toolConfig.toolChoice).toEqual({ auto: {} });
-    expect(toConverseRequest({ ...base, tool_choice: { type: 'function', function: { name: 'get_weather' } } }).toolConfig.toolChoice).toEqual({
+    expect((toConverseRequest({ ...base, tool_choice: 'auto' }).toolConfig as any).toolChoice).toEqual({ auto: {} });
+    expect((toConverseRequest({ ...base, tool_choice: { type: 'function', function: { name: 'get_weather' } } }).toolConfig as any).toolChoice).toEqual({
       tool: { name: 'get_weather' },
     });
     expect(toConverseRequest({ ...base, tool_choice: 'none' }).toolConfig).toBeUndefined();
@@ -319,7 +319,7 @@ describe('cohere chat table', () => {
     expect(toCohereRequest({ ...base, tool_choice: 'required' }).tool_choice).toBe('REQUIRED');
     const named = toCohereRequest({ ...base, tool_choice: { type: 'function', function: { name: 'get_time' } } });
     expect(named.tool_choice).toBe('REQUIRED');
-    expect(named.tools.map((t: any) => t.function.name)).toEqual(['get_time']);
+    expect((named.tools as any[]).map((t: any) => t.function.name)).toEqual(['get_time']);
     const schema = { type: 'object', properties: { a: { type: 'number' } } };
     expect(
       toCohereRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], response_format: { type: 'json_schema', json_schema: { name: 'n', schema } } }).response_format,

@@ -26,7 +26,7 @@ describe('param table interpreter', () => {
   });
 
   it('transforms values; undefined from a transform drops the field', () => {
-    const map = compileParamTable({ stop: { to: 'stop_sequences', transform: (v) => (typeof v === 'string' ? [v] : v.length ? v : undefined) } });
+    const map = compileParamTable({ stop: { to: 'stop_sequences', transform: (v) => (typeof v === 'string' ? [v] : (v as string[]).length ? v : undefined) } });
     expect(map({ stop: 'END' })).toEqual({ stop_sequences: ['END'] });
     expect(map({ stop: [] })).toEqual({});
   });
@@ -35,12 +35,12 @@ describe('param table interpreter', () => {
     const map = compileParamTable({
       system: {
         compute: (r) =>
-          r.messages
+          (r.messages as any[])
             .filter((m: any) => m.role === 'system')
             .map((m: any) => m.content)
             .join('\n') || undefined,
       },
-      messages: { transform: (ms) => ms.filter((m: any) => m.role !== 'system') },
+      messages: { transform: (ms) => (ms as any[]).filter((m: any) => m.role !== 'system') },
     });
     expect(
       map({

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GuardrailRegistry, GuardrailConfigError } from '../../../../../src/features/models/guardrails/registry.js';
-import { TextView } from '../../../../../src/features/models/guardrails/text-view.js';
-import { UpstreamClient } from '../../../../../src/kernel/upstream/upstream-client.js';
-import { createCheckRegistry } from '../../../../../src/features/models/guardrails/check-kind.js';
-import { BUILTIN_CHECKS } from '../../../../../src/features/models/guardrails/checks/builtin-checks.js';
-import { FakeUpstream } from '../../../../helpers/fake-upstream.js';
+import { GuardrailRegistry, GuardrailConfigError } from '../../../../src/features/guardrails/registry.js';
+import { TextView } from '../../../../src/features/guardrails/text-view.js';
+import { UpstreamClient } from '../../../../src/kernel/upstream/upstream-client.js';
+import { createCheckRegistry } from '../../../../src/features/guardrails/check-kind.js';
+import { BUILTIN_CHECKS } from '../../../../src/features/guardrails/checks/builtin-checks.js';
+import { FakeUpstream } from '../../../helpers/fake-upstream.js';
 
 const upstream = new UpstreamClient();
 const run = { phase: 'input' as const, requestId: 'r1', signal: new AbortController().signal };

@@ -1,7 +1,7 @@
-import type { CharacterCountCheck } from '../../../../generated/checks/characterCount.js';
-import type { WordCountCheck } from '../../../../generated/checks/wordCount.js';
-import { schemaDocument } from '../../../../kernel/config/schema-validator.js';
-import { ExtensionConfigError } from '../../../../kernel/engine/extension.js';
+import type { CharacterCountCheck } from '../../../generated/checks/characterCount.js';
+import type { WordCountCheck } from '../../../generated/checks/wordCount.js';
+import { schemaDocument } from '../../../kernel/config/schema-validator.js';
+import { ExtensionConfigError } from '../../../kernel/engine/extension.js';
 import { defineCheck, type CheckRun } from '../check-kind.js';
 
 function countCheck(check: { type: string; min?: number; max?: number }, label: string, path: string, count: (text: string) => number): CheckRun {

@@ -1,5 +1,5 @@
-import type { PiiCheck } from '../../../../generated/checks/pii.js';
-import { schemaDocument } from '../../../../kernel/config/schema-validator.js';
+import type { PiiCheck } from '../../../generated/checks/pii.js';
+import { schemaDocument } from '../../../kernel/config/schema-validator.js';
 import { defineCheck } from '../check-kind.js';
 import { findPii, PII_CATEGORIES, piiMask, type PiiCategory } from '../pii.js';
 

@@ -1,6 +1,6 @@
-import type { ContainsCheck } from '../../../../generated/checks/contains.js';
-import { schemaDocument } from '../../../../kernel/config/schema-validator.js';
-import { ExtensionConfigError } from '../../../../kernel/engine/extension.js';
+import type { ContainsCheck } from '../../../generated/checks/contains.js';
+import { schemaDocument } from '../../../kernel/config/schema-validator.js';
+import { ExtensionConfigError } from '../../../kernel/engine/extension.js';
 import { defineCheck } from '../check-kind.js';
 import type { Redaction } from '../text-view.js';
 import { need } from './need.js';

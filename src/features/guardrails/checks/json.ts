@@ -1,9 +1,9 @@
 import { Ajv, type ValidateFunction } from 'ajv';
-import type { JsonParseCheck } from '../../../../generated/checks/jsonParse.js';
-import type { JsonSchemaCheck } from '../../../../generated/checks/jsonSchema.js';
-import { schemaDocument } from '../../../../kernel/config/schema-validator.js';
-import { ExtensionConfigError } from '../../../../kernel/engine/extension.js';
-import { compileCheckedRegExp } from '../../../../kernel/text/catastrophic-regex.js';
+import type { JsonParseCheck } from '../../../generated/checks/jsonParse.js';
+import type { JsonSchemaCheck } from '../../../generated/checks/jsonSchema.js';
+import { schemaDocument } from '../../../kernel/config/schema-validator.js';
+import { ExtensionConfigError } from '../../../kernel/engine/extension.js';
+import { compileCheckedRegExp } from '../../../kernel/text/catastrophic-regex.js';
 import { defineCheck } from '../check-kind.js';
 import { need } from './need.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findPii, ibanValid, luhnValid, PII_CATEGORIES } from '../../../../../src/features/models/guardrails/pii.js';
+import { findPii, ibanValid, luhnValid, PII_CATEGORIES } from '../../../../src/features/guardrails/pii.js';
 
 const all = new Set(PII_CATEGORIES);
 const found = (text: string) => findPii(text, all).map((m) => `${m.category}:${text.slice(m.start, m.end)}`);

@@ -1,9 +1,9 @@
-import type { ModelAllowListCheck } from '../../../../generated/checks/modelAllowList.js';
-import { schemaDocument } from '../../../../kernel/config/schema-validator.js';
-import { ExtensionConfigError } from '../../../../kernel/engine/extension.js';
+import type { ModelAllowListCheck } from '../../../generated/checks/modelAllowList.js';
+import { schemaDocument } from '../../../kernel/config/schema-validator.js';
+import { ExtensionConfigError } from '../../../kernel/engine/extension.js';
 import { defineCheck } from '../check-kind.js';
 import { need } from './need.js';
-import { wildcard, type Wildcard } from '../../../../kernel/text/wildcard.js';
+import { wildcard, type Wildcard } from '../../../kernel/text/wildcard.js';
 
 function globPattern(glob: string): Wildcard {
   return wildcard(glob, { question: true, ignoreCase: true });

@@ -1,5 +1,5 @@
-import type { StreamPart } from '../../../contract/stream-parts.js';
-import type { StreamFormat } from '../../../contract/stream-format.js';
+import type { StreamPart } from '../../contract/stream-parts.js';
+import type { StreamFormat } from '../../contract/stream-format.js';
 import type { TextPiece } from './text-view.js';
 
 /** A stream read to its end for output guardrails, with its text as pieces that can be masked. */

@@ -1,4 +1,4 @@
-import type { Operation } from '../../../contract/operations.js';
+import type { Operation } from '../../contract/operations.js';
 import type { TextPiece } from './text-view.js';
 
 type Obj = Record<string, any>;

@@ -1,6 +1,6 @@
-import { ExtensionRegistry, type ExtensionDefinition } from '../../../kernel/engine/extension.js';
-import { defineService } from '../../../kernel/engine/services.js';
-import type { UpstreamClient } from '../../../kernel/upstream/upstream-client.js';
+import { ExtensionRegistry, type ExtensionDefinition } from '../../kernel/engine/extension.js';
+import { defineService } from '../../kernel/engine/services.js';
+import type { UpstreamClient } from '../../kernel/upstream/upstream-client.js';
 import type { Redaction } from './text-view.js';
 
 export interface CheckInput {

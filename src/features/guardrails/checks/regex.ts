@@ -1,7 +1,7 @@
-import type { RegexCheck } from '../../../../generated/checks/regex.js';
-import { schemaDocument } from '../../../../kernel/config/schema-validator.js';
-import { ExtensionConfigError } from '../../../../kernel/engine/extension.js';
-import { compileCheckedRegExp } from '../../../../kernel/text/catastrophic-regex.js';
+import type { RegexCheck } from '../../../generated/checks/regex.js';
+import { schemaDocument } from '../../../kernel/config/schema-validator.js';
+import { ExtensionConfigError } from '../../../kernel/engine/extension.js';
+import { compileCheckedRegExp } from '../../../kernel/text/catastrophic-regex.js';
 import { defineCheck } from '../check-kind.js';
 import type { Redaction } from '../text-view.js';
 import { need } from './need.js';

@@ -1,6 +1,6 @@
-import type { WebhookCheck } from '../../../../generated/checks/webhook.js';
-import { schemaDocument } from '../../../../kernel/config/schema-validator.js';
-import { ExtensionConfigError } from '../../../../kernel/engine/extension.js';
+import type { WebhookCheck } from '../../../generated/checks/webhook.js';
+import { schemaDocument } from '../../../kernel/config/schema-validator.js';
+import { ExtensionConfigError } from '../../../kernel/engine/extension.js';
 import { defineCheck } from '../check-kind.js';
 import { callWebhook } from '../webhook.js';
 import { need } from './need.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TextView, type TextPiece } from '../../../../../src/features/models/guardrails/text-view.js';
+import { TextView, type TextPiece } from '../../../../src/features/guardrails/text-view.js';
 
 function pieces(texts: Array<[string, number]>): { list: TextPiece[]; written: string[] } {
   const written = texts.map(([t]) => t);

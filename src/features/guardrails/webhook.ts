@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import type { UpstreamClient } from '../../../kernel/upstream/upstream-client.js';
+import type { UpstreamClient } from '../../kernel/upstream/upstream-client.js';
 import type { CheckInput, CheckResult } from './check-kind.js';
 
 /**

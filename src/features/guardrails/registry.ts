@@ -1,7 +1,7 @@
-import type { GatewayConfig, GuardrailConfig } from '../../../generated/gateway.js';
-import { GatewayError } from '../../../contract/errors/gateway-error.js';
-import { ExtensionConfigError, type ExtensionRegistry } from '../../../kernel/engine/extension.js';
-import type { UpstreamClient } from '../../../kernel/upstream/upstream-client.js';
+import type { GatewayConfig, GuardrailConfig } from '../../generated/gateway.js';
+import { GatewayError } from '../../contract/errors/gateway-error.js';
+import { ExtensionConfigError, type ExtensionRegistry } from '../../kernel/engine/extension.js';
+import type { UpstreamClient } from '../../kernel/upstream/upstream-client.js';
 import type { CheckInput, CheckRun, GuardrailCheckDefinition } from './check-kind.js';
 import type { Redaction, TextView } from './text-view.js';
 

@@ -1,0 +1,25 @@
+/**
+ * The public entry of the models feature: what other features may use (the typed slots of a
+ * provider-routed request, the provider registry, model answers and streams, routing plans,
+ * held credentials, rate counters, the chat/responses/messages translations). Everything else in
+ * this folder is its own business (eslint/layers.js refuses imports of it from another feature).
+ */
+export { ATTEMPTS, BATCH_LINE, CALL_TOKENS, DEADLINE, GATEWAY_SERVED, PROVIDER, PROVIDER_KEY, ROUTING, TARGET, USAGE, USAGE_NOT_ASKED, type ModelContext } from './model-request.js';
+export { PROVIDERS, type ProviderRegistry } from './providers/provider-registry.js';
+export type { ResolvedTarget } from './providers/provider.js';
+export { callerValueProblem, headerSafe } from './providers/shared/caller-values.js';
+export { modelAnswer, modelStream, type ModelStreamAnswer } from './stream-answer.js';
+export { isTranslated } from './translations.js';
+export { CALL_SPAN, setRequestUsage } from './metrics/genai-spans.js';
+export type { RateCounter } from './rate-limit/counter.js';
+export { MemoryRateCounter } from './rate-limit/memory-counter.js';
+export { RedisRateCounter } from './rate-limit/redis-counter.js';
+export { failedRequestTokens, noteCallTokens, noteStreamUsage, usedTokens } from './rate-limit/usage.js';
+export { PlanError, compilePlan, type PlanEnvironment } from './routing/compile-plan.js';
+export type { CompiledPlan, PlanNode, RoutingDecision } from './routing/plan.js';
+export { HELD_CREDENTIALS, type HeldCredential, type HeldCredentialSource } from './routing/held-credentials.js';
+export { planEnvironment } from './routing/resilience-services.js';
+export { ANSWERED_BY_GATEWAY } from './responses/answered-by-gateway.js';
+export { responseFromChat } from './responses/from-chat.js';
+export { chatMessagesFromInput } from './responses/to-chat.js';
+export { messageFromChat } from './messages/from-chat.js';
