@@ -7,7 +7,7 @@ import type { DestinationStream } from 'pino';
 import { createLogger } from './kernel/observability/logger.js';
 import { registerSecrets } from './kernel/errors/redact.js';
 import { configSecrets } from './kernel/config/config-secrets.js';
-import { CONFIG_ADMIN, type ConfigAdmin, type ReloadOutcome } from './kernel/config/config-admin.js';
+import { CONFIG_ADMIN, type ConfigAdmin, type ReloadOutcome } from './kernel/engine/config-admin.js';
 import { checkConfigText } from './cli/check.js';
 import { Metrics } from './kernel/observability/metrics.js';
 import { setupTracing } from './kernel/engine/tracing.js';

@@ -1,7 +1,7 @@
 import type { Gateway } from '../gateway.js';
 import type { Logger } from '../kernel/observability/logger.js';
 import { loadConfigFile } from '../kernel/config/load-config.js';
-import type { ReloadOutcome } from '../kernel/config/config-admin.js';
+import type { ReloadOutcome } from '../kernel/engine/config-admin.js';
 import { problemLines } from './check.js';
 import { startupFields } from './startup-summary.js';
 import { watchParent } from './parent-watch.js';

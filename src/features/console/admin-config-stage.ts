@@ -2,7 +2,7 @@ import { isAbsolute, relative } from 'node:path';
 import type { AdminConfigStageConfig } from '../../generated/stages/admin-config.js';
 import { redactedConfig } from '../../kernel/config/redacted-config.js';
 import { schemaDocument } from '../../kernel/config/schema-validator.js';
-import { CONFIG_ADMIN } from '../../kernel/config/config-admin.js';
+import { CONFIG_ADMIN } from '../../kernel/engine/config-admin.js';
 import { IDENTITY, RESPONSE, type GatewayContext } from '../../kernel/engine/context.js';
 import { readRequestBytes } from '../../kernel/engine/request-body.js';
 import { badRequest, conflict, semanticError } from '../../contract/errors/gateway-error.js';

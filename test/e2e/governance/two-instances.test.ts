@@ -208,12 +208,14 @@ describe.each(['redis', 'postgres', 'sqlite'] as const)('built gateways with the
     expect(upstream.received(UPSTREAM_CHAT).length - before).toBe(served.length);
     for (const r of served) expect(r.headers.get('x-gateway-cost')).toBe('0.001900');
 
+    // A served request's row is written once its spend is in the store (with budget leases that
+    // follows the answer by up to about 1.5 × budgets.leases.interval): every row there, every spend too.
+    const rows = await usageRows('search', 200);
+    expect(rows).toHaveLength(200);
     const spent = (await ledger.spent([budget])).get(budget.id)!;
     expect(spent.micros).toBe(9_900_000 + served.length * ANSWER_MICROS);
     expect(spent.micros).toBeLessThanOrEqual(10_000_000);
 
-    const rows = await usageRows('search', 200);
-    expect(rows).toHaveLength(200);
     const ids = new Set(results.map((r) => r.headers.get('x-gateway-request-id')));
     expect(new Set(rows.map((r) => r.request_id))).toEqual(ids);
     const refusedRows = rows.filter((r) => r.status === 429);

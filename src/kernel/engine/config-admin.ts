@@ -1,4 +1,4 @@
-import { defineService } from '../engine/services.js';
+import { defineService } from './services.js';
 
 /** What a reload from the config file came to. */
 export type ReloadOutcome =
