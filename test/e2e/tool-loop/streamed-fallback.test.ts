@@ -174,6 +174,35 @@ describe('a streamed tool loop under a fallback routing config', () => {
       expect(second.received('POST /oai/chat/completions')).toHaveLength(2);
     });
 
+    it('/v1/responses, an approved call: it runs before the first model call; that call fails over, and the call is not run again', async () => {
+      const { toolCalls } = arrange(chatModel, unavailable);
+      const client = openai();
+      const tools = [{ type: 'mcp' as const, server_label: 'remote' }];
+      // require_approval is "always" by default: the first answer asks for approval
+      const asked = await client.responses.create({ model: 'm', input: 'What is 2 + 3?', tools });
+      const request = asked.output.find((i) => i.type === 'mcp_approval_request') as Json;
+      expect(request).toMatchObject({ name: 'add', arguments: '{"a":2,"b":3}' });
+      expect(toolCalls()).toEqual([]);
+      const stream = client.responses.stream({
+        model: 'm',
+        previous_response_id: asked.id,
+        input: [{ type: 'mcp_approval_response', approval_request_id: request.id, approve: true }],
+        tools,
+      });
+      const events: Json[] = [];
+      stream.on('event', (event) => events.push(event));
+      const final = await stream.finalResponse();
+      expect(final.output.map((i) => i.type)).toEqual(['mcp_call', 'message']);
+      expect(final.output_text).toBe('The tool said: 5');
+      expect(events.filter((e) => e.type === 'response.mcp_call.completed')).toHaveLength(1);
+      expect(toolCalls()).toEqual(['add']);
+      // the model call after the approved call: 503 on the first target, then the second target with the call's result
+      expect(first.received('POST /chat/completions')).toHaveLength(2);
+      const resumed = second.received('POST /oai/responses').map((r) => r.json());
+      expect(resumed).toHaveLength(1);
+      expect(resumed[0].input.find((i: Json) => i.type === 'function_call_output')).toMatchObject({ output: '5' });
+    });
+
     it('a retry on the first target comes first: 503 then an answer, and the second target gets nothing', async () => {
       const { toolCalls } = arrange(unavailable, chatModel);
       const res = await fetch(`${gw.url}/v1/chat/completions`, {
