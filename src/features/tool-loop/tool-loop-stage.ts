@@ -306,21 +306,23 @@ async function streamAttempt(ctx: ModelContext, services: GatewayServices, run: 
     settled(undefined);
     return untilOpenOrStopped(run.gate, run.loop.stopped);
   };
-  void go().then(
-    (response) => {
-      settled(undefined);
-      run.events.end(run.route.final(response));
-    },
-    (err) => {
+  void (async () => {
+    let response: Json;
+    try {
+      response = run.route.final(await go());
+    } catch (thrown) {
+      const err: unknown = thrown ?? new Error('The tool loop failed.');
       // nothing was written to the caller: this attempt fails with it
-      if (err && settled(err)) return;
+      if (settled(err)) return;
       if (err instanceof CallerGone) return run.events.fail({ message: 'The caller went away.' });
       const failure =
         err instanceof ModelFailure ? failureBody(err.answer) : err instanceof GatewayError ? { code: err.code, message: err.message } : { message: 'The tool loop failed.' };
       if (!(err instanceof ModelFailure) && !(err instanceof GatewayError)) services.logger.warn({ requestId: ctx.id, err: (err as Error)?.message }, 'tool loop failed');
-      run.events.fail(failure);
-    },
-  );
+      return run.events.fail(failure);
+    }
+    settled(undefined);
+    run.events.end(response);
+  })();
   const failure = await first;
   if (failure === undefined) {
     ctx.response = run.answer;
