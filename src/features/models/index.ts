@@ -23,3 +23,4 @@ export { ANSWERED_BY_GATEWAY } from './responses/answered-by-gateway.js';
 export { responseFromChat } from './responses/from-chat.js';
 export { chatMessagesFromInput } from './responses/to-chat.js';
 export { messageFromChat } from './messages/from-chat.js';
+export { callerGoneError } from './routing/failure.js';

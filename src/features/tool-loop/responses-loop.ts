@@ -101,6 +101,11 @@ class RoundItems implements RoundSink {
     this.events().streamEnded(open.index, open.item);
   }
 
+  /** Whether nothing of this call was shown yet (no item started). */
+  get untouched(): boolean {
+    return this.items.length === 0 && this.open === undefined;
+  }
+
   /** The call was cut: the open item ends where it was (a message incomplete). */
   cut(): void {
     if (this.open?.item.type === 'message') this.open.item.status = 'incomplete';
@@ -218,8 +223,9 @@ export class ResponsesLoop {
   }
 
   /**
-   * Whether the loop ended by a failed model call that can be made again elsewhere: a loop that
-   * is not streamed, whose state (the rounds before, their tool results) is as it was before that call.
+   * Whether the loop ended by a failed model call that can be made again elsewhere: its state
+   * (the rounds before, their tool results) is as it was before that call, and none of that
+   * call's answer was shown (a streamed call that failed before its first item).
    */
   get resumable(): boolean {
     return this.failedRound !== undefined;
@@ -240,6 +246,11 @@ export class ResponsesLoop {
     } finally {
       clearTimeout(this.timer);
     }
+  }
+
+  /** Aborted when the loop stops: its time limit, or the caller went away. */
+  get stopped(): AbortSignal {
+    return this.stop.signal;
   }
 
   private checkCaller(): void {
@@ -306,8 +317,8 @@ export class ResponsesLoop {
         this.checkCaller();
         // the model call was cut by the loop's time limit: the answer so far
         if (this.timedOut || Date.now() >= this.input.limits.deadline) return this.finish('max_time');
-        // nothing of this round is kept yet: the same call can be made again (a streamed one showed its text already)
-        if (!round) this.failedRound = iteration;
+        // nothing of this round is kept yet: the same call can be made again (unless a streamed one showed some of its answer)
+        if (!round || round.untouched) this.failedRound = iteration;
         throw err;
       }
       this.checkCaller();

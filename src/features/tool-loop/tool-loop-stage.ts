@@ -7,10 +7,10 @@ import type { Identity } from '../../kernel/engine/context.js';
 import { BODY, BODY_CHANGED, ensureJsonBody } from '../../kernel/engine/request-body.js';
 import { GatewayError, unauthorized } from '../../contract/errors/gateway-error.js';
 import { ANONYMOUS, publicBaseUrl } from '../auth/index.js';
-import { CALL_TOKENS, DEADLINE, TARGET, USAGE_NOT_ASKED, type ModelContext, noteCallTokens, PROVIDERS, modelAnswer, modelStream, isTranslated, ANSWERED_BY_GATEWAY } from '../models/index.js';
+import { CALL_TOKENS, DEADLINE, TARGET, USAGE_NOT_ASKED, type ModelContext, noteCallTokens, PROVIDERS, modelAnswer, modelStream, type ModelStreamAnswer, callerGoneError, isTranslated, ANSWERED_BY_GATEWAY } from '../models/index.js';
 import { GatewayTools } from './gateway-tools.js';
 import { SILENT_EVENTS, type LoopEvents } from './loop-events.js';
-import { loopRouteOf, type LoopRoute } from './loop-routes.js';
+import { loopRouteOf, type LoopRoute, type RouteEvents } from './loop-routes.js';
 import { budgetCheck } from './loop-budget.js';
 import { METER, noteStreamText, type StreamNotes } from '../governance/index.js';
 import { readRound, type RoundSink } from './round-stream.js';
@@ -95,13 +95,17 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
       });
       if (!route) return next();
       // a loop whose model call failed on the target before (a fallback): that call alone moves to this target
-      const paused = body.stream !== true ? pausedLoops.get(ctx) : undefined;
+      // (a streamed loop's only while nothing was written to the caller)
+      const paused = pausedLoops.get(ctx);
       pausedLoops.delete(ctx);
       const attempt: Attempt = { next, body, changedBefore: ctx.get(BODY_CHANGED), requestDeadline: ctx.get(DEADLINE) };
       if (paused) {
         ctx.set(ANSWERED_BY_GATEWAY, true);
         paused.attempt = attempt;
         paused.limits.deadline = loopDeadline(paused.startedAt, config.timeoutMs, attempt.requestDeadline);
+        if (isStreamed(paused)) {
+          return streamAttempt(ctx, services, paused, () => paused.loop.resume());
+        }
         return runToAnswer(ctx, paused, () => paused.loop.resume());
       }
       const callerTools = tools.forCaller(callerOf(ctx, services), ctx.get(REQUEST_SPAN), ctx.id);
@@ -114,21 +118,37 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
         // parallel_tool_calls: false runs a turn's calls one after the other
         parallelCalls: body.parallel_tool_calls === false ? 1 : (config.parallelCalls ?? 4),
       };
-      // what a model call of the loop uses of the target attempt it runs in (the next one's after a fallback)
-      const state: { attempt: Attempt } = { attempt };
+      // what a model call of the loop uses of the target attempt it runs in (the next one's after a fallback);
+      // `accepted`: a streamed loop's hook, awaited once a model call answered 2xx (the caller's stream may start)
+      const state: { attempt: Attempt; accepted?: () => Promise<void> } = { attempt };
       const callModel = async (request: Json, sink?: RoundSink): Promise<Json> => {
         const current = state.attempt;
         const modelRequest = route.modelRequest(request);
-        ctx.set(BODY, modelRequest);
-        ctx.set(BODY_CHANGED, true);
-        // a model call ends by the loop's time limit too (forward aborts it then)
-        ctx.set(DEADLINE, performance.now() + (limits.deadline - Date.now()));
+        const callDeadline = performance.now() + (limits.deadline - Date.now());
+        const enter = () => {
+          ctx.set(BODY, modelRequest);
+          ctx.set(BODY_CHANGED, true);
+          // a model call ends by the loop's time limit too (forward aborts it then)
+          ctx.set(DEADLINE, callDeadline);
+        };
+        const leave = () => {
+          ctx.set(BODY, current.body);
+          ctx.set(BODY_CHANGED, current.changedBefore);
+          ctx.set(DEADLINE, current.requestDeadline);
+        };
+        enter();
         let answer: Json;
         const started = performance.now();
         let generated: StreamNotes | undefined;
         try {
           await current.next();
           const got = modelAnswer(ctx);
+          if (state.accepted && (got?.kind === 'stream' || (got?.kind === 'json' && got.status >= 200 && got.status < 300))) {
+            // the stages before this one see the request as it was while they finish with the caller's stream
+            leave();
+            await state.accepted();
+            enter();
+          }
           // a streamed call's text goes to the caller as it comes; its whole answer is read like a JSON one
           if (sink && got?.kind === 'stream') {
             generated = noteStreamText(got);
@@ -139,9 +159,7 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
           if (generated) ctx.get(METER)?.noteCutModelCall(ctx, modelRequest, generated.text(), started);
           throw err;
         } finally {
-          ctx.set(BODY, current.body);
-          ctx.set(BODY_CHANGED, current.changedBefore);
-          ctx.set(DEADLINE, current.requestDeadline);
+          leave();
         }
         const read = route.loopAnswer(answer, request);
         // each model call is a row of its own in the usage ledger, under the request
@@ -177,32 +195,28 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
         const run: PausedLoop = Object.assign(state, { loop, route, limits, startedAt });
         return runToAnswer(ctx, run, () => loop.run());
       }
-      // Streamed: the loop starts when the edge starts reading (after every stage before this one is done with the answer).
+      // Streamed: the loop runs in this attempt until its first model call answered (or the loop
+      // ended without one); only then does the caller's stream start, so a failed first call
+      // falls back like a plain stream. The rest runs as the edge reads.
       const events = route.events();
+      let open!: () => void;
+      const gate = new Promise<void>((resolve) => (open = resolve));
       const answer = modelStream(
         ctx,
         200,
         route.format,
         body.stream_options?.include_usage === true,
-        lazily(events, () => run()),
+        lazily(events, open),
         undefined,
         route.format === 'responses' ? body : undefined,
       );
       if (route.format === 'chat' && ctx.get(USAGE_NOT_ASKED)) answer.hiddenUsage = true;
-      const run = async () => {
-        // each model call's own answer stays out of ctx.response: the edge writes this stream
-        const loop = loopOf(events, () => (ctx.response = answer));
-        try {
-          events.end(route.final(await loop.run()));
-        } catch (err) {
-          if (err instanceof CallerGone) return events.fail({ message: 'The caller went away.' });
-          const failure =
-            err instanceof ModelFailure ? failureBody(err.answer) : err instanceof GatewayError ? { code: err.code, message: err.message } : { message: 'The tool loop failed.' };
-          if (!(err instanceof ModelFailure) && !(err instanceof GatewayError)) services.logger.warn({ requestId: ctx.id, err: (err as Error)?.message }, 'tool loop failed');
-          events.fail(failure);
-        }
-      };
-      ctx.response = answer;
+      // each model call's own answer stays out of ctx.response: the edge writes this stream
+      const loop = loopOf(events, () => {
+        if (!streamed.settle) ctx.response = answer;
+      });
+      const streamed: StreamedLoop = Object.assign(state, { loop, route, limits, startedAt, events, answer, gate });
+      return streamAttempt(ctx, services, streamed, () => loop.run());
     };
   },
 });
@@ -217,14 +231,102 @@ interface Attempt {
   requestDeadline: number | undefined;
 }
 
-/** A loop that is not streamed, as the attempt that runs it sees it (and the next attempt, should its model call fail). */
+/** A loop, as the attempt that runs it sees it (and the next attempt, should its model call fail). */
 interface PausedLoop {
   attempt: Attempt;
+  /** A streamed loop's hook once a model call answered 2xx (unset after the first). */
+  accepted?: () => Promise<void>;
   loop: ResponsesLoop;
   route: LoopRoute;
   limits: LoopLimits;
   /** When the loop started (epoch ms): its time limit counts from then. */
   startedAt: number;
+}
+
+/** A streamed loop: the caller's stream, and the attempt waiting for its first model call's answer. */
+interface StreamedLoop extends PausedLoop {
+  events: RouteEvents;
+  /** The caller's stream (written by the edge once the fallback accepted it). */
+  answer: ModelStreamAnswer;
+  /** Settles when the edge starts reading the caller's stream. */
+  gate: Promise<void>;
+  /**
+   * Set while an attempt waits for the loop's first model call: called with nothing when the
+   * call answered 2xx or the loop ended without one (the caller's stream starts), or with the
+   * failure of the call (nothing was written to the caller: the routing decides what follows).
+   */
+  settle?: (failure: unknown) => void;
+}
+
+function isStreamed(run: PausedLoop): run is StreamedLoop {
+  return (run as StreamedLoop).events !== undefined;
+}
+
+/** Waits until the edge reads the caller's stream, or the loop stops (its time limit, the caller gone): the caller may never read it. */
+function untilOpenOrStopped(gate: Promise<void>, stopped: AbortSignal): Promise<void> {
+  if (stopped.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      stopped.removeEventListener('abort', done);
+      resolve();
+    };
+    stopped.addEventListener('abort', done, { once: true });
+    void gate.then(done);
+  });
+}
+
+/**
+ * One target attempt of a streamed loop: runs (or resumes) it until its model call answered
+ * 2xx, then hands the caller's stream to the stages before (the rest of the loop runs as the
+ * edge reads). A model call that fails before that fails this attempt as a plain stream's
+ * would: a non-2xx answer is the answer; a thrown failure goes to the routing, the loop kept for
+ * the next target (no tool runs again). Once the caller's stream has started, a failure ends
+ * it with the route's error event.
+ */
+async function streamAttempt(ctx: ModelContext, services: GatewayServices, run: StreamedLoop, go: () => Promise<Json>): Promise<void> {
+  const first = new Promise<unknown>((resolve) => (run.settle = resolve));
+  const settled = (failure: unknown): boolean => {
+    const settle = run.settle;
+    if (!settle) return false;
+    run.settle = undefined;
+    settle(failure);
+    return true;
+  };
+  // the first model call that answers 2xx starts the caller's stream; the loop goes on once the edge reads it
+  run.accepted = () => {
+    run.accepted = undefined;
+    settled(undefined);
+    return untilOpenOrStopped(run.gate, run.loop.stopped);
+  };
+  void (async () => {
+    let response: Json;
+    try {
+      response = run.route.final(await go());
+    } catch (thrown) {
+      const err: unknown = thrown ?? new Error('The tool loop failed.');
+      // nothing was written to the caller: this attempt fails with it
+      if (settled(err)) return;
+      if (err instanceof CallerGone) return run.events.fail({ message: 'The caller went away.' });
+      const failure =
+        err instanceof ModelFailure ? failureBody(err.answer) : err instanceof GatewayError ? { code: err.code, message: err.message } : { message: 'The tool loop failed.' };
+      if (!(err instanceof ModelFailure) && !(err instanceof GatewayError)) services.logger.warn({ requestId: ctx.id, err: (err as Error)?.message }, 'tool loop failed');
+      return run.events.fail(failure);
+    }
+    settled(undefined);
+    run.events.end(response);
+  })();
+  const failure = await first;
+  if (failure === undefined) {
+    ctx.response = run.answer;
+    return;
+  }
+  if (failure instanceof ModelFailure) {
+    ctx.response = failure.answer;
+    return;
+  }
+  if (failure instanceof CallerGone) throw callerGoneError(ctx.get(TARGET)?.provider);
+  if (run.loop.resumable) pausedLoops.set(ctx, run);
+  throw failure;
 }
 
 /**
@@ -276,7 +378,7 @@ function safeParse(text: string): unknown {
 }
 
 /** `parts`, with `start` called when the first part is asked for. */
-function lazily<T>(parts: AsyncIterable<T>, start: () => Promise<void>): AsyncIterable<T> {
+function lazily<T>(parts: AsyncIterable<T>, start: () => void): AsyncIterable<T> {
   return {
     [Symbol.asyncIterator]() {
       const inner = parts[Symbol.asyncIterator]();
@@ -285,7 +387,7 @@ function lazily<T>(parts: AsyncIterable<T>, start: () => Promise<void>): AsyncIt
         next: () => {
           if (!started) {
             started = true;
-            void start();
+            start();
           }
           return inner.next();
         },

@@ -130,12 +130,13 @@ describe('output guardrails of the route on the tool loop’s model calls', () =
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tool-loop-output-guardrails-'));
-    writeFileSync(join(dir, 'responses.yaml'), 'name: responses\nextends: responses\nconfigure:\n  guardrail: { output: [mask-five, no-nine] }\n');
+    writeFileSync(join(dir, 'responses.yaml'), 'name: responses\nextends: responses\nconfigure:\n  guardrail: { output: [mask-five, no-nine, no-refusal] }\n');
     loop = await startLoopGateway(() => ({
       pipelines: { dir },
       guardrails: {
         'mask-five': { action: 'redact', checks: [{ type: 'regex', pattern: '\\b5\\b' }] },
         'no-nine': { action: 'deny', checks: [{ type: 'regex', pattern: '\\b9\\b' }] },
+        'no-refusal': { action: 'deny', checks: [{ type: 'regex', pattern: 'No tool\\.' }] },
       },
     }));
     ({ fake, gw } = loop);
@@ -178,6 +179,21 @@ describe('output guardrails of the route on the tool loop’s model calls', () =
     expect(err?.status).toBe(422);
     expect(err?.error).toMatchObject({ code: 'guardrail_failed' });
     expect(JSON.stringify(err?.error)).not.toContain('said: 9');
+  });
+
+  it('streamed: a denied FIRST model call is the 422 of the guardrail, as for a plain stream (nothing was written to the caller yet)', async () => {
+    // no such tool: the model answers at once ("No tool."), which the no-refusal guardrail denies
+    plan.tool = 'missing';
+    const stream = openai().responses.stream({ model: 'm', input: 'What is 4 + 5?', tools: [MCP_TOOL] });
+    const events: Json[] = [];
+    stream.on('event', (event) => events.push(event));
+    const err: any = await stream.finalResponse().then(
+      () => undefined,
+      (e) => e,
+    );
+    expect(err?.status).toBe(422);
+    expect(err?.error).toMatchObject({ code: 'guardrail_failed' });
+    expect(events).toEqual([]);
   });
 
   it('streamed: a denied answer mid-loop ends the stream with the guardrail’s error event, after the tool round and without any of its text', async () => {
