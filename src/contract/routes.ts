@@ -185,6 +185,7 @@ export const GATEWAY_ROUTES: GatewayRouteSpec[] = [
   own('POST', '/v1/mcp/connections/{server}', 'mcp.connections.create'),
   own('DELETE', '/v1/mcp/connections/{server}', 'mcp.connections.delete'),
   own('GET', '/oauth/upstream/callback', 'mcp.connections.callback'),
+  own('POST', '/oauth/upstream/callback', 'mcp.connections.callback'),
   own('GET', '/v1/admin/mcp/connections', 'admin.mcp.connections.list'),
   ...(['GET', 'OPTIONS'] as const).flatMap((m) => [
     own(m, '/.well-known/oauth-protected-resource', 'oauth.protected_resource'),

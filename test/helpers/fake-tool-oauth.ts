@@ -133,3 +133,18 @@ export class FakeToolOAuth {
     return new Promise((resolve) => (this.http ? this.http.close(() => resolve()) : resolve()));
   }
 }
+
+/**
+ * The browser back at the gateway's callback: the consent page (GET) names the gateway account,
+ * and its Connect (or Cancel) button posts the form back. Answers the page and the POST's answer.
+ */
+export async function consentAndConnect(callback: string, action: 'connect' | 'cancel' = 'connect'): Promise<{ page: string; status: number; body: string }> {
+  const shown = await fetch(callback, { redirect: 'manual' });
+  const page = await shown.text();
+  if (shown.status !== 200) return { page, status: shown.status, body: page };
+  const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(page)?.[1]?.replace(/&#(\d+);/g, (_, c: string) => String.fromCharCode(Number(c)));
+  const form = new URLSearchParams({ code: field('code') ?? '', state: field('state') ?? '', action });
+  const posted = await fetch(new URL('/oauth/upstream/callback', callback), { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+  const text = await posted.text();
+  return { page, status: posted.status, body: text };
+}

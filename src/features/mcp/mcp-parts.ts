@@ -14,7 +14,7 @@ import { SEALER } from '../../kernel/store/sealer.js';
 import type { McpServerAuth } from '../../generated/gateway.js';
 import { ConnectionStore } from './connections/connection-store.js';
 import { UserConnections } from './connections/user-connections.js';
-import { ownerOf } from './session-owner.js';
+import { accountLabel, ownerOf } from './session-owner.js';
 import { CALLER_CREDENTIAL } from './upstream/upstream-token.js';
 import type { AuditLog } from './audit.js';
 import type { McpParts } from './mcp-services.js';
@@ -78,7 +78,7 @@ export function createMcpParts(services: GatewayServices, audit: AuditLog): McpP
     connections,
     serve: (ctx, res, identity, body, identityHeaders, steps) =>
       // The caller's own token (for a tool server whose auth.upstream exchanges it; it is never sent on itself), and who they are (for per_user_oauth).
-      CALLER_CREDENTIAL.run({ token: bearerValue(ctx.headers.authorization), owner: ownerOf(identity), base: publicBaseUrl(ctx.req, services.config) }, () =>
+      CALLER_CREDENTIAL.run({ token: bearerValue(ctx.headers.authorization), owner: ownerOf(identity), label: accountLabel(identity), base: publicBaseUrl(ctx.req, services.config) }, () =>
         route(parts, ctx, res, identity, body, identityHeaders, steps),
       ),
   };

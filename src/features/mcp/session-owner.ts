@@ -5,6 +5,12 @@ import type { AnswerSteps } from './dispatch/answer-steps.js';
 /** Who a session belongs to: the credential that opened it (its kind and id); every request is checked against it. */
 export const ownerOf = (identity: Identity): string => `${identity.kind}:${identity.id}`;
 
+/** Whose gateway account this is, in words a person recognises (the consent page of a per-user connection names it). */
+export function accountLabel(identity: Identity): string {
+  const who = identity.email ?? identity.user ?? identity.name;
+  return who ? `${who} (${identity.kind} ${identity.id})` : `${identity.kind} ${identity.id}`;
+}
+
 /**
  * The identity of the HTTP request that carried a JSON-RPC message (every request is
  * authenticated), as the SDK passes it on, with the answer steps of that HTTP request (the

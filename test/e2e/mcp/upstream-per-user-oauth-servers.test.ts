@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { HttpToolServer } from '../../helpers/http-tool-server.js';
-import { FakeToolOAuth } from '../../helpers/fake-tool-oauth.js';
+import { consentAndConnect, FakeToolOAuth } from '../../helpers/fake-tool-oauth.js';
 import { connectClient, rawPost, textOf } from '../../helpers/mcp.js';
 
 const ADMIN = 'admin-token-of-the-discovery-tests-0123456789';
@@ -49,7 +49,7 @@ describe('per_user_oauth without configured endpoints: discovered from RFC 9728 
     expect(`${link.origin}${link.pathname}`).toBe(as.authorizationEndpoint);
     expect(link.searchParams.get('resource')).toBe(RESOURCE);
     const atAs = await fetch(link, { redirect: 'manual', headers: { cookie: 'upstream-user=pat' } });
-    const back = await fetch(atAs.headers.get('location')!, { redirect: 'manual' });
+    const back = await consentAndConnect(atAs.headers.get('location')!);
     expect(back.status).toBe(200);
     expect((await call('found__echo', 2)).json.result.content[0].text).toBe('echo: call 2');
     expect(found.calls.at(-1)!.headers.authorization).toBe(`Bearer ${as.issued.get('pat')![0]}`);
@@ -120,7 +120,7 @@ describe('per_user_oauth on a tool server that refuses every request without a u
     const link = await fetch(`${gw.url}/v1/mcp/connections/strict`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
     const { connect_url } = (await link.json()) as { connect_url: string };
     const atAs = await fetch(connect_url, { redirect: 'manual', headers: { cookie: 'upstream-user=sam' } });
-    expect((await fetch(atAs.headers.get('location')!, { redirect: 'manual' })).status).toBe(200);
+    expect((await consentAndConnect(atAs.headers.get('location')!)).status).toBe(200);
     const client = await connectClient(`${gw.url}/mcp/strict`, { authorization: `Bearer ${key}` });
     try {
       expect((await client.listTools()).tools.map((t) => t.name)).toContain('echo');
@@ -172,7 +172,7 @@ describe('per_user_oauth on a tool server that refuses every request without a u
       const link = await fetch(`${gw.url}/v1/mcp/connections/strict`, { method: 'POST', headers: { authorization: `Bearer ${kimKey}` } });
       const { connect_url } = (await link.json()) as { connect_url: string };
       const atAs = await fetch(connect_url, { redirect: 'manual', headers: { cookie: 'upstream-user=kim' } });
-      expect((await fetch(atAs.headers.get('location')!, { redirect: 'manual' })).status).toBe(200);
+      expect((await consentAndConnect(atAs.headers.get('location')!)).status).toBe(200);
       const kimToken = `Bearer ${as.issued.get('kim')![0]}`;
       const from = strict.calls.length;
       const [kimAnswer, samAnswer] = await Promise.all([

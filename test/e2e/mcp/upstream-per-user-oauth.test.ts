@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { HttpToolServer } from '../../helpers/http-tool-server.js';
-import { FakeToolOAuth } from '../../helpers/fake-tool-oauth.js';
+import { consentAndConnect, FakeToolOAuth } from '../../helpers/fake-tool-oauth.js';
 import { connectClient, rawPost, textOf } from '../../helpers/mcp.js';
 import { mcpServerProblems } from '../../../src/features/mcp/upstream/server-config.js';
 
@@ -45,8 +45,8 @@ describe('each user’s own OAuth connection to a tool server: auth.upstream per
     const atAs = await fetch(link, { redirect: 'manual', headers: { cookie: `upstream-user=${upstreamUser}` } });
     expect(atAs.status).toBe(302);
     const callback = atAs.headers.get('location')!;
-    const back = await fetch(callback, { redirect: 'manual' });
-    return { callback, status: back.status, body: await back.text() };
+    const back = await consentAndConnect(callback);
+    return { callback, status: back.status, body: back.body };
   }
 
   beforeAll(async () => {
@@ -180,6 +180,27 @@ describe('each user’s own OAuth connection to a tool server: auth.upstream per
     const answer = await call(keys.dave, 4);
     expect(answer.json.result.content[0].text).toBe('echo: call 4');
     expect(tools.calls.at(-1)!.headers.authorization).toBe(`Bearer ${as.issued.get('dave')![0]}`);
+  });
+
+  it('the callback first shows whose gateway account the link was made for; Cancel connects nothing and uses the link up', async () => {
+    const frank = await issue('frank@example.com');
+    const link = await connectLink(frank);
+    const atAs = await fetch(link, { redirect: 'manual', headers: { cookie: 'upstream-user=mallory-victim' } });
+    const callback = atAs.headers.get('location')!;
+    // Someone sent frank's link: the page names frank's gateway account before anything is kept.
+    const cancelled = await consentAndConnect(callback, 'cancel');
+    expect(cancelled.page).toContain('frank@example.com');
+    expect(cancelled.page).toContain('<form method="post" action="/oauth/upstream/callback">');
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toContain('Nothing was connected');
+    // The code was never traded, frank holds no connection, and the link is used up.
+    expect(as.seen.filter((s) => s.user === 'mallory-victim')).toEqual([]);
+    expect((await call(frank, 9)).json.error.code).toBe(NOT_CONNECTED);
+    expect((await consentAndConnect(callback)).status).toBe(400);
+    // A POST without the form's content type is refused in the contract's shape.
+    const bad = await fetch(`${gw.url}/oauth/upstream/callback`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { param: string } }).error.param).toBe('body');
   });
 
   it('a token about to expire is refreshed before the call (concurrent calls share one refresh); the rotated refresh token is kept', async () => {

@@ -103,6 +103,14 @@ export class ConnectionStore {
   }
 
   /** Takes a connection under way (single use: a second take finds nothing); undefined when unknown, used or expired. */
+  /** A state's row while it is unused and unexpired, left in place (the consent page reads it). */
+  async peekState(stateHash: string, now: number): Promise<StateRow | undefined> {
+    const rows = await this.store.query<StateRow & { expires_at: unknown }>('SELECT owner, server, data, expires_at FROM gateway_mcp_connect_states WHERE state_hash = ?', [stateHash]);
+    const row = rows[0];
+    if (!row || Number(row.expires_at) <= now) return undefined;
+    return { owner: row.owner, server: row.server, data: row.data };
+  }
+
   async takeState(stateHash: string, now: number): Promise<StateRow | undefined> {
     const rows = await this.store.query<StateRow & { expires_at: unknown }>('SELECT owner, server, data, expires_at FROM gateway_mcp_connect_states WHERE state_hash = ?', [stateHash]);
     const row = rows[0];

@@ -1,12 +1,13 @@
 import type { McpConnectionsStageConfig } from '../../../generated/stages/mcp-connections.js';
 import { schemaDocument } from '../../../kernel/config/schema-validator.js';
-import { IDENTITY, RESPONSE, type GatewayContext } from '../../../kernel/engine/context.js';
+import { headerValue, IDENTITY, RESPONSE, type GatewayContext } from '../../../kernel/engine/context.js';
 import { defineStage } from '../../../kernel/engine/stage.js';
 import { badRequest, forbidden, GatewayError, notFound, unauthorized } from '../../../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../../../contract/routes.js';
 import { publicBaseUrl } from '../../auth/index.js';
 import { MCP } from '../mcp-services.js';
-import { ownerOf } from '../session-owner.js';
+import { accountLabel, ownerOf } from '../session-owner.js';
+import { readRequestBytes } from '../../../kernel/engine/request-body.js';
 import type { UserConnections } from './user-connections.js';
 import { RpcFailure } from '../rpc-errors.js';
 
@@ -18,11 +19,34 @@ const PAGE_HEADERS: Record<string, string> = {
   'x-content-type-options': 'nosniff',
 };
 
-function connectedPage(server: string): Buffer {
-  const name = server.replace(/[^A-Za-z0-9_.-]/g, '');
+const FORM_LIMIT = 16 * 1024;
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function page(title: string, body: string): Buffer {
   return Buffer.from(
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Connected</title></head><body style="font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto"><h1>Connected</h1><p>Your account is connected to tool server <strong>${name}</strong>. You can close this window and retry the tool call.</p></body></html>`,
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body style="font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto"><h1>${escapeHtml(title)}</h1>${body}</body></html>`,
     'utf8',
+  );
+}
+
+function connectedPage(server: string): Buffer {
+  return page('Connected', `<p>Your account is connected to tool server <strong>${escapeHtml(server)}</strong>. You can close this window and retry the tool call.</p>`);
+}
+
+/**
+ * Before anything is kept: whose gateway account the tool server's account is about to be
+ * connected to. Someone who opened a link another person sent sees a name that is not theirs.
+ */
+function consentPage(server: string, label: string, code: string, state: string): Buffer {
+  const hidden = `<input type="hidden" name="code" value="${escapeHtml(code)}"><input type="hidden" name="state" value="${escapeHtml(state)}">`;
+  return page(
+    'Connect a tool server',
+    `<p>Your account at tool server <strong>${escapeHtml(server)}</strong> will be used by the gateway account <strong>${escapeHtml(label)}</strong>: its tool calls to that server will act as you.</p>` +
+      `<p>Connect only if that gateway account is yours. If someone sent you this link, cancel.</p>` +
+      `<form method="post" action="/oauth/upstream/callback">${hidden}<button type="submit" name="action" value="connect">Connect</button> <button type="submit" name="action" value="cancel">Cancel</button></form>`,
   );
 }
 
@@ -64,10 +88,36 @@ export default defineStage<McpConnectionsStageConfig, GatewayContext<GatewayRout
       const operation = ctx.endpoint.operation;
       if (operation === 'mcp.connections.callback') {
         // Other parameters an authorization server adds (session_state, authuser, iss...) are ignored.
-        // The code and the state are credentials: masked wherever this request is logged.
-        for (const name of ['code', 'state']) for (const value of ctx.query.getAll(name)) if (value) ctx.secrets.push(value);
-        const { server } = await (await connections()).complete(ctx.query);
-        ctx.response = { kind: 'binary', status: 200, contentType: 'text/html; charset=utf-8', body: connectedPage(server), headers: PAGE_HEADERS };
+        // The code and the state are credentials: masked in anything this request logs or answers,
+        // except the consent page, which must carry them back in its form (no-store, no referrer).
+        const params = ctx.method === 'POST' ? await formOf(ctx) : ctx.query;
+        const credentials = ['code', 'state'].flatMap((name) => params.getAll(name).filter(Boolean));
+        const hub = await connections();
+        const html = (status: number, body: Buffer) => (ctx.response = { kind: 'binary', status, contentType: 'text/html; charset=utf-8', body, headers: PAGE_HEADERS });
+        if (ctx.method === 'GET') {
+          let shown: Buffer;
+          try {
+            // A refusal by the authorization server ends here; a code waits for the owner's consent.
+            if (params.get('error')) await hub.complete(params);
+            const { server, label } = await hub.pending(params);
+            const code = params.get('code');
+            if (!code) throw badRequest('code is required.', 'code');
+            shown = consentPage(server, label, code, params.get('state')!);
+          } catch (err) {
+            ctx.secrets.push(...credentials);
+            throw err;
+          }
+          html(200, shown);
+          return;
+        }
+        ctx.secrets.push(...credentials);
+        if (params.get('action') === 'cancel') {
+          await hub.cancel(params);
+          html(200, page('Not connected', '<p>Nothing was connected. You can close this window.</p>'));
+          return;
+        }
+        const { server } = await hub.complete(params);
+        html(200, connectedPage(server));
         return;
       }
       if (operation === 'admin.mcp.connections.list') {
@@ -92,7 +142,7 @@ export default defineStage<McpConnectionsStageConfig, GatewayContext<GatewayRout
       const hub = await connections();
       if (!hub.has(server)) throw notFound(`No tool server ${server.slice(0, 64)} takes per-user connections.`, 'server');
       if (operation === 'mcp.connections.create') {
-        const url = await hub.connectUrl(server, owner, publicBaseUrl(ctx.req, services.config));
+        const url = await hub.connectUrl(server, owner, publicBaseUrl(ctx.req, services.config), undefined, accountLabel(identity));
         ctx.response = { kind: 'json', status: 200, body: { object: 'mcp.connect_link', server, connect_url: url } };
         return;
       }
@@ -111,4 +161,17 @@ function limitOf(ctx: GatewayContext): number {
   if (text === null) return 100;
   if (!/^\d{1,4}$/.test(text) || Number(text) < 1 || Number(text) > 1000) throw badRequest('limit must be an integer from 1 to 1000.', 'limit');
   return Number(text);
+}
+
+/** The consent form's body (application/x-www-form-urlencoded, small). */
+async function formOf(ctx: GatewayContext): Promise<URLSearchParams> {
+  const type = headerValue(ctx.headers, 'content-type') ?? '';
+  if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) throw badRequest('The request body must be application/x-www-form-urlencoded.', 'body');
+  let raw: Buffer;
+  try {
+    raw = await readRequestBytes(ctx.req, FORM_LIMIT);
+  } catch {
+    throw badRequest(`The request body must be at most ${FORM_LIMIT} bytes.`, 'body');
+  }
+  return new URLSearchParams(raw.toString('utf8'));
 }

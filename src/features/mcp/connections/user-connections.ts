@@ -96,13 +96,13 @@ export class UserConnections {
   }
 
   /** The link a caller opens to connect `server`: its authorization endpoint, with a fresh state bound to `owner`. */
-  async connectUrl(server: string, owner: string, base: string, now = Date.now()): Promise<string> {
+  async connectUrl(server: string, owner: string, base: string, now = Date.now(), label?: string): Promise<string> {
     const auth = this.auth(server);
     const endpoints = await this.endpoints(server);
     const state = randomBytes(32).toString('base64url');
     const verifier = randomBytes(32).toString('base64url');
     const redirectUri = `${base}${CALLBACK_PATH}`;
-    await this.store.saveState(sha256(state), owner, server, this.box().seal(JSON.stringify({ verifier, redirectUri })), now + STATE_TTL_MS, now);
+    await this.store.saveState(sha256(state), owner, server, this.box().seal(JSON.stringify({ verifier, redirectUri, label: label ?? owner })), now + STATE_TTL_MS, now);
     const url = new URL(endpoints.authorizationEndpoint);
     url.searchParams.set('response_type', 'code');
     url.searchParams.set('client_id', auth.clientId!);
@@ -117,12 +117,12 @@ export class UserConnections {
   }
 
   /** The error a call answers when the caller holds no connection: its data carries the link to open (the same one for a while). */
-  async notConnected(server: string, owner: string, base: string): Promise<RpcFailure> {
+  async notConnected(server: string, owner: string, base: string, label?: string): Promise<RpcFailure> {
     const key = `${owner}\n${server}\n${base}`;
     const now = Date.now();
     let link = this.links.get(key);
     if (!link || link.until <= now) {
-      link = { url: await this.connectUrl(server, owner, base, now), until: now + LINK_REUSE_MS };
+      link = { url: await this.connectUrl(server, owner, base, now, label), until: now + LINK_REUSE_MS };
       this.links.delete(key);
       if (this.links.size >= MAX_LINKS) this.links.delete(this.links.keys().next().value!);
       this.links.set(key, link);
@@ -135,15 +135,33 @@ export class UserConnections {
   }
 
   /**
-   * GET /oauth/upstream/callback: takes the state (single use, unexpired), trades the code for
+   * GET /oauth/upstream/callback, before anything is kept: the server and the gateway account a
+   * link's state would connect (the consent page shows them, so that someone sent another
+   * person's link sees whose account it is before connecting theirs to it). Refuses an unknown,
+   * used or expired state as `complete` does.
+   */
+  async pending(query: URLSearchParams, now = Date.now()): Promise<{ server: string; label: string }> {
+    const state = singleState(query);
+    const row = await this.store.peekState(sha256(state), now);
+    if (!row) throw badRequest('This connect link is unknown, expired or already used: start again from the tool call.', 'state');
+    const opened = this.box().open(row.data);
+    if (!opened) throw badRequest('This connect link cannot be read (secrets.key changed): start again from the tool call.', 'state');
+    const { label } = JSON.parse(opened) as { label?: string };
+    return { server: row.server, label: label ?? row.owner };
+  }
+
+  /** The consent page's Cancel: the state is used up, nothing is kept. */
+  async cancel(query: URLSearchParams, now = Date.now()): Promise<void> {
+    await this.store.takeState(sha256(singleState(query)), now);
+  }
+
+  /**
+   * POST /oauth/upstream/callback (the consent page's Connect): takes the state (single use, unexpired), trades the code for
    * the tokens (with the PKCE verifier) and keeps them for the state's owner. Answers the server
    * connected; refuses (contract shape) an unknown, used or expired state, or a refusal.
    */
   async complete(query: URLSearchParams, now = Date.now()): Promise<{ server: string }> {
-    const states = query.getAll('state');
-    if (states.length > 1) throw badRequest('state is given more than once.', 'state');
-    const state = states[0];
-    if (!state) throw badRequest('state is required.', 'state');
+    const state = singleState(query);
     const taken = await this.store.takeState(sha256(state), now);
     if (!taken) throw badRequest('This connect link is unknown, expired or already used: start again from the tool call.', 'state');
     const error = query.get('error');
@@ -176,11 +194,11 @@ export class UserConnections {
   }
 
   /** The caller's access token for `server` (refreshed when about to expire); the not-connected error when none is held. */
-  async accessToken(server: string, owner: string, base: string): Promise<string> {
+  async accessToken(server: string, owner: string, base: string, label?: string): Promise<string> {
     const row = await this.store.get(owner, server);
-    if (!row) throw await this.notConnected(server, owner, base);
+    if (!row) throw await this.notConnected(server, owner, base, label);
     const held = this.open(row);
-    if (!held) throw await this.notConnected(server, owner, base);
+    if (!held) throw await this.notConnected(server, owner, base, label);
     if (row.expiresAt === null || row.expiresAt - EARLY_MS > Date.now()) return held.access;
     const key = `${owner}\n${server}`;
     let refreshing = this.refreshing.get(key);
@@ -253,4 +271,12 @@ export class UserConnections {
     const prefix = `${owner}\n${server}\n`;
     for (const key of this.links.keys()) if (key.startsWith(prefix)) this.links.delete(key);
   }
+}
+
+function singleState(query: URLSearchParams): string {
+  const states = query.getAll('state');
+  if (states.length > 1) throw badRequest('state is given more than once.', 'state');
+  const state = states[0];
+  if (!state) throw badRequest('state is required.', 'state');
+  return state;
 }

@@ -16,7 +16,7 @@ export class PerUserToken {
     clientSecret: string | undefined,
     private readonly connections: () => UserConnections | undefined,
     /** One user's session (see PerUserSessions): always that user's token, whoever is being served. */
-    private readonly fixed?: { owner: string; base: string },
+    private readonly fixed?: { owner: string; base: string; label?: string },
   ) {
     this.secrets = clientSecret ? [clientSecret] : [];
   }
@@ -28,7 +28,7 @@ export class PerUserToken {
     if (caller.owner.startsWith('anonymous:')) throw new RpcFailure(RPC.FORBIDDEN, `Forbidden: tool server ${this.server} needs each caller's own connection (auth.upstream per_user_oauth), and this gateway does not authenticate callers.`);
     const connections = this.connections();
     if (!connections) throw new RpcFailure(RPC.SERVER_UNAVAILABLE, `Tool server ${this.server}: per-user connections are not available (no store).`);
-    return `Bearer ${await connections.accessToken(this.server, caller.owner, caller.base ?? '')}`;
+    return `Bearer ${await connections.accessToken(this.server, caller.owner, caller.base ?? '', caller.label)}`;
   }
 
   /** The server refused the caller's token (401): it is refreshed before the next call. */

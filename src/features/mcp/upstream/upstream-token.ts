@@ -11,7 +11,7 @@ import { RPC, RpcFailure } from '../rpc-errors.js';
  * address, for `per_user_oauth`. Set around each request to /mcp; absent for the gateway's own
  * requests (its first list, its own lists of a server).
  */
-export const CALLER_CREDENTIAL = new AsyncLocalStorage<{ token?: string; owner?: string; base?: string }>();
+export const CALLER_CREDENTIAL = new AsyncLocalStorage<{ token?: string; owner?: string; base?: string; label?: string }>();
 
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
