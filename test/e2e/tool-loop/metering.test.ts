@@ -1,8 +1,9 @@
 /**
  * A tool loop is charged through the request's meter (one reservation, settled to the sum of its
- * model calls); in the usage ledger each model call is a row of its own (request id
- * `<request>:<n>`) and each tool call a row at the tool's price (mcpServers.<name>.toolPrices),
- * all naming the loop's request in parent_request_id.
+ * model calls). In the usage ledger the request is one row (its id, the status its caller got,
+ * the sums of its model calls' tokens and of its model and tool calls' costs), and its model and
+ * tool calls are its parts in gateway_usage_parts, in the order they ended (tool calls at the
+ * tool's price, mcpServers.<name>.toolPrices). On SQLite and PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
@@ -12,17 +13,28 @@ import type { FakeUpstream } from '../../helpers/fake-upstream.js';
 import type { TestGateway } from '../../helpers/start-gateway.js';
 import { startLoopGateway, type LoopGateway } from './loop-gateway.js';
 import { MCP_TOOL, plan } from './fake-models.js';
-import { eventually } from '../../helpers/mcp.js';
+import { connectClient, eventually, textOf } from '../../helpers/mcp.js';
+import { dropSharedState, PG_URL } from '../../helpers/shared-stores.js';
 
 const KEY = 'cfg-tool-loop-metering-key-0123456789';
 
-describe('tool loops are metered', () => {
+/** A request's parts as [seq, kind, provider, model, server, tool, input, output, status, estimated]. */
+const partsShape = (parts: any[]) =>
+  parts.map((p) => [Number(p.seq), p.kind, p.provider, p.model, p.server, p.tool, Number(p.input_tokens), Number(p.output_tokens), Number(p.status), Number(p.estimated)]);
+
+const pgSchema = `test_loop_metering_${process.pid}_${Date.now()}`;
+
+describe.each([
+  ['SQLite', undefined],
+  ['PostgreSQL', { type: 'postgres', url: PG_URL, schema: pgSchema }],
+] as const)('tool loops are metered (%s)', (_label, storage) => {
   let gw: TestGateway;
 
   let loop: LoopGateway;
 
   beforeAll(async () => {
     loop = await startLoopGateway(({ remote }) => ({
+      ...(storage ? { storage } : {}),
       auth: {
         enabled: true,
         type: 'api-key',
@@ -34,9 +46,12 @@ describe('tool loops are metered', () => {
     }));
     ({ gw } = loop);
   });
-  afterAll(() => loop?.close());
+  afterAll(async () => {
+    await loop?.close();
+    if (storage) await dropSharedState('postgres', '', storage.schema);
+  });
 
-  it('whole and streamed, on /v1/responses and chat: each model call and each tool call is a row of its own, naming the request', async () => {
+  it('whole and streamed, on /v1/responses and chat: one row per request with the sums; its model and tool calls are its parts, in order', async () => {
     plan.tool = 'echo';
     plan.args = { text: 'metered' };
     const client = new OpenAI({
@@ -58,29 +73,60 @@ describe('tool loops are metered', () => {
     for await (const chunk of chat.data) expect(chunk.usage ?? undefined).toBeUndefined(); // the caller did not ask for usage
     expect(new Set(ids).size).toBe(3);
     await gw.gateway.services.require(USAGE_LEDGER).flush();
-    const rows = await gw.gateway.services.require(STORE).query<any>('SELECT * FROM gateway_usage ORDER BY at');
+    const store = gw.gateway.services.require(STORE);
+    const rows = await store.query<any>('SELECT * FROM gateway_usage ORDER BY at');
     for (const [i, route] of ['POST /v1/responses', 'POST /v1/responses', 'POST /v1/chat/completions'].entries()) {
-      const parts = rows.filter((r) => r.parent_request_id === ids[i]);
-      // the model calls: each its tokens (10 in, 5 out) and cost, under the request's id
-      const model = parts.filter((r) => r.route !== '/mcp');
-      expect(model.map((r) => [r.request_id, r.route, r.provider, r.model, Number(r.input_tokens), Number(r.output_tokens), r.user_id])).toEqual([
-        [`${ids[i]}:1`, route, 'deepseek', 'deepseek-v4-pro', 10, 5, 'ann'],
-        [`${ids[i]}:2`, route, 'deepseek', 'deepseek-v4-pro', 10, 5, 'ann'],
+      // the request's one row: its id, status, the summed tokens of its two model calls (10 in, 5 out each)
+      const mine = rows.filter((r) => r.request_id === ids[i]);
+      expect(mine.map((r) => [r.route, r.provider, r.model, Number(r.input_tokens), Number(r.output_tokens), Number(r.status), Number(r.estimated), r.user_id, r.parent_request_id])).toEqual([
+        [route, 'deepseek', 'deepseek-v4-pro', 20, 10, 200, 0, 'ann', null],
       ]);
-      for (const r of model) expect(Number(r.cost_micros)).toBeGreaterThan(0);
-      expect(model.every((r) => r.price_source !== null)).toBe(true);
-      // the request was billed the sum of its model calls
-      if (i === 0) expect(Math.round(Number(whole.response.headers.get('x-gateway-cost')) * 1e6)).toBe(model.reduce((sum, r) => sum + Number(r.cost_micros), 0));
-      // the tool call, at its price
-      expect(parts.filter((r) => r.route === '/mcp').map((r) => [r.provider, r.model, Number(r.cost_micros), r.user_id])).toEqual([['mcp:remote', 'echo', 2000, 'ann']]);
+      expect(mine[0].price_source).not.toBeNull();
+      // its parts: model call, tool call (at its price), model call
+      const parts = await store.query<any>('SELECT * FROM gateway_usage_parts WHERE request_id = ? ORDER BY seq', [ids[i]]);
+      expect(partsShape(parts)).toEqual([
+        [1, 'model', 'deepseek', 'deepseek-v4-pro', null, null, 10, 5, 200, 0],
+        [2, 'tool', null, null, 'remote', 'echo', 0, 0, 200, 0],
+        [3, 'model', 'deepseek', 'deepseek-v4-pro', null, null, 10, 5, 200, 0],
+      ]);
+      const [first, tool, second] = parts.map((p) => Number(p.cost_micros));
+      expect(first).toBeGreaterThan(0);
+      expect(second).toBe(first);
+      expect(tool).toBe(2000);
+      expect(parts[1].price_source).toBe('mcpServers.remote.toolPrices');
+      expect(parts.every((p) => Number(p.at) >= Number(mine[0].at))).toBe(true);
+      // the row's cost is the sum of its parts'
+      expect(Number(mine[0].cost_micros)).toBe(first! + tool! + second!);
+      // the whole answer names that cost
+      if (i === 0) expect(Math.round(Number(whole.response.headers.get('x-gateway-cost')) * 1e6)).toBe(Number(mine[0].cost_micros));
     }
-    // no row of the loops' requests but their parts
-    expect(rows.filter((r) => ids.includes(r.request_id))).toEqual([]);
-    // the usage report counts each loop once, and sums every part
+    // no other row: neither per model call nor per tool call
+    expect(rows.filter((r) => !ids.includes(r.request_id))).toEqual([]);
+    // the usage report counts each loop once, and sums its calls
     const report = await fetch(`${gw.url}/v1/admin/usage?group_by=user`, { headers: { authorization: 'Bearer admin-token-0123456789abcdef0123456789' } });
     expect(report.status).toBe(200);
     const line = ((await report.json()) as any).data.find((l: any) => l.group === 'ann');
-    expect(line).toMatchObject({ requests: 3, input_tokens: 60, output_tokens: 30 });
+    expect(line).toMatchObject({ requests: 3, input_tokens: 60, output_tokens: 30, cost_micros: rows.reduce((sum, r) => sum + Number(r.cost_micros), 0) });
+    // the console's list shows each request once, under its own id
+    const list = await fetch(`${gw.url}/v1/admin/requests`, { headers: { authorization: 'Bearer admin-token-0123456789abcdef0123456789' } });
+    expect(list.status).toBe(200);
+    const listed = ((await list.json()) as any).data as any[];
+    expect(listed.map((r) => r.request_id).sort()).toEqual([...ids].sort());
+    expect(listed.find((r) => r.request_id === ids[0])).toMatchObject({ status: 200, input_tokens: 20, output_tokens: 10 });
+  });
+
+  it('a direct tools/call on /mcp stays a request of its own (its own row, no parts)', async () => {
+    const client = await connectClient(`${gw.url}/mcp/remote`, { 'x-api-key': KEY });
+    try {
+      expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'direct' } }))).toBe('echo: direct');
+    } finally {
+      await client.close();
+    }
+    await gw.gateway.services.require(USAGE_LEDGER).flush();
+    const store = gw.gateway.services.require(STORE);
+    const rows = await store.query<any>("SELECT * FROM gateway_usage WHERE route = '/mcp'");
+    expect(rows.map((r) => [r.provider, r.model, Number(r.cost_micros), Number(r.status), r.parent_request_id])).toEqual([['mcp:remote', 'echo', 2000, 200, null]]);
+    expect(await store.query<any>('SELECT * FROM gateway_usage_parts WHERE request_id = ?', [rows[0].request_id])).toEqual([]);
   });
 });
 
