@@ -341,9 +341,9 @@ export class Meter {
     return { provider: target?.provider ?? null, model: typeof override === 'string' ? override : typeof body?.model === 'string' ? body.model : null };
   }
 
-  /** A model part's cost (null: unpriced; a failed call costs nothing). */
+  /** A model part's cost (null: unpriced; a failed call costs nothing, a cut one what it generated). */
   private partCost(ctx: GatewayContext<any>, part: ModelPart): { micros: number | null; priceSource: string | null } {
-    if (part.status !== 200) return { micros: 0, priceSource: null };
+    if (part.status !== 200 && !part.estimated) return { micros: 0, priceSource: null };
     const price = part.provider && part.model ? this.deps.inputs.priceOf(ctx, part.provider, part.model) : undefined;
     return { micros: price ? (billable(price, part.usage, this.batch) ?? null) : null, priceSource: price?.source ?? null };
   }
