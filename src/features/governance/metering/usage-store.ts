@@ -87,6 +87,8 @@ export const USAGE_MIGRATIONS: Migration[] = [
         at BIGINT NOT NULL
       )`,
       'CREATE INDEX gateway_usage_parts_request ON gateway_usage_parts (request_id, seq)',
+      // parent_request_id is no longer written: its index is not kept up for nothing
+      'DROP INDEX IF EXISTS gateway_usage_parent',
     ],
   },
 ];
