@@ -605,7 +605,24 @@ function requestDetail(d: any, close: () => void): HTMLElement {
     ),
     h('h3', {}, 'Attempts'),
     d.attempts.length ? table(heads, attemptRows(d.attempts), 'Attempts') : h('p', { class: 'muted' }, 'No upstream attempt (answered by the gateway).'),
-    ...(d.parts ?? []).flatMap((p: any) => [h('h3', {}, `Part ${p.request_id}: ${p.model ?? '—'} at ${p.provider ?? '—'}`), table(heads, attemptRows(p.attempts), `Attempts of ${p.request_id}`)]),
+    ...(d.parts?.length
+      ? [
+          h('h3', {}, 'Calls of the tool loop'),
+          table(
+            ['#', 'Kind', 'Model or tool', 'Status', 'Latency', 'Tokens in / out', 'Cost'],
+            d.parts.map((p: any) => [
+              String(p.seq),
+              p.kind,
+              p.kind === 'tool' ? `${p.server ?? '—'} / ${p.tool ?? '—'}` : `${p.model ?? '—'} at ${p.provider ?? '—'}`,
+              String(p.status),
+              `${p.latency_ms} ms`,
+              `${p.input_tokens} / ${p.output_tokens}${p.estimated ? ' (estimated)' : ''}`,
+              p.cost_usd === null ? 'unpriced' : `$${p.cost_usd}`,
+            ]),
+            'Calls of the tool loop',
+          ),
+        ]
+      : []),
     h('p', { class: 'muted' }, 'Request and answer bodies are not kept.'),
     h('button', { type: 'button', onclick: close }, 'Close'),
   );

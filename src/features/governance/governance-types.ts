@@ -45,14 +45,36 @@ export interface BudgetLedger {
   spent(budgets: readonly ApplicableBudget[], now?: number): Promise<Map<string, { micros: number; tokens: number; resetAt: number | null }>>;
 }
 
+/**
+ * One part of a request (a model call or a tool call of a tool loop), kept in the usage ledger's
+ * parts table under the request's row. Model parts name their provider and model, tool parts
+ * their server and tool.
+ */
+export interface UsagePart {
+  /** 1, 2, ...: the order the parts ended in. */
+  seq: number;
+  kind: 'model' | 'tool';
+  provider: string | null;
+  model: string | null;
+  server: string | null;
+  tool: string | null;
+  usage: TokenUsage;
+  /** Whole microdollars; null when the model has no price. */
+  costMicros: number | null;
+  priceSource: string | null;
+  /** The call's own status: 200 answered; a failed model call its error status; a tool call that got no answer 502. */
+  status: number;
+  latencyMs: number;
+  estimated: boolean;
+  /** Unix milliseconds: when the part ended. */
+  at: number;
+}
+
 /** One row of the usage ledger: a finished request with a gateway key. */
 export interface UsageRow {
   requestId: string;
-  /**
-   * The request this row is a part of: a tool loop records one row per model call and per tool
-   * call, each naming the loop's request id here (null or absent: a request of its own).
-   */
-  parentRequestId?: string | null;
+  /** The request's parts (a tool loop's model and tool calls), written with the row in one transaction. */
+  parts?: UsagePart[];
   at: number;
   keyId: string | null;
   user: string | null;
@@ -91,7 +113,10 @@ export interface UsageAttempt {
 
 /** The usage ledger: rows written in batches off the request path, flushed on SIGTERM. */
 export interface UsageLedger {
+  /** A request's row (with its parts, if any). */
   record(row: UsageRow): void;
+  /** Parts of a request whose row was recorded already (a tool call of a loop that ended after the loop's answer). */
+  recordParts(requestId: string, parts: UsagePart[]): void;
   /** Work that records rows when it ends (a settle, then its row): `flush` waits for it first. */
   track(work: Promise<unknown>): void;
   /** Writes every row recorded or tracked so far. */

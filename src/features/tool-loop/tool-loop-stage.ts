@@ -8,7 +8,8 @@ import { BODY, BODY_CHANGED, ensureJsonBody } from '../../kernel/engine/request-
 import { GatewayError, unauthorized } from '../../contract/errors/gateway-error.js';
 import { ANONYMOUS, publicBaseUrl } from '../auth/index.js';
 import { CALL_TOKENS, DEADLINE, TARGET, USAGE_NOT_ASKED, type ModelContext, noteCallTokens, PROVIDERS, modelAnswer, modelStream, type ModelStreamAnswer, callerGoneError, isTranslated, ANSWERED_BY_GATEWAY } from '../models/index.js';
-import { GatewayTools } from './gateway-tools.js';
+import { GatewayTools, type CallerTools } from './gateway-tools.js';
+import { isAnswerError } from '../../kernel/errors/answer-error.js';
 import { SILENT_EVENTS, type LoopEvents } from './loop-events.js';
 import { loopRouteOf, type LoopRoute, type RouteEvents } from './loop-routes.js';
 import { budgetCheck } from './loop-budget.js';
@@ -108,7 +109,7 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
         }
         return runToAnswer(ctx, paused, () => paused.loop.resume());
       }
-      const callerTools = tools.forCaller(callerOf(ctx, services), ctx.get(REQUEST_SPAN), ctx.id);
+      const callerTools = meteredTools(ctx, tools.forCaller(callerOf(ctx, services), ctx.get(REQUEST_SPAN), ctx.id));
       const requested = typeof body.max_tool_calls === 'number' && body.max_tool_calls >= 0 ? Math.floor(body.max_tool_calls) : Infinity;
       const startedAt = Date.now();
       const limits: LoopLimits = {
@@ -156,13 +157,15 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
           } else answer = answerOf(ctx);
         } catch (err) {
           // a stream cut before its answer was whole (the caller went away, the time limit): billed for what it generated
-          if (generated) ctx.get(METER)?.noteCutModelCall(ctx, modelRequest, generated.text(), started);
+          if (generated) ctx.get(METER)?.noteCutModelCall(ctx, modelRequest, generated.text(), started, failedStatus(ctx, err));
+          // a call that failed: a part of the request that costs nothing
+          else ctx.get(METER)?.noteFailedModelCall(ctx, failedStatus(ctx, err), started);
           throw err;
         } finally {
           leave();
         }
         const read = route.loopAnswer(answer, request);
-        // each model call is a row of its own in the usage ledger, under the request
+        // each model call is a part of the request in the usage ledger
         ctx.get(METER)?.noteModelCall(ctx, read.usage, started);
         noteCallTokens(ctx, read.usage);
         return read;
@@ -220,6 +223,30 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
     };
   },
 });
+
+/** The status a failed model call of the loop came to: its answer's, its error's, 499 when the caller went away. */
+function failedStatus(ctx: ModelContext, err: unknown): number {
+  if (err instanceof ModelFailure && 'status' in err.answer) return err.answer.status;
+  if (ctx.callerGone) return 499;
+  return isAnswerError(err) ? err.status : 502;
+}
+
+/** The caller's tools, each call known to the request's meter while it runs (its end is a part of the request in the usage ledger). */
+function meteredTools(ctx: ModelContext, inner: CallerTools): CallerTools {
+  const meter = ctx.get(METER);
+  if (!meter) return inner;
+  return {
+    list: (server, signal) => inner.list(server, signal),
+    call: async (server, tool, args, signal) => {
+      const ended = meter.toolCallStarted(ctx);
+      try {
+        return await inner.call(server, tool, args, signal);
+      } finally {
+        ended();
+      }
+    },
+  };
+}
 
 /** What a model call of a loop uses of the target attempt it runs in. */
 interface Attempt {

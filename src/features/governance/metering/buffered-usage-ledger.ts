@@ -1,10 +1,10 @@
 import type { Logger } from '../../../kernel/observability/logger.js';
 import type { SqlStore } from '../../../kernel/store/sql-store.js';
-import type { UsageLedger, UsageRow } from '../governance-types.js';
-import { insertUsageRows, withRowId, type StoredRow } from './usage-store.js';
+import type { UsageLedger, UsagePart, UsageRow } from '../governance-types.js';
+import { insertUsageRows, withPartIds, withRowId, type StoredEntry } from './usage-store.js';
 
 export interface BufferedLedgerOptions {
-  /** Rows written per INSERT, and the buffer size that writes at once. */
+  /** Rows written per batch, and the buffer size that writes at once (a row's parts go with it). */
   batchSize?: number;
   /** Longest a row waits in the buffer (ms). */
   intervalMs?: number;
@@ -12,8 +12,8 @@ export interface BufferedLedgerOptions {
   maxBuffered?: number;
   /** First retry delay after a failed write (ms), doubled up to 30 s. */
   retryMs?: number;
-  /** Writes a batch (default: one INSERT into gateway_usage). */
-  write?: (rows: readonly StoredRow[]) => Promise<void>;
+  /** Writes a batch (default: one INSERT into gateway_usage, and one transaction with gateway_usage_parts when the batch has parts). */
+  write?: (rows: readonly StoredEntry[]) => Promise<void>;
 }
 
 /**
@@ -23,7 +23,7 @@ export interface BufferedLedgerOptions {
  * are dropped past `maxBuffered`, logged at warn). `flush` writes everything (shutdown).
  */
 export class BufferedUsageLedger implements UsageLedger {
-  private buffer: StoredRow[] = [];
+  private buffer: StoredEntry[] = [];
   private readonly tracked = new Set<Promise<unknown>>();
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> | undefined;
@@ -33,7 +33,7 @@ export class BufferedUsageLedger implements UsageLedger {
   private readonly intervalMs: number;
   private readonly maxBuffered: number;
   private readonly retryMs: number;
-  private readonly write: (rows: readonly StoredRow[]) => Promise<void>;
+  private readonly write: (rows: readonly StoredEntry[]) => Promise<void>;
 
   constructor(
     store: SqlStore,
@@ -53,7 +53,16 @@ export class BufferedUsageLedger implements UsageLedger {
   }
 
   record(row: UsageRow): void {
-    this.buffer.push(withRowId(row));
+    this.push(withRowId(row));
+  }
+
+  recordParts(requestId: string, parts: UsagePart[]): void {
+    if (parts.length) this.push({ partsOf: requestId, parts: withPartIds(parts) });
+  }
+
+  /** A row (with its parts) or late parts: one entry of the buffer, written in one batch. */
+  private push(entry: StoredEntry): void {
+    this.buffer.push(entry);
     if (this.buffer.length > this.maxBuffered) {
       const over = this.buffer.length - this.maxBuffered;
       this.buffer.splice(0, over);

@@ -7,7 +7,7 @@ import { ATTEMPTS, TARGET, setRequestUsage, type RoutingDecision, type PlanNode 
 import { costOf, worstCaseCost, type ModelPrice } from '../prices/cost.js';
 import { usdFromMicros } from '../prices/money.js';
 import { NO_USAGE, usageClasses, type TokenUsage } from '../prices/usage-classes.js';
-import type { ApplicableBudget, GatewayKey, Reservation, UsageAttempt, UsageLedger, UsageRow } from '../governance-types.js';
+import type { ApplicableBudget, GatewayKey, Reservation, UsageAttempt, UsageLedger, UsagePart, UsageRow } from '../governance-types.js';
 import { answerUsage } from './answer-usage.js';
 import type { MeteringInputs } from './metering-inputs.js';
 import { countPromptTokens, countText } from './token-count.js';
@@ -32,6 +32,33 @@ export interface MeterDeps {
   providerLabel(provider: string): string;
   unpricedPolicy: 'refuse' | 'allow';
   onStoreDown: 'refuse' | 'allow';
+  /** The meters of tool loops with tool calls under way or not yet finished, by request id (the tool-call observer notes each call there). */
+  loops: Map<string, Meter>;
+}
+
+/** A model call of a tool loop, as noted. */
+interface ModelPart {
+  kind: 'model';
+  provider: string | null;
+  model: string | null;
+  usage: TokenUsage;
+  /** 200, or the failed call's status (it costs nothing). */
+  status: number;
+  at: number;
+  latencyMs: number;
+  estimated: boolean;
+}
+
+/** A tool call of a tool loop, as the tool-call observer saw it end. */
+export interface ToolPart {
+  kind: 'tool';
+  server: string;
+  tool: string;
+  micros: number;
+  priceSource: string | null;
+  status: number;
+  at: number;
+  latencyMs: number;
 }
 
 /** The upstream candidates of a routing decision: each leaf target's provider and model override. */
@@ -100,11 +127,35 @@ export class Meter {
   unverified = false;
   /** What the stream handed to the caller (its text is read only when the stream was cut). */
   streamed: StreamNotes | undefined;
-  /** Set once the answer's cost is known (decorate for JSON answers, finish for streams). */
-  private computed: { usage: TokenUsage; micros: number | null; priceSource: string | null; provider: string | null; model: string | null; estimated: boolean } | undefined;
+  /**
+   * Set once the answer's cost is known (decorate for JSON answers, finish for streams). `micros`
+   * is what the request cost (a tool loop: its model and tool calls); `settleMicros` what the
+   * budgets settle to (a tool loop: its model calls; its tool calls are not on the budgets);
+   * `parts` how many of the loop's parts the sums cover.
+   */
+  private computed:
+    | {
+        usage: TokenUsage;
+        micros: number | null;
+        settleMicros: number | null;
+        priceSource: string | null;
+        provider: string | null;
+        model: string | null;
+        estimated: boolean;
+        parts: number;
+      }
+    | undefined;
   private finished = false;
-  /** The model calls of a tool loop (noted as each answers): each its own ledger row under the request. */
-  private readonly parts: Array<{ provider: string | null; model: string | null; usage: TokenUsage; at: number; latencyMs: number; estimated: boolean }> = [];
+  /** The request, once finished (parts that end later are written alone with it). */
+  private finishedCtx: GatewayContext<any> | undefined;
+  /** The request id, once the meter is known to the tool-call observer (a loop's first tool call). */
+  private loopId: string | undefined;
+  /** The loop's tool calls under way (the meter stays known to the observer until they end). */
+  private toolCallsInFlight = 0;
+  /** The model and tool calls of a tool loop, in the order they ended: the parts of the request's ledger row. */
+  private readonly parts: Array<ModelPart | ToolPart> = [];
+  /** The parts already in the ledger (with the row, or late). */
+  private partsRecorded = 0;
 
   constructor(
     readonly key: GatewayKey,
@@ -181,14 +232,99 @@ export class Meter {
     const { provider, model } = this.modelOf(ctx);
     // answered from the gateway's cache (the cache stage sets the status on every call): nothing was spent upstream
     const hit = ctx.responseHeaders[CACHE_STATUS] === 'HIT';
-    this.parts.push({
+    this.pushPart({
+      kind: 'model',
       provider,
       model,
       usage: !hit && usage && typeof usage === 'object' ? usageClasses(usage as Record<string, unknown>) : { ...NO_USAGE },
+      status: 200,
       at: Date.now(),
       latencyMs: performance.now() - startedAt,
       estimated: false,
     });
+  }
+
+  /** A model call of a tool loop that failed with `status` (no answer, or not 2xx): a part of the request that costs nothing. */
+  noteFailedModelCall(ctx: GatewayContext<any>, status: number, startedAt: number): void {
+    const { provider, model } = this.modelOf(ctx);
+    this.pushPart({ kind: 'model', provider, model, usage: { ...NO_USAGE }, status, at: Date.now(), latencyMs: performance.now() - startedAt, estimated: false });
+  }
+
+  /**
+   * A tool call of the loop begins (the tool-loop stage, around each call): until it ends, and
+   * until the request is finished, the tool-call observer finds this meter by the request id.
+   * Returns what to call when the call has ended.
+   */
+  toolCallStarted(ctx: GatewayContext<any>): () => void {
+    this.loopId = ctx.id;
+    this.deps.loops.set(ctx.id, this);
+    this.toolCallsInFlight++;
+    return () => {
+      this.toolCallsInFlight--;
+      this.forget();
+    };
+  }
+
+  /** The observer's part: the tool call ended (after the request's row: a part written alone, under the request). */
+  noteToolCall(part: Omit<ToolPart, 'kind'>): void {
+    this.pushPart({ kind: 'tool', ...part });
+  }
+
+  private pushPart(part: ModelPart | ToolPart): void {
+    this.parts.push(part);
+    if (this.finished) this.recordLate();
+  }
+
+  /** Parts that ended after the request's row was made (a call the caller's going away cut): written alone, under the request. */
+  private recordLate(): void {
+    const ctx = this.finishedCtx;
+    if (!ctx || this.parts.length <= this.partsRecorded) return;
+    const late = this.usageParts(ctx, this.partsRecorded, this.parts.length);
+    this.partsRecorded = this.parts.length;
+    this.deps.ledger.recordParts(ctx.id, late);
+  }
+
+  /** Parts [from, to) as ledger parts (seq from 1 in the order they ended). */
+  private usageParts(ctx: GatewayContext<any>, from: number, to: number): UsagePart[] {
+    return this.parts.slice(from, to).map((part, i): UsagePart => {
+      const seq = from + i + 1;
+      if (part.kind === 'tool')
+        return {
+          seq,
+          kind: 'tool',
+          provider: null,
+          model: null,
+          server: part.server,
+          tool: part.tool,
+          usage: { ...NO_USAGE },
+          costMicros: part.micros,
+          priceSource: part.priceSource,
+          status: part.status,
+          latencyMs: part.latencyMs,
+          estimated: false,
+          at: part.at,
+        };
+      const cost = this.partCost(ctx, part);
+      return {
+        seq,
+        kind: 'model',
+        provider: part.provider,
+        model: part.model,
+        server: null,
+        tool: null,
+        usage: part.usage,
+        costMicros: cost.micros,
+        priceSource: cost.priceSource,
+        status: part.status,
+        latencyMs: part.latencyMs,
+        estimated: part.estimated,
+        at: part.at,
+      };
+    });
+  }
+
+  private forget(): void {
+    if (this.finished && this.toolCallsInFlight === 0 && this.loopId && this.deps.loops.get(this.loopId) === this) this.deps.loops.delete(this.loopId);
   }
 
   /**
@@ -196,12 +332,14 @@ export class Meter {
    * the loop's time limit, the stream broke): billed for what was generated, like any stream cut
    * short (its prompt and generated text counted with the tokenizer, marked estimated).
    */
-  noteCutModelCall(ctx: GatewayContext<any>, request: unknown, generated: string, startedAt: number): void {
+  noteCutModelCall(ctx: GatewayContext<any>, request: unknown, generated: string, startedAt: number, status: number): void {
     const { provider, model } = this.modelOf(ctx);
-    this.parts.push({
+    this.pushPart({
+      kind: 'model',
       provider,
       model,
       usage: { ...NO_USAGE, input: countPromptTokens(request), output: countText(generated) },
+      status,
       at: Date.now(),
       latencyMs: performance.now() - startedAt,
       estimated: true,
@@ -215,17 +353,17 @@ export class Meter {
     return { provider: target?.provider ?? null, model: typeof override === 'string' ? override : typeof body?.model === 'string' ? body.model : null };
   }
 
-  /** A part's cost (null: unpriced). */
-  private partCost(ctx: GatewayContext<any>, part: Meter['parts'][number]): { micros: number | null; priceSource: string | null } {
+  /** A model part's cost (null: unpriced; a failed call costs nothing, a cut one what it generated). */
+  private partCost(ctx: GatewayContext<any>, part: ModelPart): { micros: number | null; priceSource: string | null } {
+    if (part.status !== 200 && !part.estimated) return { micros: 0, priceSource: null };
     const price = part.provider && part.model ? this.deps.inputs.priceOf(ctx, part.provider, part.model) : undefined;
     return { micros: price ? (billable(price, part.usage, this.batch) ?? null) : null, priceSource: price?.source ?? null };
   }
 
   /**
-   * Whether the request is billed by its parts: a tool loop whose model calls (at least one)
-   * answered, however the loop ended. A loop that ends in an error (a model call failed, a
-   * guardrail denied an answer) is still billed for the calls that answered before it; the
-   * failed call costs nothing.
+   * Whether the request is billed by its parts: a tool loop that made a model call, however the
+   * loop ended. A loop that ends in an error (a model call failed, a guardrail denied an answer)
+   * is still billed for the calls that answered before it; the failed call costs nothing.
    */
   private byParts(): boolean {
     return this.parts.length > 0;
@@ -236,18 +374,36 @@ export class Meter {
     if (this.computed) return this.computed;
     const { provider, model } = this.modelOf(ctx);
     if (this.byParts()) {
+      // the request's sums: every token class and the cost of its model calls, plus its tool calls' prices
       const usage = { ...NO_USAGE };
-      let micros: number | null = 0;
+      let models: number | null = 0;
+      let tools = 0;
       let priceSource: string | null = null;
       let estimated = false;
+      let last: ModelPart | undefined;
       for (const part of this.parts) {
+        if (part.kind === 'tool') {
+          tools += part.micros;
+          continue;
+        }
+        last = part;
         estimated ||= part.estimated;
         for (const key of Object.keys(usage) as Array<keyof TokenUsage>) usage[key] += part.usage[key];
         const cost = this.partCost(ctx, part);
-        micros = micros === null || cost.micros === null ? null : micros + cost.micros;
+        models = models === null || cost.micros === null ? null : models + cost.micros;
         priceSource ??= cost.priceSource;
       }
-      return (this.computed = { usage, micros, priceSource, provider, model, estimated });
+      return (this.computed = {
+        usage,
+        micros: models === null ? null : models + tools,
+        settleMicros: models,
+        priceSource,
+        // the row names the loop's last model call (the one whose answer, or failure, ended it)
+        provider: last ? last.provider : provider,
+        model: last ? last.model : model,
+        estimated,
+        parts: this.parts.length,
+      });
     }
     const body = ctx.get(BODY) as Record<string, unknown> | undefined;
     // Answered from the gateway's cache: nothing was spent upstream.
@@ -269,7 +425,7 @@ export class Meter {
       micros = price ? (billable(price, usage, this.batch) ?? null) : null;
       priceSource = price?.source ?? null;
     } else if (!failed) micros = null;
-    return (this.computed = { usage, micros, priceSource, provider, model, estimated });
+    return (this.computed = { usage, micros, settleMicros: micros, priceSource, provider, model, estimated, parts: 0 });
   }
 
   /** x-gateway-cost (when known) and x-gateway-budget-remaining on the answer. */
@@ -282,7 +438,7 @@ export class Meter {
     if (cost && cost.micros !== null) headers['x-gateway-cost'] = usdFromMicros(cost.micros);
     if (this.remainingAfterReserve !== undefined) {
       // What the settle gives back of the reservation (nothing known yet for a stream).
-      const back = cost ? (this.reservation?.micros ?? 0) - (cost.micros ?? 0) : 0;
+      const back = cost ? (this.reservation?.micros ?? 0) - (cost.settleMicros ?? 0) : 0;
       headers['x-gateway-budget-remaining'] = usdFromMicros(Math.max(0, this.remainingAfterReserve + back));
     }
   }
@@ -291,18 +447,20 @@ export class Meter {
   finish(ctx: GatewayContext<any>, status: number): void {
     if (this.finished) return;
     this.finished = true;
+    this.finishedCtx = ctx;
     const cost = this.costNow(ctx, status);
     const { deps } = this;
     setRequestUsage(ctx, cost.usage, cost.micros === null ? undefined : usdFromMicros(cost.micros), cost.estimated);
+    // a loop's tool calls counted in the spend metric as each ended (model mcp): here its model calls
     if (cost.micros === null && !(status >= 400 && !ctx.res.headersSent)) deps.unpriced.inc([]);
-    else if (cost.micros)
+    else if (cost.settleMicros)
       deps.spend.inc(
         [
           deps.teamLabel(this.key.team),
           cost.model && cost.provider ? deps.modelLabel(cost.provider, cost.model) : 'other',
           cost.provider ? deps.providerLabel(cost.provider) : 'other',
         ],
-        cost.micros / 1e6,
+        cost.settleMicros / 1e6,
       );
     const row: UsageRow = {
       requestId: ctx.id,
@@ -324,30 +482,12 @@ export class Meter {
       unverified: this.unverified,
       attempts: ledgerAttempts(ctx),
     };
-    // a tool loop: one row per model call, each naming the request (its tool calls name it too)
-    const rows: UsageRow[] = this.byParts()
-      ? this.parts.map((part, i) => {
-          const cost = this.partCost(ctx, part);
-          return {
-            ...row,
-            requestId: `${ctx.id}:${i + 1}`,
-            parentRequestId: ctx.id,
-            at: part.at,
-            provider: part.provider,
-            model: part.model,
-            usage: part.usage,
-            costMicros: cost.micros,
-            priceSource: cost.priceSource,
-            status: 200,
-            latencyMs: part.latencyMs,
-            estimated: part.estimated,
-            attempts: null,
-          };
-        })
-      : [row];
-    const record = () => {
-      for (const r of rows) deps.ledger.record(r);
-    };
+    // a tool loop: its model and tool calls, written with the row (the ones the sums cover; any later one alone)
+    if (cost.parts > 0) row.parts = this.usageParts(ctx, 0, cost.parts);
+    this.partsRecorded = cost.parts;
+    this.recordLate();
+    this.forget();
+    const record = () => deps.ledger.record(row);
     const ledger = deps.inputs.budgetLedger;
     const reservation = this.reservation;
     if (!ledger || !reservation) {
@@ -357,9 +497,9 @@ export class Meter {
     const tokens = cost.usage.input + cost.usage.cacheRead + cost.usage.cacheWrite + cost.usage.output + cost.usage.reasoning + cost.usage.inputAudio + cost.usage.outputAudio;
     // Counters first, then the row: budgets are never behind the ledger.
     const settling = ledger
-      .settle(this.budgets, reservation, { micros: cost.micros ?? 0, tokens })
+      .settle(this.budgets, reservation, { micros: cost.settleMicros ?? 0, tokens })
       .catch((err: Error) => {
-        for (const r of rows) r.unverified = true;
+        row.unverified = true;
         deps.logger.warn({ requestId: ctx.id, err: err.message }, 'budget settle failed; the reservation expires by itself');
       })
       .then(record);

@@ -82,6 +82,7 @@ export const meteringCapability: Capability = {
       providerLabel: (provider) => labels.pick('provider', provider, 'other'),
       unpricedPolicy: config.pricing?.unpriced ?? 'refuse',
       onStoreDown: config.budgets?.onStoreDown ?? 'refuse',
+      loops: new Map(),
     };
     services.provide(METER_DEPS, deps);
     const batches = new ProviderBatchBilling(services, deps, parseDuration(config.batches?.providerPollInterval ?? '60s'));

@@ -48,15 +48,34 @@ function toRequest(r: Record<string, unknown>): RecentRequest {
   };
 }
 
+/** One model or tool call of a tool loop, under its request (gateway_usage_parts). */
+export interface RequestPart {
+  object: 'admin.request.part';
+  /** The order the calls ended in, from 1. */
+  seq: number;
+  kind: 'model' | 'tool';
+  /** Model calls: the provider and model; tool calls: the tool server and tool. */
+  provider: string | null;
+  model: string | null;
+  server: string | null;
+  tool: string | null;
+  status: number;
+  latency_ms: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: string | null;
+  estimated: boolean;
+  at: number;
+}
+
 /** One request with its upstream attempts and, for a tool loop, its parts (GET /v1/admin/requests/{id}). */
 export interface RequestDetail extends RecentRequest {
-  parent_request_id: string | null;
   /** Tokens counted by the gateway (the provider gave none). */
   estimated: boolean;
   /** Each upstream attempt in order: provider, target, status, latency, error type (no bodies, no messages). */
   attempts: UsageAttempt[];
-  /** The rows recorded under this request (a tool loop's model calls), each with its attempts. */
-  parts: Array<RecentRequest & { attempts: UsageAttempt[] }>;
+  /** A tool loop's model and tool calls, in the order they ended (none for other requests). */
+  parts: RequestPart[];
 }
 
 function attemptsOfRow(r: Record<string, unknown>): UsageAttempt[] {
@@ -69,23 +88,44 @@ function attemptsOfRow(r: Record<string, unknown>): UsageAttempt[] {
   }
 }
 
+function toPart(r: Record<string, unknown>): RequestPart {
+  const n = (v: unknown) => (v === null || v === undefined ? null : String(v));
+  return {
+    object: 'admin.request.part',
+    seq: Number(r.seq),
+    kind: r.kind === 'tool' ? 'tool' : 'model',
+    provider: n(r.provider),
+    model: n(r.model),
+    server: n(r.server),
+    tool: n(r.tool),
+    status: Number(r.status),
+    latency_ms: Number(r.latency_ms),
+    input_tokens: Number(r.input_tokens),
+    output_tokens: Number(r.output_tokens),
+    cost_usd: r.cost_micros === null || r.cost_micros === undefined ? null : usdFromMicros(Number(r.cost_micros)),
+    estimated: Number(r.estimated) === 1,
+    at: Number(r.at),
+  };
+}
+
 /**
  * GET /v1/admin/requests/{id}: one request of the ledger by its row id or its request id (the
  * x-request-id of its answer), with its attempts and parts; 404 when the ledger has none.
  */
 export async function getRecentRequest(store: SqlStore, id: string): Promise<RequestDetail> {
   if (id.length < 1 || id.length > 256) throw badRequest('The request id must be 1 to 256 characters.', 'id');
-  const columns = `${COLUMNS}, parent_request_id, estimated, attempts`;
-  const rows = await store.query<Record<string, unknown>>(`SELECT ${columns} FROM gateway_usage WHERE id = ? OR request_id = ? ORDER BY at ASC, id ASC LIMIT 1`, [id, id]);
+  const rows = await store.query<Record<string, unknown>>(`SELECT ${COLUMNS}, estimated, attempts FROM gateway_usage WHERE id = ? OR request_id = ? ORDER BY at ASC, id ASC LIMIT 1`, [id, id]);
   const row = rows[0];
   if (!row) throw notFound(`No request ${id.slice(0, 64)} in the usage ledger.`);
-  const parts = await store.query<Record<string, unknown>>(`SELECT ${columns} FROM gateway_usage WHERE parent_request_id = ? ORDER BY at ASC, id ASC LIMIT 100`, [String(row.request_id)]);
+  const parts = await store.query<Record<string, unknown>>(
+    'SELECT seq, kind, provider, model, server, tool, status, latency_ms, input_tokens, output_tokens, cost_micros, estimated, at FROM gateway_usage_parts WHERE request_id = ? ORDER BY seq ASC LIMIT 1000',
+    [String(row.request_id)],
+  );
   return {
     ...toRequest(row),
-    parent_request_id: row.parent_request_id === null || row.parent_request_id === undefined ? null : String(row.parent_request_id),
     estimated: Number(row.estimated) === 1,
     attempts: attemptsOfRow(row),
-    parts: parts.map((p) => ({ ...toRequest(p), attempts: attemptsOfRow(p) })),
+    parts: parts.map(toPart),
   };
 }
 

@@ -130,13 +130,26 @@ export class ToolCharges {
     void this.deps.inputs.budgetLedger?.settle(call.budgets, call.reservation, { micros: 0, tokens: 0 }).catch(() => undefined);
   }
 
-  /** The tool-call observer: settles the call's reservation (if any) and records its row. */
+  /**
+   * The tool-call observer: a call of a metered tool loop is a part of the loop's request (noted
+   * on its meter: its price goes into the request's row, the call into the request's parts);
+   * any other call settles its reservation (if any) and records its own row.
+   */
   readonly observer: ToolCallObserver = (identity: Identity, call: ObservedToolCall) => {
     const key = keyOfIdentity(identity);
     if (!key) return;
     const { deps } = this;
     const micros = call.outcome === 'error' ? 0 : this.priceOf(call.server, call.tool);
-    const held = this.take(queueKey(identity.id, call.server, call.tool));
+    const status = call.outcome === 'error' ? 502 : 200;
+    const priceSource = micros > 0 ? `mcpServers.${call.server}.toolPrices` : null;
+    const loop = call.partOf === undefined ? undefined : deps.loops.get(call.partOf);
+    if (loop) {
+      if (micros > 0) deps.spend.inc([deps.teamLabel(loop.key.team), 'other', 'mcp'], micros / 1e6);
+      loop.noteToolCall({ server: call.server, tool: call.tool, micros, priceSource, status, at: Date.now(), latencyMs: call.ms });
+      return;
+    }
+    // a call made for a request (a loop) was not reserved by the tool-meter stage: it takes no /mcp reservation
+    const held = call.partOf === undefined ? this.take(queueKey(identity.id, call.server, call.tool)) : undefined;
     const requestId = held?.requestId ?? `mcp_${randomUUID()}`;
     const row = {
       requestId,
@@ -146,14 +159,13 @@ export class ToolCharges {
       team: key.team ?? null,
       organization: key.organization ?? null,
       customer: null,
-      parentRequestId: call.partOf ?? null,
       route: '/mcp',
       provider: `mcp:${call.server}`,
       model: call.tool,
       usage: { ...NO_USAGE },
       costMicros: micros,
-      priceSource: micros > 0 ? `mcpServers.${call.server}.toolPrices` : null,
-      status: call.outcome === 'error' ? 502 : 200,
+      priceSource,
+      status,
       latencyMs: call.ms,
       estimated: false,
       unverified: false,

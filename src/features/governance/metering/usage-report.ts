@@ -30,7 +30,7 @@ export interface UsageReportLine {
   group?: string | null;
   /** Start of the bucket, ISO 8601 (UTC). */
   period?: string;
-  /** Requests (the rows of a tool loop's calls count as their one request). */
+  /** Requests (a tool loop is one request: its calls are its parts). */
   requests: number;
   input_tokens: number;
   cache_read_tokens: number;
@@ -59,10 +59,10 @@ export async function usageReport(store: SqlStore, query: UsageQuery, usd: (micr
   if (query.groupBy) keys.push(`${GROUP_COLUMNS[query.groupBy]} AS grp`);
   if (query.interval) keys.push(`(at - (at % ${INTERVAL_MS[query.interval]})) AS bucket`);
   const sums = TOKEN_COLUMNS.map((c) => `SUM(${c}) AS ${c}`).join(', ');
-  // a request is counted once, with its parts (a tool loop's model and tool calls name it in parent_request_id)
+  // one row per request (a tool loop's row carries the sums of its model and tool calls, its parts are in gateway_usage_parts)
   const groupBy = [query.groupBy ? 'grp' : '', query.interval ? 'bucket' : ''].filter(Boolean).join(', ');
   const sql =
-    `SELECT ${[...keys, 'COUNT(DISTINCT COALESCE(parent_request_id, request_id)) AS requests', sums, 'SUM(cost_micros) AS cost_micros', 'COUNT(DISTINCT CASE WHEN cost_micros IS NULL THEN COALESCE(parent_request_id, request_id) END) AS unpriced', 'COUNT(DISTINCT CASE WHEN estimated <> 0 THEN COALESCE(parent_request_id, request_id) END) AS estimated'].join(', ')}` +
+    `SELECT ${[...keys, 'COUNT(*) AS requests', sums, 'SUM(cost_micros) AS cost_micros', 'SUM(CASE WHEN cost_micros IS NULL THEN 1 ELSE 0 END) AS unpriced', 'SUM(CASE WHEN estimated <> 0 THEN 1 ELSE 0 END) AS estimated'].join(', ')}` +
     ` FROM gateway_usage WHERE at >= ? AND at < ?` +
     (groupBy ? ` GROUP BY ${groupBy} ORDER BY ${groupBy}` : '');
   const rows = await store.query<Record<string, unknown>>(sql, [query.from, query.to]);

@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { Migration, SqlStore } from '../../../kernel/store/sql-store.js';
-import type { UsageRow } from '../governance-types.js';
+import type { Migration, SqlExecutor, SqlStore } from '../../../kernel/store/sql-store.js';
+import type { UsagePart, UsageRow } from '../governance-types.js';
 
 /**
- * The usage ledger's table: one row per request made with a gateway key (a tool loop: one row
- * per model call and per tool call, each naming the loop's request in parent_request_id). `at` is Unix
- * milliseconds; money in whole microdollars (null: unpriced). The indexes serve the usage
- * report: a time range grouped by one column, each index carrying the columns summed so the
- * query reads the index alone on PostgreSQL.
+ * The usage ledger's tables: `gateway_usage`, one row per request made with a gateway key (a
+ * tool loop too: its row carries the request's final status and the sums of all its calls), and
+ * `gateway_usage_parts`, the parts of a request (a tool loop's model and tool calls, in the order
+ * they ended) under its request id. `at` is Unix milliseconds; money in whole microdollars (null:
+ * unpriced). The indexes serve the usage report: a time range grouped by one column.
+ * `gateway_usage.parent_request_id` (migration 002) is no longer written: the parts of a
+ * request live in `gateway_usage_parts`.
  */
 export const USAGE_MIGRATIONS: Migration[] = [
   {
@@ -59,6 +61,41 @@ export const USAGE_MIGRATIONS: Migration[] = [
     id: 'governance-usage-003-attempts',
     statements: ['ALTER TABLE gateway_usage ADD COLUMN attempts TEXT'],
   },
+  {
+    // the parts of a request (a tool loop's model and tool calls) under its one row
+    id: 'governance-usage-004-parts',
+    statements: [
+      `CREATE TABLE gateway_usage_parts (
+        id TEXT PRIMARY KEY,
+        request_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        provider TEXT,
+        model TEXT,
+        server TEXT,
+        tool TEXT,
+        input_tokens BIGINT NOT NULL,
+        cache_read_tokens BIGINT NOT NULL,
+        cache_write_tokens BIGINT NOT NULL,
+        output_tokens BIGINT NOT NULL,
+        reasoning_tokens BIGINT NOT NULL,
+        input_audio_tokens BIGINT NOT NULL,
+        output_audio_tokens BIGINT NOT NULL,
+        images BIGINT NOT NULL,
+        audio_seconds BIGINT NOT NULL,
+        characters BIGINT NOT NULL,
+        cost_micros BIGINT,
+        price_source TEXT,
+        status INTEGER NOT NULL,
+        latency_ms INTEGER NOT NULL,
+        estimated INTEGER NOT NULL,
+        at BIGINT NOT NULL
+      )`,
+      'CREATE INDEX gateway_usage_parts_request ON gateway_usage_parts (request_id, seq)',
+      // parent_request_id is no longer written: its index is not kept up for nothing
+      'DROP INDEX IF EXISTS gateway_usage_parent',
+    ],
+  },
 ];
 
 export const USAGE_COLUMNS = [
@@ -89,8 +126,34 @@ export const USAGE_COLUMNS = [
   'latency_ms',
   'estimated',
   'unverified',
-  'parent_request_id',
   'attempts',
+] as const;
+
+export const PART_COLUMNS = [
+  'id',
+  'request_id',
+  'seq',
+  'kind',
+  'provider',
+  'model',
+  'server',
+  'tool',
+  'input_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'output_tokens',
+  'reasoning_tokens',
+  'input_audio_tokens',
+  'output_audio_tokens',
+  'images',
+  'audio_seconds',
+  'characters',
+  'cost_micros',
+  'price_source',
+  'status',
+  'latency_ms',
+  'estimated',
+  'at',
 ] as const;
 
 /** The token classes as report columns (summed by the usage report). */
@@ -107,7 +170,7 @@ export const TOKEN_COLUMNS = [
   'characters',
 ] as const;
 
-function values(row: UsageRow & { id: string }): unknown[] {
+function values(row: StoredRow): unknown[] {
   const u = row.usage;
   return [
     row.id,
@@ -137,22 +200,94 @@ function values(row: UsageRow & { id: string }): unknown[] {
     Math.round(row.latencyMs),
     row.estimated ? 1 : 0,
     row.unverified ? 1 : 0,
-    row.parentRequestId ?? null,
     row.attempts?.length ? JSON.stringify(row.attempts) : null,
   ];
 }
 
-/** A row with the id it is stored under (a retried batch writes each row once). */
-export type StoredRow = UsageRow & { id: string };
-
-export function withRowId(row: UsageRow): StoredRow {
-  return { ...row, id: randomUUID() };
+function tokenValues(u: UsageRow['usage']): unknown[] {
+  return [u.input, u.cacheRead, u.cacheWrite, u.output, u.reasoning, u.inputAudio, u.outputAudio, u.images, u.audioSeconds, u.characters];
 }
 
-/** Writes rows in one multi-row INSERT; rows already written (a retry) are skipped. */
-export async function insertUsageRows(store: SqlStore, rows: readonly StoredRow[]): Promise<void> {
+function partValues(requestId: string, part: StoredPart): unknown[] {
+  return [
+    part.id,
+    requestId,
+    part.seq,
+    part.kind,
+    part.provider,
+    part.model,
+    part.server,
+    part.tool,
+    ...tokenValues(part.usage),
+    part.costMicros,
+    part.priceSource,
+    part.status,
+    Math.round(part.latencyMs),
+    part.estimated ? 1 : 0,
+    part.at,
+  ];
+}
+
+/** A part with the id it is stored under. */
+export type StoredPart = UsagePart & { id: string };
+
+/** A row with the id it is stored under (a retried batch writes each row once), and its parts with theirs. */
+export type StoredRow = Omit<UsageRow, 'parts'> & { id: string; parts?: StoredPart[] };
+
+/** Parts recorded after their request's row (a tool call that ended after the loop's answer). */
+export interface StoredParts {
+  partsOf: string;
+  parts: StoredPart[];
+}
+
+/** What the ledger's buffer holds: rows (with their parts) and late parts. */
+export type StoredEntry = StoredRow | StoredParts;
+
+export function isParts(entry: StoredEntry): entry is StoredParts {
+  return 'partsOf' in entry;
+}
+
+export function withPartIds(parts: readonly UsagePart[]): StoredPart[] {
+  return parts.map((p) => ({ ...p, id: randomUUID() }));
+}
+
+export function withRowId(row: UsageRow): StoredRow {
+  const { parts, ...rest } = row;
+  return parts?.length ? { ...rest, id: randomUUID(), parts: withPartIds(parts) } : { ...rest, id: randomUUID() };
+}
+
+/** Parts per INSERT (24 parameters each: well under SQLite's and PostgreSQL's limits). */
+const PARTS_PER_INSERT = 500;
+
+/**
+ * Writes a batch: its rows in one multi-row INSERT into gateway_usage and, when any row has
+ * parts (or late parts are in the batch), the parts too, all in one transaction, so that a
+ * request's row and its parts land together. Rows and parts already written (a retry) are skipped.
+ */
+export async function insertUsageRows(store: SqlStore, entries: readonly StoredEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  const rows = entries.filter((e): e is StoredRow => !isParts(e));
+  const parts: Array<[string, StoredPart]> = [];
+  for (const e of entries) {
+    if (isParts(e)) for (const p of e.parts) parts.push([e.partsOf, p]);
+    else for (const p of e.parts ?? []) parts.push([e.requestId, p]);
+  }
+  if (parts.length === 0) return insertRows(store, rows);
+  await store.transaction(async (tx) => {
+    await insertRows(tx, rows);
+    for (let i = 0; i < parts.length; i += PARTS_PER_INSERT) await insertParts(tx, parts.slice(i, i + PARTS_PER_INSERT));
+  });
+}
+
+async function insertRows(store: SqlExecutor, rows: readonly StoredRow[]): Promise<void> {
   if (rows.length === 0) return;
   const one = `(${USAGE_COLUMNS.map(() => '?').join(', ')})`;
   const sql = `INSERT INTO gateway_usage (${USAGE_COLUMNS.join(', ')}) VALUES ${rows.map(() => one).join(', ')} ON CONFLICT (id) DO NOTHING`;
   await store.execute(sql, rows.flatMap(values));
+}
+
+async function insertParts(store: SqlExecutor, parts: ReadonlyArray<[string, StoredPart]>): Promise<void> {
+  const one = `(${PART_COLUMNS.map(() => '?').join(', ')})`;
+  const sql = `INSERT INTO gateway_usage_parts (${PART_COLUMNS.join(', ')}) VALUES ${parts.map(() => one).join(', ')} ON CONFLICT (id) DO NOTHING`;
+  await store.execute(sql, parts.flatMap(([requestId, part]) => partValues(requestId, part)));
 }

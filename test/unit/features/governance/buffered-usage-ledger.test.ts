@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { BufferedUsageLedger } from '../../../../src/features/governance/metering/buffered-usage-ledger.js';
-import type { StoredRow } from '../../../../src/features/governance/metering/usage-store.js';
+import { isParts, type StoredEntry } from '../../../../src/features/governance/metering/usage-store.js';
 import type { UsageRow } from '../../../../src/features/governance/governance-types.js';
 import { NO_USAGE } from '../../../../src/features/governance/prices/usage-classes.js';
 import type { SqlStore } from '../../../../src/kernel/store/sql-store.js';
@@ -29,7 +29,7 @@ const row = (n: number): UsageRow => ({
 
 const noStore = {} as SqlStore;
 
-function ledgerWith(write: (rows: readonly StoredRow[]) => Promise<void>, options: { batchSize?: number; maxBuffered?: number } = {}) {
+function ledgerWith(write: (rows: readonly StoredEntry[]) => Promise<void>, options: { batchSize?: number; maxBuffered?: number } = {}) {
   const logs = new LogCollector();
   const logger = pino({ level: 'info' }, logs);
   return { ledger: new BufferedUsageLedger(noStore, logger, { intervalMs: 10, retryMs: 5, write, ...options }), logs };
@@ -57,7 +57,7 @@ describe('the buffered usage ledger', () => {
     let failures = 3;
     const { ledger, logs } = ledgerWith(async (rows) => {
       if (failures-- > 0) throw new Error('connection refused');
-      written.push(...rows.map((r) => r.requestId));
+      written.push(...rows.map((r) => (isParts(r) ? `parts of ${r.partsOf}` : r.requestId)));
     });
     for (let i = 0; i < 5; i++) ledger.record(row(i));
     await ledger.flush(10);
