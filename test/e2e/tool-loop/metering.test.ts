@@ -1,6 +1,6 @@
 /**
  * A tool loop is charged through the request's meter (one reservation, settled to the sum of its
- * model calls). In the usage ledger the request is one row (its id, the status its caller got,
+ * model calls and its tools' prices). In the usage ledger the request is one row (its id, the status its caller got,
  * the sums of its model calls' tokens and of its model and tool calls' costs), and its model and
  * tool calls are its parts in gateway_usage_parts, in the order they ended (tool calls at the
  * tool's price, mcpServers.<name>.toolPrices). On SQLite and PostgreSQL.
@@ -42,6 +42,8 @@ describe.each([
         adminToken: 'admin-token-0123456789abcdef0123456789',
         apiKeys: [{ key: KEY, user: 'ann', team: 'search', scopes: ['mcp:read', 'mcp:write'] }],
       },
+      tenants: { teams: { search: {} } },
+      budgets: { team: { search: { limit_usd: 100, window: { period: 'month' } } } },
       mcpServers: { remote: { url: remote.url, toolPrices: { echo: '0.002' } } },
     }));
     ({ gw } = loop);
@@ -113,6 +115,17 @@ describe.each([
     const listed = ((await list.json()) as any).data as any[];
     expect(listed.map((r) => r.request_id).sort()).toEqual([...ids].sort());
     expect(listed.find((r) => r.request_id === ids[0])).toMatchObject({ status: 200, input_tokens: 20, output_tokens: 10 });
+    // the team's budget was charged every call of the three loops: their model calls and the tool's price
+    const charged = rows.reduce((sum, r) => sum + Number(r.cost_micros), 0);
+    await eventually(
+      async () => {
+        const me = await fetch(`${gw.url}/v1/me`, { headers: { 'x-gateway-token': KEY } });
+        const team = ((await me.json()) as any).budgets.find((b: any) => b.scope === 'team');
+        return Math.round(Number(team?.spent_usd) * 1e6) === charged;
+      },
+      5000,
+      'the budget charged the model calls and the tool prices',
+    );
   });
 
   it('a direct tools/call on /mcp stays a request of its own (its own row, no parts)', async () => {

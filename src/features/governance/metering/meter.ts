@@ -130,14 +130,17 @@ export class Meter {
   /**
    * Set once the answer's cost is known (decorate for JSON answers, finish for streams). `micros`
    * is what the request cost (a tool loop: its model and tool calls); `settleMicros` what the
-   * budgets settle to (a tool loop: its model calls; its tool calls are not on the budgets);
-   * `parts` how many of the loop's parts the sums cover.
+   * budgets settle to (the same, but 0 rather than null when a model has no price: a loop's
+   * priced tool calls are charged even so); `toolMicros` the part of it its tools' prices make
+   * (the spend metric counted those as each call ended); `parts` how many of the loop's parts
+   * the sums cover.
    */
   private computed:
     | {
         usage: TokenUsage;
         micros: number | null;
         settleMicros: number | null;
+        toolMicros: number;
         priceSource: string | null;
         provider: string | null;
         model: string | null;
@@ -396,7 +399,9 @@ export class Meter {
       return (this.computed = {
         usage,
         micros: models === null ? null : models + tools,
-        settleMicros: models,
+        // budgets are charged every call the loop made: its model calls and its tools' prices
+        settleMicros: (models ?? 0) + tools,
+        toolMicros: tools,
         priceSource,
         // the row names the loop's last model call (the one whose answer, or failure, ended it)
         provider: last ? last.provider : provider,
@@ -425,7 +430,7 @@ export class Meter {
       micros = price ? (billable(price, usage, this.batch) ?? null) : null;
       priceSource = price?.source ?? null;
     } else if (!failed) micros = null;
-    return (this.computed = { usage, micros, settleMicros: micros, priceSource, provider, model, estimated, parts: 0 });
+    return (this.computed = { usage, micros, settleMicros: micros, toolMicros: 0, priceSource, provider, model, estimated, parts: 0 });
   }
 
   /** x-gateway-cost (when known) and x-gateway-budget-remaining on the answer. */
@@ -453,14 +458,14 @@ export class Meter {
     setRequestUsage(ctx, cost.usage, cost.micros === null ? undefined : usdFromMicros(cost.micros), cost.estimated);
     // a loop's tool calls counted in the spend metric as each ended (model mcp): here its model calls
     if (cost.micros === null && !(status >= 400 && !ctx.res.headersSent)) deps.unpriced.inc([]);
-    else if (cost.settleMicros)
+    else if (cost.settleMicros && cost.settleMicros > cost.toolMicros)
       deps.spend.inc(
         [
           deps.teamLabel(this.key.team),
           cost.model && cost.provider ? deps.modelLabel(cost.provider, cost.model) : 'other',
           cost.provider ? deps.providerLabel(cost.provider) : 'other',
         ],
-        cost.settleMicros / 1e6,
+        (cost.settleMicros - cost.toolMicros) / 1e6,
       );
     const row: UsageRow = {
       requestId: ctx.id,
