@@ -108,7 +108,14 @@ interface Generation {
  * compiled pipelines of every route. Resources the previous generation holds (store, tool
  * servers, Redis, counters) are taken over where their settings are unchanged.
  */
-async function buildGeneration(config: GatewayConfig, capabilities: Capability[], logger: Logger, metrics: Metrics, configAdmin: ConfigAdmin, previous?: Generation): Promise<Generation> {
+async function buildGeneration(
+  config: GatewayConfig,
+  capabilities: Capability[],
+  logger: Logger,
+  metrics: Metrics,
+  configAdmin: ConfigAdmin,
+  previous?: Generation,
+): Promise<Generation> {
   // Every secret of the config is known to the one redactor before anything can log or answer.
   registerSecrets(configSecrets(config));
   const kinds = new ExtensionKinds();
@@ -161,7 +168,10 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const logger = createLogger(config.logging?.level ?? 'info', options.logDestination);
   const metrics = new Metrics();
   const capabilities = options.capabilities ?? CAPABILITIES;
-  const configAdmin: ConfigAdmin = { validate: (text, source) => checkConfigText(text, source, current.config), ...(options.reloadFromFile ? { reload: options.reloadFromFile } : {}) };
+  const configAdmin: ConfigAdmin = {
+    validate: (text, source) => checkConfigText(text, source, current.config),
+    ...(options.reloadFromFile ? { reload: options.reloadFromFile } : {}),
+  };
   let current = await buildGeneration(config, capabilities, logger, metrics, configAdmin);
   /** Generations replaced by a reload whose requests are still finishing. */
   const retiring = new Set<Promise<void>>();

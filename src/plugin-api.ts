@@ -67,7 +67,20 @@ export { IDENTITY, RESPONSE } from './kernel/engine/context.js';
 export { CALLER, UPSTREAM, RETRIES, QUIET, LINE_FIELDS } from './kernel/engine/report.js';
 export { GATEWAY_CALLER, ADMIN, ADMIN_ACCESS, TOKEN_LIST_SCOPE } from './features/auth/auth-services.js';
 // Model requests (the provider pipelines):
-export { PROVIDER, PROVIDER_KEY, ROUTING, TARGET, ATTEMPTS, DEADLINE, USAGE, CALL_TOKENS, USAGE_NOT_ASKED, UPLOAD_SENT, GATEWAY_SERVED, BATCH_LINE } from './features/models/model-request.js';
+export {
+  PROVIDER,
+  PROVIDER_KEY,
+  ROUTING,
+  TARGET,
+  ATTEMPTS,
+  DEADLINE,
+  USAGE,
+  CALL_TOKENS,
+  USAGE_NOT_ASKED,
+  UPLOAD_SENT,
+  GATEWAY_SERVED,
+  BATCH_LINE,
+} from './features/models/model-request.js';
 export { CALL_SPAN } from './features/models/metrics/genai-spans.js';
 export { ANSWERED_BY_GATEWAY } from './features/models/responses/answered-by-gateway.js';
 export { GATEWAY_KEY, CATALOGUE_MODEL } from './features/governance/governance-slots.js';

@@ -144,7 +144,12 @@ export async function consentAndConnect(callback: string, action: 'connect' | 'c
   if (shown.status !== 200) return { page, status: shown.status, body: page };
   const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(page)?.[1]?.replace(/&#(\d+);/g, (_, c: string) => String.fromCharCode(Number(c)));
   const form = new URLSearchParams({ code: field('code') ?? '', state: field('state') ?? '', action });
-  const posted = await fetch(new URL('/oauth/upstream/callback', callback), { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+  const posted = await fetch(new URL('/oauth/upstream/callback', callback), {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: form,
+  });
   const text = await posted.text();
   return { page, status: posted.status, body: text };
 }

@@ -53,7 +53,12 @@ export class HttpToolServer {
   /** `protectedResource`: its RFC 9728 metadata, served at /.well-known/oauth-protected-resource[/mcp]. */
   /** `requireBearer`: answers 401 unless it accepts the Authorization header (any of its users' tokens). */
   constructor(
-    private readonly options: { requireAuthorization?: string; requireBearer?: (authorization: string) => boolean; jsonResponse?: boolean; protectedResource?: () => Record<string, unknown> } = {},
+    private readonly options: {
+      requireAuthorization?: string;
+      requireBearer?: (authorization: string) => boolean;
+      jsonResponse?: boolean;
+      protectedResource?: () => Record<string, unknown>;
+    } = {},
   ) {}
 
   private build(): Server {

@@ -649,7 +649,11 @@ export async function requests(view: View): Promise<void> {
     );
   };
   const row = (r: any) => {
-    const details: HTMLButtonElement = h('button', { type: 'button', class: 'link', 'aria-label': `Details of request ${r.request_id}`, onclick: () => open(r.id, details) }, 'Details');
+    const details: HTMLButtonElement = h(
+      'button',
+      { type: 'button', class: 'link', 'aria-label': `Details of request ${r.request_id}`, onclick: () => open(r.id, details) },
+      'Details',
+    );
     return h(
       'tr',
       { 'data-request-id': r.request_id },
@@ -849,7 +853,12 @@ function configChange(view: View): HTMLElement {
         result.replaceChildren(
           json.valid
             ? h('p', { role: 'status' }, badge('valid', 'ok'), ' The config is valid: write it to the config file, then reload.')
-            : h('div', { role: 'alert' }, h('p', {}, badge(`${json.problems.length} problem${json.problems.length === 1 ? '' : 's'}`, 'bad')), h('ul', { 'aria-label': 'Problems' }, ...json.problems.map((p: string) => h('li', {}, h('code', {}, p))))),
+            : h(
+                'div',
+                { role: 'alert' },
+                h('p', {}, badge(`${json.problems.length} problem${json.problems.length === 1 ? '' : 's'}`, 'bad')),
+                h('ul', { 'aria-label': 'Problems' }, ...json.problems.map((p: string) => h('li', {}, h('code', {}, p)))),
+              ),
         );
       })
       .catch((err) => result.replaceChildren(errorBox(err)));
@@ -859,7 +868,13 @@ function configChange(view: View): HTMLElement {
     { 'aria-label': 'Change the config' },
     h('h2', {}, 'Validate a change'),
     h('p', { class: 'muted' }, 'Paste a whole config (YAML or JSON): it is checked as start-up checks it, nothing is applied.'),
-    h('form', { 'aria-label': 'Validate a config', onsubmit: validate }, h('label', { for: 'config-text' }, 'Config (YAML or JSON)'), text, h('button', { type: 'submit' }, 'Validate')),
+    h(
+      'form',
+      { 'aria-label': 'Validate a config', onsubmit: validate },
+      h('label', { for: 'config-text' }, 'Config (YAML or JSON)'),
+      text,
+      h('button', { type: 'submit' }, 'Validate'),
+    ),
     result,
     h('h2', {}, 'Reload'),
     h('p', { class: 'muted' }, 'Reads the config file again, as SIGHUP does; on any problem the running config stays.'),
@@ -987,7 +1002,14 @@ export async function toolServers(view: View): Promise<void> {
       h('h3', {}, `Who may use ${s.name}`),
       table(
         ['Key', 'Kind', 'User', 'Team', 'Tools', 'May call'],
-        s.grants.keys.map((g: any) => [h('code', {}, g.id), g.kind === 'token' ? 'issued key' : 'config key', g.user ?? '—', g.team ?? '—', g.tools ? g.tools.join(', ') : 'every tool', g.call ? 'yes' : 'list and read only']),
+        s.grants.keys.map((g: any) => [
+          h('code', {}, g.id),
+          g.kind === 'token' ? 'issued key' : 'config key',
+          g.user ?? '—',
+          g.team ?? '—',
+          g.tools ? g.tools.join(', ') : 'every tool',
+          g.call ? 'yes' : 'list and read only',
+        ]),
         `Grants of ${s.name}`,
       ),
       h(

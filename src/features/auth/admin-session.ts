@@ -86,7 +86,11 @@ export class AdminSessions {
     };
     await this.store.execute('DELETE FROM gateway_admin_sessions WHERE expires_at <= ?', [nowSeconds()]);
     const { sid: _sid, ...kept } = session;
-    await this.store.execute('INSERT INTO gateway_admin_sessions (sid_hash, session, expires_at) VALUES (?, ?, ?)', [sidHash(session.sid), JSON.stringify(kept), session.expiresAt]);
+    await this.store.execute('INSERT INTO gateway_admin_sessions (sid_hash, session, expires_at) VALUES (?, ?, ?)', [
+      sidHash(session.sid),
+      JSON.stringify(kept),
+      session.expiresAt,
+    ]);
     return { session, cookie: `${session.sid}.${sign(session.sid, adminToken)}` };
   }
 
@@ -103,7 +107,9 @@ export class AdminSessions {
     const given = Buffer.from(value.slice(dot + 1));
     const expected = Buffer.from(sign(sid, adminToken));
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
-    const rows = await this.store.query<{ session: string; expires_at: number | string }>('SELECT session, expires_at FROM gateway_admin_sessions WHERE sid_hash = ?', [sidHash(sid)]);
+    const rows = await this.store.query<{ session: string; expires_at: number | string }>('SELECT session, expires_at FROM gateway_admin_sessions WHERE sid_hash = ?', [
+      sidHash(sid),
+    ]);
     const row = rows[0];
     if (!row || Number(row.expires_at) <= nowSeconds()) return undefined;
     let session: AdminSession;
@@ -158,7 +164,9 @@ export const newOidcState = (): string => randomBytes(24).toString('base64url');
 
 /** The signed cookie value of an OIDC login attempt. */
 export function sealOidcLogin(state: string, attempt: { nonce: string; verifier: string }, adminToken: string): string {
-  const payload = Buffer.from(JSON.stringify({ state, nonce: attempt.nonce, verifier: attempt.verifier, expiresAt: nowSeconds() + OIDC_LOGIN_TTL_S } satisfies OidcLoginState)).toString('base64url');
+  const payload = Buffer.from(
+    JSON.stringify({ state, nonce: attempt.nonce, verifier: attempt.verifier, expiresAt: nowSeconds() + OIDC_LOGIN_TTL_S } satisfies OidcLoginState),
+  ).toString('base64url');
   return `${payload}.${sign(`oidc:${payload}`, adminToken)}`;
 }
 

@@ -63,7 +63,14 @@ export default defineStage<AdminMcpServersStageConfig, GatewayContext<GatewayRou
       for (const identity of identities) {
         if (!authorize(identity, { action: 'list', server }).allowed) continue;
         const tools = identity.permissions?.tools?.filter((t) => patternReachesServer(t, server)) ?? null;
-        granted.push({ kind: identity.kind === 'token' ? 'token' : 'config_key', id: identity.id, user: identity.user ?? null, team: identity.team ?? null, tools, call: canWrite(identity.scopes) });
+        granted.push({
+          kind: identity.kind === 'token' ? 'token' : 'config_key',
+          id: identity.id,
+          user: identity.user ?? null,
+          team: identity.team ?? null,
+          tools,
+          call: canWrite(identity.scopes),
+        });
       }
       return { keys: granted.slice(0, MAX_GRANTS_SHOWN), keys_total: granted.length, tokens_without_permissions: unrestricted };
     };

@@ -4,7 +4,20 @@
  * held credentials, rate counters, the chat/responses/messages translations). Everything else in
  * this folder is its own business (eslint/layers.js refuses imports of it from another feature).
  */
-export { ATTEMPTS, BATCH_LINE, CALL_TOKENS, DEADLINE, GATEWAY_SERVED, PROVIDER, PROVIDER_KEY, ROUTING, TARGET, USAGE, USAGE_NOT_ASKED, type ModelContext } from './model-request.js';
+export {
+  ATTEMPTS,
+  BATCH_LINE,
+  CALL_TOKENS,
+  DEADLINE,
+  GATEWAY_SERVED,
+  PROVIDER,
+  PROVIDER_KEY,
+  ROUTING,
+  TARGET,
+  USAGE,
+  USAGE_NOT_ASKED,
+  type ModelContext,
+} from './model-request.js';
 export { PROVIDERS, type ProviderRegistry } from './providers/provider-registry.js';
 export type { ResolvedTarget } from './providers/provider.js';
 export { callerValueProblem, headerSafe } from './providers/shared/caller-values.js';

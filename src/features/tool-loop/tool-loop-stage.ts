@@ -7,7 +7,21 @@ import type { Identity } from '../../kernel/engine/context.js';
 import { BODY, BODY_CHANGED, ensureJsonBody } from '../../kernel/engine/request-body.js';
 import { GatewayError, unauthorized } from '../../contract/errors/gateway-error.js';
 import { ANONYMOUS, publicBaseUrl } from '../auth/index.js';
-import { CALL_TOKENS, DEADLINE, TARGET, USAGE_NOT_ASKED, type ModelContext, noteCallTokens, PROVIDERS, modelAnswer, modelStream, type ModelStreamAnswer, callerGoneError, isTranslated, ANSWERED_BY_GATEWAY } from '../models/index.js';
+import {
+  CALL_TOKENS,
+  DEADLINE,
+  TARGET,
+  USAGE_NOT_ASKED,
+  type ModelContext,
+  noteCallTokens,
+  PROVIDERS,
+  modelAnswer,
+  modelStream,
+  type ModelStreamAnswer,
+  callerGoneError,
+  isTranslated,
+  ANSWERED_BY_GATEWAY,
+} from '../models/index.js';
 import { GatewayTools, type CallerTools } from './gateway-tools.js';
 import { isAnswerError } from '../../kernel/errors/answer-error.js';
 import { SILENT_EVENTS, type LoopEvents } from './loop-events.js';

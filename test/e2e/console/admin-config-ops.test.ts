@@ -33,7 +33,11 @@ async function call(url: string, method: string, path: string, opts: { token?: s
 describe('POST /v1/admin/config/validate', () => {
   let gw: TestGateway;
   beforeAll(async () => {
-    gw = await startGateway({ logging: { level: 'warn' }, ui: { enabled: true }, auth: { adminToken: ADMIN, apiKeys: [{ key: VIEWER_KEY, user: 'vera@example.com', roles: ['viewer'] }] } });
+    gw = await startGateway({
+      logging: { level: 'warn' },
+      ui: { enabled: true },
+      auth: { adminToken: ADMIN, apiKeys: [{ key: VIEWER_KEY, user: 'vera@example.com', roles: ['viewer'] }] },
+    });
   });
   afterAll(async () => {
     await gw?.close();
@@ -51,7 +55,17 @@ describe('POST /v1/admin/config/validate', () => {
     const res = await call(gw.url, 'POST', '/v1/admin/config/validate', {
       token: ADMIN,
       type: 'text/plain',
-      body: ['server:', '  port: not-a-port', 'storage:', '  type: postgres', 'nonsense: true', 'models:', '  chat:', '    targets:', '      - { provider: openai, model: gpt-4o-mini, credential: missing-cred }'].join('\n'),
+      body: [
+        'server:',
+        '  port: not-a-port',
+        'storage:',
+        '  type: postgres',
+        'nonsense: true',
+        'models:',
+        '  chat:',
+        '    targets:',
+        '      - { provider: openai, model: gpt-4o-mini, credential: missing-cred }',
+      ].join('\n'),
     });
     expect(res.status).toBe(200);
     expect(res.json.valid).toBe(false);
@@ -73,7 +87,11 @@ describe('POST /v1/admin/config/validate', () => {
   });
 
   it('loads no plugin and reads no pipelines folder the running gateway does not already use', async () => {
-    const res = await call(gw.url, 'POST', '/v1/admin/config/validate', { token: ADMIN, type: 'application/yaml', body: 'plugins: ["/tmp/not-a-plugin-of-this-gateway.js"]\npipelines:\n  dir: /etc\n' });
+    const res = await call(gw.url, 'POST', '/v1/admin/config/validate', {
+      token: ADMIN,
+      type: 'application/yaml',
+      body: 'plugins: ["/tmp/not-a-plugin-of-this-gateway.js"]\npipelines:\n  dir: /etc\n',
+    });
     expect(res.json.valid).toBe(false);
     expect(res.json.problems).toEqual(expect.arrayContaining([expect.stringMatching(/^plugins\[0\]: not loaded/), expect.stringMatching(/^pipelines\.dir: differs/)]));
   });
@@ -110,7 +128,11 @@ describe('POST /v1/admin/config/validate', () => {
     expect((await call(gw.url, 'POST', '/v1/admin/config/validate', { cookie, type: 'text/plain', body: 'ui: {}' })).status).toBe(403);
     const ok = await call(gw.url, 'POST', '/v1/admin/config/validate', { cookie, csrf: body.csrf_token, type: 'text/plain', body: 'ui: {}' });
     expect(ok.json.valid).toBe(true);
-    const viewerLogin = await request(`${gw.url}/v1/admin/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: VIEWER_KEY }) });
+    const viewerLogin = await request(`${gw.url}/v1/admin/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: VIEWER_KEY }),
+    });
     const viewerBody: any = await viewerLogin.body.json();
     const viewerRaw = viewerLogin.headers['set-cookie'];
     const viewerCookie = (Array.isArray(viewerRaw) ? viewerRaw : [viewerRaw!]).map((c) => c.split(';')[0]).join('; ');
@@ -132,7 +154,11 @@ describe('POST /v1/admin/config/reload on a gateway started from its file', { ti
   let url: string;
   let file: string;
   const config = (keys: { key: string; user: string; roles?: string[] }[]) =>
-    JSON.stringify({ server: { host: '127.0.0.1' }, logging: { level: 'info' }, auth: { adminToken: ADMIN, apiKeys: [{ key: VIEWER_KEY, user: 'vera@example.com', roles: ['viewer'] }, ...keys] } });
+    JSON.stringify({
+      server: { host: '127.0.0.1' },
+      logging: { level: 'info' },
+      auth: { adminToken: ADMIN, apiKeys: [{ key: VIEWER_KEY, user: 'vera@example.com', roles: ['viewer'] }, ...keys] },
+    });
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'gw-config-reload-'));
@@ -195,7 +221,15 @@ describe('POST /v1/admin/config/reload in a cluster (server.workers: 2)', { time
     const res = await call(url, 'POST', '/v1/admin/config/reload', { token: ADMIN });
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ object: 'admin.config.reload', status: 'requested', file });
-    await until(() => new Set(logRecords(proc!).filter((r) => r.msg === 'config reloaded').map((r) => r.pid)).size === 2, 'both workers did not reload');
+    await until(
+      () =>
+        new Set(
+          logRecords(proc!)
+            .filter((r) => r.msg === 'config reloaded')
+            .map((r) => r.pid),
+        ).size === 2,
+      'both workers did not reload',
+    );
     // A broken file: refused by the worker before the primary is asked (no worker reloads).
     writeFileSync(file, JSON.stringify({ server: { host: '127.0.0.1', workers: 2 }, auth: { adminToken: ADMIN }, nonsense: true }));
     const failed = await call(url, 'POST', '/v1/admin/config/reload', { token: ADMIN });

@@ -355,10 +355,7 @@ describe('admin sessions shared by two instances of one store', () => {
   beforeAll(async () => {
     a = await start({ enabled: true });
     // Another instance on the same store (as the workers of a cluster share its SQLite file).
-    b = await startGateway(
-      { logging: { level: 'warn' }, ui: { enabled: true }, auth: { adminToken: ADMIN }, pricing: { unpriced: 'allow' } },
-      { dataDir: a.dataDir },
-    );
+    b = await startGateway({ logging: { level: 'warn' }, ui: { enabled: true }, auth: { adminToken: ADMIN }, pricing: { unpriced: 'allow' } }, { dataDir: a.dataDir });
   });
   afterAll(async () => {
     await b?.close();

@@ -378,7 +378,13 @@ describe('the console in a real browser (playwright-core + Debian chromium)', { 
     await page.keyboard.press('Enter');
     await expect.poll(() => page.locator('h1').textContent(), { timeout: WAIT }).toBe('Overview');
     await page.screenshot({ path: join(artifacts, 'overview.png') });
-    const focused = () => page.evaluate(() => ({ tag: document.activeElement?.tagName, page: document.activeElement?.dataset?.page ?? null, inMain: !!document.activeElement?.closest('main'), cls: document.activeElement?.className ?? '' }));
+    const focused = () =>
+      page.evaluate(() => ({
+        tag: document.activeElement?.tagName,
+        page: document.activeElement?.dataset?.page ?? null,
+        inMain: !!document.activeElement?.closest('main'),
+        cls: document.activeElement?.className ?? '',
+      }));
     // The first Tab of the page is the skip link, which moves the focus to the content.
     await page.evaluate(() => (document.activeElement as any)?.blur?.());
     await page.keyboard.press('Tab');

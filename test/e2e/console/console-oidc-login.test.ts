@@ -78,7 +78,7 @@ describe('console login through the OpenID provider', { timeout: 120_000 }, () =
     expect(((await off404.body.json()) as any).error).toBeDefined();
   });
 
-  it("logs the user in with their role in the tenants (viewer): a session cookie, then /ui/; the session reads and the API refuses its writes", async () => {
+  it('logs the user in with their role in the tenants (viewer): a session cookie, then /ui/; the session reads and the API refuses its writes', async () => {
     const result = await oidcLogin(gw);
     expect(result.status).toBe(302);
     expect(result.location).toBe('/ui/');
@@ -92,7 +92,11 @@ describe('console login through the OpenID provider', { timeout: 120_000 }, () =
     await keys.body.dump();
     expect(keys.statusCode).toBe(200);
     const csrf = (await (await request(`${gw.url}/v1/admin/session`, { headers: { cookie } })).body.json()) as any;
-    const write = await request(`${gw.url}/v1/auth/tokens`, { method: 'POST', headers: { cookie, 'x-csrf-token': csrf.csrf_token, 'content-type': 'application/json' }, body: '{"user":"x@example.com"}' });
+    const write = await request(`${gw.url}/v1/auth/tokens`, {
+      method: 'POST',
+      headers: { cookie, 'x-csrf-token': csrf.csrf_token, 'content-type': 'application/json' },
+      body: '{"user":"x@example.com"}',
+    });
     await write.body.dump();
     expect(write.statusCode).toBe(403);
   });

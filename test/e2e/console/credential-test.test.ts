@@ -63,7 +63,16 @@ describe('POST /v1/admin/credentials/{name}/test', () => {
     upstream.requests.length = 0;
     const res = await call(gw.url, 'POST', '/v1/admin/credentials/good/test');
     expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({ object: 'admin.credential.test', name: 'good', provider: 'openai', ok: true, status: 200, error_type: null, models: 2, checked: 'GET /v1/models' });
+    expect(res.json).toMatchObject({
+      object: 'admin.credential.test',
+      name: 'good',
+      provider: 'openai',
+      ok: true,
+      status: 200,
+      error_type: null,
+      models: 2,
+      checked: 'GET /v1/models',
+    });
     expect(typeof res.json.latency_ms).toBe('number');
     expect(upstream.received('GET /v1/models')).toHaveLength(1);
     expect(upstream.received('GET /v1/models')[0]!.headers.authorization).toBe(`Bearer ${GOOD}`);

@@ -55,11 +55,15 @@ describe('the tool servers of the admin API: calls, sessions and grants', { time
     try {
       await client.callTool({ name: 'echo', arguments: { text: 'one' } });
       await client.callTool({ name: 'echo', arguments: { text: 'two' } });
-      const server = await eventually(async () => {
-        const list = await call(gw.url, 'GET', '/v1/admin/mcp/servers');
-        const s = list.json.data.find((d: any) => d.name === 'tools');
-        return s?.tools?.find((t: any) => t.name === 'echo')?.calls?.calls === 2 ? s : undefined;
-      }, 20_000, 'the two calls in the ledger');
+      const server = await eventually(
+        async () => {
+          const list = await call(gw.url, 'GET', '/v1/admin/mcp/servers');
+          const s = list.json.data.find((d: any) => d.name === 'tools');
+          return s?.tools?.find((t: any) => t.name === 'echo')?.calls?.calls === 2 ? s : undefined;
+        },
+        20_000,
+        'the two calls in the ledger',
+      );
       expect(server.calls).toBe(2);
       expect(server.tools.find((t: any) => t.name === 'echo').calls).toMatchObject({ calls: 2, errors: 0, last_at: expect.any(Number) });
       const other = server.tools.find((t: any) => t.name !== 'echo');

@@ -57,7 +57,14 @@ describe('rotating the signing key of the gateway’s authorization server (auth
     const clientId = `${docs.url}/client.json`;
     const { verifier, challenge } = pkcePair();
     const url = new URL(`${gw.url}/oauth/authorize`);
-    for (const [k, v] of Object.entries({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256', state: 's' }))
+    for (const [k, v] of Object.entries({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 's',
+    }))
       url.searchParams.set(k, v);
     const browser = new FormBrowser();
     const login = await browser.get(url.href);

@@ -134,9 +134,13 @@ describe('per_user_oauth on a tool server that refuses every request without a u
   it('a token the server refuses (401) is refreshed before the next call', async () => {
     const [first] = as.issued.get('sam')!;
     revoked.add(first!);
-    const refused = await rawPost(`${gw.url}/mcp/strict`, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }, {
-      authorization: `Bearer ${key}`,
-    });
+    const refused = await rawPost(
+      `${gw.url}/mcp/strict`,
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+      {
+        authorization: `Bearer ${key}`,
+      },
+    );
     expect(refused.status).toBe(502);
     expect(refused.json.error.message).toMatch(/refused your connection's token: retry/);
     const client = await connectClient(`${gw.url}/mcp/strict`, { authorization: `Bearer ${key}` });
@@ -205,7 +209,10 @@ describe('per_user_oauth when the gateway does not authenticate callers', () => 
       auth: { enabled: false },
       secrets: { key: 'd'.repeat(64) },
       mcpServers: {
-        tools: { url: tools.url, auth: { upstream: 'per_user_oauth', authorizationEndpoint: 'http://127.0.0.1:9/authorize', tokenEndpoint: 'http://127.0.0.1:9/token', clientId: 'c' } },
+        tools: {
+          url: tools.url,
+          auth: { upstream: 'per_user_oauth', authorizationEndpoint: 'http://127.0.0.1:9/authorize', tokenEndpoint: 'http://127.0.0.1:9/token', clientId: 'c' },
+        },
       },
     });
   });

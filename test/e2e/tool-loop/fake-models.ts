@@ -146,7 +146,9 @@ export function chatModel(req: ReceivedRequest, res: ServerResponse): void {
   if (last.role === 'tool' && !plan.repeat) {
     if (plan.hangAfterTool) return;
     if (plan.failAfterTool) {
-      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'The model refused the turn.', type: 'invalid_request_error', code: null } }));
+      res
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'The model refused the turn.', type: 'invalid_request_error', code: null } }));
       return;
     }
     send(

@@ -80,9 +80,9 @@ describe.each([
     for (const [i, route] of ['POST /v1/responses', 'POST /v1/responses', 'POST /v1/chat/completions'].entries()) {
       // the request's one row: its id, status, the summed tokens of its two model calls (10 in, 5 out each)
       const mine = rows.filter((r) => r.request_id === ids[i]);
-      expect(mine.map((r) => [r.route, r.provider, r.model, Number(r.input_tokens), Number(r.output_tokens), Number(r.status), Number(r.estimated), r.user_id, r.parent_request_id])).toEqual([
-        [route, 'deepseek', 'deepseek-v4-pro', 20, 10, 200, 0, 'ann', null],
-      ]);
+      expect(
+        mine.map((r) => [r.route, r.provider, r.model, Number(r.input_tokens), Number(r.output_tokens), Number(r.status), Number(r.estimated), r.user_id, r.parent_request_id]),
+      ).toEqual([[route, 'deepseek', 'deepseek-v4-pro', 20, 10, 200, 0, 'ann', null]]);
       expect(mine[0].price_source).not.toBeNull();
       // its parts: model call, tool call (at its price), model call
       const parts = await store.query<any>('SELECT * FROM gateway_usage_parts WHERE request_id = ? ORDER BY seq', [ids[i]]);
@@ -284,7 +284,9 @@ describe('a loop that ends in a model error, whose caller goes away, or whose ca
     plan.args = { text: 'then fail' };
     plan.failAfterTool = true;
     try {
-      const streamed = await client().responses.create({ model: 'deepseek-v4-pro', input: 'Echo', tools: [MCP_TOOL], stream: true }).withResponse();
+      const streamed = await client()
+        .responses.create({ model: 'deepseek-v4-pro', input: 'Echo', tools: [MCP_TOOL], stream: true })
+        .withResponse();
       const id = streamed.response.headers.get('x-gateway-request-id')!;
       const events: any[] = [];
       for await (const event of streamed.data) events.push(event);

@@ -457,7 +457,12 @@ describe('/v1/responses mcp tools run with the caller’s permissions', () => {
     plan.tool = 'add';
     plan.args = { a: 1, b: 1 };
     const stream = async (key: string) => {
-      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-provider-key-1', defaultHeaders: { 'x-gateway-provider': 'deepseek', 'x-gateway-token': key }, maxRetries: 0 });
+      const client = new OpenAI({
+        baseURL: `${gw.url}/v1`,
+        apiKey: 'sk-provider-key-1',
+        defaultHeaders: { 'x-gateway-provider': 'deepseek', 'x-gateway-token': key },
+        maxRetries: 0,
+      });
       const events = client.responses.stream({ model: 'm', input: 'Add', tools: [MCP_TOOL] });
       const types: string[] = [];
       events.on('event', (e) => types.push(e.type));

@@ -59,11 +59,9 @@ describe('a streamed tool loop under a fallback routing config', () => {
     await Promise.all([remote?.stop(), first?.stop(), second?.stop()]);
   });
 
-  const config = (strategy: Json = { mode: 'fallback' }) =>
-    JSON.stringify({ strategy, targets: [{ provider: 'deepseek' }, { provider: 'openai', api_key: OPENAI_TARGET_KEY }] });
+  const config = (strategy: Json = { mode: 'fallback' }) => JSON.stringify({ strategy, targets: [{ provider: 'deepseek' }, { provider: 'openai', api_key: OPENAI_TARGET_KEY }] });
   const headers = (strategy?: Json) => ({ 'content-type': 'application/json', 'x-gateway-api-key': 'sk-provider-key-1', 'x-gateway-config': config(strategy) });
-  const openai = (strategy?: Json) =>
-    new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-provider-key-1', defaultHeaders: { 'x-gateway-config': config(strategy) }, maxRetries: 0 });
+  const openai = (strategy?: Json) => new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-provider-key-1', defaultHeaders: { 'x-gateway-config': config(strategy) }, maxRetries: 0 });
 
   /** Each test starts from fresh fakes: `firstReplies` for the first target's chat calls; the second target answers as a model that calls the tool. */
   const arrange = (...firstReplies: Array<(req: ReceivedRequest, res: import('node:http').ServerResponse) => void>) => {
@@ -212,7 +210,10 @@ describe('a streamed tool loop under a fallback routing config', () => {
           'x-gateway-api-key': 'sk-provider-key-1',
           'x-gateway-config': JSON.stringify({
             strategy: { mode: 'fallback' },
-            targets: [{ provider: 'deepseek', retry: { attempts: 1, on_status_codes: [503] } }, { provider: 'openai', api_key: OPENAI_TARGET_KEY }],
+            targets: [
+              { provider: 'deepseek', retry: { attempts: 1, on_status_codes: [503] } },
+              { provider: 'openai', api_key: OPENAI_TARGET_KEY },
+            ],
           }),
         },
         body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'What is 2 + 3?' }], tools: [{ type: 'mcp', server_label: 'remote' }], stream: true }),

@@ -160,7 +160,9 @@ export class OAuthServerStore {
   /** Drops what has expired (pending authorizations, codes, revoked-token entries, dead families). */
   /** The failed logins of a client in its current window (0 when its window ended). */
   async loginFailures(clientHash: string, now: number): Promise<{ failures: number; windowEnds: number }> {
-    const rows = await this.store.query<{ failures: unknown; window_ends: unknown }>('SELECT failures, window_ends FROM gateway_oauth_login_failures WHERE client_hash = ?', [clientHash]);
+    const rows = await this.store.query<{ failures: unknown; window_ends: unknown }>('SELECT failures, window_ends FROM gateway_oauth_login_failures WHERE client_hash = ?', [
+      clientHash,
+    ]);
     const row = rows[0];
     if (!row || Number(row.window_ends) <= now) return { failures: 0, windowEnds: now };
     return { failures: Number(row.failures), windowEnds: Number(row.window_ends) };

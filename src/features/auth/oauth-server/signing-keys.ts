@@ -46,7 +46,8 @@ export class SigningKeys {
   /** The public key that verifies a token with this header (its kid and alg); throws for a key not held. */
   readonly verificationKey = (header: JWSHeaderParameters): KeyObject => {
     const key = typeof header.kid === 'string' ? this.byKid.get(header.kid) : undefined;
-    if (!key || key.alg !== header.alg) throw Object.assign(new Error('The token is signed by a key this gateway does not hold.'), { code: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' });
+    if (!key || key.alg !== header.alg)
+      throw Object.assign(new Error('The token is signed by a key this gateway does not hold.'), { code: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' });
     return key.publicKey;
   };
 }

@@ -79,9 +79,7 @@ function hold(lease: Lease, want: Amount): void {
 
 /** A lease has room for `amount` when what it holds plus what it spent plus `amount` fits its size. */
 function fits(lease: Lease, amount: Amount): boolean {
-  return (
-    lease.held.micros + lease.spent.micros + amount.micros <= lease.size.micros && lease.held.tokens + lease.spent.tokens + amount.tokens <= lease.size.tokens
-  );
+  return lease.held.micros + lease.spent.micros + amount.micros <= lease.size.micros && lease.held.tokens + lease.spent.tokens + amount.tokens <= lease.size.tokens;
 }
 
 /**
@@ -299,9 +297,12 @@ export class LeasedLedger implements BudgetLedger {
       }
       return { ok: true, lease };
     })();
-    if (!alone) void work.finally(() => {
-      if (slot.taking === work) slot.taking = undefined;
-    }).catch(() => undefined);
+    if (!alone)
+      void work
+        .finally(() => {
+          if (slot.taking === work) slot.taking = undefined;
+        })
+        .catch(() => undefined);
     return work;
   }
 

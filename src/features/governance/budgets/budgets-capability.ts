@@ -37,7 +37,8 @@ export function storeTimeoutMs(text: string | undefined, redis: boolean): number
 /** budgets.leases.interval ("500ms", "1s") in ms. */
 export function leaseIntervalMs(text: string | undefined): number {
   const m = /^([0-9]+)(ms|s)$/.exec(text ?? '500ms');
-  if (!m || Number(m[1]) === 0) throw new ConfigError([`budgets.leases.interval must be a positive duration such as "1s" (got ${JSON.stringify(text)})`], 'budgets.leases.interval');
+  if (!m || Number(m[1]) === 0)
+    throw new ConfigError([`budgets.leases.interval must be a positive duration such as "1s" (got ${JSON.stringify(text)})`], 'budgets.leases.interval');
   return Number(m[1]) * (m[2] === 's' ? 1000 : 1);
 }
 
@@ -80,7 +81,14 @@ export const budgetsCapability: Capability = {
     else if (services.config.budgets) await redisReady(redis, 2000);
     const timeoutMs = storeTimeoutMs(config.storeTimeout, redis !== undefined);
     const leases = { requests: config.leases?.requests ?? 64, share: config.leases?.share ?? 0.25, intervalMs: leaseIntervalMs(config.leases?.interval) };
-    const settings = { redis: redis ? services.config.redis : undefined, storage: redis ? undefined : services.config.storage, ttlMs, timeoutMs, webhook: config.alertWebhook, leases };
+    const settings = {
+      redis: redis ? services.config.redis : undefined,
+      storage: redis ? undefined : services.config.storage,
+      ttlMs,
+      timeoutMs,
+      webhook: config.alertWebhook,
+      leases,
+    };
     // Kept across a reload with the same settings: its live reservations stay alive.
     const ledger = services.resources.keep(
       'budget-ledger',

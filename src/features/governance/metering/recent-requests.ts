@@ -114,7 +114,10 @@ function toPart(r: Record<string, unknown>): RequestPart {
  */
 export async function getRecentRequest(store: SqlStore, id: string): Promise<RequestDetail> {
   if (id.length < 1 || id.length > 256) throw badRequest('The request id must be 1 to 256 characters.', 'id');
-  const rows = await store.query<Record<string, unknown>>(`SELECT ${COLUMNS}, estimated, attempts FROM gateway_usage WHERE id = ? OR request_id = ? ORDER BY at ASC, id ASC LIMIT 1`, [id, id]);
+  const rows = await store.query<Record<string, unknown>>(
+    `SELECT ${COLUMNS}, estimated, attempts FROM gateway_usage WHERE id = ? OR request_id = ? ORDER BY at ASC, id ASC LIMIT 1`,
+    [id, id],
+  );
   const row = rows[0];
   if (!row) throw notFound(`No request ${id.slice(0, 64)} in the usage ledger.`);
   const parts = await store.query<Record<string, unknown>>(

@@ -289,5 +289,8 @@ async function insertRows(store: SqlExecutor, rows: readonly StoredRow[]): Promi
 async function insertParts(store: SqlExecutor, parts: ReadonlyArray<[string, StoredPart]>): Promise<void> {
   const one = `(${PART_COLUMNS.map(() => '?').join(', ')})`;
   const sql = `INSERT INTO gateway_usage_parts (${PART_COLUMNS.join(', ')}) VALUES ${parts.map(() => one).join(', ')} ON CONFLICT (id) DO NOTHING`;
-  await store.execute(sql, parts.flatMap(([requestId, part]) => partValues(requestId, part)));
+  await store.execute(
+    sql,
+    parts.flatMap(([requestId, part]) => partValues(requestId, part)),
+  );
 }

@@ -99,20 +99,30 @@ export class ConnectionStore {
 
   async saveState(stateHash: string, owner: string, server: string, data: string, expiresAt: number, now: number): Promise<void> {
     await this.store.execute('DELETE FROM gateway_mcp_connect_states WHERE expires_at <= ?', [now]);
-    await this.store.execute('INSERT INTO gateway_mcp_connect_states (state_hash, owner, server, data, expires_at) VALUES (?, ?, ?, ?, ?)', [stateHash, owner, server, data, expiresAt]);
+    await this.store.execute('INSERT INTO gateway_mcp_connect_states (state_hash, owner, server, data, expires_at) VALUES (?, ?, ?, ?, ?)', [
+      stateHash,
+      owner,
+      server,
+      data,
+      expiresAt,
+    ]);
   }
 
   /** Takes a connection under way (single use: a second take finds nothing); undefined when unknown, used or expired. */
   /** A state's row while it is unused and unexpired, left in place (the consent page reads it). */
   async peekState(stateHash: string, now: number): Promise<StateRow | undefined> {
-    const rows = await this.store.query<StateRow & { expires_at: unknown }>('SELECT owner, server, data, expires_at FROM gateway_mcp_connect_states WHERE state_hash = ?', [stateHash]);
+    const rows = await this.store.query<StateRow & { expires_at: unknown }>('SELECT owner, server, data, expires_at FROM gateway_mcp_connect_states WHERE state_hash = ?', [
+      stateHash,
+    ]);
     const row = rows[0];
     if (!row || Number(row.expires_at) <= now) return undefined;
     return { owner: row.owner, server: row.server, data: row.data };
   }
 
   async takeState(stateHash: string, now: number): Promise<StateRow | undefined> {
-    const rows = await this.store.query<StateRow & { expires_at: unknown }>('SELECT owner, server, data, expires_at FROM gateway_mcp_connect_states WHERE state_hash = ?', [stateHash]);
+    const rows = await this.store.query<StateRow & { expires_at: unknown }>('SELECT owner, server, data, expires_at FROM gateway_mcp_connect_states WHERE state_hash = ?', [
+      stateHash,
+    ]);
     const row = rows[0];
     if (!row) return undefined;
     const removed = await this.store.execute('DELETE FROM gateway_mcp_connect_states WHERE state_hash = ?', [stateHash]);

@@ -2,9 +2,7 @@ import { request } from 'undici';
 import type { McpServerAuth } from '../../../generated/gateway.js';
 
 /** What a token endpoint answered: the tokens, or the refusal (its RFC 6749 error code) or failure. */
-export type TokenAnswer =
-  | { ok: true; accessToken: string; refreshToken?: string; expiresIn?: number; scope?: string }
-  | { ok: false; refused: boolean; code: string };
+export type TokenAnswer = { ok: true; accessToken: string; refreshToken?: string; expiresIn?: number; scope?: string } | { ok: false; refused: boolean; code: string };
 
 /**
  * One request to a tool server's token endpoint (`auth.tokenEndpoint`, or discovered) for a user's tokens:

@@ -165,7 +165,8 @@ export class UserConnections {
     const taken = await this.store.takeState(sha256(state), now);
     if (!taken) throw badRequest('This connect link is unknown, expired or already used: start again from the tool call.', 'state');
     const error = query.get('error');
-    if (error) throw new GatewayError('insufficient_permissions', `The tool server's authorization server refused the connection (${/^[a-z_]{1,64}$/.test(error) ? error : 'error'}).`);
+    if (error)
+      throw new GatewayError('insufficient_permissions', `The tool server's authorization server refused the connection (${/^[a-z_]{1,64}$/.test(error) ? error : 'error'}).`);
     const code = query.get('code');
     if (!code) throw badRequest('code is required.', 'code');
     const opened = this.box().open(taken.data);
@@ -176,7 +177,10 @@ export class UserConnections {
     const answer = await askTokenEndpoint(auth, (await this.endpoints(taken.server)).tokenEndpoint, form);
     if (!answer.ok) {
       this.logger.warn({ mcpServer: taken.server, error: answer.code }, 'the token endpoint of a tool server refused a connection');
-      throw new GatewayError(answer.refused ? 'insufficient_permissions' : 'provider_error', `The token endpoint of tool server ${taken.server} ${answer.refused ? 'refused the code' : 'failed'} (${answer.code}).`);
+      throw new GatewayError(
+        answer.refused ? 'insufficient_permissions' : 'provider_error',
+        `The token endpoint of tool server ${taken.server} ${answer.refused ? 'refused the code' : 'failed'} (${answer.code}).`,
+      );
     }
     await this.keep(taken.owner, taken.server, answer, undefined, now);
     this.forgetLinks(taken.owner, taken.server);
@@ -219,7 +223,11 @@ export class UserConnections {
       await this.store.remove(owner, server);
       throw await this.notConnected(server, owner, base);
     }
-    const answer = await askTokenEndpoint(this.auth(server), (await this.endpoints(server)).tokenEndpoint, new URLSearchParams({ grant_type: 'refresh_token', refresh_token: held.refresh }));
+    const answer = await askTokenEndpoint(
+      this.auth(server),
+      (await this.endpoints(server)).tokenEndpoint,
+      new URLSearchParams({ grant_type: 'refresh_token', refresh_token: held.refresh }),
+    );
     if (!answer.ok) {
       this.logger.warn({ mcpServer: server, error: answer.code }, 'the token endpoint of a tool server refused a refresh');
       if (!answer.refused) throw new RpcFailure(RPC.SERVER_UNAVAILABLE, `Tool server ${server}: the token endpoint failed (${answer.code}).`);

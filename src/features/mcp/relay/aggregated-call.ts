@@ -64,7 +64,11 @@ export async function relayAggregatedCall(
   } catch (err) {
     if (!(err instanceof RpcFailure)) throw err;
     access.ended(identity, 'tools/call', server.name, parts.name, 'error', started, err.message);
-    const text = JSON.stringify({ jsonrpc: '2.0', id: message.id, error: err.data === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, data: err.data } });
+    const text = JSON.stringify({
+      jsonrpc: '2.0',
+      id: message.id,
+      error: err.data === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, data: err.data },
+    });
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     res.end(text);
     return true;

@@ -254,7 +254,11 @@ export class RemoteRelay {
         void server.renewSharedSession().catch(() => undefined);
         jsonAnswer(res, 503, rpcError(opts.firstId, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} is reconnecting; try again.`), { 'retry-after': '1' });
       } else if (status === 401 && (await server.tokenRefused())) {
-        jsonAnswer(res, 502, rpcError(opts.firstId, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} refused your connection's token: retry (it is refreshed), or connect again.`));
+        jsonAnswer(
+          res,
+          502,
+          rpcError(opts.firstId, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} refused your connection's token: retry (it is refreshed), or connect again.`),
+        );
       } else {
         jsonAnswer(res, 502, rpcError(opts.firstId, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} refused the gateway's credentials.`));
       }

@@ -25,7 +25,11 @@ export class PerUserToken {
     const caller = this.fixed ?? CALLER_CREDENTIAL.getStore();
     if (!caller?.owner) return undefined;
     // With auth disabled every caller is the same anonymous one: no one's account may be shared that way.
-    if (caller.owner.startsWith('anonymous:')) throw new RpcFailure(RPC.FORBIDDEN, `Forbidden: tool server ${this.server} needs each caller's own connection (auth.upstream per_user_oauth), and this gateway does not authenticate callers.`);
+    if (caller.owner.startsWith('anonymous:'))
+      throw new RpcFailure(
+        RPC.FORBIDDEN,
+        `Forbidden: tool server ${this.server} needs each caller's own connection (auth.upstream per_user_oauth), and this gateway does not authenticate callers.`,
+      );
     const connections = this.connections();
     if (!connections) throw new RpcFailure(RPC.SERVER_UNAVAILABLE, `Tool server ${this.server}: per-user connections are not available (no store).`);
     return `Bearer ${await connections.accessToken(this.server, caller.owner, caller.base ?? '', caller.label)}`;

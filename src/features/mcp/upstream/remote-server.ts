@@ -250,7 +250,7 @@ export class RemoteServer extends UpstreamServer {
    */
   async tokenRefused(): Promise<boolean> {
     if (!(this.tokens instanceof PerUserToken)) return false;
-    await this.tokens.refused().catch((err: Error) => this.logger.warn({ mcpServer: this.name, err: err.message }, "a refused user token could not be marked"));
+    await this.tokens.refused().catch((err: Error) => this.logger.warn({ mcpServer: this.name, err: err.message }, 'a refused user token could not be marked'));
     return true;
   }
 

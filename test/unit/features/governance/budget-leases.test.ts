@@ -68,7 +68,12 @@ function leased(backend: LedgerBackend, options: { requests?: number; intervalMs
   return { ledger, store };
 }
 
-const team = (limitUsd: number): ApplicableBudget => ({ id: `team:t-${randomBytes(3).toString('hex')}:0`, scope: 'team', subject: 't1', budget: { limit_usd: limitUsd, window: { period: 'month' } } });
+const team = (limitUsd: number): ApplicableBudget => ({
+  id: `team:t-${randomBytes(3).toString('hex')}:0`,
+  scope: 'team',
+  subject: 't1',
+  budget: { limit_usd: limitUsd, window: { period: 'month' } },
+});
 let n = 0;
 const reservation = (micros: number, tokens = 0): Reservation => ({ id: `req-${++n}-${randomBytes(4).toString('hex')}`, micros, tokens });
 

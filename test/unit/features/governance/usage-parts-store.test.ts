@@ -112,7 +112,21 @@ describe.each(['sqlite', 'postgres'] as const)('usage rows and their parts (%s)'
       ['req-2', 200, 2050, null],
     ]);
     const parts = await store.query<any>('SELECT * FROM gateway_usage_parts ORDER BY request_id, seq');
-    expect(parts.map((p) => [p.request_id, Number(p.seq), p.kind, p.provider, p.model, p.server, p.tool, Number(p.input_tokens), Number(p.cost_micros), Number(p.status), Number(p.latency_ms)])).toEqual([
+    expect(
+      parts.map((p) => [
+        p.request_id,
+        Number(p.seq),
+        p.kind,
+        p.provider,
+        p.model,
+        p.server,
+        p.tool,
+        Number(p.input_tokens),
+        Number(p.cost_micros),
+        Number(p.status),
+        Number(p.latency_ms),
+      ]),
+    ).toEqual([
       ['req-1', 1, 'model', 'deepseek', 'deepseek-v4-pro', null, null, 10, 25, 200, 4],
       ['req-1', 2, 'tool', null, null, 'remote', 'echo', 0, 2000, 200, 1],
       ['req-1', 3, 'model', 'deepseek', 'deepseek-v4-pro', null, null, 10, 0, 400, 4],

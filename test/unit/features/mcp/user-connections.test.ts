@@ -68,7 +68,10 @@ describe.each(['sqlite', 'postgres'] as const)('UserConnections: one refresh for
     const auth = { upstream: 'per_user_oauth' as const, authorizationEndpoint: `${url}/authorize`, tokenEndpoint: `${url}/token`, clientId: 'c' };
     const hub = new UserConnections(store, () => sealer, new Map([['tools', { auth, url: 'http://127.0.0.1:1/mcp' }]]), createLogger('silent'));
     // A connection whose access token expires in 10 s (refreshed a minute ahead).
-    await store.save({ owner: 'token:u1', server: 'tools', tokens: sealer.seal(JSON.stringify({ access: 'stale', refresh: 'refresh-0' })), scope: null, expiresAt: Date.now() + 10_000 }, Date.now());
+    await store.save(
+      { owner: 'token:u1', server: 'tools', tokens: sealer.seal(JSON.stringify({ access: 'stale', refresh: 'refresh-0' })), scope: null, expiresAt: Date.now() + 10_000 },
+      Date.now(),
+    );
     const first = hub.accessToken('tools', 'token:u1', 'http://gw');
     const second = hub.accessToken('tools', 'token:u1', 'http://gw');
     await eventually(() => endpoint.seen.length === 1, 5000, 'the refresh request');
