@@ -1,9 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
-import { request } from 'undici';
 import type { McpServerAuth } from '../../../generated/gateway.js';
 import type { Logger } from '../../../kernel/observability/logger.js';
 import { RPC, RpcFailure } from '../rpc-errors.js';
+import { askTokenEndpoint } from './token-endpoint.js';
 
 /**
  * The caller of the request being served: the credential it presented (its bearer token), for
@@ -102,44 +102,24 @@ export class UpstreamTokens {
     if (auth.audience) form.set('audience', auth.audience);
     if (auth.resource) form.set('resource', auth.resource);
     if (auth.scopes?.length) form.set('scope', auth.scopes.join(' '));
-    const basic = Buffer.from(`${encodeURIComponent(auth.clientId!)}:${encodeURIComponent(auth.clientSecret!)}`).toString('base64');
     const grant = subject === undefined ? 'client credentials' : 'token exchange';
-    let status: number;
-    let body: Record<string, unknown> = {};
-    try {
-      const answer = await request(auth.tokenEndpoint!, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization: `Basic ${basic}` },
-        body: form.toString(),
-        headersTimeout: auth.timeout ?? 10_000,
-        bodyTimeout: auth.timeout ?? 10_000,
-      });
-      status = answer.statusCode;
-      const text = await answer.body.text();
-      try {
-        const parsed = JSON.parse(text) as unknown;
-        if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) body = parsed as Record<string, unknown>;
-      } catch {
-        // Not JSON: the status says what happened.
-      }
-    } catch (err) {
-      this.logger.warn({ mcpServer: this.server, grant, err: (err as Error).message }, 'the token endpoint of a tool server did not answer');
+    const answer = await askTokenEndpoint(auth, auth.tokenEndpoint!, form);
+    if (!answer.ok && answer.code === 'no_answer') {
+      this.logger.warn({ mcpServer: this.server, grant }, 'the token endpoint of a tool server did not answer');
       throw new RpcFailure(RPC.SERVER_UNAVAILABLE, `Tool server ${this.server}: the token endpoint did not answer (${grant}).`);
     }
-    const token = body.access_token;
-    if (status >= 300 || typeof token !== 'string' || !token) {
-      // The endpoint's error code is passed on (a fixed vocabulary, RFC 6749 5.2); its description is logged only.
-      const code = typeof body.error === 'string' && /^[a-z_]{1,64}$/.test(body.error) ? body.error : `HTTP ${status}`;
-      this.logger.warn({ mcpServer: this.server, grant, status, error: code }, 'the token endpoint of a tool server refused');
-      const refused = status === 400 || status === 401 || status === 403;
+    if (!answer.ok) {
+      // The endpoint's error code is passed on (a fixed vocabulary, RFC 6749 5.2); its description is never.
+      this.logger.warn({ mcpServer: this.server, grant, error: answer.code }, 'the token endpoint of a tool server refused');
       throw new RpcFailure(
-        refused ? RPC.FORBIDDEN : RPC.SERVER_UNAVAILABLE,
-        refused
-          ? `Forbidden: the token endpoint of tool server ${this.server} refused the ${grant} (${code}).`
-          : `Tool server ${this.server}: the token endpoint failed (${code}).`,
+        answer.refused ? RPC.FORBIDDEN : RPC.SERVER_UNAVAILABLE,
+        answer.refused
+          ? `Forbidden: the token endpoint of tool server ${this.server} refused the ${grant} (${answer.code}).`
+          : `Tool server ${this.server}: the token endpoint failed (${answer.code}).`,
       );
     }
-    const lifetime = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in * 1000 : DEFAULT_LIFETIME_MS;
+    const token = answer.accessToken;
+    const lifetime = answer.expiresIn ? answer.expiresIn * 1000 : DEFAULT_LIFETIME_MS;
     return { token, useUntil: Date.now() + lifetime - Math.min(EARLY_MS, lifetime / 2) };
   }
 }

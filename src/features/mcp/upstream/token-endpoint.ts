@@ -5,10 +5,11 @@ import type { McpServerAuth } from '../../../generated/gateway.js';
 export type TokenAnswer = { ok: true; accessToken: string; refreshToken?: string; expiresIn?: number; scope?: string } | { ok: false; refused: boolean; code: string };
 
 /**
- * One request to a tool server's token endpoint (`auth.tokenEndpoint`, or discovered) for a user's tokens:
- * the authorization code grant (with the PKCE verifier) or the refresh token grant. The client
- * authenticates with client_secret_basic when it has a secret, else as a public client
- * (client_id in the body). The endpoint's error description is never passed on.
+ * One request to a tool server's token endpoint (`auth.tokenEndpoint`, or discovered): a user's
+ * authorization code or refresh token grant (per_user_oauth), or the gateway's client
+ * credentials or token exchange grant. The client authenticates with client_secret_basic when it
+ * has a secret, else as a public client (client_id in the body). The endpoint's error
+ * description is never passed on.
  */
 export async function askTokenEndpoint(auth: McpServerAuth, tokenEndpoint: string, form: URLSearchParams): Promise<TokenAnswer> {
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
