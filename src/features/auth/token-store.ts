@@ -317,9 +317,9 @@ export class TokenStore {
         [q.after, ...params],
       );
       if (!rows[0]) return { missingAfter: true };
-      const cmp = q.order === 'asc' ? '>' : '<';
-      where.push(`(created_at ${cmp} ? OR (created_at = ? AND id ${cmp} ?))`);
-      params.push(Number(rows[0].created_at), Number(rows[0].created_at), q.after);
+      // A row-value comparison: the index on (created_at, id) starts the scan right there (an OR of the two reads from the list's top).
+      where.push(`(created_at, id) ${q.order === 'asc' ? '>' : '<'} (?, ?)`);
+      params.push(Number(rows[0].created_at), q.after);
     }
     const dir = q.order === 'asc' ? 'ASC' : 'DESC';
     const limit = q.limit === undefined ? '' : ` LIMIT ${Math.floor(q.limit) + 1}`;
