@@ -5,7 +5,7 @@ import type { AdminAccess, UserRoles } from './admin-roles.js';
 import type { AdminSessions } from './admin-session.js';
 import type { ConfigKeys } from './config-keys.js';
 import type { ProviderRouteAuthenticator } from './provider-route-auth.js';
-import type { TokenResource, TokenService } from './token-service.js';
+import type { TokenService } from './token-service.js';
 import { ALL_SCOPES } from './scopes.js';
 
 /** Tokens issued by the token operations (durable, in the store). */
