@@ -5,7 +5,7 @@ import type { AdminAccess, UserRoles } from './admin-roles.js';
 import type { AdminSessions } from './admin-session.js';
 import type { ConfigKeys } from './config-keys.js';
 import type { ProviderRouteAuthenticator } from './provider-route-auth.js';
-import type { TokenResource, TokenService } from './token-service.js';
+import type { TokenService } from './token-service.js';
 import { ALL_SCOPES } from './scopes.js';
 
 /** Tokens issued by the token operations (durable, in the store). */
@@ -23,8 +23,8 @@ export const GATEWAY_CALLER = defineSlot<true>('gateway-caller', 'a gateway cred
 export const ADMIN = defineSlot<true>('admin', 'the admin credential (authenticate with credential: admin)');
 /** Set by authenticate with credential admin: the caller's role (the admin token: admin; a key: the role it holds). */
 export const ADMIN_ACCESS = defineSlot<AdminAccess>('admin-access', 'the admin role (authenticate with credential: admin)');
-/** Set before the token list runs by a stage that narrows it (a team_admin sees its own team's keys): only keys it keeps are listed and paged. */
-export const TOKEN_LIST_SCOPE = defineSlot<(token: TokenResource) => boolean>('token-list-scope', 'the keys a token list may show');
+/** Set before the token list runs by a stage that narrows it (a team_admin sees its own team's keys): only that team's keys are listed and paged (in the store's query). */
+export const TOKEN_LIST_SCOPE = defineSlot<{ team: string }>('token-list-scope', 'the keys a token list may show');
 /** A user's roles in the tenants (provided by the tenants, read by authenticate's `roles`). */
 export const USER_ROLES = defineService<UserRoles>('user-roles');
 

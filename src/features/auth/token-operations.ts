@@ -8,7 +8,8 @@ import { defineStage } from '../../kernel/engine/stage.js';
 import { badRequest, conflict, notFound, semanticError } from '../../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../../contract/routes.js';
 import { ADMIN, CONFIG_KEYS, TOKEN_LIST_SCOPE, TOKEN_SERVICE } from './auth-services.js';
-import { MAX_GRACE_PERIOD_S, tokenLifetime, type TokenResource } from './token-service.js';
+import { MAX_GRACE_PERIOD_S, tokenLifetime } from './token-service.js';
+import type { TokenPageQuery } from './token-store.js';
 import { IDENTITY, RESPONSE } from '../../kernel/engine/context.js';
 
 type AdminContext = GatewayContext<GatewayRouteSpec>;
@@ -64,35 +65,27 @@ function updateRequest(body: unknown, validate: ReturnType<typeof validatorFor>)
 const LIST_PARAMS = new Set(['limit', 'after', 'order', 'search']);
 
 /**
- * GET /v1/auth/tokens: newest first (order=asc: oldest first; then by id), `search` (a case-insensitive part of
+ * GET /v1/auth/tokens as a store query: newest first (order=asc: oldest first; then by id), `search` (a case-insensitive part of
  * the id, user, name, email, team or organization), and pages of `limit` (1 to 100) from the one
  * after `after` (an id). Without limit and after, the whole list (as before pages existed).
  */
-export function tokenPage(items: TokenResource[], query: URLSearchParams): { object: 'list'; data: TokenResource[]; has_more: boolean } {
+export function tokenPageQuery(query: URLSearchParams, team?: string): TokenPageQuery {
   for (const name of query.keys()) if (!LIST_PARAMS.has(name)) throw badRequest(`Unknown query parameter ${name.slice(0, 64)}.`, name.slice(0, 64));
   const order = query.get('order') ?? 'desc';
   if (order !== 'asc' && order !== 'desc') throw badRequest('order must be asc or desc.', 'order');
   const search = query.get('search')?.trim().toLowerCase();
   if (search !== undefined && search.length > 200) throw badRequest('search must be at most 200 characters.', 'search');
-  // Oldest first by creation, then id (a stable order for keys made in the same second); desc is its reverse.
-  const sorted = [...items].sort((a, b) => a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  let list = order === 'asc' ? sorted : sorted.reverse();
-  if (search) {
-    list = list.filter((t) => [t.id, t.user, t.name, t.email, t.team, t.organization].some((v) => typeof v === 'string' && v.toLowerCase().includes(search)));
-  }
-  if (!query.has('limit') && !query.has('after')) return { object: 'list', data: list, has_more: false };
+  const out: TokenPageQuery = { order };
+  if (search) out.search = search;
+  if (team !== undefined) out.team = team;
+  if (!query.has('limit') && !query.has('after')) return out;
   const limitText = query.get('limit');
   if (limitText !== null && (!/^\d{1,3}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > 100))
     throw badRequest('limit must be an integer from 1 to 100.', 'limit');
-  const limit = limitText === null ? 20 : Number(limitText);
+  out.limit = limitText === null ? 20 : Number(limitText);
   const after = query.get('after');
-  let start = 0;
-  if (after) {
-    const at = list.findIndex((t) => t.id === after);
-    if (at < 0) throw badRequest(`after: no key with id ${after.slice(0, 64)} in this list.`, 'after');
-    start = at + 1;
-  }
-  return { object: 'list', data: list.slice(start, start + limit), has_more: start + limit < list.length };
+  if (after) out.after = after;
+  return out;
 }
 
 /**
@@ -139,9 +132,10 @@ export default defineStage<TokenOperationsStageConfig, AdminContext>({
           return json(ctx, 201, created);
         }
         case 'auth.tokens.list': {
-          const scope = ctx.get(TOKEN_LIST_SCOPE);
-          const all = await tokens.list();
-          return json(ctx, 200, tokenPage(scope ? all.filter(scope) : all, ctx.query));
+          const query = tokenPageQuery(ctx.query, ctx.get(TOKEN_LIST_SCOPE)?.team);
+          const page = await tokens.page(query);
+          if ('missingAfter' in page) throw badRequest(`after: no key with id ${query.after!.slice(0, 64)} in this list.`, 'after');
+          return json(ctx, 200, { object: 'list', data: page.data, has_more: page.hasMore });
         }
         case 'auth.tokens.revoke': {
           const id = ctx.params.id!;

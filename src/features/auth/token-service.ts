@@ -5,7 +5,7 @@ import type { Budget } from '../../generated/governance/budget.js';
 import type { GatewayKey } from './gateway-key.js';
 import { hashSecret, newTokenId, newTokenValue, parseLifetime, TOKEN_PREFIX } from './secrets.js';
 import { badRequest } from '../../contract/errors/gateway-error.js';
-import type { TokenRecord, TokenStore } from './token-store.js';
+import type { TokenPageQuery, TokenRecord, TokenStore } from './token-store.js';
 import { ALL_SCOPES } from './scopes.js';
 
 /** The token resource of the token operations (the value only on create and rotate). */
@@ -171,6 +171,19 @@ export class TokenService {
 
   async list(): Promise<TokenResource[]> {
     return (await this.store.list()).map((r) => toResource(r));
+  }
+
+  /** One page of the key list, read by one query of the store (see TokenStore.page). */
+  async page(query: TokenPageQuery): Promise<{ data: TokenResource[]; hasMore: boolean } | { missingAfter: true }> {
+    const page = await this.store.page(query);
+    return 'missingAfter' in page ? page : { data: page.records.map((r) => toResource(r)), hasMore: page.hasMore };
+  }
+
+  /** The key `id` (without its value); undefined for an unknown id. */
+  async get(id: string): Promise<TokenResource | undefined> {
+    if (!isTokenId(id)) return undefined;
+    const record = await this.store.get(id);
+    return record ? toResource(record) : undefined;
   }
 
   /** Revokes (idempotent: revoking twice keeps the first time); undefined for an unknown id. */

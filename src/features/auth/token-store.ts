@@ -73,7 +73,34 @@ export const TOKEN_MIGRATIONS: Migration[] = [
     id: 'auth-tokens-003-last4',
     statements: ['ALTER TABLE gateway_auth_tokens ADD COLUMN last4 TEXT'],
   },
+  {
+    // The key list is paged in the store by (created_at, id), over every key or one team's.
+    id: 'auth-tokens-004-list-order',
+    statements: [
+      'CREATE INDEX gateway_auth_tokens_created ON gateway_auth_tokens (created_at, id)',
+      'CREATE INDEX gateway_auth_tokens_team_created ON gateway_auth_tokens (team, created_at, id)',
+    ],
+  },
 ];
+
+/** One page of the key list, as the store answers it (see TokenStore.page). */
+export interface TokenPageQuery {
+  order: 'asc' | 'desc';
+  /** Lower-case; a part of the id, user, name, email, team or organization (case-insensitive). */
+  search?: string;
+  /** Only this team's keys. */
+  team?: string;
+  /** The id of the key the page starts after; it must be in the list the other fields select. */
+  after?: string;
+  /** At most this many keys (undefined: every key). */
+  limit?: number;
+}
+
+/** The columns `search` looks in. */
+const SEARCHED = ['id', 'user_id', 'name', 'email', 'team', 'organization'];
+
+/** `text` as the inside of a LIKE pattern (ESCAPE with a backslash): its %, _ and backslashes match only themselves. */
+const likeText = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 interface Row {
   id: string;
@@ -265,6 +292,43 @@ export class TokenStore {
       [now],
     );
     return Number(rows[0]?.n ?? 0);
+  }
+
+  /**
+   * One page of the key list in one query: newest first (asc: oldest first), ties by id, the keys
+   * of `team` only, those `search` finds, from the one after `after` (keyset on (created_at, id)),
+   * `limit` of them with has_more. `after` not in that list: { missingAfter: true }.
+   */
+  async page(q: TokenPageQuery): Promise<{ records: TokenRecord[]; hasMore: boolean } | { missingAfter: true }> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (q.team !== undefined) {
+      where.push('team = ?');
+      params.push(q.team);
+    }
+    if (q.search) {
+      const pattern = `%${likeText(q.search)}%`;
+      where.push(`(${SEARCHED.map((c) => `LOWER(${c}) LIKE ? ESCAPE '\\'`).join(' OR ')})`);
+      for (let i = 0; i < SEARCHED.length; i++) params.push(pattern);
+    }
+    if (q.after !== undefined) {
+      const rows = await this.store.query<{ created_at: number | string }>(
+        `SELECT created_at FROM gateway_auth_tokens WHERE id = ?${where.length ? ` AND ${where.join(' AND ')}` : ''}`,
+        [q.after, ...params],
+      );
+      if (!rows[0]) return { missingAfter: true };
+      // A row-value comparison: the index on (created_at, id) starts the scan right there (an OR of the two reads from the list's top).
+      where.push(`(created_at, id) ${q.order === 'asc' ? '>' : '<'} (?, ?)`);
+      params.push(Number(rows[0].created_at), q.after);
+    }
+    const dir = q.order === 'asc' ? 'ASC' : 'DESC';
+    const limit = q.limit === undefined ? '' : ` LIMIT ${Math.floor(q.limit) + 1}`;
+    const rows = await this.store.query<Row>(
+      `SELECT ${COLUMNS} FROM gateway_auth_tokens${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at ${dir}, id ${dir}${limit}`,
+      params,
+    );
+    const hasMore = q.limit !== undefined && rows.length > q.limit;
+    return { records: (hasMore ? rows.slice(0, q.limit) : rows).map(fromRow), hasMore };
   }
 
   async list(): Promise<TokenRecord[]> {

@@ -208,6 +208,15 @@ describe.each(['sqlite', 'postgres'] as const)('tenants and the admin API on %s'
     expect((await call('POST', `/v1/auth/tokens/${betaKey.id}/rotate`, ta)).status).toBe(403);
     const listed = await call('GET', '/v1/auth/tokens', ta);
     expect(new Set(listed.body.data.map((t: Json) => t.team))).toEqual(new Set(['alpha']));
+    // Its pages hold its team's keys only (narrowed in the store's query): a page of one is full, and beta's key is no place to start from.
+    const alphaIds = listed.body.data.map((t: Json) => t.id);
+    expect(alphaIds.length).toBeGreaterThan(1);
+    const firstPage = await call('GET', '/v1/auth/tokens?limit=1', ta);
+    expect([firstPage.body.data.map((t: Json) => t.id), firstPage.body.has_more]).toEqual([[alphaIds[0]], true]);
+    const nextPage = await call('GET', `/v1/auth/tokens?limit=100&after=${alphaIds[0]}`, ta);
+    expect([nextPage.body.data.map((t: Json) => t.id), nextPage.body.has_more]).toEqual([alphaIds.slice(1), false]);
+    const fromBeta = await call('GET', `/v1/auth/tokens?limit=1&after=${betaKey.id}`, ta);
+    expect([fromBeta.status, fromBeta.body.error?.param]).toEqual([400, 'after']);
     expect((await call('POST', `/v1/auth/tokens/${key.body.id}/rotate`, ta)).status).toBe(200);
     expect((await call('DELETE', `/v1/auth/tokens/${key.body.id}`, ta)).status).toBe(200);
 

@@ -6,7 +6,7 @@ import type { TenantService } from '../tenants/tenant-service.js';
 /** The roles a team_admin may hand out (to its users and keys): none that reaches beyond its team. */
 const TEAM_GRANTABLE = new Set(['team_admin']);
 
-type Tokens = { list(): Promise<TokenResource[]> };
+type Tokens = { get(id: string): Promise<TokenResource | undefined> };
 
 /**
  * What each admin role may see and change: admin everything; viewer reads everything; team_admin
@@ -81,10 +81,7 @@ export class TeamScope {
       case 'user':
         return (await this.tenants.get('user', subject))?.team === team;
       case 'key':
-        return this.tokenInTeam(
-          team,
-          (await this.tokens.list()).find((t) => t.id === subject),
-        );
+        return this.tokenInTeam(team, await this.tokens.get(subject));
       default:
         return false;
     }

@@ -39,11 +39,11 @@ export default defineStage<TokenGovernanceStageConfig, AdminContext>({
       const write = ctx.method !== 'GET' && ctx.method !== 'HEAD';
       if (write) scope.refuseViewerWrite(access);
       const id = ctx.params.id;
-      const before = id ? (await tokens.list()).find((t) => t.id === id) : undefined;
+      const before = id ? await tokens.get(id) : undefined;
       if (access.role === 'team_admin') {
         const team = scope.teamOf(access);
         if (id && before && !scope.tokenInTeam(team, before)) throw forbidden(`A team_admin manages only its own team's (${team}) keys.`);
-        if (operation === 'auth.tokens.list') ctx.set(TOKEN_LIST_SCOPE, (t) => scope.tokenInTeam(team, t));
+        if (operation === 'auth.tokens.list') ctx.set(TOKEN_LIST_SCOPE, { team });
         if (operation === 'auth.tokens.create') {
           const body = await jsonObjectBody(ctx, limit);
           await scope.checkNewKey(access, body);
@@ -53,13 +53,8 @@ export default defineStage<TokenGovernanceStageConfig, AdminContext>({
       await next();
       const answer = ctx.response;
       if (answer?.kind !== 'json' || answer.status >= 300) return;
-      if (!write) {
-        if (access.role === 'team_admin' && operation === 'auth.tokens.list') {
-          const list = answer.body as { data: TokenResource[] };
-          list.data = list.data.filter((t) => scope.tokenInTeam(access.team!, t));
-        }
-        return;
-      }
+      // A team_admin's list was narrowed to its team by the store's query (TOKEN_LIST_SCOPE).
+      if (!write) return;
       const after = answer.body as TokenResource | undefined;
       const action = operation.startsWith('auth.tokens.') ? operation.slice('auth.tokens.'.length) : operation;
       await audit.recordAudit(ctx, { action: `token.${action}`, resource: 'token', id: id ?? after?.id ?? 'unknown', before, after });
