@@ -53,7 +53,9 @@ const toolServer = createServer((req, res) => {
       result = { protocolVersion: message.params?.protocolVersion ?? '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'bench-many-tools', version: '1.0.0' } };
     } else if (message.method === 'tools/list') result = { tools: toolList };
     else if (message.method === 'ping') result = {};
-    const body = Buffer.from(JSON.stringify(result ? { jsonrpc: '2.0', id: message.id, result } : { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } }));
+    const body = Buffer.from(
+      JSON.stringify(result ? { jsonrpc: '2.0', id: message.id, result } : { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } }),
+    );
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }).end(body);
   });
 });
@@ -109,7 +111,8 @@ try {
   const loadSeconds = (performance.now() - loadStart) / 1000;
   const deep = (await db.query('SELECT id FROM gateway_auth_tokens ORDER BY created_at DESC, id DESC OFFSET $1 LIMIT 1', [Math.floor(KEYS / 2)])).rows[0].id;
   // A deep place in the search's list (the keys with an email).
-  const deepFound = (await db.query('SELECT id FROM gateway_auth_tokens WHERE email IS NOT NULL ORDER BY created_at DESC, id DESC OFFSET $1 LIMIT 1', [Math.floor(KEYS / 4)])).rows[0].id;
+  const deepFound = (await db.query('SELECT id FROM gateway_auth_tokens WHERE email IS NOT NULL ORDER BY created_at DESC, id DESC OFFSET $1 LIMIT 1', [Math.floor(KEYS / 4)]))
+    .rows[0].id;
 
   const cases = [
     ['keys: first page (limit=20)', '/v1/auth/tokens?limit=20'],

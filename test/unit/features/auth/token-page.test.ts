@@ -109,7 +109,10 @@ describe.each(['sqlite', 'postgres'] as const)('the key list paged by the store 
     for (const q of QUERIES) {
       const page = await tokens.page(q);
       if ('missingAfter' in page) throw new Error('unexpected');
-      expect(page.records.map((r) => r.id), JSON.stringify(q)).toEqual(expected(q));
+      expect(
+        page.records.map((r) => r.id),
+        JSON.stringify(q),
+      ).toEqual(expected(q));
       expect(page.hasMore).toBe(false);
     }
   });
