@@ -29,11 +29,9 @@ const ANY_PENDING = [
   'src/features/models/routing/*.ts',
   'src/features/models/validation/*.ts',
   'src/features/tool-loop/*.ts',
-  'src/kernel/config/*.ts',
   'src/kernel/engine/*.ts',
   'src/kernel/http/*.ts',
   'src/kernel/http/multipart/*.ts',
-  'src/kernel/observability/*.ts',
   'src/stages/*.ts',
 ];
 
