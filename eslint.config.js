@@ -30,8 +30,6 @@ const ANY_PENDING = [
   'src/features/models/validation/*.ts',
   'src/features/tool-loop/*.ts',
   'src/kernel/engine/*.ts',
-  'src/kernel/http/*.ts',
-  'src/kernel/http/multipart/*.ts',
   'src/stages/*.ts',
 ];
 
