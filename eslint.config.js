@@ -11,7 +11,6 @@ const ANY_PENDING = [
   'src/cli/*.ts',
   'src/features/auth/modes/*.ts',
   'src/features/files-batches/*.ts',
-  'src/features/governance/metering/*.ts',
   'src/features/guardrails/*.ts',
   'src/features/mcp/transport/*.ts',
   'src/features/models/messages/*.ts',
