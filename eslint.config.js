@@ -22,7 +22,6 @@ const ANY_PENDING = [
   'src/features/models/validation/*.ts',
   'src/features/tool-loop/*.ts',
   'src/kernel/engine/*.ts',
-  'src/stages/*.ts',
 ];
 
 export default tseslint.config(
