@@ -9,7 +9,6 @@ const ANY_PENDING = [
   'src/generated/**',
   'src/*.ts',
   'src/cli/*.ts',
-  'src/features/auth/modes/*.ts',
   'src/features/files-batches/*.ts',
   'src/features/guardrails/*.ts',
   'src/features/mcp/transport/*.ts',
