@@ -8,7 +8,6 @@ import layers from './eslint/layers.js';
 const ANY_PENDING = [
   'src/generated/**',
   'src/*.ts',
-  'src/cli/*.ts',
   'src/features/files-batches/*.ts',
   'src/features/guardrails/*.ts',
   'src/features/mcp/transport/*.ts',
