@@ -27,7 +27,8 @@ function workersAcceptThemselves(): void {
 
 /** State the primary holds for every worker (used when no Redis is configured). */
 function sharedState(config: GatewayConfig) {
-  const services: Record<string, Record<string, (...args: any[]) => Promise<unknown>>> = {};
+  // Each method takes the arguments of the store method it stands for (the worker's proxy sends those).
+  const services: Record<string, Record<string, (...args: never[]) => Promise<unknown>>> = {};
   const counter = new MemoryRateCounter();
   services['rate-limit'] = { hit: (slots) => counter.hit(slots), addTokens: (slots, tokens) => counter.addTokens(slots, tokens) };
   const cache = new MemoryCacheStore(config.cache?.maxEntries ?? 10_000);
@@ -76,7 +77,7 @@ export function runPrimary(path: string, config: GatewayConfig, count: number): 
         };
         if (!fn) reply({ error: `no shared ${call.service}.${call.op}` });
         else
-          fn(...call.args).then(
+          fn(...(call.args as never[])).then(
             (result) => reply({ result: result ?? null }),
             (err: Error) => reply({ error: err.message }),
           );

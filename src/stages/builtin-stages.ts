@@ -1,4 +1,4 @@
-import type { StageDefinition } from '../kernel/engine/stage.js';
+import type { AnyStageDefinition } from '../kernel/engine/stage.js';
 import normalizeError from './normalize-error.js';
 import authenticate from './authenticate.js';
 import rateLimit from './rate-limit.js';
@@ -21,7 +21,7 @@ import notFound from './not-found.js';
  * The stages that ship with the gateway; capabilities add those of their features
  * (gateway-batches, token-operations, protected-resource) and plugins add more.
  */
-export const BUILTIN_STAGES: StageDefinition<any, any>[] = [
+export const BUILTIN_STAGES: AnyStageDefinition[] = [
   normalizeError,
   authenticate,
   rateLimit,

@@ -1,3 +1,4 @@
+import { objectOf, type JsonObject } from '../contract/json.js';
 import type { Dispatcher } from 'undici';
 import type { ForwardStageConfig } from '../generated/stages/forward.js';
 import { schemaDocument } from '../kernel/config/schema-validator.js';
@@ -50,7 +51,7 @@ class UpstreamCall implements ProviderCall {
 
   constructor(
     private readonly ctx: GatewayContext,
-    readonly body: any,
+    readonly body: JsonObject | undefined,
     unchanged: boolean,
     adapter: OperationAdapter,
     readonly target: ProviderCall['target'],
@@ -100,7 +101,7 @@ function wantsBinary(adapter: OperationAdapter, call: ProviderCall): boolean {
 }
 
 /** The request body for the current target: override_params applied. */
-function targetBody(ctx: GatewayContext): any {
+function targetBody(ctx: GatewayContext): JsonObject | undefined {
   const target = ctx.get(TARGET)!;
   const body = ctx.get(BODY);
   return target.overrideParams && body ? { ...body, ...target.overrideParams } : body;
@@ -109,7 +110,8 @@ function targetBody(ctx: GatewayContext): any {
 /** Sends one upstream call; `partBody` replaces the body for one call of a fanned-out operation. */
 async function sendToProvider(ctx: GatewayContext, services: GatewayServices, provider: ProviderInstance, adapter: OperationAdapter, partBody?: unknown) {
   const target = ctx.get(TARGET)!;
-  const body = partBody ?? targetBody(ctx);
+  // A fanned-out part is a body the adapter's fanOut made from the request's.
+  const body = (partBody as JsonObject | undefined) ?? targetBody(ctx);
   const unchanged = partBody === undefined && !ctx.has(BODY_CHANGED) && !target.overrideParams;
   const timers = new AttemptTimers(provider.id, target.firstByteTimeout, target.idleTimeout);
   const call = new UpstreamCall(ctx, body, unchanged, adapter, target, timers);
@@ -264,7 +266,7 @@ export default defineStage<ForwardStageConfig, GatewayContext>({
         const format = streamFormat(ctx.endpoint.operation);
         // Usage the metering asked for on the caller's behalf is noted, not sent (see the meter stage).
         const hiddenUsage = ctx.has(USAGE_NOT_ASKED);
-        const includeUsage = call.body?.stream_options?.include_usage === true && !hiddenUsage;
+        const includeUsage = objectOf(call.body?.stream_options).include_usage === true && !hiddenUsage;
         const stream = adapter.stream!;
         const map = stream.createMapper(call);
         const fail = (err: unknown) => attemptError(err, ctx, provider.id, deadlineSignal);

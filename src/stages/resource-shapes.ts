@@ -8,10 +8,18 @@ import { openAIFile } from '../contract/openai/files.js';
 import { windowList } from '../contract/openai/lists.js';
 import { specEvents, specJob, specJobList } from '../contract/openai/fine-tuning-jobs.js';
 import { RESPONSE } from '../kernel/engine/context.js';
+import { objectOf, type JsonObject } from '../contract/json.js';
 
-type Shape = (body: any, provider: string, query: URLSearchParams) => unknown | undefined;
+/**
+ * `body` is the provider's JSON answer, read as an object; an answer that is not one fails in
+ * its shape as it always has (the contract's provider error through normalize-error).
+ */
+type Shape = (body: JsonObject, provider: string, query: URLSearchParams) => unknown | undefined;
 
-const isFile = (f: any) => f?.object === 'file' && typeof f.status === 'string' && typeof f.created_at === 'number';
+const isFile = (value: unknown): boolean => {
+  const f = objectOf(value);
+  return f.object === 'file' && typeof f.status === 'string' && typeof f.created_at === 'number';
+};
 
 /** Each shape returns the answer in the spec's shape, or undefined when it already is (bytes pass). */
 const SHAPES: Partial<Record<Operation, Shape>> = {
@@ -25,14 +33,15 @@ const SHAPES: Partial<Record<Operation, Shape>> = {
   'files.list': (body) =>
     Array.isArray(body?.data) && typeof body.has_more === 'boolean' && body.data.every(isFile)
       ? undefined
-      : { ...body, object: 'list', data: (body?.data ?? []).map((f: any) => (isFile(f) ? f : openAIFile(f))), has_more: body?.has_more === true },
+      : { ...body, object: 'list', data: ((body?.data ?? []) as unknown[]).map((f) => (isFile(f) ? f : openAIFile(f))), has_more: body?.has_more === true },
   'models.list': (body, _provider, query) => modelPage(body, query),
   'images.generations': (body) => (typeof body?.created === 'number' ? undefined : { ...body, created: Math.floor(Date.now() / 1000) }),
 };
 
 /** A provider's model list as the contract's list: newest first, `limit` (default 20) and `after`, `has_more`. */
-function modelPage(body: any, query: URLSearchParams) {
-  const models: Array<{ id: string; created?: number }> = Array.isArray(body?.data) ? body.data.filter((m: any) => typeof m?.id === 'string') : [];
+function modelPage(body: JsonObject, query: URLSearchParams) {
+  const data = body?.data;
+  const models = (Array.isArray(data) ? data.filter((m) => typeof objectOf(m).id === 'string') : []) as Array<{ id: string; created?: number }>;
   const newestFirst = models
     .map((m, i) => ({ m, i }))
     .sort((a, b) => (b.m.created ?? 0) - (a.m.created ?? 0) || a.i - b.i)
@@ -70,7 +79,7 @@ export default defineStage<ResourceShapesStageConfig, ModelContext>({
           throw new GatewayError('provider_error', `${provider ?? 'The provider'} sent an answer that is not JSON.`, { provider });
         }
       }
-      const shaped = shape(body, ctx.get(TARGET)?.provider ?? '', ctx.query);
+      const shaped = shape(body as JsonObject, ctx.get(TARGET)?.provider ?? '', ctx.query);
       if (shaped !== undefined) ctx.response = { kind: 'json', status: response.status, headers: response.headers, body: shaped };
     };
   },

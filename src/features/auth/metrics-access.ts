@@ -14,7 +14,7 @@ import { insecureTransportError } from './transport-security.js';
  * auth.apiKeys, in x-gateway-token or Authorization: Bearer). A refusal is a 401 with the
  * WWW-Authenticate challenge (403 for admin when no admin token is configured).
  */
-export function metricsAccess(services: GatewayServices): ((ctx: GatewayContext<any>) => Promise<void> | void) | undefined {
+export function metricsAccess(services: GatewayServices): ((ctx: GatewayContext) => Promise<void> | void) | undefined {
   const config = services.config;
   switch (config.metrics?.auth ?? 'none') {
     case 'admin':

@@ -39,7 +39,7 @@ export const GATEWAY_SERVED = defineSlot<true>('gateway-served', 'a gateway-serv
 export const BATCH_LINE = defineSlot<true>('batch-line', 'a batch-line flag');
 
 /** Appends to the request's attempt list. */
-export function attemptsOf(ctx: GatewayContext<any>): AttemptRecord[] {
+export function attemptsOf(ctx: GatewayContext): AttemptRecord[] {
   let list = ctx.get(ATTEMPTS);
   if (!list) ctx.set(ATTEMPTS, (list = []));
   return list;

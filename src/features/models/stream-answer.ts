@@ -22,7 +22,7 @@ export interface ModelStreamAnswer extends StreamAnswer<StreamPart> {
 export type ModelAnswer = JsonAnswer | ModelStreamAnswer | BinaryAnswer | EmptyAnswer | DirectAnswer;
 
 /** ctx.response as the model stages see it. */
-export function modelAnswer(ctx: GatewayContext<any>): ModelAnswer | undefined {
+export function modelAnswer(ctx: GatewayContext): ModelAnswer | undefined {
   return ctx.response as ModelAnswer | undefined;
 }
 
@@ -32,7 +32,7 @@ export function modelAnswer(ctx: GatewayContext<any>): ModelAnswer | undefined {
  * is whole. A failed Anthropic stream ends with Anthropic's error shape when the request carries
  * anthropic-version (CONTRACT section 2), the contract's body otherwise.
  */
-function modelEncoder(ctx: GatewayContext<any>, answer: ModelStreamAnswer): StreamEncoder<StreamPart> {
+function modelEncoder(ctx: GatewayContext, answer: ModelStreamAnswer): StreamEncoder<StreamPart> {
   const writer = createStreamWriter(answer.format, { includeUsage: answer.includeUsage, request: answer.request, hiddenUsage: answer.hiddenUsage === true });
   const anthropicErrors = answer.format === 'anthropic' && anthropicErrorsFor(ctx);
   return {
@@ -58,7 +58,7 @@ function contractError(body: unknown): { code: string; message: string } {
 
 /** A streamed model answer of `parts`, written in `format` (`request`: the request a Responses stream echoes). */
 export function modelStream(
-  ctx: GatewayContext<any>,
+  ctx: GatewayContext,
   status: number,
   format: StreamFormat,
   includeUsage: boolean,

@@ -11,7 +11,7 @@ import type { TraceSpan } from '../../kernel/observability/tracing.js';
 import { MCP, type Aggregator, SEPARATOR, TOOL_GUARD } from '../mcp/index.js';
 import { GatewayError } from '../../contract/errors/gateway-error.js';
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
 
 /** One tool a server listed to this caller. */
 export interface ListedTool {

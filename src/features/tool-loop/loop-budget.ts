@@ -9,7 +9,7 @@ import { BODY } from '../../kernel/engine/request-body.js';
 import { METER, METER_DEPS, costOf, usageClasses } from '../governance/index.js';
 import { TARGET, type ModelContext } from '../models/index.js';
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
 
 /** Whether the loop's usage so far used up the request's money budget; undefined when no money budget applies. */
 export function budgetCheck(ctx: ModelContext, services: GatewayServices): ((usage: Json | null) => boolean) | undefined {

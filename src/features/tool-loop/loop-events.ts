@@ -7,7 +7,7 @@
 import type { StreamPart } from '../../contract/stream-parts.js';
 import { PartQueue } from './part-queue.js';
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
 
 /** The moments of a loop a stream shows. */
 export interface LoopEvents {
@@ -136,7 +136,7 @@ export class LoopEventStream implements LoopEvents, AsyncIterable<StreamPart> {
   }
 
   streamEnded(index: number, item: Json): void {
-    const part = structuredClone(item.content?.[0] ?? {});
+    const part: Json = structuredClone((item.content as Json[] | null | undefined)?.[0] ?? {});
     const text = String(part.text ?? '');
     if (item.type === 'message') {
       this.push('response.output_text.done', { item_id: item.id, output_index: index, content_index: 0, text, logprobs: [] });

@@ -1,3 +1,4 @@
+import { objectOf } from '../../contract/json.js';
 /**
  * What the tool loop does differently on each route: which of the request's tools (or
  * mcp_servers) name gateway tool servers, how a model call of the loop is asked in the route's
@@ -12,7 +13,7 @@ import { LoopEventStream, type LoopEvents } from './loop-events.js';
 import { mcpToolsOf, type GatewayMcpTool } from './mcp-tools.js';
 import { loopAnswerOfMessage, loopBodyOfMessages, mcpServersOf, messageOf, messagesRequestOf, MessagesLoopEvents } from './messages-loop.js';
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
 
 /** A stream of the loop's events in the route's format. */
 export type RouteEvents = LoopEvents & AsyncIterable<StreamPart> & { end(answer: Json): void; fail(error: Json): void };
@@ -62,7 +63,7 @@ export function loopRouteOf(operation: string, body: Json, site: RouteSite): Loo
       modelRequest: (request) => chatRequestOf(body, request),
       loopAnswer: (answer, request) => loopAnswerOfChat((last = answer), request),
       final: (response) => chatCompletionOf(response, last),
-      events: () => new ChatLoopEvents(String(body.model ?? ''), body.stream_options?.include_usage === true),
+      events: () => new ChatLoopEvents(String(body.model ?? ''), objectOf(body.stream_options).include_usage === true),
       format: 'chat',
     };
   }

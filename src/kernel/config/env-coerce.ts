@@ -16,9 +16,10 @@ export function coerceFromEnvironment(tree: Record<string, unknown>, errors: Err
       .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
     const key = parts.pop();
     if (key === undefined) continue;
-    let parent: any = tree;
-    for (const part of parts) parent = parent?.[part];
-    const text = parent?.[key];
+    let parent: unknown = tree;
+    for (const part of parts) parent = isTree(parent) ? parent[part] : undefined;
+    if (!isTree(parent)) continue;
+    const text = parent[key];
     if (typeof text !== 'string') continue;
     const wanted = String((err.params as { type: string }).type).split(',');
     const converted = convert(text.trim(), wanted);
@@ -27,6 +28,10 @@ export function coerceFromEnvironment(tree: Record<string, unknown>, errors: Err
     changed = true;
   }
   return changed;
+}
+
+function isTree(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
 }
 
 function convert(text: string, wanted: string[]): number | boolean | undefined {

@@ -1,5 +1,5 @@
 /** The contract's environment overrides, applied before validation. */
-type Tree = Record<string, any>;
+type Tree = Record<string, unknown>;
 
 function section(config: Tree, key: string): Tree {
   if (!config[key] || typeof config[key] !== 'object') config[key] = {};

@@ -179,20 +179,20 @@ export function describeErrors(errors: ErrorObject[] | null | undefined, prefix 
 
 export function describeError(err: ErrorObject, prefix = ''): Problem {
   let key = instancePathToKey(err.instancePath, prefix);
-  const p = err.params as Record<string, any>;
+  const p = err.params as Record<string, unknown>;
   const child = (name: string) => (key ? `${key}.${name}` : name);
   let message: string;
   switch (err.keyword) {
     case 'required':
-      key = child(p.missingProperty);
+      key = child(p.missingProperty as string);
       message = 'is required';
       break;
     case 'additionalProperties':
-      key = child(p.additionalProperty);
+      key = child(p.additionalProperty as string);
       message = 'is not a known key';
       break;
     case 'propertyNames':
-      key = child(p.propertyName);
+      key = child(p.propertyName as string);
       message = 'is not an allowed name';
       break;
     case 'enum':

@@ -1,8 +1,8 @@
 import { ExtensionRegistry } from './extension.js';
-import type { StageDefinition } from './stage.js';
+import type { AnyStageDefinition } from './stage.js';
 
 /** The stages a pipeline may name (kind `stage`). Unknown names are refused when a pipeline is compiled. */
-export class StageRegistry extends ExtensionRegistry<StageDefinition<any, any>> {
+export class StageRegistry extends ExtensionRegistry<AnyStageDefinition> {
   constructor() {
     super('stage', (stage) => {
       for (const key of ['requires', 'provides'] as const) {

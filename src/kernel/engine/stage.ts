@@ -58,6 +58,12 @@ export interface StageDefinition<Config = any, C extends GatewayContext<any> = G
   repeats?: boolean;
 }
 
+/**
+ * A stage of any config and context, as registries and pipelines hold them: the compiler checks
+ * each config against the stage's schema before `create`, and runs it on its route's contexts.
+ */
+export type AnyStageDefinition = StageDefinition<any, any>;
+
 export function defineStage<Config, C extends GatewayContext<any> = GatewayContext>(stage: StageDefinition<Config, C>): StageDefinition<Config, C> {
   return stage;
 }

@@ -12,7 +12,7 @@ import { Router } from './router.js';
 import { PARENT_SPAN, REQUEST_SPAN, TRACING } from '../engine/tracing.js';
 import type { Tracing } from '../observability/tracing.js';
 
-export type RunPipeline = (ctx: GatewayContext<any>) => Promise<void>;
+export type RunPipeline = (ctx: GatewayContext) => Promise<void>;
 
 function waitClose(res: ServerResponse): Promise<void> {
   if (res.writableFinished || res.destroyed || res.closed) return Promise.resolve();
@@ -90,7 +90,7 @@ export class HttpEdge {
   };
 
   /** Serves a request inside its server span (continuing the caller's traceparent); the span ends with the answer. */
-  private traced(tracing: Tracing, ctx: GatewayContext<any>, pipeline: CompiledPipeline | undefined, malformed?: string): void {
+  private traced(tracing: Tracing, ctx: GatewayContext, pipeline: CompiledPipeline | undefined, malformed?: string): void {
     const span = tracing.startRequest(ctx.route === '*' ? ctx.method : ctx.route, ctx.req.headers, {
       'http.request.method': ctx.method,
       'http.route': ctx.endpoint.path,
@@ -108,7 +108,7 @@ export class HttpEdge {
   }
 
   /** Runs the pipeline, writes the answer, counts and logs it; resolves with the status answered. */
-  private async serve(ctx: GatewayContext<any>, pipeline: CompiledPipeline | undefined, malformed?: string): Promise<number> {
+  private async serve(ctx: GatewayContext, pipeline: CompiledPipeline | undefined, malformed?: string): Promise<number> {
     const { metrics, logger, mapError } = this.services;
     const res = ctx.res;
     const writer = this.writerFor(pipeline);

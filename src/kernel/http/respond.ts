@@ -18,11 +18,11 @@ const TEXTUAL = /^(text\/|application\/(json|[\w.+-]*\+json|xml|x-ndjson|jsonl))
 export interface AnswerWriter {
   mapError: ErrorMapping;
   /** Fields the pipeline's stages add to error.debug (attempts...). */
-  debug?: (ctx: GatewayContext<any>) => Record<string, unknown>;
+  debug?: (ctx: GatewayContext) => Record<string, unknown>;
 }
 
 /** The debug block of x-gateway-debug: true (credentials redacted). */
-function debugInfo(ctx: GatewayContext<any>, err: AnswerError, writer: AnswerWriter): unknown {
+function debugInfo(ctx: GatewayContext, err: AnswerError, writer: AnswerWriter): unknown {
   return redactObject(
     {
       ...err.debugFields?.(),
@@ -35,12 +35,12 @@ function debugInfo(ctx: GatewayContext<any>, err: AnswerError, writer: AnswerWri
 }
 
 /** The error's body as the answer carries it: message redacted, debug block under x-gateway-debug. */
-export function errorPayload(ctx: GatewayContext<any>, err: AnswerError, writer?: AnswerWriter): unknown {
+export function errorPayload(ctx: GatewayContext, err: AnswerError, writer?: AnswerWriter): unknown {
   err.message = redactSecrets(err.message, ctx.secrets);
   return err.answerBody(ctx.debug && writer ? debugInfo(ctx, err, writer) : undefined);
 }
 
-export function writeError(ctx: GatewayContext<any>, err: AnswerError, writer: AnswerWriter): void {
+export function writeError(ctx: GatewayContext, err: AnswerError, writer: AnswerWriter): void {
   const res = ctx.res;
   if (res.headersSent) {
     res.destroy();
@@ -71,7 +71,7 @@ function waitDrain(res: ServerResponse): Promise<void> {
  * Writes a stream of parts through its encoder; a failure after the first byte ends it with one
  * error event (the encoder's `failure`) and nothing else.
  */
-function writeStream(ctx: GatewayContext<any>, response: StreamAnswer, writer: AnswerWriter): Promise<void> {
+function writeStream(ctx: GatewayContext, response: StreamAnswer, writer: AnswerWriter): Promise<void> {
   const headers = ctx.answerHeaders();
   if (response.headers) for (const key in response.headers) headers[key] = response.headers[key]!;
   headers['content-type'] = response.contentType ?? 'text/event-stream; charset=utf-8';
@@ -86,7 +86,7 @@ function writeStream(ctx: GatewayContext<any>, response: StreamAnswer, writer: A
 
 /** Writes parts through the stream's encoder (see writeStream). */
 async function writeParts(
-  ctx: GatewayContext<any>,
+  ctx: GatewayContext,
   source: AsyncIterable<unknown> & { batches?: () => AsyncIterable<unknown[]> },
   encoder: StreamEncoder<unknown>,
   writer: AnswerWriter,
@@ -168,7 +168,7 @@ const ignore = () => undefined;
  * A stream whose text is ready-made (an upstream's bytes in the answer's own format), when no
  * stage wrapped it: each chunk is written as it comes, the last one with the answer's end.
  */
-async function writeEncoded(ctx: GatewayContext<any>, source: EncodedStream, encoder: StreamEncoder<unknown>, writer: AnswerWriter): Promise<void> {
+async function writeEncoded(ctx: GatewayContext, source: EncodedStream, encoder: StreamEncoder<unknown>, writer: AnswerWriter): Promise<void> {
   const res = ctx.res;
   const redact = answerBytesRedactor(ctx.secrets);
   let completed = false;
@@ -200,7 +200,7 @@ async function* singleParts(parts: AsyncIterable<unknown>): AsyncGenerator<unkno
  * The HTTP edge: writes ctx.response or ctx.error, for every route. The only place answers are
  * written (besides a stage that claimed the response for a protocol transport).
  */
-export function respond(ctx: GatewayContext<any>, writer: AnswerWriter): Promise<void> | undefined {
+export function respond(ctx: GatewayContext, writer: AnswerWriter): Promise<void> | undefined {
   const res = ctx.res;
   const response = ctx.response;
   if (ctx.error || !response) {
@@ -238,7 +238,7 @@ export function respond(ctx: GatewayContext<any>, writer: AnswerWriter): Promise
 }
 
 /** A binary answer: a Buffer at once, a node stream piped (text masked for secrets either way). */
-async function writeBinary(ctx: GatewayContext<any>, response: BinaryAnswer): Promise<void> {
+async function writeBinary(ctx: GatewayContext, response: BinaryAnswer): Promise<void> {
   const res = ctx.res;
   const headers = ctx.answerHeaders();
   if (response.headers) for (const key in response.headers) headers[key] = response.headers[key]!;

@@ -34,7 +34,7 @@ export class Metrics {
   /** Requests being served: a plain count, read when /metrics is scraped (no metric call per request). */
   readonly inFlight = { value: 0 };
   /** Per-request observers the features register (run by the HTTP edge after each answer). */
-  readonly observers: Array<RequestObserver<any>> = [];
+  readonly observers: Array<RequestObserver<unknown>> = [];
   private readonly own = new Map<string, SeriesCounter | ScrapedGauge>();
 
   constructor(defaults = true) {
@@ -91,7 +91,8 @@ export class Metrics {
 
   /** Adds a per-request observer (once per `key`, so a capability set up again does not count twice). */
   observe<C>(key: string, observer: RequestObserver<C>): void {
-    const tagged = observer as RequestObserver<C> & { key?: string };
+    // Each observer is called with the context of the requests its feature serves.
+    const tagged = observer as RequestObserver<unknown> & { key?: string };
     tagged.key = key;
     const at = this.observers.findIndex((o) => (o as { key?: string }).key === key);
     if (at >= 0) this.observers[at] = tagged;

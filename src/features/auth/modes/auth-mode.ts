@@ -34,7 +34,7 @@ export interface AuthModeEnv {
  * adds more, used by `authenticate: { credential: gateway, mode: <name> }` in a pipeline. The
  * settings are the keys of the auth section the schema names, plus the stage's `options`.
  */
-export type AuthModeDefinition<Settings = any> = ExtensionDefinition<Settings, Authenticator, AuthModeEnv>;
+export type AuthModeDefinition<Settings = unknown> = ExtensionDefinition<Settings, Authenticator, AuthModeEnv>;
 
 export function defineAuthMode<Settings>(mode: AuthModeDefinition<Settings>): AuthModeDefinition<Settings> {
   return mode;

@@ -3,7 +3,7 @@ import type { GatewayContext } from '../../../kernel/engine/context.js';
 import { readRequestBytes } from '../../../kernel/engine/request-body.js';
 
 /** The JSON object of an admin write (empty body: {}); a 400 for anything else or over `limit` bytes. */
-export async function jsonObjectBody(ctx: GatewayContext<any>, limit: number): Promise<Record<string, unknown>> {
+export async function jsonObjectBody(ctx: GatewayContext, limit: number): Promise<Record<string, unknown>> {
   const raw = await readRequestBytes(ctx.req, limit).catch((err: Error & { status?: number }) => {
     throw err.status === 400 && /larger than/.test(err.message) ? badRequest('The request body is too large.', 'body') : err;
   });

@@ -118,7 +118,7 @@ export class AuditLog {
   constructor(private readonly store: SqlStore) {}
 
   /** Keeps one write made by the caller of `ctx` (its identity and admin role). */
-  async recordAudit(ctx: GatewayContext<any>, entry: AuditEntry): Promise<void> {
+  async recordAudit(ctx: GatewayContext, entry: AuditEntry): Promise<void> {
     const identity = ctx.identity;
     const role = ctx.get(ADMIN_ACCESS)?.role ?? null;
     const at = Date.now();

@@ -125,7 +125,7 @@ export class CredentialVault implements HeldCredentialSource {
     return this.entries.get(name)?.provider;
   }
 
-  mayUse(ctx: GatewayContext<any>, name: string): boolean {
+  mayUse(ctx: GatewayContext, name: string): boolean {
     const key = ctx.get(GATEWAY_KEY);
     if (!key) return false;
     if (key.models === undefined) return true;

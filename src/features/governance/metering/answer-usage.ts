@@ -1,3 +1,4 @@
+import type { AnyRouteSpec } from '../../../contract/routes.js';
 import type { GatewayContext } from '../../../kernel/engine/context.js';
 import { BODY } from '../../../kernel/engine/request-body.js';
 import { USAGE } from '../../models/index.js';
@@ -36,7 +37,7 @@ export function usageOfRaw(raw: Buffer): Record<string, unknown> | undefined {
 }
 
 /** The JSON answer's body as an object (a raw answer parsed only when its fields are needed). */
-function answerBody(ctx: GatewayContext<any>): Record<string, unknown> | undefined {
+function answerBody(ctx: GatewayContext): Record<string, unknown> | undefined {
   const response = ctx.response;
   if (response?.kind !== 'json') return undefined;
   if (response.body && typeof response.body === 'object') return response.body as Record<string, unknown>;
@@ -49,7 +50,7 @@ function answerBody(ctx: GatewayContext<any>): Record<string, unknown> | undefin
   }
 }
 
-function usageBlock(ctx: GatewayContext<any>): unknown {
+function usageBlock(ctx: GatewayContext): unknown {
   const streamed = ctx.get(USAGE);
   if (streamed) return streamed;
   const response = ctx.response;
@@ -66,7 +67,7 @@ const MEDIA_OPERATIONS = new Set(['images.generations', 'images.edits', 'audio.s
  * by the seconds of audio the answer reports (their token usage, where given, is priced too).
  * Undefined when the answer reports nothing the gateway can bill.
  */
-export function answerUsage(ctx: GatewayContext<any>): TokenUsage | undefined {
+export function answerUsage(ctx: GatewayContext<AnyRouteSpec>): TokenUsage | undefined {
   const block = usageBlock(ctx);
   const usage = block ? usageClasses(block) : undefined;
   const operation: string = ctx.endpoint.operation;

@@ -26,7 +26,7 @@ export function governanceMeteringInputs(services: GatewayServices, prices: Pric
   const maxOutput = new Map<string, number>();
   for (const entry of catalogue?.entries() ?? []) if (entry.maxOutputTokens !== undefined) maxOutput.set(entry.name, entry.maxOutputTokens);
 
-  const credentialsOf = (ctx: GatewayContext<any>): string[] => {
+  const credentialsOf = (ctx: GatewayContext): string[] => {
     const named = new Set(ctx.get(CATALOGUE_MODEL)?.credentials ?? []);
     const answering = ctx.get(TARGET)?.credential;
     if (answering) named.add(answering);

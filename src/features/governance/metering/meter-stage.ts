@@ -74,10 +74,11 @@ export default defineStage<MeterStageConfig, ModelContext>({
         const reading = ensureJsonBody(ctx, bodyLimit);
         if (reading) await reading;
         await meter.reserve(ctx, ctx.get(ROUTING));
-        const body = ctx.get(BODY) as Record<string, any> | undefined;
-        if (body?.stream === true && ASK_USAGE.has(ctx.endpoint.operation) && body.stream_options?.include_usage !== true) {
+        const body = ctx.get(BODY) as Record<string, unknown> | undefined;
+        const streamOptions = body?.stream_options as { include_usage?: unknown } | null | undefined;
+        if (body?.stream === true && ASK_USAGE.has(ctx.endpoint.operation) && streamOptions?.include_usage !== true) {
           // Streams are always billed: ask for the usage chunk, which the caller did not ask for and does not get.
-          ctx.set(BODY, { ...body, stream_options: { ...(body.stream_options ?? {}), include_usage: true } });
+          ctx.set(BODY, { ...body, stream_options: { ...(streamOptions ?? {}), include_usage: true } });
           ctx.set(BODY_CHANGED, true);
           ctx.set(USAGE_NOT_ASKED, true);
         }

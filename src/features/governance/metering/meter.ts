@@ -1,4 +1,5 @@
 import type { GatewayContext } from '../../../kernel/engine/context.js';
+import type { AnyRouteSpec } from '../../../contract/routes.js';
 import { BODY } from '../../../kernel/engine/request-body.js';
 import type { Logger } from '../../../kernel/observability/logger.js';
 import type { SeriesCounter } from '../../../kernel/observability/series-metrics.js';
@@ -98,7 +99,7 @@ export function budgetExceeded(refusedBy: ApplicableBudget, resetAt: number | nu
 }
 
 /** The request's upstream attempts as the ledger keeps them (at most 32; no message, which may quote the upstream). */
-function ledgerAttempts(ctx: GatewayContext<any>): UsageAttempt[] | null {
+function ledgerAttempts(ctx: GatewayContext): UsageAttempt[] | null {
   const attempts = ctx.get(ATTEMPTS);
   if (!attempts?.length) return null;
   return attempts.slice(0, 32).map((a) => ({
@@ -150,7 +151,7 @@ export class Meter {
     | undefined;
   private finished = false;
   /** The request, once finished (parts that end later are written alone with it). */
-  private finishedCtx: GatewayContext<any> | undefined;
+  private finishedCtx: GatewayContext | undefined;
   /** The request id, once the meter is known to the tool-call observer (a loop's first tool call). */
   private loopId: string | undefined;
   /** The loop's tool calls under way (the meter stays known to the observer until they end). */
@@ -163,7 +164,7 @@ export class Meter {
   constructor(
     readonly key: GatewayKey,
     private readonly deps: MeterDeps,
-    ctx: GatewayContext<any>,
+    ctx: GatewayContext,
     /** A line of a gateway-run batch: priced at the batch price, recorded under `batch: <route>`. */
     private readonly batch = false,
   ) {}
@@ -173,7 +174,7 @@ export class Meter {
   }
 
   /** Reserves the request's worst case; throws the refusal (403 unpriced, 429 budget, 503 store down). */
-  async reserve(ctx: GatewayContext<any>, decision: RoutingDecision | undefined): Promise<void> {
+  async reserve(ctx: GatewayContext, decision: RoutingDecision | undefined): Promise<void> {
     const { inputs, logger } = this.deps;
     const ledger = inputs.budgetLedger;
     if (!ledger) return;
@@ -231,7 +232,7 @@ export class Meter {
    * One model call of a tool loop answered with `usage` (its answer's usage block, any shape):
    * the request is then billed as the sum of its calls, each recorded as a row of its own.
    */
-  noteModelCall(ctx: GatewayContext<any>, usage: unknown, startedAt: number): void {
+  noteModelCall(ctx: GatewayContext, usage: unknown, startedAt: number): void {
     const { provider, model } = this.modelOf(ctx);
     // answered from the gateway's cache (the cache stage sets the status on every call): nothing was spent upstream
     const hit = ctx.responseHeaders[CACHE_STATUS] === 'HIT';
@@ -248,7 +249,7 @@ export class Meter {
   }
 
   /** A model call of a tool loop that failed with `status` (no answer, or not 2xx): a part of the request that costs nothing. */
-  noteFailedModelCall(ctx: GatewayContext<any>, status: number, startedAt: number): void {
+  noteFailedModelCall(ctx: GatewayContext, status: number, startedAt: number): void {
     const { provider, model } = this.modelOf(ctx);
     this.pushPart({ kind: 'model', provider, model, usage: { ...NO_USAGE }, status, at: Date.now(), latencyMs: performance.now() - startedAt, estimated: false });
   }
@@ -258,7 +259,7 @@ export class Meter {
    * until the request is finished, the tool-call observer finds this meter by the request id.
    * Returns what to call when the call has ended.
    */
-  toolCallStarted(ctx: GatewayContext<any>): () => void {
+  toolCallStarted(ctx: GatewayContext): () => void {
     this.loopId = ctx.id;
     this.deps.loops.set(ctx.id, this);
     this.toolCallsInFlight++;
@@ -288,7 +289,7 @@ export class Meter {
   }
 
   /** Parts [from, to) as ledger parts (seq from 1 in the order they ended). */
-  private usageParts(ctx: GatewayContext<any>, from: number, to: number): UsagePart[] {
+  private usageParts(ctx: GatewayContext, from: number, to: number): UsagePart[] {
     return this.parts.slice(from, to).map((part, i): UsagePart => {
       const seq = from + i + 1;
       if (part.kind === 'tool')
@@ -335,7 +336,7 @@ export class Meter {
    * the loop's time limit, the stream broke): billed for what was generated, like any stream cut
    * short (its prompt and generated text counted with the tokenizer, marked estimated).
    */
-  noteCutModelCall(ctx: GatewayContext<any>, request: unknown, generated: string, startedAt: number, status: number): void {
+  noteCutModelCall(ctx: GatewayContext, request: unknown, generated: string, startedAt: number, status: number): void {
     const { provider, model } = this.modelOf(ctx);
     this.pushPart({
       kind: 'model',
@@ -349,7 +350,7 @@ export class Meter {
     });
   }
 
-  private modelOf(ctx: GatewayContext<any>): { provider: string | null; model: string | null } {
+  private modelOf(ctx: GatewayContext): { provider: string | null; model: string | null } {
     const target = ctx.get(TARGET);
     const body = ctx.get(BODY) as Record<string, unknown> | undefined;
     const override = target?.overrideParams?.model;
@@ -357,7 +358,7 @@ export class Meter {
   }
 
   /** A model part's cost (null: unpriced; a failed call costs nothing, a cut one what it generated). */
-  private partCost(ctx: GatewayContext<any>, part: ModelPart): { micros: number | null; priceSource: string | null } {
+  private partCost(ctx: GatewayContext, part: ModelPart): { micros: number | null; priceSource: string | null } {
     if (part.status !== 200 && !part.estimated) return { micros: 0, priceSource: null };
     const price = part.provider && part.model ? this.deps.inputs.priceOf(ctx, part.provider, part.model) : undefined;
     return { micros: price ? (billable(price, part.usage, this.batch) ?? null) : null, priceSource: price?.source ?? null };
@@ -373,7 +374,7 @@ export class Meter {
   }
 
   /** The answer's cost, worked out once (by decorate for JSON answers, or at finish). */
-  private costNow(ctx: GatewayContext<any>, status: number): NonNullable<Meter['computed']> {
+  private costNow(ctx: GatewayContext<AnyRouteSpec>, status: number): NonNullable<Meter['computed']> {
     if (this.computed) return this.computed;
     const { provider, model } = this.modelOf(ctx);
     if (this.byParts()) {
@@ -434,7 +435,7 @@ export class Meter {
   }
 
   /** x-gateway-cost (when known) and x-gateway-budget-remaining on the answer. */
-  decorate(ctx: GatewayContext<any>, headers: Record<string, string>): void {
+  decorate(ctx: GatewayContext<AnyRouteSpec>, headers: Record<string, string>): void {
     const response = ctx.response;
     // A stream's head goes out before its cost is known: it carries no cost header.
     const streaming = response?.kind === 'stream' && !ctx.error;
@@ -449,7 +450,7 @@ export class Meter {
   }
 
   /** Settles the reservation to the real cost and records the ledger row (once, after the answer). */
-  finish(ctx: GatewayContext<any>, status: number): void {
+  finish(ctx: GatewayContext<AnyRouteSpec>, status: number): void {
     if (this.finished) return;
     this.finished = true;
     this.finishedCtx = ctx;

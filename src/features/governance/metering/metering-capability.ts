@@ -12,6 +12,7 @@ import { governanceMeteringInputs } from './governance-inputs.js';
 import { METER, METER_DEPS, USAGE_LEDGER } from './metering-services.js';
 import { loadTokenizer } from './token-count.js';
 import usageRoutes from './usage-routes.js';
+import type { AnyRouteSpec } from '../../../contract/routes.js';
 import { endRequestStreams } from './recent-requests.js';
 import { USAGE_MIGRATIONS } from './usage-store.js';
 import { TOOL_CHARGES, ToolCharges, toolPrices } from './tool-charges.js';
@@ -87,7 +88,7 @@ export const meteringCapability: Capability = {
     services.provide(METER_DEPS, deps);
     const batches = new ProviderBatchBilling(services, deps, parseDuration(config.batches?.providerPollInterval ?? '60s'));
     services.provide(PROVIDER_BATCH_BILLING, batches);
-    metrics.observe('metering', (ctx: GatewayContext<any>, status: number) => {
+    metrics.observe('metering', (ctx: GatewayContext<AnyRouteSpec>, status: number) => {
       meterFinish(ctx, status, services);
       batches.observe(ctx, status);
     });
@@ -108,7 +109,7 @@ export const meteringCapability: Capability = {
   },
 };
 
-function meterFinish(ctx: GatewayContext<any>, status: number, services: GatewayServices): void {
+function meterFinish(ctx: GatewayContext<AnyRouteSpec>, status: number, services: GatewayServices): void {
   const meter = ctx.get(METER);
   if (!meter) return;
   try {

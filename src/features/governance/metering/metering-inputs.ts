@@ -13,17 +13,17 @@ import type { ApplicableBudget, BudgetLedger, GatewayKey } from '../governance-t
  */
 export interface MeteringInputs {
   /** The gateway key the request was made with (undefined: not metered). */
-  keyOf(ctx: GatewayContext<any>): GatewayKey | undefined;
+  keyOf(ctx: GatewayContext): GatewayKey | undefined;
   /** The price of `model` at `provider` (the catalogue's override first, then the price table). */
-  priceOf(ctx: GatewayContext<any>, provider: string, model: string): ModelPrice | undefined;
+  priceOf(ctx: GatewayContext, provider: string, model: string): ModelPrice | undefined;
   /** The same outside a request: the price under catalogue model `entry` (undefined: none named). */
   priceUnder(entry: string | undefined, provider: string, model: string): ModelPrice | undefined;
   /** The catalogue model the request named (undefined: none). */
-  catalogueEntryOf?(ctx: GatewayContext<any>): string | undefined;
+  catalogueEntryOf?(ctx: GatewayContext): string | undefined;
   /** The catalogue model's max_output_tokens, when the request names one. */
-  maxOutputTokensOf?(ctx: GatewayContext<any>, provider: string, model: string): number | undefined;
+  maxOutputTokensOf?(ctx: GatewayContext, provider: string, model: string): number | undefined;
   /** Every budget that applies to the request (budgets made through the admin API are read from the store, hence a promise). */
-  budgetsFor(ctx: GatewayContext<any>, key: GatewayKey): readonly ApplicableBudget[] | Promise<readonly ApplicableBudget[]>;
+  budgetsFor(ctx: GatewayContext, key: GatewayKey): readonly ApplicableBudget[] | Promise<readonly ApplicableBudget[]>;
   /** Where budgets' spend is kept (undefined: no budget is enforced). */
   budgetLedger?: BudgetLedger;
   /** The label a model's spend is counted under (a name the gateway knows, else other). */

@@ -1,3 +1,4 @@
+import type { AnyRouteSpec } from '../../../contract/routes.js';
 import type { GatewayContext, JsonAnswer } from '../../../kernel/engine/context.js';
 import { defineService, type GatewayServices } from '../../../kernel/engine/services.js';
 import type { Migration } from '../../../kernel/store/sql-store.js';
@@ -109,7 +110,7 @@ export class ProviderBatchBilling {
   ) {}
 
   /** The metering observer's part: looks at each finished request. */
-  observe(ctx: GatewayContext<any>, status: number): void {
+  observe(ctx: GatewayContext<AnyRouteSpec>, status: number): void {
     const operation = ctx.endpoint.operation;
     if ((operation !== 'batches.retrieve' && operation !== 'batches.create') || status !== 200) return;
     const response = ctx.response;
@@ -145,7 +146,7 @@ export class ProviderBatchBilling {
    * Records a submitted batch to watch, when the key it ran with is one the gateway holds (the
    * caller's own provider key is never kept: such a batch is billed when it is retrieved).
    */
-  private async watch(ctx: GatewayContext<any>, target: ResolvedTarget, key: GatewayKey, batchId: string, endpoint: string): Promise<void> {
+  private async watch(ctx: GatewayContext, target: ResolvedTarget, key: GatewayKey, batchId: string, endpoint: string): Promise<void> {
     const configured = this.services.config.providers?.[target.provider]?.apiKey;
     const held = target.credential !== undefined;
     if (!held && (typeof configured !== 'string' || target.apiKey !== configured)) return;

@@ -1,5 +1,6 @@
 import type { EncodedStream, StreamAnswer } from '../../../kernel/engine/context.js';
 import type { StreamPart } from '../../../contract/stream-parts.js';
+import { objectOf, type JsonObject } from '../../../contract/json.js';
 
 /** Most characters of generated text kept for an estimate (a cut stream past it is billed for this much). */
 const MAX_KEPT = 4 * 1024 * 1024;
@@ -58,15 +59,20 @@ export function noteStreamText(answer: StreamAnswer<StreamPart>): StreamNotes {
   let final: Record<string, unknown> | undefined;
   // Anthropic: message_start's usage, completed by message_delta's; Responses: response.completed's.
   const noteUsage = (data: string) => {
-    let event: any;
+    let parsed: unknown;
     try {
-      event = JSON.parse(data);
+      parsed = JSON.parse(data);
     } catch {
       return;
     }
-    if (event?.type === 'message_start' && event.message?.usage) started = event.message.usage;
-    else if (event?.type === 'message_delta' && event.usage) final = { ...started, ...event.usage };
-    else if (typeof event?.type === 'string' && event.type.startsWith('response.') && event.response?.usage) final = event.response.usage;
+    // A field that is not an object reads as absent; a usage block is kept as the upstream sent it.
+    const event = objectOf(parsed);
+    const type = event.type;
+    const messageUsage = objectOf(event.message).usage;
+    const responseUsage = objectOf(event.response).usage;
+    if (type === 'message_start' && messageUsage) started = messageUsage as JsonObject;
+    else if (type === 'message_delta' && event.usage) final = { ...started, ...(event.usage as JsonObject) };
+    else if (typeof type === 'string' && type.startsWith('response.') && responseUsage) final = responseUsage as JsonObject;
   };
   const keep = (part: StreamPart) => {
     if (part.type === 'event' && part.data.includes('"usage"')) noteUsage(part.data);

@@ -71,7 +71,7 @@ export class ToolCharges {
   }
 
   /** Reserves the price of each priced call on the caller's budgets; throws the refusal (nothing stays held then). */
-  async reserve(ctx: GatewayContext<any>, calls: ReadonlyArray<{ server: string; tool: string }>): Promise<void> {
+  async reserve(ctx: GatewayContext, calls: ReadonlyArray<{ server: string; tool: string }>): Promise<void> {
     const identity = ctx.identity;
     const ledger = this.deps.inputs.budgetLedger;
     const key = identity && (ctx.get(GATEWAY_KEY) ?? keyOfIdentity(identity));

@@ -7,7 +7,7 @@ import type { RouteSpec } from '../../../contract/routes.js';
  * Whether this request's errors take Anthropic's shape: an Anthropic-format route (/v1/messages)
  * called with `anthropic-version`, as Anthropic's clients do (CONTRACT section 2).
  */
-export function anthropicErrorsFor(ctx: GatewayContext<any>): boolean {
+export function anthropicErrorsFor(ctx: GatewayContext): boolean {
   return (ctx.endpoint as Partial<RouteSpec>).format === 'anthropic' && ctx.headers['anthropic-version'] !== undefined;
 }
 
@@ -51,6 +51,6 @@ export class AnthropicErrorAnswer implements AnswerError {
 }
 
 /** The error as this request answers it: Anthropic's shape where anthropicErrorsFor says so. */
-export function shapedError(ctx: GatewayContext<any>, err: AnswerError): AnswerError {
+export function shapedError(ctx: GatewayContext, err: AnswerError): AnswerError {
   return anthropicErrorsFor(ctx) && !(err instanceof AnthropicErrorAnswer) ? new AnthropicErrorAnswer(err, ctx.id) : err;
 }

@@ -7,7 +7,7 @@ import { scanAnswer, usageFacts, type AnswerFacts } from './usage-scan.js';
 const FACTS = defineSlot<AnswerFacts | null>('answer-facts', 'the answer facts', { edge: true });
 
 /** The model the request asked for (override_params applied), when it names one. */
-export function requestedModel(ctx: GatewayContext<any>): string | undefined {
+export function requestedModel(ctx: GatewayContext): string | undefined {
   const override = ctx.get(TARGET)?.overrideParams?.model;
   if (typeof override === 'string') return override;
   const model = ctx.get(BODY)?.model;
@@ -19,7 +19,7 @@ export function requestedModel(ctx: GatewayContext<any>): string | undefined {
  * when it ended), a translated answer's `usage`, or the usage found in the bytes of an answer
  * that passed through.
  */
-export function factsOf(ctx: GatewayContext<any>): AnswerFacts | undefined {
+export function factsOf(ctx: GatewayContext): AnswerFacts | undefined {
   const response = ctx.response;
   const streamed = ctx.get(USAGE);
   if (streamed) return usageFacts(streamed as Record<string, unknown>);
@@ -32,7 +32,7 @@ export function factsOf(ctx: GatewayContext<any>): AnswerFacts | undefined {
 }
 
 /** factsOf the request's final answer, worked out once (metrics and traces both read it). */
-export function answerFacts(ctx: GatewayContext<any>): AnswerFacts | undefined {
+export function answerFacts(ctx: GatewayContext): AnswerFacts | undefined {
   const known = ctx.get(FACTS);
   if (known !== undefined) return known ?? undefined;
   const facts = factsOf(ctx);

@@ -1,3 +1,4 @@
+import type { AnyRouteSpec } from '../../../contract/routes.js';
 import type { GatewayContext } from '../../../kernel/engine/context.js';
 import { defineSlot } from '../../../kernel/engine/slot.js';
 import { PARENT_SPAN, REQUEST_SPAN } from '../../../kernel/engine/tracing.js';
@@ -26,7 +27,7 @@ export function genaiOperation(operation: string): string {
  * A client span for one upstream call, named `<operation> <model>` as the GenAI conventions
  * ask, with gen_ai.system, gen_ai.operation.name, gen_ai.request.model and the address called.
  */
-export function startCallSpan(tracing: Tracing, ctx: GatewayContext<any>, target: ResolvedTarget, url: string, part = false): TraceSpan {
+export function startCallSpan(tracing: Tracing, ctx: GatewayContext<AnyRouteSpec>, target: ResolvedTarget, url: string, part = false): TraceSpan {
   const operation = genaiOperation(ctx.endpoint.operation);
   const model = requestedModel(ctx);
   let address: string | undefined;
@@ -61,7 +62,7 @@ export function startCallSpan(tracing: Tracing, ctx: GatewayContext<any>, target
  * throws; a whole answer ends it with the model and tokens the answer reports; a stream's
  * span ends with the stream (endStreamSpan, at the end of the request).
  */
-export function tracedForward<C extends GatewayContext<any>>(forward: (ctx: C) => Promise<void>): (ctx: C) => Promise<void> {
+export function tracedForward<C extends GatewayContext>(forward: (ctx: C) => Promise<void>): (ctx: C) => Promise<void> {
   return async (ctx) => {
     try {
       await forward(ctx);
@@ -85,7 +86,7 @@ export function tracedForward<C extends GatewayContext<any>>(forward: (ctx: C) =
 }
 
 /** Ends the span of a streamed answer's call once the request is done (its usage then known). */
-export function endStreamSpan(ctx: GatewayContext<any>, facts: AnswerFacts | undefined): void {
+export function endStreamSpan(ctx: GatewayContext, facts: AnswerFacts | undefined): void {
   const span = ctx.get(CALL_SPAN);
   if (!span) return;
   if (ctx.error) span.fail(ctx.error.message, ctx.error.code);
@@ -117,7 +118,7 @@ export interface SpanUsage {
  * conventions do) and gateway.cost_usd (the decimal dollar string answers carry; absent when
  * the model has no price).
  */
-export function setRequestUsage(ctx: GatewayContext<any>, usage: SpanUsage, costUsd: string | undefined, estimated: boolean): void {
+export function setRequestUsage(ctx: GatewayContext, usage: SpanUsage, costUsd: string | undefined, estimated: boolean): void {
   const span = ctx.get(REQUEST_SPAN);
   if (!span) return;
   span.setAttribute('gen_ai.usage.input_tokens', usage.input + usage.cacheRead + usage.cacheWrite);

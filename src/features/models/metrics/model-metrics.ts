@@ -1,4 +1,5 @@
 import type { GatewayServices } from '../../../kernel/engine/services.js';
+import type { AnyRouteSpec } from '../../../contract/routes.js';
 import type { GatewayContext } from '../../../kernel/engine/context.js';
 import type { Metrics } from '../../../kernel/observability/metrics.js';
 import { ATTEMPTS, TARGET } from '../model-request.js';
@@ -47,7 +48,7 @@ export function registerModelMetrics(services: GatewayServices): void {
   const tracing = services.get(TRACING);
   const labels = services.labels;
   const logLines = services.config.logging?.requests !== false;
-  metrics.observe<GatewayContext<any>>('models', (ctx) => {
+  metrics.observe<GatewayContext<AnyRouteSpec>>('models', (ctx) => {
     const target = ctx.get(TARGET);
     if (!target) {
       // Every target skipped (circuits open): the line still lists them.
@@ -70,7 +71,7 @@ export function registerModelMetrics(services: GatewayServices): void {
 }
 
 /** The GenAI attributes of a model request's server span; a streamed call's span ends here. */
-function traceAnswer(ctx: GatewayContext<any>, provider: string, facts: AnswerFacts | undefined): void {
+function traceAnswer(ctx: GatewayContext<AnyRouteSpec>, provider: string, facts: AnswerFacts | undefined): void {
   endStreamSpan(ctx, facts);
   const span = ctx.get(REQUEST_SPAN);
   if (!span) return;

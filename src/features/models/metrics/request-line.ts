@@ -35,7 +35,7 @@ function attemptText(a: Attempt): string {
  * applied, and `answered`), `tokens` (`input`, `output`) and `attempts` (each target tried or
  * skipped: index path, provider, status, reason, ms).
  */
-export function modelLineFields(ctx: GatewayContext<any>, requested: string | undefined, facts: AnswerFacts | undefined): string {
+export function modelLineFields(ctx: GatewayContext, requested: string | undefined, facts: AnswerFacts | undefined): string {
   let text = '';
   if (requested !== undefined || facts?.model !== undefined) {
     const parts: string[] = [];

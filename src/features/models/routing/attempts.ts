@@ -21,7 +21,7 @@ export interface AttemptRecord {
  * x-gateway-retry-count: the upstream attempts after the first, across retries and fallbacks
  * (the attempts listed under error.debug, less targets skipped for an open circuit, less one).
  */
-function countRetries(ctx: GatewayContext<any>, attempts: readonly AttemptRecord[]): void {
+function countRetries(ctx: GatewayContext, attempts: readonly AttemptRecord[]): void {
   let tried = 0;
   for (let i = 0; i < attempts.length; i++) if (!attempts[i]!.skipped) tried++;
   ctx.set(RETRIES, tried > 0 ? tried - 1 : 0);
@@ -31,7 +31,7 @@ function countRetries(ctx: GatewayContext<any>, attempts: readonly AttemptRecord
  * Adds one upstream attempt to the request's attempts (listed under error.debug, and on the
  * request's log line); a failed one is counted in metrics and written as a warning line.
  */
-export function recordAttempt(ctx: GatewayContext<any>, target: ResolvedTarget, startedAt: number, error: GatewayError | undefined, services?: GatewayServices): void {
+export function recordAttempt(ctx: GatewayContext, target: ResolvedTarget, startedAt: number, error: GatewayError | undefined, services?: GatewayServices): void {
   const durationMs = Math.round((performance.now() - startedAt) * 100) / 100;
   const attempts = attemptsOf(ctx);
   if (error) {
@@ -50,7 +50,7 @@ export function recordAttempt(ctx: GatewayContext<any>, target: ResolvedTarget, 
 }
 
 /** Adds a target skipped because its circuit is open to the request's attempts (not an upstream attempt). */
-export function recordCircuitSkip(ctx: GatewayContext<any>, target: ResolvedTarget, services: GatewayServices): void {
+export function recordCircuitSkip(ctx: GatewayContext, target: ResolvedTarget, services: GatewayServices): void {
   attemptsOf(ctx).push({ provider: target.provider, targetIndex: target.index, status: 503, code: 'circuit_open', durationMs: 0, skipped: 'circuit_open' });
   services.logger.debug({ requestId: ctx.id, provider: target.provider, target: target.index, reason: 'circuit_open' }, 'target skipped: circuit open');
 }

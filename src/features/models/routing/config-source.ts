@@ -57,7 +57,7 @@ export class RoutingConfigs {
    * `defaultName` (a pipeline's own default) replaces routing.defaultConfig. A default applies
    * only to requests that name no provider: x-gateway-provider wins over it.
    */
-  planFor(ctx: GatewayContext<any>, defaultName = this.defaultName): CompiledPlan | undefined {
+  planFor(ctx: GatewayContext, defaultName = this.defaultName): CompiledPlan | undefined {
     const header = headerValue(ctx.headers, HEADER)?.trim();
     if (!header) return defaultName && !headerValue(ctx.headers, 'x-gateway-provider')?.trim() ? this.named.get(defaultName) : undefined;
     if (header.startsWith('{')) {

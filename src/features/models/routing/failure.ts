@@ -14,12 +14,12 @@ export function defaultFallbackStatus(status: number): boolean {
 }
 
 /** The caller disconnected: nothing more is sent upstream for this request. */
-export function callerGone(ctx: GatewayContext<any>): boolean {
+export function callerGone(ctx: GatewayContext): boolean {
   return ctx.callerGone;
 }
 
 /** ms left before ctx.deadline (Infinity without one). */
-export function remainingMs(ctx: GatewayContext<any>): number {
+export function remainingMs(ctx: GatewayContext): number {
   const deadline = ctx.get(DEADLINE);
   return deadline === undefined ? Number.POSITIVE_INFINITY : deadline - performance.now();
 }
@@ -29,11 +29,11 @@ export function remainingMs(ctx: GatewayContext<any>): number {
  * after its first attempt. Multipart forms checked by the validate stage are spooled and can
  * be sent again (each attempt streams them anew), so they retry and fall back like any request.
  */
-export function uploadSpent(ctx: GatewayContext<any>): boolean {
+export function uploadSpent(ctx: GatewayContext): boolean {
   return ctx.get(UPLOAD_SENT) === true && !isUpload(ctx.get(BODY));
 }
 
-export function deadlinePassed(ctx: GatewayContext<any>): boolean {
+export function deadlinePassed(ctx: GatewayContext): boolean {
   return remainingMs(ctx) <= 0;
 }
 
@@ -67,7 +67,7 @@ export function isRoutingFailure(err: GatewayError, statuses?: ReadonlySet<numbe
 }
 
 /** Whether a failure counts against a circuit breaker (the fallback default: 5xx, 429, timeouts, network). */
-export function countsForBreaker(err: unknown, ctx: GatewayContext<any>): boolean {
+export function countsForBreaker(err: unknown, ctx: GatewayContext): boolean {
   if (callerGone(ctx)) return false;
   const e = err instanceof GatewayError ? err : normalizeError(err);
   if (e.code === 'service_unavailable' && (e as CircuitOpenError).circuitOpen) return false;

@@ -6,7 +6,7 @@ import { defineService } from '../../../kernel/engine/services.js';
  * authenticate, which sets ctx.identity). Only such a request may use a key the gateway holds
  * (providers.<id>.apiKey, the keys and cloud secrets of configs.<name>).
  */
-export function carriesGatewayCredential(ctx: GatewayContext<any>): boolean {
+export function carriesGatewayCredential(ctx: GatewayContext): boolean {
   const identity = ctx.identity;
   return identity !== null && identity.kind !== 'anonymous';
 }
@@ -26,7 +26,7 @@ export interface HeldCredential {
 export interface HeldCredentialSource {
   get(name: string): HeldCredential | undefined;
   /** Whether this request's gateway key may use the credential (its `models` reach a catalogue model that uses it, or it may use every model). */
-  mayUse(ctx: GatewayContext<any>, name: string): boolean;
+  mayUse(ctx: GatewayContext, name: string): boolean;
 }
 
 export const HELD_CREDENTIALS = defineService<HeldCredentialSource>('held-credentials');

@@ -19,7 +19,7 @@ import { weightedOrder } from './weighted.js';
 
 /** Per-request state of one plan run. */
 interface Run {
-  ctx: GatewayContext<any>;
+  ctx: GatewayContext;
   /** The provider the request's own key belongs to (x-gateway-provider, else the config's first). */
   keyOwner?: string;
   next: () => Promise<void>;
@@ -67,7 +67,7 @@ export class PlanRunner {
   private readonly tracing: Tracing | undefined;
 
   /** Runs a routing config's plan; `conditionInput` is what its conditions test (read by the route stage). */
-  async run(ctx: GatewayContext<any>, plan: CompiledPlan, conditionInput: ConditionInput | undefined, next: () => Promise<void>): Promise<void> {
+  async run(ctx: GatewayContext, plan: CompiledPlan, conditionInput: ConditionInput | undefined, next: () => Promise<void>): Promise<void> {
     if (plan.requestTimeout !== undefined) {
       const deadline = ctx.startedAt + plan.requestTimeout;
       const current = ctx.get(DEADLINE);
@@ -86,7 +86,7 @@ export class PlanRunner {
   }
 
   /** One target named by the request headers (no routing config). */
-  runSingle(ctx: GatewayContext<any>, target: ResolvedTarget, next: () => Promise<void>): Promise<void> {
+  runSingle(ctx: GatewayContext, target: ResolvedTarget, next: () => Promise<void>): Promise<void> {
     return this.attempt(target, { ctx, next, secretsAdded: NO_NODES, circuitScope: 'header' });
   }
 

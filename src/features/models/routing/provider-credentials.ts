@@ -1,4 +1,4 @@
-import { headerValue, type GatewayContext } from '../../../kernel/engine/context.js';
+import { headerValue, type GatewayContext, type RouteDef } from '../../../kernel/engine/context.js';
 import { providerFields, settingHeader, type ProviderField } from '../providers/shared/provider-fields.js';
 // The built-in providers declare their fields when loaded (a plugin's, when registered).
 import '../providers/builtin-providers.js';
@@ -25,7 +25,7 @@ function secretsOf(field: ProviderField, value: string, out: string[]): void {
  * Anthropic-format routes, where Anthropic's clients send it) x-api-key. `gatewayKeyHeader`
  * names the header that carries the request's gateway key: it carries no provider key.
  */
-export function providerKeyFrom(ctx: GatewayContext<any>, gatewayKeyHeader?: string): string | undefined {
+export function providerKeyFrom(ctx: GatewayContext<RouteDef & { format?: string }>, gatewayKeyHeader?: string): string | undefined {
   const explicit = headerValue(ctx.headers, 'x-gateway-api-key');
   if (explicit) return explicit.trim();
   if (gatewayKeyHeader !== 'authorization') {
@@ -37,7 +37,7 @@ export function providerKeyFrom(ctx: GatewayContext<any>, gatewayKeyHeader?: str
 }
 
 /** Provider settings sent as headers; secret ones are remembered for redaction. */
-export function providerOptionsFrom(ctx: GatewayContext<any>): Record<string, unknown> {
+export function providerOptionsFrom(ctx: GatewayContext): Record<string, unknown> {
   const options: Record<string, unknown> = {};
   for (const field of providerFields()) {
     const value = headerValue(ctx.headers, settingHeader(field.name));
@@ -55,7 +55,7 @@ const CREDENTIAL_HEADERS = ['x-gateway-api-key', 'authorization', 'x-gateway-tok
  * Remembers every credential the request carries in its headers for the redactor (an
  * Authorization value stands for its bare token too), so none is echoed in an answer or log.
  */
-export function rememberRequestCredentials(ctx: GatewayContext<any>): void {
+export function rememberRequestCredentials(ctx: GatewayContext): void {
   for (const name of CREDENTIAL_HEADERS) {
     const value = headerValue(ctx.headers, name);
     // Each value once (the provider key is usually remembered already): every answer searches each.

@@ -11,7 +11,12 @@ const NUMBER = /^\s*-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
  * schema names it); array fields take every value sent (`name[]` or repeated `name`).
  * Fields the schema does not know pass as they are.
  */
-export function typedFields(fields: FormFields, schema: { properties?: Record<string, any> }): Record<string, unknown> {
+/** The part of a JSON Schema property that says what type(s) a field is. */
+export interface FieldSchema {
+  type?: string | string[];
+}
+
+export function typedFields(fields: FormFields, schema: { properties?: Record<string, FieldSchema | undefined> }): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const props = schema.properties ?? {};
   for (const [name, raw] of Object.entries(fields)) {
@@ -38,7 +43,7 @@ export class FormSchema {
   }
 
   typed(fields: FormFields): Record<string, unknown> {
-    return typedFields(fields, this.validate.schema as { properties?: Record<string, any> });
+    return typedFields(fields, this.validate.schema as { properties?: Record<string, FieldSchema | undefined> });
   }
 
   check(fields: FormFields, early = false): Record<string, unknown> {

@@ -25,7 +25,7 @@ export interface UploadLimits {
  */
 export function uploadValidator(rules: () => UploadRules, limits: UploadLimits) {
   let spoolDir: string | undefined;
-  return async (ctx: GatewayContext<any>): Promise<void> => {
+  return async (ctx: GatewayContext): Promise<void> => {
     const declared = Number(ctx.headers['content-length']);
     if (declared > limits.maxFileBytes + FORM_OVERHEAD) {
       throw badRequest(`${limits.param} must be at most ${formatBytes(limits.maxFileBytes)}.`, limits.param);
