@@ -5,7 +5,7 @@ import type { Sealer } from '../../../kernel/store/sealer.js';
 import { badRequest, GatewayError } from '../../../contract/errors/gateway-error.js';
 import { RPC, RpcFailure } from '../rpc-errors.js';
 import type { ConnectionRow, ConnectionStore } from './connection-store.js';
-import { askTokenEndpoint, type TokenAnswer } from '../upstream/token-endpoint.js';
+import { askTokenEndpoint, type TokenAnswer } from './token-endpoint.js';
 import { discoverEndpoints, type AuthorizationEndpoints } from './discovery.js';
 
 /** The JSON-RPC error of a call to a per_user_oauth server the caller has not connected (the gateway's own range). */

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { McpServerAuth } from '../../../generated/gateway.js';
 import type { Logger } from '../../../kernel/observability/logger.js';
 import { RPC, RpcFailure } from '../rpc-errors.js';
-import { askTokenEndpoint } from './token-endpoint.js';
+import { askTokenEndpoint } from '../connections/token-endpoint.js';
 
 /**
  * The caller of the request being served: the credential it presented (its bearer token), for
