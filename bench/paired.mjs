@@ -47,7 +47,10 @@ try {
     const [dir, flags = ''] = spec.split(':');
     process.env.BENCH_GATEWAY_NODE_ARGS = flags.replaceAll('+', ' ');
     const handle = await startGateway(config, { label: spec, root: resolve(dir) });
-    targets.push({ name: spec, handle, request: setup.request, cpu: 0, n: 0, seconds: 0, p50: [], ttfb: [] });
+    // A scenario's afterStart (a gateway key minted through the admin API) writes into its request: one setup per gateway.
+    const own = setup.afterStart ? await scenario.setup({ fakeUrl: fake.url }) : setup;
+    if (own.afterStart) await own.afterStart({ gatewayUrl: handle.url });
+    targets.push({ name: spec, handle, request: own.request, cpu: 0, n: 0, seconds: 0, p50: [], ttfb: [] });
   }
   if (opts.proxy && setup.upstreamRequest !== null) {
     targets.push({ name: 'proxy', handle: await startProxy(fake.url), request: setup.upstreamRequest ?? setup.request, cpu: 0, n: 0, seconds: 0, p50: [], ttfb: [] });

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedUuid } from '../time-ordered-id.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CallerSignal } from '../engine/caller-signal.js';
 import { GatewayContext, type ContextEdge, type RouteDef } from '../engine/context.js';
@@ -70,7 +70,7 @@ export class HttpEdge {
   /** A fresh context for one request of `route` (also used for the lines of gateway-run batches). */
   createContext<E extends RouteDef>(route: E, req: IncomingMessage, res: ServerResponse, params: Record<string, string> | undefined, signal: AbortSignal): GatewayContext<E> {
     const pipeline = this.pipelines.get(route.key);
-    return new GatewayContext(this.contextEdge, randomUUID(), route, req, res, params, signal, pipeline?.decorate);
+    return new GatewayContext(this.contextEdge, timeOrderedUuid(), route, req, res, params, signal, pipeline?.decorate);
   }
 
   /** The node:http request listener. */
@@ -81,7 +81,7 @@ export class HttpEdge {
     const route = found?.route ?? this.catchAll;
     const pipeline = this.pipelines.get(route.key);
     const caller = new CallerSignal();
-    const ctx = new GatewayContext(this.contextEdge, randomUUID(), route, req, res, found?.params, caller, pipeline?.decorate);
+    const ctx = new GatewayContext(this.contextEdge, timeOrderedUuid(), route, req, res, found?.params, caller, pipeline?.decorate);
     res.once('close', () => {
       if (!res.writableFinished) caller.abort();
     });

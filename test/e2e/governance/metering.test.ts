@@ -242,6 +242,27 @@ describe('metering requests made with a gateway key', () => {
       expect(metrics).toMatch(/gateway_budget_refusals_total\{scope="team"\} [1-9]/);
     });
 
+    it('reserves a prompt at its body size first, and near the limit asks again with the tokenizer count', async () => {
+      // ~2,400 characters that the tokenizer counts as a few hundred tokens
+      const long = chatBody({ max_tokens: 10, messages: [{ role: 'user', content: 'hello there '.repeat(200) }] });
+      const bytes = Buffer.byteLength(JSON.stringify(long));
+      const tokens = (limit: number): ApplicableBudget => ({ id: `team:search:tokens:${limit}:${Date.now()}`, scope: 'team', subject: 'search', budget: { limit_tokens: limit } });
+      const roomy = tokens(bytes * 10);
+      budgets = () => [roomy];
+      let before = ledger.reserves;
+      expect((await post(gw.url, CHAT, long, openaiHeaders())).status).toBe(200);
+      expect(ledger.reserves - before).toBe(1);
+      // the body's bytes do not fit, the counted prompt does: served after a second ask
+      const tight = tokens(Math.floor(bytes / 2));
+      budgets = () => [tight];
+      before = ledger.reserves;
+      expect((await post(gw.url, CHAT, long, openaiHeaders())).status).toBe(200);
+      expect(ledger.reserves - before).toBe(2);
+      // the counted prompt does not fit either: refused
+      budgets = () => [tokens(50)];
+      expect((await post(gw.url, CHAT, long, openaiHeaders())).status).toBe(429);
+    });
+
     it('an unpriced model under a money budget is 403 naming it; without a money budget it is served with cost null', async () => {
       budgets = () => [budget('team:search:money', 10)];
       const refused = await post(gw.url, CHAT, chatBody({ model: 'gpt-unpriced' }), openaiHeaders());

@@ -1,6 +1,6 @@
 import type { GatewayContext } from '../../../kernel/engine/context.js';
 import type { AnyRouteSpec } from '../../../contract/routes.js';
-import { BODY } from '../../../kernel/engine/request-body.js';
+import { BODY, RAW_BODY } from '../../../kernel/engine/request-body.js';
 import type { Logger } from '../../../kernel/observability/logger.js';
 import type { SeriesCounter } from '../../../kernel/observability/series-metrics.js';
 import { GatewayError } from '../../../contract/errors/gateway-error.js';
@@ -8,7 +8,7 @@ import { ATTEMPTS, TARGET, setRequestUsage, type RoutingDecision, type PlanNode 
 import { costOf, worstCaseCost, type ModelPrice } from '../prices/cost.js';
 import { usdFromMicros } from '../prices/money.js';
 import { NO_USAGE, usageClasses, type TokenUsage } from '../prices/usage-classes.js';
-import type { ApplicableBudget, GatewayKey, Reservation, UsageAttempt, UsageLedger, UsagePart, UsageRow } from '../governance-types.js';
+import type { ApplicableBudget, GatewayKey, Reservation, ReserveResult, UsageAttempt, UsageLedger, UsagePart, UsageRow } from '../governance-types.js';
 import { answerUsage } from './answer-usage.js';
 import type { MeteringInputs } from './metering-inputs.js';
 import { countPromptTokens, countText } from './token-count.js';
@@ -181,33 +181,14 @@ export class Meter {
     this.budgets = await inputs.budgetsFor(ctx, this.key);
     if (this.budgets.length === 0) return;
     const body = ctx.get(BODY) as Record<string, unknown> | undefined;
-    const requested = typeof body?.model === 'string' ? body.model : undefined;
-    const candidates = candidatesOf(decision, requested);
-    const promptTokens = countPromptTokens(body);
-    const asked = [body?.max_completion_tokens, body?.max_tokens, body?.max_output_tokens].find((v) => typeof v === 'number' && v >= 0) as number | undefined;
-    let micros = 0;
-    let maxOut = asked ?? 0;
-    for (const c of candidates) {
-      const price = c.model === undefined ? undefined : inputs.priceOf(ctx, c.provider, c.model);
-      const out = asked ?? (c.model !== undefined ? inputs.maxOutputTokensOf?.(ctx, c.provider, c.model) : undefined) ?? DEFAULT_MAX_OUTPUT_TOKENS;
-      maxOut = Math.max(maxOut, out);
-      const worst = price && worstCaseCost(price, promptTokens, out);
-      if (!worst) {
-        if (this.moneyBudgets.length > 0 && this.deps.unpricedPolicy === 'refuse') {
-          const name = c.model ?? '(no model named)';
-          throw new GatewayError('insufficient_permissions', `The model ${name} at ${c.provider} has no price, and a money budget applies to this request: it cannot be served.`);
-        }
-        continue;
-      }
-      micros = Math.max(micros, worst.micros);
-    }
-    const reservation: Reservation = { id: ctx.id, micros, tokens: promptTokens + maxOut };
-    let result;
-    try {
-      result = await ledger.reserve(this.budgets, reservation);
-    } catch (err) {
-      logger.warn({ requestId: ctx.id, err: (err as Error).message }, 'budget store unreachable');
-      result = { ok: false as const, storeDown: true as const };
+    // Every prompt token is at least one byte of the request body (byte-level BPE), so the body's
+    // length bounds the prompt without tokenizing it. Only a request that bound does not fit is
+    // counted with the tokenizer and asked again: the tokenizer runs where its precision matters.
+    const bodyBytes = ctx.get(RAW_BODY)?.length;
+    let result = await this.reserveFor(ctx, body, decision, bodyBytes ?? countPromptTokens(body));
+    if (!result.ok && !('storeDown' in result) && bodyBytes !== undefined) {
+      const counted = countPromptTokens(body);
+      if (counted < bodyBytes) result = await this.reserveFor(ctx, body, decision, counted);
     }
     if (result.ok) {
       this.reservation = result.reservation;
@@ -226,6 +207,41 @@ export class Meter {
     }
     this.deps.refusals.inc([result.refusedBy.scope]);
     throw budgetExceeded(result.refusedBy, result.resetAt);
+  }
+
+  /**
+   * Asks the budgets for the worst case of a prompt of `promptTokens` (a store that cannot be
+   * reached answers storeDown); throws the unpriced refusal (403).
+   */
+  private async reserveFor(ctx: GatewayContext, body: Record<string, unknown> | undefined, decision: RoutingDecision | undefined, promptTokens: number): Promise<ReserveResult> {
+    const { inputs, logger } = this.deps;
+    const ledger = inputs.budgetLedger!;
+    const requested = typeof body?.model === 'string' ? body.model : undefined;
+    const candidates = candidatesOf(decision, requested);
+    const asked = [body?.max_completion_tokens, body?.max_tokens, body?.max_output_tokens].find((v) => typeof v === 'number' && v >= 0) as number | undefined;
+    let micros = 0;
+    let maxOut = asked ?? 0;
+    for (const c of candidates) {
+      const price = c.model === undefined ? undefined : inputs.priceOf(ctx, c.provider, c.model);
+      const out = asked ?? (c.model !== undefined ? inputs.maxOutputTokensOf?.(ctx, c.provider, c.model) : undefined) ?? DEFAULT_MAX_OUTPUT_TOKENS;
+      maxOut = Math.max(maxOut, out);
+      const worst = price && worstCaseCost(price, promptTokens, out);
+      if (!worst) {
+        if (this.moneyBudgets.length > 0 && this.deps.unpricedPolicy === 'refuse') {
+          const name = c.model ?? '(no model named)';
+          throw new GatewayError('insufficient_permissions', `The model ${name} at ${c.provider} has no price, and a money budget applies to this request: it cannot be served.`);
+        }
+        continue;
+      }
+      micros = Math.max(micros, worst.micros);
+    }
+    const reservation: Reservation = { id: ctx.id, micros, tokens: promptTokens + maxOut };
+    try {
+      return await ledger.reserve(this.budgets, reservation);
+    } catch (err) {
+      logger.warn({ requestId: ctx.id, err: (err as Error).message }, 'budget store unreachable');
+      return { ok: false, storeDown: true };
+    }
   }
 
   /**

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedUuid } from '../../../kernel/time-ordered-id.js';
 import type { Migration, SqlExecutor, SqlStore } from '../../../kernel/store/sql-store.js';
 import type { UsagePart, UsageRow } from '../governance-types.js';
 
@@ -248,12 +248,12 @@ export function isParts(entry: StoredEntry): entry is StoredParts {
 }
 
 export function withPartIds(parts: readonly UsagePart[]): StoredPart[] {
-  return parts.map((p) => ({ ...p, id: randomUUID() }));
+  return parts.map((p) => ({ ...p, id: timeOrderedUuid() }));
 }
 
 export function withRowId(row: UsageRow): StoredRow {
   const { parts, ...rest } = row;
-  return parts?.length ? { ...rest, id: randomUUID(), parts: withPartIds(parts) } : { ...rest, id: randomUUID() };
+  return parts?.length ? { ...rest, id: timeOrderedUuid(), parts: withPartIds(parts) } : { ...rest, id: timeOrderedUuid() };
 }
 
 /** Parts per INSERT (24 parameters each: well under SQLite's and PostgreSQL's limits). */

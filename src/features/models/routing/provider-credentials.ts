@@ -1,5 +1,5 @@
 import { headerValue, type GatewayContext, type RouteDef } from '../../../kernel/engine/context.js';
-import { providerFields, settingHeader, type ProviderField } from '../providers/shared/provider-fields.js';
+import { providerFieldOfHeader, providerFields, type ProviderField } from '../providers/shared/provider-fields.js';
 // The built-in providers declare their fields when loaded (a plugin's, when registered).
 import '../providers/builtin-providers.js';
 
@@ -36,11 +36,17 @@ export function providerKeyFrom(ctx: GatewayContext<RouteDef & { format?: string
   return undefined;
 }
 
+/** The prefix of every provider setting's header (settingHeader). */
+const SETTING_PREFIX = 'x-gateway-';
+
 /** Provider settings sent as headers; secret ones are remembered for redaction. */
 export function providerOptionsFrom(ctx: GatewayContext): Record<string, unknown> {
   const options: Record<string, unknown> = {};
-  for (const field of providerFields()) {
-    const value = headerValue(ctx.headers, settingHeader(field.name));
+  for (const header in ctx.headers) {
+    if (!header.startsWith(SETTING_PREFIX)) continue;
+    const field = providerFieldOfHeader(header);
+    if (!field) continue;
+    const value = headerValue(ctx.headers, header);
     if (value === undefined || value === '') continue;
     options[field.name] = value;
     if (field.secret) secretsOf(field, value, ctx.secrets);
@@ -61,9 +67,11 @@ export function rememberRequestCredentials(ctx: GatewayContext): void {
     // Each value once (the provider key is usually remembered already): every answer searches each.
     if (value && !ctx.secrets.includes(value)) ctx.secrets.push(value);
   }
-  for (const field of providerFields()) {
-    if (!field.secret) continue;
-    const value = headerValue(ctx.headers, settingHeader(field.name));
+  for (const header in ctx.headers) {
+    if (!header.startsWith(SETTING_PREFIX)) continue;
+    const field = providerFieldOfHeader(header);
+    if (!field?.secret) continue;
+    const value = headerValue(ctx.headers, header);
     if (value && !ctx.secrets.includes(value)) secretsOf(field, value, ctx.secrets);
   }
 }

@@ -7,7 +7,12 @@ type Db = Database.Database;
 
 /** Binds JS values the way SQLite takes them (booleans as 0/1, undefined as NULL). */
 function bindable(params: unknown[]): unknown[] {
-  return params.map((p) => (p === undefined ? null : typeof p === 'boolean' ? (p ? 1 : 0) : p));
+  // Most calls bind only numbers, strings and nulls (a ledger batch binds thousands): copied only when a value needs it.
+  for (let i = 0; i < params.length; i++) {
+    const p = params[i];
+    if (p === undefined || typeof p === 'boolean') return params.map((v) => (v === undefined ? null : typeof v === 'boolean' ? (v ? 1 : 0) : v));
+  }
+  return params;
 }
 
 /**

@@ -31,7 +31,7 @@ interface Declared extends ProviderField {
 const FIELDS = new Map<string, Declared>();
 
 /** Lists read on every request, made again only when a provider declares something. */
-let lists: { all: Declared[]; address: string[]; header: string[]; secret: string[] } | undefined;
+let lists: { all: Declared[]; address: string[]; header: string[]; secret: string[]; byHeader: Map<string, Declared> } | undefined;
 
 function cached() {
   if (lists) return lists;
@@ -41,6 +41,7 @@ function cached() {
     address: all.filter((f) => f.pattern).map((f) => f.name),
     header: all.filter((f) => f.header).map((f) => f.name),
     secret: all.filter((f) => f.secret).map((f) => f.name),
+    byHeader: new Map(all.map((f) => [settingHeader(f.name), f])),
   };
   return lists;
 }
@@ -69,6 +70,14 @@ export function declareProviderFields(provider: string, fields: readonly Provide
 /** Every declared field. */
 export function providerFields(): readonly Declared[] {
   return cached().all;
+}
+
+/**
+ * The declared field a request header carries (`x-gateway-<name with dashes>`): a request's
+ * settings are found by walking its few headers, not by probing every declared field's header.
+ */
+export function providerFieldOfHeader(header: string): Declared | undefined {
+  return cached().byHeader.get(header);
 }
 
 /** The fields whose values become part of an upstream address (each has a pattern). */

@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { timeOrderedUuid } from '../../../src/kernel/time-ordered-id.js';
+
+const V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+describe('timeOrderedUuid', () => {
+  it('is a UUIDv7: the milliseconds in its first 48 bits, version 7, the RFC variant', () => {
+    const at = Date.UTC(2026, 10, 27, 10, 0, 0, 123);
+    const id = timeOrderedUuid(at);
+    expect(id).toMatch(V7);
+    expect(parseInt(id.slice(0, 8) + id.slice(9, 13), 16)).toBe(at);
+  });
+
+  it('sorts by time as text, and ids of one millisecond differ', () => {
+    const ids = [1_000, 1_001, 1_700_000_000_000, 1_700_000_000_001, 2 ** 47].map((ms) => timeOrderedUuid(ms));
+    expect([...ids].sort()).toEqual(ids);
+    const same = new Set(Array.from({ length: 1000 }, () => timeOrderedUuid(5)));
+    expect(same.size).toBe(1000);
+    for (const id of same) expect(id).toMatch(V7);
+  });
+});
