@@ -44,11 +44,11 @@ export class AnthropicMessagesWriter {
       case 'event':
         this.passthrough = true;
         return part.event ? `event: ${part.event}\ndata: ${part.data}\n\n` : `data: ${part.data}\n\n`;
-      case 'chunk':
-        return (this.reader ??= new ChunkReader())
-          .read(part.data)
-          .map((p) => this.write(p))
-          .join('');
+      case 'chunk': {
+        let out = '';
+        for (const p of (this.reader ??= new ChunkReader()).read(part.data)) out += this.write(p);
+        return out;
+      }
       case 'meta':
         this.id = messageIdOf(part.id);
         this.model = part.model;
@@ -57,7 +57,7 @@ export class AnthropicMessagesWriter {
         return '';
       case 'text':
         if (part.choice !== 0 || part.text === '') return '';
-        return this.ensure('text', { type: 'text', text: '' }) + this.delta({ type: 'text_delta', text: part.text });
+        return (this.open?.kind === 'text' ? '' : this.ensure('text', { type: 'text', text: '' })) + this.textDelta(part.text);
       case 'reasoning':
         if (part.choice !== 0 || part.text === '') return '';
         return this.ensure('thinking', { type: 'thinking', thinking: '', signature: '' }) + this.delta({ type: 'thinking_delta', thinking: part.text });
@@ -127,6 +127,14 @@ export class AnthropicMessagesWriter {
     this.open = { kind, index };
     out += event('content_block_start', { index, content_block: contentBlock });
     return out;
+  }
+
+  /**
+   * A text_delta, the event most of a stream is made of, written without building its object:
+   * the same text as delta({ type: 'text_delta', text }) gives.
+   */
+  private textDelta(text: string): string {
+    return `event: content_block_delta\ndata: {"type":"content_block_delta","index":${this.open!.index},"delta":{"type":"text_delta","text":${JSON.stringify(text)}}}\n\n`;
   }
 
   private delta(delta: Record<string, unknown>): string {

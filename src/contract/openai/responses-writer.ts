@@ -15,7 +15,9 @@ import {
 
 type Json = Record<string, unknown>;
 
-type OpenItem = { kind: 'message'; index: number; id: string; text: string } | { kind: 'reasoning'; index: number; id: string; text: string };
+type OpenItem =
+  | { kind: 'message'; index: number; id: string; text: string; /** The text delta event's fields after its sequence number. */ deltaTail?: string }
+  | { kind: 'reasoning'; index: number; id: string; text: string };
 
 /**
  * Writes stream parts as Responses API events (`event: <type>` + data with `type` and
@@ -67,11 +69,11 @@ export class ResponsesWriter {
     switch (part.type) {
       case 'event':
         return part.event ? `event: ${part.event}\ndata: ${part.data}\n\n` : `data: ${part.data}\n\n`;
-      case 'chunk':
-        return (this.reader ??= new ChunkReader())
-          .read(part.data)
-          .map((p) => this.write(p))
-          .join('');
+      case 'chunk': {
+        let out = '';
+        for (const p of (this.reader ??= new ChunkReader()).read(part.data)) out += this.write(p);
+        return out;
+      }
       case 'meta': {
         if (this.state) return '';
         this.state = { id: responseIdOf(part.id), createdAt: part.created, model: part.model, status: 'in_progress', output: [], usage: null };
@@ -116,7 +118,7 @@ export class ResponsesWriter {
         }
         const open = this.open as Extract<OpenItem, { kind: 'message' }>;
         open.text += part.text;
-        return out + this.event('response.output_text.delta', { item_id: open.id, output_index: open.index, content_index: 0, delta: part.text, logprobs: [] });
+        return out + this.textDelta(open, part.text);
       }
       case 'tool-call-start': {
         if (part.choice !== 0) return '';
@@ -156,6 +158,18 @@ export class ResponsesWriter {
   /** The event that ends a failed stream (the OpenAI SDK raises it as an error). */
   failure(body: unknown): string {
     return `event: error\ndata: ${JSON.stringify(body)}\n\n`;
+  }
+
+  /**
+   * response.output_text.delta, the event most of a stream is made of, written without building
+   * its object: the same text as event() gives for { item_id, output_index, content_index: 0,
+   * delta, logprobs: [] }.
+   */
+  private textDelta(open: Extract<OpenItem, { kind: 'message' }>, delta: string): string {
+    const seq = this.seq++;
+    if (this.silent) return '';
+    open.deltaTail ??= `,"item_id":${JSON.stringify(open.id)},"output_index":${open.index},"content_index":0,"delta":`;
+    return `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":${seq}${open.deltaTail}${JSON.stringify(delta)},"logprobs":[]}\n\n`;
   }
 
   private event(type: string, data: Json): string {

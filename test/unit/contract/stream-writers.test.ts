@@ -32,6 +32,21 @@ const ANSWER: StreamPart[] = [
 ];
 
 describe('AnthropicMessagesWriter', () => {
+  it('writes each text delta exactly as JSON.stringify writes its event object, whatever the text (fast-check)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit: 'binary', minLength: 1 }), { minLength: 1, maxLength: 6 }), (texts) => {
+        const writer = new AnthropicMessagesWriter();
+        const text = [META, ...texts.map((t): StreamPart => ({ type: 'text', choice: 0, text: t }))].map((p) => writer.write(p)).join('');
+        const deltas = text.split('\n\n').filter((b) => b.startsWith('event: content_block_delta\n'));
+        expect(deltas).toHaveLength(texts.length);
+        deltas.forEach((block, i) => {
+          const data = block.slice(block.indexOf('\ndata: ') + 7);
+          expect(data).toBe(JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: texts[i] } }));
+        });
+      }),
+    );
+  });
+
   it('writes message_start with input tokens, blocks in order each closed before the next kind, message_delta with the usage', () => {
     const writer = new AnthropicMessagesWriter();
     const out = events(ANSWER.map((p) => writer.write(p)).join(''));
@@ -166,6 +181,31 @@ describe('ResponsesWriter', () => {
     expect(ids[0]).not.toBe(ids[1]);
     const forged = events(new ResponsesWriter({ model: 'm' }).write({ ...META, id: 'resp_abc' } as StreamPart));
     expect(forged[0]!.data.response.id).not.toBe('resp_abc');
+  });
+
+  it('writes each text delta exactly as JSON.stringify writes its event object, whatever the text (fast-check)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit: 'binary', minLength: 1 }), { minLength: 1, maxLength: 6 }), (texts) => {
+        const writer = new ResponsesWriter({ model: 'm' });
+        const text = [META, ...texts.map((t): StreamPart => ({ type: 'text', choice: 0, text: t }))].map((p) => writer.write(p)).join('');
+        const deltas = text.split('\n\n').filter((b) => b.startsWith('event: response.output_text.delta\n'));
+        expect(deltas).toHaveLength(texts.length);
+        deltas.forEach((block, i) => {
+          const data = block.slice(block.indexOf('\ndata: ') + 7);
+          const parsed = JSON.parse(data);
+          const expected = {
+            type: 'response.output_text.delta',
+            sequence_number: parsed.sequence_number,
+            item_id: parsed.item_id,
+            output_index: 0,
+            content_index: 0,
+            delta: texts[i],
+            logprobs: [],
+          };
+          expect(data).toBe(JSON.stringify(expected));
+        });
+      }),
+    );
   });
 
   it('ends an answer cut by the token limit with response.incomplete', () => {
