@@ -98,6 +98,20 @@ export const USAGE_MIGRATIONS: Migration[] = [
   },
 ];
 
+/** The token classes as columns, one per class (both tables; summed by the usage report), in tokenValues' order. */
+export const TOKEN_COLUMNS = [
+  'input_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'output_tokens',
+  'reasoning_tokens',
+  'input_audio_tokens',
+  'output_audio_tokens',
+  'images',
+  'audio_seconds',
+  'characters',
+] as const;
+
 export const USAGE_COLUMNS = [
   'id',
   'request_id',
@@ -110,16 +124,7 @@ export const USAGE_COLUMNS = [
   'route',
   'provider',
   'model',
-  'input_tokens',
-  'cache_read_tokens',
-  'cache_write_tokens',
-  'output_tokens',
-  'reasoning_tokens',
-  'input_audio_tokens',
-  'output_audio_tokens',
-  'images',
-  'audio_seconds',
-  'characters',
+  ...TOKEN_COLUMNS,
   'cost_micros',
   'price_source',
   'status',
@@ -138,16 +143,7 @@ export const PART_COLUMNS = [
   'model',
   'server',
   'tool',
-  'input_tokens',
-  'cache_read_tokens',
-  'cache_write_tokens',
-  'output_tokens',
-  'reasoning_tokens',
-  'input_audio_tokens',
-  'output_audio_tokens',
-  'images',
-  'audio_seconds',
-  'characters',
+  ...TOKEN_COLUMNS,
   'cost_micros',
   'price_source',
   'status',
@@ -156,22 +152,7 @@ export const PART_COLUMNS = [
   'at',
 ] as const;
 
-/** The token classes as report columns (summed by the usage report). */
-export const TOKEN_COLUMNS = [
-  'input_tokens',
-  'cache_read_tokens',
-  'cache_write_tokens',
-  'output_tokens',
-  'reasoning_tokens',
-  'input_audio_tokens',
-  'output_audio_tokens',
-  'images',
-  'audio_seconds',
-  'characters',
-] as const;
-
 function values(row: StoredRow): unknown[] {
-  const u = row.usage;
   return [
     row.id,
     row.requestId,
@@ -184,16 +165,7 @@ function values(row: StoredRow): unknown[] {
     row.route,
     row.provider,
     row.model,
-    u.input,
-    u.cacheRead,
-    u.cacheWrite,
-    u.output,
-    u.reasoning,
-    u.inputAudio,
-    u.outputAudio,
-    u.images,
-    u.audioSeconds,
-    u.characters,
+    ...tokenValues(row.usage),
     row.costMicros,
     row.priceSource,
     row.status,
@@ -204,6 +176,7 @@ function values(row: StoredRow): unknown[] {
   ];
 }
 
+/** A usage's token classes in TOKEN_COLUMNS' order. */
 function tokenValues(u: UsageRow['usage']): unknown[] {
   return [u.input, u.cacheRead, u.cacheWrite, u.output, u.reasoning, u.inputAudio, u.outputAudio, u.images, u.audioSeconds, u.characters];
 }
