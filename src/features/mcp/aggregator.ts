@@ -136,7 +136,8 @@ export class Aggregator {
     const perServer = await Promise.all(
       servers.map(async (server) => {
         try {
-          if (!(await server.capabilitiesFor())?.[capability]) return [];
+          const offered = server.capabilitiesFor();
+          if (!(offered instanceof Promise ? await offered : offered)?.[capability]) return [];
           const page = await this.fetchPage(server, key, view, op, pending?.[server.name]);
           if (page.next) next[server.name] = page.next;
           let items = page.items;

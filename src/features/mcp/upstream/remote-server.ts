@@ -97,8 +97,8 @@ export class RemoteServer extends UpstreamServer {
     return this.perUser !== undefined && this.status !== 'ready' && CALLER_CREDENTIAL.getStore()?.owner !== undefined;
   }
 
-  override async capabilitiesFor(): Promise<ServerCapabilities | undefined> {
-    if (this.ownSession()) return (await this.perUser!.forCaller()).capabilities;
+  override capabilitiesFor(): ServerCapabilities | undefined | Promise<ServerCapabilities | undefined> {
+    if (this.ownSession()) return this.perUser!.forCaller().then((session) => session.capabilities);
     return this.capabilities;
   }
 

@@ -211,8 +211,11 @@ export abstract class UpstreamServer extends EventEmitter {
     return this.status === 'ready' ? this.client?.getServerCapabilities() : undefined;
   }
 
-  /** The capabilities that apply to the caller being served (a server may open each caller a session of their own). */
-  async capabilitiesFor(): Promise<ServerCapabilities | undefined> {
+  /**
+   * The capabilities that apply to the caller being served (a server may open each caller a
+   * session of their own: then a promise; otherwise known at once, with nothing awaited).
+   */
+  capabilitiesFor(): ServerCapabilities | undefined | Promise<ServerCapabilities | undefined> {
     return this.capabilities;
   }
 
