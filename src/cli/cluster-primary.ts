@@ -133,7 +133,8 @@ export function runPrimary(path: string, config: GatewayConfig, count: number): 
     fork();
   });
 
-  const reloadAll = (): void => {
+  /** `signal`: SIGHUP asked for it (named to one worker, which keeps it in the audit log); else a worker's admin API request did (that worker kept it). */
+  const reloadAll = (signal?: 'SIGHUP'): void => {
     if (stopping) return;
     // Checked once here, so a bad file gives one line per problem (not one per worker).
     try {
@@ -145,9 +146,14 @@ export function runPrimary(path: string, config: GatewayConfig, count: number): 
       for (const line of problemLines(err)) logger.error({ reload: 'failed; the running config stays' }, line);
       return;
     }
-    for (const worker of Object.values(cluster.workers ?? {})) if (worker?.isConnected()) worker.send({ type: 'reload' });
+    let told = false;
+    for (const worker of Object.values(cluster.workers ?? {})) {
+      if (!worker?.isConnected()) continue;
+      worker.send(signal && !told ? { type: 'reload', signal } : { type: 'reload' });
+      told = true;
+    }
   };
-  process.on('SIGHUP', reloadAll);
+  process.on('SIGHUP', () => reloadAll('SIGHUP'));
   watchParent(() => stopAll('parent process gone'));
   const processServers = Object.entries(config.mcpServers ?? {}).filter(([, server]) => server.command && server.enabled !== false);
   if (processServers.length) {

@@ -62,8 +62,12 @@ export async function serve(path: string, options: ServeOptions = {}): Promise<v
     logger.info({ signal: reason, exitCode: code }, 'gateway stopped');
     exitAfterFlush(logger, code);
   };
-  /** Reloads the config file (SIGHUP, the primary's message, or POST /v1/admin/config/reload); resolves with what it came to. */
-  const reloadNow = (): Promise<ReloadOutcome> => {
+  /**
+   * Reloads the config file (SIGHUP, the primary's message, or POST /v1/admin/config/reload);
+   * resolves with what it came to. `signal`: a reload SIGHUP asked for, kept in the audit log
+   * once it took place (the admin API keeps its own, with the caller).
+   */
+  const reloadNow = (signal?: 'SIGHUP'): Promise<ReloadOutcome> => {
     const gw = gateway;
     if (!gw || stopping) return Promise.resolve({ status: 'failed', file: path, problems: ['the gateway is shutting down'] });
     const done = reloading.then(async (): Promise<ReloadOutcome> => {
@@ -76,13 +80,21 @@ export async function serve(path: string, options: ServeOptions = {}): Promise<v
         for (const line of problems) logger.error({ reload: 'failed; the running config stays' }, line);
         return { status: 'failed', file: path, problems };
       }
+      // Kept before the line is written (whoever waits for the line finds the entry).
+      if (signal) {
+        const { AUDIT, configReloadEntry } = await import('../features/governance/index.js');
+        await gw.services
+          .get(AUDIT)
+          ?.recordEvent({ kind: 'signal', id: signal }, configReloadEntry('reloaded', path, signal))
+          .catch((err: Error) => logger.warn({ err: err.message }, 'could not keep the config reload in the audit log'));
+      }
       logger.info(startupFields(gw, path), 'config reloaded');
       return { status: 'reloaded', file: path };
     });
     reloading = done.then(() => undefined);
     return done;
   };
-  const reload = (): void => void reloadNow();
+  const reload = (signal?: 'SIGHUP'): void => void reloadNow(signal);
   /**
    * The admin API's reload: a single process reloads itself; a cluster worker checks the file,
    * then asks the primary, which reloads every worker (as SIGHUP to the primary does).
@@ -102,13 +114,14 @@ export async function serve(path: string, options: ServeOptions = {}): Promise<v
   onStopSignal(stop);
   if (options.worker) {
     process.on('SIGHUP', () => undefined); // the primary tells every worker once
-    process.on('message', (msg: { type?: string }) => {
-      if (msg?.type === 'reload') reload();
+    process.on('message', (msg: { type?: string; signal?: 'SIGHUP' }) => {
+      // The primary names the signal to one worker only: the reload is kept in the audit log once.
+      if (msg?.type === 'reload') reload(msg.signal === 'SIGHUP' ? 'SIGHUP' : undefined);
       else if (msg?.type === 'shutdown') stop('SIGTERM');
     });
     process.on('disconnect', () => stop('primary gone'));
   } else {
-    process.on('SIGHUP', reload);
+    process.on('SIGHUP', () => reload('SIGHUP'));
   }
 
   let config;

@@ -50,6 +50,7 @@ export type GatewayOperation =
   | 'admin.config.reload'
   | 'admin.models'
   | 'admin.mcp.servers.list'
+  | 'admin.mcp.tools.list'
   | 'ui'
   | 'admin.mcp.tools.approve'
   | 'admin.mcp.prompts.approve'
@@ -174,6 +175,7 @@ export const GATEWAY_ROUTES: GatewayRouteSpec[] = [
   own('POST', '/v1/admin/config/reload', 'admin.config.reload'),
   own('GET', '/v1/admin/models', 'admin.models'),
   own('GET', '/v1/admin/mcp/servers', 'admin.mcp.servers.list'),
+  own('GET', '/v1/admin/mcp/servers/{name}/tools', 'admin.mcp.tools.list'),
   own('GET', '/ui', 'ui'),
   own('GET', '/ui/{asset}', 'ui'),
   own('GET', '/ui/{dir}/{asset}', 'ui'),

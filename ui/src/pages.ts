@@ -72,15 +72,22 @@ function shownOnce(value: string, onDone: (masked: string) => void): HTMLElement
   return box;
 }
 
-/** Previous/next buttons over a cursor list (`after` ids). */
-function pager(page: Page<{ id: string }>, stack: (string | undefined)[], go: (after: string | undefined) => void, label: string): HTMLElement {
+/** Previous/next buttons over a cursor list (`after`: the last item's id, or what `cursorOf` gives). */
+function pager<T extends { id?: string }>(
+  page: Page<T>,
+  stack: (string | undefined)[],
+  go: (after: string | undefined) => void,
+  label: string,
+  cursorOf: (item: T) => string = (item) => item.id!,
+): HTMLElement {
   const last = page.data[page.data.length - 1];
+  const next = last && cursorOf(last);
   return h(
     'div',
     { class: 'pager', role: 'navigation', 'aria-label': `${label} pages` },
     h('button', { type: 'button', disabled: stack.length <= 1, onclick: () => (stack.pop(), go(stack[stack.length - 1])) }, 'Previous'),
     h('span', { class: 'muted' }, `Page ${stack.length}`),
-    h('button', { type: 'button', disabled: !page.has_more || !last, onclick: () => (stack.push(last!.id), go(last!.id)) }, 'Next'),
+    h('button', { type: 'button', disabled: !page.has_more || !next, onclick: () => (stack.push(next), go(next)) }, 'Next'),
   );
 }
 
@@ -975,6 +982,72 @@ export async function models(view: View): Promise<void> {
 
 // ---- Tool servers ----
 
+/**
+ * One server's tools, a page at a time from GET /v1/admin/mcp/servers/{name}/tools (the gateway
+ * pages, searches and counts them; a server may list thousands): a search by a part of the name,
+ * previous/next pages.
+ */
+function serverTools(s: any): HTMLElement {
+  if (s.tools_error) return errorBox(s.tools_error);
+  if (s.status !== 'ready' || s.tools_total === null || s.tools_total === undefined) return h('p', { class: 'muted' }, 'No tool list (the server is not ready).');
+  const label = `Tools of ${s.name}`;
+  const state = { search: '', stack: [undefined] as (string | undefined)[] };
+  const box = h('div');
+  const search = h('input', { type: 'search', 'aria-label': `Search the tools of ${s.name}`, placeholder: 'Part of a tool name' });
+  const load = async (after: string | undefined) => {
+    try {
+      const page = await api<Page<any> & { total: number }>('GET', `/v1/admin/mcp/servers/${encodeURIComponent(s.name)}/tools${query({ limit: 20, search: state.search, after })}`);
+      box.replaceChildren(
+        h('p', { class: 'muted', role: 'status' }, state.search ? `${page.total} of ${s.tools_total} tools match “${state.search}”.` : `${page.total} tools.`),
+        table(
+          ['Tool', 'Description', 'Pinned digest', 'Waiting for approval', 'Calls', 'Errors', 'Last call'],
+          page.data.map((t: any) => [
+            h('code', {}, t.name),
+            t.description ?? '—',
+            t.pinned_digest ? h('code', { title: t.pinned_digest }, t.pinned_digest.slice(0, 16)) : '—',
+            t.pending_digest ? badge('changed', 'bad') : '—',
+            t.calls ? t.calls.calls : '—',
+            t.calls ? t.calls.errors : '—',
+            t.calls?.last_at ? time(t.calls.last_at / 1000) : '—',
+          ]),
+          label,
+        ),
+        pager(
+          page,
+          state.stack,
+          (a) => void load(a),
+          label,
+          (t: any) => t.name,
+        ),
+      );
+    } catch (err) {
+      box.replaceChildren(errorBox(err));
+    }
+  };
+  void load(undefined);
+  return h(
+    'div',
+    {},
+    h(
+      'form',
+      {
+        class: 'inline',
+        role: 'search',
+        'aria-label': `Search the tools of ${s.name}`,
+        onsubmit: (e: Event) => {
+          e.preventDefault();
+          state.search = search.value.trim();
+          state.stack.splice(1);
+          void load(undefined);
+        },
+      },
+      search,
+      h('button', { type: 'submit' }, 'Search'),
+    ),
+    box,
+  );
+}
+
 export async function toolServers(view: View): Promise<void> {
   heading(view, 'Tool servers');
   const page = await api<Page<any>>('GET', '/v1/admin/mcp/servers?limit=100');
@@ -982,23 +1055,13 @@ export async function toolServers(view: View): Promise<void> {
   for (const s of page.data) {
     view.main.append(
       h('h2', {}, s.name, ' ', s.status === 'ready' ? badge('ready', 'ok') : badge(s.status, 'bad')),
-      h('p', { class: 'muted' }, `${s.transport} server, pin: ${s.pin} · ${s.calls ?? '—'} calls with a key · ${s.sessions} sessions open through this instance`),
-      s.tools_error ? errorBox(s.tools_error) : '',
-      s.tools
-        ? table(
-            ['Tool', 'Description', 'Pinned digest', 'Waiting for approval', 'Calls', 'Errors', 'Last call'],
-            s.tools.map((t: any) => [
-              h('code', {}, t.name),
-              t.description ?? '—',
-              t.pinned_digest ? h('code', { title: t.pinned_digest }, t.pinned_digest.slice(0, 16)) : '—',
-              t.pending_digest ? badge('changed', 'bad') : '—',
-              t.calls ? t.calls.calls : '—',
-              t.calls ? t.calls.errors : '—',
-              t.calls?.last_at ? time(t.calls.last_at / 1000) : '—',
-            ]),
-            `Tools of ${s.name}`,
-          )
-        : h('p', { class: 'muted' }, 'No tool list (the server is not ready).'),
+      h(
+        'p',
+        { class: 'muted' },
+        `${s.transport} server, pin: ${s.pin} · ${s.tools_total ?? '—'} tools · ${s.calls ?? '—'} calls with a key · ${s.sessions} sessions open through this instance`,
+      ),
+      h('h3', {}, `Tools of ${s.name}`),
+      serverTools(s),
       h('h3', {}, `Who may use ${s.name}`),
       table(
         ['Key', 'Kind', 'User', 'Team', 'Tools', 'May call'],

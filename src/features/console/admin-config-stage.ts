@@ -11,6 +11,7 @@ import { HTTP_EDGE } from '../../kernel/http/pipeline-handler.js';
 import { ROOT_DIR } from '../../kernel/paths.js';
 import { ROUTES, type GatewayRouteSpec } from '../../contract/routes.js';
 import { ADMIN } from '../auth/index.js';
+import { AUDIT, configReloadEntry } from '../governance/index.js';
 
 interface PipelineView {
   name: string;
@@ -85,6 +86,8 @@ export default defineStage<AdminConfigStageConfig, GatewayContext<GatewayRouteSp
       if (!admin.reload) throw conflict('This gateway was not started from a config file (gateway --config <file>): there is no file to reload.');
       const outcome = await admin.reload();
       services.logger.info({ audit: 'admin.config.reload', requestId: ctx.id, user: ctx.identity?.user, status: outcome.status }, 'config reload asked through the admin API');
+      // A reload that took place (or that the cluster's primary was asked for) is kept in the audit log, as other admin writes are.
+      if (outcome.status !== 'failed') await services.get(AUDIT)?.recordAudit(ctx, configReloadEntry(outcome.status, outcome.file, 'api'));
       if (outcome.status === 'failed') {
         throw semanticError(`The config file has problems; the running config stays: ${outcome.problems.slice(0, 20).join('; ')}`);
       }

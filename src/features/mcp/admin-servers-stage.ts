@@ -2,26 +2,11 @@ import type { AdminMcpServersStageConfig } from '../../generated/stages/admin-mc
 import { schemaDocument } from '../../kernel/config/schema-validator.js';
 import { RESPONSE, type GatewayContext, type Identity } from '../../kernel/engine/context.js';
 import { defineStage } from '../../kernel/engine/stage.js';
-import { badRequest } from '../../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../../contract/routes.js';
 import { ADMIN, CONFIG_KEYS, TOKEN_SERVICE, canWrite } from '../auth/index.js';
 import { authorize, patternReachesServer } from './authorization.js';
-import { MCP, TOOL_CALL_STATS, type ToolCallStats } from './mcp-services.js';
-
-/** The gateway itself, listing a server's tools for the admin API (no caller's identity travels). */
-const GATEWAY_SELF: Identity = Object.freeze({ kind: 'gateway', id: 'gateway' }) as Identity;
-const LIST_TIMEOUT_MS = 5000;
-const MAX_TOOL_PAGES = 20;
-
-interface ToolView {
-  name: string;
-  description: string | null;
-  /** The pinned definition's digest (mcpServers.<name>.pin), and the one waiting for approval. */
-  pinned_digest: string | null;
-  pending_digest: string | null;
-  /** Calls made with a gateway key, across instances (the usage ledger); null: not counted here. */
-  calls: ToolCallStats | null;
-}
+import { adminListQuery } from './admin-list-query.js';
+import { MCP, TOOL_CALL_STATS } from './mcp-services.js';
 
 /** A key or token that may use a server: its tools (the patterns that reach the server; null: every tool) and whether it may call them. */
 interface GrantView {
@@ -40,13 +25,14 @@ const MAX_GRANTS_SHOWN = 50;
 /**
  * GET /v1/admin/mcp/servers (the admin credential: admin or viewer): each tool server of the config
  * (`source: file`) with its transport, status (starting, ready, down, stopped; `not_loaded` before
- * the first /mcp request of a gateway whose tool servers load lazily), pin mode, and its tools as
- * the server lists them now, each with its pinned digest and any change waiting for approval.
- * `search` (a part of the name), `limit` and `after` (a server name) page the servers.
+ * the first /mcp request of a gateway whose tool servers load lazily), pin mode, how many tools it
+ * lists (`tools_total`, from the tool list the gateway keeps of it; the tools themselves are paged
+ * by GET /v1/admin/mcp/servers/{name}/tools), its calls, sessions and grants. `search` (a part of
+ * the name), `limit` and `after` (a server name) page the servers.
  */
 export default defineStage<AdminMcpServersStageConfig, GatewayContext<GatewayRouteSpec>>({
   name: 'admin-mcp-servers',
-  description: 'GET /v1/admin/mcp/servers: tool servers, their status, tools and pinned digests.',
+  description: 'GET /v1/admin/mcp/servers: tool servers, their status, how many tools each lists, calls, sessions and grants.',
   schema: schemaDocument('stages/admin-mcp-servers.schema.json'),
   requires: [ADMIN],
   writes: [RESPONSE],
@@ -75,13 +61,7 @@ export default defineStage<AdminMcpServersStageConfig, GatewayContext<GatewayRou
       return { keys: granted.slice(0, MAX_GRANTS_SHOWN), keys_total: granted.length, tokens_without_permissions: unrestricted };
     };
     return async (ctx) => {
-      for (const name of ctx.query.keys()) if (!['limit', 'after', 'search'].includes(name)) throw badRequest(`Unknown query parameter ${name.slice(0, 64)}.`, name.slice(0, 64));
-      const limitText = ctx.query.get('limit');
-      if (limitText !== null && (!/^\d{1,3}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > 100))
-        throw badRequest('limit must be an integer from 1 to 100.', 'limit');
-      const limit = limitText === null ? 20 : Number(limitText);
-      const search = ctx.query.get('search')?.toLowerCase();
-      const after = ctx.query.get('after');
+      const { limit, after, search } = adminListQuery(ctx.query);
       let names = Object.keys(configured).sort();
       if (search) names = names.filter((n) => n.toLowerCase().includes(search));
       if (after) names = names.filter((n) => n > after);
@@ -95,36 +75,19 @@ export default defineStage<AdminMcpServersStageConfig, GatewayContext<GatewayRou
           const config = configured[name]!;
           const server = parts?.pool.get(name);
           const pinMode = parts?.pins?.modeOf(name) ?? 'off';
-          const calls = stats ? await stats(name).catch(() => undefined) : undefined;
-          let tools: ToolView[] | null = null;
           let toolsError: string | null = null;
-          if (server && server.status === 'ready') {
-            try {
-              const listed: Record<string, unknown>[] = [];
-              let cursor: string | undefined;
-              for (let i = 0; i < MAX_TOOL_PAGES; i++) {
-                const result = await server.request('tools/list', cursor ? { cursor } : {}, { identity: GATEWAY_SELF, signal: AbortSignal.timeout(LIST_TIMEOUT_MS) });
-                if (Array.isArray(result.tools)) listed.push(...(result.tools as Record<string, unknown>[]));
-                cursor = typeof result.nextCursor === 'string' && result.nextCursor ? result.nextCursor : undefined;
-                if (!cursor) break;
-              }
-              tools = await Promise.all(
-                listed.map(async (tool) => {
-                  const toolName = String(tool.name);
-                  const pin = pinMode !== 'off' ? await parts!.pins!.pinned(name, toolName) : undefined;
-                  return {
-                    name: toolName,
-                    description: typeof tool.description === 'string' ? tool.description : null,
-                    pinned_digest: pin?.digest ?? null,
-                    pending_digest: pin?.pendingDigest ?? null,
-                    calls: calls ? (calls.get(toolName) ?? { calls: 0, errors: 0, last_at: null }) : null,
-                  };
-                }),
-              );
-            } catch (err) {
-              toolsError = `The tool list could not be read: ${(err as Error).message}`.slice(0, 300);
-            }
-          }
+          const [calls, toolsTotal] = await Promise.all([
+            stats ? stats(name).catch(() => undefined) : undefined,
+            server && server.status === 'ready'
+              ? parts!.toolLists.get(name).then(
+                  (list) => list?.tools.length ?? null,
+                  (err: Error) => {
+                    toolsError = `The tool list could not be read: ${err.message}`.slice(0, 300);
+                    return null;
+                  },
+                )
+              : null,
+          ]);
           return {
             object: 'admin.mcp_server',
             name,
@@ -136,7 +99,8 @@ export default defineStage<AdminMcpServersStageConfig, GatewayContext<GatewayRou
             /** Client sessions connected to the server through this instance now. */
             sessions: server?.linkCount ?? 0,
             calls: calls ? [...calls.values()].reduce((n, c) => n + c.calls, 0) : null,
-            tools,
+            /** How many tools the server lists (GET .../servers/{name}/tools pages them); null: no list now. */
+            tools_total: toolsTotal,
             tools_error: toolsError,
             grants: grantsOf(name, identities, tokenGrants.unrestricted),
           };

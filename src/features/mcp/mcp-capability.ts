@@ -8,6 +8,7 @@ import { PIN_MIGRATIONS } from './pins/pin-store.js';
 import { CONNECTION_MIGRATIONS } from './connections/connection-store.js';
 import pinApproval from './pins/pin-approval.js';
 import adminServers from './admin-servers-stage.js';
+import adminTools from './admin-tools-stage.js';
 import mcpConnections from './connections/connections-stage.js';
 import { STORE } from '../../kernel/store/store-capability.js';
 
@@ -34,6 +35,7 @@ export const mcpCapability: Capability = {
     services.provide(MCP, endpoint);
     services.stages.register(pinApproval);
     services.stages.register(adminServers);
+    services.stages.register(adminTools);
     services.stages.register(mcpConnections);
     if (!endpoint.hasServers) return;
     // Pinned tool definitions live in the store every instance shares.

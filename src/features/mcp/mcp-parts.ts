@@ -30,6 +30,7 @@ import { isModernRequest, ModernEndpoint } from './transport/modern-http.js';
 import type { ProcessServer } from './upstream/process-server.js';
 import type { RemoteServer } from './upstream/remote-server.js';
 import { ServerPool } from './upstream/server-pool.js';
+import { ToolListCache } from './upstream/tool-list-cache.js';
 import type { AnswerSteps } from './dispatch/answer-steps.js';
 import type { ListKind } from './upstream/upstream-server.js';
 
@@ -45,6 +46,17 @@ export function createMcpParts(services: GatewayServices, audit: AuditLog): McpP
   const pins = createPins(services, audit);
   access.useGate(pins);
   const aggregator = new Aggregator(pool, access, services.get(TRACING));
+  // Each server's tool list, read once and shared (the admin API, the metric labels, the pins): every
+  // list the gateway reads for itself teaches the labels its tools and is held against their pins.
+  const toolLists = new ToolListCache(pool, {
+    onRead: (server, tools) => {
+      audit.tools?.learn(
+        server,
+        tools.map((t) => t?.name),
+      );
+      if (pins?.watches(server)) pins.screen(server, tools);
+    },
+  });
   // Session ids are sealed under the key every instance shares (sessions on any instance).
   const seal = new SessionSeal(randomBytes(32));
   const ends = new SessionEnds(services.logger);
@@ -54,12 +66,12 @@ export function createMcpParts(services: GatewayServices, audit: AuditLog): McpP
   pool.on('list_changed', (server: string, kind: ListKind) => {
     legacy.notifyListChanged(server, kind);
     modern.notifyListChanged(server, kind);
-    // The tools a server lists are the tool labels its calls may show in metrics, and are held against their pins.
-    const upstream = kind === 'tools' && audit.tools ? pool.get(server) : undefined;
-    const watched = pins?.watches(server) ? pins : undefined;
-    if (upstream) {
-      if (watched && upstream.status === 'ready') watched.noteInstructions(server, upstream.instructions);
-      void audit.tools!.refresh(upstream, services.logger, watched && ((tools) => watched.screen(server, tools)));
+    // The new list is read at once (the cache forgot the old one first): its tools are the tool
+    // labels its calls may show in metrics, and are held against their pins.
+    const upstream = kind === 'tools' ? pool.get(server) : undefined;
+    if (upstream?.status === 'ready') {
+      if (pins?.watches(server)) pins.noteInstructions(server, upstream.instructions);
+      toolLists.get(server).catch((err: Error) => services.logger.debug({ mcpServer: server, err: err.message }, 'could not list the tools of a tool server'));
     }
   });
   const remoteRelay = new RemoteRelay(seal, access, services.logger);
@@ -68,6 +80,7 @@ export function createMcpParts(services: GatewayServices, audit: AuditLog): McpP
     pool,
     aggregator,
     pins,
+    toolLists,
     legacy,
     modern,
     audit,

@@ -10,6 +10,7 @@ import type { LegacySessions } from './transport/legacy-sessions.js';
 import type { ModernEndpoint } from './transport/modern-http.js';
 import type { ServerPool } from './upstream/server-pool.js';
 import type { ToolPins } from './pins/tool-pins.js';
+import type { ToolListCache } from './upstream/tool-list-cache.js';
 import type { SessionEnds } from './relay/session-ends.js';
 import type { SessionBus } from './relay/session-bus.js';
 import type { AnswerSteps } from './dispatch/answer-steps.js';
@@ -21,6 +22,8 @@ export interface McpParts {
   aggregator: Aggregator;
   /** Tools pinned against silent changes (absent when every server's pin is off). */
   pins: ToolPins | undefined;
+  /** Each tool server's tool list as the gateway read it last (tools/list; the admin API pages it). */
+  toolLists: ToolListCache;
   legacy: LegacySessions;
   modern: ModernEndpoint;
   audit: AuditLog;

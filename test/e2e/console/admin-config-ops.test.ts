@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, spawnGateway, waitForHealth, type GatewayProcess } from '../../helpers/built-gateway.js';
+import { eventually } from '../../helpers/mcp.js';
 import { logRecords } from '../../helpers/npm-start.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 
@@ -192,6 +193,43 @@ describe('POST /v1/admin/config/reload on a gateway started from its file', { ti
     expect((await call(url, 'GET', '/v1/admin/models', { token: NEW_KEY })).status).toBe(200);
     expect((await call(url, 'POST', '/v1/admin/config/reload', { token: VIEWER_KEY })).status).toBe(401);
   });
+
+  it('keeps each reload that took place in the audit log: through the admin API with its caller, by SIGHUP with the signal; a refused one is not kept', async () => {
+    const reloads = async () => (await call(url, 'GET', '/v1/admin/audit?resource=config', { token: ADMIN })).json.data as any[];
+    // The test above reloaded once through the API, then had a file with problems refused.
+    const [viaApi, ...older] = await reloads();
+    expect(older).toEqual([]);
+    expect(viaApi).toMatchObject({
+      object: 'audit.entry',
+      action: 'config.reload',
+      resource: 'config',
+      resource_id: file,
+      actor: { role: 'admin' },
+      request_id: expect.any(String),
+      before: null,
+      after: { status: 'reloaded', file, trigger: 'api' },
+    });
+
+    writeFileSync(file, config([{ key: NEW_KEY, user: 'nina@example.com', roles: ['viewer'] }]));
+    proc!.child.kill('SIGHUP');
+    const bySignal = await eventually(
+      async () => {
+        const now = await reloads();
+        return now.length === 2 ? now[0] : undefined;
+      },
+      30_000,
+      'the SIGHUP reload in the audit log',
+    );
+    expect(bySignal).toMatchObject({
+      action: 'config.reload',
+      resource: 'config',
+      resource_id: file,
+      actor: { kind: 'signal', id: 'SIGHUP', user: null, role: null },
+      request_id: null,
+      after: { status: 'reloaded', file, trigger: 'SIGHUP' },
+    });
+    expect(JSON.stringify(await reloads())).not.toContain(ADMIN);
+  });
 });
 
 describe('POST /v1/admin/config/reload in a cluster (server.workers: 2)', { timeout: 180_000 }, () => {
@@ -237,5 +275,16 @@ describe('POST /v1/admin/config/reload in a cluster (server.workers: 2)', { time
     expect(failed.json.error.message).toMatch(/nonsense/);
     expect(failed.text).not.toContain(ADMIN);
     expect(logRecords(proc).filter((r) => r.msg === 'config reloaded')).toHaveLength(2);
+
+    // The audit log keeps the request once (by the worker that took it), and a SIGHUP to the primary once (not once per worker).
+    const reloads = async () => (await call(url, 'GET', '/v1/admin/audit?resource=config', { token: ADMIN })).json.data as any[];
+    expect(await reloads()).toMatchObject([{ action: 'config.reload', actor: { role: 'admin' }, after: { status: 'requested', file, trigger: 'api' } }]);
+    write('info');
+    proc.child.kill('SIGHUP');
+    await until(() => logRecords(proc!).filter((r) => r.msg === 'config reloaded').length === 4, 'both workers did not reload on SIGHUP');
+    // Each worker keeps its entry before it writes that line.
+    const entries = await reloads();
+    expect(entries.map((e) => e.after.trigger)).toEqual(['SIGHUP', 'api']);
+    expect(entries[0]).toMatchObject({ actor: { kind: 'signal', id: 'SIGHUP' }, after: { status: 'reloaded', file } });
   });
 });

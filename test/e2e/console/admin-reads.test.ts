@@ -56,29 +56,31 @@ describe('GET /v1/admin/models and GET /v1/admin/mcp/servers', () => {
     expect((await get(gw.url, '/v1/admin/models?unpriced=maybe')).status).toBe(400);
   });
 
-  it("lists the tool servers with their status, tools and pinned digests (after a client's first list pins them)", async () => {
+  it("lists the tool servers with their status and tool count, and each server's tools with pinned digests (after a client's first list pins them)", async () => {
     let servers: any;
     for (let i = 0; i < 100; i++) {
       servers = await get(gw.url, '/v1/admin/mcp/servers');
-      if (servers.json.data[0]?.status === 'ready' && servers.json.data[0].tools) break;
+      if (servers.json.data[0]?.status === 'ready' && servers.json.data[0].tools_total) break;
       await new Promise((r) => setTimeout(r, 50));
     }
     expect(servers.status).toBe(200);
     const [tools] = servers.json.data;
-    expect(tools).toMatchObject({ object: 'admin.mcp_server', name: 'tools', source: 'file', transport: 'process', status: 'ready', pin: 'warn' });
-    expect(tools.tools.map((t: any) => t.name)).toContain('echo');
+    expect(tools).toMatchObject({ object: 'admin.mcp_server', name: 'tools', source: 'file', transport: 'process', status: 'ready', pin: 'warn', tools_total: 5 });
+    expect((await get(gw.url, '/v1/admin/mcp/servers/tools/tools')).json.data.map((t: any) => t.name)).toContain('echo');
     const client = await connectClient(`${gw.url}/mcp`);
     try {
       await client.listTools();
     } finally {
       await client.close();
     }
-    const pinned = await get(gw.url, '/v1/admin/mcp/servers');
-    const echo = pinned.json.data[0].tools.find((t: any) => t.name === 'echo');
+    const pinned = await get(gw.url, '/v1/admin/mcp/servers/tools/tools?search=echo');
+    const echo = pinned.json.data.find((t: any) => t.name === 'echo');
     expect(echo.pinned_digest).toMatch(/^[0-9a-f]{16,}$|^sha256/);
     expect(echo.pending_digest).toBeNull();
     expect((await get(gw.url, '/v1/admin/mcp/servers', VIEWER_KEY)).status).toBe(200);
     expect((await get(gw.url, '/v1/admin/mcp/servers', TEAM_ADMIN_KEY)).status).toBe(403);
     expect((await get(gw.url, '/v1/admin/mcp/servers?search=nope')).json.data).toEqual([]);
+    expect((await get(gw.url, '/v1/admin/mcp/servers/tools/tools', VIEWER_KEY)).status).toBe(200);
+    expect((await get(gw.url, '/v1/admin/mcp/servers/tools/tools', TEAM_ADMIN_KEY)).status).toBe(403);
   });
 });

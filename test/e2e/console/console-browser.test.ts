@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../helpers/built-gateway.js';
 import { buildConsole } from '../../helpers/console-build.js';
 import { FakeUpstream } from '../../helpers/fake-upstream.js';
+import { eventually } from '../../helpers/mcp.js';
 import { answers, CHAT, chatBody, post, UPSTREAM_CHAT } from '../../helpers/routing-harness.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { CHROMIUM, CHROMIUM_FLAGS as FLAGS } from '../../helpers/chromium.js';
@@ -18,6 +19,7 @@ import { CHROMIUM, CHROMIUM_FLAGS as FLAGS } from '../../helpers/chromium.js';
 // The callbacks given to page.evaluate run in the page: its globals, for the type checker (the tests' lib has no DOM).
 declare const document: any, window: any, location: any, navigator: any, requestAnimationFrame: any, getComputedStyle: any;
 
+const TOOL_SERVER = join(import.meta.dirname, '..', '..', 'helpers', 'stdio-tool-server.mjs');
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 /** SCREENSHOTS=1 writes docs/console-*.png (for the README); a plain test run writes nothing into the repo. */
 const SCREENSHOTS = process.env.SCREENSHOTS === '1';
@@ -100,6 +102,8 @@ describe('the console in a real browser (playwright-core + Debian chromium)', { 
       models: { chat: { targets: [{ provider: 'openai', model: 'gpt-4o-mini', credential: 'openai-prod' }], price: { input: '0.0005', output: '0.001' }, max_output_tokens: 300 } },
       tenants: { teams: { search: {} } },
       budgets: { team: { search: { limit_usd: 0.5, window: { period: 'month' } } } },
+      // A tool server that lists 51 tools (the Tool servers page pages and searches them).
+      mcpServers: { bulk: { command: process.execPath, args: [TOOL_SERVER, '--bulk', '45'] } },
     });
     gw = await startGateway(config({ enabled: true }));
     readOnly = await startGateway(config({ enabled: true, readOnly: true }));
@@ -503,6 +507,40 @@ describe('the console in a real browser (playwright-core + Debian chromium)', { 
     await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
     await narrowed;
     await expect.poll(users, { timeout: WAIT }).toEqual(['pager-07@example.com']);
+    expect(await pager.getByRole('button', { name: 'Next' }).isDisabled()).toBe(true);
+    expect(unexpected(errors)).toEqual([]);
+  });
+
+  it('Tool servers: pages through a server’s tools (next, previous) and searches them on the server', async () => {
+    const { page, errors } = await open();
+    await logIn(page, gw.url, ADMIN);
+    await eventually(async () => (await api(gw.url, 'GET', '/v1/admin/mcp/servers')).json.data[0]?.tools_total === 51, WAIT, 'the tool server listed its tools');
+    await visit(page, 'tools');
+    const table = page.locator('table[aria-label="Tools of bulk"]');
+    const tools = () => table.locator('tbody tr td:nth-child(1)').allTextContents();
+    const pager = page.getByRole('navigation', { name: 'Tools of bulk pages' });
+    const bulk = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `bulk_${String(from + i).padStart(3, '0')}`);
+    await expect.poll(tools, { timeout: WAIT }).toEqual(['add-tool', ...bulk(0, 19)]);
+    expect(await page.locator('main').textContent()).toContain('51 tools');
+    await pager.getByRole('button', { name: 'Next' }).click();
+    await pager.getByText('Page 2').waitFor();
+    await expect.poll(tools, { timeout: WAIT }).toEqual(bulk(19, 39));
+    await pager.getByRole('button', { name: 'Next' }).click();
+    await pager.getByText('Page 3').waitFor();
+    await expect.poll(tools, { timeout: WAIT }).toEqual([...bulk(39, 45), 'crash', 'echo', 'env', 'list-count', 'whoami']);
+    expect(await pager.getByRole('button', { name: 'Next' }).isDisabled()).toBe(true);
+    await pager.getByRole('button', { name: 'Previous' }).click();
+    await pager.getByText('Page 2').waitFor();
+    await expect.poll(tools, { timeout: WAIT }).toEqual(bulk(19, 39));
+
+    // A search (any case) is asked of the server and starts again from its first page.
+    const searched = page.waitForRequest((r) => r.url().includes('/v1/admin/mcp/servers/bulk/tools?') && new URL(r.url()).searchParams.get('search') === 'BULK_04');
+    await page.getByRole('searchbox', { name: 'Search the tools of bulk' }).fill('BULK_04');
+    await page.getByRole('search', { name: 'Search the tools of bulk' }).getByRole('button', { name: 'Search' }).click();
+    await searched;
+    await pager.getByText('Page 1').waitFor();
+    await expect.poll(tools, { timeout: WAIT }).toEqual(bulk(40, 45));
+    expect(await page.getByRole('status').filter({ hasText: 'match' }).textContent()).toContain('5 of 51 tools match');
     expect(await pager.getByRole('button', { name: 'Next' }).isDisabled()).toBe(true);
     expect(unexpected(errors)).toEqual([]);
   });

@@ -1,6 +1,6 @@
-// GET /v1/admin/mcp/servers as the console's Tool servers page reads it: each tool with its pinned
-// digest and its calls (the usage ledger, across instances), the server's sessions, and its grants
-// (the keys and tokens that may use it).
+// GET /v1/admin/mcp/servers and GET /v1/admin/mcp/servers/{name}/tools as the console's Tool servers
+// page reads them: each tool with its pinned digest and its calls (the usage ledger, across
+// instances), the server's sessions, and its grants (the keys and tokens that may use it).
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,19 +55,19 @@ describe('the tool servers of the admin API: calls, sessions and grants', { time
     try {
       await client.callTool({ name: 'echo', arguments: { text: 'one' } });
       await client.callTool({ name: 'echo', arguments: { text: 'two' } });
-      const server = await eventually(
+      const tools = await eventually(
         async () => {
-          const list = await call(gw.url, 'GET', '/v1/admin/mcp/servers');
-          const s = list.json.data.find((d: any) => d.name === 'tools');
-          return s?.tools?.find((t: any) => t.name === 'echo')?.calls?.calls === 2 ? s : undefined;
+          const list = await call(gw.url, 'GET', '/v1/admin/mcp/servers/tools/tools');
+          return list.json.data?.find((t: any) => t.name === 'echo')?.calls?.calls === 2 ? list.json.data : undefined;
         },
         20_000,
         'the two calls in the ledger',
       );
-      expect(server.calls).toBe(2);
-      expect(server.tools.find((t: any) => t.name === 'echo').calls).toMatchObject({ calls: 2, errors: 0, last_at: expect.any(Number) });
-      const other = server.tools.find((t: any) => t.name !== 'echo');
+      expect(tools.find((t: any) => t.name === 'echo').calls).toMatchObject({ calls: 2, errors: 0, last_at: expect.any(Number) });
+      const other = tools.find((t: any) => t.name !== 'echo');
       expect(other.calls).toEqual({ calls: 0, errors: 0, last_at: null });
+      const server = (await call(gw.url, 'GET', '/v1/admin/mcp/servers')).json.data.find((d: any) => d.name === 'tools');
+      expect(server.calls).toBe(2);
       // The client's session is connected to the server through this instance.
       expect(server.sessions).toBeGreaterThanOrEqual(1);
 

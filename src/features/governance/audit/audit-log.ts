@@ -120,20 +120,32 @@ export class AuditLog {
   /** Keeps one write made by the caller of `ctx` (its identity and admin role). */
   async recordAudit(ctx: GatewayContext, entry: AuditEntry): Promise<void> {
     const identity = ctx.identity;
-    const role = ctx.get(ADMIN_ACCESS)?.role ?? null;
+    const actor = { kind: identity?.kind ?? 'anonymous', id: identity?.id ?? 'anonymous', user: identity?.user ?? null, role: ctx.get(ADMIN_ACCESS)?.role ?? null };
+    await this.write(actor, entry, ctx.id, ctx.secrets);
+  }
+
+  /**
+   * Keeps one change made outside any request of the admin API (a signal to the process: SIGHUP
+   * reloading the config file); `actor` says what made it, e.g. `{ kind: 'signal', id: 'SIGHUP' }`.
+   */
+  async recordEvent(actor: { kind: string; id: string }, entry: AuditEntry): Promise<void> {
+    await this.write({ ...actor, user: null, role: null }, entry, null, []);
+  }
+
+  private async write(actor: AuditRecord['actor'], entry: AuditEntry, requestId: string | null, secrets: readonly string[]): Promise<void> {
     const at = Date.now();
-    const safe = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(auditSafe(v, ctx.secrets)));
+    const safe = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(auditSafe(v, secrets)));
     await this.store.execute(`INSERT INTO gateway_audit (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
       newAuditId(at),
       at,
-      identity?.kind ?? 'anonymous',
-      identity?.id ?? 'anonymous',
-      identity?.user ?? null,
-      role,
+      actor.kind,
+      actor.id,
+      actor.user,
+      actor.role,
       entry.action,
       entry.resource,
       entry.id,
-      ctx.id,
+      requestId,
       safe(entry.before),
       safe(entry.after),
     ]);

@@ -69,6 +69,16 @@ export class PinStore {
     return rows.map(rowOf);
   }
 
+  /** The pins of some `names` of one server and kind, read at once (a page of the admin API). */
+  async rowsNamed(server: string, kind: PinKind, names: readonly string[]): Promise<PinRow[]> {
+    if (!names.length) return [];
+    const rows = await this.store.query<Stored>(
+      `SELECT server, kind, name, digest, definition, pending_digest, pending_definition FROM gateway_mcp_pins WHERE server = ? AND kind = ? AND name IN (${names.map(() => '?').join(', ')})`,
+      [server, kind, ...names],
+    );
+    return rows.map(rowOf);
+  }
+
   async row(server: string, kind: PinKind, name: string): Promise<PinRow | undefined> {
     const rows = await this.store.query<Stored>(
       'SELECT server, kind, name, digest, definition, pending_digest, pending_definition FROM gateway_mcp_pins WHERE server = ? AND kind = ? AND name = ?',

@@ -188,6 +188,11 @@ export class ToolPins implements ToolGate {
     return this.store.row(server, kind, name);
   }
 
+  /** The pinned rows of some tools or prompts of `server`, by name, in one read of the store (a page of the admin API). */
+  async pinnedNamed(server: string, names: readonly string[], kind: 'tool' | 'prompt' = 'tool'): Promise<Map<string, PinRow>> {
+    return new Map((await this.store.rowsNamed(server, kind, names)).map((row) => [row.name, row]));
+  }
+
   private seenOf(server: string): Map<string, Sighting> {
     let seen = this.seen.get(server);
     if (!seen) this.seen.set(server, (seen = new Map()));

@@ -103,5 +103,17 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       one.close();
       two.close();
     });
+
+    it('reads the pins of a page of tools at once, by name (those pinned; a change waiting shows its digest)', async () => {
+      const one = instance(stores[0]!, 'warn');
+      await one.load();
+      const pinned = await one.pinnedNamed('s', ['a', 'b', 'c', 'never-listed']);
+      expect([...pinned.keys()].sort()).toEqual(['a', 'b', 'c']);
+      expect(pinned.get('b')).toMatchObject({ name: 'b', kind: 'tool', pendingDigest: null, digest: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      // `a` was approved to its changed definition; `c` came later under strict and was never approved.
+      expect(pinned.get('c')).toMatchObject({ digest: '', pendingDigest: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      expect(await one.pinnedNamed('s', [])).toEqual(new Map());
+      one.close();
+    });
   });
 }
