@@ -15,6 +15,7 @@ import { eventually } from '../../helpers/mcp.js';
 import { answers, CHAT, chatBody, post, UPSTREAM_CHAT } from '../../helpers/routing-harness.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { CHROMIUM, CHROMIUM_FLAGS as FLAGS } from '../../helpers/chromium.js';
+import { CONSOLE_PAGES } from '../../helpers/console-pages.js';
 
 // The callbacks given to page.evaluate run in the page: its globals, for the type checker (the tests' lib has no DOM).
 declare const document: any, window: any, location: any, navigator: any, requestAnimationFrame: any, getComputedStyle: any;
@@ -30,19 +31,8 @@ const PLAIN_KEY = 'cfg-browser-plain-key-0003-0123456789abcdef';
 /** Waits in a browser under load (2 shared cores): generous, never a timing assertion. */
 const WAIT = 20_000;
 
-const PAGES: { path: string; title: string; ready: string }[] = [
-  { path: 'overview', title: 'Overview', ready: 'figure' },
-  { path: 'keys', title: 'Keys', ready: 'table[aria-label="Keys"]' },
-  { path: 'tenants', title: 'Organisations, teams and users', ready: 'table[aria-label="users"]' },
-  { path: 'budgets', title: 'Budgets', ready: 'table[aria-label="Budgets"]' },
-  { path: 'usage', title: 'Usage explorer', ready: 'table[aria-label="Usage"]' },
-  { path: 'requests', title: 'Live requests', ready: 'p[role="status"]:has-text("Live:")' },
-  { path: 'models', title: 'Models and prices', ready: 'table[aria-label="Models"]' },
-  { path: 'tools', title: 'Tool servers', ready: 'p:has-text("Tool servers come from")' },
-  { path: 'credentials', title: 'Credentials', ready: 'table[aria-label="Credentials"]' },
-  { path: 'config', title: 'Config', ready: 'pre' },
-  { path: 'audit', title: 'Audit log', ready: 'table[aria-label="Audit log"]' },
-];
+/** Each main page with its readiness selector in playwright's form (`:has-text` where text tells it is drawn). */
+const PAGES = CONSOLE_PAGES.map((p) => ({ ...p, ready: p.readyText ? `${p.ready}:has-text("${p.readyText}")` : p.ready }));
 
 /** What a page wrote to its console as errors or warnings, and what it threw. */
 interface Watched {

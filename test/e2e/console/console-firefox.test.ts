@@ -6,6 +6,7 @@
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildConsole } from '../../helpers/console-build.js';
+import { CONSOLE_PAGES } from '../../helpers/console-pages.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 
 // The callbacks given to page.evaluate run in the page: its globals, for the type checker (the tests' lib has no DOM).
@@ -15,21 +16,6 @@ const FIREFOX = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
 const ADMIN = 'admin-token-firefox-0001-0123456789abcdef';
 /** Waits in a browser under load (2 shared cores): generous, never a timing assertion. */
 const WAIT = 20_000;
-
-/** Each main page, its heading, and an element that is there once its data is drawn. */
-const PAGES: { path: string; title: string; ready: string }[] = [
-  { path: 'overview', title: 'Overview', ready: 'figure' },
-  { path: 'keys', title: 'Keys', ready: 'table[aria-label="Keys"]' },
-  { path: 'tenants', title: 'Organisations, teams and users', ready: 'table[aria-label="users"]' },
-  { path: 'budgets', title: 'Budgets', ready: 'table[aria-label="Budgets"]' },
-  { path: 'usage', title: 'Usage explorer', ready: 'table[aria-label="Usage"]' },
-  { path: 'requests', title: 'Live requests', ready: 'p[role="status"]' },
-  { path: 'models', title: 'Models and prices', ready: 'table[aria-label="Models"]' },
-  { path: 'tools', title: 'Tool servers', ready: 'p' },
-  { path: 'credentials', title: 'Credentials', ready: 'table[aria-label="Credentials"]' },
-  { path: 'config', title: 'Config', ready: 'pre' },
-  { path: 'audit', title: 'Audit log', ready: 'table[aria-label="Audit log"]' },
-];
 
 /** Content-Security-Policy violations, as the page's own securitypolicyviolation events report them (any engine). */
 function recordViolations(): void {
@@ -121,10 +107,15 @@ describe('the console in Firefox (puppeteer-core + Debian firefox-esr)', { timeo
     await page.waitForFunction((masked: string) => document.body.innerText.includes(masked), { timeout: WAIT }, `gwt_…${full.slice(-4)}`);
     expect(await page.content()).not.toContain(full);
 
-    for (const p of PAGES) {
+    for (const p of CONSOLE_PAGES) {
       await page.evaluate((path: string) => (location.hash = `#/${path}`), p.path);
       await expect.poll(() => heading(page), { timeout: WAIT }).toBe(p.title);
-      await page.waitForSelector(`main ${p.ready}`);
+      await page.waitForFunction(
+        (ready: string, text: string) => [...document.querySelectorAll(`main ${ready}`)].some((el: any) => el.textContent.includes(text)),
+        { timeout: WAIT },
+        p.ready,
+        p.readyText ?? '',
+      );
     }
     expect(await page.evaluate(() => window.__violations ?? [])).toEqual([]);
     // Before login the app asks whether a session exists (401): the only error a fresh page may log.
