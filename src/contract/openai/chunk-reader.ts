@@ -4,6 +4,16 @@ import { isJsonObject, objectOf, objectsOf, type JsonObject } from '../json.js';
 const FINISH_REASONS = new Set<FinishReason>(['stop', 'length', 'tool_calls', 'content_filter', 'function_call']);
 
 /**
+ * A chunk that carries only a piece of the answer's text, in OpenAI's own spelling (choice 0, no
+ * finish, no usage; the fields OpenAI adds where it writes them), its strings without escapes or
+ * control characters: the text is the capture. Most of a stream is such chunks; they are read
+ * with this one expression instead of a parse. Any other chunk, or any other spelling, is parsed.
+ */
+const PLAIN_TEXT_CHUNK =
+  // eslint-disable-next-line no-control-regex
+  /^\{"id":"[^"\\\x00-\x1f]*","object":"chat\.completion\.chunk","created":(?:0|[1-9]\d{0,15}),"model":"[^"\\\x00-\x1f]*",(?:"service_tier":"[^"\\\x00-\x1f]*",)?(?:"system_fingerprint":(?:null|"[^"\\\x00-\x1f]*"),)?"choices":\[\{"index":0,"delta":\{(?:"role":"assistant",)?"content":"([^"\\\x00-\x1f]*)"(?:,"refusal":null)?\},"logprobs":null,"finish_reason":null\}\](?:,"usage":null)?(?:,"obfuscation":"[^"\\\x00-\x1f]*")?\}$/;
+
+/**
  * Reads OpenAI chat.completion.chunk JSON back into stream parts (the inverse of the chunk
  * writer), for answers that must be written in another format (Anthropic Messages, Responses)
  * while the provider streams OpenAI chunks. One reader per stream: it remembers which tool
@@ -17,6 +27,10 @@ export class ChunkReader {
   read(chunk: string | JsonObject): StreamPart[] {
     let data: JsonObject;
     if (typeof chunk === 'string') {
+      if (this.started) {
+        const plain = PLAIN_TEXT_CHUNK.exec(chunk);
+        if (plain) return plain[1] ? [{ type: 'text', choice: 0, text: plain[1] }] : [];
+      }
       try {
         data = objectOf(JSON.parse(chunk));
       } catch {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import { AnthropicMessagesWriter } from '../../../src/contract/anthropic/messages-writer.js';
 import { ResponsesWriter } from '../../../src/contract/openai/responses-writer.js';
@@ -229,6 +229,59 @@ describe('OpenAIChunkWriter and ChunkReader', () => {
       .flatMap((e) => reader.read(e.slice(6)));
     const { inputTokens: _i, cachedTokens: _c, ...meta } = META as any;
     expect(parts).toEqual([meta, ...ANSWER.slice(1, -1)]);
+  });
+
+  it('reads a chunk of text in OpenAI’s spelling without a parse, and any chunk exactly as its parsed value reads (fast-check)', () => {
+    const anyText = fc.string({ unit: fc.constantFrom('a', ' ', '"', '\\', '\n', 'é', '😀', '\u2028', '\u0001', '}', ',') });
+    const optional = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
+    const chunk = fc
+      .record({
+        id: anyText,
+        created: fc.oneof(fc.nat(), fc.constant(1_700_000_000)),
+        model: anyText,
+        service_tier: optional(anyText),
+        system_fingerprint: optional(fc.oneof(anyText, fc.constant(null))),
+        role: fc.boolean(),
+        content: optional(anyText),
+        refusal: fc.boolean(),
+        index: fc.constantFrom(0, 0, 0, 1),
+        finish_reason: fc.constantFrom(null, null, null, 'stop'),
+        usage: fc.constantFrom(undefined, null, { prompt_tokens: 1, completion_tokens: 2 }),
+        obfuscation: optional(anyText),
+      })
+      .map((c) => {
+        const delta: Record<string, unknown> = {};
+        if (c.role) delta.role = 'assistant';
+        if (c.content !== undefined) delta.content = c.content;
+        if (c.refusal) delta.refusal = null;
+        const out: Record<string, unknown> = { id: c.id, object: 'chat.completion.chunk', created: c.created, model: c.model };
+        if (c.service_tier !== undefined) out.service_tier = c.service_tier;
+        if (c.system_fingerprint !== undefined) out.system_fingerprint = c.system_fingerprint;
+        out.choices = [{ index: c.index, delta, logprobs: null, finish_reason: c.finish_reason }];
+        if (c.usage !== undefined) out.usage = c.usage;
+        if (c.obfuscation !== undefined) out.obfuscation = c.obfuscation;
+        return JSON.stringify(out);
+      });
+    const started = () => {
+      const reader = new ChunkReader();
+      reader.read({ id: 'x', model: 'm', created: 1, choices: [] });
+      return reader;
+    };
+    fc.assert(
+      fc.property(chunk, (text) => {
+        expect(started().read(text)).toEqual(started().read(JSON.parse(text)));
+      }),
+    );
+    // The plain spelling is read without JSON.parse.
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const plain =
+        '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o-mini","service_tier":"default","system_fingerprint":"fp_1","choices":[{"index":0,"delta":{"content":"Hello"},"logprobs":null,"finish_reason":null}],"usage":null,"obfuscation":"a1"}';
+      expect(started().read(plain)).toEqual([{ type: 'text', choice: 0, text: 'Hello' }]);
+      expect(parse).not.toHaveBeenCalled();
+    } finally {
+      parse.mockRestore();
+    }
   });
 });
 
