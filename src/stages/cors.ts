@@ -3,7 +3,7 @@ import { schemaDocument } from '../kernel/config/schema-validator.js';
 import { headerValue, RESPONSE } from '../kernel/engine/context.js';
 import { defineStage } from '../kernel/engine/stage.js';
 import { forbidden } from '../contract/errors/gateway-error.js';
-import { originAllowed } from '../features/mcp/transport/origin.js';
+import { originAllowed } from '../features/mcp/index.js';
 
 const DONE: Promise<void> = Promise.resolve();
 

@@ -1,5 +1,6 @@
 /**
- * The public entry of the governance feature: what other features may use (metering, prices).
+ * The public entry of the governance feature: what other features and the stages may use (metering,
+ * prices, the model catalogue).
  * Everything else in this folder is its own business (eslint/layers.js refuses imports of it
  * from another feature).
  */
@@ -7,3 +8,7 @@ export { METER, METER_DEPS } from './metering/metering-services.js';
 export { noteStreamText, type StreamNotes } from './metering/stream-text.js';
 export { costOf } from './prices/cost.js';
 export { usageClasses } from './prices/usage-classes.js';
+export { CATALOGUE_MODEL, type CatalogueChoice } from './governance-slots.js';
+export { CATALOGUE } from './governance-services.js';
+export type { Catalogue } from './catalogue/catalogue.js';
+export { teamModels } from './catalogue/model-listing.js';

@@ -14,7 +14,8 @@ import { anthropicErrorShape } from '../messages/anthropic-error.js';
  * plugins are loaded, the providers (providers.<id>) are made and checked, the shared Redis client connected (rate-limit
  * counters and the cache, when configured), and the limiter, cache and circuit breakers made.
  * Its routes' errors take Anthropic's shape on /v1/messages (the error shape it registers).
- * Its stages (route, fallback, retry, cache, guardrail, rate-limit, forward) are built-in stages.
+ * Its own stages (models/stages/: resource-shapes, fallback, cache, retry, forward) are built-in
+ * stages, as are those it shares with other features (src/stages: route, guardrail, rate-limit).
  */
 export const routingCapability: Capability = {
   name: 'routing',
