@@ -6,7 +6,7 @@ import type { GatewayConfig } from './generated/gateway.js';
 import type { DestinationStream } from 'pino';
 import { createLogger } from './kernel/observability/logger.js';
 import { registerSecrets } from './kernel/errors/redact.js';
-import { configSecrets } from './kernel/config/config-secrets.js';
+import { configSecrets } from './config.js';
 import { CONFIG_ADMIN, type ConfigAdmin, type ReloadOutcome } from './kernel/engine/config-admin.js';
 import { checkConfigText } from './cli/check.js';
 import { Metrics } from './kernel/observability/metrics.js';
@@ -24,7 +24,7 @@ import { clientErrorHandler, serveDespiteExpectation } from './kernel/http/clien
 import { upstreamDeadlines } from './features/models/routing/deadline-defaults.js';
 import { providerPools } from './kernel/upstream/provider-pools.js';
 import { exposureWarnings } from './features/auth/exposure.js';
-import { ConfigError } from './kernel/config/load-config.js';
+import { ConfigError } from './config.js';
 import { KeptResources } from './kernel/engine/kept-resources.js';
 import type { Logger } from './kernel/observability/logger.js';
 import { parseDuration } from './kernel/config/defaults.js';

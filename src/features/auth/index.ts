@@ -30,3 +30,4 @@ export { checkGatewayCredential } from './gateway-credentials.js';
 export { publicBaseUrl } from './public-url.js';
 export { canRead, canWrite } from './scopes.js';
 export { bearerValue } from './secrets.js';
+export { authFeature } from './auth-feature.js';

@@ -4,3 +4,4 @@
  * of it from another feature or a stage).
  */
 export { fileUploadRules, UPLOAD_FILE_LIMIT, uploadSpoolPath } from './file-upload.js';
+export { filesBatchesFeature } from './files-batches-feature.js';

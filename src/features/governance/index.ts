@@ -12,3 +12,4 @@ export { CATALOGUE_MODEL, type CatalogueChoice } from './governance-slots.js';
 export { CATALOGUE } from './governance-services.js';
 export type { Catalogue } from './catalogue/catalogue.js';
 export { teamModels } from './catalogue/model-listing.js';
+export { governanceFeature } from './governance-feature.js';

@@ -13,3 +13,4 @@ export { MCP_ANSWER_STEPS } from './dispatch/answer-steps.js';
 export { originAllowed } from './transport/origin.js';
 export { MCP_STAGES } from './stages/mcp-stages.js';
 export { TOOL_CALL_OBSERVERS, type ObservedToolCall, type ToolCallObserver } from './tool-call-observers.js';
+export { mcpFeature } from './mcp-feature.js';

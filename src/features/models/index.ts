@@ -43,3 +43,4 @@ export { responseFromChat } from './responses/from-chat.js';
 export { chatMessagesFromInput } from './responses/to-chat.js';
 export { messageFromChat } from './messages/from-chat.js';
 export { callerGoneError } from './routing/failure.js';
+export { modelsFeature } from './models-feature.js';

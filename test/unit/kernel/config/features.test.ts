@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BUILTIN_FEATURES, checkConfigTree, configSecrets, registeredFeatures } from '../../../../src/config.js';
+import { defineFeature, KERNEL_CONFIG_KEYS, registerFeature } from '../../../../src/kernel/config/features.js';
+import { ROOT } from '../../../helpers/built-gateway.js';
+
+/** The features' declarations of their part of the config, as the kernel's loader and secret scan read them. */
+describe('feature declarations', () => {
+  it('every top-level key of the gateway config is owned by the kernel or by exactly one built-in feature', () => {
+    const schema = JSON.parse(readFileSync(join(ROOT, 'schema', 'gateway.schema.json'), 'utf8')) as { properties: Record<string, unknown> };
+    const owners = new Map<string, string[]>();
+    for (const key of KERNEL_CONFIG_KEYS) owners.set(key, ['kernel']);
+    for (const feature of BUILTIN_FEATURES) for (const key of feature.configKeys) owners.set(key, [...(owners.get(key) ?? []), feature.name]);
+    const unowned = Object.keys(schema.properties).filter((key) => !owners.has(key));
+    const shared = [...owners].filter(([, names]) => names.length > 1);
+    const unknown = [...owners.keys()].filter((key) => !(key in schema.properties));
+    expect({ unowned, shared, unknown }).toEqual({ unowned: [], shared: [], unknown: [] });
+    expect(registeredFeatures().slice(0, BUILTIN_FEATURES.length)).toEqual(BUILTIN_FEATURES);
+  });
+
+  it('refuses a key the kernel or another feature owns; the same declaration again is a no-op', () => {
+    expect(() => registerFeature(defineFeature({ name: 'takes-server', configKeys: ['server'] }))).toThrow('the config key server is owned by the kernel');
+    expect(() => registerFeature(defineFeature({ name: 'takes-auth', configKeys: ['auth'] }))).toThrow('the config key auth is owned by auth');
+    expect(() => registerFeature(defineFeature({ name: 'auth', configKeys: [] }))).toThrow('a feature named auth is already registered');
+    const count = registeredFeatures().length;
+    registerFeature(BUILTIN_FEATURES[0]!);
+    expect(registeredFeatures()).toHaveLength(count);
+  });
+
+  it("a registered feature's defaults fill its own keys only; its rules run on their own; its secret fields and containers join the config's secrets", () => {
+    registerFeature(
+      defineFeature({
+        name: 'test-extra',
+        configKeys: ['testExtra'],
+        defaults: (config) => ({ testExtra: { on: true }, server: { ...config.server, port: 1 } }) as never,
+        checks: [
+          () => {
+            throw new TypeError('a malformed value');
+          },
+          (config) => (config.server?.port === 9 ? ['server.port: test-extra refuses 9'] : []),
+        ],
+        secretFields: ['testPin'],
+        secretContainers: ['testVault'],
+      }),
+    );
+    const { config, problems } = checkConfigTree({ server: { port: 9 } }, 'test', { env: {}, cwd: '/srv/gw' });
+    expect(problems).toEqual(['server.port: test-extra refuses 9']);
+    expect((config as Record<string, unknown>).testExtra).toEqual({ on: true });
+    expect(config.server?.port).toBe(9);
+    const found = configSecrets({ a: { testPin: 'pin-value-1', other: 'plain-value' }, b: { testVault: { ANY: 'vault-value-2' } } });
+    expect(found).toEqual(expect.arrayContaining(['pin-value-1', 'vault-value-2']));
+    expect(found).not.toContain('plain-value');
+  });
+});
