@@ -3,10 +3,10 @@ import { defineFeature } from '../../kernel/config/features.js';
 /**
  * The governance feature's part of the gateway config: the model catalogue (`models`),
  * `pricing`, `budgets`, `tenants`, held `credentials` and how `secrets` are kept at rest, whose
- * `key` is a credential.
+ * `key` and `previousKeys` are credentials.
  */
 export const governanceFeature = defineFeature({
   name: 'governance',
   configKeys: ['models', 'pricing', 'budgets', 'tenants', 'credentials', 'secrets'],
-  secretFields: ['key'],
+  secretFields: ['key', 'previousKeys'],
 });

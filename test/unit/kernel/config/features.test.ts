@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BUILTIN_FEATURES, checkConfigTree, configSecrets, registeredFeatures } from '../../../../src/config.js';
+import { BUILTIN_FEATURES, buildConfig, checkConfigTree, configSecrets, redactedConfig, registeredFeatures } from '../../../../src/config.js';
 import { defineFeature, KERNEL_CONFIG_KEYS, registerFeature } from '../../../../src/kernel/config/features.js';
 import { ROOT } from '../../../helpers/built-gateway.js';
 
@@ -26,6 +26,14 @@ describe('feature declarations', () => {
     const count = registeredFeatures().length;
     registerFeature(BUILTIN_FEATURES[0]!);
     expect(registeredFeatures()).toHaveLength(count);
+  });
+
+  it('the keys of secrets at rest, current and previous, are secrets: --print-config and the admin config view mask them', () => {
+    const current = '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef';
+    const previous = 'fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210';
+    const config = buildConfig({ secrets: { key: current, previousKeys: [previous] } }, 'test', { env: {}, cwd: '/srv/gw' });
+    expect(configSecrets(config)).toEqual(expect.arrayContaining([current, previous]));
+    expect((redactedConfig(config) as { secrets: unknown }).secrets).toEqual({ key: '[REDACTED]', previousKeys: ['[REDACTED]'] });
   });
 
   it("a registered feature's defaults fill its own keys only; its rules run on their own; its secret fields and containers join the config's secrets", () => {
