@@ -3,10 +3,12 @@ import type { GatewayConfig } from '../../generated/gateway.js';
 /**
  * What one feature declares about its part of the gateway config: the top-level keys it owns,
  * the defaults the rest of the gateway relies on, the rules a JSON Schema cannot say, the files
- * it reads at start-up, which of its fields hold credentials, and what `--check` must not
- * connect to. The config loader, `--check`, the config validate API, the secret scan (and so the
- * redactor, `--print-config` and the admin config view) read the registered declarations: the
- * kernel names no feature, and no key or field of one.
+ * it reads at start-up, which of its fields hold credentials, what `--check` must not connect
+ * to, what the start-up line says of it, and what the primary of a cluster holds and warns about
+ * for it. The config loader, `--check`, the config validate API, the secret scan (and so the
+ * redactor, `--print-config` and the admin config view), the start-up line and the cluster's
+ * primary read the registered declarations: the kernel and the command line name no feature,
+ * and no key or field of one.
  */
 export interface FeatureDefinition {
   /** The feature (auth, mcp, models...), for messages. */
@@ -37,7 +39,19 @@ export interface FeatureDefinition {
   secretContainers?: readonly string[];
   /** The config as `--check` builds it: what this feature would connect to or change replaced by something inert. */
   inert?(config: GatewayConfig): GatewayConfig;
+  /** What the start-up line (and the "config reloaded" line) says of its part of the config, as fields of that line. */
+  startupFields?(config: GatewayConfig): Record<string, unknown>;
+  /**
+   * State the primary of a cluster (`server.workers`, without Redis) holds for every worker, by
+   * service name: each operation takes the arguments a worker's call sends (kernel/cluster/primary-channel.ts).
+   */
+  clusterState?(config: GatewayConfig): Record<string, ClusterService>;
+  /** What the primary of a cluster of `workers` warns about this feature's part of the config, one log line each. */
+  clusterWarnings?(config: GatewayConfig, workers: number): Array<{ fields: Record<string, unknown>; message: string }>;
 }
+
+/** The operations of one service the primary of a cluster holds, by name. */
+export type ClusterService = Record<string, (...args: never[]) => Promise<unknown>>;
 
 /** A file the gateway reads at start-up: the key that names it (`auth.ca`), and whether a config reads it. */
 export interface StartupFile {
