@@ -36,6 +36,30 @@ describe('feature declarations', () => {
     expect((redactedConfig(config) as { secrets: unknown }).secrets).toEqual({ key: '[REDACTED]', previousKeys: ['[REDACTED]'] });
   });
 
+  it('the built-in features say what the start-up line shows of their part, what a cluster primary holds and warns about', async () => {
+    const config = buildConfig(
+      {
+        auth: { enabled: true, type: 'api-key', providerRoutes: true },
+        providers: { openai: { baseUrl: 'http://127.0.0.1:9/v1' }, groq: {} },
+        mcpServers: { files: { command: 'node' }, web: { url: 'http://127.0.0.1:9/mcp' }, off: { command: 'x', enabled: false } },
+      },
+      'test',
+      { env: {}, cwd: '/srv/gw' },
+    );
+    const fields = Object.assign({}, ...registeredFeatures().map((f) => f.startupFields?.(config)));
+    expect(fields).toEqual({ auth: 'api-key (provider routes too)', mcpServers: ['files (process)', 'web (remote)'], providers: { openai: 'http://127.0.0.1:9/v1' } });
+    expect(registeredFeatures().flatMap((f) => f.clusterWarnings?.(config, 2) ?? [])).toEqual([
+      { fields: { workers: 2, servers: ['files'] }, message: expect.stringContaining('sessions with process tool servers') },
+    ]);
+    const shared = Object.assign({}, ...registeredFeatures().map((f) => f.clusterState?.(config)));
+    expect(Object.keys(shared).sort()).toEqual(['cache', 'rate-limit']);
+    const slot = { key: 'k', ttlMs: 60_000 } as never;
+    await shared['rate-limit'].hit([slot]);
+    expect(await shared['rate-limit'].hit([slot])).toMatchObject([{ requests: 2 }]);
+    await shared.cache.set('a' as never, { status: 200 } as never, 60_000 as never);
+    expect(await shared.cache.get('a' as never)).toEqual({ status: 200 });
+  });
+
   it("a registered feature's defaults fill its own keys only; its rules run on their own; its secret fields and containers join the config's secrets", () => {
     registerFeature(
       defineFeature({
