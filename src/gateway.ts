@@ -22,7 +22,7 @@ import { UpstreamClient } from './kernel/upstream/upstream-client.js';
 import { HTTP_EDGE, HttpEdge } from './kernel/http/pipeline-handler.js';
 import { clientErrorHandler, serveDespiteExpectation } from './kernel/http/client-error.js';
 import { upstreamDeadlines } from './features/models/routing/deadline-defaults.js';
-import { providerPools } from './kernel/upstream/provider-pools.js';
+import { providerPools } from './features/models/routing/provider-pools.js';
 import { exposureWarnings } from './features/auth/exposure.js';
 import { ConfigError } from './config.js';
 import { KeptResources } from './kernel/engine/kept-resources.js';
