@@ -39,7 +39,7 @@ function authChecks(config: GatewayConfig): string[] {
  * The auth feature's part of the gateway config: `auth` (who may call, the admin token, issued
  * tokens, the authorization server) and `identityForwarding` (the caller's identity sent
  * upstream). Configured keys (`auth.apiKeys[].key`) and the PEM keys of `auth.oauth` are
- * credentials; the mTLS CA is read at start-up; the start-up line names the auth mode.
+ * credentials; the mTLS CA is read at start-up; a browser page may send the api-key header (CORS); the start-up line names the auth mode.
  */
 export const authFeature = defineFeature({
   name: 'auth',
@@ -51,6 +51,7 @@ export const authFeature = defineFeature({
   checks: [authChecks],
   files: [{ key: 'auth.ca', read: (config) => config.auth?.enabled === true && config.auth.type === 'mtls' }],
   secretFields: ['key', 'signingKey', 'previousSigningKeys'],
+  corsHeaders: (config) => (config.auth?.type === 'api-key' ? [config.auth.header ?? 'X-API-Key'] : []),
   startupFields: (config) => ({
     auth: config.auth?.enabled ? `${config.auth.type ?? 'bearer'}${config.auth.providerRoutes ? ' (provider routes too)' : ' (/mcp only)'}` : 'off',
   }),
