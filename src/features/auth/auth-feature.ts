@@ -44,6 +44,11 @@ function authChecks(config: GatewayConfig): string[] {
 export const authFeature = defineFeature({
   name: 'auth',
   configKeys: ['auth', 'identityForwarding'],
+  envOverrides: [
+    { variable: 'GATEWAY_AUTH_TYPE', key: 'auth.type' },
+    { variable: 'GATEWAY_AUTH_ENABLED', key: 'auth.enabled', type: 'boolean' },
+    { variable: 'GATEWAY_ADMIN_TOKEN', key: 'auth.adminToken' },
+  ],
   defaults: (config) => ({
     auth: { enabled: false, type: 'bearer', header: 'X-API-Key', tokenExpiration: '30d', ...config.auth },
     identityForwarding: { enabled: true, ...config.identityForwarding },

@@ -2,7 +2,7 @@ import type { GatewayConfig } from '../../generated/gateway.js';
 
 /**
  * What one feature declares about its part of the gateway config: the top-level keys it owns,
- * the defaults the rest of the gateway relies on, the rules a JSON Schema cannot say, the files
+ * the environment variables that set them, the defaults the rest of the gateway relies on, the rules a JSON Schema cannot say, the files
  * it reads at start-up, which of its fields hold credentials, what `--check` must not connect
  * to, the request headers a browser page may send for it, what the start-up line says of it, and
  * what the primary of a cluster holds and warns about for it. The config loader, `--check`, the
@@ -16,6 +16,8 @@ export interface FeatureDefinition {
   name: string;
   /** The top-level keys of the gateway config it owns (no two features own one). */
   configKeys: readonly string[];
+  /** Environment variables that set one of its keys (GATEWAY_AUTH_TYPE sets auth.type), applied before validation. */
+  envOverrides?: readonly EnvOverride[];
   /**
    * Its keys with their defaults filled in (`auth: { enabled: false, ...config.auth }`), given the
    * config with the kernel's defaults and those of the features declared before it. Only its own
@@ -55,6 +57,13 @@ export interface FeatureDefinition {
 
 /** The operations of one service the primary of a cluster holds, by name. */
 export type ClusterService = Record<string, (...args: never[]) => Promise<unknown>>;
+
+/** An environment variable that sets a key of the config (`auth.type`, dotted), as text unless `type` says otherwise. */
+export interface EnvOverride {
+  variable: string;
+  key: string;
+  type?: 'boolean' | 'integer';
+}
 
 /** A file the gateway reads at start-up: the key that names it (`auth.ca`), and whether a config reads it. */
 export interface StartupFile {
