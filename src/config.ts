@@ -2,12 +2,12 @@
  * The gateway's config as the composition root reads it: the kernel's loader, checks and secret
  * scan, with the built-in features' declarations registered first (the keys each owns, their
  * defaults, the rules a schema cannot say, the files read at start-up, which fields hold
- * credentials, what --check must not connect to). The command line and the gateway read configs
+ * credentials, what --check must not connect to, what the start-up line shows...). The command line and the gateway read configs
  * through this module, so no config is read before the features declared their part of it.
  *
  * Each declaration is the feature's own (features/<name>/<name>-feature.ts, also exported from
  * its public entry); they are imported from those small files, not the public entries, so
- * reading a config (--check, --print-config, the health probe) loads no feature's code.
+ * reading a config (the health probe) loads no feature's code.
  */
 import { registerFeature, type FeatureDefinition } from './kernel/config/features.js';
 import { authFeature } from './features/auth/auth-feature.js';

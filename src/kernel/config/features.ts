@@ -2,14 +2,14 @@ import type { GatewayConfig } from '../../generated/gateway.js';
 
 /**
  * What one feature declares about its part of the gateway config: the top-level keys it owns,
- * the environment variables that set them, the defaults the rest of the gateway relies on, the rules a JSON Schema cannot say, the files
- * it reads at start-up, which of its fields hold credentials, what `--check` must not connect
- * to, the request headers a browser page may send for it, what the start-up line says of it, and
- * what the primary of a cluster holds and warns about for it. The config loader, `--check`, the
- * config validate API, the secret scan (and so the redactor, `--print-config` and the admin
- * config view), the cors stage, the start-up line and the cluster's primary read the registered
- * declarations: the kernel, the generic stages and the command line name no feature, and no key
- * or field of one.
+ * the environment variables that set them, the defaults the rest of the gateway relies on, the
+ * rules a JSON Schema cannot say, the files it reads at start-up, which of its fields hold
+ * credentials, what `--check` must not connect to, the request headers a browser page may send
+ * for it, what the start-up line says of it, and what the primary of a cluster holds and warns
+ * about for it. The config loader, `--check`, the config validate API, the secret scan (and so
+ * the redactor, `--print-config` and the admin config view), the cors stage, the start-up line
+ * and the cluster's primary read the registered declarations: the kernel, the generic stages and
+ * the command line name no feature, and no key or field of one.
  */
 export interface FeatureDefinition {
   /** The feature (auth, mcp, models...), for messages. */
