@@ -56,13 +56,15 @@ export const layers = {
     type: 'problem',
     docs: {
       description:
-        'Enforces the layers of src/ (kernel, contract, features (providers), stages, composition root) and that features use one another only through their public entries.',
+        'Enforces the layers of src/ (kernel, contract, features (providers), stages, composition root) and that features, and the stages of src/stages, use a feature only through its public entry.',
     },
     schema: [],
     messages: {
       layer: '{{from}} may not import {{to}} ({{target}}): {{why}}.',
       feature:
         "features/{{fromFeature}} may not import another feature's insides ({{target}}): a feature uses another only through its public entry, features/{{toFeature}}/index.ts (what two features share lives in the kernel or a shared feature).",
+      stage:
+        "a stage of src/stages may not import a feature's insides ({{target}}): stages use a feature only through its public entry, features/{{toFeature}}/index.ts (a stage that is one feature's own lives in that feature's stages/ folder).",
     },
   },
   create(context) {
@@ -78,9 +80,13 @@ export const layers = {
         context.report({ node, messageId: 'layer', data: { from, to, target: shown, why: WHY[from] } });
         return;
       }
-      // One feature reaches another only through its public entry (features/<name>/index.ts).
+      // One feature reaches another only through its public entry (features/<name>/index.ts), and so do the stages of src/stages.
       const fromFeature = featureOf(file);
       const toFeature = featureOf(target);
+      if (from === 'stages' && toFeature && !isPublicEntry(target)) {
+        context.report({ node, messageId: 'stage', data: { toFeature, target: shown } });
+        return;
+      }
       if (fromFeature && toFeature && fromFeature !== toFeature && !isPublicEntry(target)) {
         context.report({ node, messageId: 'feature', data: { fromFeature, toFeature, target: shown } });
       }

@@ -40,7 +40,7 @@ async function main(): Promise<void> {
       break;
     }
     case 'print-config': {
-      const { loadConfigFile } = await import('./kernel/config/load-config.js');
+      const { loadConfigFile } = await import('./config.js');
       const { problemLines } = await import('./cli/check.js');
       const { printableConfig } = await import('./cli/print-config.js');
       try {

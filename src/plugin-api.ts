@@ -86,7 +86,7 @@ export { ANSWERED_BY_GATEWAY } from './features/models/responses/answered-by-gat
 export { GATEWAY_KEY, CATALOGUE_MODEL } from './features/governance/governance-slots.js';
 export { METER } from './features/governance/metering/metering-services.js';
 // Tool servers (/mcp):
-export { IDENTITY_FORWARD_HEADERS } from './features/mcp/identity-forwarding.js';
+export { IDENTITY_FORWARD_HEADERS } from './features/auth/identity-forwarding.js';
 export { MCP_MESSAGE } from './features/mcp/policy/mcp-message.js';
 export { MCP_ANSWER_STEPS } from './features/mcp/dispatch/answer-steps.js';
 

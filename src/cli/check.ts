@@ -1,5 +1,5 @@
 import type { GatewayConfig } from '../generated/gateway.js';
-import { checkConfigFile, checkConfigTree, ConfigError, parseConfigText, type CheckedConfig } from '../kernel/config/load-config.js';
+import { checkConfigFile, checkConfigTree, ConfigError, parseConfigText, configValueAt, registeredFeatures, startupFiles, type CheckedConfig } from '../config.js';
 import { PipelineError } from '../kernel/engine/pipeline-compiler.js';
 
 /** The problems of a start-up or reload failure, one line each, naming the key (or file) at fault. */
@@ -12,12 +12,13 @@ export function problemLines(err: unknown): string[] {
 
 /**
  * The config as --check sees it: the real config with nothing it would connect to or change:
- * an in-memory store instead of the configured one, no Redis, logging off.
+ * an in-memory store instead of the configured one, no Redis, logging off, and each feature's
+ * part made inert as it declares (an in-memory cache instead of a Redis one).
  */
 function inertCopy(config: GatewayConfig): GatewayConfig {
-  const copy: GatewayConfig = { ...config, storage: { ...config.storage, type: 'sqlite', path: ':memory:' }, logging: { ...config.logging, level: 'silent' } };
+  let copy: GatewayConfig = { ...config, storage: { ...config.storage, type: 'sqlite', path: ':memory:' }, logging: { ...config.logging, level: 'silent' } };
   delete copy.redis;
-  if (copy.cache?.store === 'redis') copy.cache = { ...copy.cache, store: 'memory' };
+  for (const feature of registeredFeatures()) if (feature.inert) copy = feature.inert(copy);
   return copy;
 }
 
@@ -77,15 +78,10 @@ export function checkConfigText(text: string, source: string, running: GatewayCo
       extra.push('pipelines.dir: differs from the running config, so its files are not read to validate (check it on the host: gateway --check)');
     }
     // Files on the server: only those the running config already reads are looked at (nothing says whether another path exists).
-    const c = checked.config;
-    const files: Array<[string, string | undefined, string | undefined]> = [
-      ['server.ssl.cert', c.server?.ssl?.cert, running.server?.ssl?.cert],
-      ['server.ssl.key', c.server?.ssl?.key, running.server?.ssl?.key],
-      ['auth.ca', c.auth?.ca, running.auth?.ca],
-    ];
     let problems = checked.problems;
-    for (const [key, file, runs] of files) {
-      if (!file || file === runs) continue;
+    for (const { key } of startupFiles()) {
+      const file = configValueAt(checked.config, key);
+      if (typeof file !== 'string' || !file || file === configValueAt(running, key)) continue;
       problems = problems.filter((p) => !p.startsWith(`${key}: cannot read`));
       extra.push(`${key}: names a file the running config does not, so it is not read to validate (check it on the host: gateway --check)`);
     }

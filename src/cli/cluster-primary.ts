@@ -2,11 +2,9 @@ import cluster, { type Worker } from 'node:cluster';
 import type { GatewayConfig } from '../generated/gateway.js';
 import { createLogger } from '../kernel/observability/logger.js';
 import { registerSecrets } from '../kernel/errors/redact.js';
-import { configSecrets } from '../kernel/config/config-secrets.js';
-import { loadConfigFile } from '../kernel/config/load-config.js';
+import { configSecrets, loadConfigFile, registeredFeatures } from '../config.js';
 import type { SharedCall, SharedReply } from '../kernel/cluster/primary-channel.js';
-import { MemoryRateCounter } from '../features/models/rate-limit/memory-counter.js';
-import { MemoryCacheStore } from '../features/models/cache/memory-store.js';
+import type { ClusterService } from '../kernel/config/features.js';
 import { problemLines } from './check.js';
 import { watchParent } from './parent-watch.js';
 import { onStopSignal } from './stop-signals.js';
@@ -25,14 +23,10 @@ function workersAcceptThemselves(): void {
   cluster.schedulingPolicy = cluster.SCHED_NONE;
 }
 
-/** State the primary holds for every worker (used when no Redis is configured). */
-function sharedState(config: GatewayConfig) {
-  // Each method takes the arguments of the store method it stands for (the worker's proxy sends those).
-  const services: Record<string, Record<string, (...args: never[]) => Promise<unknown>>> = {};
-  const counter = new MemoryRateCounter();
-  services['rate-limit'] = { hit: (slots) => counter.hit(slots), addTokens: (slots, tokens) => counter.addTokens(slots, tokens) };
-  const cache = new MemoryCacheStore(config.cache?.maxEntries ?? 10_000);
-  services.cache = { get: (key) => cache.get(key), set: (key, value, ttl) => cache.set(key, value, ttl) };
+/** State the primary holds for every worker (used when no Redis is configured), as the features declare it (rate counters, the cache). */
+function sharedState(config: GatewayConfig): Record<string, ClusterService> {
+  const services: Record<string, ClusterService> = {};
+  for (const feature of registeredFeatures()) if (feature.clusterState) Object.assign(services, feature.clusterState(config));
   return services;
 }
 
@@ -155,13 +149,7 @@ export function runPrimary(path: string, config: GatewayConfig, count: number): 
   };
   process.on('SIGHUP', () => reloadAll('SIGHUP'));
   watchParent(() => stopAll('parent process gone'));
-  const processServers = Object.entries(config.mcpServers ?? {}).filter(([, server]) => server.command && server.enabled !== false);
-  if (processServers.length) {
-    logger.warn(
-      { workers: count, servers: processServers.map(([name]) => name) },
-      'server.workers: sessions with process tool servers (and on /mcp) stay with the worker that opened them; a client that keeps one and reconnects to another worker opens a new one',
-    );
-  }
+  for (const feature of registeredFeatures()) for (const { fields, message } of feature.clusterWarnings?.(config, count) ?? []) logger.warn(fields, message);
   // A signal held since start-up stops the gateway before any worker starts.
   onStopSignal(stopAll);
   if (!stopping) for (let i = 0; i < count; i++) fork();

@@ -5,7 +5,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { configPathFrom, loadConfigFile } from '../kernel/config/load-config.js';
+import { configPathFrom, loadConfigFile } from '../config.js';
 import type { GatewayConfig } from '../generated/gateway.js';
 
 /** The /health address of a config: a wildcard host is probed on loopback. */

@@ -1,6 +1,6 @@
 import { stringify } from 'yaml';
 import type { GatewayConfig } from '../generated/gateway.js';
-import { redactedConfig } from '../kernel/config/redacted-config.js';
+import { redactedConfig } from '../config.js';
 // The built-in providers declare their secret settings (aws_access_key_id, ...) when loaded.
 import '../features/models/providers/builtin-providers.js';
 

@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import { loadConfigFile } from '../kernel/config/load-config.js';
+import { loadConfigFile } from '../config.js';
 import { problemLines } from './check.js';
 import { serve } from './serve.js';
 

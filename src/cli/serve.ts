@@ -1,6 +1,6 @@
 import type { Gateway } from '../gateway.js';
 import type { Logger } from '../kernel/observability/logger.js';
-import { loadConfigFile } from '../kernel/config/load-config.js';
+import { loadConfigFile } from '../config.js';
 import type { ReloadOutcome } from '../kernel/engine/config-admin.js';
 import { problemLines } from './check.js';
 import { startupFields } from './startup-summary.js';

@@ -1,4 +1,5 @@
 import type { Gateway } from '../gateway.js';
+import { registeredFeatures } from '../config.js';
 
 /** What the pipelines serve: each pipeline's name with the routes it serves (by pipeline name, in route order). */
 export function pipelineRoutes(gateway: Gateway): Record<string, string[]> {
@@ -21,25 +22,11 @@ function storeText(gateway: Gateway): string {
 
 /**
  * The fields of the start-up line (and of the "config reloaded" line): listen address and URL,
- * config file, providers with a configured baseUrl, pipelines and the routes each serves, auth
- * mode, tool servers and store.
+ * config file, pipelines and the routes each serves, what each feature says of its part of the
+ * config (the auth mode, the tool servers, the providers with a configured baseUrl), and the store.
  */
 export function startupFields(gateway: Gateway, configPath: string): Record<string, unknown> {
-  const config = gateway.config;
-  const providers: Record<string, string> = {};
-  for (const [id, p] of Object.entries(config.providers ?? {})) if (p?.baseUrl) providers[id] = p.baseUrl;
-  const auth = config.auth?.enabled ? `${config.auth.type ?? 'bearer'}${config.auth.providerRoutes ? ' (provider routes too)' : ' (/mcp only)'}` : 'off';
-  return {
-    listen: gateway.listenAddress,
-    url: gateway.url,
-    config: configPath,
-    providers,
-    pipelines: pipelineRoutes(gateway),
-    auth,
-    mcpServers: Object.entries(config.mcpServers ?? {})
-      .filter(([, s]) => s.enabled !== false)
-      .map(([name, s]) => `${name} (${s.url ? 'remote' : 'process'})`),
-    store: storeText(gateway),
-    pid: process.pid,
-  };
+  const fields: Record<string, unknown> = { listen: gateway.listenAddress, url: gateway.url, config: configPath, pipelines: pipelineRoutes(gateway) };
+  for (const feature of registeredFeatures()) if (feature.startupFields) Object.assign(fields, feature.startupFields(gateway.config));
+  return { ...fields, store: storeText(gateway), pid: process.pid };
 }

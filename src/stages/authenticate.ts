@@ -7,15 +7,24 @@ import { CALLER } from '../kernel/engine/report.js';
 import type { GatewayServices } from '../kernel/engine/services.js';
 import { defineStage, type Middleware } from '../kernel/engine/stage.js';
 import { badRequest, GatewayError } from '../contract/errors/gateway-error.js';
-import { PROVIDER, PROVIDER_KEY } from '../features/models/model-request.js';
-import { PROVIDERS } from '../features/models/providers/provider-registry.js';
-import { providerKeyFrom, rememberRequestCredentials } from '../features/models/routing/provider-credentials.js';
-import { checkAdminCredential, checkAdminOrKey } from '../features/auth/admin-check.js';
-import { FULL_ADMIN } from '../features/auth/admin-roles.js';
-import { presentedGatewayKey } from '../features/auth/provider-route-auth.js';
-import { ADMIN, ADMIN_ACCESS, ADMIN_SESSIONS, ANONYMOUS, CONFIG_KEYS, GATEWAY_CALLER, PROVIDER_ROUTE_AUTH, TOKEN_SERVICE, USER_ROLES } from '../features/auth/auth-services.js';
-import { AUTH_MODES } from '../features/auth/modes/auth-mode.js';
-import { GATEWAY_KEY } from '../features/governance/governance-slots.js';
+import { PROVIDER, PROVIDER_KEY, PROVIDERS, providerKeyFrom, rememberRequestCredentials } from '../features/models/index.js';
+import {
+  ADMIN,
+  ADMIN_ACCESS,
+  ADMIN_SESSIONS,
+  ANONYMOUS,
+  AUTH_MODES,
+  CONFIG_KEYS,
+  FULL_ADMIN,
+  GATEWAY_CALLER,
+  GATEWAY_KEY,
+  PROVIDER_ROUTE_AUTH,
+  TOKEN_SERVICE,
+  USER_ROLES,
+  checkAdminCredential,
+  checkAdminOrKey,
+  presentedGatewayKey,
+} from '../features/auth/index.js';
 
 /**
  * Provider routes: the provider header first (missing or unknown: 400, unless a routing config

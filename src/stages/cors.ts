@@ -3,7 +3,8 @@ import { schemaDocument } from '../kernel/config/schema-validator.js';
 import { headerValue, RESPONSE } from '../kernel/engine/context.js';
 import { defineStage } from '../kernel/engine/stage.js';
 import { forbidden } from '../contract/errors/gateway-error.js';
-import { originAllowed } from '../features/mcp/transport/origin.js';
+import { registeredFeatures } from '../kernel/config/features.js';
+import { originAllowed } from '../features/mcp/index.js';
 
 const DONE: Promise<void> = Promise.resolve();
 
@@ -12,7 +13,8 @@ const DONE: Promise<void> = Promise.resolve();
  * and not allowed (server.allowedOrigins, the gateway's own origin, any loopback origin when it
  * listens on loopback only; see originAllowed) is refused with 403; an allowed origin gets
  * Access-Control-Allow-Origin and the exposed headers on every answer, errors included; an
- * OPTIONS preflight is answered here with 204.
+ * OPTIONS preflight is answered here with 204, allowing the configured headers and those the
+ * features' credentials come in (kernel/config/features.ts: corsHeaders).
  */
 export default defineStage<CorsStageConfig>({
   name: 'cors',
@@ -24,11 +26,11 @@ export default defineStage<CorsStageConfig>({
     const allowedOrigins = services.config.server?.allowedOrigins;
     const listenHost = services.config.server?.host;
     const publicUrl = services.config.server?.publicUrl;
-    const auth = services.config.auth;
-    const apiKeyHeader = auth?.type === 'api-key' ? (auth.header ?? 'X-API-Key') : undefined;
+    // The headers the features' credentials come in (auth's api-key header) are allowed too.
+    const credentialHeaders = registeredFeatures().flatMap((f) => f.corsHeaders?.(services.config) ?? []);
     const exposed = (config.exposeHeaders ?? []).join(', ');
     const methods = (config.methods ?? []).join(', ');
-    const allowHeaders = [...(config.allowHeaders ?? []), ...(apiKeyHeader ? [apiKeyHeader] : [])].join(', ');
+    const allowHeaders = [...(config.allowHeaders ?? []), ...credentialHeaders].join(', ');
     const maxAge = String(config.maxAge ?? 600);
     // No promise of its own: next() is its answer, a refusal is thrown (the chain answers it like a rejection).
     return (ctx, next) => {

@@ -5,8 +5,7 @@ import { defineSlot } from '../kernel/engine/slot.js';
 import { BODY, BODY_CHANGED, ensureJsonBody } from '../kernel/engine/request-body.js';
 import { PipelineError } from '../kernel/engine/pipeline-compiler.js';
 import { GatewayError } from '../contract/errors/gateway-error.js';
-import { TARGET, type ModelContext } from '../features/models/model-request.js';
-import { modelAnswer } from '../features/models/stream-answer.js';
+import { TARGET, modelAnswer, type ModelContext } from '../features/models/index.js';
 import {
   assembleStream,
   GuardrailConfigError,
@@ -18,10 +17,8 @@ import {
   type GuardrailOutcome,
   type GuardrailRegistry,
 } from '../features/guardrails/index.js';
-import { GATEWAY_CALLER } from '../features/auth/auth-services.js';
-import { TOOL_GUARD, toolGuard, toolGuardrails } from '../features/mcp/policy/tool-guardrails.js';
-import { MCP_MESSAGE } from '../features/mcp/policy/mcp-message.js';
-import { MCP_ANSWER_STEPS } from '../features/mcp/dispatch/answer-steps.js';
+import { GATEWAY_CALLER } from '../features/auth/index.js';
+import { MCP_ANSWER_STEPS, MCP_MESSAGE, TOOL_GUARD, toolGuard, toolGuardrails } from '../features/mcp/index.js';
 import { RESPONSE } from '../kernel/engine/context.js';
 
 type GatewayContext = ModelContext;

@@ -6,7 +6,7 @@ import { QUIET } from '../kernel/engine/report.js';
 import { defineStage } from '../kernel/engine/stage.js';
 import { notFound } from '../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../contract/routes.js';
-import { metricsAccess } from '../features/auth/metrics-access.js';
+import { metricsAccess } from '../features/auth/index.js';
 import { RESPONSE } from '../kernel/engine/context.js';
 
 /**

@@ -4,13 +4,19 @@ import type { GatewayContext } from '../kernel/engine/context.js';
 import { CALLER } from '../kernel/engine/report.js';
 import { defineStage } from '../kernel/engine/stage.js';
 import type { StreamPart } from '../contract/stream-parts.js';
-import type { CounterSlot } from '../features/models/rate-limit/counter.js';
-import { TOKEN_SLOTS, type RateLimiter } from '../features/models/rate-limit/limiter.js';
-import { failedRequestTokens, noteStreamUsage, usedTokens } from '../features/models/rate-limit/usage.js';
-import { rateLimiter } from '../features/models/routing/resilience-services.js';
-import { CACHE_STATUS } from './cache.js';
-import { carriesRequest, mcpMessage, MCP_MESSAGE } from '../features/mcp/policy/mcp-message.js';
-import { PROVIDER_KEY, USAGE } from '../features/models/model-request.js';
+import {
+  CACHE_STATUS,
+  PROVIDER_KEY,
+  TOKEN_SLOTS,
+  USAGE,
+  failedRequestTokens,
+  noteStreamUsage,
+  rateLimiter,
+  usedTokens,
+  type CounterSlot,
+  type RateLimiter,
+} from '../features/models/index.js';
+import { carriesRequest, mcpMessage, MCP_MESSAGE } from '../features/mcp/index.js';
 import { RESPONSE } from '../kernel/engine/context.js';
 
 async function* chargeAtEnd(parts: AsyncIterable<StreamPart>, ctx: GatewayContext, limiter: RateLimiter, slots: CounterSlot[]): AsyncGenerator<StreamPart> {

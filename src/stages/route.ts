@@ -7,17 +7,20 @@ import { defineStage } from '../kernel/engine/stage.js';
 import { ExtensionConfigError } from '../kernel/engine/extension.js';
 import { PipelineError } from '../kernel/engine/pipeline-compiler.js';
 import { badRequest, GatewayError } from '../contract/errors/gateway-error.js';
-import { CATALOGUE_MODEL, GATEWAY_KEY } from '../features/governance/governance-slots.js';
-import { CATALOGUE } from '../features/governance/governance-services.js';
-import type { Catalogue } from '../features/governance/catalogue/catalogue.js';
-import { teamModels } from '../features/governance/catalogue/model-listing.js';
-import { PROVIDER, PROVIDER_KEY, ROUTING, type ModelContext } from '../features/models/model-request.js';
-import type { ResolvedTarget } from '../features/models/providers/provider.js';
-import { PlanError } from '../features/models/routing/compile-plan.js';
+import { CATALOGUE, CATALOGUE_MODEL, teamModels, type Catalogue } from '../features/governance/index.js';
+import { GATEWAY_KEY } from '../features/auth/index.js';
+import {
+  PROVIDER,
+  PROVIDER_KEY,
+  ROUTING,
+  PlanError,
+  providerOptionsFrom,
+  routingConfigs,
+  type ModelContext,
+  type ResolvedTarget,
+  type RoutingConfigs,
+} from '../features/models/index.js';
 import { GuardrailConfigError } from '../features/guardrails/index.js';
-import { providerOptionsFrom } from '../features/models/routing/provider-credentials.js';
-import { routingConfigs } from '../features/models/routing/resilience-services.js';
-import type { RoutingConfigs } from '../features/models/routing/config-source.js';
 
 /** The single target named by the request headers (x-gateway-provider and the provider key). */
 export function targetFromHeaders(ctx: ModelContext, services: GatewayServices): ResolvedTarget {

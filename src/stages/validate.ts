@@ -7,11 +7,9 @@ import { defineStage } from '../kernel/engine/stage.js';
 import { uploadValidator } from '../kernel/http/multipart/upload-validator.js';
 import { badRequest } from '../contract/errors/gateway-error.js';
 import { PROVIDER_ROUTES } from '../contract/routes.js';
-import type { ModelContext } from '../features/models/model-request.js';
-import { SEMANTIC_RULES } from '../features/models/validation/semantic-rules.js';
-import { fileUploadRules, UPLOAD_FILE_LIMIT, uploadSpoolPath } from '../features/files-batches/file-upload.js';
-import { IMAGE_LIMIT, imageEditRules } from '../features/media/image-edit-upload.js';
-import { AUDIO_FILE_LIMIT, audioUploadRules } from '../features/media/audio-upload.js';
+import { SEMANTIC_RULES, type ModelContext } from '../features/models/index.js';
+import { fileUploadRules, UPLOAD_FILE_LIMIT, uploadSpoolPath } from '../features/files-batches/index.js';
+import { AUDIO_FILE_LIMIT, audioUploadRules, IMAGE_LIMIT, imageEditRules } from '../features/media/index.js';
 
 /**
  * Checks of request parts no schema reaches: the uploads of multipart routes, read whole (file

@@ -3,7 +3,7 @@ import { request } from 'undici';
 import type { ServerResponse } from 'node:http';
 import { FakeUpstream } from '../helpers/fake-upstream.js';
 import { startGateway, type TestGateway } from '../helpers/start-gateway.js';
-import { providerPools } from '../../src/kernel/upstream/provider-pools.js';
+import { providerPools } from '../../src/features/models/routing/provider-pools.js';
 import { buildConfig } from '../../src/kernel/config/load-config.js';
 
 /**

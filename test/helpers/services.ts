@@ -1,4 +1,4 @@
-import { buildConfig } from '../../src/kernel/config/load-config.js';
+import { buildConfig } from '../../src/config.js';
 import { ExtensionKinds } from '../../src/kernel/engine/extension.js';
 import { GatewayServices } from '../../src/kernel/engine/services.js';
 import { StageRegistry } from '../../src/kernel/engine/stage-registry.js';

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildConfig } from '../../src/kernel/config/load-config.js';
+import { buildConfig } from '../../src/config.js';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.js';
 
 /** Log lines the gateway wrote, parsed. */

@@ -1,7 +1,7 @@
 /**
- * The public entry of the auth feature: what other features may use (identity, the admin
- * gate, the token service, gateway keys, credential checks). Everything else in this folder is
- * its own business (eslint/layers.js refuses imports of it from another feature).
+ * The public entry of the auth feature: what other features and the stages may use (identity,
+ * the admin gate, the token service, gateway keys, credential checks, the caller's identity
+ * forwarded upstream, its stages). Everything else in this folder is its own business (eslint/layers.js refuses imports of it from another feature).
  */
 export {
   ADMIN,
@@ -9,6 +9,8 @@ export {
   ADMIN_SESSIONS,
   ANONYMOUS,
   CONFIG_KEYS,
+  GATEWAY_CALLER,
+  PROVIDER_ROUTE_AUTH,
   TOKEN_LIST_SCOPE,
   TOKEN_PREFIX,
   TOKEN_SERVICE,
@@ -17,8 +19,15 @@ export {
   type TokenResource,
 } from './auth-services.js';
 export { GATEWAY_KEY, type GatewayKey } from './gateway-key.js';
-export { checkAdminCredential } from './admin-check.js';
+export { checkAdminCredential, checkAdminOrKey } from './admin-check.js';
+export { FULL_ADMIN } from './admin-roles.js';
+export { presentedGatewayKey } from './provider-route-auth.js';
+export { AUTH_MODES } from './modes/auth-mode.js';
+export { metricsAccess } from './metrics-access.js';
+export { IDENTITY_FORWARD_HEADERS, IDENTITY_META_KEY, forwardedIdentity, identityHeaders } from './identity-forwarding.js';
+export { AUTH_STAGES } from './stages/auth-stages.js';
 export { checkGatewayCredential } from './gateway-credentials.js';
 export { publicBaseUrl } from './public-url.js';
 export { canRead, canWrite } from './scopes.js';
 export { bearerValue } from './secrets.js';
+export { authFeature } from './auth-feature.js';

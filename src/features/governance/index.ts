@@ -1,6 +1,6 @@
 /**
- * The public entry of the governance feature: what other features may use (metering, prices, the
- * audit log of admin writes).
+ * The public entry of the governance feature: what other features and the stages may use (metering,
+ * prices, the model catalogue, the audit log of admin writes).
  * Everything else in this folder is its own business (eslint/layers.js refuses imports of it
  * from another feature).
  */
@@ -9,3 +9,8 @@ export { noteStreamText, type StreamNotes } from './metering/stream-text.js';
 export { costOf } from './prices/cost.js';
 export { usageClasses } from './prices/usage-classes.js';
 export { AUDIT, configReloadEntry, type AuditEntry } from './audit/audit-services.js';
+export { CATALOGUE_MODEL, type CatalogueChoice } from './governance-slots.js';
+export { CATALOGUE } from './governance-services.js';
+export type { Catalogue } from './catalogue/catalogue.js';
+export { teamModels } from './catalogue/model-listing.js';
+export { governanceFeature } from './governance-feature.js';

@@ -18,3 +18,4 @@ export {
   type CheckRun,
   type GuardrailCheckDefinition,
 } from './check-kind.js';
+export { guardrailsFeature } from './guardrails-feature.js';

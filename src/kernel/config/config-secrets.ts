@@ -1,10 +1,25 @@
 import { isSecretField } from '../errors/redact.js';
+import { registeredFeatures } from './features.js';
 import { secretQueryValues } from './url-query.js';
 
-/** Containers whose every value is a credential: headers sent upstream, a tool server's environment. */
-const SECRET_CONTAINERS = new Set(['headers', 'env']);
-/** Fields that carry credentials and are not named like one (auth.apiKeys[].key, the PEM keys of auth.oauth); extensions declare theirs (declareSecretFields). */
-const SECRET_OPTIONS = new Set(['key', 'signingKey', 'previousSigningKeys']);
+/** Containers whose every value is a credential: the headers sent upstream (by providers, tool servers, webhooks, exporters); features declare theirs. */
+const KERNEL_SECRET_CONTAINERS = ['headers'];
+
+/**
+ * The containers whose every value is a credential, and the fields that carry credentials
+ * though they are not named like one, as the kernel and the registered features declare them
+ * (field names an extension declares secret everywhere, with declareSecretFields, are secret
+ * fields by name: isSecretField).
+ */
+function declaredSecrets(): { containers: Set<string>; options: Set<string> } {
+  const containers = new Set(KERNEL_SECRET_CONTAINERS);
+  const options = new Set<string>();
+  for (const feature of registeredFeatures()) {
+    for (const name of feature.secretContainers ?? []) containers.add(name);
+    for (const name of feature.secretFields ?? []) options.add(name);
+  }
+  return { containers, options };
+}
 
 function urlPassword(value: string): string | undefined {
   if (!/^[a-z][a-z0-9+.-]*:\/\/[^/@\s]*:[^/@\s]*@/i.test(value)) return undefined;
@@ -19,13 +34,14 @@ function urlPassword(value: string): string | undefined {
 /**
  * Every secret a gateway config holds, for the redactor: values of fields named like a
  * credential (adminToken, clientSecret, signingSecret, api_key, apiKey, the fields extensions
- * declare secret, ...), every
- * value under `headers` (providers, tool servers, webhooks, exporters) and a tool server's
- * `env`, configured keys (`auth.apiKeys[].key`), service-account JSON (and its private key),
- * the password of any URL (storage.url, redis.url), and every query value of any URL (a tool
- * server's `url`, a provider's `baseUrl`, a webhook, the OTLP endpoint: `?token=...`).
+ * declare secret, ...), every value under `headers` (providers, tool servers, webhooks,
+ * exporters) and under the containers features declare secret (a tool server's `env`), the
+ * fields features declare secret (`auth.apiKeys[].key`), service-account JSON (and its private
+ * key), the password of any URL (storage.url, redis.url), and every query value of any URL (a
+ * tool server's `url`, a provider's `baseUrl`, a webhook, the OTLP endpoint: `?token=...`).
  */
 export function configSecrets(config: unknown): string[] {
+  const { containers, options } = declaredSecrets();
   const out: string[] = [];
   const add = (value: unknown) => {
     if (typeof value === 'string' && value) out.push(value);
@@ -38,7 +54,8 @@ export function configSecrets(config: unknown): string[] {
   const walk = (node: unknown, key: string, parent: string, depth: number): void => {
     if (depth > 32 || node === null || node === undefined) return;
     if (typeof node === 'string') {
-      if (SECRET_CONTAINERS.has(parent) || isSecretField(key) || (SECRET_OPTIONS.has(key) && parent !== 'ssl')) add(node);
+      // A `key` under `ssl` is a file path (server.ssl.key), never a secret.
+      if (containers.has(parent) || isSecretField(key) || (options.has(key) && parent !== 'ssl')) add(node);
       const password = urlPassword(node);
       if (password) out.push(password);
       for (const v of secretQueryValues(node)) out.push(v);
@@ -57,7 +74,7 @@ export function configSecrets(config: unknown): string[] {
       return;
     }
     if (typeof node === 'object') {
-      if (isSecretField(key) && !SECRET_CONTAINERS.has(key)) add(node);
+      if (isSecretField(key) && !containers.has(key)) add(node);
       for (const [k, v] of Object.entries(node as Record<string, unknown>)) walk(v, k, key, depth + 1);
     }
   };

@@ -1,22 +1,27 @@
 import { dirname, join, resolve } from 'node:path';
 import type { GatewayConfig } from '../../generated/gateway.js';
+import { registeredFeatures } from './features.js';
 
-/** Fills in the defaults the rest of the gateway relies on; paths become absolute. */
+/**
+ * Fills in the defaults the rest of the gateway relies on: the kernel's (server, storage, logging,
+ * then pipelines and plugins) and those each registered feature declares for its keys, in the
+ * order they were registered; paths become absolute.
+ */
 export function applyDefaults(config: GatewayConfig, env: NodeJS.ProcessEnv, cwd: string): GatewayConfig {
   const dataDir = env.GATEWAY_DATA_DIR ? resolve(cwd, env.GATEWAY_DATA_DIR) : resolve(cwd, 'data');
   const server = { host: '0.0.0.0', port: 8787, shutdownGracePeriod: '30s', bodyLimit: 10 * 1024 * 1024, ...config.server };
   const storage = { type: 'sqlite' as const, ...config.storage };
   storage.path = env.GATEWAY_DATA_DIR ? resolve(dataDir, 'gateway.db') : resolve(cwd, storage.path ?? './data/gateway.db');
   storage.filesDir = env.GATEWAY_DATA_DIR ? resolve(dataDir, 'files') : resolve(cwd, storage.filesDir ?? defaultFilesDir(config.storage?.path));
+  let out: GatewayConfig = { ...config, server, storage, logging: { level: 'info', requests: true, ...config.logging } };
+  for (const feature of registeredFeatures()) {
+    if (!feature.defaults) continue;
+    const next: Record<string, unknown> = { ...out };
+    for (const [key, value] of Object.entries(feature.defaults(out))) if (feature.configKeys.includes(key)) next[key] = value;
+    out = next as GatewayConfig;
+  }
   return {
-    ...config,
-    server,
-    storage,
-    logging: { level: 'info', requests: true, ...config.logging },
-    auth: { enabled: false, type: 'bearer', header: 'X-API-Key', tokenExpiration: '30d', ...config.auth },
-    identityForwarding: { enabled: true, ...config.identityForwarding },
-    routing: { allowCustomHost: false, ...config.routing },
-    providers: config.providers ?? {},
+    ...out,
     pipelines: { dir: config.pipelines?.dir ? resolve(cwd, config.pipelines.dir) : undefined },
     plugins: (config.plugins ?? []).map((p) => (p.startsWith('.') || p.startsWith('/') ? resolve(cwd, p) : p)),
   };

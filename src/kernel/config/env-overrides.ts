@@ -1,5 +1,10 @@
+import { registeredFeatures, type EnvOverride } from './features.js';
+
 /** The contract's environment overrides, applied before validation. */
 type Tree = Record<string, unknown>;
+
+/** The kernel's own: GATEWAY_PORT sets server.port; the features declare theirs (GATEWAY_AUTH_TYPE, GATEWAY_SECRET_KEY...). */
+const KERNEL_OVERRIDES: readonly EnvOverride[] = [{ variable: 'GATEWAY_PORT', key: 'server.port', type: 'integer' }];
 
 function section(config: Tree, key: string): Tree {
   if (!config[key] || typeof config[key] !== 'object') config[key] = {};
@@ -17,11 +22,16 @@ function parseInteger(raw: string): number | string {
   return /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : raw;
 }
 
+/** Each set variable of the kernel's overrides and the registered features' written at its key (`auth.type`). */
 export function applyEnvOverrides(config: Tree, env: NodeJS.ProcessEnv): Tree {
-  if (env.GATEWAY_AUTH_TYPE) section(config, 'auth').type = env.GATEWAY_AUTH_TYPE;
-  if (env.GATEWAY_AUTH_ENABLED) section(config, 'auth').enabled = parseBoolean(env.GATEWAY_AUTH_ENABLED);
-  if (env.GATEWAY_ADMIN_TOKEN) section(config, 'auth').adminToken = env.GATEWAY_ADMIN_TOKEN;
-  if (env.GATEWAY_PORT) section(config, 'server').port = parseInteger(env.GATEWAY_PORT);
-  if (env.GATEWAY_SECRET_KEY) section(config, 'secrets').key = env.GATEWAY_SECRET_KEY;
+  for (const { variable, key, type } of [...KERNEL_OVERRIDES, ...registeredFeatures().flatMap((f) => f.envOverrides ?? [])]) {
+    const raw = env[variable];
+    if (!raw) continue;
+    const path = key.split('.');
+    const last = path.pop()!;
+    let node = config;
+    for (const part of path) node = section(node, part);
+    node[last] = type === 'boolean' ? parseBoolean(raw) : type === 'integer' ? parseInteger(raw) : raw;
+  }
   return config;
 }

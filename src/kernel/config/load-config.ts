@@ -9,10 +9,7 @@ import type { ErrorObject } from 'ajv';
 import { describeErrors, validatorFor } from './schema-validator.js';
 import { coerceFromEnvironment } from './env-coerce.js';
 import { applyDefaults } from './defaults.js';
-import { isPlaceholderSecret, MIN_ADMIN_TOKEN_LENGTH } from './placeholder-secrets.js';
-
-/** The longest lifetime auth.tokenExpiration may give a token (as token creation allows). */
-const MAX_TOKEN_EXPIRATION_S = 3650 * 86_400;
+import { registeredFeatures, type StartupFile } from './features.js';
 
 export class ConfigError extends Error {
   constructor(
@@ -119,7 +116,7 @@ export function checkConfigTree(raw: unknown, source: string, options: LoadOptio
   const config = expanded as GatewayConfig;
   // What goes on (to --check's compile of the pipelines) is the config without the values the schema refused.
   const usable = (valid ? expanded : withoutRefused(expanded, validate.errors ?? [])) as GatewayConfig;
-  for (const rule of CROSS_CHECKS) {
+  for (const rule of crossChecks()) {
     try {
       problems.push(...rule(config));
     } catch {
@@ -169,13 +166,29 @@ export function checkConfigFile(path: string, options: LoadOptions = {}): Checke
   return checkConfigTree(parseConfigText(text, path), path, options);
 }
 
-/** Files the gateway reads at start-up (certificates, keys, CAs), by the key that names them. */
+const sslOn = (config: GatewayConfig) => config.server?.ssl?.enabled === true;
+
+/**
+ * Files the gateway may read at start-up (certificates, keys, CAs), by the key that names them:
+ * the server's certificate and key, then those each registered feature declares.
+ */
+export function startupFiles(): StartupFile[] {
+  return [{ key: 'server.ssl.cert', read: sslOn }, { key: 'server.ssl.key', read: sslOn }, ...registeredFeatures().flatMap((f) => f.files ?? [])];
+}
+
+/** The value at a dotted key of the config (`auth.ca`), if any. */
+export function configValueAt(config: GatewayConfig, key: string): unknown {
+  let node: unknown = config;
+  for (const part of key.split('.')) node = node && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
+  return node;
+}
+
+/** The files the config reads at start-up that cannot be read, one line each. */
 function fileChecks(config: GatewayConfig): string[] {
-  const files: Array<[string, unknown]> = [];
-  if (config.server?.ssl?.enabled) files.push(['server.ssl.cert', config.server.ssl.cert], ['server.ssl.key', config.server.ssl.key]);
-  if (config.auth?.enabled && config.auth.type === 'mtls') files.push(['auth.ca', config.auth.ca]);
   const out: string[] = [];
-  for (const [key, file] of files) {
+  for (const { key, read } of startupFiles()) {
+    if (!read(config)) continue;
+    const file = configValueAt(config, key);
     if (typeof file !== 'string' || !file) continue; // missing: a rule of its own says so
     const why = unreadable(file);
     if (why) out.push(`${key}: cannot read ${file} (${why})`);
@@ -195,44 +208,21 @@ function unreadable(file: string): string | undefined {
   }
 }
 
-/** Rules a JSON Schema cannot say well. */
-function crossChecks(config: GatewayConfig): string[] {
+/** The kernel's rules a JSON Schema cannot say well (those of its own keys). */
+function kernelChecks(config: GatewayConfig): string[] {
   const out: string[] = [];
   if (config.server?.ssl?.enabled) {
     if (!config.server.ssl.cert) out.push('server.ssl.cert: is required when server.ssl.enabled is true');
     if (!config.server.ssl.key) out.push('server.ssl.key: is required when server.ssl.enabled is true');
   }
   if (config.storage?.type === 'postgres' && !config.storage.url) out.push('storage.url: is required when storage.type is postgres');
-  const authServer = config.auth?.oauth?.role === 'authorization-server';
-  if (config.auth?.enabled && config.auth.type === 'oauth' && !config.auth.issuer && !authServer) out.push('auth.issuer: is required when auth.type is oauth');
-  if (authServer && config.auth?.oauth?.login?.includes('oidc')) {
-    for (const key of ['issuer', 'clientId', 'clientSecret'] as const) {
-      if (!config.auth[key]) out.push(`auth.${key}: is required when auth.oauth.login includes oidc`);
-    }
-  }
-  if (config.auth?.enabled && config.auth.type === 'mtls' && !config.auth.ca) out.push('auth.ca: is required when auth.type is mtls');
-  if (config.auth?.type === 'mtls' && config.auth.enabled && !config.server?.ssl?.enabled) out.push('server.ssl.enabled: must be true when auth.type is mtls');
-  if (config.cache?.store === 'redis' && !config.redis?.url) out.push('redis.url: is required when cache.store is redis');
-  const adminToken = config.auth?.adminToken;
-  if (typeof adminToken === 'string') {
-    if (adminToken.length < MIN_ADMIN_TOKEN_LENGTH) out.push(`auth.adminToken: must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (generate one: openssl rand -hex 32)`);
-    else if (isPlaceholderSecret(adminToken)) out.push('auth.adminToken: is a placeholder from the examples, known to anyone; set a random value (openssl rand -hex 32)');
-  }
-  const signing = config.identityForwarding?.signingSecret;
-  if (typeof signing === 'string' && isPlaceholderSecret(signing)) {
-    out.push('identityForwarding.signingSecret: is a placeholder from the examples, known to anyone; set a random value (openssl rand -hex 32)');
-  }
-  const expiration = config.auth?.tokenExpiration;
-  if (typeof expiration === 'string') {
-    const m = /^(\d+)([dhms])$/.exec(expiration);
-    const seconds = m ? Number(m[1]) * ({ d: 86_400, h: 3_600, m: 60, s: 1 } as Record<string, number>)[m[2]!]! : 0;
-    if (!(seconds >= 1 && seconds <= MAX_TOKEN_EXPIRATION_S)) out.push('auth.tokenExpiration: must be between 1s and 3650d');
-  }
-  if (config.routing?.defaultConfig && !config.configs?.[config.routing.defaultConfig]) {
-    out.push(`routing.defaultConfig: names no config under configs (${config.routing.defaultConfig})`);
-  }
   return out;
 }
 
-/** The rules run after the schema, each on its own (one tripping on a malformed value does not hide the others). */
-const CROSS_CHECKS: Array<(config: GatewayConfig) => string[]> = [crossChecks, fileChecks];
+/**
+ * The rules run after the schema, each on its own (one tripping on a malformed value does not
+ * hide the others): the kernel's, each registered feature's, then the files read at start-up.
+ */
+function crossChecks(): Array<(config: GatewayConfig) => string[]> {
+  return [kernelChecks, ...registeredFeatures().flatMap((f) => f.checks ?? []), fileChecks];
+}

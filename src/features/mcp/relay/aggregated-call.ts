@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Identity } from '../../../kernel/engine/context.js';
 import type { Aggregator } from '../aggregator.js';
-import { IDENTITY_META_KEY } from '../identity-forwarding.js';
+import { IDENTITY_META_KEY } from '../../auth/index.js';
 import { gatewayUri, splitName } from '../naming.js';
 import type { RemoteServer } from '../upstream/remote-server.js';
 import { RpcFailure } from '../rpc-errors.js';

@@ -8,7 +8,7 @@ import { redactRelayed } from '../../../kernel/errors/redact.js';
 import type { Logger } from '../../../kernel/observability/logger.js';
 import type { AccessStep } from '../dispatch/access-step.js';
 import { scopeOf, targetName } from '../dispatch/method-table.js';
-import { IDENTITY_META_KEY } from '../identity-forwarding.js';
+import { IDENTITY_META_KEY } from '../../auth/index.js';
 import { RPC } from '../rpc-errors.js';
 import { authInfoFor, ownerOf } from '../session-owner.js';
 import type { ProcessServer } from '../upstream/process-server.js';

@@ -4,7 +4,7 @@ import type { Identity } from '../../../kernel/engine/context.js';
 import { redactAnswer, redactAnswerBytes } from '../../../kernel/errors/redact.js';
 import type { Logger } from '../../../kernel/observability/logger.js';
 import type { AccessStep } from '../dispatch/access-step.js';
-import { IDENTITY_META_KEY } from '../identity-forwarding.js';
+import { IDENTITY_META_KEY } from '../../auth/index.js';
 import { ownerOf } from '../session-owner.js';
 import type { RemoteServer } from '../upstream/remote-server.js';
 import { RPC, RpcFailure } from '../rpc-errors.js';

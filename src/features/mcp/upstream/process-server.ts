@@ -5,7 +5,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Identity } from '../../../kernel/engine/context.js';
 import type { IdentityForwardingConfig, McpServerConfig } from '../../../generated/gateway.js';
 import type { Logger } from '../../../kernel/observability/logger.js';
-import { forwardedIdentity } from '../identity-forwarding.js';
+import { forwardedIdentity } from '../../auth/index.js';
 import { UpstreamServer } from './upstream-server.js';
 
 /** Processes of client sessions a process server runs at most, unless mcpServers.<name>.maxSessions says otherwise. */

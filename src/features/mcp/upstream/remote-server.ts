@@ -9,7 +9,7 @@ import type { Logger } from '../../../kernel/observability/logger.js';
 import type { Progress, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { redactRelayed } from '../../../kernel/errors/redact.js';
 import { secretQueryValues } from '../../../kernel/config/url-query.js';
-import { identityHeaders, IDENTITY_META_KEY } from '../identity-forwarding.js';
+import { identityHeaders, IDENTITY_META_KEY } from '../../auth/index.js';
 import { RpcFailure, RPC, upstreamFailure } from '../rpc-errors.js';
 import { StatelessClient, STATELESS_VERSION, type StatelessCall } from './stateless-client.js';
 import { undiciFetch } from './undici-fetch.js';

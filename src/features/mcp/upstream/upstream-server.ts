@@ -18,7 +18,7 @@ import type { McpServerConfig } from '../../../generated/gateway.js';
 import type { Logger } from '../../../kernel/observability/logger.js';
 import { RpcFailure, RPC, upstreamFailure } from '../rpc-errors.js';
 import { redactRelayed, redactSecrets } from '../../../kernel/errors/redact.js';
-import { IDENTITY_META_KEY } from '../identity-forwarding.js';
+import { IDENTITY_META_KEY } from '../../auth/index.js';
 
 export type ListKind = 'tools' | 'prompts' | 'resources';
 export type UpstreamStatus = 'starting' | 'ready' | 'down' | 'stopped';

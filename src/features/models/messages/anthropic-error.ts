@@ -1,5 +1,6 @@
 import type { GatewayContext } from '../../../kernel/engine/context.js';
 import type { AnswerError } from '../../../kernel/errors/answer-error.js';
+import type { ErrorShaper } from '../../../kernel/engine/error-shapes.js';
 import { anthropicErrorBody } from '../../../contract/anthropic/shapes.js';
 import type { RouteSpec } from '../../../contract/routes.js';
 
@@ -50,7 +51,9 @@ export class AnthropicErrorAnswer implements AnswerError {
   }
 }
 
-/** The error as this request answers it: Anthropic's shape where anthropicErrorsFor says so. */
-export function shapedError(ctx: GatewayContext, err: AnswerError): AnswerError {
-  return anthropicErrorsFor(ctx) && !(err instanceof AnthropicErrorAnswer) ? new AnthropicErrorAnswer(err, ctx.id) : err;
-}
+/**
+ * The error shape the models feature registers (kernel/engine/error-shapes.ts): Anthropic's
+ * where anthropicErrorsFor says so, for every error normalize-error answers.
+ */
+export const anthropicErrorShape: ErrorShaper = (ctx, err) =>
+  anthropicErrorsFor(ctx) && !(err instanceof AnthropicErrorAnswer) ? new AnthropicErrorAnswer(err, ctx.id) : undefined;

@@ -6,12 +6,16 @@ import { registerModelMetrics } from '../metrics/model-metrics.js';
 import { registerModelLabels } from '../metrics/model-labels.js';
 import { loadRedisClient, redisReady, sharedRedis } from '../../../kernel/store/redis-client.js';
 import { breakerRegistry, rateLimiter, responseCache, usesRedis } from './resilience-services.js';
+import { errorShapes } from '../../../kernel/engine/error-shapes.js';
+import { anthropicErrorShape } from '../messages/anthropic-error.js';
 
 /**
  * Model routing and resilience: the extension kind `provider` with its built-ins; once
  * plugins are loaded, the providers (providers.<id>) are made and checked, the shared Redis client connected (rate-limit
  * counters and the cache, when configured), and the limiter, cache and circuit breakers made.
- * Its stages (route, fallback, retry, cache, guardrail, rate-limit, forward) are built-in stages.
+ * Its routes' errors take Anthropic's shape on /v1/messages (the error shape it registers).
+ * Its own stages (models/stages/: resource-shapes, fallback, cache, retry, forward) are built-in
+ * stages, as are those it shares with other features (src/stages: route, guardrail, rate-limit).
  */
 export const routingCapability: Capability = {
   name: 'routing',
@@ -20,6 +24,7 @@ export const routingCapability: Capability = {
     services.kinds.add(providers.definitions);
     for (const provider of BUILTIN_PROVIDERS) providers.register(provider);
     registerModelMetrics(services);
+    errorShapes(services).add(anthropicErrorShape);
   },
   async prepare(services) {
     const problems = services.require(PROVIDERS).instantiate(services.config);

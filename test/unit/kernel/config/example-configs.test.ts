@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfigFile } from '../../../../src/kernel/config/load-config.js';
+import { loadConfigFile } from '../../../../src/config.js';
 import { ROOT } from '../../../helpers/built-gateway.js';
 
 /** Variables the example configs reference without a default (a deployment supplies them). */

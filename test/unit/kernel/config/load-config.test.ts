@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { buildConfig, ConfigError, configPathFrom, loadConfigFile } from '../../../../src/kernel/config/load-config.js';
+import { buildConfig, ConfigError, configPathFrom, loadConfigFile } from '../../../../src/config.js';
 import { parseDuration } from '../../../../src/kernel/config/defaults.js';
 import { ROOT } from '../../../helpers/built-gateway.js';
 

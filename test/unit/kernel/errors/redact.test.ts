@@ -13,7 +13,7 @@ import {
   redactSecrets,
   registerSecrets,
 } from '../../../../src/kernel/errors/redact.js';
-import { configSecrets } from '../../../../src/kernel/config/config-secrets.js';
+import { configSecrets } from '../../../../src/config.js';
 
 describe('redactSecrets', () => {
   it('masks every occurrence of a known secret, whatever its shape', () => {

@@ -3,7 +3,7 @@ import type { GatewayContext } from '../../../../../src/kernel/engine/context.js
 import { GatewayError } from '../../../../../src/contract/errors/gateway-error.js';
 import { PlanError, type PlanEnvironment } from '../../../../../src/features/models/routing/compile-plan.js';
 import { RoutingConfigs } from '../../../../../src/features/models/routing/config-source.js';
-import { backoffDelay } from '../../../../../src/stages/retry.js';
+import { backoffDelay } from '../../../../../src/features/models/stages/retry.js';
 
 const env: PlanEnvironment = { hasProvider: (id) => id === 'openai', providerIds: () => ['openai'], allowCustomHost: false, hasGuardrail: () => false };
 const ctx = (headers: Record<string, string>) => ({ headers }) as unknown as GatewayContext;

@@ -1,13 +1,13 @@
-import type { FallbackStageConfig } from '../generated/stages/fallback.js';
-import { schemaDocument } from '../kernel/config/schema-validator.js';
-import { RETRIES, UPSTREAM } from '../kernel/engine/report.js';
-import { defineStage } from '../kernel/engine/stage.js';
-import { ATTEMPTS, ROUTING, TARGET, type ModelContext, DEADLINE, PROVIDER, PROVIDER_KEY } from '../features/models/model-request.js';
-import { PROVIDERS } from '../features/models/providers/provider-registry.js';
-import { PlanRunner } from '../features/models/routing/plan-runner.js';
-import { breakerRegistry } from '../features/models/routing/resilience-services.js';
-import { PARENT_SPAN } from '../kernel/engine/tracing.js';
-import { RESPONSE } from '../kernel/engine/context.js';
+import type { FallbackStageConfig } from '../../../generated/stages/fallback.js';
+import { schemaDocument } from '../../../kernel/config/schema-validator.js';
+import { RETRIES, UPSTREAM } from '../../../kernel/engine/report.js';
+import { defineStage } from '../../../kernel/engine/stage.js';
+import { ATTEMPTS, ROUTING, TARGET, type ModelContext, DEADLINE, PROVIDER, PROVIDER_KEY } from '../model-request.js';
+import { PROVIDERS } from '../providers/provider-registry.js';
+import { PlanRunner } from '../routing/plan-runner.js';
+import { breakerRegistry } from '../routing/resilience-services.js';
+import { PARENT_SPAN } from '../../../kernel/engine/tracing.js';
+import { RESPONSE } from '../../../kernel/engine/context.js';
 
 /**
  * Runs the route stage's decision: the strategy of each group of targets (single, fallback,

@@ -1,11 +1,11 @@
 import type { Dispatcher } from 'undici';
-import { eventFramer, frameEventBatches, type EventFramer, type FramedEvent } from '../contract/framing.js';
-import { OpenAISseScanner, type SseScan } from '../contract/openai/sse-passthrough.js';
-import { PartStream } from '../contract/part-stream.js';
-import type { StreamPart, Usage } from '../contract/stream-parts.js';
-import { createStreamWriter } from '../contract/stream-writer.js';
-import type { StreamMapper } from '../features/models/providers/provider.js';
-import type { AttemptTimers } from '../features/models/routing/attempt-timers.js';
+import { eventFramer, frameEventBatches, type EventFramer, type FramedEvent } from '../../../contract/framing.js';
+import { OpenAISseScanner, type SseScan } from '../../../contract/openai/sse-passthrough.js';
+import { PartStream } from '../../../contract/part-stream.js';
+import type { StreamPart, Usage } from '../../../contract/stream-parts.js';
+import { createStreamWriter } from '../../../contract/stream-writer.js';
+import type { StreamMapper } from '../providers/provider.js';
+import type { AttemptTimers } from '../routing/attempt-timers.js';
 
 const ignore = () => undefined;
 

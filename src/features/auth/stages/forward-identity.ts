@@ -1,9 +1,9 @@
-import type { ForwardIdentityStageConfig } from '../generated/stages/forward-identity.js';
-import { schemaDocument } from '../kernel/config/schema-validator.js';
-import { CALLER } from '../kernel/engine/report.js';
-import { defineStage } from '../kernel/engine/stage.js';
-import { dropForgedIdentityHeaders, IDENTITY_FORWARD_HEADERS, identityHeaders } from '../features/mcp/identity-forwarding.js';
-import { IDENTITY } from '../kernel/engine/context.js';
+import type { ForwardIdentityStageConfig } from '../../../generated/stages/forward-identity.js';
+import { schemaDocument } from '../../../kernel/config/schema-validator.js';
+import { CALLER } from '../../../kernel/engine/report.js';
+import { defineStage } from '../../../kernel/engine/stage.js';
+import { dropForgedIdentityHeaders, IDENTITY_FORWARD_HEADERS, identityHeaders } from '../identity-forwarding.js';
+import { IDENTITY } from '../../../kernel/engine/context.js';
 
 /**
  * Computes the identity headers of the caller (X-User-Email, X-User-Name, X-User-Team,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { FramedParts } from '../../../src/stages/upstream-stream.js';
-import { eventFramer } from '../../../src/contract/framing.js';
-import type { StreamPart } from '../../../src/contract/stream-parts.js';
-import type { FramedEvent, StreamMapper } from '../../../src/features/models/providers/provider.js';
+import { FramedParts } from '../../../../../src/features/models/stages/upstream-stream.js';
+import { eventFramer } from '../../../../../src/contract/framing.js';
+import type { StreamPart } from '../../../../../src/contract/stream-parts.js';
+import type { FramedEvent, StreamMapper } from '../../../../../src/features/models/providers/provider.js';
 
 /** Upstream chunks as the reader gets them; `returned` tells whether reading was stopped. */
 function chunks(texts: string[]) {

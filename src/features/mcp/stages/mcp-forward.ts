@@ -1,14 +1,14 @@
-import type { McpForwardStageConfig } from '../generated/stages/mcp-forward.js';
-import { schemaDocument } from '../kernel/config/schema-validator.js';
-import { defineStage } from '../kernel/engine/stage.js';
-import { GATEWAY_CALLER } from '../features/auth/auth-services.js';
-import { MCP } from '../features/mcp/mcp-services.js';
-import { mcpMessage, MCP_MESSAGE } from '../features/mcp/policy/mcp-message.js';
-import { REQUEST_SPAN, TRACING } from '../kernel/engine/tracing.js';
-import { IDENTITY_FORWARD_HEADERS } from '../features/mcp/identity-forwarding.js';
-import { IDENTITY, RESPONSE } from '../kernel/engine/context.js';
-import { UPSTREAM } from '../kernel/engine/report.js';
-import { MCP_ANSWER_STEPS } from '../features/mcp/dispatch/answer-steps.js';
+import type { McpForwardStageConfig } from '../../../generated/stages/mcp-forward.js';
+import { schemaDocument } from '../../../kernel/config/schema-validator.js';
+import { defineStage } from '../../../kernel/engine/stage.js';
+import { GATEWAY_CALLER } from '../../auth/index.js';
+import { MCP } from '../mcp-services.js';
+import { mcpMessage, MCP_MESSAGE } from '../policy/mcp-message.js';
+import { REQUEST_SPAN, TRACING } from '../../../kernel/engine/tracing.js';
+import { IDENTITY_FORWARD_HEADERS } from '../../auth/index.js';
+import { IDENTITY, RESPONSE } from '../../../kernel/engine/context.js';
+import { UPSTREAM } from '../../../kernel/engine/report.js';
+import { MCP_ANSWER_STEPS } from '../dispatch/answer-steps.js';
 
 /**
  * Hands the request to the tool-server transport: /mcp (every tool server the caller may use,

@@ -1,12 +1,12 @@
-import type { AuthorizeStageConfig } from '../generated/stages/authorize.js';
-import { schemaDocument } from '../kernel/config/schema-validator.js';
-import { defineStage } from '../kernel/engine/stage.js';
-import { forbidden, notFound } from '../contract/errors/gateway-error.js';
-import { GATEWAY_CALLER } from '../features/auth/auth-services.js';
-import { authorize, mayUseEndpoint } from '../features/mcp/authorization.js';
-import { MCP } from '../features/mcp/mcp-services.js';
-import { IDENTITY } from '../kernel/engine/context.js';
-import { MCP_MESSAGE } from '../features/mcp/policy/mcp-message.js';
+import type { AuthorizeStageConfig } from '../../../generated/stages/authorize.js';
+import { schemaDocument } from '../../../kernel/config/schema-validator.js';
+import { defineStage } from '../../../kernel/engine/stage.js';
+import { forbidden, notFound } from '../../../contract/errors/gateway-error.js';
+import { GATEWAY_CALLER } from '../../auth/index.js';
+import { authorize, mayUseEndpoint } from '../authorization.js';
+import { MCP } from '../mcp-services.js';
+import { IDENTITY } from '../../../kernel/engine/context.js';
+import { MCP_MESSAGE } from '../policy/mcp-message.js';
 
 /**
  * MCP permissions at the HTTP level, by the one decision function that also filters lists and

@@ -1,14 +1,14 @@
-import type { ResourceShapesStageConfig } from '../generated/stages/resource-shapes.js';
-import { schemaDocument } from '../kernel/config/schema-validator.js';
-import { defineStage } from '../kernel/engine/stage.js';
-import type { Operation } from '../contract/operations.js';
-import { GatewayError } from '../contract/errors/gateway-error.js';
-import { GATEWAY_SERVED, TARGET, type ModelContext } from '../features/models/model-request.js';
-import { openAIFile } from '../contract/openai/files.js';
-import { windowList } from '../contract/openai/lists.js';
-import { specEvents, specJob, specJobList } from '../contract/openai/fine-tuning-jobs.js';
-import { RESPONSE } from '../kernel/engine/context.js';
-import { objectOf, type JsonObject } from '../contract/json.js';
+import type { ResourceShapesStageConfig } from '../../../generated/stages/resource-shapes.js';
+import { schemaDocument } from '../../../kernel/config/schema-validator.js';
+import { defineStage } from '../../../kernel/engine/stage.js';
+import type { Operation } from '../../../contract/operations.js';
+import { GatewayError } from '../../../contract/errors/gateway-error.js';
+import { GATEWAY_SERVED, TARGET, type ModelContext } from '../model-request.js';
+import { openAIFile } from '../../../contract/openai/files.js';
+import { windowList } from '../../../contract/openai/lists.js';
+import { specEvents, specJob, specJobList } from '../../../contract/openai/fine-tuning-jobs.js';
+import { RESPONSE } from '../../../kernel/engine/context.js';
+import { objectOf, type JsonObject } from '../../../contract/json.js';
 
 /**
  * `body` is the provider's JSON answer, read as an object; an answer that is not one fails in

@@ -1,19 +1,19 @@
 import pRetry from 'p-retry';
-import type { RetryConfig } from '../generated/routing.js';
-import type { RetryStageConfig } from '../generated/stages/retry.js';
-import { schemaDocument } from '../kernel/config/schema-validator.js';
-import { abortableWait } from '../kernel/engine/abortable-wait.js';
-import type { GatewayContext } from '../kernel/engine/context.js';
-import { defineStage } from '../kernel/engine/stage.js';
-import { GatewayError } from '../contract/errors/gateway-error.js';
-import { normalizeError } from '../contract/errors/normalize.js';
-import { TARGET, ATTEMPTS, DEADLINE, UPLOAD_SENT } from '../features/models/model-request.js';
-import type { ResolvedTarget } from '../features/models/providers/provider.js';
-import { recordAttempt } from '../features/models/routing/attempts.js';
-import { callerGone, callerGoneError, DEFAULT_RETRY_STATUSES, deadlinePassed, isTransportFailure, remainingMs, uploadSpent } from '../features/models/routing/failure.js';
-import { BODY } from '../kernel/engine/request-body.js';
-import { RESPONSE } from '../kernel/engine/context.js';
-import { RETRIES } from '../kernel/engine/report.js';
+import type { RetryConfig } from '../../../generated/routing.js';
+import type { RetryStageConfig } from '../../../generated/stages/retry.js';
+import { schemaDocument } from '../../../kernel/config/schema-validator.js';
+import { abortableWait } from '../../../kernel/engine/abortable-wait.js';
+import type { GatewayContext } from '../../../kernel/engine/context.js';
+import { defineStage } from '../../../kernel/engine/stage.js';
+import { GatewayError } from '../../../contract/errors/gateway-error.js';
+import { normalizeError } from '../../../contract/errors/normalize.js';
+import { TARGET, ATTEMPTS, DEADLINE, UPLOAD_SENT } from '../model-request.js';
+import type { ResolvedTarget } from '../providers/provider.js';
+import { recordAttempt } from '../routing/attempts.js';
+import { callerGone, callerGoneError, DEFAULT_RETRY_STATUSES, deadlinePassed, isTransportFailure, remainingMs, uploadSpent } from '../routing/failure.js';
+import { BODY } from '../../../kernel/engine/request-body.js';
+import { RESPONSE } from '../../../kernel/engine/context.js';
+import { RETRIES } from '../../../kernel/engine/report.js';
 
 /** Exponential backoff with "equal jitter": half the step fixed, half random. */
 export function backoffDelay(retryIndex: number, initialMs: number, maxMs: number, random: () => number = Math.random): number {

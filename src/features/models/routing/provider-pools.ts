@@ -1,4 +1,4 @@
-import type { GatewayConfig } from '../../generated/gateway.js';
+import type { GatewayConfig } from '../../../generated/gateway.js';
 
 /**
  * The upstream pools of their own that the config asks for: providers.<id>.connections is the

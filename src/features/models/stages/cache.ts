@@ -1,15 +1,15 @@
-import type { CacheStageConfig } from '../generated/stages/cache.js';
-import { schemaDocument } from '../kernel/config/schema-validator.js';
-import { defineStage } from '../kernel/engine/stage.js';
-import { parseBooleanHeader, RESPONSE } from '../kernel/engine/context.js';
-import { ensureJsonBody, BODY, BODY_CHANGED, RAW_BODY } from '../kernel/engine/request-body.js';
-import { TARGET, type ModelContext } from '../features/models/model-request.js';
-import type { ResolvedTarget } from '../features/models/providers/provider.js';
-import { modelAnswer, modelStream, type ModelAnswer } from '../features/models/stream-answer.js';
-import { cacheKey } from '../features/models/cache/cache-key.js';
-import { MAX_CACHED_BYTES, type CachedAnswer } from '../features/models/cache/cache-store.js';
-import { captureStream, replayChunks } from '../features/models/cache/stream-capture.js';
-import { responseCache } from '../features/models/routing/resilience-services.js';
+import type { CacheStageConfig } from '../../../generated/stages/cache.js';
+import { schemaDocument } from '../../../kernel/config/schema-validator.js';
+import { defineStage } from '../../../kernel/engine/stage.js';
+import { parseBooleanHeader, RESPONSE } from '../../../kernel/engine/context.js';
+import { ensureJsonBody, BODY, BODY_CHANGED, RAW_BODY } from '../../../kernel/engine/request-body.js';
+import { TARGET, type ModelContext } from '../model-request.js';
+import type { ResolvedTarget } from '../providers/provider.js';
+import { modelAnswer, modelStream, type ModelAnswer } from '../stream-answer.js';
+import { cacheKey } from '../cache/cache-key.js';
+import { MAX_CACHED_BYTES, type CachedAnswer } from '../cache/cache-store.js';
+import { captureStream, replayChunks } from '../cache/stream-capture.js';
+import { responseCache } from '../routing/resilience-services.js';
 
 export const CACHE_STATUS = 'x-gateway-cache-status';
 const DEFAULT_MAX_AGE = 300;

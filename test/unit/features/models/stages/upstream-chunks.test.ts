@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { UpstreamChunks } from '../../../src/stages/upstream-stream.js';
-import { AttemptTimers } from '../../../src/features/models/routing/attempt-timers.js';
+import { UpstreamChunks } from '../../../../../src/features/models/stages/upstream-stream.js';
+import { AttemptTimers } from '../../../../../src/features/models/routing/attempt-timers.js';
 
 /** An upstream body as undici hands it: a Readable of Buffers (chunks pushed as the socket gives them). */
 function body() {

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Identity } from '../../../../src/kernel/engine/context.js';
-import { dropForgedIdentityHeaders, forwardedIdentity, identityHeaders, identitySignature } from '../../../../src/features/mcp/identity-forwarding.js';
+import { dropForgedIdentityHeaders, forwardedIdentity, identityHeaders, identitySignature } from '../../../../src/features/auth/identity-forwarding.js';
 
 const token = (over: Partial<Identity> = {}): Identity => ({ kind: 'token', id: 'tok_1', user: 'alice', ...over });
 
