@@ -7,7 +7,6 @@ import layers from './eslint/layers.js';
 /** Folders of src/ where `any` is still allowed (each typed one leaves this list): issue 27, item 6. */
 const ANY_PENDING = [
   'src/generated/**',
-  'src/*.ts',
   'src/features/files-batches/*.ts',
   'src/features/guardrails/*.ts',
   'src/features/mcp/transport/*.ts',
@@ -17,9 +16,7 @@ const ANY_PENDING = [
   'src/features/models/providers/shared/upstream-error.ts',
   'src/features/models/rate-limit/*.ts',
   'src/features/models/responses/*.ts',
-  'src/features/models/validation/*.ts',
   'src/features/tool-loop/*.ts',
-  'src/kernel/engine/*.ts',
 ];
 
 export default tseslint.config(

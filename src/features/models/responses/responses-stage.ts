@@ -199,7 +199,7 @@ export default defineStage<ResponsesStateStageConfig, GatewayContext>({
         }
       }
       await ensureJsonBody(ctx, bodyLimit);
-      const original: Json = ctx.get(BODY);
+      const original: Json = ctx.get(BODY)!;
       const previousId = typeof original.previous_response_id === 'string' ? original.previous_response_id : undefined;
       const keep = original.store !== false;
       // Nothing to keep and no conversation to restore: the request goes on as it is.
