@@ -117,7 +117,8 @@ function eventTexts(parsed: unknown): Array<[Holder, string, boolean]> {
   const messageItems = (items: unknown) => {
     if (!Array.isArray(items)) return;
     for (const item of items as Array<Holder | null | undefined>) {
-      if (item?.type === 'message' && Array.isArray(item.content)) for (const c of item.content as Array<Holder | null | undefined>) if (c?.type === 'output_text') text(c, 'text', true);
+      if (item?.type === 'message' && Array.isArray(item.content))
+        for (const c of item.content as Array<Holder | null | undefined>) if (c?.type === 'output_text') text(c, 'text', true);
     }
   };
   switch (data?.type) {
