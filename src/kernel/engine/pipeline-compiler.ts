@@ -123,10 +123,7 @@ function checkOrder(checked: Checked, registry: StageRegistry, problems: string[
       } else if (later.length) {
         problems.push(`${file}: stage ${def.name} needs ${slot.label}, which ${list(later)} provides; ${later[0]} is not before it`);
       } else {
-        const anywhere = registry
-          .all()
-          .map(openStage)
-          .flatMap((d) => (slotsOf(d.provides, {}).includes(slot) ? [d.name] : []));
+        const anywhere = registry.all().flatMap((d) => (slotsOf(openStage(d).provides, {}).includes(slot) ? [d.name] : []));
         problems.push(
           anywhere.length
             ? `${file}: stage ${def.name} needs ${slot.label}, which ${list(anywhere)} provides; the pipeline has no ${list(anywhere)} before it`
@@ -147,7 +144,7 @@ function checkOrder(checked: Checked, registry: StageRegistry, problems: string[
 /** The slots some stage of the registry provides or writes (with its default config). */
 function writtenSlots(registry: StageRegistry): Set<Slot<unknown>> {
   const out = new Set<Slot<unknown>>();
-  for (const d of registry.all().map(openStage)) for (const slot of [...slotsOf(d.provides, {}), ...slotsOf(d.writes, {})]) out.add(slot);
+  for (const d of registry.all()) for (const slot of [...slotsOf(openStage(d).provides, {}), ...slotsOf(openStage(d).writes, {})]) out.add(slot);
   return out;
 }
 

@@ -75,6 +75,10 @@ export function openStage(def: AnyStageDefinition): StageDefinition<unknown, Gat
   return def as StageDefinition<unknown, GatewayContext>;
 }
 
+/**
+ * A stage definition, typed (NoInfer: one written where a registry's stage is expected takes its
+ * context type from its own `create`, not from AnyStageDefinition's `never`).
+ */
 export function defineStage<Config, C extends GatewayContext = GatewayContext>(stage: StageDefinition<Config, C>): NoInfer<StageDefinition<Config, C>> {
   return stage;
 }
