@@ -20,10 +20,10 @@
  * A plugin may define slots of its own with `defineSlot`.
  */
 import { StageRegistry } from './kernel/engine/stage-registry.js';
-import { ExtensionRegistry, ExtensionConfigError } from './kernel/engine/extension.js';
+import { ExtensionRegistry, ExtensionConfigError, type KindRegistry } from './kernel/engine/extension.js';
 import { defineSlot, type Slot } from './kernel/engine/slot.js';
 import type { GatewayContext, Identity, GatewayResponse, RouteDef } from './kernel/engine/context.js';
-import type { Middleware, StageDefinition, StageInstance } from './kernel/engine/stage.js';
+import type { AnyStageDefinition, Middleware, StageDefinition, StageInstance } from './kernel/engine/stage.js';
 import type { GatewayServices } from './kernel/engine/services.js';
 import { createCheckRegistry, type CheckInput, type CheckResult, type CheckRun, type CheckEnv, type GuardrailCheckDefinition } from './features/guardrails/index.js';
 import { createAuthModeRegistry, type AuthModeDefinition, type AuthModeEnv, type Authenticator } from './features/auth/modes/auth-mode.js';
@@ -94,7 +94,7 @@ export { MCP_ANSWER_STEPS } from './features/mcp/dispatch/answer-steps.js';
 export type Defined<D, K extends string> = D & { readonly kind: K };
 
 /** Checks `def` with a fresh registry of its kind (the rules start-up applies), then tags it. */
-function defined<D extends { name: string }, K extends string>(kind: K, registry: ExtensionRegistry<any>, def: D, helper: string): Defined<D, K> {
+function defined<D extends { name: string }, K extends string>(kind: K, registry: KindRegistry, def: D, helper: string): Defined<D, K> {
   if (def && typeof def === 'object' && 'kind' in def && (def as { kind?: unknown }).kind !== kind) {
     throw new Error(`${helper}: ${JSON.stringify((def as { kind?: unknown }).kind)} is not the kind ${kind}`);
   }
@@ -103,7 +103,7 @@ function defined<D extends { name: string }, K extends string>(kind: K, registry
   return Object.assign(def, { kind }) as Defined<D, K>;
 }
 
-function checkSlots(def: StageDefinition<any, any>): void {
+function checkSlots(def: AnyStageDefinition): void {
   for (const key of ['requires', 'provides', 'reads', 'writes'] as const) {
     const v = def[key];
     if (v === undefined || typeof v === 'function') continue;
@@ -120,9 +120,9 @@ function checkSlots(def: StageDefinition<any, any>): void {
  * `(ctx, next) => Promise<void>` (or `{ run, decorate, debug }`, or null), plus the slots it
  * `requires`, `provides`, `reads` and `writes`, and `terminal` when it answers.
  */
-export function defineStage<Config = any, C extends GatewayContext<any> = GatewayContext>(stage: StageDefinition<Config, C>): Defined<StageDefinition<Config, C>, 'stage'> {
+export function defineStage<Config = unknown, C extends GatewayContext = GatewayContext>(stage: StageDefinition<Config, C>): NoInfer<Defined<StageDefinition<Config, C>, 'stage'>> {
   const out = defined('stage', new StageRegistry(), stage, 'defineStage');
-  checkSlots(out as StageDefinition<any, any>);
+  checkSlots(out);
   return out;
 }
 
@@ -145,7 +145,7 @@ export function defineProvider(provider: ProviderDefinition): Defined<ProviderDe
  * A guardrail check: `{ name, schema, create(config, env) }`, where `name` is what a check's
  * `type` names in `guardrails.<id>.checks` and create returns `(input) => ({ passed, detail })`.
  */
-export function defineCheck<Config = any>(check: GuardrailCheckDefinition<Config>): Defined<GuardrailCheckDefinition<Config>, 'guardrail-check'> {
+export function defineCheck<Config = unknown>(check: GuardrailCheckDefinition<Config>): Defined<GuardrailCheckDefinition<Config>, 'guardrail-check'> {
   return defined('guardrail-check', createCheckRegistry(), check, 'defineCheck');
 }
 
@@ -155,6 +155,6 @@ export function defineCheck<Config = any>(check: GuardrailCheckDefinition<Config
  * (`ctx.reject(401, { message })`). A pipeline uses it with
  * `authenticate: { credential: gateway, mode: <name>, options: {...} }`.
  */
-export function defineAuthMode<Settings = any>(mode: AuthModeDefinition<Settings>): Defined<AuthModeDefinition<Settings>, 'auth-mode'> {
+export function defineAuthMode<Settings = unknown>(mode: AuthModeDefinition<Settings>): Defined<AuthModeDefinition<Settings>, 'auth-mode'> {
   return defined('auth-mode', createAuthModeRegistry(), mode, 'defineAuthMode');
 }

@@ -62,7 +62,7 @@ export default defineStage<ValidateStageConfig, ModelContext>({
           const { key, message } = firstProblem(validate.errors)!;
           throw badRequest(`${key || 'body'}: ${message}`, key || 'body');
         }
-        if (semantic) SEMANTIC_RULES[route.operation]?.(body);
+        if (semantic) SEMANTIC_RULES[route.operation]?.(body!);
       } else if (route.body === 'multipart') {
         const upload = uploads[route.key];
         if (upload) await upload(ctx);

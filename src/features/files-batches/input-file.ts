@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { isJsonObject } from '../../contract/json.js';
 
 /** Most requests in one batch (the spec recommends 1,000 to 50,000). */
 export const MAX_BATCH_LINES = 50_000;
@@ -37,14 +38,14 @@ export async function readInputFile(path: string, endpoint: string, accept: (lin
   for await (const text of lines) {
     physical++;
     if (text.trim() === '') continue;
-    let parsed: any;
+    let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch {
       problem('invalid_json_line', `Line ${physical} is not valid JSON.`);
       continue;
     }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    if (!isJsonObject(parsed)) {
       problem('invalid_request', `Line ${physical} is not a JSON object.`);
       continue;
     }
@@ -59,7 +60,7 @@ export async function readInputFile(path: string, endpoint: string, accept: (lin
     seen.add(parsed.custom_id);
     if (parsed.method !== 'POST') problem('invalid_method', `Line ${physical}: method must be POST.`, 'method');
     else if (parsed.url !== endpoint) problem('mismatched_endpoint', `Line ${physical}: url must be the batch's endpoint ${endpoint}.`, 'url');
-    else if (parsed.body === null || typeof parsed.body !== 'object' || Array.isArray(parsed.body)) problem('invalid_request', `Line ${physical}: body must be an object.`, 'body');
+    else if (!isJsonObject(parsed.body)) problem('invalid_request', `Line ${physical}: body must be an object.`, 'body');
     else if (parsed.body.stream === true) problem('invalid_request', `Line ${physical}: a batch request cannot stream.`, 'body.stream');
     else {
       count++;

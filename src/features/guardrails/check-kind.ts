@@ -37,7 +37,7 @@ export interface CheckEnv {
  * function that checks a text. A factory that finds its config unusable throws an
  * ExtensionConfigError with lines prefixed by env.path.
  */
-export interface GuardrailCheckDefinition<Config = any> extends ExtensionDefinition<Config, CheckRun, CheckEnv> {
+export interface GuardrailCheckDefinition<Config = unknown> extends ExtensionDefinition<Config, CheckRun, CheckEnv> {
   /** Runs even when the request has no text (the model allow-list). */
   runsWithoutText?: boolean;
 }

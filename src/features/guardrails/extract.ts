@@ -1,17 +1,18 @@
 import type { Operation } from '../../contract/operations.js';
 import type { TextPiece } from './text-view.js';
 
-type Obj = Record<string, any>;
+type Obj = Record<string, unknown>;
 
 function isObj(v: unknown): v is Obj {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** A piece for `holder[key]` when it is a string. */
-function field(holder: Obj, key: string | number, group: number, out: TextPiece[]): void {
-  const value = holder[key];
+/** A piece for `holder[key]` when it is a string (a field of an object, or an item of a list). */
+function field(holder: Obj | unknown[], key: string | number, group: number, out: TextPiece[]): void {
+  const at = holder as Record<string | number, unknown>;
+  const value = at[key];
   if (typeof value !== 'string') return;
-  out.push({ text: value, group, write: (text) => (holder[key] = text) });
+  out.push({ text: value, group, write: (text) => (at[key] = text) });
 }
 
 /** A string, or a list of strings (completions prompt, embeddings input). */

@@ -18,31 +18,32 @@ export interface AssembledStream {
  */
 export async function assembleStream(source: AsyncIterable<StreamPart>, streamFormat: StreamFormat): Promise<AssembledStream> {
   const format = streamFormat === 'text' ? 'text' : 'chat';
-  const entries: Array<{ part: StreamPart; parsed?: any; dirty: boolean }> = [];
+  const entries: Array<{ part: StreamPart; parsed?: unknown; dirty: boolean }> = [];
   const pieces: TextPiece[] = [];
   let complete = false;
   let copies = 1000;
   for await (const part of source) {
-    const entry: { part: StreamPart; parsed?: any; dirty: boolean } = { part: { ...part } as StreamPart, dirty: false };
+    const entry: { part: StreamPart; parsed?: unknown; dirty: boolean } = { part: { ...part } as StreamPart, dirty: false };
     entries.push(entry);
     if (part.type === 'text') {
       pieces.push({ text: part.text, group: part.choice, write: (text) => ((entry.part as { text: string }).text = text) });
     } else if (part.type === 'chunk') {
-      let parsed: any;
+      let parsed: { choices?: unknown } | null | undefined;
       try {
-        parsed = JSON.parse(part.data);
+        parsed = JSON.parse(part.data) as typeof parsed;
       } catch {
         continue;
       }
       if (!Array.isArray(parsed?.choices)) continue;
       entry.parsed = parsed;
-      parsed.choices.forEach((choice: any, i: number) => {
+      parsed.choices.forEach((choice: Holder | null | undefined, i: number) => {
         const group = typeof choice?.index === 'number' ? choice.index : i;
-        const holder = format === 'chat' ? choice?.delta : choice;
+        const holder = (format === 'chat' ? choice?.delta : choice) as Holder | null | undefined;
         const key = format === 'chat' ? 'content' : 'text';
-        if (holder && typeof holder[key] === 'string' && holder[key] !== '') {
+        const value = holder?.[key];
+        if (holder && typeof value === 'string' && value !== '') {
           pieces.push({
-            text: holder[key],
+            text: value,
             group,
             write: (text) => {
               holder[key] = text;
@@ -53,7 +54,7 @@ export async function assembleStream(source: AsyncIterable<StreamPart>, streamFo
       });
     } else if (part.type === 'event') {
       // an upstream event in the answer's own format (Anthropic Messages, Responses)
-      let parsed: any;
+      let parsed: unknown;
       try {
         parsed = JSON.parse(part.data);
       } catch {
@@ -62,7 +63,7 @@ export async function assembleStream(source: AsyncIterable<StreamPart>, streamFo
       entry.parsed = parsed;
       for (const [holder, key, whole] of eventTexts(parsed)) {
         pieces.push({
-          text: holder[key],
+          text: holder[key] as string,
           // deltas join into the answer's text; events that repeat the whole text are checked apart
           group: whole ? ++copies : 0,
           write: (text) => {
@@ -92,17 +93,33 @@ export async function* replay(parts: StreamPart[]): AsyncGenerator<StreamPart> {
   yield* parts;
 }
 
-type Holder = Record<string, any>;
+/** An object of a parsed chunk or event, its text written back in place when masked. */
+type Holder = Record<string, unknown>;
 
-/** The answer text an Anthropic or Responses event holds: [object, key, whether it repeats the whole text]. */
-function eventTexts(data: any): Array<[Holder, string, boolean]> {
+/** The fields of an Anthropic or Responses event read for its text (any JSON value reads as no text). */
+interface TextEvent {
+  type?: unknown;
+  delta?: Holder | null;
+  content_block?: Holder | null;
+  part?: Holder | null;
+  item?: unknown;
+  response?: { output?: unknown } | null;
+}
+
+/** The answer text an Anthropic or Responses event holds: [object, key, whether it repeats the whole text] (the key's value is a string). */
+function eventTexts(parsed: unknown): Array<[Holder, string, boolean]> {
+  const data = parsed as TextEvent | null | undefined;
   const out: Array<[Holder, string, boolean]> = [];
-  const text = (holder: any, key: string, whole: boolean) => {
+  const text = (value: unknown, key: string, whole: boolean) => {
+    const holder = value as Holder | null | undefined;
     if (holder && typeof holder[key] === 'string' && holder[key] !== '') out.push([holder, key, whole]);
   };
   const messageItems = (items: unknown) => {
     if (!Array.isArray(items)) return;
-    for (const item of items) if (item?.type === 'message' && Array.isArray(item.content)) for (const c of item.content) if (c?.type === 'output_text') text(c, 'text', true);
+    for (const item of items as Array<Holder | null | undefined>) {
+      if (item?.type === 'message' && Array.isArray(item.content))
+        for (const c of item.content as Array<Holder | null | undefined>) if (c?.type === 'output_text') text(c, 'text', true);
+    }
   };
   switch (data?.type) {
     case 'content_block_delta':

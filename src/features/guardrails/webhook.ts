@@ -22,9 +22,9 @@ export async function callWebhook(upstream: UpstreamClient, url: string, headers
     });
     const text = await res.body.text();
     if (res.statusCode < 200 || res.statusCode >= 300) return { passed: false, detail: `the webhook answered HTTP ${res.statusCode}` };
-    let parsed: any;
+    let parsed: { verdict?: unknown; reason?: unknown } | null | undefined;
     try {
-      parsed = JSON.parse(text);
+      parsed = JSON.parse(text) as typeof parsed;
     } catch {
       return { passed: false, detail: 'the webhook answer is not JSON' };
     }

@@ -6,13 +6,15 @@
  * items); a stream shows each call as a chunk with `delta.mcp_calls` as it starts and ends.
  */
 import { badRequest } from '../../contract/errors/gateway-error.js';
+import type { ChatAnswer, ChatAnswerChoice } from '../../contract/openai/chat-answer.js';
 import type { StreamPart } from '../../contract/stream-parts.js';
 import { chatMessagesFromInput, responseFromChat } from '../models/index.js';
 import type { LoopEvents } from './loop-events.js';
 import { PartQueue } from './part-queue.js';
 import type { GatewayMcpTool } from './mcp-tools.js';
+import type { LoopUsage } from './responses-loop.js';
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
 
 /** Chat has no approval round trip: its mcp tools run without one (require_approval absent or "never"). */
 export function chatEntries(entries: GatewayMcpTool[], tools: Json[]): GatewayMcpTool[] {
@@ -58,7 +60,7 @@ export function chatRequestOf(chat: Json, loopRequest: Json): Json {
 }
 
 /** A chat answer as the loop reads it (a Responses answer). */
-export function loopAnswerOfChat(chat: Json, loopRequest: Json): Json {
+export function loopAnswerOfChat(chat: ChatAnswer, loopRequest: Json): Json {
   return responseFromChat(chat, loopRequest);
 }
 
@@ -67,7 +69,7 @@ function textOf(item: Json): string {
 }
 
 /** The loop's answer as a chat.completion: the last model turn's message with `mcp_calls`, usage of every model call. */
-export function chatCompletionOf(response: Json, lastChat: Json | undefined): Json {
+export function chatCompletionOf(response: Json, lastChat: ChatAnswer | undefined): Json {
   const output: Json[] = Array.isArray(response.output) ? response.output : [];
   const content = output
     .filter((i) => i.type === 'message')
@@ -87,13 +89,14 @@ export function chatCompletionOf(response: Json, lastChat: Json | undefined): Js
   message.mcp_calls = mcpCalls;
   const incomplete = response.status === 'incomplete';
   const finish = toolCalls.length ? 'tool_calls' : incomplete ? 'length' : (lastChat?.choices?.[0]?.finish_reason ?? 'stop');
-  const usage = response.usage
+  const used = response.usage as LoopUsage | null | undefined;
+  const usage = used
     ? {
-        prompt_tokens: response.usage.input_tokens ?? 0,
-        completion_tokens: response.usage.output_tokens ?? 0,
-        total_tokens: response.usage.total_tokens ?? 0,
-        prompt_tokens_details: { cached_tokens: response.usage.input_tokens_details?.cached_tokens ?? 0 },
-        completion_tokens_details: { reasoning_tokens: response.usage.output_tokens_details?.reasoning_tokens ?? 0 },
+        prompt_tokens: used.input_tokens ?? 0,
+        completion_tokens: used.output_tokens ?? 0,
+        total_tokens: used.total_tokens ?? 0,
+        prompt_tokens_details: { cached_tokens: used.input_tokens_details?.cached_tokens ?? 0 },
+        completion_tokens_details: { reasoning_tokens: used.output_tokens_details?.reasoning_tokens ?? 0 },
       }
     : undefined;
   const completion: Json = {
@@ -164,8 +167,8 @@ export class ChatLoopEvents implements LoopEvents {
   }
 
   /** The finish chunk (and the usage chunk, when asked for), then the end. */
-  end(completion: Json): void {
-    const choice = completion.choices?.[0] ?? {};
+  end(completion: ChatAnswer): void {
+    const choice: ChatAnswerChoice = completion.choices?.[0] ?? {};
     this.delta({}, String(choice.finish_reason ?? 'stop'));
     if (this.includeUsage && completion.usage) this.chunk({ choices: [], usage: completion.usage });
     this.finish();

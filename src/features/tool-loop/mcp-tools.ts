@@ -6,7 +6,13 @@
 import { badRequest } from '../../contract/errors/gateway-error.js';
 import type { ListedTool } from './gateway-tools.js';
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
+
+/** An allowed_tools or require_approval filter (each field checked where read). */
+interface ToolFilter {
+  tool_names?: unknown;
+  read_only?: unknown;
+}
 
 /** One `mcp` tool of a request that the gateway runs. */
 export interface GatewayMcpTool {
@@ -73,12 +79,14 @@ export function mcpToolsOf(tools: unknown, where: string, isServer: (name: strin
     }
     if (tool.connector_id !== undefined) throw badRequest(`${at}: connectors (connector_id) need a provider that runs them itself.`, `${at}.connector_id`);
     if (!isServer(label)) throw badRequest(`${at}: no tool server named "${label}" behind this gateway (server_label names one of its mcpServers).`, `${at}.server_label`);
-    const entry: GatewayMcpTool = { index, label, approval: tool.require_approval ?? 'always' };
+    // checked just below: a string or an object, else a 400
+    const entry: GatewayMcpTool = { index, label, approval: (tool.require_approval ?? 'always') as Json | string };
     const allowed = tool.allowed_tools;
     if (Array.isArray(allowed)) entry.allowed = allowed.map(String);
     else if (allowed && typeof allowed === 'object') {
-      if (Array.isArray(allowed.tool_names)) entry.allowed = allowed.tool_names.map(String);
-      if (allowed.read_only === true) entry.readOnly = true;
+      const filter = allowed as ToolFilter;
+      if (Array.isArray(filter.tool_names)) entry.allowed = filter.tool_names.map(String);
+      if (filter.read_only === true) entry.readOnly = true;
     } else if (allowed !== undefined && allowed !== null) throw badRequest(`${at}.allowed_tools must be a list of tool names or a filter.`, `${at}.allowed_tools`);
     if (typeof entry.approval !== 'string' && (typeof entry.approval !== 'object' || entry.approval === null))
       throw badRequest(`${at}.require_approval must be "always", "never" or a filter.`, `${at}.require_approval`);
@@ -94,8 +102,9 @@ function isReadOnly(tool: ListedTool): boolean {
 }
 
 /** Whether the filter ({tool_names, read_only}) matches the tool. */
-function filterMatches(filter: Json | undefined, tool: ListedTool): boolean {
-  if (!filter || typeof filter !== 'object') return false;
+function filterMatches(value: unknown, tool: ListedTool): boolean {
+  if (!value || typeof value !== 'object') return false;
+  const filter = value as ToolFilter;
   const names = Array.isArray(filter.tool_names) ? filter.tool_names.map(String) : undefined;
   if (names && !names.includes(tool.name)) return false;
   if (filter.read_only === true && !isReadOnly(tool)) return false;

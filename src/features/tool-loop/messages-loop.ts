@@ -12,8 +12,26 @@ import type { StreamPart } from '../../contract/stream-parts.js';
 import type { LoopEvents } from './loop-events.js';
 import { PartQueue } from './part-queue.js';
 import type { GatewayMcpTool } from './mcp-tools.js';
+import type { LoopUsage } from './responses-loop.js';
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
+
+/** An mcp_servers entry's tool_configuration (each field checked where read). */
+interface ToolConfiguration {
+  enabled?: unknown;
+  allowed_tools?: unknown;
+}
+
+/** An Anthropic answer's usage (each field checked where read). */
+interface MessageUsage {
+  input_tokens?: unknown;
+  output_tokens?: unknown;
+  cache_read_input_tokens?: unknown;
+  cache_creation_input_tokens?: unknown;
+}
+
+/** An Anthropic message of the loop's turns. */
+type Turn = { role: 'assistant' | 'user'; content: Json[] };
 
 /** The mcp_servers of a Messages request: those the gateway runs (server from the /mcp/<server> URL), and the outside ones. */
 export function mcpServersOf(servers: unknown, isServer: (name: string) => boolean, base: string): { gateway: GatewayMcpTool[]; outside: string[]; outsideServers: Json[] } {
@@ -38,7 +56,7 @@ export function mcpServersOf(servers: unknown, isServer: (name: string) => boole
     }
     const label = decodeURIComponent(match[1]!);
     if (!isServer(label)) throw badRequest(`${at}.url: no tool server named "${label}" behind this gateway.`, `${at}.url`);
-    const config = server.tool_configuration;
+    const config = server.tool_configuration as ToolConfiguration | null | undefined;
     if (config?.enabled === false) return;
     const entry: GatewayMcpTool = { index: -1, label, approval: 'never', name: server.name };
     if (Array.isArray(config?.allowed_tools)) entry.allowed = config.allowed_tools.map(String);
@@ -65,7 +83,7 @@ function parseInput(text: string): Json {
 /** Loop turns (Responses items) -> Anthropic messages: the assistant's blocks of a turn in one message, the tool results in one user message. */
 function messagesOfTurns(items: Json[]): Json[] {
   const out: Json[] = [];
-  let current: Json | undefined;
+  let current: Turn | undefined;
   const open = (role: 'assistant' | 'user'): Json[] => {
     if (!current || current.role !== role) {
       current = { role, content: [] };
@@ -153,7 +171,7 @@ export function loopAnswerOfMessage(message: Json): Json {
         arguments: JSON.stringify(block.input ?? {}),
       });
   }
-  const usage = message.usage ?? {};
+  const usage = (message.usage ?? {}) as MessageUsage;
   const input = (Number(usage.input_tokens) || 0) + (Number(usage.cache_read_input_tokens) || 0) + (Number(usage.cache_creation_input_tokens) || 0);
   const outputTokens = Number(usage.output_tokens) || 0;
   return {
@@ -210,7 +228,7 @@ export function messageOf(response: Json, lastAnswer: Json | undefined, model: s
   const clientCalls = content.some((b: Json) => b.type === 'tool_use');
   const stop =
     response.status === 'incomplete'
-      ? response.incomplete_details?.reason === 'max_output_tokens'
+      ? (response.incomplete_details as { reason?: unknown } | null | undefined)?.reason === 'max_output_tokens'
         ? 'max_tokens'
         : 'pause_turn'
       : clientCalls
@@ -224,7 +242,10 @@ export function messageOf(response: Json, lastAnswer: Json | undefined, model: s
     content,
     stop_reason: stop,
     stop_sequence: lastAnswer?.stop_reason === 'stop_sequence' ? (lastAnswer.stop_sequence ?? null) : null,
-    usage: { input_tokens: Number(response.usage?.input_tokens ?? 0), output_tokens: Number(response.usage?.output_tokens ?? 0) },
+    usage: {
+      input_tokens: Number((response.usage as LoopUsage | null | undefined)?.input_tokens ?? 0),
+      output_tokens: Number((response.usage as LoopUsage | null | undefined)?.output_tokens ?? 0),
+    },
   };
 }
 

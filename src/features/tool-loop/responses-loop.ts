@@ -12,7 +12,26 @@ import { allowedTools, functionName, needsApproval, type GatewayMcpTool, type Of
 import type { LoopEvents } from './loop-events.js';
 import type { RoundSink } from './round-stream.js';
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
+
+/** A Responses answer's usage as the loop reads it (a model's: each field checked where read). */
+export interface LoopUsage {
+  input_tokens?: unknown;
+  output_tokens?: unknown;
+  total_tokens?: unknown;
+  input_tokens_details?: { cached_tokens?: unknown } | null;
+  output_tokens_details?: { reasoning_tokens?: unknown } | null;
+  [field: string]: unknown;
+}
+
+/** The usage of the loop's model calls, summed. */
+type UsageSum = {
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+  input_tokens_details?: { cached_tokens: number };
+  output_tokens_details?: { reasoning_tokens: number };
+};
 
 /** The bounds of one loop. */
 export interface LoopLimits {
@@ -64,10 +83,13 @@ interface StreamedItem {
   item: Json;
 }
 
+/** The item a streamed model call's text goes into (its text grows in content[0]). */
+type OpenItem = Json & { type: 'message' | 'reasoning'; content: [Json & { text: string }]; status?: string; encrypted_content?: string };
+
 /** The loop's side of a streamed model call: each item gets its place in the output when it starts. */
 class RoundItems implements RoundSink {
   readonly items: StreamedItem[] = [];
-  private open: StreamedItem | undefined;
+  private open: { index: number; item: OpenItem } | undefined;
 
   constructor(
     private readonly emit: (item: Json) => number,
@@ -76,7 +98,7 @@ class RoundItems implements RoundSink {
 
   start(kind: 'message' | 'reasoning'): void {
     this.end();
-    const item: Json =
+    const item: OpenItem =
       kind === 'message'
         ? { id: itemId('msg'), type: 'message', role: 'assistant', status: 'in_progress', content: [{ type: 'output_text', text: '', annotations: [] }] }
         : { id: itemId('rs'), type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text: '' }] };
@@ -130,9 +152,10 @@ class RoundItems implements RoundSink {
 const USAGE_FIELDS = ['input_tokens', 'output_tokens', 'total_tokens'] as const;
 
 /** Usage of every model call of the loop, summed (the meter bills the answer's usage). */
-function addUsage(total: Json | null, usage: Json | null | undefined): Json | null {
-  if (!usage || typeof usage !== 'object') return total;
-  const sum: Json = total ? structuredClone(total) : { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
+function addUsage(total: UsageSum | null, answered: unknown): UsageSum | null {
+  if (!answered || typeof answered !== 'object') return total;
+  const usage = answered as LoopUsage;
+  const sum: UsageSum = total ? structuredClone(total) : { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
   for (const field of USAGE_FIELDS) sum[field] = (sum[field] ?? 0) + (Number(usage[field]) || 0);
   const cached = Number(usage.input_tokens_details?.cached_tokens) || 0;
   const reasoning = Number(usage.output_tokens_details?.reasoning_tokens) || 0;
@@ -184,7 +207,7 @@ export class ResponsesLoop {
   private readonly offered = new Map<string, OfferedTool>();
   /** Function names by "label\u0000tool", for calls kept from earlier turns. */
   private readonly names = new Map<string, string>();
-  private usage: Json | null = null;
+  private usage: UsageSum | null = null;
   private toolCalls = 0;
   private lastAnswer: Json | undefined;
   private readonly stop = new AbortController();
@@ -301,7 +324,7 @@ export class ResponsesLoop {
       if (choice === undefined) delete request.tool_choice;
       else request.tool_choice = choice;
       delete request.max_tool_calls;
-      if (request.tools.length === 0) delete request.tools;
+      if ((request.tools as Json[]).length === 0) delete request.tools;
       let answer: Json;
       const round = streamed
         ? new RoundItems(
@@ -537,7 +560,11 @@ export class ResponsesLoop {
         createdAt: typeof last?.created_at === 'number' ? last.created_at : Math.floor(Date.now() / 1000),
         model: String(last?.model ?? original.model ?? ''),
         status: incompleteReason ? 'incomplete' : (last?.status ?? 'completed') === 'incomplete' && answer ? 'incomplete' : 'completed',
-        incomplete: incompleteReason ? { reason: incompleteReason } : answer && answer.status === 'incomplete' ? (answer.incomplete_details ?? null) : null,
+        incomplete: incompleteReason
+          ? { reason: incompleteReason }
+          : answer && answer.status === 'incomplete'
+            ? ((answer.incomplete_details as Json | null | undefined) ?? null)
+            : null,
         output: this.output,
         usage: this.usage,
       },

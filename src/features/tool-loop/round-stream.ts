@@ -12,7 +12,30 @@ import type { StreamFormat } from '../../contract/stream-format.js';
 import type { FinishReason, StreamPart, Usage } from '../../contract/stream-parts.js';
 import { messageFromChat, responseFromChat } from '../models/index.js';
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
+
+/** A tool call the chat assembler builds from translated parts. */
+type AssembledCall = { id: string; type: 'function'; function: { name: string; arguments: string }; extra_content?: Json };
+
+/** An Anthropic Messages event, with the fields read here (an upstream's: each checked where read). */
+interface AnthropicEvent {
+  type?: unknown;
+  index?: unknown;
+  message?: Json | null;
+  content_block?: Json | null;
+  delta?: { type?: unknown; text?: unknown; thinking?: unknown; signature?: unknown; partial_json?: unknown } | null;
+  usage?: Json | null;
+  error?: { message?: unknown } | null;
+}
+
+/** A Responses event, with the fields read here (an upstream's: each checked where read). */
+interface ResponsesEvent {
+  type?: unknown;
+  item?: Json | null;
+  delta?: unknown;
+  response?: Json;
+  message?: unknown;
+}
 
 /** Where the pieces of a round go as they arrive, in the order of the model's answer. */
 export interface RoundSink {
@@ -48,7 +71,7 @@ class ChatAssembler {
   private text = '';
   private reasoning = '';
   private readonly blocks: Json[] = [];
-  private readonly calls = new Map<number, Json>();
+  private readonly calls = new Map<number, AssembledCall>();
   private finish: FinishReason | undefined;
   private usage: Usage | undefined;
 
@@ -114,7 +137,7 @@ class AnthropicAssembler {
 
   constructor(private readonly opening: Opening) {}
 
-  add(event: Json, sink: RoundSink): void {
+  add(event: AnthropicEvent, sink: RoundSink): void {
     switch (event.type) {
       case 'message_start':
         this.message = { ...(event.message ?? {}), content: [] };
@@ -152,7 +175,7 @@ class AnthropicAssembler {
       case 'content_block_stop': {
         const index = Number(event.index);
         const block = this.blocks[index];
-        if (block?.type === 'text' || block?.type === 'thinking') this.opening.close(block.type === 'thinking' ? block.signature || undefined : undefined);
+        if (block?.type === 'text' || block?.type === 'thinking') this.opening.close(block.type === 'thinking' ? (block.signature as string | undefined) || undefined : undefined);
         const text = this.json.get(index);
         if (block && text !== undefined) {
           try {
@@ -187,7 +210,7 @@ function redactedItem(data: string): Json {
  * One Responses event: a message's text as it comes; a reasoning item whole when it is done (its
  * text, when there is any, is a summary or encrypted); the response once complete.
  */
-function responsesEvent(event: Json, opening: Opening, sink: RoundSink): Json | undefined {
+function responsesEvent(event: ResponsesEvent, opening: Opening, sink: RoundSink): Json | undefined {
   switch (event.type) {
     case 'response.output_item.added':
       if (event.item?.type === 'message') opening.to('message');

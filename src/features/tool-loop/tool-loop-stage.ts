@@ -32,7 +32,7 @@ import { readRound, type RoundSink } from './round-stream.js';
 import { CallerGone, ResponsesLoop, type LoopLimits } from './responses-loop.js';
 import { RESPONSE, IDENTITY } from '../../kernel/engine/context.js';
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
 
 /** A model call of the loop that did not answer 2xx: its answer goes to the caller as it came. */
 class ModelFailure extends Error {
@@ -222,7 +222,7 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
         ctx,
         200,
         route.format,
-        body.stream_options?.include_usage === true,
+        (body.stream_options as { include_usage?: unknown } | null | undefined)?.include_usage === true,
         lazily(events, open),
         undefined,
         route.format === 'responses' ? body : undefined,
@@ -406,7 +406,7 @@ async function runToAnswer(ctx: ModelContext, run: PausedLoop, go: () => Promise
 /** The error object of a failed model answer. */
 function failureBody(answer: NonNullable<ModelContext['response']>): Json {
   const body = answer.kind === 'json' ? (answer.body ?? (answer.raw ? safeParse(answer.raw.toString('utf8')) : undefined)) : undefined;
-  const error = (body as Json | undefined)?.error;
+  const error = (body as { error?: { code?: unknown; message?: unknown; param?: unknown } | null } | undefined)?.error;
   return { code: error?.code ?? 'provider_error', message: error?.message ?? 'The model call failed.', param: error?.param ?? null };
 }
 

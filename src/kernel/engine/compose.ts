@@ -3,8 +3,8 @@ import type { Middleware } from './stage.js';
 
 /** One compiled stage of a pipeline: its middleware and, with `when:`, the test that decides whether it runs. */
 export interface ChainStep {
-  run: Middleware<any>;
-  when?: (ctx: GatewayContext<any>) => boolean;
+  run: Middleware;
+  when?: (ctx: GatewayContext) => boolean;
 }
 
 const DONE: Promise<void> = Promise.resolve();
@@ -14,9 +14,9 @@ const DONE: Promise<void> = Promise.resolve();
  * retry do, once per attempt); each call runs the rest of the chain afresh. A step whose
  * `when` does not match is passed over in the same turn: no closure, no await.
  */
-export function compose(steps: ChainStep[]): (ctx: GatewayContext<any>) => Promise<void> {
+export function compose(steps: ChainStep[]): (ctx: GatewayContext) => Promise<void> {
   const n = steps.length;
-  const dispatch = (from: number, ctx: GatewayContext<any>): Promise<void> => {
+  const dispatch = (from: number, ctx: GatewayContext): Promise<void> => {
     for (let i = from; i < n; i++) {
       const step = steps[i]!;
       if (step.when !== undefined && !step.when(ctx)) continue;

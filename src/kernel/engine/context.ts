@@ -69,7 +69,7 @@ export interface EncodedStream {
   readonly ended: boolean;
 }
 
-export interface StreamAnswer<P = any> {
+export interface StreamAnswer<P = unknown> {
   kind: 'stream';
   status: number;
   headers?: Record<string, string>;
@@ -109,7 +109,7 @@ export interface ContextEdge {
 }
 
 /** Adds the headers of a pipeline's stages to an answer (see CompiledPipeline.decorate). */
-export type AnswerDecorator = (ctx: GatewayContext<any>, headers: Record<string, string>) => void;
+export type AnswerDecorator = (ctx: GatewayContext, headers: Record<string, string>) => void;
 
 /**
  * The authenticated caller (`ctx.identity`, the same place): provided by authenticate. A slot so

@@ -11,7 +11,7 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
  * makes what the kind needs from a validated config. Configs are validated against `schema`
  * when the gateway compiles its pipelines and configs, never per request.
  */
-export interface ExtensionDefinition<Config = any, Made = unknown, Env = unknown> {
+export interface ExtensionDefinition<Config = unknown, Made = unknown, Env = unknown> {
   name: string;
   description?: string;
   schema: Record<string, unknown>;
@@ -102,17 +102,27 @@ export class ExtensionRegistry<D extends ExtensionDefinition = ExtensionDefiniti
   }
 }
 
+/**
+ * A registry of some kind, as ExtensionKinds holds it: the plugin loader hands it definitions
+ * straight from a module, which `register` checks (the shape, the kind's own rules).
+ */
+export interface KindRegistry {
+  readonly kind: string;
+  register(def: unknown, origin?: string): void;
+  names(): string[];
+}
+
 /** The registries of every extension kind, by the kind's name; plugins register into them by `kind`. */
 export class ExtensionKinds {
-  private readonly kinds = new Map<string, ExtensionRegistry<any>>();
+  private readonly kinds = new Map<string, KindRegistry>();
 
-  add<R extends ExtensionRegistry<any>>(registry: R): R {
+  add<R extends KindRegistry>(registry: R): R {
     if (this.kinds.has(registry.kind)) throw new Error(`the extension kind ${registry.kind} is already known`);
     this.kinds.set(registry.kind, registry);
     return registry;
   }
 
-  get(kind: string): ExtensionRegistry<any> | undefined {
+  get(kind: string): KindRegistry | undefined {
     return this.kinds.get(kind);
   }
 

@@ -7,7 +7,7 @@ import { ensureJsonBody } from './request-body.js';
 import { compareSpecificity, parsePattern, patternMatches, type RoutePattern } from './route-patterns.js';
 import type { GatewayServices } from './services.js';
 import type { Slot } from './slot.js';
-import { slotsOf, type Middleware, type StageDefinition, type StageInstance } from './stage.js';
+import { openStage, slotsOf, type Middleware, type StageDefinition, type StageInstance } from './stage.js';
 import type { StageRegistry } from './stage-registry.js';
 import { compileWhen } from './when.js';
 
@@ -26,11 +26,11 @@ export interface CompiledPipeline {
   stages: string[];
   /** The route table entries this pipeline serves. */
   routes: RouteDef[];
-  run: (ctx: GatewayContext<any>) => Promise<void>;
+  run: (ctx: GatewayContext) => Promise<void>;
   /** Adds the headers its stages put on every answer (errors included). */
-  decorate?: (ctx: GatewayContext<any>, headers: Record<string, string>) => void;
+  decorate?: (ctx: GatewayContext, headers: Record<string, string>) => void;
   /** The fields its stages add to error.debug. */
-  debug?: (ctx: GatewayContext<any>) => Record<string, unknown>;
+  debug?: (ctx: GatewayContext) => Record<string, unknown>;
 }
 
 export interface CompileOptions {
@@ -47,7 +47,7 @@ export interface CompileOptions {
 
 interface Checked {
   pipeline: ResolvedPipeline;
-  defs: StageDefinition<any, any>[];
+  defs: StageDefinition<unknown, GatewayContext>[];
   configs: unknown[];
   whens: Array<ReturnType<typeof compileWhen> | undefined>;
 }
@@ -59,7 +59,7 @@ function where(entry: StageEntry): string {
 /** Checks each stage of a pipeline: known, config valid against its schema, `when:` compiled. */
 function checkStages(pipeline: ResolvedPipeline, registry: StageRegistry, problems: string[]): Checked | undefined {
   const before = problems.length;
-  const defs: StageDefinition<any, any>[] = [];
+  const defs: StageDefinition<unknown, GatewayContext>[] = [];
   const configs: unknown[] = [];
   const whens: Checked['whens'] = [];
   for (const entry of pipeline.stages) {
@@ -77,7 +77,7 @@ function checkStages(pipeline: ResolvedPipeline, registry: StageRegistry, proble
       for (const line of err.problems) problems.push(`${file}: ${line}`);
       continue;
     }
-    defs.push(def);
+    defs.push(openStage(def));
     if (entry.when === undefined) whens.push(undefined);
     else {
       try {
@@ -123,7 +123,7 @@ function checkOrder(checked: Checked, registry: StageRegistry, problems: string[
       } else if (later.length) {
         problems.push(`${file}: stage ${def.name} needs ${slot.label}, which ${list(later)} provides; ${later[0]} is not before it`);
       } else {
-        const anywhere = registry.all().flatMap((d) => (slotsOf(d.provides, {}).includes(slot) ? [d.name] : []));
+        const anywhere = registry.all().flatMap((d) => (slotsOf(openStage(d).provides, {}).includes(slot) ? [d.name] : []));
         problems.push(
           anywhere.length
             ? `${file}: stage ${def.name} needs ${slot.label}, which ${list(anywhere)} provides; the pipeline has no ${list(anywhere)} before it`
@@ -144,7 +144,7 @@ function checkOrder(checked: Checked, registry: StageRegistry, problems: string[
 /** The slots some stage of the registry provides or writes (with its default config). */
 function writtenSlots(registry: StageRegistry): Set<Slot<unknown>> {
   const out = new Set<Slot<unknown>>();
-  for (const d of registry.all()) for (const slot of [...slotsOf(d.provides, {}), ...slotsOf(d.writes, {})]) out.add(slot);
+  for (const d of registry.all()) for (const slot of [...slotsOf(openStage(d).provides, {}), ...slotsOf(openStage(d).writes, {})]) out.add(slot);
   return out;
 }
 
@@ -225,7 +225,7 @@ function assignRoutes(pipelines: ResolvedPipeline[], routes: RouteDef[], problem
 }
 
 /** Runs the stage's middleware only for requests its `when:` matches (the JSON body read first when the query needs it). */
-function step(run: Middleware<any>, when: ReturnType<typeof compileWhen> | undefined, bodyLimit: number): ChainStep {
+function step(run: Middleware, when: ReturnType<typeof compileWhen> | undefined, bodyLimit: number): ChainStep {
   if (!when) return { run };
   if (!when.usesBody) return { run, when: when.test };
   const test = when.test;

@@ -1,6 +1,12 @@
 import { pathToFileURL } from 'node:url';
 import type { ExtensionKinds } from './extension.js';
 
+/**
+ * A module's exports, and each extension in them, as the loader reads them: no field is
+ * trusted (a list that is not iterable fails its module's line; `register` checks the rest).
+ */
+type Fields = Record<string, unknown>;
+
 /** The lists a plugin module may export instead of (or beside) one extension, by kind. */
 const LISTS: Record<string, string> = { stages: 'stage', providers: 'provider', checks: 'guardrail-check', authModes: 'auth-mode' };
 
@@ -16,14 +22,14 @@ export async function loadPlugins(paths: string[], kinds: ExtensionKinds): Promi
   const problems: string[] = [];
   for (const [i, path] of paths.entries()) {
     const origin = `plugins[${i}] (${path})`;
-    let mod: Record<string, any>;
+    let mod: Fields;
     try {
-      mod = await import(path.startsWith('/') ? pathToFileURL(path).href : path);
+      mod = (await import(path.startsWith('/') ? pathToFileURL(path).href : path)) as Fields;
     } catch (err) {
       problems.push(`${origin}: cannot be loaded: ${(err as Error).message.split('\n')[0]}`);
       continue;
     }
-    const exported = mod.default && typeof mod.default === 'object' ? mod.default : mod;
+    const exported = (mod.default && typeof mod.default === 'object' ? mod.default : mod) as Fields;
     const seen = new Set<unknown>();
     const register = (kind: unknown, ext: unknown) => {
       if (seen.has(ext)) return;
@@ -41,20 +47,21 @@ export async function loadPlugins(paths: string[], kinds: ExtensionKinds): Promi
         found = true;
       }
       for (const [list, kind] of Object.entries(LISTS)) {
-        for (const ext of exported[list] ?? []) {
+        for (const ext of (exported[list] ?? []) as Iterable<unknown>) {
           register(kind, ext);
           found = true;
         }
       }
-      for (const ext of exported.extensions ?? []) {
-        register(ext?.kind ?? 'stage', ext);
+      for (const ext of (exported.extensions ?? []) as Iterable<unknown>) {
+        register((ext as Fields | null | undefined)?.kind ?? 'stage', ext);
         found = true;
       }
       // Definitions made by the plugin API's define* helpers carry their kind: any named export.
       for (const [key, value] of Object.entries(mod)) {
         if (key === 'default' || key in LISTS || key === 'extensions' || value === exported) continue;
-        if (value && typeof value === 'object' && typeof value.kind === 'string' && typeof value.name === 'string' && typeof value.create === 'function') {
-          register(value.kind, value);
+        const def = value as Fields | null | undefined;
+        if (def && typeof def === 'object' && typeof def.kind === 'string' && typeof def.name === 'string' && typeof def.create === 'function') {
+          register(def.kind, def);
           found = true;
         }
       }

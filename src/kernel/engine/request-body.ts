@@ -3,8 +3,12 @@ import { badRequest, RequestError } from '../errors/request-error.js';
 import { headerValue, type GatewayContext } from './context.js';
 import { defineSlot } from './slot.js';
 
-/** The request body: the parsed JSON object, or the upload of a multipart route. */
-export const BODY = defineSlot<any>('body', 'the request body', { edge: true });
+/**
+ * The request body: the parsed JSON object (fields unknown until the reader narrows them, or
+ * reads it as its route's request type once validate has checked it), or the upload of a
+ * multipart route (a MultipartUpload, told apart by isUpload; its fields read as unknown too).
+ */
+export const BODY = defineSlot<Record<string, unknown>>('body', 'the request body', { edge: true });
 /** The JSON body's bytes as received; sent upstream as they are while BODY_CHANGED is unset. */
 export const RAW_BODY = defineSlot<Buffer>('raw-body', 'the raw request body', { edge: true });
 /** Set once a stage changed the parsed body (override_params, redaction): the bytes no longer match. */
@@ -70,7 +74,7 @@ async function readJsonBody(ctx: GatewayContext, limit: number): Promise<void> {
     throw badRequest('The request body must be a JSON object.', 'body');
   }
   ctx.set(RAW_BODY, raw);
-  ctx.set(BODY, parsed);
+  ctx.set(BODY, parsed as Record<string, unknown>);
 }
 
 /**

@@ -4,20 +4,20 @@ import type { GatewayServices } from './services.js';
 import type { Slot } from './slot.js';
 
 /** What a stage runs per request: koa-style middleware over the gateway context. */
-export type Middleware<C extends GatewayContext<any> = GatewayContext> = (ctx: C, next: () => Promise<void>) => Promise<void>;
+export type Middleware<C extends GatewayContext = GatewayContext> = (ctx: C, next: () => Promise<void>) => Promise<void>;
 
 /**
  * A stage as its factory made it, when it does more than run: `decorate` adds headers to every
  * answer of the pipelines that hold the stage (errors included, whether or not the stage ran),
  * `debug` adds fields to error.debug (x-gateway-debug).
  */
-export interface StageInstance<C extends GatewayContext<any> = GatewayContext> {
+export interface StageInstance<C extends GatewayContext = GatewayContext> {
   run: Middleware<C>;
   decorate?(ctx: C, headers: Record<string, string>): void;
   debug?(ctx: C): Record<string, unknown> | undefined;
 }
 
-type Slots<Config> = readonly Slot<any>[] | ((config: Config) => readonly Slot<any>[]);
+type Slots<Config> = readonly Slot<unknown>[] | ((config: Config) => readonly Slot<unknown>[]);
 
 /**
  * The one shape of a stage, built-in or plugin: a name, the JSON Schema of its config, and a
@@ -30,7 +30,7 @@ type Slots<Config> = readonly Slot<any>[] | ((config: Config) => readonly Slot<a
  * some stage of the gateway (`provides` or `writes`) or the edge, and not only by stages after
  * it that set it before calling next(); a pipeline must hold a `terminal` stage.
  */
-export interface StageDefinition<Config = any, C extends GatewayContext<any> = GatewayContext> extends ExtensionDefinition<
+export interface StageDefinition<Config = unknown, C extends GatewayContext = GatewayContext> extends ExtensionDefinition<
   Config,
   Middleware<C> | StageInstance<C> | null,
   GatewayServices
@@ -59,16 +59,31 @@ export interface StageDefinition<Config = any, C extends GatewayContext<any> = G
 }
 
 /**
- * A stage of any config and context, as registries and pipelines hold them: the compiler checks
- * each config against the stage's schema before `create`, and runs it on its route's contexts.
+ * A stage of any config and context, as registries and pipelines hold them: every stage is one
+ * (its config and context appear only where it takes them in). Only the compiler opens it
+ * (`openStage`): it checks each config against the stage's schema before `create`, and runs
+ * the stage on its route's contexts.
  */
-export type AnyStageDefinition = StageDefinition<any, any>;
+export type AnyStageDefinition = StageDefinition<never, never>;
 
-export function defineStage<Config, C extends GatewayContext<any> = GatewayContext>(stage: StageDefinition<Config, C>): StageDefinition<Config, C> {
+/**
+ * A registry's stage as the pipeline compiler uses it: `create` given the config its schema
+ * accepted (ExtensionRegistry.validate), the middleware run on the contexts of the routes the
+ * pipeline serves (the stage's own context type is its claim about them).
+ */
+export function openStage(def: AnyStageDefinition): StageDefinition<unknown, GatewayContext> {
+  return def as StageDefinition<unknown, GatewayContext>;
+}
+
+/**
+ * A stage definition, typed (NoInfer: one written where a registry's stage is expected takes its
+ * context type from its own `create`, not from AnyStageDefinition's `never`).
+ */
+export function defineStage<Config, C extends GatewayContext = GatewayContext>(stage: StageDefinition<Config, C>): NoInfer<StageDefinition<Config, C>> {
   return stage;
 }
 
-export function slotsOf<Config>(slots: Slots<Config> | undefined, config: Config): readonly Slot<any>[] {
+export function slotsOf<Config>(slots: Slots<Config> | undefined, config: Config): readonly Slot<unknown>[] {
   if (!slots) return [];
   return typeof slots === 'function' ? slots(config) : slots;
 }

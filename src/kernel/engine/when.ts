@@ -39,7 +39,7 @@ function reader(field: string, usesBody: { value: boolean }): ((ctx: GatewayCont
 }
 
 export interface CompiledWhen {
-  test: Predicate<GatewayContext<any>>;
+  test: Predicate<GatewayContext>;
   /** The query reads params.* (the JSON body): the body must be read before it is tested. */
   usesBody: boolean;
 }
@@ -52,6 +52,6 @@ export interface CompiledWhen {
  */
 export function compileWhen(query: unknown, path: string): CompiledWhen {
   const usesBody = { value: false };
-  const test = compileQueryWith<GatewayContext<any>>(query, path, (field) => reader(field, usesBody), FIELD_HELP, 'operator');
+  const test = compileQueryWith<GatewayContext>(query, path, (field) => reader(field, usesBody), FIELD_HELP, 'operator');
   return { test, usesBody: usesBody.value };
 }

@@ -183,7 +183,7 @@ export default defineStage<{ header: string }>({
     );
     expect(failed).toMatch(/typed\/stage\.ts\(\d+,\d+\): error TS2551: Property 'provder' does not exist/);
     expect(failed).toMatch(
-      /typed\/check\.ts\(\d+,\d+\): error TS2345: Argument of type '\{ name: string; schema: \{\}; \}' is not assignable to parameter of type 'GuardrailCheckDefinition<any>'/,
+      /typed\/check\.ts\(\d+,\d+\): error TS2345: Argument of type '\{ name: string; schema: \{\}; \}' is not assignable to parameter of type 'GuardrailCheckDefinition<unknown>'/,
     );
   });
 

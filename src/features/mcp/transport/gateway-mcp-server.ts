@@ -117,7 +117,7 @@ export function createGatewayMcpServer(aggregator: Aggregator, pinned: string | 
   const sent = new WeakMap<OperationContext, Promise<unknown>>();
   const op = (
     params: Record<string, unknown> | undefined,
-    extra: { signal: AbortSignal; requestId: string | number; sendNotification: (n: any) => Promise<void> },
+    extra: { signal: AbortSignal; requestId: string | number; sendNotification: (n: { method: string; params: Record<string, unknown> }) => Promise<void> },
   ): OperationContext => {
     const meta = params?._meta as Record<string, unknown> | undefined;
     const progressToken = meta?.progressToken;
@@ -158,7 +158,7 @@ export function createGatewayMcpServer(aggregator: Aggregator, pinned: string | 
       const ctx = op(params, extra);
       const answer = settled(ctx, dispatchRequest(aggregator, method, params, view(extra), ctx));
       const steps = answerStepsOf(extra.authInfo);
-      return (steps ? await stepped(steps, extra.requestId, answer) : await answer) as any;
+      return steps ? await stepped(steps, extra.requestId, answer) : await answer;
     });
   }
   return server;

@@ -5,9 +5,10 @@
  * thinking block right before it); usage with the cached prompt tokens apart.
  */
 import { anthropicUsage, messageIdOf, stopReasonOf } from '../../../contract/anthropic/shapes.js';
+import type { ChatAnswer, ChatAnswerChoice, ChatAnswerMessage, ChatAnswerToolCall } from '../../../contract/openai/chat-answer.js';
 import type { FinishReason, Usage } from '../../../contract/stream-parts.js';
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
 
 function toolInput(args: unknown): Json {
   if (typeof args !== 'string' || args === '') return {};
@@ -19,9 +20,9 @@ function toolInput(args: unknown): Json {
   }
 }
 
-export function messageFromChat(chat: Json, requestedModel: unknown): Json {
-  const choice = chat?.choices?.[0] ?? {};
-  const message = choice.message ?? {};
+export function messageFromChat(chat: ChatAnswer | null | undefined, requestedModel: unknown): Json {
+  const choice: ChatAnswerChoice = chat?.choices?.[0] ?? {};
+  const message: ChatAnswerMessage = choice.message ?? {};
   const content: Json[] = [];
   const blocks: Json[] = Array.isArray(message.thinking_blocks) ? message.thinking_blocks : [];
   if (blocks.length > 0) {
@@ -31,7 +32,7 @@ export function messageFromChat(chat: Json, requestedModel: unknown): Json {
     content.push({ type: 'thinking', thinking: message.reasoning_content, signature: '' });
   }
   if (typeof message.content === 'string' && message.content !== '') content.push({ type: 'text', text: message.content });
-  for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
+  for (const call of (Array.isArray(message.tool_calls) ? message.tool_calls : []) as ChatAnswerToolCall[]) {
     const signature = call?.extra_content?.google?.thought_signature;
     if (typeof signature === 'string' && signature !== '') content.push({ type: 'thinking', thinking: '', signature });
     content.push({ type: 'tool_use', id: String(call.id), name: String(call.function?.name ?? ''), input: toolInput(call.function?.arguments) });

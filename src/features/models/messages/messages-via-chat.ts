@@ -4,7 +4,9 @@
  * answer a Message (./from-chat.ts), and the chat stream's parts are written as Anthropic
  * events by the edge (OpenAI chunks of OpenAI-compatible providers are read back into parts).
  */
+import type { ChatAnswer } from '../../../contract/openai/chat-answer.js';
 import type { StreamPart } from '../../../contract/stream-parts.js';
+import type { MessagesCreateRequest } from '../../../generated/requests/messages-create.js';
 import { ChunkReader } from '../../../contract/openai/chunk-reader.js';
 import type { OperationAdapter, ProviderCall } from '../providers/provider.js';
 import { transformMapper } from '../providers/shared/stream-mapper.js';
@@ -17,7 +19,7 @@ function chatCallOf(options: MessagesTranslationOptions) {
   return (call: ProviderCall): ProviderCall => {
     let chat = calls.get(call);
     if (!chat) {
-      chat = { ...call, operation: 'chat.completions', body: chatFromMessages(call.body ?? {}, options), rawBody: undefined };
+      chat = { ...call, operation: 'chat.completions', body: chatFromMessages((call.body ?? {}) as MessagesCreateRequest, options), rawBody: undefined };
       calls.set(call, chat);
     }
     return chat;
@@ -30,7 +32,7 @@ export function messagesViaChat(chat: OperationAdapter, options: MessagesTransla
     request: (call, provider) => chat.request(chatCall(call), provider),
     response: (body, call) => {
       const completion = chat.response ? chat.response(body, chatCall(call)) : body;
-      return messageFromChat(completion, call.body?.model);
+      return messageFromChat(completion as ChatAnswer | undefined, call.body?.model);
     },
   };
   const stream = chat.stream;

@@ -8,9 +8,38 @@
  * results find their calls. `thinking` becomes reasoning_effort; cache_control stays on its part.
  */
 import { badRequest } from '../../../contract/errors/gateway-error.js';
+import type { AnthropicContentBlock, AnthropicSystemBlock, AnthropicTool, MessagesCreateRequest } from '../../../generated/requests/messages-create.js';
 import { effortOfBudget } from '../providers/shared/reasoning.js';
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
+
+/** Where an image or document block's bytes are (each field checked where read). */
+interface BlockSource {
+  type?: unknown;
+  media_type?: unknown;
+  data?: unknown;
+  url?: unknown;
+}
+
+/** A content block with the fields the translation reads: the schema holds a block to its `type`, each field is checked where read. */
+interface Block extends AnthropicContentBlock {
+  text?: unknown;
+  source?: BlockSource;
+  title?: unknown;
+  cache_control?: unknown;
+  tool_use_id?: unknown;
+  content?: unknown;
+  is_error?: unknown;
+  thinking?: unknown;
+  signature?: unknown;
+  data?: unknown;
+  id?: unknown;
+  name?: unknown;
+  input?: unknown;
+}
+
+/** The chat request of a translated one (what a provider's chat translation takes as call.body). */
+export type ChatRequest = Json & { messages: Json[] };
 
 export interface MessagesTranslationOptions {
   /** The provider takes top_k (Gemini, Bedrock); others refuse the field. */
@@ -23,8 +52,8 @@ function withCache(part: Json, block: Json): Json {
 }
 
 /** An image or document block -> an OpenAI content part. */
-function mediaPart(block: Json, where: string): Json {
-  const source = block.source ?? {};
+function mediaPart(block: Block, where: string): Json {
+  const source: BlockSource = block.source ?? {};
   if (block.type === 'image') {
     if (source.type === 'base64') return withCache({ type: 'image_url', image_url: { url: `data:${source.media_type};base64,${source.data}` } }, block);
     if (source.type === 'url') return withCache({ type: 'image_url', image_url: { url: source.url } }, block);
@@ -38,7 +67,7 @@ function mediaPart(block: Json, where: string): Json {
 }
 
 /** The content parts of user blocks (text, image, document). */
-function userPart(block: Json, where: string): Json {
+function userPart(block: Block, where: string): Json {
   switch (block?.type) {
     case 'text':
       return withCache({ type: 'text', text: String(block.text ?? '') }, block);
@@ -51,23 +80,23 @@ function userPart(block: Json, where: string): Json {
 }
 
 /** A tool_result's content -> a tool message's content. */
-function toolResultContent(block: Json, where: string): string | Json[] {
+function toolResultContent(block: Block, where: string): string | Json[] {
   const content = block.content;
   const prefix = block.is_error === true ? 'Error: ' : '';
   if (content === undefined || content === null) return prefix;
   if (typeof content === 'string') return prefix + content;
   if (!Array.isArray(content)) throw badRequest(`${where}.content must be a string or a list of blocks.`, `${where}.content`);
-  const parts = content.map((b: Json, i: number) => userPart(b, `${where}.content[${i}]`));
+  const parts = content.map((b: Block, i: number) => userPart(b, `${where}.content[${i}]`));
   if (parts.every((p) => p.type === 'text' && !p.cache_control)) return prefix + parts.map((p) => p.text).join('');
   return prefix ? [{ type: 'text', text: prefix }, ...parts] : parts;
 }
 
-function userMessages(message: Json, param: string): Json[] {
+function userMessages(message: { content: unknown }, param: string): Json[] {
   const content = message.content;
   if (typeof content === 'string') return [{ role: 'user', content }];
   const out: Json[] = [];
   const parts: Json[] = [];
-  (content as Json[]).forEach((block, i) => {
+  (content as Block[]).forEach((block, i) => {
     const where = `${param}.content[${i}]`;
     if (block?.type === 'tool_result') {
       if (typeof block.tool_use_id !== 'string' || block.tool_use_id === '') throw badRequest(`${where}.tool_use_id is required.`, `${where}.tool_use_id`);
@@ -82,14 +111,14 @@ function userMessages(message: Json, param: string): Json[] {
   return out;
 }
 
-function assistantMessage(message: Json, param: string): Json {
+function assistantMessage(message: { content: unknown }, param: string): Json {
   const content = message.content;
   if (typeof content === 'string') return { role: 'assistant', content };
   const texts: Json[] = [];
   const calls: Json[] = [];
   const blocks: Json[] = [];
   let reasoning = '';
-  (content as Json[]).forEach((block, i) => {
+  (content as Block[]).forEach((block, i) => {
     const where = `${param}.content[${i}]`;
     switch (block?.type) {
       case 'text':
@@ -107,7 +136,7 @@ function assistantMessage(message: Json, param: string): Json {
       case 'tool_use': {
         if (typeof block.id !== 'string' || typeof block.name !== 'string') throw badRequest(`${where} needs an id and a name.`, where);
         const call: Json = { id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } };
-        const before = (content as Json[])[i - 1];
+        const before = (content as Block[])[i - 1];
         if (before?.type === 'thinking' && before.thinking === '' && typeof before.signature === 'string' && before.signature !== '') {
           call.extra_content = { google: { thought_signature: before.signature } };
         }
@@ -130,14 +159,14 @@ function assistantMessage(message: Json, param: string): Json {
 function systemMessage(system: unknown): Json | undefined {
   if (system === undefined || system === null || system === '') return undefined;
   if (typeof system === 'string') return { role: 'system', content: system };
-  const blocks = system as Json[];
+  const blocks = system as AnthropicSystemBlock[];
   if (blocks.every((b) => !b.cache_control)) return { role: 'system', content: blocks.map((b) => String(b.text ?? '')).join('\n\n') };
   return { role: 'system', content: blocks.map((b) => withCache({ type: 'text', text: String(b.text ?? '') }, b)) };
 }
 
 function tools(list: unknown): Json[] | undefined {
   if (!Array.isArray(list) || list.length === 0) return undefined;
-  return list.map((tool: Json, i: number) => {
+  return list.map((tool: AnthropicTool, i: number) => {
     if (tool.type !== undefined && tool.type !== 'custom') throw badRequest(`tools[${i}]: the server tool ${String(tool.type)} is served only by anthropic.`, `tools[${i}].type`);
     const fn: Json = { name: tool.name, parameters: tool.input_schema ?? { type: 'object', properties: {} } };
     if (typeof tool.description === 'string') fn.description = tool.description;
@@ -145,7 +174,7 @@ function tools(list: unknown): Json[] | undefined {
   });
 }
 
-function toolChoice(choice: Json | undefined): unknown {
+function toolChoice(choice: MessagesCreateRequest['tool_choice']): unknown {
   switch (choice?.type) {
     case 'auto':
       return 'auto';
@@ -161,11 +190,11 @@ function toolChoice(choice: Json | undefined): unknown {
 }
 
 /** The chat messages of a Messages request (system first). */
-export function chatMessages(body: Json): Json[] {
+export function chatMessages(body: MessagesCreateRequest): Json[] {
   const messages: Json[] = [];
   const system = systemMessage(body.system);
   if (system) messages.push(system);
-  (body.messages as Json[]).forEach((m, i) => {
+  body.messages.forEach((m, i) => {
     const param = `messages[${i}]`;
     if (m.role === 'user') messages.push(...userMessages(m, param));
     else messages.push(assistantMessage(m, param));
@@ -174,8 +203,8 @@ export function chatMessages(body: Json): Json[] {
 }
 
 /** The whole chat request of a Messages request. */
-export function chatFromMessages(body: Json, options: MessagesTranslationOptions = {}): Json {
-  const chat: Json = { model: body.model, messages: chatMessages(body) };
+export function chatFromMessages(body: MessagesCreateRequest, options: MessagesTranslationOptions = {}): ChatRequest {
+  const chat: ChatRequest = { model: body.model, messages: chatMessages(body) };
   if (typeof body.max_tokens === 'number') chat.max_tokens = body.max_tokens;
   if (typeof body.temperature === 'number') chat.temperature = body.temperature;
   if (typeof body.top_p === 'number') chat.top_p = body.top_p;
@@ -202,7 +231,7 @@ export function chatFromMessages(body: Json, options: MessagesTranslationOptions
 /** A rough count of a request's input tokens (about four characters a token), for message_start before the provider tells. */
 export function estimateInputTokens(chat: Json): number {
   let chars = 0;
-  for (const m of chat.messages ?? []) chars += typeof m.content === 'string' ? m.content.length : JSON.stringify(m.content ?? '').length;
+  for (const m of (chat.messages ?? []) as Json[]) chars += typeof m.content === 'string' ? m.content.length : JSON.stringify(m.content ?? '').length;
   if (chat.tools) chars += JSON.stringify(chat.tools).length;
   return Math.max(1, Math.ceil(chars / 4));
 }

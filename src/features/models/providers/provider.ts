@@ -83,7 +83,7 @@ export interface OperationAdapter {
   /** Builds the upstream request (may be async: token exchange, request signing). */
   request(call: ProviderCall, provider: ProviderInstance): UpstreamRequest | Promise<UpstreamRequest>;
   /** Maps a 2xx JSON answer to the OpenAI shape. Absent: the bytes pass through untouched. */
-  response?(body: any, call: ProviderCall): unknown;
+  response?(body: unknown, call: ProviderCall): unknown;
   /** When present, `response` runs only for answers whose bytes it accepts; the others pass through untouched. */
   responseNeeded?(raw: Buffer): boolean;
   /** The answer is not JSON (audio, file content, subtitles): body and content type pass through. */
@@ -95,7 +95,7 @@ export interface OperationAdapter {
    * returns each call's body (given to `request` as call.body), or undefined for one call.
    * `response` then gets the list of answers, in order, with the whole request as call.body.
    */
-  fanOut?(body: any): unknown[] | undefined;
+  fanOut?(body: JsonObject | undefined): unknown[] | undefined;
   /** The operation is served through the provider's chat translation, not an API of its own. */
   viaChat?: true;
   /**

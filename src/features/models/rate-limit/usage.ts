@@ -66,14 +66,16 @@ function tokensOf(usage: Partial<Usage> | undefined | null): number {
  * Anthropic's message_start / message_delta, the Responses API's final response.
  */
 function usageOfEvent(data: string, seen: Usage | undefined): Usage | undefined {
-  let parsed: any;
+  // The event's fields as read below (`?.` throughout: any JSON value reads as no usage).
+  let parsed: { response?: { usage?: unknown }; message?: { usage?: unknown }; usage?: unknown } | null | undefined;
   try {
-    parsed = JSON.parse(data);
+    parsed = JSON.parse(data) as typeof parsed;
   } catch {
     return undefined;
   }
-  const usage = parsed?.response?.usage ?? parsed?.message?.usage ?? parsed?.usage;
-  if (!usage || typeof usage !== 'object') return undefined;
+  const found = parsed?.response?.usage ?? parsed?.message?.usage ?? parsed?.usage;
+  if (!found || typeof found !== 'object') return undefined;
+  const usage = found as Record<string, unknown>;
   if (typeof usage.total_tokens === 'number') {
     return { prompt_tokens: Number(usage.input_tokens ?? 0), completion_tokens: Number(usage.output_tokens ?? 0), total_tokens: usage.total_tokens };
   }

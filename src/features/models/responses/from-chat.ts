@@ -13,15 +13,16 @@ import {
   responseObject,
   responsesUsage,
 } from '../../../contract/openai/responses-shapes.js';
-import type { ThinkingBlock } from '../../../contract/stream-parts.js';
+import type { ChatAnswer, ChatAnswerChoice, ChatAnswerMessage, ChatAnswerToolCall } from '../../../contract/openai/chat-answer.js';
+import type { FinishReason, ThinkingBlock, Usage } from '../../../contract/stream-parts.js';
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
 
-export function responseFromChat(chat: Json, request: Json): Json {
+export function responseFromChat(chat: ChatAnswer | null | undefined, request: Json): Json {
   // the gateway's own id: an upstream's chat ids repeat (Ollama) and would name another caller's response
   const id = newResponseId();
-  const choice = chat?.choices?.[0] ?? {};
-  const message = choice.message ?? {};
+  const choice: ChatAnswerChoice = chat?.choices?.[0] ?? {};
+  const message: ChatAnswerMessage = choice.message ?? {};
   const output: Json[] = [];
   const blocks: ThinkingBlock[] = Array.isArray(message.thinking_blocks) ? message.thinking_blocks : [];
   if (blocks.length > 0) for (const block of blocks) output.push(reasoningItem(outputItemId('rs', id, output.length), block));
@@ -29,7 +30,7 @@ export function responseFromChat(chat: Json, request: Json): Json {
     output.push(reasoningItem(outputItemId('rs', id, output.length), { type: 'thinking', thinking: message.reasoning_content }));
   }
   if (typeof message.content === 'string' && message.content !== '') output.push(messageItem(outputItemId('msg', id, output.length), message.content));
-  for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
+  for (const call of (Array.isArray(message.tool_calls) ? message.tool_calls : []) as ChatAnswerToolCall[]) {
     const signature = call?.extra_content?.google?.thought_signature;
     output.push(
       functionCallItem(
@@ -41,7 +42,7 @@ export function responseFromChat(chat: Json, request: Json): Json {
       ),
     );
   }
-  const { status, incomplete } = completionOf(choice.finish_reason);
+  const { status, incomplete } = completionOf(choice.finish_reason as FinishReason | undefined);
   return responseObject(
     {
       id,
@@ -50,7 +51,7 @@ export function responseFromChat(chat: Json, request: Json): Json {
       status,
       incomplete,
       output,
-      usage: responsesUsage(chat?.usage),
+      usage: responsesUsage(chat?.usage as Usage | undefined),
     },
     request,
   );

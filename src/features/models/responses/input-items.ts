@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
 
 /** An id for an input item that came without one. */
 function newItemId(prefix: string): string {
@@ -24,7 +24,7 @@ export function normalizeInput(input: unknown): Json[] {
     if (item.type === 'message' && typeof item.content === 'string') {
       item.content = [{ type: item.role === 'assistant' ? 'output_text' : 'input_text', text: item.content }];
     }
-    if (typeof item.id !== 'string' || item.id === '') item.id = newItemId(ID_PREFIX[item.type] ?? 'item');
+    if (typeof item.id !== 'string' || item.id === '') item.id = newItemId(ID_PREFIX[item.type as string] ?? 'item');
     return item;
   });
 }

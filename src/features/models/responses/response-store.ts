@@ -1,7 +1,7 @@
 import { defineService } from '../../../kernel/engine/services.js';
 import type { SqlStore } from '../../../kernel/store/sql-store.js';
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
 
 /** One kept response: the response object, the request's own input items, where it was served. */
 export interface StoredResponse {

@@ -19,7 +19,7 @@ import { ANSWERED_BY_GATEWAY } from './answered-by-gateway.js';
 import { RESPONSE, IDENTITY } from '../../../kernel/engine/context.js';
 
 type GatewayContext = ModelContext;
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
 
 /** Whose responses these are: the gateway credential, else the provider key (hashed). */
 function ownerOf(ctx: GatewayContext): string {
@@ -30,7 +30,7 @@ function ownerOf(ctx: GatewayContext): string {
 }
 
 const END_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
-const KEPT_STATUSES = new Set(['completed', 'incomplete', 'failed']);
+const KEPT_STATUSES = new Set<unknown>(['completed', 'incomplete', 'failed']);
 
 /** Whether the target's provider serves `operation` with its own Responses API. */
 function nativeFor(ctx: GatewayContext, services: GatewayServices, operation: 'responses.create' | 'responses.retrieve' | 'responses.delete'): boolean {
@@ -199,7 +199,7 @@ export default defineStage<ResponsesStateStageConfig, GatewayContext>({
         }
       }
       await ensureJsonBody(ctx, bodyLimit);
-      const original: Json = ctx.get(BODY);
+      const original: Json = ctx.get(BODY)!;
       const previousId = typeof original.previous_response_id === 'string' ? original.previous_response_id : undefined;
       const keep = original.store !== false;
       // Nothing to keep and no conversation to restore: the request goes on as it is.

@@ -4,7 +4,9 @@
  * (./from-chat.ts), and the chat stream's parts are written as Responses events by the edge
  * (OpenAI chunks of OpenAI-compatible providers are read back into parts).
  */
+import type { ChatAnswer } from '../../../contract/openai/chat-answer.js';
 import type { StreamPart } from '../../../contract/stream-parts.js';
+import type { ResponsesCreateRequest } from '../../../generated/requests/responses-create.js';
 import { ChunkReader } from '../../../contract/openai/chunk-reader.js';
 import { newResponseId } from '../../../contract/openai/responses-shapes.js';
 import type { OperationAdapter, ProviderCall } from '../providers/provider.js';
@@ -17,14 +19,14 @@ export function responsesViaChat(chat: OperationAdapter): OperationAdapter {
   const chatCall = (call: ProviderCall): ProviderCall => {
     let out = calls.get(call);
     if (!out) {
-      out = { ...call, operation: 'chat.completions', body: chatFromResponses(call.body ?? {}), rawBody: undefined };
+      out = { ...call, operation: 'chat.completions', body: chatFromResponses((call.body ?? {}) as ResponsesCreateRequest), rawBody: undefined };
       calls.set(call, out);
     }
     return out;
   };
   const adapter: OperationAdapter = {
     request: (call, provider) => chat.request(chatCall(call), provider),
-    response: (body, call) => responseFromChat(chat.response ? (chat.response(body, chatCall(call)) as Record<string, any>) : body, call.body ?? {}),
+    response: (body, call) => responseFromChat((chat.response ? chat.response(body, chatCall(call)) : body) as ChatAnswer | undefined, call.body ?? {}),
   };
   const stream = chat.stream;
   if (stream) {

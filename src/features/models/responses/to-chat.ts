@@ -7,12 +7,45 @@
  * previous_response_id, metadata) stay out; previous_response_id is resolved before this.
  */
 import { badRequest } from '../../../contract/errors/gateway-error.js';
+import type { ThinkingBlock } from '../../../contract/stream-parts.js';
+import type { ResponsesCreateRequest, ResponseTool } from '../../../generated/requests/responses-create.js';
 import { resolveAllowedTools } from '../providers/shared/translated-chat.js';
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
+
+/** An input content part with the fields read here (each checked where read). */
+interface InputPart {
+  type?: unknown;
+  text?: unknown;
+  refusal?: unknown;
+  image_url?: string | { url?: unknown } | null;
+  detail?: unknown;
+  file_data?: unknown;
+  filename?: unknown;
+  file_id?: unknown;
+}
+
+/** An input item with the fields read here (the caller's, or a tool loop's turn; each checked where read). */
+interface InputItem {
+  type?: unknown;
+  role?: unknown;
+  content?: unknown;
+  call_id?: unknown;
+  name?: unknown;
+  arguments?: unknown;
+  extra_content?: unknown;
+  encrypted_content?: unknown;
+  output?: unknown;
+}
+
+/** The assistant message the translation builds from consecutive assistant items. */
+type AssistantMessage = { role: 'assistant'; content: string | null; tool_calls?: Json[]; thinking_blocks?: ThinkingBlock[]; reasoning_content?: string };
+
+/** The roles of an input message other than the assistant's. */
+const OTHER_ROLES: readonly unknown[] = ['user', 'system', 'developer'];
 
 /** An input content part -> a chat content part. */
-function contentPart(part: Json, where: string): Json {
+function contentPart(part: InputPart, where: string): Json {
   switch (part?.type) {
     case 'input_text':
     case 'output_text':
@@ -42,7 +75,7 @@ function contentPart(part: Json, where: string): Json {
 function messageContent(content: unknown, where: string): string | Json[] {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) throw badRequest(`${where} must be a string or a list of content parts.`, where);
-  const parts = content.map((p: Json, i: number) => contentPart(p, `${where}[${i}]`));
+  const parts = content.map((p: InputPart, i: number) => contentPart(p, `${where}[${i}]`));
   return parts.every((p) => p.type === 'text') ? parts.map((p) => p.text).join('') : parts;
 }
 
@@ -58,15 +91,15 @@ export function chatMessagesFromInput(input: unknown): Json[] {
   if (typeof input === 'string') return [{ role: 'user', content: input }];
   if (!Array.isArray(input)) throw badRequest('input must be a string or a list of items.', 'input');
   const out: Json[] = [];
-  let assistant: Json | undefined;
-  const openAssistant = (): Json => {
+  let assistant: AssistantMessage | undefined;
+  const openAssistant = (): AssistantMessage => {
     if (!assistant) {
       assistant = { role: 'assistant', content: null };
       out.push(assistant);
     }
     return assistant;
   };
-  input.forEach((item: Json, i: number) => {
+  input.forEach((item: InputItem, i: number) => {
     const where = `input[${i}]`;
     const type = item?.type ?? (item?.role ? 'message' : undefined);
     switch (type) {
@@ -79,7 +112,7 @@ export function chatMessagesFromInput(input: unknown): Json[] {
           return;
         }
         assistant = undefined;
-        if (!['user', 'system', 'developer'].includes(item.role)) throw badRequest(`${where}.role must be user, assistant, system or developer.`, `${where}.role`);
+        if (!OTHER_ROLES.includes(item.role)) throw badRequest(`${where}.role must be user, assistant, system or developer.`, `${where}.role`);
         out.push({ role: item.role, content: messageContent(item.content, `${where}.content`) });
         return;
       }
@@ -98,7 +131,7 @@ export function chatMessagesFromInput(input: unknown): Json[] {
         const a = openAssistant();
         const text = reasoningText(item.content);
         const encrypted = typeof item.encrypted_content === 'string' && item.encrypted_content !== '' ? item.encrypted_content : undefined;
-        let block: Json | undefined;
+        let block: ThinkingBlock | undefined;
         if (text !== undefined) block = encrypted ? { type: 'thinking', thinking: text, signature: encrypted } : { type: 'thinking', thinking: text };
         else if (encrypted) block = { type: 'redacted_thinking', data: encrypted };
         if (!block) return;
@@ -122,7 +155,7 @@ export function chatMessagesFromInput(input: unknown): Json[] {
 
 function tools(list: unknown): Json[] | undefined {
   if (!Array.isArray(list) || list.length === 0) return undefined;
-  return list.map((tool: Json, i: number) => {
+  return list.map((tool: ResponseTool, i: number) => {
     if (tool?.type !== 'function') throw badRequest(`tools[${i}]: the ${String(tool?.type)} tool needs a provider with the Responses API.`, `tools[${i}].type`);
     const fn: Json = { name: tool.name, parameters: tool.parameters ?? { type: 'object', properties: {} } };
     if (typeof tool.description === 'string') fn.description = tool.description;
@@ -142,7 +175,7 @@ function toolChoice(choice: unknown): unknown {
   return undefined;
 }
 
-function responseFormat(text: Json | undefined): Json | undefined {
+function responseFormat(text: ResponsesCreateRequest['text']): Json | undefined {
   const format = text?.format;
   if (format?.type === 'json_object') return { type: 'json_object' };
   if (format?.type === 'json_schema') {
@@ -155,7 +188,7 @@ function responseFormat(text: Json | undefined): Json | undefined {
 }
 
 /** The whole chat request of a Responses request. */
-export function chatFromResponses(body: Json): Json {
+export function chatFromResponses(body: ResponsesCreateRequest): Json {
   if (body.background === true) throw badRequest('background responses need a provider with the Responses API.', 'background');
   const messages: Json[] = [];
   if (typeof body.instructions === 'string' && body.instructions !== '') messages.push({ role: 'system', content: body.instructions });

@@ -1,18 +1,26 @@
 import type { Operation } from '../../../contract/operations.js';
 import { semanticError } from '../../../contract/errors/gateway-error.js';
+import type { ChatCompletionRequest } from '../../../generated/requests/chat-completions.js';
+import type { CompletionRequest } from '../../../generated/requests/completions.js';
+import type { ImageGenerationRequest } from '../../../generated/requests/images-generations.js';
 
 /**
  * Rules a JSON Schema cannot say: well-formed requests that are impossible (422). Checked
  * after the schema, before anything goes upstream.
  */
-export type SemanticRule = (body: Record<string, any>) => void;
+export type SemanticRule = (body: Record<string, unknown>) => void;
+
+/** The rule of one operation, which reads the body as its request type: validate runs the route's schema first. */
+function ruleOf<Body>(rule: (body: Body) => void): SemanticRule {
+  return rule as SemanticRule;
+}
 
 const OLDER_IMAGE_FAMILY = 'dall-e-2';
 const NEWER_IMAGE_FAMILY = 'dall-e-3';
 const OLDER_SIZES = ['256x256', '512x512', '1024x1024'];
 const NEWER_SIZES = ['1024x1024', '1024x1792', '1792x1024'];
 
-function imageGenerationRules(body: Record<string, any>): void {
+function imageGenerationRules(body: ImageGenerationRequest): void {
   const model = body.model ?? OLDER_IMAGE_FAMILY;
   if (model === NEWER_IMAGE_FAMILY) {
     if (body.n !== undefined && body.n !== 1) throw semanticError(`${NEWER_IMAGE_FAMILY} generates one image per request: n must be 1.`, 'n');
@@ -33,7 +41,7 @@ function imageGenerationRules(body: Record<string, any>): void {
   }
 }
 
-function completionRules(body: Record<string, any>): void {
+function completionRules(body: CompletionRequest): void {
   if (body.best_of !== undefined && body.n !== undefined && body.best_of < body.n) {
     throw semanticError('best_of must be greater than or equal to n.', 'best_of');
   }
@@ -42,7 +50,7 @@ function completionRules(body: Record<string, any>): void {
   }
 }
 
-function chatRules(body: Record<string, any>): void {
+function chatRules(body: ChatCompletionRequest): void {
   if (body.tool_choice && typeof body.tool_choice === 'object' && !body.tools?.length) {
     throw semanticError('tool_choice names a function but no tools were given.', 'tool_choice');
   }
@@ -52,9 +60,9 @@ function chatRules(body: Record<string, any>): void {
 }
 
 export const SEMANTIC_RULES: Partial<Record<Operation, SemanticRule>> = {
-  'images.generations': imageGenerationRules,
-  completions: completionRules,
-  'chat.completions': chatRules,
+  'images.generations': ruleOf(imageGenerationRules),
+  completions: ruleOf(completionRules),
+  'chat.completions': ruleOf(chatRules),
 };
 
 export function registerSemanticRule(operation: Operation, rule: SemanticRule): void {

@@ -32,7 +32,8 @@ export function uploadValidator(rules: () => UploadRules, limits: UploadLimits) 
     }
     spoolDir ??= spoolDirectory(limits.spoolDir);
     const upload = new MultipartUpload(ctx.req, rules(), { spoolDir });
-    ctx.set(BODY, upload);
+    // BODY is typed as the JSON object most routes hold: the upload's fields read as unknown there too.
+    ctx.set(BODY, upload as unknown as Record<string, unknown>);
     ctx.res.once('close', () => upload.dispose());
     await upload.ready;
   };

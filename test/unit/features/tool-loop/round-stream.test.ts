@@ -25,7 +25,7 @@ const event = (data: Json): StreamPart => ({ type: 'event', event: data.type, da
 describe('readRound', () => {
   it('translated parts: reasoning closed by its signed block, a redacted block whole, text, a tool call; the chat answer keeps the blocks and the call', async () => {
     const sink = recorder();
-    const chat = await readRound(
+    const chat: any = await readRound(
       parts([
         { type: 'meta', id: 'chatcmpl-1', model: 'm', created: 1 },
         { type: 'reasoning', choice: 0, text: 'Think ' },

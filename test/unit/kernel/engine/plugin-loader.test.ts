@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadPlugins } from '../../../../src/kernel/engine/plugin-loader.js';
 import { StageRegistry } from '../../../../src/kernel/engine/stage-registry.js';
+import { openStage } from '../../../../src/kernel/engine/stage.js';
 import { ExtensionKinds } from '../../../../src/kernel/engine/extension.js';
 import { ProviderRegistry } from '../../../../src/features/models/providers/provider-registry.js';
 import { createCheckRegistry } from '../../../../src/features/guardrails/check-kind.js';
@@ -48,7 +49,10 @@ describe('loadPlugins', () => {
   it('the example stage adds its header to the answer and runs the rest of the chain', async () => {
     const { kinds, stages } = registries();
     await loadPlugins([header], kinds);
-    const middleware = stages.get('header-stamp')!.create({ header: 'X-Served-By', value: 'eu-1' }, {} as never) as (c: unknown, n: () => Promise<void>) => Promise<void>;
+    const middleware = openStage(stages.get('header-stamp')!).create({ header: 'X-Served-By', value: 'eu-1' }, {} as never) as (
+      c: unknown,
+      n: () => Promise<void>,
+    ) => Promise<void>;
     const ctx = { responseHeaders: {} as Record<string, string> };
     let ran = false;
     await middleware(ctx as never, async () => {

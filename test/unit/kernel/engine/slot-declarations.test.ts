@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { definedSlots, type Slot } from '../../../../src/kernel/engine/slot.js';
-import { slotsOf, type StageDefinition } from '../../../../src/kernel/engine/stage.js';
+import { openStage, slotsOf, type AnyStageDefinition } from '../../../../src/kernel/engine/stage.js';
 import { BUILTIN_STAGES } from '../../../../src/stages/builtin-stages.js';
 import tokenOperations from '../../../../src/features/auth/token-operations.js';
 import protectedResource from '../../../../src/features/auth/protected-resource-document.js';
@@ -30,7 +30,7 @@ import mcpConnections from '../../../../src/features/mcp/connections/connections
 const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
 
 /** Every stage the gateway registers: the built-ins and those its capabilities add. */
-const STAGES: StageDefinition<any, any>[] = [
+const STAGES: AnyStageDefinition[] = [
   ...BUILTIN_STAGES,
   tokenOperations,
   protectedResource,
@@ -58,9 +58,9 @@ const STAGES: StageDefinition<any, any>[] = [
 /** The configs whose slot lists differ (authenticate's credential, guardrail's tool mode). */
 const CONFIGS: unknown[] = [{}, { credential: 'gateway' }, { credential: 'admin' }, { toolArguments: [], toolResults: [] }];
 
-function declared(stage: StageDefinition<any, any>, lists: Array<'requires' | 'provides' | 'reads' | 'writes'>): Set<Slot<unknown>> {
+function declared(stage: AnyStageDefinition, lists: Array<'requires' | 'provides' | 'reads' | 'writes'>): Set<Slot<unknown>> {
   const out = new Set<Slot<unknown>>();
-  for (const list of lists) for (const config of CONFIGS) for (const slot of slotsOf(stage[list], config)) out.add(slot);
+  for (const list of lists) for (const config of CONFIGS) for (const slot of slotsOf(openStage(stage)[list], config)) out.add(slot);
   return out;
 }
 
@@ -137,7 +137,7 @@ describe('context slots take part in the order checks', () => {
   });
 
   it('the plugin API exports every slot a built-in stage declares', () => {
-    const exported = new Set(Object.values(pluginApi).filter((v): v is Slot<unknown> => typeof v === 'object' && v !== null && 'index' in v && 'label' in v));
+    const exported = new Set(Object.values<unknown>(pluginApi).filter((v): v is Slot<unknown> => typeof v === 'object' && v !== null && 'index' in v && 'label' in v));
     const public_ = slots.filter((s) => !['guardrail-input-done', 'answer-facts', 'rate-limit-token-slots'].includes(s.name));
     expect(public_.filter((s) => !exported.has(s)).map((s) => s.name)).toEqual([]);
   });

@@ -31,7 +31,7 @@ const STATUS_OF_TYPE: Record<string, number> = {
 
 export function mapAnthropicError(status: number, body: Buffer, headers: IncomingHttpHeaders): GatewayError {
   const parsed = parseErrorBody(body);
-  const err = typeof parsed === 'object' && parsed !== null ? parsed.error : undefined;
+  const err = typeof parsed === 'object' && parsed !== null ? (parsed as { error?: { type?: unknown; message?: unknown } | null }).error : undefined;
   const type = typeof err?.type === 'string' ? err.type : undefined;
   const message = typeof err?.message === 'string' ? err.message : typeof parsed === 'string' ? parsed.slice(0, 500) : undefined;
   let gatewayCode = type ? BY_TYPE[type] : undefined;

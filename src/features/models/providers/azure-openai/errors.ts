@@ -11,9 +11,18 @@ import { parseErrorBody, upstreamError } from '../shared/upstream-error.js';
 const CONTENT_FILTER_CODES = new Set(['content_filter', 'contentfilter', 'responsibleaipolicyviolation', 'content_policy_violation']);
 const MODEL_CODES = new Set(['deploymentnotfound', 'model_not_found', 'modelnotfound']);
 
+/** The fields of an Azure error read here (any JSON value reads as no field). */
+interface AzureError {
+  code?: unknown;
+  message?: unknown;
+  innererror?: { code?: unknown } | null;
+  inner_error?: { code?: unknown } | null;
+}
+
 export function mapAzureError(provider: string, status: number, body: Buffer, headers: IncomingHttpHeaders): GatewayError {
   const parsed = parseErrorBody(body);
-  const err = typeof parsed === 'object' && parsed !== null ? (parsed.error ?? parsed) : undefined;
+  const fields = parsed as AzureError & { error?: AzureError | null };
+  const err = typeof parsed === 'object' && parsed !== null ? (fields.error ?? fields) : undefined;
   const codes = [err?.code, err?.innererror?.code, err?.inner_error?.code].filter((c): c is string => typeof c === 'string').map((c) => c.toLowerCase());
   const message = typeof err?.message === 'string' ? err.message : undefined;
   if (codes.some((c) => CONTENT_FILTER_CODES.has(c))) {

@@ -17,6 +17,11 @@ const TITAN = /titan-embed/i;
 const TITAN_V2 = /titan-embed-text-v2/i;
 const COHERE = /cohere\.embed/i;
 
+/** A Cohere model's answer (Titan's come as the list of each call's answer). */
+interface CohereEmbedAnswer {
+  embeddings?: number[][] | { float?: number[][] };
+}
+
 function family(model: unknown): 'titan' | 'cohere' {
   const id = String(model ?? '');
   if (TITAN.test(id)) return 'titan';
@@ -37,7 +42,7 @@ function invokeBody(body: JsonObject): Record<string, unknown> {
 
 export function bedrockEmbeddings(settings: ProviderSettings, extraHeaders: Record<string, string>, baseFor: (call: ProviderCall, region: string) => string): OperationAdapter {
   return {
-    fanOut(body) {
+    fanOut(body: JsonObject) {
       if (family(body?.model) !== 'titan') return undefined;
       return embeddingInputs(body, 'bedrock').map((input) => ({ ...body, input }));
     },
@@ -47,7 +52,7 @@ export function bedrockEmbeddings(settings: ProviderSettings, extraHeaders: Reco
       const headers = { ...extraHeaders, 'content-type': 'application/json', accept: 'application/json' };
       return signedRequest('POST', url, headers, JSON.stringify(invokeBody(call.body ?? {})), credentials);
     },
-    response(answer, call) {
+    response(answer: CohereEmbedAnswer | unknown[] | null, call) {
       const model = String(call.body?.model ?? '');
       if (Array.isArray(answer)) {
         const tokens = answer.reduce((sum: number, a: unknown) => sum + Number(objectOf(a).inputTextTokenCount ?? 0), 0);

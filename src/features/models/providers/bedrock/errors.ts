@@ -44,7 +44,7 @@ function exceptionName(raw: unknown): string | undefined {
 
 export function mapBedrockError(status: number, body: Buffer, headers: IncomingHttpHeaders): GatewayError {
   const parsed = parseErrorBody(body);
-  const fields = typeof parsed === 'object' && parsed !== null ? parsed : {};
+  const fields: { __type?: unknown; message?: unknown; Message?: unknown } = typeof parsed === 'object' && parsed !== null ? parsed : {};
   const header = headers['x-amzn-errortype'];
   const exception = exceptionName(Array.isArray(header) ? header[0] : header) ?? exceptionName(fields.__type);
   const message =

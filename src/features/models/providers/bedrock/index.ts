@@ -69,7 +69,7 @@ const bedrock: ProviderDefinition = {
           const headers = { ...extraHeaders, 'content-type': 'application/json', accept: 'application/json' };
           return signedRequest('POST', url, headers, JSON.stringify(countTokensBody(call.body ?? {})), credentials);
         },
-        response: (body) => ({ input_tokens: Number(body?.inputTokens ?? 0) }),
+        response: (body: { inputTokens?: unknown } | null) => ({ input_tokens: Number(body?.inputTokens ?? 0) }),
       },
     };
   },

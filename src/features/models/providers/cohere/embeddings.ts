@@ -7,6 +7,12 @@ import { baseUrlOf } from '../shared/upstream-url.js';
  * OpenAI embeddings -> Cohere v2 embed (POST /v2/embed): texts, input_type (from the request,
  * default search_document), float vectors; dimensions -> output_dimension.
  */
+/** Cohere's embed answer (v2: vectors by type; v1: a list), with its billed tokens. */
+interface CohereEmbedAnswer {
+  embeddings?: number[][] | { float?: number[][] };
+  meta?: { billed_units?: { input_tokens?: unknown } };
+}
+
 export const COHERE_EMBED_TABLE: ParamTable = {
   model: 'model',
   input: { to: 'texts', transform: (_input, request) => embeddingInputs(request, 'cohere') },
@@ -29,7 +35,7 @@ export function cohereEmbeddings(authHeaders: (apiKey: string | undefined) => Re
         body: JSON.stringify(toEmbedRequest(call.body ?? {})),
       };
     },
-    response(body, call) {
+    response(body: CohereEmbedAnswer | null, call) {
       const vectors = Array.isArray(body?.embeddings) ? body.embeddings : (body?.embeddings?.float ?? []);
       const tokens = Number(body?.meta?.billed_units?.input_tokens ?? 0);
       return embeddingList(vectors, String(call.body?.model ?? ''), tokens, call.body?.encoding_format);

@@ -19,8 +19,8 @@ export function mapCohereError(status: number, body: Buffer, headers: IncomingHt
   const parsed = parseErrorBody(body);
   const message =
     typeof parsed === 'object' && parsed !== null
-      ? typeof parsed.message === 'string'
-        ? parsed.message
+      ? typeof (parsed as { message?: unknown }).message === 'string'
+        ? (parsed as { message: string }).message
         : undefined
       : typeof parsed === 'string'
         ? parsed.slice(0, 500)

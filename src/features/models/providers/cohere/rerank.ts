@@ -21,7 +21,7 @@ export function cohereRerank(authHeaders: (apiKey: string | undefined) => Record
         body: JSON.stringify(out),
       };
     },
-    response(body, call) {
+    response(body: { results?: unknown; id?: unknown; meta?: unknown } | null, call) {
       return rerankAnswer(Array.isArray(body?.results) ? body.results : [], call.body, { id: body?.id, ...(body?.meta ? { meta: body.meta } : {}) });
     },
   };

@@ -12,7 +12,7 @@ export function geminiChatAdapter(provider: string, endpoint: GeminiEndpoint): O
       const { url, headers } = await locate(endpoint, call, call.stream ? 'streamGenerateContent?alt=sse' : 'generateContent');
       return { method: 'POST', url, headers: { ...headers, 'content-type': 'application/json' }, body };
     },
-    response: (body, call) => toChatCompletion(body, call.body?.model),
+    response: (body: Record<string, unknown>, call) => toChatCompletion(body, call.body?.model),
     stream: geminiStream(provider),
   };
 }

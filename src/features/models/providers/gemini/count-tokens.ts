@@ -23,6 +23,6 @@ export function geminiTokenCountAdapter(endpoint: GeminiEndpoint, shape: 'gemini
       const { url, headers } = await locate(endpoint, { ...call, stream: false }, 'countTokens');
       return { method: 'POST', url, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) };
     },
-    response: (body) => ({ input_tokens: Number(body?.totalTokens ?? 0) }),
+    response: (body: { totalTokens?: unknown } | null) => ({ input_tokens: Number(body?.totalTokens ?? 0) }),
   };
 }

@@ -25,7 +25,7 @@ const STATUS_CODES: Readonly<Record<string, ErrorCode>> = {
 
 export function mapGoogleError(provider: string, status: number, body: Buffer, headers: IncomingHttpHeaders): GatewayError {
   const parsed = parseErrorBody(body);
-  const err: Json | undefined = Array.isArray(parsed) ? parsed[0]?.error : typeof parsed === 'object' && parsed !== null ? parsed.error : undefined;
+  const err = (Array.isArray(parsed) ? parsed[0]?.error : typeof parsed === 'object' && parsed !== null ? (parsed as { error?: unknown }).error : undefined) as Json | undefined;
   const message = typeof err?.message === 'string' ? err.message : typeof parsed === 'string' ? parsed.slice(0, 500) : undefined;
   return googleStatusError(provider, status, err, message, headers);
 }

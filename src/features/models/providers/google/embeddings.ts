@@ -28,7 +28,7 @@ export function googleEmbeddingsAdapter(endpoint: GoogleEndpoint): OperationAdap
       const { url, headers } = await locate(endpoint, call, single ? 'embedContent' : 'batchEmbedContents');
       return { method: 'POST', url, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) };
     },
-    response(body, call) {
+    response(body: { embedding?: { values?: number[] }; embeddings?: unknown } | null, call) {
       const vectors: number[][] = body?.embedding
         ? [body.embedding.values ?? []]
         : (Array.isArray(body?.embeddings) ? body.embeddings : []).map((e: { values?: number[] }) => e?.values ?? []);

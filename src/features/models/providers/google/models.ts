@@ -11,6 +11,7 @@ export function googleModelsAdapter(endpoint: GoogleEndpoint): OperationAdapter 
     async request(call) {
       return { method: 'GET', url: `${endpoint.apiRoot(call)}/models?pageSize=${PAGE_SIZE}`, headers: await endpoint.headers(call), body: null };
     },
-    response: (body) => modelList(body?.models, 'google', typeof body?.nextPageToken === 'string' && body.nextPageToken !== ''),
+    response: (body: { models?: unknown; nextPageToken?: unknown } | null) =>
+      modelList(body?.models, 'google', typeof body?.nextPageToken === 'string' && body.nextPageToken !== ''),
   };
 }

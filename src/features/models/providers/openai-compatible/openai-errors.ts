@@ -2,22 +2,32 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { GatewayError } from '../../../../contract/errors/gateway-error.js';
 import { parseErrorBody, upstreamError } from '../shared/upstream-error.js';
 
+/** The fields of an OpenAI error read here (any other JSON value reads as no field). */
+interface OpenAIErrorFields {
+  error?: unknown;
+  message?: unknown;
+  code?: unknown;
+  type?: unknown;
+  param?: unknown;
+}
+
 /** Errors in OpenAI's shape: {"error": {"message", "type", "code", "param"}}. */
 export function mapOpenAIError(provider: string, status: number, body: Buffer, headers: IncomingHttpHeaders): GatewayError {
   const parsed = parseErrorBody(body);
-  const err = typeof parsed === 'object' && parsed !== null ? (parsed.error ?? parsed) : undefined;
-  const message =
-    typeof err === 'object' && err !== null
-      ? typeof err.message === 'string'
-        ? err.message
-        : typeof parsed.message === 'string'
-          ? parsed.message
-          : undefined
-      : typeof parsed === 'string'
-        ? parsed.slice(0, 500)
-        : undefined;
-  const code = typeof err === 'object' && err !== null ? String(err.code ?? err.type ?? '') : undefined;
-  const param = typeof err === 'object' && err !== null && typeof err.param === 'string' ? err.param : undefined;
+  const fields = parsed as OpenAIErrorFields;
+  const found: unknown = typeof parsed === 'object' && parsed !== null ? (fields.error ?? parsed) : undefined;
+  const err = typeof found === 'object' && found !== null ? (found as OpenAIErrorFields) : undefined;
+  const message = err
+    ? typeof err.message === 'string'
+      ? err.message
+      : typeof fields.message === 'string'
+        ? fields.message
+        : undefined
+    : typeof parsed === 'string'
+      ? parsed.slice(0, 500)
+      : undefined;
+  const code = err ? String(err.code ?? err.type ?? '') : undefined;
+  const param = err && typeof err.param === 'string' ? err.param : undefined;
   return upstreamError(
     provider,
     status,

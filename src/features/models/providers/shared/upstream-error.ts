@@ -57,7 +57,7 @@ export function upstreamError(provider: string, status: number, info: UpstreamEr
 }
 
 /** Parses an error body as JSON when it is JSON; otherwise returns the text. */
-export function parseErrorBody(body: Buffer): any {
+export function parseErrorBody(body: Buffer): unknown {
   const text = body.toString('utf8');
   try {
     return JSON.parse(text);

@@ -24,7 +24,7 @@ export function vertexEmbeddingsAdapter(endpoint: VertexEndpoint): OperationAdap
       const { url, headers } = await locate(endpoint, call, 'predict');
       return { method: 'POST', url, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) };
     },
-    response(body, call) {
+    response(body: { predictions?: unknown } | null, call) {
       const predictions: { embeddings?: { values?: number[]; statistics?: { token_count?: number } } }[] = Array.isArray(body?.predictions) ? body.predictions : [];
       const tokens = predictions.reduce((sum, p) => sum + (Number(p?.embeddings?.statistics?.token_count) || 0), 0);
       return embeddingList(

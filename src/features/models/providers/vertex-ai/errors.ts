@@ -11,7 +11,8 @@ export const mapVertexError = (provider: string, status: number, body: Buffer, h
 
 /** A refused token exchange: a bad service account is the caller's credential problem (401). */
 export function tokenEndpointError(provider: string, status: number, body: Buffer, headers: IncomingHttpHeaders): GatewayError {
-  const parsed = parseErrorBody(body);
+  // The token endpoint's OAuth error ({error, error_description}); any other JSON value reads as no field.
+  const parsed = parseErrorBody(body) as { error?: unknown; error_description?: unknown } | null | undefined;
   const code = typeof parsed?.error === 'string' ? parsed.error : undefined;
   const description = typeof parsed?.error_description === 'string' ? parsed.error_description : undefined;
   const detail = [code, description].filter(Boolean).join(': ') || `HTTP ${status}`;

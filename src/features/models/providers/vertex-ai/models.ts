@@ -15,6 +15,7 @@ export function vertexModelsAdapter(endpoint: VertexEndpoint): OperationAdapter 
         body: null,
       };
     },
-    response: (body) => modelList(body?.publisherModels, 'google', typeof body?.nextPageToken === 'string' && body.nextPageToken !== ''),
+    response: (body: { publisherModels?: unknown; nextPageToken?: unknown } | null) =>
+      modelList(body?.publisherModels, 'google', typeof body?.nextPageToken === 'string' && body.nextPageToken !== ''),
   };
 }

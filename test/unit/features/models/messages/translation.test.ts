@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { chatFromMessages } from '../../../../../src/features/models/messages/to-chat.js';
 import { messageFromChat } from '../../../../../src/features/models/messages/from-chat.js';
 import { GatewayError } from '../../../../../src/contract/errors/gateway-error.js';
+import type { AnthropicContentBlock, MessagesCreateRequest } from '../../../../../src/generated/requests/messages-create.js';
 
 const block = fc.oneof(
   fc.record({ type: fc.constant('text'), text: fc.string() }),
@@ -40,7 +41,7 @@ describe('Messages <-> chat translation', () => {
           thinking: fc.option(fc.record({ type: fc.constantFrom('enabled', 'disabled', 'adaptive'), budget_tokens: fc.integer({ min: 1024, max: 64000 }) }), { nil: undefined }),
           stream: fc.boolean(),
         }),
-        (body) => onlyGatewayErrors(() => chatFromMessages(body)),
+        (body) => onlyGatewayErrors(() => chatFromMessages(body as MessagesCreateRequest)),
       ),
     );
   });
@@ -76,13 +77,13 @@ describe('Messages <-> chat translation', () => {
       max_tokens: 10,
       messages: [
         { role: 'user', content: 'Hi' },
-        { role: 'assistant', content: message.content },
+        { role: 'assistant', content: message.content as AnthropicContentBlock[] },
       ],
     });
     const assistant = back.messages[1];
     expect(assistant.content).toBe('Checking.');
     expect(assistant.tool_calls).toEqual(chat.choices[0]!.message.tool_calls);
-    expect(assistant.thinking_blocks.filter((b: any) => b.thinking !== '')).toEqual(chat.choices[0]!.message.thinking_blocks);
+    expect((assistant.thinking_blocks as any[]).filter((b: any) => b.thinking !== '')).toEqual(chat.choices[0]!.message.thinking_blocks);
   });
 
   it('answers a Message or nothing but a well-formed one for any chat answer (property)', () => {

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { chatFromResponses } from '../../../../../src/features/models/responses/to-chat.js';
 import { responseFromChat } from '../../../../../src/features/models/responses/from-chat.js';
 import { GatewayError } from '../../../../../src/contract/errors/gateway-error.js';
+import type { ResponsesCreateRequest } from '../../../../../src/generated/requests/responses-create.js';
 
 /** Only gateway errors (a 4xx naming the field) may come out of a translation. */
 function onlyGatewayErrors(fn: () => unknown): void {
@@ -43,7 +44,7 @@ describe('Responses <-> chat translation', () => {
           instructions: fc.option(fc.string(), { nil: undefined }),
           background: fc.boolean(),
         }),
-        (body) => onlyGatewayErrors(() => chatFromResponses(body)),
+        (body) => onlyGatewayErrors(() => chatFromResponses(body as ResponsesCreateRequest)),
       ),
     );
   });
