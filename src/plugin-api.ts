@@ -57,6 +57,16 @@ export type {
   OpenAICompatibleOptions,
 };
 
+/**
+ * Error shapes: a plugin that serves routes of another API gives their errors that API's body.
+ * In its stage's create(config, services): `errorShapes(services).add((ctx, err) => ...)`, which
+ * returns the error as the request should see it (an AnswerError), or undefined for requests
+ * that are not its own. normalize-error asks every shape the features and plugins added.
+ */
+export { errorShapes } from './kernel/engine/error-shapes.js';
+export type { ErrorShaper } from './kernel/engine/error-shapes.js';
+export type { AnswerError } from './kernel/errors/answer-error.js';
+
 // The slots. Set by the edge (there for every stage that asks):
 /** The request body: the parsed JSON object (read on first use: `await ensureJsonBody(ctx, limit)`, or after `validate`), or a route's checked upload. */
 export { BODY, RAW_BODY, BODY_CHANGED, METADATA, ensureJsonBody } from './kernel/engine/request-body.js';

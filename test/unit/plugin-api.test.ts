@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { defineAuthMode, defineCheck, defineProvider, defineSlot, defineStage, openAICompatible, TARGET } from '../../src/plugin-api.js';
+import { defineAuthMode, defineCheck, defineProvider, defineSlot, defineStage, errorShapes, openAICompatible, TARGET } from '../../src/plugin-api.js';
+import normalizeError from '../../src/stages/normalize-error.js';
+import type { Middleware } from '../../src/kernel/engine/stage.js';
+import { GatewayError } from '../../src/contract/errors/gateway-error.js';
+import { ROUTES } from '../../src/contract/routes.js';
+import { makeServices } from '../helpers/services.js';
+import { makeContext } from '../helpers/context.js';
 import { StageRegistry } from '../../src/kernel/engine/stage-registry.js';
 import { createCheckRegistry } from '../../src/features/guardrails/check-kind.js';
 import { createAuthModeRegistry } from '../../src/features/auth/modes/auth-mode.js';
@@ -50,5 +56,33 @@ describe('the plugin API define* helpers', () => {
     expect(() => defineSlot('plugin-api-test-slot')).toThrow('a context slot named plugin-api-test-slot is already defined');
     expect(() => defineSlot('Not A Name')).toThrow("a context slot name must be lower-case words joined by '-'");
     defineStage({ name: 'uses-own-slot', schema: {}, provides: [mine], create });
+  });
+});
+
+describe('error shapes through the plugin API', () => {
+  it("a plugin stage adds an error shape at create: normalize-error answers the plugin's routes in it, every other request as before", async () => {
+    const services = makeServices();
+    const envelope = defineStage({
+      name: 'soap-envelope',
+      schema: { type: 'object' },
+      create(_config, stageServices) {
+        errorShapes(stageServices).add((ctx, err) =>
+          ctx.headers['x-soap'] === '1' ? { status: err.status, message: err.message, answerBody: () => ({ Envelope: { Fault: { faultstring: err.message } } }) } : undefined,
+        );
+        return async (_ctx, next) => next();
+      },
+    });
+    envelope.create({}, services);
+    const run = normalizeError.create({}, services) as Middleware;
+    const chat = ROUTES.find((r) => r.method === 'POST' && r.path === '/v1/chat/completions')!;
+    const answered = async (headers: Record<string, string>) => {
+      const ctx = makeContext(chat, { headers });
+      await run(ctx, () => Promise.reject(new GatewayError('not_found', 'No such model.')));
+      return ctx.error!;
+    };
+    const soap = await answered({ 'x-soap': '1' });
+    expect(soap.status).toBe(404);
+    expect(soap.answerBody()).toEqual({ Envelope: { Fault: { faultstring: 'No such model.' } } });
+    expect((await answered({})).answerBody()).toMatchObject({ status: 'failure', error: { code: 'not_found', message: 'No such model.' } });
   });
 });
