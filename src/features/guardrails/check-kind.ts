@@ -51,5 +51,5 @@ export const GUARDRAIL_CHECKS = defineService<ExtensionRegistry<GuardrailCheckDe
 
 /** Check names are the config's `type` values (camelCase, as the contract spells them). */
 export function createCheckRegistry(): ExtensionRegistry<GuardrailCheckDefinition> {
-  return new ExtensionRegistry<GuardrailCheckDefinition>('guardrail-check', undefined, /^[A-Za-z][A-Za-z0-9-]*$/);
+  return new ExtensionRegistry<GuardrailCheckDefinition>('guardrail-check', undefined, /^[A-Za-z][A-Za-z0-9-]*$/, 'checks');
 }

@@ -39,11 +39,13 @@ export class ExtensionRegistry<D extends ExtensionDefinition = ExtensionDefiniti
   private ajv: Ajv | undefined;
 
   constructor(
-    /** The kind, as plugins name it: stage, guardrail-check, provider, auth-mode. */
+    /** The kind, as plugins name it (stage, and the kinds features add). */
     readonly kind: string,
     /** Extra checks of a definition of this kind (messages without the origin). */
     private readonly checkShape?: (def: D) => string | undefined,
     private readonly namePattern: RegExp = NAME,
+    /** The export a plugin module may list definitions of this kind under (`stages`, `providers`...). */
+    readonly list?: string,
   ) {}
 
   register(def: D, origin = 'built-in'): void {
@@ -108,6 +110,8 @@ export class ExtensionRegistry<D extends ExtensionDefinition = ExtensionDefiniti
  */
 export interface KindRegistry {
   readonly kind: string;
+  /** The export a plugin module may list definitions of this kind under. */
+  readonly list?: string;
   register(def: unknown, origin?: string): void;
   names(): string[];
 }
@@ -128,5 +132,13 @@ export class ExtensionKinds {
 
   names(): string[] {
     return [...this.kinds.keys()].sort();
+  }
+
+  /** The export lists a plugin module may hold definitions in, each with its kind. */
+  lists(): Array<[list: string, kind: string]> {
+    return [...this.kinds.values()]
+      .filter((r) => r.list !== undefined)
+      .map((r): [string, string] => [r.list!, r.kind])
+      .sort(([a], [b]) => (a < b ? -1 : 1));
   }
 }

@@ -7,19 +7,19 @@ import type { ExtensionKinds } from './extension.js';
  */
 type Fields = Record<string, unknown>;
 
-/** The lists a plugin module may export instead of (or beside) one extension, by kind. */
-const LISTS: Record<string, string> = { stages: 'stage', providers: 'provider', checks: 'guardrail-check', authModes: 'auth-mode' };
-
 /**
  * Loads the modules listed under `plugins:`. A plugin exports one extension (`name`, `schema`,
- * `description`, `create`, and `kind`: stage by default, or guardrail-check, provider,
- * auth-mode; as named exports or a default object), and/or lists: `stages`, `providers`,
- * `checks`, `authModes`, or `extensions` (each item with its `kind`), and/or definitions the
+ * `description`, `create`, and `kind`: stage by default, or a kind a feature added, such as
+ * guardrail-check, provider, auth-mode; as named exports or a default object), and/or lists
+ * (each kind's registry names its own: `stages`, `providers`, `checks`, `authModes`), or
+ * `extensions` (each item with its `kind`), and/or definitions the
  * plugin API's define* helpers made (tagged with their kind), under any export name. Each is registered in the
  * registry of its kind, as the built-ins are. Returns one problem line per module at fault.
  */
 export async function loadPlugins(paths: string[], kinds: ExtensionKinds): Promise<string[]> {
   const problems: string[] = [];
+  // The lists a module may export instead of (or beside) one extension: each registry names its own.
+  const lists = kinds.lists();
   for (const [i, path] of paths.entries()) {
     const origin = `plugins[${i}] (${path})`;
     let mod: Fields;
@@ -42,11 +42,12 @@ export async function loadPlugins(paths: string[], kinds: ExtensionKinds): Promi
     try {
       let found = false;
       if (typeof exported.name === 'string' || typeof exported.create === 'function') {
-        const { default: _default, stages: _s, providers: _p, checks: _c, authModes: _a, extensions: _e, ...single } = exported;
+        const single: Fields = {};
+        for (const key in exported) if (key !== 'default' && key !== 'extensions' && !lists.some(([list]) => list === key)) single[key] = exported[key];
         register(exported.kind ?? 'stage', single);
         found = true;
       }
-      for (const [list, kind] of Object.entries(LISTS)) {
+      for (const [list, kind] of lists) {
         for (const ext of (exported[list] ?? []) as Iterable<unknown>) {
           register(kind, ext);
           found = true;
@@ -58,7 +59,7 @@ export async function loadPlugins(paths: string[], kinds: ExtensionKinds): Promi
       }
       // Definitions made by the plugin API's define* helpers carry their kind: any named export.
       for (const [key, value] of Object.entries(mod)) {
-        if (key === 'default' || key in LISTS || key === 'extensions' || value === exported) continue;
+        if (key === 'default' || lists.some(([list]) => list === key) || key === 'extensions' || value === exported) continue;
         const def = value as Fields | null | undefined;
         if (def && typeof def === 'object' && typeof def.kind === 'string' && typeof def.name === 'string' && typeof def.create === 'function') {
           register(def.kind, def);
@@ -67,7 +68,7 @@ export async function loadPlugins(paths: string[], kinds: ExtensionKinds): Promi
       }
       if (!found) {
         problems.push(
-          `${origin}: exports no extension ({ name, schema, create }, with kind ${kinds.names().join(', ')}) and no stages, providers, checks, authModes or extensions list`,
+          `${origin}: exports no extension ({ name, schema, create }, with kind ${kinds.names().join(', ')}) and no ${[...lists.map(([list]) => list), 'extensions'].join(', ')} list`,
         );
       }
     } catch (err) {

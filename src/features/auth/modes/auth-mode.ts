@@ -43,5 +43,5 @@ export function defineAuthMode<Settings>(mode: AuthModeDefinition<Settings>): Au
 export const AUTH_MODES = defineService<ExtensionRegistry<AuthModeDefinition>>('auth-modes');
 
 export function createAuthModeRegistry(): ExtensionRegistry<AuthModeDefinition> {
-  return new ExtensionRegistry<AuthModeDefinition>('auth-mode');
+  return new ExtensionRegistry<AuthModeDefinition>('auth-mode', undefined, undefined, 'authModes');
 }

@@ -14,7 +14,7 @@ import { addChatTranslations } from '../translations.js';
  * through its chat translation.
  */
 export class ProviderRegistry {
-  readonly definitions = new ExtensionRegistry<ProviderDefinition>('provider');
+  readonly definitions = new ExtensionRegistry<ProviderDefinition>('provider', undefined, undefined, 'providers');
   private readonly instances = new Map<string, ProviderInstance>();
 
   register(def: ProviderDefinition, origin = 'built-in'): void {

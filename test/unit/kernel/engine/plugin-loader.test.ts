@@ -102,7 +102,7 @@ describe('loadPlugins', () => {
     expect(problems).toHaveLength(6);
     expect(problems[0]).toMatch(new RegExp(`^plugins\\[0\\] \\(${missing}\\): cannot be loaded: `));
     expect(problems[1]).toBe(
-      `plugins[1] (${empty}): exports no extension ({ name, schema, create }, with kind auth-mode, guardrail-check, provider, stage) and no stages, providers, checks, authModes or extensions list`,
+      `plugins[1] (${empty}): exports no extension ({ name, schema, create }, with kind auth-mode, guardrail-check, provider, stage) and no authModes, checks, providers, stages, extensions list`,
     );
     expect(problems[2]).toBe(`plugins[2] (${noSchema}): stage bare has no config schema`);
     expect(problems[3]).toBe(`plugins[3] (${badName}): stage name must be lower-case words joined by '-' (got "Bad Name")`);
