@@ -1,5 +1,5 @@
 import type { Capability } from '../../kernel/capability.js';
-import { getStore } from '../../kernel/store/store-capability.js';
+import { getStore, migrateStore } from '../../kernel/store/store-capability.js';
 import { ConfigError } from '../../kernel/config/load-config.js';
 import { ADMIN_SESSIONS, CONFIG_KEYS, PROVIDER_ROUTE_AUTH, TOKEN_SERVICE, USER_ROLES } from './auth-services.js';
 import { ADMIN_SESSION_MIGRATIONS, AdminSessions } from './admin-session.js';
@@ -31,7 +31,7 @@ export const authCapability: Capability = {
     const { config } = services;
     const auth = config.auth ?? {};
     const store = getStore(services);
-    await store.migrate(TOKEN_MIGRATIONS);
+    await migrateStore(services, TOKEN_MIGRATIONS);
     const tokens = services.provide(TOKEN_SERVICE, new TokenService(new TokenStore(store), auth.tokenExpiration ?? '30d'));
     let keys: ConfigKeys;
     try {

@@ -12,8 +12,11 @@ export interface SqlStore {
   execute(sql: string, params?: unknown[]): Promise<number>;
   /** Runs `fn` in one transaction: all of it lands, or none. */
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
-  /** Applies the migrations not applied yet, in order, each once (safe across instances). */
-  migrate(migrations: Migration[]): Promise<void>;
+  /**
+   * Applies the migrations not applied yet, in order, each once (safe across instances); those
+   * of another dialect are passed over. Answers the optional ones it could not apply.
+   */
+  migrate(migrations: Migration[]): Promise<MigrationOutcome>;
   close(): Promise<void>;
   /**
    * A number that changes whenever another connection (another process sharing the file) has
@@ -31,6 +34,22 @@ export interface Migration {
   /** Unique and stable, e.g. "tokens-001-create". */
   id: string;
   statements: string[];
+  /** Applied by a store of this dialect only (the other passes it over and does not record it); absent: by both. */
+  dialect?: SqlStore['dialect'];
+  /**
+   * A migration the gateway works without (e.g. an index that needs a database extension the
+   * store's role may not be allowed to create). When one of its statements fails, it is rolled
+   * back alone and not recorded, the migrations after it go on, and migrate() answers it among
+   * `skipped` (the next migrate(), at the next start, tries it again). `without` says what the
+   * gateway does without it, for the warning. Absent: a failure stops migrate() with its error.
+   */
+  optional?: { without: string };
+}
+
+/** What migrate() could not apply. */
+export interface MigrationOutcome {
+  /** The optional migrations that failed, with their error's message (not recorded: tried again next time). */
+  skipped: Array<{ id: string; without: string; error: string }>;
 }
 
 export const MIGRATIONS_TABLE = 'gateway_migrations';

@@ -56,6 +56,21 @@ function rowOf(r: Stored): PinRow {
   };
 }
 
+/**
+ * At most this many rows per INSERT: 9 parameters a row, 9,216 a statement, under SQLite's limit
+ * (32,766) and PostgreSQL's (65,535).
+ */
+export const INSERT_ROWS = 1024;
+
+/**
+ * How many of `left` rows the next INSERT takes: INSERT_ROWS, or the largest power of two that
+ * fits, so that the statements' texts are few (SQLite keeps each one prepared).
+ */
+function chunkRows(left: number): number {
+  if (left >= INSERT_ROWS) return INSERT_ROWS;
+  return 2 ** Math.floor(Math.log2(left));
+}
+
 /** The pinned definitions of tool servers, in the store every instance shares. */
 export class PinStore {
   constructor(private readonly store: SqlStore) {}
@@ -87,14 +102,27 @@ export class PinStore {
     return rows[0] && rowOf(rows[0]);
   }
 
-  /** Pins a definition seen for the first time (a pin another instance made first is kept). */
-  async insert(row: PinRow): Promise<void> {
+  /**
+   * Pins definitions seen for the first time (a pin another instance made first is kept; of two
+   * rows of one name, the first), in one transaction: multi-row INSERTs of at most
+   * INSERT_ROWS rows (a server's 10,000 tools: 10 statements, not 10,000).
+   */
+  async insertMany(rows: readonly PinRow[]): Promise<void> {
+    if (!rows.length) return;
     const now = Date.now();
-    await this.store.execute(
-      `INSERT INTO gateway_mcp_pins (server, kind, name, digest, definition, pending_digest, pending_definition, first_seen, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (server, kind, name) DO NOTHING`,
-      [row.server, row.kind, row.name, row.digest, row.definition, row.pendingDigest, row.pendingDefinition, now, now],
-    );
+    await this.store.transaction(async (tx) => {
+      for (let at = 0; at < rows.length;) {
+        const n = chunkRows(rows.length - at);
+        const params: unknown[] = [];
+        for (const row of rows.slice(at, at + n)) params.push(row.server, row.kind, row.name, row.digest, row.definition, row.pendingDigest, row.pendingDefinition, now, now);
+        await tx.execute(
+          `INSERT INTO gateway_mcp_pins (server, kind, name, digest, definition, pending_digest, pending_definition, first_seen, updated_at)
+           VALUES ${Array.from({ length: n }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')} ON CONFLICT (server, kind, name) DO NOTHING`,
+          params,
+        );
+        at += n;
+      }
+    });
   }
 
   /** Notes a definition that differs from the pinned one (what an admin would approve). */

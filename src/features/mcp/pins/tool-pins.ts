@@ -54,6 +54,10 @@ export class ToolPins implements ToolGate {
   private loaded = false;
   /** Pins made here whose write to the store has not landed yet. */
   private readonly unwritten = new Map<string, PinRow>();
+  /** Pins made in this turn of the event loop, written together at its end (a server's first list: one transaction). */
+  private toWrite: PinRow[] = [];
+  /** Writes of pins under way. */
+  private readonly writing = new Set<Promise<void>>();
   private reloader: NodeJS.Timeout | undefined;
 
   constructor(
@@ -248,12 +252,34 @@ export class ToolPins implements ToolGate {
   private pinNew(of: Map<string, PinRow>, row: PinRow): void {
     const id = key(row.kind, row.name);
     of.set(id, row);
-    const unwritten = `${row.server}\u0000${id}`;
-    this.unwritten.set(unwritten, row);
-    void this.store
-      .insert(row)
-      .catch((err: Error) => this.logger.warn({ mcpServer: row.server, err: err.message }, 'could not store an MCP pin'))
-      .finally(() => this.unwritten.delete(unwritten));
+    this.unwritten.set(`${row.server}\u0000${id}`, row);
+    if (!this.toWrite.length) queueMicrotask(() => this.writePins());
+    this.toWrite.push(row);
+  }
+
+  /** Writes the pins made since the last write, together (one transaction, a few multi-row INSERTs). */
+  private writePins(): void {
+    const rows = this.toWrite;
+    if (!rows.length) return;
+    this.toWrite = [];
+    const write = this.store
+      .insertMany(rows)
+      .catch((err: Error) => {
+        const servers = new Map<string, number>();
+        for (const row of rows) servers.set(row.server, (servers.get(row.server) ?? 0) + 1);
+        for (const [server, pins] of servers) this.logger.warn({ mcpServer: server, pins, err: err.message }, 'could not store an MCP pin');
+      })
+      .finally(() => {
+        for (const row of rows) this.unwritten.delete(`${row.server}\u0000${key(row.kind, row.name)}`);
+        this.writing.delete(write);
+      });
+    this.writing.add(write);
+  }
+
+  /** Resolves once the pins made so far are in the store (or could not be written: a warning said so). */
+  async written(): Promise<void> {
+    this.writePins();
+    await Promise.all(this.writing);
   }
 
   private notePending(row: PinRow, pin: Sighting): void {

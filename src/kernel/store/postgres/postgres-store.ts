@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { MIGRATIONS_TABLE, type Migration, type SqlExecutor, type SqlStore } from '../sql-store.js';
+import { MIGRATIONS_TABLE, type Migration, type MigrationOutcome, type SqlExecutor, type SqlStore } from '../sql-store.js';
 
 /** `?` placeholders -> `$1, $2, ...` (no `?` appears inside the gateway's SQL literals). */
 function toPositional(sql: string): string {
@@ -81,7 +81,8 @@ export class PostgresStore implements SqlStore {
     });
   }
 
-  async migrate(migrations: Migration[]): Promise<void> {
+  async migrate(migrations: Migration[]): Promise<MigrationOutcome> {
+    const outcome: MigrationOutcome = { skipped: [] };
     await this.withClient(async (client) => {
       // One instance migrates at a time; the others wait, then find the work done.
       await client.query('SELECT pg_advisory_lock(727274)');
@@ -89,6 +90,7 @@ export class PostgresStore implements SqlStore {
         if (this.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(this.schema)}`);
         await client.query(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`);
         for (const migration of migrations) {
+          if (migration.dialect && migration.dialect !== this.dialect) continue;
           const done = await client.query(`SELECT id FROM ${MIGRATIONS_TABLE} WHERE id = $1`, [migration.id]);
           if (done.rowCount) continue;
           await client.query('BEGIN');
@@ -98,13 +100,15 @@ export class PostgresStore implements SqlStore {
             await client.query('COMMIT');
           } catch (err) {
             await client.query('ROLLBACK').catch(() => undefined);
-            throw err;
+            if (!migration.optional) throw err;
+            outcome.skipped.push({ id: migration.id, without: migration.optional.without, error: (err as Error).message });
           }
         }
       } finally {
         await client.query('SELECT pg_advisory_unlock(727274)').catch(() => undefined);
       }
     });
+    return outcome;
   }
 
   async close(): Promise<void> {

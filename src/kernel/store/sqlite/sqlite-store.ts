@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { MIGRATIONS_TABLE, type Migration, type SqlExecutor, type SqlStore } from '../sql-store.js';
+import { MIGRATIONS_TABLE, type Migration, type MigrationOutcome, type SqlExecutor, type SqlStore } from '../sql-store.js';
 
 type Db = Database.Database;
 
@@ -180,16 +180,22 @@ export class SqliteStore implements SqlStore {
     return this.dataVersion.get() as number;
   }
 
-  async migrate(migrations: Migration[]): Promise<void> {
+  async migrate(migrations: Migration[]): Promise<MigrationOutcome> {
+    const outcome: MigrationOutcome = { skipped: [] };
     await this.execute(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`);
     for (const migration of migrations) {
-      await this.transaction(async (tx) => {
+      if (migration.dialect && migration.dialect !== this.dialect) continue;
+      // Each migration in a savepoint of its own: one that fails is rolled back alone.
+      const applied = this.transaction(async (tx) => {
         const done = await tx.query(`SELECT id FROM ${MIGRATIONS_TABLE} WHERE id = ?`, [migration.id]);
         if (done.length) return;
         for (const statement of migration.statements) this.db.exec(statement);
         await tx.execute(`INSERT INTO ${MIGRATIONS_TABLE} (id, applied_at) VALUES (?, ?)`, [migration.id, Math.floor(Date.now() / 1000)]);
       });
+      if (!migration.optional) await applied;
+      else await applied.catch((err: Error) => outcome.skipped.push({ id: migration.id, without: migration.optional!.without, error: err.message }));
     }
+    return outcome;
   }
 
   async close(): Promise<void> {
