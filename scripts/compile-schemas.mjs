@@ -17,7 +17,9 @@ const standaloneCode = standaloneModule.default ?? standaloneModule;
 const out = resolve(process.argv[2] ?? 'dist');
 const schemaDir = resolve('schema');
 const load = (path) => import(pathToFileURL(join(out, path)).href);
-const { SCHEMA_AJV_OPTIONS, EXTENSION_AJV_OPTIONS, EXTENSION_SCHEMA_DIRS, PRECOMPILED_FILE } = await load('kernel/config/ajv-options.js');
+const { SCHEMA_AJV_OPTIONS, EXTENSION_AJV_OPTIONS, PRECOMPILED_FILE } = await load('kernel/config/ajv-options.js');
+/** The folders of schema/ that hold extension config schemas (stages, and the kinds features add): compiled with EXTENSION_AJV_OPTIONS. */
+const EXTENSION_SCHEMA_DIRS = ['stages/', 'checks/', 'auth-modes/', 'providers/'];
 const { schemaTextsHash } = await load('kernel/config/precompiled-validators.js');
 
 const files = [];

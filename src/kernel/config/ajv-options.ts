@@ -10,8 +10,5 @@ export const SCHEMA_AJV_OPTIONS = { allErrors: true, strict: false, allowUnionTy
 /** Configs of extensions (stages, guardrail checks, auth modes, provider settings): defaults filled into a copy. */
 export const EXTENSION_AJV_OPTIONS = { allErrors: true, strict: false, useDefaults: true, allowUnionTypes: true } as const;
 
-/** The folders of schema/ that hold extension config schemas. */
-export const EXTENSION_SCHEMA_DIRS = ['stages/', 'checks/', 'auth-modes/', 'providers/'] as const;
-
 /** File name of the precompiled validators, beside the build's main.js. */
 export const PRECOMPILED_FILE = 'schema-validators.cjs';
