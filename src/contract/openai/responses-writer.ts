@@ -78,8 +78,9 @@ export class ResponsesWriter {
         if (this.state) return '';
         this.state = { id: responseIdOf(part.id), createdAt: part.created, model: part.model, status: 'in_progress', output: [], usage: null };
         if (this.silent) return '';
-        const snapshot = this.snapshot();
-        return this.event('response.created', { response: snapshot }) + this.event('response.in_progress', { response: snapshot });
+        // Both events carry the same response: written once.
+        const snapshot = JSON.stringify(this.snapshot());
+        return this.responseEvent('response.created', snapshot) + this.responseEvent('response.in_progress', snapshot);
       }
       case 'reasoning': {
         if (part.choice !== 0 || part.text === '') return '';
@@ -170,6 +171,13 @@ export class ResponsesWriter {
     if (this.silent) return '';
     open.deltaTail ??= `,"item_id":${JSON.stringify(open.id)},"output_index":${open.index},"content_index":0,"delta":`;
     return `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":${seq}${open.deltaTail}${JSON.stringify(delta)},"logprobs":[]}\n\n`;
+  }
+
+  /** The same text as event(type, { response }) gives, with the response already written as JSON. */
+  private responseEvent(type: string, response: string): string {
+    const seq = this.seq++;
+    if (this.silent) return '';
+    return `event: ${type}\ndata: {"type":${JSON.stringify(type)},"sequence_number":${seq},"response":${response}}\n\n`;
   }
 
   private event(type: string, data: Json): string {

@@ -188,7 +188,17 @@ describe('ResponsesWriter', () => {
       fc.property(fc.array(fc.string({ unit: 'binary', minLength: 1 }), { minLength: 1, maxLength: 6 }), (texts) => {
         const writer = new ResponsesWriter({ model: 'm' });
         const text = [META, ...texts.map((t): StreamPart => ({ type: 'text', choice: 0, text: t }))].map((p) => writer.write(p)).join('');
-        const deltas = text.split('\n\n').filter((b) => b.startsWith('event: response.output_text.delta\n'));
+        const blocks = text.split('\n\n').filter(Boolean);
+        // Every event, the hand-written ones too, is exactly what JSON.stringify writes for its object.
+        for (const block of blocks) {
+          const data = block.slice(block.indexOf('\ndata: ') + 7);
+          expect(data).toBe(JSON.stringify(JSON.parse(data)));
+        }
+        expect(blocks[0]).toMatch(/^event: response\.created\n/);
+        const responseOf = (block: string) => block.slice(block.indexOf('"response":'));
+        expect(blocks[1]).toMatch(/^event: response\.in_progress\n/);
+        expect(responseOf(blocks[1]!)).toBe(responseOf(blocks[0]!));
+        const deltas = blocks.filter((b) => b.startsWith('event: response.output_text.delta\n'));
         expect(deltas).toHaveLength(texts.length);
         deltas.forEach((block, i) => {
           const data = block.slice(block.indexOf('\ndata: ') + 7);
