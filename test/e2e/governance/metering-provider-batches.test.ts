@@ -90,6 +90,18 @@ describe('provider-run batches billed per line when they finish', () => {
     expect(await spent()).toBe(total);
     expect(await rows()).toHaveLength(2);
   });
+
+  it('without secrets.key, a batch made with the caller’s own key is not watched: its key is kept nowhere', async () => {
+    upstream.on('POST /v1/batches', { json: { ...batch('validating'), id: 'batch_own_unsealed' } });
+    const created = await fetch(`${gw.url}/v1/batches`, {
+      method: 'POST',
+      headers: { 'x-gateway-provider': 'openai', authorization: 'Bearer sk-caller-openai', 'x-gateway-token': KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ input_file_id: 'file-in', endpoint: '/v1/chat/completions', completion_window: '24h' }),
+    });
+    expect(created.status).toBe(200);
+    await gw.gateway.services.require(USAGE_LEDGER).flush();
+    expect(await gw.gateway.services.require(STORE).query('SELECT * FROM gateway_pending_batches')).toEqual([]);
+  });
 });
 
 /** A batch nobody retrieves again: the gateway watches the batches it submitted on a key it holds, and bills each once it finishes. */
@@ -101,6 +113,13 @@ const HOLDERS = [
     config: {},
     extra: { credentials: { 'openai-main': { provider: 'openai', api_key: HELD_KEY } } },
     route: { provider: 'openai', credential: 'openai-main' },
+  },
+  {
+    // The caller's own key (in its routing config), kept sealed under secrets.key until the batch is billed.
+    holder: 'the caller’s own key, sealed under secrets.key',
+    config: {},
+    extra: { secrets: { key: 'cd'.repeat(32) } },
+    route: { provider: 'openai', api_key: HELD_KEY },
   },
 ];
 

@@ -9,6 +9,7 @@ import { NO_USAGE, usageClasses } from '../prices/usage-classes.js';
 import type { ApplicableBudget, GatewayKey } from '../governance-types.js';
 import type { ModelPrice } from '../prices/cost.js';
 import { isSecretField } from '../../../kernel/errors/redact.js';
+import { SEALER } from '../../../kernel/store/sealer.js';
 import type { MeterDeps } from './meter.js';
 
 /** Batches run by a provider that were billed (one row each, so a batch is billed once across instances and retrievals). */
@@ -36,6 +37,12 @@ export const BILLED_BATCH_MIGRATIONS: Migration[] = [
       'CREATE INDEX gateway_pending_batches_due ON gateway_pending_batches (next_check_at)',
     ],
   },
+  {
+    // A batch submitted with the caller's own provider key: that key (and secret settings), sealed
+    // under secrets.key, kept only until the batch is billed or given up (the row is then deleted).
+    id: 'billed-batches-003-sealed-secrets',
+    statements: ['ALTER TABLE gateway_pending_batches ADD COLUMN sealed_secrets TEXT'],
+  },
 ];
 
 /** How long a submitted batch is watched before it is given up (a provider's batches end within a day or so). */
@@ -61,6 +68,8 @@ interface PendingRow {
   budgets_json: string;
   entry: string | null;
   target_json: string;
+  /** The caller's own key and secret settings, sealed (null: the key is one the gateway holds). */
+  sealed_secrets: string | null;
   created_at: number | string;
   next_check_at: number | string;
 }
@@ -94,10 +103,12 @@ function answerBody(response: JsonAnswer, always = false): unknown {
  * budget's state: the work is done) and recorded as one usage row per line (route
  * `batch: <endpoint>`). Billed once per batch (gateway_billed_batches) across instances, by
  * whichever comes first: a `GET /v1/batches/{id}` made with a gateway key that answers a final
- * status, or the watcher. A batch submitted with a gateway key on a key the gateway holds (a
- * held credential or providers.<id>.apiKey) is watched (gateway_pending_batches, polled every
- * `pollMs` by one instance at a time) until it finishes, so a batch nobody asks about again is
- * billed too. Off the request path.
+ * status, or the watcher. A batch submitted with a gateway key is watched (gateway_pending_batches,
+ * polled every `pollMs` by one instance at a time) until it finishes, so a batch nobody asks about
+ * again is billed too: on a key the gateway holds (a held credential or providers.<id>.apiKey),
+ * or on the caller's own provider key when secrets.key is set (the key sealed in the row until
+ * the batch is billed; without secrets.key such a batch is billed when it is retrieved). Off the
+ * request path.
  */
 export class ProviderBatchBilling {
   private timer: NodeJS.Timeout | undefined;
@@ -143,27 +154,34 @@ export class ProviderBatchBilling {
   }
 
   /**
-   * Records a submitted batch to watch, when the key it ran with is one the gateway holds (the
-   * caller's own provider key is never kept: such a batch is billed when it is retrieved).
+   * Records a submitted batch to watch. The key it ran with is never stored as it is: a held key
+   * is found again by its name (or providers.<id>.apiKey); the caller's own key and secret
+   * settings are sealed under secrets.key (without secrets.key the caller's key is not kept, and
+   * such a batch is billed when it is retrieved).
    */
   private async watch(ctx: GatewayContext, target: ResolvedTarget, key: GatewayKey, batchId: string, endpoint: string): Promise<void> {
     const configured = this.services.config.providers?.[target.provider]?.apiKey;
     const held = target.credential !== undefined;
-    if (!held && (typeof configured !== 'string' || target.apiKey !== configured)) return;
+    const own = !held && (typeof configured !== 'string' || target.apiKey !== configured);
+    const sealer = own ? this.services.get(SEALER) : undefined;
+    if (own && (!sealer || !target.apiKey)) return;
     const options: Record<string, unknown> = {};
+    const secretOptions: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(target.options ?? {})) {
       if (!isSecretField(name)) options[name] = value;
+      else if (own) secretOptions[name] = value;
       // A secret setting that is not the held credential's own could not be restored later.
       else if (!held) return;
     }
+    const sealed = sealer ? sealer.seal(JSON.stringify({ apiKey: target.apiKey, options: secretOptions })) : null;
     const stored: ResolvedTarget = { ...target, options };
     delete stored.apiKey;
     const { inputs } = this.deps;
     const budgets = inputs.budgetLedger ? await inputs.budgetsFor(ctx, key) : [];
     const now = Date.now();
     await getStore(this.services).execute(
-      `INSERT INTO gateway_pending_batches (marker, batch_id, endpoint, key_json, budgets_json, entry, target_json, created_at, next_check_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (marker) DO NOTHING`,
+      `INSERT INTO gateway_pending_batches (marker, batch_id, endpoint, key_json, budgets_json, entry, target_json, sealed_secrets, created_at, next_check_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (marker) DO NOTHING`,
       [
         `${target.provider}:${batchId}`,
         batchId,
@@ -172,6 +190,7 @@ export class ProviderBatchBilling {
         JSON.stringify(budgets),
         inputs.catalogueEntryOf?.(ctx) ?? null,
         JSON.stringify(stored),
+        sealed,
         now,
         now + this.pollMs,
       ],
@@ -223,7 +242,7 @@ export class ProviderBatchBilling {
       await forget();
       return;
     }
-    const target = this.restore(JSON.parse(row.target_json) as ResolvedTarget);
+    const target = this.restore(JSON.parse(row.target_json) as ResolvedTarget, row.sealed_secrets);
     if (!target) {
       this.deps.logger.warn({ batch: row.batch_id }, 'the key a provider batch ran with is gone: it is billed when retrieved');
       await forget();
@@ -245,8 +264,18 @@ export class ProviderBatchBilling {
     await forget();
   }
 
-  /** The stored target with the key it ran with: the held credential's (as it is now), or the provider's configured one. */
-  private restore(stored: ResolvedTarget): ResolvedTarget | undefined {
+  /**
+   * The stored target with the key it ran with: the caller's own (unsealed), the held
+   * credential's (as it is now), or the provider's configured one; undefined when it is gone
+   * (secrets.key changed without the old one kept in previousKeys, the credential deleted).
+   */
+  private restore(stored: ResolvedTarget, sealed: string | null): ResolvedTarget | undefined {
+    if (sealed) {
+      const opened = this.services.get(SEALER)?.open(sealed);
+      if (opened === undefined) return undefined;
+      const own = JSON.parse(opened) as { apiKey: string; options: Record<string, unknown> };
+      return { ...stored, apiKey: own.apiKey, options: { ...stored.options, ...own.options } };
+    }
     if (stored.credential !== undefined) {
       const held = this.services.get(HELD_CREDENTIALS)?.get(stored.credential);
       if (!held || held.provider !== stored.provider) return undefined;
