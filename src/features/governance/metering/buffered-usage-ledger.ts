@@ -40,8 +40,11 @@ export class BufferedUsageLedger implements UsageLedger {
     private readonly logger: Logger,
     options: BufferedLedgerOptions = {},
   ) {
-    this.batchSize = options.batchSize ?? 500;
-    this.intervalMs = options.intervalMs ?? 200;
+    // Rows leave within 20 ms (or 64 at a time): they die young instead of being promoted to the
+    // old generation while they wait. Measured with keys-chat at c=64 (bench/paired.mjs, against
+    // 200 ms / 500 rows): peak RSS 17-31 MB lower, CPU per request the same or 1-4 % lower.
+    this.batchSize = options.batchSize ?? 64;
+    this.intervalMs = options.intervalMs ?? 20;
     this.maxBuffered = options.maxBuffered ?? 200_000;
     this.retryMs = options.retryMs ?? 500;
     this.write = options.write ?? ((rows) => insertUsageRows(store, rows));
