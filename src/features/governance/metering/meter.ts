@@ -8,7 +8,7 @@ import { ATTEMPTS, TARGET, setRequestUsage, type RoutingDecision, type PlanNode 
 import { costOf, worstCaseCost, type ModelPrice } from '../prices/cost.js';
 import { usdFromMicros } from '../prices/money.js';
 import { NO_USAGE, usageClasses, type TokenUsage } from '../prices/usage-classes.js';
-import type { ApplicableBudget, GatewayKey, Reservation, ReserveResult, UsageAttempt, UsageLedger, UsagePart, UsageRow } from '../governance-types.js';
+import type { ApplicableBudget, BudgetLedger, GatewayKey, Reservation, ReserveResult, UsageAttempt, UsageLedger, UsagePart, UsageRow } from '../governance-types.js';
 import { answerUsage } from './answer-usage.js';
 import type { MeteringInputs } from './metering-inputs.js';
 import { countPromptTokens, countText } from './token-count.js';
@@ -509,22 +509,38 @@ export class Meter {
     this.partsRecorded = cost.parts;
     this.recordLate();
     this.forget();
-    const record = () => deps.ledger.record(row);
     const ledger = deps.inputs.budgetLedger;
     const reservation = this.reservation;
     if (!ledger || !reservation) {
-      record();
+      deps.ledger.record(row);
       return;
     }
     const tokens = cost.usage.input + cost.usage.cacheRead + cost.usage.cacheWrite + cost.usage.output + cost.usage.reasoning + cost.usage.inputAudio + cost.usage.outputAudio;
-    // Counters first, then the row: budgets are never behind the ledger.
-    const settling = ledger
-      .settle(this.budgets, reservation, { micros: cost.settleMicros ?? 0, tokens })
-      .catch((err: Error) => {
-        row.unverified = true;
-        deps.logger.warn({ requestId: ctx.id, err: err.message }, 'budget settle failed; the reservation expires by itself');
-      })
-      .then(record);
-    deps.ledger.track(settling);
+    settleThenRecord(deps, ledger, this.budgets, reservation, { micros: cost.settleMicros ?? 0, tokens }, row);
   }
+}
+
+/**
+ * Counters first, then the row: budgets are never behind the ledger. On leases the settle
+ * answers once the lease's spend has reached the store (up to the lease interval later), so
+ * what waits for it is only the row: not the request's context, whose buffers and objects
+ * would otherwise outlive the answer and be promoted to the old generation meanwhile.
+ */
+function settleThenRecord(
+  deps: MeterDeps,
+  ledger: BudgetLedger,
+  budgets: readonly ApplicableBudget[],
+  reservation: Reservation,
+  actual: { micros: number; tokens: number },
+  row: UsageRow,
+): void {
+  const settling = ledger.settle(budgets, reservation, actual).then(
+    () => deps.ledger.record(row),
+    (err: Error) => {
+      row.unverified = true;
+      deps.logger.warn({ requestId: row.requestId, err: err.message }, 'budget settle failed; the reservation expires by itself');
+      deps.ledger.record(row);
+    },
+  );
+  deps.ledger.track(settling);
 }

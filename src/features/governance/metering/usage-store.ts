@@ -152,28 +152,37 @@ export const PART_COLUMNS = [
   'at',
 ] as const;
 
-function values(row: StoredRow): unknown[] {
-  return [
-    row.id,
-    row.requestId,
-    row.at,
-    row.keyId,
-    row.user,
-    row.team,
-    row.organization,
-    row.customer,
-    row.route,
-    row.provider,
-    row.model,
-    ...tokenValues(row.usage),
-    row.costMicros,
-    row.priceSource,
-    row.status,
-    Math.round(row.latencyMs),
-    row.estimated ? 1 : 0,
-    row.unverified ? 1 : 0,
-    row.attempts?.length ? JSON.stringify(row.attempts) : null,
-  ];
+/** Writes a row's values, in USAGE_COLUMNS' order, into `out` from `at` (one array binds a whole batch). */
+function putValues(out: unknown[], at: number, row: StoredRow): void {
+  const u = row.usage;
+  out[at] = row.id;
+  out[at + 1] = row.requestId;
+  out[at + 2] = row.at;
+  out[at + 3] = row.keyId;
+  out[at + 4] = row.user;
+  out[at + 5] = row.team;
+  out[at + 6] = row.organization;
+  out[at + 7] = row.customer;
+  out[at + 8] = row.route;
+  out[at + 9] = row.provider;
+  out[at + 10] = row.model;
+  out[at + 11] = u.input;
+  out[at + 12] = u.cacheRead;
+  out[at + 13] = u.cacheWrite;
+  out[at + 14] = u.output;
+  out[at + 15] = u.reasoning;
+  out[at + 16] = u.inputAudio;
+  out[at + 17] = u.outputAudio;
+  out[at + 18] = u.images;
+  out[at + 19] = u.audioSeconds;
+  out[at + 20] = u.characters;
+  out[at + 21] = row.costMicros;
+  out[at + 22] = row.priceSource;
+  out[at + 23] = row.status;
+  out[at + 24] = Math.round(row.latencyMs);
+  out[at + 25] = row.estimated ? 1 : 0;
+  out[at + 26] = row.unverified ? 1 : 0;
+  out[at + 27] = row.attempts?.length ? JSON.stringify(row.attempts) : null;
 }
 
 /** A usage's token classes in TOKEN_COLUMNS' order. */
@@ -224,9 +233,13 @@ export function withPartIds(parts: readonly UsagePart[]): StoredPart[] {
   return parts.map((p) => ({ ...p, id: timeOrderedUuid() }));
 }
 
+/** The row as stored: the ledger owns what it is given, so its id (and its parts' ids) are set on it rather than on a copy. */
 export function withRowId(row: UsageRow): StoredRow {
-  const { parts, ...rest } = row;
-  return parts?.length ? { ...rest, id: timeOrderedUuid(), parts: withPartIds(parts) } : { ...rest, id: timeOrderedUuid() };
+  const stored = row as StoredRow;
+  stored.id = timeOrderedUuid();
+  if (row.parts?.length) stored.parts = withPartIds(row.parts);
+  else delete stored.parts;
+  return stored;
 }
 
 /** Parts per INSERT (24 parameters each: well under SQLite's and PostgreSQL's limits). */
@@ -252,11 +265,25 @@ export async function insertUsageRows(store: SqlStore, entries: readonly StoredE
   });
 }
 
+/** The multi-row INSERT of n rows, made once per n (a batch is usually the ledger's batch size). */
+const rowInserts = new Map<number, string>();
+const ONE_ROW = `(${USAGE_COLUMNS.map(() => '?').join(', ')})`;
+
+function rowInsert(n: number): string {
+  let sql = rowInserts.get(n);
+  if (sql === undefined) {
+    sql = `INSERT INTO gateway_usage (${USAGE_COLUMNS.join(', ')}) VALUES ${new Array<string>(n).fill(ONE_ROW).join(', ')} ON CONFLICT (id) DO NOTHING`;
+    if (rowInserts.size < 1024) rowInserts.set(n, sql);
+  }
+  return sql;
+}
+
 async function insertRows(store: SqlExecutor, rows: readonly StoredRow[]): Promise<void> {
   if (rows.length === 0) return;
-  const one = `(${USAGE_COLUMNS.map(() => '?').join(', ')})`;
-  const sql = `INSERT INTO gateway_usage (${USAGE_COLUMNS.join(', ')}) VALUES ${rows.map(() => one).join(', ')} ON CONFLICT (id) DO NOTHING`;
-  await store.execute(sql, rows.flatMap(values));
+  const width = USAGE_COLUMNS.length;
+  const params = new Array<unknown>(rows.length * width);
+  for (let i = 0; i < rows.length; i++) putValues(params, i * width, rows[i]!);
+  await store.execute(rowInsert(rows.length), params);
 }
 
 async function insertParts(store: SqlExecutor, parts: ReadonlyArray<[string, StoredPart]>): Promise<void> {

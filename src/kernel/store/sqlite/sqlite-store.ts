@@ -81,11 +81,12 @@ export class SqliteStore implements SqlStore {
 
   private runQuery<T>(sql: string, params: unknown[]): T[] {
     const stmt = this.prepare(sql);
-    return (stmt.reader ? stmt.all(...bindable(params)) : (stmt.run(...bindable(params)), [])) as T[];
+    // One array binds every anonymous parameter (a ledger batch binds thousands: no spread onto the stack).
+    return (stmt.reader ? stmt.all(bindable(params)) : (stmt.run(bindable(params)), [])) as T[];
   }
 
   private runExecute(sql: string, params: unknown[]): number {
-    return this.prepare(sql).run(...bindable(params)).changes;
+    return this.prepare(sql).run(bindable(params)).changes;
   }
 
   async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {

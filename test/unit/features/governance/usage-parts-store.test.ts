@@ -133,6 +133,77 @@ describe.each(['sqlite', 'postgres'] as const)('usage rows and their parts (%s)'
     ]);
   });
 
+  it('every column of a row lands in its own column, whatever the batch size', async () => {
+    const store = await storeOf(kind);
+    const full = (requestId: string, n: number): UsageRow => ({
+      requestId,
+      at: 1_700_000_000_000 + n,
+      keyId: `key-${n}`,
+      user: `user-${n}`,
+      team: `team-${n}`,
+      organization: `org-${n}`,
+      customer: `customer-${n}`,
+      route: `POST /v1/route-${n}`,
+      provider: `provider-${n}`,
+      model: `model-${n}`,
+      usage: { input: 1, cacheRead: 2, cacheWrite: 3, output: 4, reasoning: 5, inputAudio: 6, outputAudio: 7, images: 8, audioSeconds: 9, characters: 10 },
+      costMicros: 1000 + n,
+      priceSource: `source-${n}`,
+      status: 201,
+      latencyMs: 41.6,
+      estimated: true,
+      unverified: n % 2 === 0,
+      attempts: [{ provider: `provider-${n}`, target: '0', status: 201, latency_ms: 42, error_type: null }],
+    });
+    // 1 row, then 3 (a new statement), then 1 again (the first statement, cached)
+    await insertUsageRows(store, [withRowId(full('a', 0))]);
+    await insertUsageRows(
+      store,
+      [1, 2, 3].map((n) => withRowId(full(`b${n}`, n))),
+    );
+    await insertUsageRows(store, [withRowId(full('c', 4))]);
+    const rows = await store.query<any>('SELECT * FROM gateway_usage ORDER BY request_id');
+    expect(rows.map((r) => r.request_id)).toEqual(['a', 'b1', 'b2', 'b3', 'c']);
+    rows.forEach((r, i) => {
+      const n = i;
+      expect(typeof r.id).toBe('string');
+      expect([Number(r.at), r.key_id, r.user_id, r.team, r.organization, r.customer, r.route, r.provider, r.model]).toEqual([
+        1_700_000_000_000 + n,
+        `key-${n}`,
+        `user-${n}`,
+        `team-${n}`,
+        `org-${n}`,
+        `customer-${n}`,
+        `POST /v1/route-${n}`,
+        `provider-${n}`,
+        `model-${n}`,
+      ]);
+      expect(
+        [
+          'input_tokens',
+          'cache_read_tokens',
+          'cache_write_tokens',
+          'output_tokens',
+          'reasoning_tokens',
+          'input_audio_tokens',
+          'output_audio_tokens',
+          'images',
+          'audio_seconds',
+          'characters',
+        ].map((c) => Number(r[c])),
+      ).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      expect([Number(r.cost_micros), r.price_source, Number(r.status), Number(r.latency_ms), Number(r.estimated), Number(r.unverified)]).toEqual([
+        1000 + n,
+        `source-${n}`,
+        201,
+        42,
+        1,
+        n % 2 === 0 ? 1 : 0,
+      ]);
+      expect(JSON.parse(r.attempts)).toEqual([{ provider: `provider-${n}`, target: '0', status: 201, latency_ms: 42, error_type: null }]);
+    });
+  });
+
   it('a part that cannot be written keeps its row out too (one transaction)', async () => {
     const store = await storeOf(kind);
     const broken = { ...toolPart(1), kind: null } as unknown as UsagePart;
