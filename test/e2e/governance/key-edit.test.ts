@@ -159,6 +159,24 @@ describe('editing a gateway key (PATCH /v1/auth/tokens/{id})', () => {
     expect((await chat(key.token, 'gpt', { max_tokens: 1000 })).status).toBe(200);
   });
 
+  it('a budget made through /v1/admin/budgets for the key applies to its next request, and deleting it lifts it', async () => {
+    const key = await issue({});
+    // served twice first: what applies to the key is worked out and kept between its requests
+    expect((await chat(key.token, 'gpt', { max_tokens: 1000 })).status).toBe(200);
+    expect((await chat(key.token, 'gpt', { max_tokens: 1000 })).status).toBe(200);
+    const made = await call('POST', '/v1/admin/budgets', ADMIN, { scope: 'key', subject: key.id, name: 'api-tiny', limit_usd: 0.000001, window: { period: 'day' } });
+    expect(made.status).toBe(201);
+    // twice each: the first request after a change reads the budgets again, the next one is served from what it read
+    for (let i = 0; i < 2; i++) {
+      const refused = await chat(key.token, 'gpt', { max_tokens: 1000 });
+      expect(refused.status).toBe(429);
+      expect(refused.json.error.message).toContain('api-tiny');
+    }
+    expect((await call('DELETE', `/v1/admin/budgets/${made.json.id}`, ADMIN)).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await chat(key.token, 'gpt', { max_tokens: 1000 })).status).toBe(200);
+    expect(upstream.requests).toHaveLength(4);
+  });
+
   it('an expires_at in the past ends nothing: 400; a nearer one is kept', async () => {
     const key = await issue({});
     const now = Math.floor(Date.now() / 1000);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ApplicableBudget, BudgetLedger, Reservation, ReserveResult } from '../governance-types.js';
 import { uniqueBudgets } from './budget-ledger.js';
-import { planOf } from './budget-plan.js';
+import { planOf, windowOfBudget } from './budget-plan.js';
 
 /** The store-backed ledger a lease is taken from and returned to (LedgerOverBackend). */
 export interface LeaseSource extends BudgetLedger {
@@ -97,6 +97,8 @@ function fits(lease: Lease, amount: Amount): boolean {
  */
 export class LeasedLedger implements BudgetLedger {
   private readonly slots = new Map<string, Slot>();
+  /** Each budget's slot key for the window it was last asked in (made once per window, not per request). */
+  private readonly slotKeys = new Map<string, { series: string; to: number; key: string }>();
   /** Leases not yet settled in the store (open, spare, draining or being returned). */
   private readonly unreturned = new Set<Lease>();
   /** The leases each live request holds. */
@@ -116,19 +118,40 @@ export class LeasedLedger implements BudgetLedger {
     this.clock = options.clock ?? Date.now;
   }
 
-  async reserve(budgets: readonly ApplicableBudget[], amount: Reservation, now?: number): Promise<ReserveResult> {
-    if (!budgets.length) return { ok: true, reservation: amount };
+  reserve(budgets: readonly ApplicableBudget[], amount: Reservation, now?: number): Promise<ReserveResult> {
+    if (!budgets.length) return Promise.resolve({ ok: true, reservation: amount });
     const at = now ?? this.clock();
     const want = { micros: Math.max(0, amount.micros), tokens: Math.max(0, amount.tokens) };
+    const unique = uniqueBudgets(budgets);
     const taken: Lease[] = [];
-    for (const budget of uniqueBudgets(budgets)) {
-      const got = await this.leaseFor(budget, want, at);
+    try {
+      // Most requests find room on each budget's open lease: held there in this turn, with no await.
+      for (let i = 0; i < unique.length; i++) {
+        const lease = this.holdOnOpenLease(unique[i]!, want, at);
+        if (!lease) return this.reserveTaking(unique, i, taken, want, amount, at);
+        taken.push(lease);
+      }
+      return Promise.resolve(this.reserved(amount, taken));
+    } catch (err) {
+      this.release(taken, want);
+      return Promise.reject(err as Error);
+    }
+  }
+
+  /** The rest of a reservation from budget `from` on, taking leases where the open one has no room. */
+  private async reserveTaking(budgets: readonly ApplicableBudget[], from: number, taken: Lease[], want: Amount, amount: Reservation, at: number): Promise<ReserveResult> {
+    for (let i = from; i < budgets.length; i++) {
+      const got = await this.leaseFor(budgets[i]!, want, at);
       if (!got.ok) {
         this.release(taken, want);
         return got;
       }
       taken.push(got.lease);
     }
+    return this.reserved(amount, taken);
+  }
+
+  private reserved(amount: Reservation, taken: Lease[]): ReserveResult {
     this.holds.set(amount.id, taken);
     this.startTimer();
     const remaining = remainingOf(taken);
@@ -147,19 +170,29 @@ export class LeasedLedger implements BudgetLedger {
     this.holds.delete(reservation.id);
     const real = { micros: Math.max(0, Math.round(actual.micros)), tokens: Math.max(0, Math.round(actual.tokens)) };
     const held = { micros: Math.max(0, reservation.micros), tokens: Math.max(0, reservation.tokens) };
-    const landed: Array<Promise<unknown>> = [];
+    const late: Array<Promise<unknown>> = [];
+    // One promise for the request: it answers once every lease it settled on has landed.
+    let waiting = 0;
+    let landed!: () => void;
+    const allLanded = new Promise<void>((resolve) => (landed = resolve));
+    const oneLanded = () => {
+      if (--waiting === 0) landed();
+    };
     for (const lease of leases) {
       if (!this.unreturned.has(lease)) {
         // Returned already (the ledger closed under a live request): its spend goes to the store on its own.
-        landed.push(this.source.settle([lease.budget], { id: `${reservation.id}:late`, micros: 0, tokens: 0 }, real, lease.takenAt));
+        late.push(this.source.settle([lease.budget], { id: `${reservation.id}:late`, micros: 0, tokens: 0 }, real, lease.takenAt));
         continue;
       }
       add(lease.spent, real);
-      landed.push(new Promise<void>((resolve) => lease.waiters.push(resolve)));
+      waiting++;
+      lease.waiters.push(oneLanded);
       this.drop(lease, held);
     }
     const remaining = remainingOf(leases);
-    await Promise.all(landed);
+    if (waiting === 0) landed();
+    if (late.length) await Promise.all(late);
+    await allLanded;
     return remaining === undefined ? {} : { remainingMicros: remaining };
   }
 
@@ -210,14 +243,7 @@ export class LeasedLedger implements BudgetLedger {
    * lease being taken resume one after another, each seeing the others' holds).
    */
   private async leaseFor(budget: ApplicableBudget, want: Amount, at: number): Promise<TakeResult> {
-    const plan = planOf(budget, at);
-    const key = `${budget.id}\u0000${plan.series}\u0000${plan.to}`;
-    let slot = this.slots.get(key);
-    if (!slot) {
-      slot = { scale: 1 };
-      this.slots.set(key, slot);
-      if (this.slots.size > 1) this.dropOtherWindows(budget.id, key);
-    }
+    const slot = this.slotOf(budget, at);
     for (let tries = 0; ; tries++) {
       const lease = slot.open;
       if (lease && lease.open && at - lease.takenAt < this.options.intervalMs && fits(lease, want)) {
@@ -245,6 +271,35 @@ export class LeasedLedger implements BudgetLedger {
       const got = await slot.taking;
       if (!got.ok) return got;
     }
+  }
+
+  /** The budget's slot for the window `at` is in (made, and earlier windows' slots dropped, on its first request). */
+  private slotOf(budget: ApplicableBudget, at: number): Slot {
+    const window = windowOfBudget(budget.budget);
+    const to = window.index(at);
+    let named = this.slotKeys.get(budget.id);
+    if (named === undefined || named.to !== to || named.series !== window.series) {
+      named = { series: window.series, to, key: `${budget.id}\u0000${window.series}\u0000${to}` };
+      if (this.slotKeys.size >= 100_000) this.slotKeys.clear();
+      this.slotKeys.set(budget.id, named);
+    }
+    let slot = this.slots.get(named.key);
+    if (!slot) {
+      slot = { scale: 1 };
+      this.slots.set(named.key, slot);
+      if (this.slots.size > 1) this.dropOtherWindows(budget.id, named.key);
+    }
+    return slot;
+  }
+
+  /** Holds `want` on the budget's open lease when it has room (what leaseFor does first, without an await); undefined: a lease must be taken. */
+  private holdOnOpenLease(budget: ApplicableBudget, want: Amount, at: number): Lease | undefined {
+    const slot = this.slotOf(budget, at);
+    const lease = slot.open;
+    if (!lease || !lease.open || at - lease.takenAt >= this.options.intervalMs || !fits(lease, want)) return undefined;
+    this.prefetch(slot, lease, budget, want, at);
+    hold(lease, want);
+    return lease;
   }
 
   /** Sizes the next leases by how fast this one was used: a busy budget takes fewer, larger leases. */

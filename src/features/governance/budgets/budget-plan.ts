@@ -1,5 +1,5 @@
 import { BUDGET_SCOPES, type ApplicableBudget } from '../governance-types.js';
-import type { BudgetWindow } from '../../../generated/governance/budget.js';
+import type { Budget, BudgetWindow } from '../../../generated/governance/budget.js';
 import { compileWindow, type CompiledWindow } from './budget-window.js';
 
 /** One applicable budget at one instant, as every backend checks it. */
@@ -37,6 +37,18 @@ function windowOf(window: BudgetWindow | undefined): CompiledWindow {
   return w;
 }
 
+const byBudget = new WeakMap<Budget, CompiledWindow>();
+
+/** A budget's compiled window, found by the budget itself (no key made per request). */
+export function windowOfBudget(budget: Budget): CompiledWindow {
+  let w = byBudget.get(budget);
+  if (!w) {
+    w = windowOf(budget.window);
+    byBudget.set(budget, w);
+  }
+  return w;
+}
+
 const SCOPE_ORDER = new Map<string, number>(BUDGET_SCOPES.map((s, i) => [s, i]));
 
 /** `limit_usd` (the one float of money, as configured) as whole microdollars. */
@@ -52,7 +64,7 @@ export function plansOf(budgets: readonly ApplicableBudget[], nowMs: number): Bu
 
 export function planOf(applicable: ApplicableBudget, nowMs: number): BudgetPlan {
   const { budget } = applicable;
-  const pos = windowOf(budget.window).position(nowMs);
+  const pos = windowOfBudget(budget).position(nowMs);
   const limitMicros = budget.limit_usd === undefined ? null : microsOfUsd(budget.limit_usd);
   const limitTokens = budget.limit_tokens ?? null;
   const measure = limitMicros ?? limitTokens;

@@ -30,6 +30,8 @@ export interface WindowPosition {
 export interface CompiledWindow {
   readonly series: string;
   position(ms: number): WindowPosition;
+  /** The index settled spend at `ms` goes to (position(ms).to, without making the position). */
+  index(ms: number): number;
   /** Calendar windows: [start, end) in Unix ms of the window holding `ms` (end Infinity for total). */
   bounds?(ms: number): { index: number; start: number; end: number };
 }
@@ -78,7 +80,7 @@ export function compileWindow(window: BudgetWindow | undefined): CompiledWindow 
   const kind = window?.kind ?? 'calendar';
   const timeZone = window?.timezone ?? 'UTC';
   if (period === 'total') {
-    return { series: 'total', position: () => ({ series: 'total', from: 0, to: 0, resetAt: null }), bounds: () => ({ index: 0, start: -Infinity, end: Infinity }) };
+    return { series: 'total', position: () => ({ series: 'total', from: 0, to: 0, resetAt: null }), index: () => 0, bounds: () => ({ index: 0, start: -Infinity, end: Infinity }) };
   }
   if (kind === 'rolling') {
     const bucketMs = Math.max(1, Math.floor(periodMs(period) / ROLLING_BUCKETS));
@@ -89,6 +91,7 @@ export function compileWindow(window: BudgetWindow | undefined): CompiledWindow 
         const to = Math.floor(ms / bucketMs);
         return { series, from: to - ROLLING_BUCKETS + 1, to, resetAt: null, bucketMs };
       },
+      index: (ms) => Math.floor(ms / bucketMs),
     };
   }
   const cal = calendar(period, timeZone);
@@ -105,6 +108,7 @@ export function compileWindow(window: BudgetWindow | undefined): CompiledWindow 
   return {
     series,
     bounds,
+    index: (ms) => bounds(ms).index,
     position(ms) {
       const b = bounds(ms);
       return { series, from: b.index, to: b.index, resetAt: Math.ceil(b.end / 1000) };

@@ -178,7 +178,8 @@ export class Meter {
     const { inputs, logger } = this.deps;
     const ledger = inputs.budgetLedger;
     if (!ledger) return;
-    this.budgets = await inputs.budgetsFor(ctx, this.key);
+    const budgets = inputs.budgetsFor(ctx, this.key);
+    this.budgets = Array.isArray(budgets) ? budgets : await budgets;
     if (this.budgets.length === 0) return;
     const body = ctx.get(BODY) as Record<string, unknown> | undefined;
     // Every prompt token is at least one byte of the request body (byte-level BPE), so the body's

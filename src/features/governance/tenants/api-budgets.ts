@@ -7,6 +7,21 @@ export type BudgetSubjects = Partial<Record<BudgetScope, string | null | undefin
 
 const keyOf = (scope: string, subject: string) => `${scope}\u0000${subject}`;
 
+/** API budgets by scope and subject, as read at one time. */
+export type ApiBudgetIndex = ReadonlyMap<string, readonly ApplicableBudget[]>;
+
+/** The budgets of `index` applying to these subjects, in scope order (key, user, team, ...). */
+export function pickBudgets(index: ApiBudgetIndex, subjects: BudgetSubjects): ApplicableBudget[] {
+  const out: ApplicableBudget[] = [];
+  for (const scope of BUDGET_SCOPES) {
+    const subject = subjects[scope];
+    if (!subject) continue;
+    const found = index.get(keyOf(scope, subject));
+    if (found) out.push(...found);
+  }
+  return out;
+}
+
 /**
  * Budgets made through /v1/admin/budgets, as the budget engine asks for them: those applicable to
  * a request's subjects, with the row id as the stable id. Read from the store at most once per
@@ -32,15 +47,21 @@ export class ApiBudgets {
 
   /** Every API budget applying to these subjects, in scope order (key, user, team, ...). */
   async applicable(subjects: BudgetSubjects): Promise<ApplicableBudget[]> {
-    const index = this.index && Date.now() - this.loadedAt < this.ttlMs ? this.index : await this.load();
-    const out: ApplicableBudget[] = [];
-    for (const scope of BUDGET_SCOPES) {
-      const subject = subjects[scope];
-      if (!subject) continue;
-      const found = index.get(keyOf(scope, subject));
-      if (found) out.push(...found);
-    }
-    return out;
+    return pickBudgets(this.fresh() ?? (await this.load()), subjects);
+  }
+
+  /**
+   * The budgets as last read, while within the TTL (undefined: a read is due). A new object after
+   * every read or write, so a caller may keep what it worked out from one until it changes.
+   */
+  fresh(): ApiBudgetIndex | undefined {
+    return this.index && Date.now() - this.loadedAt < this.ttlMs ? this.index : undefined;
+  }
+
+  /** The budgets, read from the store when the TTL has passed. */
+  current(): Promise<ApiBudgetIndex> {
+    const fresh = this.fresh();
+    return fresh ? Promise.resolve(fresh) : this.load();
   }
 
   private load(): Promise<Map<string, ApplicableBudget[]>> {
