@@ -12,21 +12,25 @@ const USAGE_WINDOW = 8192;
 export function usageOfRaw(raw: Buffer): Record<string, unknown> | undefined {
   const at = raw.lastIndexOf(USAGE_KEY);
   if (at < 0) return undefined;
-  const text = raw.toString('utf8', at + USAGE_KEY.length, Math.min(raw.length, at + USAGE_KEY.length + USAGE_WINDOW));
-  const open = text.indexOf('{');
-  if (open < 0 || text.slice(0, open).replace(/[\s:]/g, '') !== '') return undefined;
+  const limit = Math.min(raw.length, at + USAGE_KEY.length + USAGE_WINDOW);
+  let i = at + USAGE_KEY.length;
+  // Only JSON's whitespace and the colon may stand between the key and its object.
+  while (i < limit && (raw[i] === 0x3a || raw[i] === 0x20 || raw[i] === 0x0a || raw[i] === 0x0d || raw[i] === 0x09)) i++;
+  if (i >= limit || raw[i] !== 0x7b) return undefined;
+  const open = i;
   let depth = 0;
   let inString = false;
-  for (let i = open; i < text.length; i++) {
-    const c = text[i];
+  // Scanned as bytes: the bytes of '"', '\\', '{' and '}' never occur inside a UTF-8 multi-byte character.
+  for (; i < limit; i++) {
+    const c = raw[i];
     if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '{') depth++;
-    else if (c === '}' && --depth === 0) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b) depth++;
+    else if (c === 0x7d && --depth === 0) {
       try {
-        const usage = JSON.parse(text.slice(open, i + 1));
+        const usage = JSON.parse(raw.toString('utf8', open, i + 1));
         return usage && typeof usage === 'object' ? (usage as Record<string, unknown>) : undefined;
       } catch {
         return undefined;

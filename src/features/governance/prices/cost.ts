@@ -65,6 +65,15 @@ function promptSize(usage: TokenUsage): number {
   return usage.input + usage.cacheRead + usage.cacheWrite + usage.inputAudio;
 }
 
+/** The token classes, in one array made once (costOf runs twice per metered request). */
+const TOKEN_CLASSES = Object.keys(USAGE_OF) as (keyof TokenPrices)[];
+
+/** The long-context tier whose threshold a prompt of `size` passes (highest first), if any. */
+function tierOf(price: ModelPrice, size: number): TokenPrices | undefined {
+  for (const t of price.tiers) if (size > t.aboveInputTokens) return t.prices;
+  return undefined;
+}
+
 function unitPrice(cls: keyof TokenPrices, tier: TokenPrices | undefined, base: ModelPrice): bigint | undefined {
   for (const key of FALLBACK[cls]) {
     const price = tier?.[key] ?? base[key];
@@ -80,24 +89,26 @@ function unitPrice(cls: keyof TokenPrices, tier: TokenPrices | undefined, base: 
  * request used a class the price does not cover (the model is unpriced for this request).
  */
 export function costOf(price: ModelPrice, usage: TokenUsage, options: CostOptions = {}): Cost | undefined {
-  const size = promptSize(usage);
-  const tier = price.tiers.find((t) => size > t.aboveInputTokens)?.prices;
+  const tier = tierOf(price, promptSize(usage));
   let pico = 0n;
-  for (const cls of Object.keys(USAGE_OF) as (keyof TokenPrices)[]) {
+  for (const cls of TOKEN_CLASSES) {
     const n = usage[USAGE_OF[cls]];
     if (n === 0) continue;
     const unit = unitPrice(cls, tier, price);
     if (unit === undefined) return undefined;
     pico += BigInt(n) * unit;
   }
-  for (const [n, unit] of [
-    [usage.images, price.perImage],
-    [usage.audioSeconds, price.perAudioSecond],
-    [usage.characters, price.perCharacter],
-  ] as const) {
-    if (n === 0) continue;
-    if (unit === undefined) return undefined;
-    pico += BigInt(n) * unit;
+  if (usage.images !== 0) {
+    if (price.perImage === undefined) return undefined;
+    pico += BigInt(usage.images) * price.perImage;
+  }
+  if (usage.audioSeconds !== 0) {
+    if (price.perAudioSecond === undefined) return undefined;
+    pico += BigInt(usage.audioSeconds) * price.perAudioSecond;
+  }
+  if (usage.characters !== 0) {
+    if (price.perCharacter === undefined) return undefined;
+    pico += BigInt(usage.characters) * price.perCharacter;
   }
   if (options.batch && price.batchDiscountPpm) pico = (pico * (PPM - price.batchDiscountPpm)) / PPM;
   return { pico, micros: microsFromPico(pico) };
@@ -108,24 +119,19 @@ export function costOf(price: ModelPrice, usage: TokenUsage, options: CostOption
  * price (tier included) and `maxOutputTokens` at the dearer of the output and reasoning prices.
  */
 export function worstCaseCost(price: ModelPrice, promptTokens: number, maxOutputTokens: number): Cost | undefined {
-  const usage: TokenUsage = {
-    input: promptTokens,
-    cacheRead: 0,
-    cacheWrite: 0,
-    output: 0,
-    reasoning: 0,
-    inputAudio: 0,
-    outputAudio: 0,
-    images: 0,
-    audioSeconds: 0,
-    characters: 0,
-  };
-  const tier = price.tiers.find((t) => promptTokens > t.aboveInputTokens)?.prices;
-  const output = unitPrice('output', tier, price);
-  const reasoning = unitPrice('reasoning', tier, price);
-  const dearest = [output, reasoning].filter((p): p is bigint => p !== undefined).reduce((a, b) => (a > b ? a : b), -1n);
-  const prompt = costOf(price, usage);
-  if (!prompt || (maxOutputTokens > 0 && dearest < 0n)) return undefined;
-  const pico = prompt.pico + (maxOutputTokens > 0 ? BigInt(maxOutputTokens) * dearest : 0n);
+  const tier = tierOf(price, promptTokens);
+  let pico = 0n;
+  if (promptTokens > 0) {
+    const input = unitPrice('input', tier, price);
+    if (input === undefined) return undefined;
+    pico = BigInt(promptTokens) * input;
+  }
+  if (maxOutputTokens > 0) {
+    const output = unitPrice('output', tier, price);
+    const reasoning = unitPrice('reasoning', tier, price);
+    const dearest = output === undefined ? reasoning : reasoning === undefined || output > reasoning ? output : reasoning;
+    if (dearest === undefined) return undefined;
+    pico += BigInt(maxOutputTokens) * dearest;
+  }
   return { pico, micros: microsFromPico(pico) };
 }
