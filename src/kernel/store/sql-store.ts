@@ -26,9 +26,23 @@ export interface SqlStore {
    * transaction it is exact; outside one it may be one turn of the event loop old.
    */
   externalVersion?(): number;
+  /**
+   * A writer off the thread that serves requests, on a connection of its own, where the store
+   * has one (SQLite on a file); absent or undefined: write through the store. For writes no
+   * request reads back at once: another connection's commits move externalVersion.
+   */
+  batchWriter?(): SqlBatchWriter | undefined;
 }
 
 export type SqlExecutor = Pick<SqlStore, 'query' | 'execute' | 'dialect'>;
+
+/** One statement and its `?` parameters. */
+export type SqlStatement = readonly [sql: string, params: unknown[]];
+
+/** Runs batches of writes, each batch in one transaction: all of it lands, or none. */
+export interface SqlBatchWriter {
+  run(batch: readonly SqlStatement[]): Promise<void>;
+}
 
 export interface Migration {
   /** Unique and stable, e.g. "tokens-001-create". */

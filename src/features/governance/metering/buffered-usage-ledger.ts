@@ -1,7 +1,7 @@
 import type { Logger } from '../../../kernel/observability/logger.js';
 import type { SqlStore } from '../../../kernel/store/sql-store.js';
 import type { UsageLedger, UsagePart, UsageRow } from '../governance-types.js';
-import { insertUsageRows, withPartIds, withRowId, type StoredEntry } from './usage-store.js';
+import { insertUsageRows, usageStatements, withPartIds, withRowId, type StoredEntry } from './usage-store.js';
 
 export interface BufferedLedgerOptions {
   /** Rows written per batch, and the buffer size that writes at once (a row's parts go with it). */
@@ -12,7 +12,7 @@ export interface BufferedLedgerOptions {
   maxBuffered?: number;
   /** First retry delay after a failed write (ms), doubled up to 30 s. */
   retryMs?: number;
-  /** Writes a batch (default: one INSERT into gateway_usage, and one transaction with gateway_usage_parts when the batch has parts). */
+  /** Writes a batch (default: one INSERT into gateway_usage, and one transaction with gateway_usage_parts when the batch has parts; on the store's writer thread where it has one). */
   write?: (rows: readonly StoredEntry[]) => Promise<void>;
 }
 
@@ -47,7 +47,9 @@ export class BufferedUsageLedger implements UsageLedger {
     this.intervalMs = options.intervalMs ?? 20;
     this.maxBuffered = options.maxBuffered ?? 200_000;
     this.retryMs = options.retryMs ?? 500;
-    this.write = options.write ?? ((rows) => insertUsageRows(store, rows));
+    // Where the store has a writer on another thread (SQLite on a file), the inserts' B-tree work is done there.
+    const writer = options.write ? undefined : store.batchWriter?.();
+    this.write = options.write ?? (writer ? (rows) => writer.run(usageStatements(rows)) : (rows) => insertUsageRows(store, rows));
   }
 
   /** Rows waiting to be written. */

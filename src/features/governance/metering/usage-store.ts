@@ -1,5 +1,5 @@
 import { timeOrderedUuid } from '../../../kernel/time-ordered-id.js';
-import type { Migration, SqlExecutor, SqlStore } from '../../../kernel/store/sql-store.js';
+import type { Migration, SqlStatement, SqlStore } from '../../../kernel/store/sql-store.js';
 import type { UsagePart, UsageRow } from '../governance-types.js';
 
 /**
@@ -246,22 +246,37 @@ export function withRowId(row: UsageRow): StoredRow {
 const PARTS_PER_INSERT = 500;
 
 /**
- * Writes a batch: its rows in one multi-row INSERT into gateway_usage and, when any row has
- * parts (or late parts are in the batch), the parts too, all in one transaction, so that a
- * request's row and its parts land together. Rows and parts already written (a retry) are skipped.
+ * A batch's statements: its rows in one multi-row INSERT into gateway_usage and, when any row
+ * has parts (or late parts are in the batch), INSERTs of the parts, to be run in one
+ * transaction so that a request's row and its parts land together. Rows and parts already
+ * written (a retry) are skipped.
  */
-export async function insertUsageRows(store: SqlStore, entries: readonly StoredEntry[]): Promise<void> {
-  if (entries.length === 0) return;
-  const rows = entries.filter((e): e is StoredRow => !isParts(e));
+export function usageStatements(entries: readonly StoredEntry[]): SqlStatement[] {
+  const rows: StoredRow[] = [];
   const parts: Array<[string, StoredPart]> = [];
   for (const e of entries) {
     if (isParts(e)) for (const p of e.parts) parts.push([e.partsOf, p]);
-    else for (const p of e.parts ?? []) parts.push([e.requestId, p]);
+    else {
+      rows.push(e);
+      for (const p of e.parts ?? []) parts.push([e.requestId, p]);
+    }
   }
-  if (parts.length === 0) return insertRows(store, rows);
+  const statements: SqlStatement[] = [];
+  if (rows.length) statements.push(rowsInsert(rows));
+  for (let i = 0; i < parts.length; i += PARTS_PER_INSERT) statements.push(partsInsert(parts.slice(i, i + PARTS_PER_INSERT)));
+  return statements;
+}
+
+/** Writes a batch through the store (see usageStatements): one statement alone, several in one transaction. */
+export async function insertUsageRows(store: SqlStore, entries: readonly StoredEntry[]): Promise<void> {
+  const statements = usageStatements(entries);
+  if (statements.length === 0) return;
+  if (statements.length === 1) {
+    await store.execute(...statements[0]!);
+    return;
+  }
   await store.transaction(async (tx) => {
-    await insertRows(tx, rows);
-    for (let i = 0; i < parts.length; i += PARTS_PER_INSERT) await insertParts(tx, parts.slice(i, i + PARTS_PER_INSERT));
+    for (const [sql, params] of statements) await tx.execute(sql, params);
   });
 }
 
@@ -278,19 +293,15 @@ function rowInsert(n: number): string {
   return sql;
 }
 
-async function insertRows(store: SqlExecutor, rows: readonly StoredRow[]): Promise<void> {
-  if (rows.length === 0) return;
+function rowsInsert(rows: readonly StoredRow[]): SqlStatement {
   const width = USAGE_COLUMNS.length;
   const params = new Array<unknown>(rows.length * width);
   for (let i = 0; i < rows.length; i++) putValues(params, i * width, rows[i]!);
-  await store.execute(rowInsert(rows.length), params);
+  return [rowInsert(rows.length), params];
 }
 
-async function insertParts(store: SqlExecutor, parts: ReadonlyArray<[string, StoredPart]>): Promise<void> {
+function partsInsert(parts: ReadonlyArray<[string, StoredPart]>): SqlStatement {
   const one = `(${PART_COLUMNS.map(() => '?').join(', ')})`;
   const sql = `INSERT INTO gateway_usage_parts (${PART_COLUMNS.join(', ')}) VALUES ${parts.map(() => one).join(', ')} ON CONFLICT (id) DO NOTHING`;
-  await store.execute(
-    sql,
-    parts.flatMap(([requestId, part]) => partValues(requestId, part)),
-  );
+  return [sql, parts.flatMap(([requestId, part]) => partValues(requestId, part))];
 }

@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { MIGRATIONS_TABLE, type Migration, type MigrationOutcome, type SqlExecutor, type SqlStore } from '../sql-store.js';
+import { MIGRATIONS_TABLE, type Migration, type MigrationOutcome, type SqlBatchWriter, type SqlExecutor, type SqlStore } from '../sql-store.js';
+import { SqliteWriteThread } from './sqlite-write-thread.js';
 
 type Db = Database.Database;
 
@@ -60,7 +61,9 @@ export class SqliteStore implements SqlStore {
     execute: async (sql: string, params: unknown[] = []) => this.runExecute(sql, params),
   };
 
-  constructor(path: string) {
+  private writeThread: SqliteWriteThread | undefined;
+
+  constructor(private readonly path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
     // Workers of a cluster open one file at once: switching it to WAL needs a lock SQLite does not
@@ -199,7 +202,15 @@ export class SqliteStore implements SqlStore {
     return outcome;
   }
 
+  /** A thread with its own connection to the file (none for an in-memory database, which no other connection can open). */
+  batchWriter(): SqlBatchWriter | undefined {
+    if (this.path === ':memory:' || !this.db.open) return undefined;
+    return (this.writeThread ??= new SqliteWriteThread(this.path, BUSY_TIMEOUT_MS));
+  }
+
   async close(): Promise<void> {
+    await this.writeThread?.close();
+    this.writeThread = undefined;
     await this.lock;
     if (this.db.open) {
       this.db.pragma('wal_checkpoint(TRUNCATE)');
