@@ -39,17 +39,35 @@ export function providerKeyFrom(ctx: GatewayContext<RouteDef & { format?: string
 /** The prefix of every provider setting's header (settingHeader). */
 const SETTING_PREFIX = 'x-gateway-';
 
-/** Provider settings sent as headers; secret ones are remembered for redaction. */
-export function providerOptionsFrom(ctx: GatewayContext): Record<string, unknown> {
-  const options: Record<string, unknown> = {};
+/** A provider setting a request sent as a header: its field and its value. */
+type HeaderSetting = readonly [field: ProviderField, value: string];
+
+/** Each request's settings, read from its headers once (authenticate remembers their secrets, route reads their values). */
+const settingsRead = new WeakMap<GatewayContext, readonly HeaderSetting[]>();
+
+/** The provider settings among the request's x-gateway-* headers (empty values left out), walked once per request. */
+function headerSettings(ctx: GatewayContext): readonly HeaderSetting[] {
+  let settings = settingsRead.get(ctx);
+  if (settings) return settings;
+  const found: HeaderSetting[] = [];
   for (const header in ctx.headers) {
     if (!header.startsWith(SETTING_PREFIX)) continue;
     const field = providerFieldOfHeader(header);
     if (!field) continue;
     const value = headerValue(ctx.headers, header);
-    if (value === undefined || value === '') continue;
+    if (value !== undefined && value !== '') found.push([field, value]);
+  }
+  settings = found;
+  settingsRead.set(ctx, settings);
+  return settings;
+}
+
+/** Provider settings sent as headers; secret ones are remembered for redaction. */
+export function providerOptionsFrom(ctx: GatewayContext): Record<string, unknown> {
+  const options: Record<string, unknown> = {};
+  for (const [field, value] of headerSettings(ctx)) {
     options[field.name] = value;
-    if (field.secret) secretsOf(field, value, ctx.secrets);
+    if (field.secret && !ctx.secrets.includes(value)) secretsOf(field, value, ctx.secrets);
   }
   return options;
 }
@@ -67,11 +85,5 @@ export function rememberRequestCredentials(ctx: GatewayContext): void {
     // Each value once (the provider key is usually remembered already): every answer searches each.
     if (value && !ctx.secrets.includes(value)) ctx.secrets.push(value);
   }
-  for (const header in ctx.headers) {
-    if (!header.startsWith(SETTING_PREFIX)) continue;
-    const field = providerFieldOfHeader(header);
-    if (!field?.secret) continue;
-    const value = headerValue(ctx.headers, header);
-    if (value && !ctx.secrets.includes(value)) secretsOf(field, value, ctx.secrets);
-  }
+  for (const [field, value] of headerSettings(ctx)) if (field.secret && !ctx.secrets.includes(value)) secretsOf(field, value, ctx.secrets);
 }
