@@ -6,8 +6,7 @@
 //   node bench/edge-express.mjs [--concurrency 64] [--slices 6] [--seconds 1.5]
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { cpuBetween, cpuSnapshot } from './lib/cpu.mjs';
-import { runCell } from './lib/load.mjs';
+import { measureInSlices } from './lib/slices.mjs';
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(name);
@@ -24,7 +23,7 @@ function start(kind) {
     child.stdout.on('data', (d) => {
       text += d;
       const m = /READY (\d+)/.exec(text);
-      if (m) resolve({ kind, child, url: `http://127.0.0.1:${m[1]}`, cpu: 0, n: 0, seconds: 0 });
+      if (m) resolve({ kind, child, url: `http://127.0.0.1:${m[1]}` });
     });
     child.once('exit', (code) => reject(new Error(`${kind} edge exited with ${code}`)));
   });
@@ -38,27 +37,10 @@ const request = {
 };
 const targets = [await start('http'), await start('express')];
 try {
-  for (const t of targets) await runCell({ origin: t.url, request, concurrency, warmupMs: 1500, measureMs: 500 });
-  for (let i = 0; i < slices; i++) {
-    for (const t of i % 2 ? [...targets].reverse() : targets) {
-      let a;
-      let b;
-      const cell = await runCell({
-        origin: t.url,
-        request,
-        concurrency,
-        warmupMs: 200,
-        measureMs: seconds * 1000,
-        onMeasure: (mark) => {
-          if (mark === 'start') a = cpuSnapshot({ p: t.child.pid });
-          else b = cpuSnapshot({ p: t.child.pid });
-        },
-      });
-      t.cpu += cpuBetween(a, b).procs.p.seconds;
-      t.n += cell.requests;
-      t.seconds += cell.seconds;
-    }
-  }
+  await measureInSlices(
+    targets.map((t) => Object.assign(t, { pid: t.child.pid, request })),
+    { concurrency, slices, seconds },
+  );
   process.stdout.write(`edge: POST /v1/chat/completions (read the JSON body, answer JSON), c=${concurrency}, ${slices} slices of ${seconds} s each\n`);
   process.stdout.write('| edge | answers/s | CPU µs per answer |\n|---|---|---|\n');
   for (const t of targets)

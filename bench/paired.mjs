@@ -11,8 +11,7 @@
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT, startFake, startGateway, startProxy, stopAll } from './lib/children.mjs';
-import { runCell } from './lib/load.mjs';
-import { cpuBetween, cpuSnapshot } from './lib/cpu.mjs';
+import { measureInSlices } from './lib/slices.mjs';
 
 function options(argv) {
   const opts = { only: 'openai-chat', concurrency: 64, slices: 6, seconds: 1.5, dirs: [], proxy: false };
@@ -50,36 +49,13 @@ try {
     // A scenario's afterStart (a gateway key minted through the admin API) writes into its request: one setup per gateway.
     const own = setup.afterStart ? await scenario.setup({ fakeUrl: fake.url }) : setup;
     if (own.afterStart) await own.afterStart({ gatewayUrl: handle.url });
-    targets.push({ name: spec, handle, request: own.request, cpu: 0, n: 0, seconds: 0, p50: [], ttfb: [] });
+    targets.push({ name: spec, handle, url: handle.url, pid: handle.pid, request: own.request });
   }
   if (opts.proxy && setup.upstreamRequest !== null) {
-    targets.push({ name: 'proxy', handle: await startProxy(fake.url), request: setup.upstreamRequest ?? setup.request, cpu: 0, n: 0, seconds: 0, p50: [], ttfb: [] });
+    const handle = await startProxy(fake.url);
+    targets.push({ name: 'proxy', handle, url: handle.url, pid: handle.pid, request: setup.upstreamRequest ?? setup.request });
   }
-  for (const t of targets)
-    await runCell({ origin: t.handle.url, request: t.request, concurrency: opts.concurrency, warmupMs: 1500, measureMs: 500, staggerMs: scenario.staggerMs });
-  for (let i = 0; i < opts.slices; i++) {
-    for (const t of i % 2 ? [...targets].reverse() : targets) {
-      let a;
-      let b;
-      const cell = await runCell({
-        origin: t.handle.url,
-        request: t.request,
-        concurrency: opts.concurrency,
-        warmupMs: 200,
-        measureMs: opts.seconds * 1000,
-        staggerMs: scenario.staggerMs,
-        onMeasure: (mark) => {
-          if (mark === 'start') a = cpuSnapshot({ p: t.handle.pid });
-          else b = cpuSnapshot({ p: t.handle.pid });
-        },
-      });
-      t.cpu += cpuBetween(a, b).procs.p.seconds;
-      t.n += cell.requests;
-      t.seconds += cell.seconds;
-      t.p50.push(cell.latency.p50);
-      t.ttfb.push(cell.ttfb.p50);
-    }
-  }
+  await measureInSlices(targets, { concurrency: opts.concurrency, slices: opts.slices, seconds: opts.seconds, staggerMs: scenario.staggerMs });
   process.stdout.write(`${opts.only}, c=${opts.concurrency}, ${opts.slices} slices of ${opts.seconds} s per target\n`);
   for (const t of targets) {
     const median = [...t.p50].sort((x, y) => x - y)[t.p50.length >> 1];
