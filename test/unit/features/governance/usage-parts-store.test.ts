@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BufferedUsageLedger } from '../../../../src/features/governance/metering/buffered-usage-ledger.js';
-import { insertUsageRows, USAGE_MIGRATIONS, withRowId } from '../../../../src/features/governance/metering/usage-store.js';
+import { insertUsageRows, TOKEN_COLUMNS, USAGE_MIGRATIONS, withRowId } from '../../../../src/features/governance/metering/usage-store.js';
 import type { UsagePart, UsageRow } from '../../../../src/features/governance/governance-types.js';
 import { NO_USAGE } from '../../../../src/features/governance/prices/usage-classes.js';
 import { PostgresStore } from '../../../../src/kernel/store/postgres/postgres-store.js';
@@ -178,20 +178,7 @@ describe.each(['sqlite', 'postgres'] as const)('usage rows and their parts (%s)'
         `provider-${n}`,
         `model-${n}`,
       ]);
-      expect(
-        [
-          'input_tokens',
-          'cache_read_tokens',
-          'cache_write_tokens',
-          'output_tokens',
-          'reasoning_tokens',
-          'input_audio_tokens',
-          'output_audio_tokens',
-          'images',
-          'audio_seconds',
-          'characters',
-        ].map((c) => Number(r[c])),
-      ).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      expect(TOKEN_COLUMNS.map((c) => Number(r[c]))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
       expect([Number(r.cost_micros), r.price_source, Number(r.status), Number(r.latency_ms), Number(r.estimated), Number(r.unverified)]).toEqual([
         1000 + n,
         `source-${n}`,
