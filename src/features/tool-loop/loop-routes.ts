@@ -47,18 +47,25 @@ function refuseOutside(label: string, who: string): never {
   );
 }
 
+/** Whether a request names any MCP tool (Messages: any MCP server) at all: without one there is no loop and nothing to refuse. */
+export function namesMcp(operation: string, body: Json): boolean {
+  if (operation === 'messages.create') return Array.isArray(body.mcp_servers) && body.mcp_servers.length > 0;
+  return Array.isArray(body.tools) && body.tools.some((t: Json) => t?.type === 'mcp');
+}
+
 /** The loop's route for a request, or undefined when it names no gateway tool server. */
 export function loopRouteOf(operation: string, body: Json, site: RouteSite): LoopRoute | undefined {
+  if (!namesMcp(operation, body)) return undefined;
   if (operation === 'messages.create') return messagesRoute(body, site);
-  if (!Array.isArray(body.tools) || !body.tools.some((t: Json) => t?.type === 'mcp')) return undefined;
-  const found = mcpToolsOf(body.tools, 'tools', site.isServer, site.base);
+  const tools = body.tools as Json[];
+  const found = mcpToolsOf(tools, 'tools', site.isServer, site.base);
   const chat = operation === 'chat.completions';
   if (found.outside.length && (chat || !site.runsOutsideServers)) refuseOutside(found.outside[0]!, 'openai, on /v1/responses');
   if (found.gateway.length === 0) return undefined;
   if (chat) {
     let last: Json | undefined;
     return {
-      entries: chatEntries(found.gateway, body.tools),
+      entries: chatEntries(found.gateway, tools),
       loopBody: loopBodyOfChat(body),
       modelRequest: (request) => chatRequestOf(body, request),
       loopAnswer: (answer, request) => loopAnswerOfChat((last = answer), request),

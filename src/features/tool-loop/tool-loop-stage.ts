@@ -25,7 +25,7 @@ import {
 import { GatewayTools, type CallerTools } from './gateway-tools.js';
 import { isAnswerError } from '../../kernel/errors/answer-error.js';
 import { SILENT_EVENTS, type LoopEvents } from './loop-events.js';
-import { loopRouteOf, type LoopRoute, type RouteEvents } from './loop-routes.js';
+import { loopRouteOf, namesMcp, type LoopRoute, type RouteEvents } from './loop-routes.js';
 import { budgetCheck } from './loop-budget.js';
 import { METER, noteStreamText, type StreamNotes } from '../governance/index.js';
 import { readRound, type RoundSink } from './round-stream.js';
@@ -102,7 +102,8 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
       if (!nativeApi) return next();
       await ensureJsonBody(ctx, bodyLimit);
       const body: Json | undefined = ctx.get(BODY);
-      if (!body || typeof body !== 'object') return next();
+      // Most requests name no MCP tool: they pass before the gateway's address and the loop's route are worked out.
+      if (!body || typeof body !== 'object' || !namesMcp(operation, body)) return next();
       const route = loopRouteOf(operation, body, {
         base: publicBaseUrl(ctx.req, services.config),
         isServer: (name) => tools.has(name),
