@@ -96,14 +96,14 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
   create(config, services) {
     const tools = new GatewayTools(services);
     const bodyLimit = services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
-    return async (ctx, next) => {
-      const operation = ctx.endpoint.operation;
-      const nativeApi = OPERATIONS[operation];
-      if (!nativeApi) return next();
-      await ensureJsonBody(ctx, bodyLimit);
+    // Most requests name no MCP tool: they pass in the same turn, before the gateway's address and the loop's route are worked out.
+    const passesBy = (ctx: ModelContext): boolean => {
       const body: Json | undefined = ctx.get(BODY);
-      // Most requests name no MCP tool: they pass before the gateway's address and the loop's route are worked out.
-      if (!body || typeof body !== 'object' || !namesMcp(operation, body)) return next();
+      return !body || typeof body !== 'object' || !namesMcp(ctx.endpoint.operation, body);
+    };
+    const looped = async (ctx: ModelContext, next: () => Promise<void>, nativeApi: 'responses.create' | 'messages.create'): Promise<void> => {
+      const operation = ctx.endpoint.operation;
+      const body = ctx.get(BODY) as Json;
       const route = loopRouteOf(operation, body, {
         base: publicBaseUrl(ctx.req, services.config),
         isServer: (name) => tools.has(name),
@@ -235,6 +235,13 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
       });
       const streamed: StreamedLoop = Object.assign(state, { loop, route, limits, startedAt, events, answer, gate });
       return streamAttempt(ctx, services, streamed, () => loop.run());
+    };
+    return (ctx, next) => {
+      const nativeApi = OPERATIONS[ctx.endpoint.operation];
+      if (!nativeApi) return next();
+      const reading = ensureJsonBody(ctx, bodyLimit);
+      if (reading) return reading.then(() => (passesBy(ctx) ? next() : looped(ctx, next, nativeApi)));
+      return passesBy(ctx) ? next() : looped(ctx, next, nativeApi);
     };
   },
 });

@@ -8,6 +8,7 @@ import type { StreamPart } from '../../../contract/stream-parts.js';
 import { BATCH_LINE, type RateCounter, MemoryRateCounter, RedisRateCounter, failedRequestTokens, noteStreamUsage, usedTokens, USAGE } from '../../models/index.js';
 import { redisKeyPrefix, sharedRedis } from '../../../kernel/store/redis-client.js';
 import { GATEWAY_KEY } from '../governance-slots.js';
+import type { GatewayKey } from '../governance-types.js';
 import { getStore } from '../../../kernel/store/store-capability.js';
 import { RedisParallelSlots, type ParallelSlots } from './parallel-slots.js';
 import { SqlParallelSlots } from './sql-parallel-slots.js';
@@ -79,10 +80,7 @@ export default defineStage<KeyLimitsStageConfig>({
     const counter = keyCounter(services);
     const logger = services.logger;
     const warn = (err: unknown) => logger.warn({ err: (err as Error)?.message }, 'key limit counters unavailable; requests pass uncounted');
-    return async (ctx, next) => {
-      const key = ctx.get(GATEWAY_KEY);
-      const limits = key?.limits;
-      if (!key || !limits || ctx.has(BATCH_LINE)) return next();
+    const limited = async (ctx: GatewayContext, next: () => Promise<void>, key: GatewayKey, limits: NonNullable<GatewayKey['limits']>): Promise<void> => {
       let tokenSlot: { key: string; ttlMs: number } | undefined;
       if (limits.rpm !== undefined || limits.tpm !== undefined) {
         const now = Date.now();
@@ -147,6 +145,13 @@ export default defineStage<KeyLimitsStageConfig>({
       } finally {
         if (!streaming) release();
       }
+    };
+    // A request without a key, or whose key has no limits, passes in the same turn (no async frame of its own).
+    return (ctx, next) => {
+      const key = ctx.get(GATEWAY_KEY);
+      const limits = key?.limits;
+      if (!key || !limits || ctx.has(BATCH_LINE)) return next();
+      return limited(ctx, next, key, limits);
     };
   },
 });

@@ -5,6 +5,7 @@ import { defineStage } from '../../../kernel/engine/stage.js';
 import { isAnswerError } from '../../../kernel/errors/answer-error.js';
 import { BATCH_LINE, ROUTING, USAGE_NOT_ASKED, type ModelContext, type ModelStreamAnswer, CALL_SPAN, TARGET, USAGE } from '../../models/index.js';
 import { Meter } from './meter.js';
+import type { GatewayKey } from '../governance-types.js';
 import { METER, METER_DEPS } from './metering-services.js';
 import { noteStreamText } from './stream-text.js';
 import { CATALOGUE_MODEL, GATEWAY_KEY } from '../../../features/governance/governance-slots.js';
@@ -63,28 +64,32 @@ export default defineStage<MeterStageConfig, ModelContext>({
   create(config, services) {
     const deps = services.require(METER_DEPS);
     const bodyLimit = config.bodyLimit ?? services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
+    const metered = async (ctx: ModelContext, next: () => Promise<void>, key: GatewayKey): Promise<void> => {
+      const meter = new Meter(key, deps, ctx);
+      ctx.set(METER, meter);
+      const reading = ensureJsonBody(ctx, bodyLimit);
+      if (reading) await reading;
+      await meter.reserve(ctx, ctx.get(ROUTING));
+      const body = ctx.get(BODY) as Record<string, unknown> | undefined;
+      const streamOptions = body?.stream_options as { include_usage?: unknown } | null | undefined;
+      if (body?.stream === true && ASK_USAGE.has(ctx.endpoint.operation) && streamOptions?.include_usage !== true) {
+        // Streams are always billed: ask for the usage chunk, which the caller did not ask for and does not get.
+        ctx.set(BODY, { ...body, stream_options: { ...(streamOptions ?? {}), include_usage: true } });
+        ctx.set(BODY_CHANGED, true);
+        ctx.set(USAGE_NOT_ASKED, true);
+      }
+      await next();
+      const response = ctx.response;
+      if (response?.kind === 'stream') meter.streamed = noteStreamText(response as ModelStreamAnswer);
+    };
     return {
-      run: async (ctx, next) => {
+      // A request without a gateway key, or of an operation that costs nothing, passes in the same turn.
+      run: (ctx, next) => {
         if (!PRICED.has(ctx.endpoint.operation)) return next();
         const key = deps.inputs.keyOf(ctx);
         if (!key) return next();
         if (ctx.has(BATCH_LINE)) return batchLine(ctx, next, new Meter(key, deps, ctx, true));
-        const meter = new Meter(key, deps, ctx);
-        ctx.set(METER, meter);
-        const reading = ensureJsonBody(ctx, bodyLimit);
-        if (reading) await reading;
-        await meter.reserve(ctx, ctx.get(ROUTING));
-        const body = ctx.get(BODY) as Record<string, unknown> | undefined;
-        const streamOptions = body?.stream_options as { include_usage?: unknown } | null | undefined;
-        if (body?.stream === true && ASK_USAGE.has(ctx.endpoint.operation) && streamOptions?.include_usage !== true) {
-          // Streams are always billed: ask for the usage chunk, which the caller did not ask for and does not get.
-          ctx.set(BODY, { ...body, stream_options: { ...(streamOptions ?? {}), include_usage: true } });
-          ctx.set(BODY_CHANGED, true);
-          ctx.set(USAGE_NOT_ASKED, true);
-        }
-        await next();
-        const response = ctx.response;
-        if (response?.kind === 'stream') meter.streamed = noteStreamText(response as ModelStreamAnswer);
+        return metered(ctx, next, key);
       },
       decorate(ctx, headers) {
         ctx.get(METER)?.decorate(ctx, headers);
