@@ -194,15 +194,17 @@ function openRss(samples, rest) {
 
 /**
  * With --heap: the heap of the process with its streams open, after a full GC, against its heap
- * after a GC at rest: heapKbPerOpenStream = (used after GC open - used after GC at rest) / open, in
- * KB; heapGarbageMb = what that GC freed; the raw readings (MB) in heapOpen and heapRest.
+ * after a GC at rest: heapKbPerOpenStream = (held open - held at rest) / open, in KB, where held =
+ * heap used + ArrayBuffers; heapGarbageMb = what that GC freed; the raw readings (MB) in heapOpen and heapRest.
  */
 async function openHeapFigures(openHeap, rest) {
+  // The JS heap and the ArrayBuffers it holds (request bodies, chunks: outside the heap, in RSS).
+  const held = (m) => m.heapUsedMb + m.arrayBuffersMb;
   if (!openHeap) return {};
   const open = await openHeap.read;
   if (!open || !rest || !openHeap.open) return { heapKbPerOpenStream: null };
   return {
-    heapKbPerOpenStream: round(((open.after.heapUsedMb - rest.after.heapUsedMb) * 1024) / openHeap.open, 1),
+    heapKbPerOpenStream: round(((held(open.after) - held(rest.after)) * 1024) / openHeap.open, 1),
     heapGarbageMb: round(open.before.heapUsedMb - open.after.heapUsedMb, 1),
     heapOpen: { open: openHeap.open, fds: open.fds, before: open.before, after: open.after },
     heapRest: { fds: rest.fds, after: rest.after },
