@@ -194,17 +194,25 @@ function openRss(samples, rest) {
 
 /**
  * With --heap: the heap of the process with its streams open, after a full GC, against its heap
- * after a GC at rest: heapKbPerOpenStream = (held open - held at rest) / open, in KB, where held =
- * heap used + ArrayBuffers; heapGarbageMb = what that GC freed; the raw readings (MB) in heapOpen and heapRest.
+ * after a GC at rest. The streams counted are those the process holds (its open files beyond those
+ * at rest, two sockets a stream: caller and upstream), when fewer than the load generator has in
+ * flight (streams still waiting to be accepted hold nothing there yet): inProcess. Then
+ * heapKbPerOpenStream = (held open - held at rest) / inProcess, in KB, where held = heap used +
+ * ArrayBuffers; rssKbPerOpenInProcess = (RSS then - RSS at rest) / inProcess (RSS at rest as for
+ * KB/open); heapGarbageMb = what that GC freed; the raw readings (MB) in heapOpen and heapRest.
  */
-async function openHeapFigures(openHeap, rest) {
+async function openHeapFigures(openHeap, rest, restRssMb) {
   // The JS heap and the ArrayBuffers it holds (request bodies, chunks: outside the heap, in RSS).
   const held = (m) => m.heapUsedMb + m.arrayBuffersMb;
   if (!openHeap) return {};
   const open = await openHeap.read;
   if (!open || !rest || !openHeap.open) return { heapKbPerOpenStream: null };
+  const bySockets = open.fds !== null && rest.fds !== null ? Math.floor((open.fds - rest.fds) / 2) : null;
+  const inProcess = bySockets !== null && bySockets > 0 ? Math.min(openHeap.open, bySockets) : openHeap.open;
   return {
-    heapKbPerOpenStream: round(((held(open.after) - held(rest.after)) * 1024) / openHeap.open, 1),
+    openInProcess: inProcess,
+    heapKbPerOpenStream: round(((held(open.after) - held(rest.after)) * 1024) / inProcess, 1),
+    rssKbPerOpenInProcess: restRssMb === null ? null : round(((open.before.rssMb - restRssMb) * 1024) / inProcess, 1),
     heapGarbageMb: round(open.before.heapUsedMb - open.after.heapUsedMb, 1),
     heapOpen: { open: openHeap.open, fds: open.fds, before: open.before, after: open.after },
     heapRest: { fds: rest.fds, after: rest.after },
@@ -397,7 +405,7 @@ async function main() {
               upstreamRequests,
               upstreamConnections,
               ...openRss(openRssMb, target === 'gateway' ? restRss : target === 'proxy' ? proxyRestRss : null),
-              ...(await openHeapFigures(openHeap, target === 'gateway' ? restHeap : proxyRestHeap)),
+              ...(await openHeapFigures(openHeap, target === 'gateway' ? restHeap : proxyRestHeap, target === 'gateway' ? restRss : proxyRestRss)),
               othersCpuPct: round(cpu.othersPct, 1),
               stealPct: round(cpu.stealPct, 1),
             });
@@ -563,7 +571,13 @@ function printReport({ rows, summary, gateways, notes, warmupMs, measureMs, slic
         { title: 'open', value: (r) => (r.stream ? r.openStreams : null), digits: 0 },
         { title: 'open RSS MB', value: (r) => (r.stream ? r.openRssMb : null), digits: 1 },
         { title: 'KB/open', value: (r) => (r.stream ? r.kbPerOpenStream : null), digits: 1 },
-        ...(heapRead ? [{ title: 'heap KB/open', value: (r) => (r.stream ? (r.heapKbPerOpenStream ?? null) : null), digits: 1 }] : []),
+        ...(heapRead
+          ? [
+              { title: 'open in proc', value: (r) => (r.stream ? (r.openInProcess ?? null) : null), digits: 0 },
+              { title: 'KB/open in proc', value: (r) => (r.stream ? (r.rssKbPerOpenInProcess ?? null) : null), digits: 1 },
+              { title: 'heap KB/open', value: (r) => (r.stream ? (r.heapKbPerOpenStream ?? null) : null), digits: 1 },
+            ]
+          : []),
         { title: 'others%', value: (r) => r.othersCpuPct, digits: 0 },
         { title: 'steal%', value: (r) => r.stealPct, digits: 0 },
         { title: 'check', value: (r) => (r.check === 'ok' ? 'ok' : r.check.slice(0, 80)) },
