@@ -25,6 +25,12 @@
 //   --profile              run the gateway with --cpu-prof; prints the top costs and keeps the
 //                          profile in bench/results/profiles/<scenario>.cpuprofile (the bare proxy
 //                          too when it is a target: bare-proxy.cpuprofile, over all its rows)
+//   --heap                 stream scenarios: also read the proxy's and the gateway's JS heap after a full GC,
+//                          at rest (after the prewarm) and once per row with the streams open (halfway through its last slice,
+//                          right after the RSS): the `heap KB/open` columns, what the open streams hold in
+//                          the heap apart from garbage not yet collected and heap V8 keeps reserved, which
+//                          RSS counts too (bench/lib/heap-probe.mjs, preloaded only then; the GC it forces
+//                          costs that slice some CPU, so CPU figures are cleaner without --heap)
 //   --gateway-dir <path>   the gateway build to run: <path>/dist/main.js with its pipelines/ (default:
 //                          this repository), e.g. another checkout to compare two builds
 //   --list                 list the scenarios and exit
@@ -115,6 +121,7 @@ function parseArgs(argv) {
     } else if (arg === '--targets') opts.targets = values();
     else if (arg === '--slices') opts.slices = sliceCount('--slices', argv[++i]);
     else if (arg === '--profile') opts.profile = true;
+    else if (arg === '--heap') opts.heap = true;
     else if (arg === '--gateway-dir') opts.gatewayDir = resolve(argv[++i] ?? '.');
     else if (arg === '--list') opts.list = true;
     else if (arg === '--help' || arg === '-h') opts.help = true;
@@ -185,6 +192,33 @@ function openRss(samples, rest) {
   return { openRssMb: round(best.mb, 1), openStreams: best.open, kbPerOpenStream: rest === null ? null : round(((best.mb - rest) * 1024) / best.open, 1) };
 }
 
+/**
+ * With --heap: the heap of the process with its streams open, after a full GC, against its heap
+ * after a GC at rest. The streams counted are those the process holds (its open files beyond those
+ * at rest, two sockets a stream: caller and upstream), when fewer than the load generator has in
+ * flight (streams still waiting to be accepted hold nothing there yet): inProcess. Then
+ * heapKbPerOpenStream = (held open - held at rest) / inProcess, in KB, where held = heap used +
+ * ArrayBuffers; rssKbPerOpenInProcess = (RSS then - RSS at rest) / inProcess (RSS at rest as for
+ * KB/open); heapGarbageMb = what that GC freed; the raw readings (MB) in heapOpen and heapRest.
+ */
+async function openHeapFigures(openHeap, rest, restRssMb) {
+  // The JS heap and the ArrayBuffers it holds (request bodies, chunks: outside the heap, in RSS).
+  const held = (m) => m.heapUsedMb + m.arrayBuffersMb;
+  if (!openHeap) return {};
+  const open = await openHeap.read;
+  if (!open || !rest || !openHeap.open) return { heapKbPerOpenStream: null };
+  const bySockets = open.fds !== null && rest.fds !== null ? Math.floor((open.fds - rest.fds) / 2) : null;
+  const inProcess = bySockets !== null && bySockets > 0 ? Math.min(openHeap.open, bySockets) : openHeap.open;
+  return {
+    openInProcess: inProcess,
+    heapKbPerOpenStream: round(((held(open.after) - held(rest.after)) * 1024) / inProcess, 1),
+    rssKbPerOpenInProcess: restRssMb === null ? null : round(((open.before.rssMb - restRssMb) * 1024) / inProcess, 1),
+    heapGarbageMb: round(open.before.heapUsedMb - open.after.heapUsedMb, 1),
+    heapOpen: { open: openHeap.open, fds: open.fds, before: open.before, after: open.after },
+    heapRest: { fds: rest.fds, after: rest.after },
+  };
+}
+
 /** A process's resident set size now (VmRSS), in MB. */
 function rssMbOf(pid) {
   try {
@@ -232,7 +266,7 @@ async function main() {
   const fake = await startFake(scenarios.map((s) => s.file));
   const profilesProxy = opts.profile && opts.targets.includes('proxy');
   if (profilesProxy) rmSync(join(profileDir, 'bare-proxy.cpuprofile'), { force: true });
-  const proxy = await startProxy(fake.url, { cpuProfDir: profilesProxy ? profileDir : undefined });
+  const proxy = await startProxy(fake.url, { cpuProfDir: profilesProxy ? profileDir : undefined, heapProbe: opts.heap });
   // The bare proxy's RSS before it served anything (per open stream = (open - rest) / c).
   const proxyRestRss = rssMbOf(proxy.pid);
   const rows = [];
@@ -252,11 +286,19 @@ async function main() {
       const rowMeasureMs = process.env.BENCH_SECONDS || scenario.seconds === undefined ? measureMs : scenario.seconds * 1000;
       const rowSlices = opts.slices === undefined && !process.env.BENCH_SLICES && scenario.slices !== undefined ? scenario.slices : slices;
       progress(`${scenario.name}: starting the gateway`);
-      const gateway = wantsGateway ? await startGateway(config, { cpuProfDir: opts.profile ? profileDir : undefined, label: scenario.name, root: opts.gatewayDir }) : undefined;
+      const readsHeap = opts.heap === true && scenario.stream === true;
+      const gateway = wantsGateway
+        ? await startGateway(config, { cpuProfDir: opts.profile ? profileDir : undefined, label: scenario.name, root: opts.gatewayDir, heapProbe: opts.heap })
+        : undefined;
       let gatewayExit;
       // RSS of the gateway at rest: started, healthy, no request served yet.
       const restRss = gateway ? gateway.rssMb() : null;
-      // E.g. a gateway key minted through the admin API, which the scenario's request then carries.
+      // With --heap: the heap after a GC once warm (after the prewarm, idle), of each target; per open
+      // stream = (open - rest) / open. Warm, so that code compiled and caches filled by the first
+      // requests do not count as held by the streams (a GC leaves no garbage to count either way).
+      let restHeap = null;
+      let proxyRestHeap = null;
+      let restWarmRss = null; // E.g. a gateway key minted through the admin API, which the scenario's request then carries.
       if (gateway && setup.afterStart) await setup.afterStart({ gatewayUrl: gateway.url });
       try {
         if (prewarmMs > 0) {
@@ -267,13 +309,18 @@ async function main() {
             await runCell({ origin, request, concurrency: 8, warmupMs: 0, measureMs: prewarmMs });
           }
         }
+        if (readsHeap) {
+          if (gateway) restHeap = await gateway.heap();
+          if (targets.includes('proxy')) proxyRestHeap = await proxy.heap();
+        }
+        if (gateway) restWarmRss = gateway.rssMb();
         for (const concurrency of levels) {
           const pids = { bench: process.pid, fake: fake.pid, proxy: proxy.pid, gateway: gateway?.pid };
           // One Pool per target, kept for all its slices (no reconnect between slices).
           const cells = targets.map((target) => {
             const origin = target === 'direct' ? fake.url : target === 'proxy' ? proxy.url : gateway.url;
             const request = target === 'gateway' ? setup.request : (setup.upstreamRequest ?? setup.request);
-            return { target, origin, request, pool: openPool(origin, concurrency), results: [], upstreamRequests: 0, upstreamConnections: 0, openRssMb: [] };
+            return { target, origin, request, pool: openPool(origin, concurrency), results: [], upstreamRequests: 0, upstreamConnections: 0, openRssMb: [], openHeap: null };
           });
           // Runs fn between two reads of the fake's counters and adds what it sent upstream to the cell
           // (warm-up included, as the `up conns` column says).
@@ -309,7 +356,14 @@ async function main() {
                     measureMs: rowMeasureMs / rowSlices,
                     onMeasure: () => cpuSnapshot(pids),
                     // RSS of the proxy or gateway halfway through the slice, with its c requests in flight.
-                    onMidway: cell.target === 'direct' ? undefined : (open) => cell.openRssMb.push({ mb: rssMbOf(cell.target === 'proxy' ? proxy.pid : gateway.pid), open }),
+                    onMidway:
+                      cell.target === 'direct'
+                        ? undefined
+                        : (open) => {
+                            cell.openRssMb.push({ mb: rssMbOf(cell.target === 'proxy' ? proxy.pid : gateway.pid), open });
+                            // With --heap, in the last slice: the heap after a GC, right after the RSS.
+                            if (readsHeap && i === rowSlices - 1) cell.openHeap = { open, read: (cell.target === 'proxy' ? proxy : gateway).heap() };
+                          },
                     pool: cell.pool,
                     samples: true,
                   }),
@@ -320,7 +374,7 @@ async function main() {
           } finally {
             await Promise.all(cells.map((cell) => cell.pool.close().catch(() => undefined)));
           }
-          for (const { target, results, upstreamRequests, upstreamConnections, openRssMb } of cells) {
+          for (const { target, results, upstreamRequests, upstreamConnections, openRssMb, openHeap } of cells) {
             const result = mergeResults(results);
             const cpu = cpuOver(result.marks.map((m) => [m.start, m.end]));
             // The process this row measures: the fake itself for direct, else the proxy or the gateway.
@@ -351,6 +405,7 @@ async function main() {
               upstreamRequests,
               upstreamConnections,
               ...openRss(openRssMb, target === 'gateway' ? restRss : target === 'proxy' ? proxyRestRss : null),
+              ...(await openHeapFigures(openHeap, target === 'gateway' ? restHeap : proxyRestHeap, target === 'gateway' ? restRss : proxyRestRss)),
               othersCpuPct: round(cpu.othersPct, 1),
               stealPct: round(cpu.stealPct, 1),
             });
@@ -360,7 +415,14 @@ async function main() {
         if (gateway) {
           const peak = gateway.exited ? null : gateway.peakRssMb();
           gatewayExit = await gateway.stop();
-          gateways.push({ scenario: scenario.name, restRssMb: round(restRss, 1), peakRssMb: round(peak, 1), exit: gatewayExit.code ?? gatewayExit.signal });
+          gateways.push({
+            scenario: scenario.name,
+            restRssMb: round(restRss, 1),
+            // RSS after the prewarm, before the first row (with --heap: after a GC): not in KB/open, which counts from restRssMb.
+            restWarmRssMb: round(restWarmRss, 1),
+            peakRssMb: round(peak, 1),
+            exit: gatewayExit.code ?? gatewayExit.signal,
+          });
           // One info line per request is expected; warnings and errors are worth a note.
           const loud = gatewayExit.logLines.filter((line) => !/^\{"level":(10|20|30),/.test(line));
           if (loud.length) notes.push(`${scenario.name}: the gateway logged ${loud.length} line(s) at warn or above; first: ${loud[0].slice(0, 300)}`);
@@ -466,6 +528,8 @@ function summarize(rows, gateways) {
       failed: g.errors,
       kbPerOpenStream: g.kbPerOpenStream,
       proxyKbPerOpenStream: p?.kbPerOpenStream ?? null,
+      heapKbPerOpenStream: g.heapKbPerOpenStream ?? null,
+      proxyHeapKbPerOpenStream: p?.heapKbPerOpenStream ?? null,
       restRssMb: gateways.find((x) => x.scenario === scenario)?.restRssMb ?? null,
       peakRssMb: gateways.find((x) => x.scenario === scenario)?.peakRssMb ?? null,
     });
@@ -475,6 +539,7 @@ function summarize(rows, gateways) {
 
 function printReport({ rows, summary, gateways, notes, warmupMs, measureMs, slices, logLevel }) {
   const w = (s) => process.stdout.write(`${s}\n`);
+  const heapRead = rows.some((r) => r.heapKbPerOpenStream != null);
   w(`AI gateway bench: node ${process.version}, ${cpus().length} CPU(s), ${warmupMs / 1000}s warm-up + ${measureMs / 1000}s per row, gateway logging.level ${logLevel}`);
   w(
     slices > 1
@@ -506,6 +571,13 @@ function printReport({ rows, summary, gateways, notes, warmupMs, measureMs, slic
         { title: 'open', value: (r) => (r.stream ? r.openStreams : null), digits: 0 },
         { title: 'open RSS MB', value: (r) => (r.stream ? r.openRssMb : null), digits: 1 },
         { title: 'KB/open', value: (r) => (r.stream ? r.kbPerOpenStream : null), digits: 1 },
+        ...(heapRead
+          ? [
+              { title: 'open in proc', value: (r) => (r.stream ? (r.openInProcess ?? null) : null), digits: 0 },
+              { title: 'KB/open in proc', value: (r) => (r.stream ? (r.rssKbPerOpenInProcess ?? null) : null), digits: 1 },
+              { title: 'heap KB/open', value: (r) => (r.stream ? (r.heapKbPerOpenStream ?? null) : null), digits: 1 },
+            ]
+          : []),
         { title: 'others%', value: (r) => r.othersCpuPct, digits: 0 },
         { title: 'steal%', value: (r) => r.stealPct, digits: 0 },
         { title: 'check', value: (r) => (r.check === 'ok' ? 'ok' : r.check.slice(0, 80)) },
@@ -534,6 +606,12 @@ function printReport({ rows, summary, gateways, notes, warmupMs, measureMs, slic
         { title: '+1st byte p99 vs proxy', value: (s) => (s.stream ? s.firstByteP99LaterVsProxy : null), digits: 3 },
         { title: 'KB/open gw', value: (s) => (s.stream ? s.kbPerOpenStream : null), digits: 1 },
         { title: 'proxy', value: (s) => (s.stream ? s.proxyKbPerOpenStream : null), digits: 1 },
+        ...(heapRead
+          ? [
+              { title: 'heap KB/open gw', value: (s) => (s.stream ? s.heapKbPerOpenStream : null), digits: 1 },
+              { title: 'proxy', value: (s) => (s.stream ? s.proxyHeapKbPerOpenStream : null), digits: 1 },
+            ]
+          : []),
         { title: 'rest RSS MB', value: (s) => s.restRssMb, digits: 1 },
         { title: 'peak RSS MB', value: (s) => s.peakRssMb, digits: 1 },
       ],

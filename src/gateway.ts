@@ -180,7 +180,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     const gen = current;
     gen.active++;
-    res.once('close', () => {
+    // `on`, not `once` (here and for sockets): close comes once, and `once` keeps a wrapper per listener.
+    res.on('close', () => {
       if (--gen.active === 0) gen.onIdle?.();
     });
     // While draining, the connection: close header is set before any stage answers.
@@ -207,7 +208,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     const sockets = new Set<Socket>();
     server.on('connection', (socket: Socket) => {
       sockets.add(socket);
-      socket.once('close', () => sockets.delete(socket));
+      socket.on('close', () => sockets.delete(socket));
     });
     server.on('request', onRequest);
     return { server, sockets, settings: listenerSettings(cfg), tls: Boolean(tls) };

@@ -36,10 +36,35 @@ function track(child, name) {
     clearTimeout(timer);
     return result;
   };
+  let heapAsks = 0;
   const handle = {
     child,
     name,
     pid: child.pid,
+    /**
+     * The child's memory before and after a full GC ({ before, after, fds }; null when it does not
+     * answer within 30 s): only for a child started with the heap probe (bench/lib/heap-probe.mjs).
+     */
+    heap() {
+      const id = ++heapAsks;
+      return new Promise((resolve) => {
+        const done = (value) => {
+          clearTimeout(timer);
+          child.off('message', onMessage);
+          resolve(value);
+        };
+        const onMessage = (msg) => {
+          if (msg?.bench === 'heap' && msg.id === id) done(msg);
+        };
+        const timer = setTimeout(() => done(null), 30_000);
+        child.on('message', onMessage);
+        try {
+          child.send({ bench: 'heap', id });
+        } catch {
+          done(null);
+        }
+      });
+    },
     exit,
     terminate,
     get exited() {
@@ -91,10 +116,16 @@ export async function startFake(scenarioFiles) {
   });
 }
 
-/** Starts the bare forwarding proxy in front of `upstream`; `cpuProfDir` adds --cpu-prof (bare-proxy.cpuprofile, written at exit). */
-export async function startProxy(upstream, { cpuProfDir } = {}) {
+/** The heap probe preloaded into the proxy and the gateway when the bench reads their heap (--heap). */
+const HEAP_PROBE = ['--import', pathToFileURL(join(LIB, 'heap-probe.mjs')).href];
+
+/**
+ * Starts the bare forwarding proxy in front of `upstream`; `cpuProfDir` adds --cpu-prof (bare-proxy.cpuprofile, written at exit);
+ * `heapProbe` preloads bench/lib/heap-probe.mjs (handle.heap()).
+ */
+export async function startProxy(upstream, { cpuProfDir, heapProbe = false } = {}) {
   const prof = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`, '--cpu-prof-name=bare-proxy.cpuprofile'] : [];
-  const child = spawnNode([...prof, join(LIB, 'bare-proxy.mjs'), upstream]);
+  const child = spawnNode([...prof, ...(heapProbe ? HEAP_PROBE : []), join(LIB, 'bare-proxy.mjs'), upstream]);
   const handle = track(child, 'bare proxy');
   const port = await readyPort(child, 'bare proxy');
   return Object.assign(handle, { url: `http://127.0.0.1:${port}` });
@@ -131,7 +162,7 @@ async function waitHealthy(url, handle, timeoutMs = 30_000) {
  * Starts `node <root>/dist/main.js --config <bench config>` with its own data folder. `cpuProfDir` adds
  * --cpu-prof (the profile is written when the gateway exits). Log lines (stdout) go to a file.
  */
-export async function startGateway(config, { cpuProfDir, label = 'gateway', root = ROOT } = {}) {
+export async function startGateway(config, { cpuProfDir, label = 'gateway', root = ROOT, heapProbe = false } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
   const port = await freePort();
   const full = { ...config, server: { ...config.server, host: '127.0.0.1', port } };
@@ -143,7 +174,7 @@ export async function startGateway(config, { cpuProfDir, label = 'gateway', root
   env.NODE_ENV = 'production';
   // BENCH_GATEWAY_NODE_ARGS: extra node flags for the gateway (e.g. V8 heap settings to compare).
   const extra = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-  const args = [...extra, '--import', pathToFileURL(join(LIB, 'exit-with-parent.mjs')).href];
+  const args = [...extra, '--import', pathToFileURL(join(LIB, 'exit-with-parent.mjs')).href, ...(heapProbe ? HEAP_PROBE : [])];
   if (cpuProfDir) args.push('--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`, `--cpu-prof-name=${label}.cpuprofile`);
   args.push(join(root, 'dist', 'main.js'), '--config', configPath);
   const child = spawnNode(args, { env, cwd: root });

@@ -2,7 +2,7 @@ import type { BinaryAnswer, DirectAnswer, EmptyAnswer, GatewayContext, JsonAnswe
 import { GatewayError } from '../../contract/errors/gateway-error.js';
 import type { StreamPart } from '../../contract/stream-parts.js';
 import type { StreamFormat } from '../../contract/stream-format.js';
-import { createStreamWriter } from '../../contract/stream-writer.js';
+import { createStreamWriter, type StreamWriter } from '../../contract/stream-writer.js';
 import { anthropicErrorBody } from '../../contract/anthropic/shapes.js';
 import { anthropicErrorsFor } from './messages/anthropic-error.js';
 import { TARGET, USAGE } from './model-request.js';
@@ -30,24 +30,54 @@ export function modelAnswer(ctx: GatewayContext): ModelAnswer | undefined {
  * The encoder of one answer, picked by its format (read when the edge starts writing, so a
  * stage may still change the format's request): usage noted in the USAGE slot once the stream
  * is whole. A failed Anthropic stream ends with Anthropic's error shape when the request carries
- * anthropic-version (CONTRACT section 2), the contract's body otherwise.
+ * anthropic-version (CONTRACT section 2), the contract's body otherwise. One object per stream
+ * (no closures), its writer made on first use: a stream passed through as bytes never writes a
+ * part, and holds no writer for its life.
  */
-function modelEncoder(ctx: GatewayContext, answer: ModelStreamAnswer): StreamEncoder<StreamPart> {
-  const writer = createStreamWriter(answer.format, { includeUsage: answer.includeUsage, request: answer.request, hiddenUsage: answer.hiddenUsage === true });
-  const anthropicErrors = answer.format === 'anthropic' && anthropicErrorsFor(ctx);
-  return {
-    write: (part) => writer.write(part),
-    isEnd: (part) => part.type === 'done',
-    failure: (body) => writer.failure(anthropicErrors ? anthropicErrorBody(contractError(body), ctx.id) : body),
-    incomplete: () => {
-      const provider = ctx.get(TARGET)?.provider;
-      return new GatewayError('provider_error', `The ${provider ?? 'upstream'} stream ended before the answer was complete.`, { provider });
-    },
-    completed: () => {
-      const usage = writer.lastUsage;
-      if (usage) ctx.set(USAGE, usage);
-    },
-  };
+class ModelEncoder implements StreamEncoder<StreamPart> {
+  private writer: StreamWriter | undefined;
+  private readonly format: StreamFormat;
+  private readonly includeUsage: boolean;
+  private readonly request: unknown;
+  private readonly hiddenUsage: boolean;
+  private readonly anthropicErrors: boolean;
+
+  constructor(
+    private readonly ctx: GatewayContext,
+    answer: ModelStreamAnswer,
+  ) {
+    this.format = answer.format;
+    this.includeUsage = answer.includeUsage;
+    this.request = answer.request;
+    this.hiddenUsage = answer.hiddenUsage === true;
+    this.anthropicErrors = answer.format === 'anthropic' && anthropicErrorsFor(ctx);
+  }
+
+  private streamWriter(): StreamWriter {
+    return (this.writer ??= createStreamWriter(this.format, { includeUsage: this.includeUsage, request: this.request, hiddenUsage: this.hiddenUsage }));
+  }
+
+  write(part: StreamPart): string {
+    return this.streamWriter().write(part);
+  }
+
+  isEnd(part: StreamPart): boolean {
+    return part.type === 'done';
+  }
+
+  failure(body: unknown): string {
+    return this.streamWriter().failure(this.anthropicErrors ? anthropicErrorBody(contractError(body), this.ctx.id) : body);
+  }
+
+  incomplete(): unknown {
+    const provider = this.ctx.get(TARGET)?.provider;
+    return new GatewayError('provider_error', `The ${provider ?? 'upstream'} stream ended before the answer was complete.`, { provider });
+  }
+
+  completed(): void {
+    const usage = this.writer?.lastUsage;
+    if (usage) this.ctx.set(USAGE, usage);
+  }
 }
 
 /** The code and message of a contract error body (what Anthropic's error shape needs). */
@@ -72,7 +102,7 @@ export function modelStream(
     format,
     includeUsage,
     parts,
-    encoder: () => modelEncoder(ctx, answer),
+    encoder: () => new ModelEncoder(ctx, answer),
   };
   if (headers) answer.headers = headers;
   if (request !== undefined) answer.request = request;

@@ -9,7 +9,8 @@ type Listener = () => void;
 export class CallerSignal {
   aborted = false;
   reason: unknown = undefined;
-  private listeners: Listener[] | undefined;
+  /** One listener as it is (the usual case: undici's), an array from the second on. */
+  private listeners: Listener | Listener[] | undefined;
 
   /** The caller went away: listeners run once. */
   abort(): void {
@@ -18,11 +19,16 @@ export class CallerSignal {
     this.reason = new DOMException('The caller went away.', 'AbortError');
     const listeners = this.listeners;
     this.listeners = undefined;
-    if (listeners) for (const fn of listeners) fn();
+    if (typeof listeners === 'function') listeners();
+    else if (listeners) for (const fn of listeners) fn();
   }
 
   on(event: string, fn: Listener): this {
-    if (event === 'abort' && !this.aborted) (this.listeners ??= []).push(fn);
+    if (event !== 'abort' || this.aborted) return this;
+    const list = this.listeners;
+    if (list === undefined) this.listeners = fn;
+    else if (typeof list === 'function') this.listeners = [list, fn];
+    else list.push(fn);
     return this;
   }
 
@@ -34,6 +40,11 @@ export class CallerSignal {
   removeListener(event: string, fn: Listener): this {
     const list = this.listeners;
     if (event !== 'abort' || !list) return this;
+    if (list === fn) {
+      this.listeners = undefined;
+      return this;
+    }
+    if (typeof list === 'function') return this;
     const at = list.indexOf(fn);
     if (at >= 0) list.splice(at, 1);
     return this;

@@ -46,7 +46,13 @@ export function readRequestBytes(req: IncomingMessage, limit: number): Promise<B
       }
       chunks.push(chunk);
     });
-    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
+    req.once('end', () => {
+      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+      // The listeners (and this array through them) stay on the request for its life, a stream's
+      // included: the chunks are let go, not kept beside their copy.
+      chunks.length = 0;
+      resolve(body);
+    });
     req.once('error', reject);
     req.once('aborted', () => reject(new RequestError(400, 'The request body was cut off.', 'body')));
   });

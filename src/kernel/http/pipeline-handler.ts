@@ -82,7 +82,8 @@ export class HttpEdge {
     const pipeline = this.pipelines.get(route.key);
     const caller = new CallerSignal();
     const ctx = new GatewayContext(this.contextEdge, timeOrderedUuid(), route, req, res, found?.params, caller, pipeline?.decorate);
-    res.once('close', () => {
+    // `on`: a response closes once, and `once` would keep a wrapper per request for its life.
+    res.on('close', () => {
       if (!res.writableFinished) caller.abort();
     });
     if (this.tracing) this.traced(this.tracing, ctx, pipeline, found?.malformed);

@@ -10,6 +10,7 @@ import type { AttemptTimers } from '../routing/attempt-timers.js';
 const ignore = () => undefined;
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ value: undefined, done: true });
+const NO_CHUNKS: readonly Buffer[] = Object.freeze([]);
 /** What is drained after a whole answer at most (the rest of the connection's body is then cut). */
 const DRAIN_LIMIT = 64 * 1024;
 
@@ -50,10 +51,12 @@ export class UpstreamChunks implements AsyncIterator<Buffer> {
     private readonly body: Dispatcher.ResponseData['body'],
     timers: AttemptTimers,
   ) {
+    // `on`, not `once`: each of these events comes once from a stream (and settle counts only the
+    // first), and `once` keeps a wrapper, its state and a bound function per listener for the stream's life.
     body.on('data', (chunk: Buffer) => this.onData(chunk));
-    body.once('end', () => this.settle(undefined));
-    body.once('error', (err: unknown) => this.settle(err ?? prematureClose()));
-    body.once('close', () => {
+    body.on('end', () => this.settle(undefined));
+    body.on('error', (err: unknown) => this.settle(err ?? prematureClose()));
+    body.on('close', () => {
       if (!this.ended && this.failure === undefined) this.settle(prematureClose());
     });
     this.chunks = timers.active ? timers.watch({ [Symbol.asyncIterator]: () => this })[Symbol.asyncIterator]() : this;
@@ -352,9 +355,9 @@ export class OpenAIPassthrough implements AsyncIterable<StreamPart> {
   constructor(
     private readonly upstream: UpstreamChunks,
     private readonly scanner: OpenAISseScanner,
-    /** The chunks read so far and the scan of the last one. */
-    private readonly seen: Buffer[],
-    private readonly first: SseScan,
+    /** The chunks read so far and the scan of the last one (let go once `encoded()` has them: not held for the stream's life). */
+    private seen: readonly Buffer[],
+    private first: SseScan | undefined,
     private readonly options: PassthroughOptions,
   ) {}
 
@@ -370,6 +373,9 @@ export class OpenAIPassthrough implements AsyncIterable<StreamPart> {
   encoded(): AsyncIterable<Buffer> {
     this.claim();
     const iterator = new PassedChunks(this);
+    // The iterator holds the first scan now; the chunks read before it are not read again.
+    this.first = undefined;
+    this.seen = NO_CHUNKS;
     return { [Symbol.asyncIterator]: () => iterator };
   }
 
@@ -389,7 +395,7 @@ export class OpenAIPassthrough implements AsyncIterable<StreamPart> {
     throw new Error('the upstream stream reported an error');
   }
 
-  get firstScan(): SseScan {
+  get firstScan(): SseScan | undefined {
     return this.first;
   }
 
