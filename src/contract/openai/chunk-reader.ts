@@ -23,14 +23,23 @@ export class ChunkReader {
   private started = false;
   private readonly tools = new Set<string>();
 
+  /**
+   * The text of a chunk that carries only a piece of the answer's text (see PLAIN_TEXT_CHUNK;
+   * '' when that piece is empty), read without a parse once the answer's ids were given;
+   * undefined for any other chunk (read() reads it).
+   */
+  plainText(chunk: string): string | undefined {
+    if (!this.started) return undefined;
+    const plain = PLAIN_TEXT_CHUNK.exec(chunk);
+    return plain ? plain[1]! : undefined;
+  }
+
   /** The parts of one chunk (its JSON text or parsed value). */
   read(chunk: string | JsonObject): StreamPart[] {
     let data: JsonObject;
     if (typeof chunk === 'string') {
-      if (this.started) {
-        const plain = PLAIN_TEXT_CHUNK.exec(chunk);
-        if (plain) return plain[1] ? [{ type: 'text', choice: 0, text: plain[1] }] : [];
-      }
+      const text = this.plainText(chunk);
+      if (text !== undefined) return text ? [{ type: 'text', choice: 0, text }] : [];
       try {
         data = objectOf(JSON.parse(chunk));
       } catch {

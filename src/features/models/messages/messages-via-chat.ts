@@ -9,7 +9,7 @@ import type { StreamPart } from '../../../contract/stream-parts.js';
 import type { MessagesCreateRequest } from '../../../generated/requests/messages-create.js';
 import { ChunkReader } from '../../../contract/openai/chunk-reader.js';
 import type { OperationAdapter, ProviderCall } from '../providers/provider.js';
-import { transformMapper } from '../providers/shared/stream-mapper.js';
+import { chunkReadingMapper } from '../providers/shared/stream-mapper.js';
 import { chatFromMessages, estimateInputTokens, type MessagesTranslationOptions } from './to-chat.js';
 import { messageFromChat } from './from-chat.js';
 
@@ -43,7 +43,7 @@ export function messagesViaChat(chat: OperationAdapter, options: MessagesTransla
         const chatBody = chatCall(call).body ?? {};
         const inner = stream.createMapper(chatCall(call));
         const reader = new ChunkReader();
-        return transformMapper(inner, (parts) => {
+        return chunkReadingMapper(inner, reader, (parts) => {
           const out: StreamPart[] = [];
           for (const part of parts) {
             if (part.type === 'chunk') out.push(...reader.read(part.data));

@@ -10,7 +10,7 @@ import type { ResponsesCreateRequest } from '../../../generated/requests/respons
 import { ChunkReader } from '../../../contract/openai/chunk-reader.js';
 import { newResponseId } from '../../../contract/openai/responses-shapes.js';
 import type { OperationAdapter, ProviderCall } from '../providers/provider.js';
-import { transformMapper } from '../providers/shared/stream-mapper.js';
+import { chunkReadingMapper } from '../providers/shared/stream-mapper.js';
 import { chatFromResponses } from './to-chat.js';
 import { responseFromChat } from './from-chat.js';
 
@@ -39,7 +39,7 @@ export function responsesViaChat(chat: OperationAdapter): OperationAdapter {
         // the answer starts with a meta part, so every writer of it names the same id.
         const id = newResponseId();
         let started = false;
-        return transformMapper(inner, (parts) => {
+        return chunkReadingMapper(inner, reader, (parts) => {
           const out: StreamPart[] = [];
           for (const part of parts) {
             if (part.type === 'chunk') for (const read of reader.read(part.data)) out.push(read.type === 'meta' ? { ...read, id } : read);
