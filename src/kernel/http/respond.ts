@@ -176,9 +176,8 @@ async function writeEncoded(ctx: GatewayContext, source: EncodedStream, encoder:
     // Pushed when the stream can (a read's chunks written as they come, as a pipe does), else pulled.
     const pumped = source.pump?.(answerSink(res, redact));
     if (pumped) {
-      await pumped;
+      if (await pumped) return;
       completed = source.ended;
-      if (!completed && res.destroyed) return;
     } else {
       for await (const chunk of source.encoded()) {
         if (res.destroyed) return;
