@@ -31,6 +31,16 @@ const USAGE_CHUNK =
   // eslint-disable-next-line no-control-regex
   /^\{"id":"[^"\\\x00-\x1f]*","object":"chat\.completion\.chunk","created":(?:0|[1-9]\d{0,15}),"model":"[^"\\\x00-\x1f]*",(?:"service_tier":"[^"\\\x00-\x1f]*",)?(?:"system_fingerprint":(?:null|"[^"\\\x00-\x1f]*"),)?"choices":\[\],"usage":(\{.*\})(?:,"obfuscation":"[^"\\\x00-\x1f]*")?\}$/;
 
+/**
+ * A capture of the chunk as a string of its own. V8 makes a substring of 13 characters or more
+ * a view into its whole parent, here the text of the whole upstream read: an id or model kept
+ * for the answer's life would keep that text alive (through the young generation's collections
+ * and into the old one). The text parts, short-lived and mostly shorter, stay views.
+ */
+function detached(capture: string): string {
+  return (' ' + capture).slice(1);
+}
+
 /** The object a JSON text holds; undefined when it holds something else or is not JSON. */
 function parsedObject(text: string): JsonObject | undefined {
   try {
@@ -79,7 +89,7 @@ export class ChunkReader {
     const first = FIRST_CHUNK.exec(chunk);
     if (!first) return undefined;
     this.started = true;
-    const out: StreamPart[] = [{ type: 'meta', id: first[1]!, model: first[3]!, created: Number(first[2]) }];
+    const out: StreamPart[] = [{ type: 'meta', id: detached(first[1]!), model: detached(first[3]!), created: Number(first[2]) }];
     if (first[4]) out.push({ type: 'text', choice: 0, text: first[4] });
     return out;
   }
