@@ -66,13 +66,12 @@ export interface EncodedStream {
   /** The answer's text, chunk by chunk; throws where the stream failed; ends early when cut off. */
   encoded(): AsyncIterable<Buffer>;
   /**
-   * The same text pushed to `sink` as the upstream's reads arrive (no promise per chunk), in the
-   * order a loop over `encoded()` goes: fulfilled with true when the caller went away (noticed
-   * before a chunk is written), with false once the stream is over (its end written: `ended`; or
-   * the upstream's body ended early), rejected where it failed. Undefined when the stream cannot
-   * push (read `encoded()` then).
+   * The same text pushed to `sink` as the upstream's reads arrive (no promise per chunk): the
+   * promise settles once the answer's end was written (`ended`), the caller went away, the
+   * upstream's body ended early (fulfilled: `ended` tells) or failed (rejected). Undefined when
+   * the stream cannot push (read `encoded()` then).
    */
-  pump?(sink: EncodedSink): Promise<boolean> | undefined;
+  pump?(sink: EncodedSink): Promise<void> | undefined;
   /** Set once the chunk last handed over holds the answer's end. */
   readonly ended: boolean;
 }

@@ -176,8 +176,9 @@ async function writeEncoded(ctx: GatewayContext, source: EncodedStream, encoder:
     // Pushed when the stream can (a read's chunks written as they come, as a pipe does), else pulled.
     const pumped = source.pump?.(answerSink(res, redact));
     if (pumped) {
-      if (await pumped) return;
+      await pumped;
       completed = source.ended;
+      if (!completed && res.destroyed) return;
     } else {
       for await (const chunk of source.encoded()) {
         if (res.destroyed) return;

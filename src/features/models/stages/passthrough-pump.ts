@@ -15,48 +15,45 @@ export type PolledChunk = IteratorResult<Buffer> | typeof WAIT | typeof PARSED;
  * promise, generator or iterator step per read. The caller not reading (write() false) holds the
  * next read until drained() (the upstream body pauses once enough is held). From where the scan
  * hands the stream to the parser (PARSED) the rest is pulled with next(), as encoded() reads it.
- * In the order a loop over encoded() goes: a chunk (or the end, or the failure) is taken first,
- * then a caller gone is noticed before it is written. Settles as EncodedStream.pump says; the
- * chunks are told return() whenever the writing stops (the upstream's rest drained or cut, as
- * when encoded() is left).
+ * Settles as EncodedStream.pump says; the chunks are told return() whenever the writing stops
+ * (the upstream's rest drained or cut, as when encoded() is left).
  */
-export function pumpPassed(chunks: PassedChunks, stream: OpenAIPassthrough, sink: EncodedSink): Promise<boolean> {
-  return new Promise<boolean>((resolve, reject) => {
-    const stop = (gone: boolean, err?: unknown) => {
+export function pumpPassed(chunks: PassedChunks, stream: OpenAIPassthrough, sink: EncodedSink): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const stop = (err?: unknown) => {
       void chunks.return();
-      if (err === undefined) resolve(gone);
+      if (err === undefined) resolve();
       else reject(err);
     };
     const deliver = (): void => {
       try {
         for (;;) {
+          if (sink.closed) return stop();
           const step = chunks.poll();
           if (step === WAIT) return stream.upstreamChunks.listen(deliver);
-          if (step === PARSED) return void pullParsed(chunks, stream, sink).then(stop, (err: unknown) => stop(false, err));
-          if (step.done) return stop(false);
-          if (sink.closed) return stop(true);
+          if (step === PARSED) return void pullParsed(chunks, stream, sink).then(() => stop(), stop);
+          if (step.done) return stop();
           const last = stream.ended;
           const more = sink.write(step.value, last);
-          if (last) return stop(false);
+          if (last) return stop();
           if (!more) return sink.drained(deliver);
         }
       } catch (err) {
-        stop(false, err);
+        stop(err);
       }
     };
     deliver();
   });
 }
 
-/** The rest of a stream the parser writes again, pulled chunk by chunk (as encoded() is read); true: the caller went away. */
-async function pullParsed(chunks: PassedChunks, stream: OpenAIPassthrough, sink: EncodedSink): Promise<boolean> {
+/** The rest of a stream the parser writes again, pulled chunk by chunk (as encoded() is read). */
+async function pullParsed(chunks: PassedChunks, stream: OpenAIPassthrough, sink: EncodedSink): Promise<void> {
   for (;;) {
     const step = await chunks.next();
-    if (step.done) return false;
-    if (sink.closed) return true;
+    if (step.done || sink.closed) return;
     const last = stream.ended;
     const more = sink.write(step.value, last);
-    if (last) return false;
+    if (last) return;
     if (!more) await new Promise<void>((then) => sink.drained(then));
   }
 }

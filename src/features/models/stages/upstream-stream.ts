@@ -411,7 +411,7 @@ export class OpenAIPassthrough implements AsyncIterable<StreamPart> {
    * The same chunks pushed to `sink` as the upstream's reads arrive (see passthrough-pump.ts);
    * undefined while the attempt's idle timer watches the body (it is then read with encoded()).
    */
-  pump(sink: EncodedSink): Promise<boolean> | undefined {
+  pump(sink: EncodedSink): Promise<void> | undefined {
     if (this.upstream.chunks !== this.upstream) return undefined;
     this.claim();
     return pumpPassed(new PassedChunks(this), this, sink);

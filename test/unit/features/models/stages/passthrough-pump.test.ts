@@ -124,7 +124,7 @@ describe('pumpPassed (OpenAIPassthrough.pump)', () => {
         const out = sink(slow);
         let error: string | undefined;
         try {
-          expect(await stream.pump(out)).toBe(false);
+          await stream.pump(out);
         } catch (err) {
           error = String(err);
         }
@@ -138,7 +138,7 @@ describe('pumpPassed (OpenAIPassthrough.pump)', () => {
     );
   });
 
-  it('stops once the caller is gone (told by the promise), and cuts the upstream body', async () => {
+  it('stops once the caller is gone, and cuts the upstream body', async () => {
     const body = new PassThrough();
     const timers = new AttemptTimers('test', undefined, undefined);
     const upstream = new UpstreamChunks(body as never, timers);
@@ -156,8 +156,7 @@ describe('pumpPassed (OpenAIPassthrough.pump)', () => {
     expect(out.written).toEqual([chunk('a')]);
     out.closed = true;
     body.write(chunk('b'));
-    // As a loop over encoded() notices it: once the next chunk is taken, before it is written.
-    expect(await pumped).toBe(true);
+    await pumped;
     expect(out.written).toEqual([chunk('a')]);
     expect(stream.ended).toBe(false);
     expect(body.destroyed).toBe(true);
