@@ -19,7 +19,6 @@
  */
 import { StringDecoder } from 'node:string_decoder';
 import { Transform } from 'node:stream';
-import { byteNeedle, holdsAny, searchText, type ByteNeedle } from './byte-needles.js';
 import { forEachView } from './escape-views.js';
 
 export const REDACTED = '[REDACTED]';
@@ -157,12 +156,12 @@ function spellsAny(chars: Set<number>, codes: Set<number>): boolean {
   return false;
 }
 
-/** `\u` and `%5c` (either case): a chunk without them \u-escapes nothing. */
-const ESCAPE_MARKERS = ['\\u', '%5c', '%5C'].map(byteNeedle);
+const BACKSLASH_U = Buffer.from('\\u');
+const PERCENT_5C = Buffer.from('%5c');
+const PERCENT_5C_UPPER = Buffer.from('%5C');
 
-/** `latin1`: the chunk's searchText (see byte-needles.ts). */
-function bytesMayHoldUnicodeEscape(buf: Buffer, latin1 = searchText(buf)): boolean {
-  return holdsAny(buf, latin1, ESCAPE_MARKERS);
+function bytesMayHoldUnicodeEscape(buf: Buffer): boolean {
+  return buf.includes(BACKSLASH_U) || buf.includes(PERCENT_5C) || buf.includes(PERCENT_5C_UPPER);
 }
 
 /** Characters that end a query value (`?k=<value>&...`). */
@@ -191,8 +190,7 @@ function findAll(text: string, value: string, out: number[]): void {
 interface Finder {
   /** Whether the text may hold one of the secrets in a spelling that keeps its run (short ones too when `short`). */
   probe(text: string, short: boolean): boolean;
-  /** The same for bytes (`latin1`: their searchText, see byte-needles.ts). */
-  probeBytes(buf: Buffer, short: boolean, latin1: string | undefined): boolean;
+  probeBytes(buf: Buffer, short: boolean): boolean;
   /** Pushes [start, end) of every occurrence in one view's text. */
   find(text: string, short: boolean, out: number[]): void;
   /** Whether there is nothing to search for (short ones included when `short`). */
@@ -225,9 +223,8 @@ export class SecretMatcher implements Finder {
   private readonly pattern: RegExp | undefined;
   /** The values' runs as one pattern; undefined: some value has none, always search. */
   private readonly runs: RegExp | undefined;
-  private readonly runBytes: ByteNeedle[] | undefined;
+  private readonly runBytes: Buffer[] | undefined;
   private readonly shortRuns: string[] | undefined;
-  private readonly shortRunBytes: ByteNeedle[] | undefined;
 
   constructor(values: Iterable<string | undefined | null>) {
     const list = [...values];
@@ -240,9 +237,8 @@ export class SecretMatcher implements Finder {
     this.chars = spelledChars([...this.values, ...this.shortValues]);
     const runs = runsOf(this.values, 3);
     this.runs = runs?.length ? new RegExp(runs.map(escapeRegExp).join('|')) : undefined;
-    this.runBytes = runs?.map(byteNeedle);
+    this.runBytes = runs?.map((r) => Buffer.from(r, 'utf8'));
     this.shortRuns = runsOf(this.shortValues, 1);
-    this.shortRunBytes = this.shortRuns?.map(byteNeedle);
   }
 
   /** Whether answers have nothing to mask (short secrets are not masked in answers). */
@@ -259,9 +255,9 @@ export class SecretMatcher implements Finder {
     return short && this.shortValues.length > 0 && (!this.shortRuns || this.shortRuns.some((r) => text.includes(r)));
   }
 
-  probeBytes(buf: Buffer, short: boolean, latin1: string | undefined): boolean {
-    if (this.pattern && (!this.runBytes || holdsAny(buf, latin1, this.runBytes))) return true;
-    return short && this.shortValues.length > 0 && (!this.shortRunBytes || holdsAny(buf, latin1, this.shortRunBytes));
+  probeBytes(buf: Buffer, short: boolean): boolean {
+    if (this.pattern && (!this.runBytes || this.runBytes.some((r) => buf.includes(r)))) return true;
+    return short && this.shortValues.length > 0 && (!this.shortRuns || this.shortRuns.some((r) => buf.includes(r)));
   }
 
   find(text: string, short: boolean, out: number[]): void {
@@ -289,8 +285,7 @@ export class SecretMatcher implements Finder {
 
   /** Whether the bytes may carry any of the secrets (native search, no copy). */
   foundIn(buf: Buffer): boolean {
-    const latin1 = searchText(buf);
-    return !this.empty && (this.probeBytes(buf, false, latin1) || bytesMayHoldUnicodeEscape(buf, latin1));
+    return !this.empty && (this.probeBytes(buf, false) || bytesMayHoldUnicodeEscape(buf));
   }
 }
 
@@ -301,7 +296,7 @@ class RequestSecret implements Finder {
   readonly spaced: boolean;
   readonly chars: Set<number>;
   private readonly runs: string[] | undefined;
-  private readonly runBytes: ByteNeedle[] | undefined;
+  private readonly runBytes: Buffer[] | undefined;
 
   constructor(secret: string) {
     this.values = maskable(secret) ? [...new Set(secretValues(secret))].sort((a, b) => b.length - a.length) : [];
@@ -310,12 +305,12 @@ class RequestSecret implements Finder {
     this.spaced = all.some((v) => v.includes(' '));
     this.chars = spelledChars(all);
     this.runs = runsOf(this.values, 3);
-    this.runBytes = this.runs?.map(byteNeedle);
+    this.runBytes = this.runs?.map((r) => Buffer.from(r, 'utf8'));
     // A short part's run may be a single letter: such a part is searched whenever it is asked for.
     if (this.runs && this.shortValues.length) {
       const short = runsOf(this.shortValues, 1);
       this.runs = short ? [...this.runs, ...short] : undefined;
-      this.runBytes = this.runs?.map(byteNeedle);
+      this.runBytes = this.runs?.map((r) => Buffer.from(r, 'utf8'));
     }
   }
 
@@ -327,8 +322,8 @@ class RequestSecret implements Finder {
     return !this.runs || this.runs.some((r) => text.includes(r));
   }
 
-  probeBytes(buf: Buffer, _short: boolean, latin1: string | undefined): boolean {
-    return !this.runBytes || holdsAny(buf, latin1, this.runBytes);
+  probeBytes(buf: Buffer): boolean {
+    return !this.runBytes || this.runBytes.some((r) => buf.includes(r));
   }
 
   find(text: string, _short: boolean, out: number[]): void {
@@ -477,9 +472,7 @@ export function answerBytesRedactor(requestSecrets: readonly (string | undefined
 function redactBytesWith(buf: Buffer, finders: RequestSecret[]): Buffer {
   const any = !gatewaySecrets.empty || finders.length > 0;
   if (!any) return buf;
-  const latin1 = searchText(buf);
-  const hit =
-    (!gatewaySecrets.empty && gatewaySecrets.probeBytes(buf, false, latin1)) || finders.some((f) => f.probeBytes(buf, false, latin1)) || bytesMayHoldUnicodeEscape(buf, latin1);
+  const hit = (!gatewaySecrets.empty && gatewaySecrets.probeBytes(buf, false)) || finders.some((f) => f.probeBytes(buf)) || bytesMayHoldUnicodeEscape(buf);
   if (!hit) return buf;
   const text = buf.toString('utf8');
   const out = redactWith(text, gatewaySecrets, false, finders);
