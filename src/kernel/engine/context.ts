@@ -65,25 +65,8 @@ export interface JsonAnswer {
 export interface EncodedStream {
   /** The answer's text, chunk by chunk; throws where the stream failed; ends early when cut off. */
   encoded(): AsyncIterable<Buffer>;
-  /**
-   * The same text pushed to `sink` as the upstream's reads arrive (no promise per chunk): the
-   * promise settles once the answer's end was written (`ended`), the caller went away, the
-   * upstream's body ended early (fulfilled: `ended` tells) or failed (rejected). Undefined when
-   * the stream cannot push (read `encoded()` then).
-   */
-  pump?(sink: EncodedSink): Promise<void> | undefined;
   /** Set once the chunk last handed over holds the answer's end. */
   readonly ended: boolean;
-}
-
-/** Where a pushed stream's text goes (see EncodedStream.pump): the answer being written. */
-export interface EncodedSink {
-  /** Writes a chunk (`last`: it holds the answer's end, which ends the answer); false: wait for drained(). */
-  write(chunk: Buffer, last: boolean): boolean;
-  /** Calls `then` once the caller reads again, or is gone. */
-  drained(then: () => void): void;
-  /** The caller is gone: nothing more is written. */
-  readonly closed: boolean;
 }
 
 export interface StreamAnswer<P = unknown> {

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import type { BinaryAnswer, EncodedSink, EncodedStream, GatewayContext, StreamAnswer, StreamEncoder } from '../engine/context.js';
+import type { BinaryAnswer, EncodedStream, GatewayContext, StreamAnswer, StreamEncoder } from '../engine/context.js';
 import type { AnswerError, ErrorMapping } from '../errors/answer-error.js';
 import { answerBytesRedactor, holdsSecrets, redactAnswer, redactAnswerBytes, redactingStream, redactObject, redactSecrets } from '../errors/redact.js';
 
@@ -173,23 +173,15 @@ async function writeEncoded(ctx: GatewayContext, source: EncodedStream, encoder:
   const redact = answerBytesRedactor(ctx.secrets);
   let completed = false;
   try {
-    // Pushed when the stream can (a read's chunks written as they come, as a pipe does), else pulled.
-    const pumped = source.pump?.(answerSink(res, redact));
-    if (pumped) {
-      await pumped;
-      completed = source.ended;
-      if (!completed && res.destroyed) return;
-    } else {
-      for await (const chunk of source.encoded()) {
-        if (res.destroyed) return;
-        const bytes = redact(chunk);
-        if (source.ended) {
-          completed = true;
-          res.end(bytes);
-          break;
-        }
-        if (!res.write(bytes)) await waitDrain(res);
+    for await (const chunk of source.encoded()) {
+      if (res.destroyed) return;
+      const bytes = redact(chunk);
+      if (source.ended) {
+        completed = true;
+        res.end(bytes);
+        break;
       }
+      if (!res.write(bytes)) await waitDrain(res);
     }
     if (!completed) throw encoder.incomplete();
     encoder.completed?.();
@@ -198,24 +190,6 @@ async function writeEncoded(ctx: GatewayContext, source: EncodedStream, encoder:
     ctx.error = failure;
     if (!res.destroyed) res.end(redactAnswer(encoder.failure(errorPayload(ctx, failure, writer)), ctx.secrets));
   }
-}
-
-/** The answer as a pushed stream's sink: each chunk masked for secrets, the last one ending the answer. */
-function answerSink(res: ServerResponse, redact: (buf: Buffer) => Buffer): EncodedSink {
-  return {
-    write(chunk, last) {
-      const bytes = redact(chunk);
-      if (!last) return res.write(bytes);
-      res.end(bytes);
-      return true;
-    },
-    drained(then) {
-      void waitDrain(res).then(then);
-    },
-    get closed() {
-      return res.destroyed;
-    },
-  };
 }
 
 async function* singleParts(parts: AsyncIterable<unknown>): AsyncGenerator<unknown[]> {

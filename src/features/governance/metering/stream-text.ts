@@ -104,20 +104,6 @@ export function noteStreamText(answer: StreamAnswer<StreamPart>): StreamNotes {
       };
       return { [Symbol.asyncIterator]: () => iterator };
     };
-    if (typeof source.pump === 'function') {
-      const pump = source.pump.bind(source);
-      wrapped.pump = (sink) =>
-        pump({
-          write: (chunk, last) => {
-            note({ value: chunk, done: false });
-            return sink.write(chunk, last);
-          },
-          drained: (then) => sink.drained(then),
-          get closed() {
-            return sink.closed;
-          },
-        });
-    }
     Object.defineProperty(wrapped, 'ended', { get: () => source.ended });
   }
   if (typeof source.batches === 'function') {

@@ -4,10 +4,8 @@ import { OpenAISseScanner, type SseScan } from '../../../contract/openai/sse-pas
 import { PartStream } from '../../../contract/part-stream.js';
 import type { StreamPart, Usage } from '../../../contract/stream-parts.js';
 import { createStreamWriter } from '../../../contract/stream-writer.js';
-import type { EncodedSink } from '../../../kernel/engine/context.js';
 import type { StreamMapper } from '../providers/provider.js';
 import type { AttemptTimers } from '../routing/attempt-timers.js';
-import { PARSED, pumpPassed, WAIT, type PolledChunk } from './passthrough-pump.js';
 
 const ignore = () => undefined;
 
@@ -41,9 +39,7 @@ export class UpstreamChunks implements AsyncIterator<Buffer> {
   private heldBytes = 0;
   private paused = false;
   private waiting: { resolve: (step: IteratorResult<Buffer>) => void; reject: (err: unknown) => void } | undefined;
-  /** A reader that pushes (see listen): told once the next read, the end or the failure is here. */
-  private listener: (() => void) | undefined;
-  /** A microtask will hand the held chunks to the reader waiting (or tell the listener). */
+  /** A microtask will hand the held chunks to the reader waiting. */
   private handing = false;
   private ended = false;
   private failure: unknown;
@@ -71,7 +67,7 @@ export class UpstreamChunks implements AsyncIterator<Buffer> {
     }
     this.held.push(chunk);
     this.heldBytes += chunk.length;
-    if ((this.waiting || this.listener) && !this.handing) {
+    if (this.waiting && !this.handing) {
       this.handing = true;
       queueMicrotask(this.hand);
     }
@@ -84,12 +80,6 @@ export class UpstreamChunks implements AsyncIterator<Buffer> {
   /** The held chunks to the reader waiting (what arrived since it asked). */
   private handOver(): void {
     this.handing = false;
-    const listener = this.listener;
-    if (listener) {
-      this.listener = undefined;
-      listener();
-      return;
-    }
     const waiting = this.waiting;
     if (!waiting) return;
     this.waiting = undefined;
@@ -119,11 +109,6 @@ export class UpstreamChunks implements AsyncIterator<Buffer> {
     else this.failure = failure;
     // Chunks already held go first (the microtask handing them over is queued).
     if (this.handing) return;
-    if (this.listener) {
-      this.handing = true;
-      queueMicrotask(this.hand);
-      return;
-    }
     const waiting = this.waiting;
     this.waiting = undefined;
     if (!waiting) return;
@@ -141,25 +126,6 @@ export class UpstreamChunks implements AsyncIterator<Buffer> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
     if (this.ended || this.drained >= 0) return Promise.resolve(DONE);
     return new Promise((resolve, reject) => (this.waiting = { resolve, reject }));
-  }
-
-  /**
-   * For a reader that pushes (no promise per read): what is here now, as next() would give it;
-   * undefined when nothing is (then listen). Throws the body's failure.
-   */
-  poll(): IteratorResult<Buffer> | undefined {
-    if (this.held.length) return { value: this.take(), done: false };
-    if (this.failure !== undefined) throw this.failure;
-    if (this.ended || this.drained >= 0) return DONE;
-    return undefined;
-  }
-
-  /**
-   * Calls `then` once (a microtask after a read's chunks are in, or at the body's end or
-   * failure), for poll() to take what came. Only without the idle timer (`chunks` is this reader).
-   */
-  listen(then: () => void): void {
-    this.listener = then;
   }
 
   /** `before` (chunks already read), then the rest of the body. */
@@ -407,16 +373,6 @@ export class OpenAIPassthrough implements AsyncIterable<StreamPart> {
     return { [Symbol.asyncIterator]: () => iterator };
   }
 
-  /**
-   * The same chunks pushed to `sink` as the upstream's reads arrive (see passthrough-pump.ts);
-   * undefined while the attempt's idle timer watches the body (it is then read with encoded()).
-   */
-  pump(sink: EncodedSink): Promise<void> | undefined {
-    if (this.upstream.chunks !== this.upstream) return undefined;
-    this.claim();
-    return pumpPassed(new PassedChunks(this), this, sink);
-  }
-
   /** The scan's outcome as the next chunk to hand over: out, the usage noted at the end, or the upstream's failure. */
   takeScan(scan: SseScan): Buffer | undefined {
     if (scan.out && scan.done) {
@@ -497,7 +453,7 @@ export class OpenAIPassthrough implements AsyncIterable<StreamPart> {
  * does not pass as it is, the rest is parsed and written again (`parsed`). Reading ends at
  * the answer's end, a failure or `return()`: the upstream is then told whether the answer was whole.
  */
-export class PassedChunks implements AsyncIterator<Buffer> {
+class PassedChunks implements AsyncIterator<Buffer> {
   private scan: SseScan | undefined;
   private parsed: AsyncIterator<Buffer> | undefined;
   private over = false;
@@ -552,30 +508,6 @@ export class PassedChunks implements AsyncIterator<Buffer> {
     if (scan.error !== undefined) stream.failWith(scan.error);
     if (scan.rest) return this.startParsed(scan.rest);
     return undefined;
-  }
-
-  /**
-   * For push reading (pumpPassed): the next chunk (or the end) if it is here without waiting;
-   * WAIT when the next upstream read is needed (listen on the upstream), PARSED once the rest is
-   * parsed (read it with next()). Throws the failure as next() rejects with it.
-   */
-  poll(): PolledChunk {
-    const stream = this.stream;
-    for (;;) {
-      if (this.over) return DONE;
-      if (this.parsed) return PARSED;
-      try {
-        const step = this.fromScan();
-        if (step) return step;
-        if (this.parsed) return PARSED;
-        const read = stream.upstreamChunks.poll();
-        if (!read) return WAIT;
-        if (read.done) this.startParsed(stream.sseScanner.leftover());
-        else this.scan = stream.sseScanner.scan(read.value);
-      } catch (err) {
-        throw this.fail(err);
-      }
-    }
   }
 
   private read(step: IteratorResult<Buffer>): IteratorResult<Buffer> | Promise<IteratorResult<Buffer>> {
