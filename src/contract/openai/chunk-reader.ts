@@ -13,6 +13,44 @@ const PLAIN_TEXT_CHUNK =
   // eslint-disable-next-line no-control-regex
   /^\{"id":"[^"\\\x00-\x1f]*","object":"chat\.completion\.chunk","created":(?:0|[1-9]\d{0,15}),"model":"[^"\\\x00-\x1f]*",(?:"service_tier":"[^"\\\x00-\x1f]*",)?(?:"system_fingerprint":(?:null|"[^"\\\x00-\x1f]*"),)?"choices":\[\{"index":0,"delta":\{(?:"role":"assistant",)?"content":"([^"\\\x00-\x1f]*)"(?:,"refusal":null)?\},"logprobs":null,"finish_reason":null\}\](?:,"usage":null)?(?:,"obfuscation":"[^"\\\x00-\x1f]*")?\}$/;
 
+/** The first chunk of an answer in the same spelling (its role, maybe a first piece of text): id, created, model and the text are the captures. */
+const FIRST_CHUNK =
+  // eslint-disable-next-line no-control-regex
+  /^\{"id":"([^"\\\x00-\x1f]*)","object":"chat\.completion\.chunk","created":(0|[1-9]\d{0,15}),"model":"([^"\\\x00-\x1f]*)",(?:"service_tier":"[^"\\\x00-\x1f]*",)?(?:"system_fingerprint":(?:null|"[^"\\\x00-\x1f]*"),)?"choices":\[\{"index":0,"delta":\{(?:"role":"assistant",)?"content":"([^"\\\x00-\x1f]*)"(?:,"refusal":null)?\},"logprobs":null,"finish_reason":null\}\](?:,"usage":null)?(?:,"obfuscation":"[^"\\\x00-\x1f]*")?\}$/;
+
+/** The chunk that ends choice 0 in the same spelling (an empty delta, a finish reason): the reason is the capture. */
+const FINISH_CHUNK =
+  // eslint-disable-next-line no-control-regex
+  /^\{"id":"[^"\\\x00-\x1f]*","object":"chat\.completion\.chunk","created":(?:0|[1-9]\d{0,15}),"model":"[^"\\\x00-\x1f]*",(?:"service_tier":"[^"\\\x00-\x1f]*",)?(?:"system_fingerprint":(?:null|"[^"\\\x00-\x1f]*"),)?"choices":\[\{"index":0,"delta":\{\},"logprobs":null,"finish_reason":"(stop|length|tool_calls|content_filter|function_call)"\}\](?:,"usage":null)?(?:,"obfuscation":"[^"\\\x00-\x1f]*")?\}$/;
+
+/**
+ * The usage-only chunk in the same spelling (no choices): the usage object's text is the
+ * capture, parsed alone (a capture that is not one JSON object leaves the chunk to the parse).
+ */
+const USAGE_CHUNK =
+  // eslint-disable-next-line no-control-regex
+  /^\{"id":"[^"\\\x00-\x1f]*","object":"chat\.completion\.chunk","created":(?:0|[1-9]\d{0,15}),"model":"[^"\\\x00-\x1f]*",(?:"service_tier":"[^"\\\x00-\x1f]*",)?(?:"system_fingerprint":(?:null|"[^"\\\x00-\x1f]*"),)?"choices":\[\],"usage":(\{.*\})(?:,"obfuscation":"[^"\\\x00-\x1f]*")?\}$/;
+
+/**
+ * A capture of the chunk as a string of its own. V8 makes a substring of 13 characters or more
+ * a view into its whole parent, here the text of the whole upstream read: an id or model kept
+ * for the answer's life would keep that text alive (through the young generation's collections
+ * and into the old one). The text parts, short-lived and mostly shorter, stay views.
+ */
+function detached(capture: string): string {
+  return (' ' + capture).slice(1);
+}
+
+/** The object a JSON text holds; undefined when it holds something else or is not JSON. */
+function parsedObject(text: string): JsonObject | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isJsonObject(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Reads OpenAI chat.completion.chunk JSON back into stream parts (the inverse of the chunk
  * writer), for answers that must be written in another format (Anthropic Messages, Responses)
@@ -23,14 +61,45 @@ export class ChunkReader {
   private started = false;
   private readonly tools = new Set<string>();
 
+  /**
+   * The text of a chunk that carries only a piece of the answer's text (see PLAIN_TEXT_CHUNK;
+   * '' when that piece is empty), read without a parse once the answer's ids were given;
+   * undefined for any other chunk (read() reads it).
+   */
+  plainText(chunk: string): string | undefined {
+    if (!this.started) return undefined;
+    const plain = PLAIN_TEXT_CHUNK.exec(chunk);
+    return plain ? plain[1]! : undefined;
+  }
+
+  /**
+   * The parts of a chunk in OpenAI's own spelling (text, the first chunk, the finish, the usage;
+   * see the expressions above), read without parsing the chunk; undefined for any other chunk.
+   */
+  private readSpelled(chunk: string): StreamPart[] | undefined {
+    if (this.started) {
+      const text = PLAIN_TEXT_CHUNK.exec(chunk);
+      if (text) return text[1] ? [{ type: 'text', choice: 0, text: text[1] }] : [];
+      const finish = FINISH_CHUNK.exec(chunk);
+      if (finish) return [{ type: 'finish', choice: 0, reason: finish[1] as FinishReason }];
+      const usage = USAGE_CHUNK.exec(chunk);
+      const parsed = usage ? parsedObject(usage[1]!) : undefined;
+      return parsed ? [{ type: 'usage', usage: parsed as Usage }] : undefined;
+    }
+    const first = FIRST_CHUNK.exec(chunk);
+    if (!first) return undefined;
+    this.started = true;
+    const out: StreamPart[] = [{ type: 'meta', id: detached(first[1]!), model: detached(first[3]!), created: Number(first[2]) }];
+    if (first[4]) out.push({ type: 'text', choice: 0, text: first[4] });
+    return out;
+  }
+
   /** The parts of one chunk (its JSON text or parsed value). */
   read(chunk: string | JsonObject): StreamPart[] {
     let data: JsonObject;
     if (typeof chunk === 'string') {
-      if (this.started) {
-        const plain = PLAIN_TEXT_CHUNK.exec(chunk);
-        if (plain) return plain[1] ? [{ type: 'text', choice: 0, text: plain[1] }] : [];
-      }
+      const spelled = this.readSpelled(chunk);
+      if (spelled) return spelled;
       try {
         data = objectOf(JSON.parse(chunk));
       } catch {

@@ -151,7 +151,7 @@ export class ResponsesWriter {
         this.state!.incomplete = incomplete;
         this.state!.usage = responsesUsage(this.usage);
         if (this.silent) return '';
-        return out + this.event(status === 'completed' ? 'response.completed' : 'response.incomplete', { response: this.snapshot() });
+        return out + this.responseEvent(status === 'completed' ? 'response.completed' : 'response.incomplete', JSON.stringify(this.snapshot()));
       }
     }
   }
@@ -191,8 +191,9 @@ export class ResponsesWriter {
     return outputItemId(prefix, this.state!.id, index);
   }
 
+  /** The response as it stands, for JSON.stringify at once (it shares the state's items: not to be kept). */
   private snapshot(): Json {
-    return responseObject({ ...this.state!, output: this.state!.output.map((item) => structuredClone(item)) }, this.request);
+    return responseObject(this.state!, this.request);
   }
 
   private openReasoning(): string {

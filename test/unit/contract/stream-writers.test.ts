@@ -241,8 +241,12 @@ describe('OpenAIChunkWriter and ChunkReader', () => {
     expect(parts).toEqual([meta, ...ANSWER.slice(1, -1)]);
   });
 
-  it('reads a chunk of text in OpenAI’s spelling without a parse, and any chunk exactly as its parsed value reads (fast-check)', () => {
-    const anyText = fc.string({ unit: fc.constantFrom('a', ' ', '"', '\\', '\n', 'é', '😀', '\u2028', '\u0001', '}', ',') });
+  it('reads chunks in OpenAI’s spelling (text, first, finish, usage) without a parse, and any chunk exactly as its parsed value reads (fast-check)', () => {
+    // Half the strings without escapes, so that the chunks often come in the spelling read without a parse.
+    const anyText = fc.oneof(
+      fc.string({ unit: fc.constantFrom('a', ' ', 'é', '😀', '}', ',') }),
+      fc.string({ unit: fc.constantFrom('a', ' ', '"', '\\', '\n', 'é', '😀', '\u2028', '\u0001', '}', ',') }),
+    );
     const optional = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
     const chunk = fc
       .record({
@@ -255,19 +259,28 @@ describe('OpenAIChunkWriter and ChunkReader', () => {
         content: optional(anyText),
         refusal: fc.boolean(),
         index: fc.constantFrom(0, 0, 0, 1),
-        finish_reason: fc.constantFrom(null, null, null, 'stop'),
-        usage: fc.constantFrom(undefined, null, { prompt_tokens: 1, completion_tokens: 2 }),
+        finish_reason: fc.constantFrom(null, null, null, 'stop', 'length', 'other'),
+        noChoices: fc.constantFrom(false, false, true),
+        emptyDelta: fc.constantFrom(false, false, true),
+        usage: fc.constantFrom(
+          undefined,
+          null,
+          { prompt_tokens: 1, completion_tokens: 2 },
+          { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, prompt_tokens_details: { cached_tokens: 0 } },
+          [1],
+          'x',
+        ),
         obfuscation: optional(anyText),
       })
       .map((c) => {
         const delta: Record<string, unknown> = {};
-        if (c.role) delta.role = 'assistant';
-        if (c.content !== undefined) delta.content = c.content;
-        if (c.refusal) delta.refusal = null;
+        if (c.role && !c.emptyDelta) delta.role = 'assistant';
+        if (c.content !== undefined && !c.emptyDelta) delta.content = c.content;
+        if (c.refusal && !c.emptyDelta) delta.refusal = null;
         const out: Record<string, unknown> = { id: c.id, object: 'chat.completion.chunk', created: c.created, model: c.model };
         if (c.service_tier !== undefined) out.service_tier = c.service_tier;
         if (c.system_fingerprint !== undefined) out.system_fingerprint = c.system_fingerprint;
-        out.choices = [{ index: c.index, delta, logprobs: null, finish_reason: c.finish_reason }];
+        out.choices = c.noChoices ? [] : [{ index: c.index, delta, logprobs: null, finish_reason: c.finish_reason }];
         if (c.usage !== undefined) out.usage = c.usage;
         if (c.obfuscation !== undefined) out.obfuscation = c.obfuscation;
         return JSON.stringify(out);
@@ -280,15 +293,32 @@ describe('OpenAIChunkWriter and ChunkReader', () => {
     fc.assert(
       fc.property(chunk, (text) => {
         expect(started().read(text)).toEqual(started().read(JSON.parse(text)));
+        // The first chunk of an answer (its ids read too).
+        expect(new ChunkReader().read(text)).toEqual(new ChunkReader().read(JSON.parse(text)));
       }),
+      { numRuns: 500 },
     );
-    // The plain spelling is read without JSON.parse.
+    // The plain spelling is read without JSON.parse (the usage chunk: its usage object alone).
     const parse = vi.spyOn(JSON, 'parse');
     try {
       const plain =
         '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o-mini","service_tier":"default","system_fingerprint":"fp_1","choices":[{"index":0,"delta":{"content":"Hello"},"logprobs":null,"finish_reason":null}],"usage":null,"obfuscation":"a1"}';
       expect(started().read(plain)).toEqual([{ type: 'text', choice: 0, text: 'Hello' }]);
-      expect(parse).not.toHaveBeenCalled();
+      const envelope = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o-mini","service_tier":"default","system_fingerprint":"fp_1",';
+      expect(new ChunkReader().read(`${envelope}"choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}]}`)).toEqual([
+        { type: 'meta', id: 'chatcmpl-1', model: 'gpt-4o-mini', created: 1700000000 },
+      ]);
+      for (const reason of ['stop', 'length', 'tool_calls', 'content_filter', 'function_call']) {
+        expect(started().read(`${envelope}"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"${reason}"}]}`)).toEqual([{ type: 'finish', choice: 0, reason }]);
+      }
+      expect(new ChunkReader().read(`${envelope}"choices":[{"index":0,"delta":{"role":"assistant","content":"Hi"},"logprobs":null,"finish_reason":null}]}`)).toEqual([
+        { type: 'meta', id: 'chatcmpl-1', model: 'gpt-4o-mini', created: 1700000000 },
+        { type: 'text', choice: 0, text: 'Hi' },
+      ]);
+      expect(started().read(`${envelope}"choices":[],"usage":{"prompt_tokens":42,"completion_tokens":20,"total_tokens":62},"obfuscation":"x}"}`)).toEqual([
+        { type: 'usage', usage: { prompt_tokens: 42, completion_tokens: 20, total_tokens: 62 } },
+      ]);
+      expect(parse.mock.calls).toEqual([['{"prompt_tokens":42,"completion_tokens":20,"total_tokens":62}']]);
     } finally {
       parse.mockRestore();
     }

@@ -9,21 +9,19 @@ import type { StreamPart } from '../../../contract/stream-parts.js';
 import type { MessagesCreateRequest } from '../../../generated/requests/messages-create.js';
 import { ChunkReader } from '../../../contract/openai/chunk-reader.js';
 import type { OperationAdapter, ProviderCall } from '../providers/provider.js';
-import { transformMapper } from '../providers/shared/stream-mapper.js';
+import { callMemo } from '../providers/shared/call-memo.js';
+import { chunkReadingMapper } from '../providers/shared/stream-mapper.js';
 import { chatFromMessages, estimateInputTokens, type MessagesTranslationOptions } from './to-chat.js';
 import { messageFromChat } from './from-chat.js';
 
 /** The chat call of a Messages call, made once per call. */
 function chatCallOf(options: MessagesTranslationOptions) {
-  const calls = new WeakMap<ProviderCall, ProviderCall>();
-  return (call: ProviderCall): ProviderCall => {
-    let chat = calls.get(call);
-    if (!chat) {
-      chat = { ...call, operation: 'chat.completions', body: chatFromMessages((call.body ?? {}) as MessagesCreateRequest, options), rawBody: undefined };
-      calls.set(call, chat);
-    }
-    return chat;
-  };
+  return callMemo((call): ProviderCall => ({
+    ...call,
+    operation: 'chat.completions',
+    body: chatFromMessages((call.body ?? {}) as MessagesCreateRequest, options),
+    rawBody: undefined,
+  }));
 }
 
 export function messagesViaChat(chat: OperationAdapter, options: MessagesTranslationOptions = {}): OperationAdapter {
@@ -43,7 +41,7 @@ export function messagesViaChat(chat: OperationAdapter, options: MessagesTransla
         const chatBody = chatCall(call).body ?? {};
         const inner = stream.createMapper(chatCall(call));
         const reader = new ChunkReader();
-        return transformMapper(inner, (parts) => {
+        return chunkReadingMapper(inner, reader, (parts) => {
           const out: StreamPart[] = [];
           for (const part of parts) {
             if (part.type === 'chunk') out.push(...reader.read(part.data));

@@ -10,20 +10,18 @@ import type { ResponsesCreateRequest } from '../../../generated/requests/respons
 import { ChunkReader } from '../../../contract/openai/chunk-reader.js';
 import { newResponseId } from '../../../contract/openai/responses-shapes.js';
 import type { OperationAdapter, ProviderCall } from '../providers/provider.js';
-import { transformMapper } from '../providers/shared/stream-mapper.js';
+import { callMemo } from '../providers/shared/call-memo.js';
+import { chunkReadingMapper } from '../providers/shared/stream-mapper.js';
 import { chatFromResponses } from './to-chat.js';
 import { responseFromChat } from './from-chat.js';
 
 export function responsesViaChat(chat: OperationAdapter): OperationAdapter {
-  const calls = new WeakMap<ProviderCall, ProviderCall>();
-  const chatCall = (call: ProviderCall): ProviderCall => {
-    let out = calls.get(call);
-    if (!out) {
-      out = { ...call, operation: 'chat.completions', body: chatFromResponses((call.body ?? {}) as ResponsesCreateRequest), rawBody: undefined };
-      calls.set(call, out);
-    }
-    return out;
-  };
+  const chatCall = callMemo((call): ProviderCall => ({
+    ...call,
+    operation: 'chat.completions',
+    body: chatFromResponses((call.body ?? {}) as ResponsesCreateRequest),
+    rawBody: undefined,
+  }));
   const adapter: OperationAdapter = {
     request: (call, provider) => chat.request(chatCall(call), provider),
     response: (body, call) => responseFromChat((chat.response ? chat.response(body, chatCall(call)) : body) as ChatAnswer | undefined, call.body ?? {}),
@@ -39,7 +37,7 @@ export function responsesViaChat(chat: OperationAdapter): OperationAdapter {
         // the answer starts with a meta part, so every writer of it names the same id.
         const id = newResponseId();
         let started = false;
-        return transformMapper(inner, (parts) => {
+        return chunkReadingMapper(inner, reader, (parts) => {
           const out: StreamPart[] = [];
           for (const part of parts) {
             if (part.type === 'chunk') for (const read of reader.read(part.data)) out.push(read.type === 'meta' ? { ...read, id } : read);

@@ -1,3 +1,4 @@
+import type { ChunkReader } from '../../../../contract/openai/chunk-reader.js';
 import type { StreamPart } from '../../../../contract/stream-parts.js';
 import type { FramedEvent, StreamMapper } from '../provider.js';
 
@@ -13,6 +14,33 @@ export function partList(out: StreamPart | StreamPart[] | undefined): StreamPart
 export function transformMapper(inner: StreamMapper, transform: (parts: StreamPart[]) => StreamPart[]): StreamMapper {
   const mapper: StreamMapper = (event: FramedEvent) => {
     const parts = partList(inner(event));
+    return parts.length ? transform(parts) : undefined;
+  };
+  if (inner.end) {
+    const end = inner.end;
+    mapper.end = () => {
+      const parts = end() ?? [];
+      return parts.length ? transform(parts) : undefined;
+    };
+  }
+  return mapper;
+}
+
+/**
+ * transformMapper for a translation of OpenAI chunks (a chat stream read back into parts with
+ * `reader`): a chunk that carries only text, most of a stream, becomes its text part at once
+ * (no list, no parse; ChunkReader.plainText); any other event's parts go through `transform`,
+ * which reads their chunks with the same reader.
+ */
+export function chunkReadingMapper(inner: StreamMapper, reader: ChunkReader, transform: (parts: StreamPart[]) => StreamPart[]): StreamMapper {
+  const mapper: StreamMapper = (event: FramedEvent) => {
+    const out = inner(event);
+    if (out === undefined) return undefined;
+    if (!Array.isArray(out) && out.type === 'chunk') {
+      const text = reader.plainText(out.data);
+      if (text !== undefined) return text === '' ? undefined : { type: 'text', choice: 0, text };
+    }
+    const parts = partList(out);
     return parts.length ? transform(parts) : undefined;
   };
   if (inner.end) {
