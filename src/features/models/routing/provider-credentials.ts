@@ -1,4 +1,5 @@
 import { headerValue, type GatewayContext, type RouteDef } from '../../../kernel/engine/context.js';
+import { objectMemo } from '../providers/shared/object-memo.js';
 import { providerFieldOfHeader, providerFields, type ProviderField } from '../providers/shared/provider-fields.js';
 // The built-in providers declare their fields when loaded (a plugin's, when registered).
 import '../providers/builtin-providers.js';
@@ -42,13 +43,8 @@ const SETTING_PREFIX = 'x-gateway-';
 /** A provider setting a request sent as a header: its field and its value. */
 type HeaderSetting = readonly [field: ProviderField, value: string];
 
-/** Each request's settings, read from its headers once (authenticate remembers their secrets, route reads their values). */
-const settingsRead = new WeakMap<GatewayContext, readonly HeaderSetting[]>();
-
-/** The provider settings among the request's x-gateway-* headers (empty values left out), walked once per request. */
-function headerSettings(ctx: GatewayContext): readonly HeaderSetting[] {
-  let settings = settingsRead.get(ctx);
-  if (settings) return settings;
+/** The provider settings among the request's x-gateway-* headers (empty values left out), walked once per request (authenticate remembers their secrets, route reads their values). */
+const headerSettings = objectMemo((ctx: GatewayContext): readonly HeaderSetting[] => {
   const found: HeaderSetting[] = [];
   for (const header in ctx.headers) {
     if (!header.startsWith(SETTING_PREFIX)) continue;
@@ -57,10 +53,8 @@ function headerSettings(ctx: GatewayContext): readonly HeaderSetting[] {
     const value = headerValue(ctx.headers, header);
     if (value !== undefined && value !== '') found.push([field, value]);
   }
-  settings = found;
-  settingsRead.set(ctx, settings);
-  return settings;
-}
+  return found;
+});
 
 /** Provider settings sent as headers; secret ones are remembered for redaction. */
 export function providerOptionsFrom(ctx: GatewayContext): Record<string, unknown> {
