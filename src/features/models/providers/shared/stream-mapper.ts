@@ -7,6 +7,17 @@ export function partList(out: StreamPart | StreamPart[] | undefined): StreamPart
   return out === undefined ? [] : Array.isArray(out) ? out : [out];
 }
 
+/** The inner mapper's end-of-stream parts, through `transform` too, as the mapper's own end. */
+function withEnd(mapper: StreamMapper, inner: StreamMapper, transform: (parts: StreamPart[]) => StreamPart[]): StreamMapper {
+  const end = inner.end;
+  if (end)
+    mapper.end = () => {
+      const parts = end() ?? [];
+      return parts.length ? transform(parts) : undefined;
+    };
+  return mapper;
+}
+
 /**
  * A mapper whose parts pass through `transform` (a translation of a provider's chat stream
  * into another operation's parts); the inner mapper's end-of-stream parts go through it too.
@@ -16,14 +27,7 @@ export function transformMapper(inner: StreamMapper, transform: (parts: StreamPa
     const parts = partList(inner(event));
     return parts.length ? transform(parts) : undefined;
   };
-  if (inner.end) {
-    const end = inner.end;
-    mapper.end = () => {
-      const parts = end() ?? [];
-      return parts.length ? transform(parts) : undefined;
-    };
-  }
-  return mapper;
+  return withEnd(mapper, inner, transform);
 }
 
 /**
@@ -43,12 +47,5 @@ export function chunkReadingMapper(inner: StreamMapper, reader: ChunkReader, tra
     const parts = partList(out);
     return parts.length ? transform(parts) : undefined;
   };
-  if (inner.end) {
-    const end = inner.end;
-    mapper.end = () => {
-      const parts = end() ?? [];
-      return parts.length ? transform(parts) : undefined;
-    };
-  }
-  return mapper;
+  return withEnd(mapper, inner, transform);
 }
