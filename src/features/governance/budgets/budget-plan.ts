@@ -23,10 +23,16 @@ export interface BudgetPlan {
   alerts: Array<{ percent: number; level: number }>;
 }
 
+/** Compiled windows by (period, kind, zone): shared by every budget that has the same window. */
 const windows = new Map<string, CompiledWindow>();
+/** The compiled window of each budget object met (found without a key made per request). */
+const byBudget = new WeakMap<Budget, CompiledWindow>();
 
-/** Windows compiled once per (period, kind, zone) and shared by every budget that has it. */
-function windowOf(window: BudgetWindow | undefined): CompiledWindow {
+/** A budget's compiled window: compiled once per (period, kind, zone), then found by the budget object itself. */
+export function windowOfBudget(budget: Budget): CompiledWindow {
+  const known = byBudget.get(budget);
+  if (known) return known;
+  const window: BudgetWindow | undefined = budget.window;
   const key = `${window?.period ?? 'month'}|${window?.kind ?? 'calendar'}|${window?.timezone ?? 'UTC'}`;
   let w = windows.get(key);
   if (!w) {
@@ -34,18 +40,7 @@ function windowOf(window: BudgetWindow | undefined): CompiledWindow {
     w = compileWindow(window);
     windows.set(key, w);
   }
-  return w;
-}
-
-const byBudget = new WeakMap<Budget, CompiledWindow>();
-
-/** A budget's compiled window, found by the budget itself (no key made per request). */
-export function windowOfBudget(budget: Budget): CompiledWindow {
-  let w = byBudget.get(budget);
-  if (!w) {
-    w = windowOf(budget.window);
-    byBudget.set(budget, w);
-  }
+  byBudget.set(budget, w);
   return w;
 }
 

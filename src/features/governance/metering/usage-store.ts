@@ -152,20 +152,20 @@ export const PART_COLUMNS = [
   'at',
 ] as const;
 
-/** Writes a row's values, in USAGE_COLUMNS' order, into `out` from `at` (one array binds a whole batch). */
+/** Writes a row's values, in USAGE_COLUMNS' order, into `out` from `at` (one array binds a whole batch; what a row lacks is NULL, so nothing is copied to bind it). */
 function putValues(out: unknown[], at: number, row: StoredRow): void {
   const u = row.usage;
   out[at] = row.id;
   out[at + 1] = row.requestId;
   out[at + 2] = row.at;
-  out[at + 3] = row.keyId;
-  out[at + 4] = row.user;
-  out[at + 5] = row.team;
-  out[at + 6] = row.organization;
-  out[at + 7] = row.customer;
+  out[at + 3] = row.keyId ?? null;
+  out[at + 4] = row.user ?? null;
+  out[at + 5] = row.team ?? null;
+  out[at + 6] = row.organization ?? null;
+  out[at + 7] = row.customer ?? null;
   out[at + 8] = row.route;
-  out[at + 9] = row.provider;
-  out[at + 10] = row.model;
+  out[at + 9] = row.provider ?? null;
+  out[at + 10] = row.model ?? null;
   out[at + 11] = u.input;
   out[at + 12] = u.cacheRead;
   out[at + 13] = u.cacheWrite;
@@ -176,8 +176,8 @@ function putValues(out: unknown[], at: number, row: StoredRow): void {
   out[at + 18] = u.images;
   out[at + 19] = u.audioSeconds;
   out[at + 20] = u.characters;
-  out[at + 21] = row.costMicros;
-  out[at + 22] = row.priceSource;
+  out[at + 21] = row.costMicros ?? null;
+  out[at + 22] = row.priceSource ?? null;
   out[at + 23] = row.status;
   out[at + 24] = Math.round(row.latencyMs);
   out[at + 25] = row.estimated ? 1 : 0;

@@ -9,14 +9,14 @@ import type { StreamPart } from '../../../contract/stream-parts.js';
 import type { MessagesCreateRequest } from '../../../generated/requests/messages-create.js';
 import { ChunkReader } from '../../../contract/openai/chunk-reader.js';
 import type { OperationAdapter, ProviderCall } from '../providers/provider.js';
-import { callMemo } from '../providers/shared/call-memo.js';
+import { objectMemo } from '../providers/shared/object-memo.js';
 import { chunkReadingMapper } from '../providers/shared/stream-mapper.js';
 import { chatFromMessages, estimateInputTokens, type MessagesTranslationOptions } from './to-chat.js';
 import { messageFromChat } from './from-chat.js';
 
-/** The chat call of a Messages call, made once per call. */
+/** The chat call of a Messages call, made once per call and kept on it (see objectMemo). */
 function chatCallOf(options: MessagesTranslationOptions) {
-  return callMemo((call): ProviderCall => ({
+  return objectMemo((call: ProviderCall): ProviderCall => ({
     ...call,
     operation: 'chat.completions',
     body: chatFromMessages((call.body ?? {}) as MessagesCreateRequest, options),

@@ -10,13 +10,13 @@ import type { ResponsesCreateRequest } from '../../../generated/requests/respons
 import { ChunkReader } from '../../../contract/openai/chunk-reader.js';
 import { newResponseId } from '../../../contract/openai/responses-shapes.js';
 import type { OperationAdapter, ProviderCall } from '../providers/provider.js';
-import { callMemo } from '../providers/shared/call-memo.js';
+import { objectMemo } from '../providers/shared/object-memo.js';
 import { chunkReadingMapper } from '../providers/shared/stream-mapper.js';
 import { chatFromResponses } from './to-chat.js';
 import { responseFromChat } from './from-chat.js';
 
 export function responsesViaChat(chat: OperationAdapter): OperationAdapter {
-  const chatCall = callMemo((call): ProviderCall => ({
+  const chatCall = objectMemo((call: ProviderCall): ProviderCall => ({
     ...call,
     operation: 'chat.completions',
     body: chatFromResponses((call.body ?? {}) as ResponsesCreateRequest),

@@ -2,19 +2,10 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { MIGRATIONS_TABLE, type Migration, type MigrationOutcome, type SqlBatchWriter, type SqlExecutor, type SqlStore } from '../sql-store.js';
+import { bindable } from './bindable.js';
 import { SqliteWriteThread } from './sqlite-write-thread.js';
 
 type Db = Database.Database;
-
-/** Binds JS values the way SQLite takes them (booleans as 0/1, undefined as NULL). */
-function bindable(params: unknown[]): unknown[] {
-  // Most calls bind only numbers, strings and nulls (a ledger batch binds thousands): copied only when a value needs it.
-  for (let i = 0; i < params.length; i++) {
-    const p = params[i];
-    if (p === undefined || typeof p === 'boolean') return params.map((v) => (v === undefined ? null : typeof v === 'boolean' ? (v ? 1 : 0) : v));
-  }
-  return params;
-}
 
 /**
  * The embedded store: one better-sqlite3 connection (WAL). Calls are synchronous underneath;

@@ -1,11 +1,13 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { SqlBatchWriter, SqlStatement } from '../sql-store.js';
+import { bindableBatch } from './bindable.js';
 
 /**
  * The thread's own code (plain CommonJS, so that it runs the same from dist/ and from the
  * sources under test): one better-sqlite3 connection to the store's file; each message a batch
- * of statements run in one BEGIN IMMEDIATE transaction, answered with its id.
+ * of statements (their parameters made bindable before they are posted: bindable.ts) run in one
+ * BEGIN IMMEDIATE transaction, answered with its id.
  */
 const THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -22,17 +24,8 @@ function prepared(sql) {
   }
   return stmt;
 }
-// As the store binds them: booleans as 0/1, undefined as NULL (the batch is this thread's own copy).
-function bindable(params) {
-  for (let i = 0; i < params.length; i++) {
-    const p = params[i];
-    if (p === undefined) params[i] = null;
-    else if (typeof p === 'boolean') params[i] = p ? 1 : 0;
-  }
-  return params;
-}
 const runBatch = db.transaction((batch) => {
-  for (const [sql, params] of batch) prepared(sql).run(bindable(params));
+  for (const [sql, params] of batch) prepared(sql).run(params);
 });
 parentPort.on('message', (message) => {
   if (message.close) {
@@ -83,7 +76,7 @@ export class SqliteWriteThread implements SqlBatchWriter {
 
   run(batch: readonly SqlStatement[]): Promise<void> {
     const worker = this.worker ?? this.start();
-    return this.send(worker, { batch });
+    return this.send(worker, { batch: bindableBatch(batch) });
   }
 
   /** Lets the batches under way finish, then closes the thread's connection and ends it. */
