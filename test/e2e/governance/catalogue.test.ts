@@ -106,6 +106,24 @@ describe('the model catalogue with held credentials', () => {
     expect(everything(sent[0]!)).not.toContain(allKey);
   });
 
+  it('sends the caller’s own bytes upstream with only the model’s name (and, for a stream, the usage option) set in them', async () => {
+    // Spacing, key order and escapes as a client wrote them, which serializing the body again would not keep.
+    const written = '{ "messages": [ {"role": "user", "content": "caf\\u00e9 \\"model\\": x"} ],\n  "model" : "gpt-fast",  "temperature": 1.50 }';
+    const res = await request(`${gw.url}${CHAT}`, { method: 'POST', headers: { authorization: `Bearer ${allKey}`, 'content-type': 'application/json' }, body: written });
+    expect(res.statusCode).toBe(200);
+    await res.body.text();
+    expect(openai.received(UPSTREAM_CHAT)[0]!.body.toString('utf8')).toBe(written.replace('"gpt-fast"', '"gpt-4o-mini"'));
+
+    openai.on(UPSTREAM_CHAT, { chunks: ['data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"hi"}}]}\n\n', 'data: [DONE]\n\n'] });
+    const streamed = '{"model":"gpt-fast", "stream": true, "messages":[{"role":"user","content":"Hi"}]}';
+    const stream = await request(`${gw.url}${CHAT}`, { method: 'POST', headers: { authorization: `Bearer ${allKey}`, 'content-type': 'application/json' }, body: streamed });
+    expect(stream.statusCode).toBe(200);
+    await stream.body.text();
+    expect(openai.received(UPSTREAM_CHAT)[1]!.body.toString('utf8')).toBe(
+      '{"model":"gpt-4o-mini", "stream": true, "messages":[{"role":"user","content":"Hi"}],"stream_options":{"include_usage":true}}',
+    );
+  });
+
   it('takes the gateway key in api-key and x-gateway-token too', async () => {
     for (const headers of [{ 'api-key': allKey }, { 'x-gateway-token': allKey }] as Record<string, string>[]) {
       const res = await post(gw.url, CHAT, chatBody({ model: 'gpt-fast' }), headers);

@@ -1,6 +1,7 @@
 import type { MeterStageConfig } from '../../../generated/stages/meter.js';
 import { schemaDocument } from '../../../kernel/config/schema-validator.js';
-import { BODY, BODY_CHANGED, ensureJsonBody } from '../../../kernel/engine/request-body.js';
+import { BODY, BODY_CHANGED, ensureJsonBody, RAW_BODY } from '../../../kernel/engine/request-body.js';
+import { spliceJsonMembers } from '../../../kernel/text/json-splice.js';
 import { defineStage } from '../../../kernel/engine/stage.js';
 import { isAnswerError } from '../../../kernel/errors/answer-error.js';
 import { BATCH_LINE, ROUTING, USAGE_NOT_ASKED, type ModelContext, type ModelStreamAnswer, CALL_SPAN, TARGET, USAGE } from '../../models/index.js';
@@ -60,7 +61,7 @@ export default defineStage<MeterStageConfig, ModelContext>({
   requires: [ROUTING],
   once: true,
   reads: [BODY, BATCH_LINE, CATALOGUE_MODEL, GATEWAY_KEY, TARGET, USAGE, METER, CALL_SPAN, RESPONSE],
-  writes: [METER, BODY, BODY_CHANGED, USAGE_NOT_ASKED],
+  writes: [METER, BODY, RAW_BODY, BODY_CHANGED, USAGE_NOT_ASKED],
   create(config, services) {
     const deps = services.require(METER_DEPS);
     const bodyLimit = config.bodyLimit ?? services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
@@ -74,8 +75,13 @@ export default defineStage<MeterStageConfig, ModelContext>({
       const streamOptions = body?.stream_options as { include_usage?: unknown } | null | undefined;
       if (body?.stream === true && ASK_USAGE.has(ctx.endpoint.operation) && streamOptions?.include_usage !== true) {
         // Streams are always billed: ask for the usage chunk, which the caller did not ask for and does not get.
-        ctx.set(BODY, { ...body, stream_options: { ...(streamOptions ?? {}), include_usage: true } });
-        ctx.set(BODY_CHANGED, true);
+        const asked = { ...(streamOptions ?? {}), include_usage: true };
+        // The caller's bytes go upstream with the option set in them (no serializing of the whole body again) where they can.
+        const raw = ctx.has(BODY_CHANGED) ? undefined : ctx.get(RAW_BODY);
+        const spliced = raw && spliceJsonMembers(raw, body, { stream_options: asked });
+        ctx.set(BODY, { ...body, stream_options: asked });
+        if (spliced) ctx.set(RAW_BODY, spliced);
+        else ctx.set(BODY_CHANGED, true);
         ctx.set(USAGE_NOT_ASKED, true);
       }
       await next();
