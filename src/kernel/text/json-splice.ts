@@ -27,9 +27,19 @@ function skipSpace(raw: Buffer, at: number): number {
   return at;
 }
 
+/** Bytes of a string looked at one by one before a native search takes over (a call costs more than a short string). */
+const SHORT_STRING = 32;
+
 /** Just past the string whose opening quote is at `at`; -1 if it does not end. */
 function stringEnd(raw: Buffer, at: number): number {
-  let from = at + 1;
+  const short = Math.min(raw.length, at + SHORT_STRING);
+  let i = at + 1;
+  for (; i < short; i++) {
+    const b = raw[i];
+    if (b === QUOTE) return i + 1;
+    if (b === BACKSLASH) i++;
+  }
+  let from = i;
   for (;;) {
     const quote = raw.indexOf(QUOTE, from);
     if (quote < 0) return -1;
@@ -39,6 +49,13 @@ function stringEnd(raw: Buffer, at: number): number {
     if (slashes % 2 === 0) return quote + 1;
     from = quote + 1;
   }
+}
+
+/** Whether the bytes from `at` to `end` are `key`'s. */
+function sameBytes(raw: Buffer, at: number, end: number, key: Buffer): boolean {
+  if (end - at !== key.length) return false;
+  for (let j = 0; j < key.length; j++) if (raw[at + j] !== key[j]) return false;
+  return true;
 }
 
 /** Just past the value that starts at `at`; -1 if it does not end. */
@@ -70,6 +87,19 @@ function valueEnd(raw: Buffer, at: number): number {
   return i > at ? i : -1;
 }
 
+/** The bytes of member names as JSON strings (names come from configs: few, and met again and again). */
+const keyBytes = new Map<string, Buffer>();
+
+function keyOf(name: string): Buffer {
+  let key = keyBytes.get(name);
+  if (!key) {
+    if (keyBytes.size >= 256) keyBytes.clear();
+    key = Buffer.from(JSON.stringify(name));
+    keyBytes.set(name, key);
+  }
+  return key;
+}
+
 /**
  * The bytes of `{ ...parsed, ...members }`: each member's value replaced where the object has it,
  * the others appended at its end; the rest of the bytes as they are. Undefined when that cannot
@@ -78,16 +108,19 @@ function valueEnd(raw: Buffer, at: number): number {
  */
 export function spliceJsonMembers(raw: Buffer, parsed: Record<string, unknown>, members: Record<string, unknown>): Buffer | undefined {
   const names = Object.keys(members);
-  if (names.length === 0) return raw;
-  const keys: Buffer[] = [];
-  const values: Buffer[] = [];
-  for (const name of names) {
-    const text = JSON.stringify(members[name]) as string | undefined;
+  const count = names.length;
+  if (count === 0) return raw;
+  const keys: Buffer[] = new Array(count);
+  const texts: string[] = new Array(count);
+  for (let k = 0; k < count; k++) {
+    const text = JSON.stringify(members[names[k]!]) as string | undefined;
     if (text === undefined) return undefined;
-    keys.push(Buffer.from(JSON.stringify(name)));
-    values.push(Buffer.from(text));
+    keys[k] = keyOf(names[k]!);
+    texts[k] = text;
   }
-  const found: Array<[start: number, end: number] | undefined> = new Array(names.length);
+  /** Where each member's value is in the bytes: start and end, or -1 where the object lacks it. */
+  const starts = new Array<number>(count).fill(-1);
+  const ends = new Array<number>(count).fill(-1);
   let i = skipSpace(raw, 0);
   if (raw[i] !== OPEN_OBJECT) return undefined;
   i = skipSpace(raw, i + 1);
@@ -99,9 +132,8 @@ export function spliceJsonMembers(raw: Buffer, parsed: Record<string, unknown>, 
       const keyEnd = stringEnd(raw, i);
       if (keyEnd < 0) return undefined;
       let which = -1;
-      for (let k = 0; k < keys.length; k++) {
-        const key = keys[k]!;
-        if (key.length === keyEnd - i && raw.compare(key, 0, key.length, i, keyEnd) === 0) which = k;
+      for (let k = 0; k < count; k++) {
+        if (sameBytes(raw, i, keyEnd, keys[k]!)) which = k;
       }
       i = skipSpace(raw, keyEnd);
       if (raw[i] !== COLON) return undefined;
@@ -109,8 +141,9 @@ export function spliceJsonMembers(raw: Buffer, parsed: Record<string, unknown>, 
       const end = valueEnd(raw, start);
       if (end < 0) return undefined;
       if (which >= 0) {
-        if (found[which]) return undefined;
-        found[which] = [start, end];
+        if (starts[which]! >= 0) return undefined;
+        starts[which] = start;
+        ends[which] = end;
       }
       lastEnd = end;
       i = skipSpace(raw, end);
@@ -123,26 +156,41 @@ export function spliceJsonMembers(raw: Buffer, parsed: Record<string, unknown>, 
     }
   }
   const closeAt = i;
-  // A member the object has but the scan did not find is named with escapes in the bytes.
-  for (let k = 0; k < names.length; k++) if (!found[k] && Object.hasOwn(parsed, names[k]!)) return undefined;
-  const pieces: Buffer[] = [];
+  let size = raw.length;
+  let added = 0;
+  for (let k = 0; k < count; k++) {
+    const bytes = Buffer.byteLength(texts[k]!);
+    if (starts[k]! >= 0) size += bytes - (ends[k]! - starts[k]!);
+    // A member the object has but the scan did not find is named with escapes in the bytes.
+    else if (Object.hasOwn(parsed, names[k]!)) return undefined;
+    else size += (added++ > 0 || lastEnd >= 0 ? 1 : 0) + keys[k]!.length + 1 + bytes;
+  }
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
   let from = 0;
-  const replaced = found.map((span, k) => ({ span, k })).filter((r) => r.span !== undefined);
-  replaced.sort((a, b) => a.span![0] - b.span![0]);
-  for (const { span, k } of replaced) {
-    pieces.push(raw.subarray(from, span![0]), values[k]!);
-    from = span![1];
+  // The replaced values in the order they are in the bytes.
+  for (;;) {
+    let next = -1;
+    for (let k = 0; k < count; k++) if (starts[k]! >= from && (next < 0 || starts[k]! < starts[next]!)) next = k;
+    if (next < 0) break;
+    at += raw.copy(out, at, from, starts[next]);
+    at += out.write(texts[next]!, at);
+    from = ends[next]!;
   }
-  const added: Buffer[] = [];
-  for (let k = 0; k < names.length; k++) {
-    if (found[k]) continue;
-    added.push(Buffer.from(added.length || lastEnd >= 0 ? ',' : ''), keys[k]!, Buffer.from(':'), values[k]!);
+  if (added > 0) {
+    const insertAt = lastEnd >= 0 ? lastEnd : closeAt;
+    at += raw.copy(out, at, from, insertAt);
+    let first = lastEnd < 0;
+    for (let k = 0; k < count; k++) {
+      if (starts[k]! >= 0) continue;
+      if (!first) out[at++] = COMMA;
+      first = false;
+      at += keys[k]!.copy(out, at);
+      out[at++] = COLON;
+      at += out.write(texts[k]!, at);
+    }
+    from = insertAt;
   }
-  if (added.length) {
-    const at = lastEnd >= 0 ? lastEnd : closeAt;
-    pieces.push(raw.subarray(from, at), ...added);
-    from = at;
-  }
-  pieces.push(raw.subarray(from));
-  return Buffer.concat(pieces);
+  raw.copy(out, at, from);
+  return out;
 }

@@ -59,6 +59,19 @@ describe('spliceJsonMembers', () => {
     );
   });
 
+  it('finds the end of long strings full of quotes and backslashes (fuzzed)', () => {
+    const tricky = fc.string({ unit: fc.constantFrom('"', '\\', 'a', '}', ']', ',', ':', '{', 'é'), maxLength: 120 });
+    fc.assert(
+      fc.property(fc.array(tricky, { maxLength: 4 }), tricky, (texts, name) => {
+        const parsed: Json = { [name]: texts, model: 'fast', tail: { text: texts.join('') } };
+        const text = JSON.stringify(parsed);
+        const out = splice(text, { model: 'gpt-4o-mini', [`${name}!`]: name });
+        expect(JSON.parse(out!)).toEqual(meaning(parsed, { model: 'gpt-4o-mini', [`${name}!`]: name }));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
   it('with keys written as escapes, gives up or still means the object with the members set (fuzzed)', () => {
     fc.assert(
       fc.property(object, object, fc.array(fc.boolean(), { maxLength: 6 }), (parsed, members, escape) => {
