@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { badRequest, RequestError } from '../errors/request-error.js';
 import { headerValue, type GatewayContext } from './context.js';
+import { spliceJsonMembers } from '../text/json-splice.js';
 import { defineSlot } from './slot.js';
 
 /**
@@ -9,12 +10,36 @@ import { defineSlot } from './slot.js';
  * multipart route (a MultipartUpload, told apart by isUpload; its fields read as unknown too).
  */
 export const BODY = defineSlot<Record<string, unknown>>('body', 'the request body', { edge: true });
-/** The JSON body's bytes as received; sent upstream as they are while BODY_CHANGED is unset. */
+/** The JSON body's bytes as received (or with members set in them: setBodyMembers); sent upstream as they are while BODY_CHANGED is unset. */
 export const RAW_BODY = defineSlot<Buffer>('raw-body', 'the raw request body', { edge: true });
 /** Set once a stage changed the parsed body (override_params, redaction): the bytes no longer match. */
 export const BODY_CHANGED = defineSlot<true>('body-changed', 'a changed-body flag');
 /** The x-gateway-metadata header as an object (parsed on first use). */
 export const METADATA = defineSlot<Record<string, unknown>>('metadata', 'the request metadata', { edge: true });
+
+/**
+ * The body's bytes to send upstream, with top-level `members` set in them (a target's
+ * override_params), while no stage changed the body; undefined when the body is to be
+ * serialized instead (changed, not JSON, or bytes that cannot take the members: see spliceJsonMembers).
+ */
+export function rawBodyWith(ctx: GatewayContext, members?: Record<string, unknown>): Buffer | undefined {
+  if (ctx.has(BODY_CHANGED)) return undefined;
+  const raw = ctx.get(RAW_BODY);
+  if (!raw || !members) return raw;
+  const body = ctx.get(BODY);
+  return body ? spliceJsonMembers(raw, body, members) : undefined;
+}
+
+/**
+ * Sets top-level members of the JSON body: in BODY, and in the bytes that go upstream where they
+ * can take them (the caller's bytes are not serialized again); else BODY_CHANGED is set.
+ */
+export function setBodyMembers(ctx: GatewayContext, members: Record<string, unknown>): void {
+  const raw = rawBodyWith(ctx, members);
+  ctx.set(BODY, { ...ctx.get(BODY), ...members });
+  if (raw) ctx.set(RAW_BODY, raw);
+  else ctx.set(BODY_CHANGED, true);
+}
 
 /** Reads a request body into one Buffer, refusing more than `limit` bytes. */
 export function readRequestBytes(req: IncomingMessage, limit: number): Promise<Buffer> {

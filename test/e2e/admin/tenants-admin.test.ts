@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { dropSharedState, PG_URL } from '../../helpers/shared-stores.js';
 import { API_BUDGETS } from '../../../src/features/governance/tenants/tenant-services.js';
+import { pickBudgets } from '../../../src/features/governance/tenants/api-budgets.js';
 
 const ADMIN = 'admin-token-0123456789abcdef0123456789';
 
@@ -123,23 +124,23 @@ describe.each(['sqlite', 'postgres'] as const)('tenants and the admin API on %s'
     expect((await admin('POST', '/v1/admin/budgets', { scope: 'team', subject: 'alpha' })).status).toBe(400);
 
     const engine = gw.gateway.services.require(API_BUDGETS);
-    expect(await engine.applicable({ team: 'alpha' })).toEqual([]);
+    expect(pickBudgets(await engine.current(), { team: 'alpha' })).toEqual([]);
     const created = await admin('POST', '/v1/admin/budgets', { scope: 'team', subject: 'alpha', limit_usd: 5, window: { period: 'day' }, alerts: [50] });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ object: 'budget', scope: 'team', subject: 'alpha', limit_usd: 5, source: 'api' });
     const id = created.body.id as string;
-    expect(await engine.applicable({ team: 'alpha', user: 'someone' })).toEqual([
+    expect(pickBudgets(await engine.current(), { team: 'alpha', user: 'someone' })).toEqual([
       { id, scope: 'team', subject: 'alpha', budget: { limit_usd: 5, window: { period: 'day' }, alerts: [50] } },
     ]);
     const patched = await admin('PATCH', `/v1/admin/budgets/${id}`, { limit_usd: 7, action: 'audit' });
     expect(patched.body).toMatchObject({ limit_usd: 7, action: 'audit' });
-    expect((await engine.applicable({ team: 'alpha' }))[0]!.budget.limit_usd).toBe(7);
+    expect(pickBudgets(await engine.current(), { team: 'alpha' })[0]!.budget.limit_usd).toBe(7);
 
     const list = await admin('GET', '/v1/admin/budgets');
     expect(list.body.data.map((b: Json) => `${b.id}:${b.source}`)).toEqual([`${id}:api`, 'team:core:0:file']);
     expect((await admin('DELETE', '/v1/admin/budgets/team:core:0')).status).toBe(409);
     expect((await admin('DELETE', `/v1/admin/budgets/${id}`)).status).toBe(200);
-    expect(await engine.applicable({ team: 'alpha' })).toEqual([]);
+    expect(pickBudgets(await engine.current(), { team: 'alpha' })).toEqual([]);
   });
 
   it('roles: admin token, admin-role keys, viewer, team_admin of its team and of another, plain key, no credential', async () => {

@@ -1,7 +1,6 @@
 import type { MeterStageConfig } from '../../../generated/stages/meter.js';
 import { schemaDocument } from '../../../kernel/config/schema-validator.js';
-import { BODY, BODY_CHANGED, ensureJsonBody, RAW_BODY } from '../../../kernel/engine/request-body.js';
-import { spliceJsonMembers } from '../../../kernel/text/json-splice.js';
+import { BODY, BODY_CHANGED, ensureJsonBody, RAW_BODY, setBodyMembers } from '../../../kernel/engine/request-body.js';
 import { defineStage } from '../../../kernel/engine/stage.js';
 import { isAnswerError } from '../../../kernel/errors/answer-error.js';
 import { BATCH_LINE, ROUTING, USAGE_NOT_ASKED, type ModelContext, type ModelStreamAnswer, CALL_SPAN, TARGET, USAGE } from '../../models/index.js';
@@ -75,13 +74,7 @@ export default defineStage<MeterStageConfig, ModelContext>({
       const streamOptions = body?.stream_options as { include_usage?: unknown } | null | undefined;
       if (body?.stream === true && ASK_USAGE.has(ctx.endpoint.operation) && streamOptions?.include_usage !== true) {
         // Streams are always billed: ask for the usage chunk, which the caller did not ask for and does not get.
-        const asked = { ...(streamOptions ?? {}), include_usage: true };
-        // The caller's bytes go upstream with the option set in them (no serializing of the whole body again) where they can.
-        const raw = ctx.has(BODY_CHANGED) ? undefined : ctx.get(RAW_BODY);
-        const spliced = raw && spliceJsonMembers(raw, body, { stream_options: asked });
-        ctx.set(BODY, { ...body, stream_options: asked });
-        if (spliced) ctx.set(RAW_BODY, spliced);
-        else ctx.set(BODY_CHANGED, true);
+        setBodyMembers(ctx, { stream_options: { ...(streamOptions ?? {}), include_usage: true } });
         ctx.set(USAGE_NOT_ASKED, true);
       }
       await next();

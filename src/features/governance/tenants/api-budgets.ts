@@ -23,8 +23,8 @@ export function pickBudgets(index: ApiBudgetIndex, subjects: BudgetSubjects): Ap
 }
 
 /**
- * Budgets made through /v1/admin/budgets, as the budget engine asks for them: those applicable to
- * a request's subjects, with the row id as the stable id. Read from the store at most once per
+ * Budgets made through /v1/admin/budgets, as the budget engine reads them: indexed by scope and
+ * subject (pickBudgets gives a request's), with the row id as the stable id. Read from the store at most once per
  * `ttlMs` (writes on this instance refresh at once; another instance's within the TTL).
  */
 export class ApiBudgets {
@@ -43,11 +43,6 @@ export class ApiBudgets {
     this.generation++;
     this.index = undefined;
     this.loading = undefined;
-  }
-
-  /** Every API budget applying to these subjects, in scope order (key, user, team, ...). */
-  async applicable(subjects: BudgetSubjects): Promise<ApplicableBudget[]> {
-    return pickBudgets(this.fresh() ?? (await this.load()), subjects);
   }
 
   /**

@@ -6,8 +6,7 @@ import { defineStage } from '../../../kernel/engine/stage.js';
 import type { BinaryAnswer, GatewayResponse, JsonAnswer, StreamAnswer } from '../../../kernel/engine/context.js';
 import type { CallerSignal } from '../../../kernel/engine/caller-signal.js';
 import type { GatewayServices } from '../../../kernel/engine/services.js';
-import { BODY, BODY_CHANGED, ensureJsonBody, RAW_BODY } from '../../../kernel/engine/request-body.js';
-import { spliceJsonMembers } from '../../../kernel/text/json-splice.js';
+import { BODY, BODY_CHANGED, ensureJsonBody, RAW_BODY, rawBodyWith } from '../../../kernel/engine/request-body.js';
 import { redactSecrets } from '../../../kernel/errors/redact.js';
 import { upstreamBodyText } from '../../../kernel/upstream/body-text.js';
 import { readBody } from '../providers/shared/read-body.js';
@@ -52,7 +51,7 @@ class UpstreamCall implements ProviderCall {
   constructor(
     private readonly ctx: GatewayContext,
     readonly body: JsonObject | undefined,
-    /** The body's bytes when they can go as they are (see targetRawBody); else the provider serializes `body`. */
+    /** The body's bytes when they can go as they are (see rawBodyWith); else the provider serializes `body`. */
     readonly rawBody: Buffer | undefined,
     adapter: OperationAdapter,
     readonly target: ProviderCall['target'],
@@ -107,24 +106,12 @@ function targetBody(ctx: GatewayContext): JsonObject | undefined {
   return target.overrideParams && body ? { ...body, ...target.overrideParams } : body;
 }
 
-/**
- * The request's bytes for the current target, while no stage changed its body: as received, or
- * with the target's override_params (a catalogue model's name) set in them; undefined when the
- * body is to be serialized (see spliceJsonMembers for when the bytes cannot take the change).
- */
-function targetRawBody(ctx: GatewayContext, target: ProviderCall['target']): Buffer | undefined {
-  const raw = ctx.get(RAW_BODY);
-  if (!raw || !target.overrideParams) return raw;
-  const body = ctx.get(BODY);
-  return body ? spliceJsonMembers(raw, body, target.overrideParams) : undefined;
-}
-
 /** Sends one upstream call; `partBody` replaces the body for one call of a fanned-out operation. */
 async function sendToProvider(ctx: GatewayContext, services: GatewayServices, provider: ProviderInstance, adapter: OperationAdapter, partBody?: unknown) {
   const target = ctx.get(TARGET)!;
   // A fanned-out part is a body the adapter's fanOut made from the request's.
   const body = (partBody as JsonObject | undefined) ?? targetBody(ctx);
-  const rawBody = partBody === undefined && !ctx.has(BODY_CHANGED) ? targetRawBody(ctx, target) : undefined;
+  const rawBody = partBody === undefined ? rawBodyWith(ctx, target.overrideParams) : undefined;
   const timers = new AttemptTimers(provider.id, target.firstByteTimeout, target.idleTimeout);
   const call = new UpstreamCall(ctx, body, rawBody, adapter, target, timers);
   const upstream = await adapter.request(call, provider);

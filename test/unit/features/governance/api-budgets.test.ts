@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiBudgets } from '../../../../src/features/governance/tenants/api-budgets.js';
+import { ApiBudgets, pickBudgets } from '../../../../src/features/governance/tenants/api-budgets.js';
 import { TenantService } from '../../../../src/features/governance/tenants/tenant-service.js';
 import { TENANT_MIGRATIONS, TenantStore } from '../../../../src/features/governance/tenants/tenant-store.js';
 import { SqliteStore } from '../../../../src/kernel/store/sqlite/sqlite-store.js';
@@ -25,7 +25,7 @@ describe('API budgets for the budget engine', () => {
     const team = await here.create('budget', { scope: 'team', subject: 'alpha', limit_usd: 5 });
     const user = await here.create('budget', { scope: 'user', subject: 'alice', limit_tokens: 10 });
     await here.create('budget', { scope: 'team', subject: 'beta', limit_usd: 1 });
-    expect(await budgets.applicable({ team: 'alpha', user: 'alice', key: 'tok_x' })).toEqual([
+    expect(pickBudgets(await budgets.current(), { team: 'alpha', user: 'alice', key: 'tok_x' })).toEqual([
       { id: user.id, scope: 'user', subject: 'alice', budget: { limit_tokens: 10 } },
       { id: team.id, scope: 'team', subject: 'alpha', budget: { limit_usd: 5 } },
     ]);
@@ -34,20 +34,20 @@ describe('API budgets for the budget engine', () => {
 
   it("reads the store once per TTL; a write on this instance is seen at once, another instance's after the TTL", async () => {
     const { sql, budgets, here, other, reads } = await setup(60_000);
-    expect(await budgets.applicable({ team: 'alpha' })).toEqual([]);
-    await budgets.applicable({ team: 'alpha' });
+    expect(pickBudgets(await budgets.current(), { team: 'alpha' })).toEqual([]);
+    pickBudgets(await budgets.current(), { team: 'alpha' });
     expect(reads()).toBe(1);
     await here.create('budget', { scope: 'team', subject: 'alpha', limit_usd: 5 });
-    expect(await budgets.applicable({ team: 'alpha' })).toHaveLength(1);
+    expect(pickBudgets(await budgets.current(), { team: 'alpha' })).toHaveLength(1);
     expect(reads()).toBe(2);
     await other.create('budget', { scope: 'team', subject: 'alpha', limit_usd: 9 });
-    expect(await budgets.applicable({ team: 'alpha' })).toHaveLength(1);
+    expect(pickBudgets(await budgets.current(), { team: 'alpha' })).toHaveLength(1);
     await sql.close();
 
     const short = await setup(0);
-    await short.budgets.applicable({ team: 'alpha' });
+    pickBudgets(await short.budgets.current(), { team: 'alpha' });
     await short.other.create('budget', { scope: 'team', subject: 'alpha', limit_usd: 9 });
-    expect(await short.budgets.applicable({ team: 'alpha' })).toHaveLength(1);
+    expect(pickBudgets(await short.budgets.current(), { team: 'alpha' })).toHaveLength(1);
     await short.sql.close();
   });
 });
