@@ -50,6 +50,10 @@ const STREAMS: Record<string, Array<string | Buffer>> = {
   usage: [`data: ${chunk('x')}\n\n`, `data: ${usageChunk}\n\ndata: [DONE]\n\n`],
   // The upstream body ends a while after [DONE] (its rest is drained, the connection kept).
   lateEnd: [`data: ${chunk('x')}\n\ndata: [DONE]\n\n`, ': bye\n\n'],
+  // About 4 MB in 8 writes: more than a caller's socket takes at once (the upstream waits for a slow reader).
+  large: [...Array.from({ length: 8 }, (_, w) => Array.from({ length: 128 }, (_, i) => `data: ${chunk(`${w}.${i} ${'x'.repeat(4000)}`)}\n\n`).join('')), 'data: [DONE]\n\n'],
+  // A long stream (40 writes): long enough for its caller to leave in the middle.
+  long: [...Array.from({ length: 40 }, (_, i) => `data: ${chunk(`part ${i}`)}\n\n`), 'data: [DONE]\n\n'],
 };
 
 const KEY = 'sk-passthrough-test-0123456789';
@@ -58,6 +62,8 @@ describe('OpenAI streams passed through', () => {
   let upstream: FakeUpstream;
   let gw: TestGateway;
   const sockets: unknown[] = [];
+  /** Models whose upstream answer was cut before its last write (the caller left). */
+  const cutStreams: string[] = [];
 
   beforeAll(async () => {
     upstream = await new FakeUpstream()
@@ -67,10 +73,12 @@ describe('OpenAI streams passed through', () => {
         res.writeHead(200, { 'content-type': 'text/event-stream', 'x-request-id': 'req_up_1' });
         res.flushHeaders();
         for (const text of chunks) {
+          if (res.destroyed) break;
           res.write(text);
           await new Promise((r) => setTimeout(r, chunks === STREAMS.lateEnd ? 100 : 15));
         }
-        res.end();
+        if (res.destroyed) cutStreams.push(req.json().model);
+        else res.end();
       })
       .start();
     gw = await startGateway({ providers: { openai: { baseUrl: `${upstream.url}/v1` } }, metrics: { models: ['usage'] } });
@@ -166,6 +174,39 @@ describe('OpenAI streams passed through', () => {
     } finally {
       await own.close();
     }
+  });
+
+  it('a caller that reads slowly gets every byte in order (the upstream waits while its socket is full)', async () => {
+    const res = await request(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-gateway-provider': 'openai', authorization: `Bearer ${KEY}` },
+      body: JSON.stringify({ model: 'large', messages: [{ role: 'user', content: 'hi' }], stream: true }),
+    });
+    expect(res.statusCode).toBe(200);
+    // Nothing read for a while: the gateway's writes to this caller fill its socket.
+    await new Promise((r) => setTimeout(r, 400));
+    const parts: Buffer[] = [];
+    for await (const part of res.body) {
+      parts.push(part as Buffer);
+      // Read in small steps, slower than the upstream writes.
+      if (parts.length % 16 === 0) await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(Buffer.concat(parts).toString('utf8')).toBe(STREAMS.large!.join(''));
+  });
+
+  it('a caller that leaves mid-stream cuts the upstream stream', async () => {
+    const res = await request(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-gateway-provider': 'openai', authorization: `Bearer ${KEY}` },
+      body: JSON.stringify({ model: 'long', messages: [{ role: 'user', content: 'hi' }], stream: true }),
+    });
+    const reader = res.body[Symbol.asyncIterator]();
+    expect(((await reader.next()).value as Buffer).toString('utf8')).toContain('part 0');
+    res.body.destroy();
+    // The upstream's writes are 15 ms apart: 40 of them would take 600 ms.
+    const deadline = Date.now() + 2_000;
+    while (!cutStreams.includes('long') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(cutStreams).toContain('long');
   });
 
   it('counts the usage chunk of a stream that asked for it', async () => {

@@ -65,8 +65,24 @@ export interface JsonAnswer {
 export interface EncodedStream {
   /** The answer's text, chunk by chunk; throws where the stream failed; ends early when cut off. */
   encoded(): AsyncIterable<Buffer>;
+  /**
+   * The same text pushed into `sink` as it arrives (no promise per chunk), instead of
+   * `encoded()`: settles once the reading is over (the answer's end, the caller gone, or the
+   * source cut off: `ended` tells which), rejects where the stream failed. Absent: pull only.
+   */
+  pushTo?(sink: EncodedSink): Promise<void>;
   /** Set once the chunk last handed over holds the answer's end. */
   readonly ended: boolean;
+}
+
+/** Where a pushed stream's text goes (the caller's socket, see EncodedStream.pushTo). */
+export interface EncodedSink {
+  /** Takes a chunk (`last`: it holds the answer's end); false when the caller's socket is full: the source waits for `onDrain`. */
+  write(chunk: Buffer, last: boolean): boolean;
+  /** Calls `resume` once the socket takes more, or is closed. */
+  onDrain(resume: () => void): void;
+  /** Whether the caller is gone (the source then stops reading). A method, not a getter: an object literal with a getter gets a hidden class of its own. */
+  closed(): boolean;
 }
 
 export interface StreamAnswer<P = unknown> {

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import type { BinaryAnswer, EncodedStream, GatewayContext, StreamAnswer, StreamEncoder } from '../engine/context.js';
+import type { BinaryAnswer, EncodedSink, EncodedStream, GatewayContext, StreamAnswer, StreamEncoder } from '../engine/context.js';
 import type { AnswerError, ErrorMapping } from '../errors/answer-error.js';
 import { answerBytesRedactor, holdsSecrets, redactAnswer, redactAnswerBytes, redactingStream, redactObject, redactSecrets } from '../errors/redact.js';
 
@@ -171,6 +171,7 @@ const ignore = () => undefined;
 async function writeEncoded(ctx: GatewayContext, source: EncodedStream, encoder: StreamEncoder<unknown>, writer: AnswerWriter): Promise<void> {
   const res = ctx.res;
   const redact = answerBytesRedactor(ctx.secrets);
+  if (typeof source.pushTo === 'function') return pushEncoded(ctx, source, redact, encoder, writer);
   let completed = false;
   try {
     for await (const chunk of source.encoded()) {
@@ -189,6 +190,53 @@ async function writeEncoded(ctx: GatewayContext, source: EncodedStream, encoder:
     const failure = writer.mapError(err);
     ctx.error = failure;
     if (!res.destroyed) res.end(redactAnswer(encoder.failure(errorPayload(ctx, failure, writer)), ctx.secrets));
+  }
+}
+
+/**
+ * The same for a source that pushes its chunks (EncodedStream.pushTo): each is written as it
+ * comes, in the turn of the event loop that read it (no promise or generator per chunk).
+ */
+async function pushEncoded(ctx: GatewayContext, source: EncodedStream, redact: (chunk: Buffer) => Buffer, encoder: StreamEncoder<unknown>, writer: AnswerWriter): Promise<void> {
+  const res = ctx.res;
+  const sink = new ResponseSink(res, redact);
+  try {
+    await source.pushTo!(sink);
+    if (sink.completed) encoder.completed?.();
+    else if (!res.destroyed) throw encoder.incomplete();
+  } catch (err) {
+    const failure = writer.mapError(err);
+    ctx.error = failure;
+    if (!res.destroyed && !sink.completed) res.end(redactAnswer(encoder.failure(errorPayload(ctx, failure, writer)), ctx.secrets));
+  }
+}
+
+/** The caller's socket as a pushed stream's sink (a class: one hidden class for every stream). */
+class ResponseSink implements EncodedSink {
+  /** The chunk holding the answer's end was written. */
+  completed = false;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly redact: (chunk: Buffer) => Buffer,
+  ) {}
+
+  write(chunk: Buffer, last: boolean): boolean {
+    const res = this.res;
+    if (res.destroyed) return false;
+    const bytes = this.redact(chunk);
+    if (!last) return res.write(bytes);
+    this.completed = true;
+    res.end(bytes);
+    return true;
+  }
+
+  onDrain(resume: () => void): void {
+    void waitDrain(this.res).then(resume);
+  }
+
+  closed(): boolean {
+    return this.res.destroyed;
   }
 }
 

@@ -1,4 +1,5 @@
-import type { EncodedStream, StreamAnswer } from '../../../kernel/engine/context.js';
+import type { EncodedSink, EncodedStream, StreamAnswer } from '../../../kernel/engine/context.js';
+import { pullInto } from '../../../kernel/engine/pull-into.js';
 import type { StreamPart } from '../../../contract/stream-parts.js';
 import { objectOf, type JsonObject } from '../../../contract/json.js';
 
@@ -44,21 +45,71 @@ export interface StreamNotes {
   usage(): Record<string, unknown> | undefined;
 }
 
+/** A stream's source as the notes read it: parts, and maybe batches of them, its text ready-made, or pushed. */
+type NotedSource = AsyncIterable<StreamPart> & Partial<EncodedStream> & { batches?: () => AsyncIterable<StreamPart[]> };
+
 /**
  * Notes what a streamed answer hands to the caller, for billing a stream cut before its usage:
  * the passthrough's bytes by reference (no copy; decoded only if the stream was cut), the
  * parts' text otherwise. `text()` gives the generated text so far. The stream is otherwise
- * unchanged: `encoded()` and `batches()` keep their shapes.
+ * unchanged: `encoded()`, `pushTo()` and `batches()` keep their shapes.
  */
 export function noteStreamText(answer: StreamAnswer<StreamPart>): StreamNotes {
-  const source = answer.parts as AsyncIterable<StreamPart> & Partial<EncodedStream> & { batches?: () => AsyncIterable<StreamPart[]> };
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  let text = '';
-  let started: Record<string, unknown> | undefined;
-  let final: Record<string, unknown> | undefined;
-  // Anthropic: message_start's usage, completed by message_delta's; Responses: response.completed's.
-  const noteUsage = (data: string) => {
+  const source = answer.parts as NotedSource;
+  const notes = new TextNotes();
+  const wrapped: NotedSource =
+    typeof source.encoded === 'function' ? new NotedEncodedStream(source as NotedSource & EncodedStream, notes) : { [Symbol.asyncIterator]: () => notes.parts(source) };
+  if (typeof source.batches === 'function') {
+    const batches = source.batches.bind(source);
+    wrapped.batches = () => ({ [Symbol.asyncIterator]: () => notes.batches(batches()) });
+  }
+  answer.parts = wrapped;
+  return notes;
+}
+
+/** The notes themselves: the bytes passed by reference, the parts' text, the usage of events that pass as they came. */
+class TextNotes implements StreamNotes {
+  private readonly chunks: Buffer[] = [];
+  private bytes = 0;
+  private kept = '';
+  private started: Record<string, unknown> | undefined;
+  private final: Record<string, unknown> | undefined;
+
+  text(): string {
+    return this.kept + (this.chunks.length ? textOfEvents(Buffer.concat(this.chunks).toString('utf8')) : '');
+  }
+
+  usage(): Record<string, unknown> | undefined {
+    return this.final;
+  }
+
+  chunk(chunk: Buffer): void {
+    if (this.bytes >= MAX_KEPT) return;
+    this.chunks.push(chunk);
+    this.bytes += chunk.length;
+  }
+
+  part(part: StreamPart): void {
+    if (part.type === 'event' && part.data.includes('"usage"')) this.noteUsage(part.data);
+    if (this.kept.length < MAX_KEPT) this.kept += textOfPart(part);
+  }
+
+  async *parts(source: AsyncIterable<StreamPart>): AsyncGenerator<StreamPart> {
+    for await (const part of source) {
+      this.part(part);
+      yield part;
+    }
+  }
+
+  async *batches(source: AsyncIterable<StreamPart[]>): AsyncGenerator<StreamPart[]> {
+    for await (const batch of source) {
+      for (const part of batch) this.part(part);
+      yield batch;
+    }
+  }
+
+  /** Anthropic: message_start's usage, completed by message_delta's; Responses: response.completed's. */
+  private noteUsage(data: string): void {
     let parsed: unknown;
     try {
       parsed = JSON.parse(data);
@@ -70,53 +121,71 @@ export function noteStreamText(answer: StreamAnswer<StreamPart>): StreamNotes {
     const type = event.type;
     const messageUsage = objectOf(event.message).usage;
     const responseUsage = objectOf(event.response).usage;
-    if (type === 'message_start' && messageUsage) started = messageUsage as JsonObject;
-    else if (type === 'message_delta' && event.usage) final = { ...started, ...(event.usage as JsonObject) };
-    else if (typeof type === 'string' && type.startsWith('response.') && responseUsage) final = responseUsage as JsonObject;
-  };
-  const keep = (part: StreamPart) => {
-    if (part.type === 'event' && part.data.includes('"usage"')) noteUsage(part.data);
-    if (text.length < MAX_KEPT) text += textOfPart(part);
-  };
-  const wrapped: AsyncIterable<StreamPart> & Partial<EncodedStream> & { batches?: () => AsyncIterable<StreamPart[]> } = {
-    async *[Symbol.asyncIterator]() {
-      for await (const part of source) {
-        keep(part);
-        yield part;
-      }
-    },
-  };
-  if (typeof source.encoded === 'function') {
-    const encoded = source.encoded.bind(source);
-    // An iterator over the source's (no generator: the chunks pass with one promise each).
+    if (type === 'message_start' && messageUsage) this.started = messageUsage as JsonObject;
+    else if (type === 'message_delta' && event.usage) this.final = { ...this.started, ...(event.usage as JsonObject) };
+    else if (typeof type === 'string' && type.startsWith('response.') && responseUsage) this.final = responseUsage as JsonObject;
+  }
+}
+
+/**
+ * A stream whose text is ready-made, its chunks noted as they pass (a class, not an object
+ * literal with a getter: that would get a hidden class of its own per stream).
+ */
+class NotedEncodedStream implements AsyncIterable<StreamPart>, EncodedStream {
+  batches?: () => AsyncIterable<StreamPart[]>;
+
+  constructor(
+    private readonly source: NotedSource & EncodedStream,
+    private readonly notes: TextNotes,
+  ) {}
+
+  get ended(): boolean {
+    return this.source.ended;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<StreamPart> {
+    return this.notes.parts(this.source);
+  }
+
+  /** The source's iterator, each chunk noted (no generator: the chunks pass with one promise each). */
+  encoded(): AsyncIterable<Buffer> {
+    const inner = this.source.encoded()[Symbol.asyncIterator]();
+    const notes = this.notes;
     const note = (step: IteratorResult<Buffer>): IteratorResult<Buffer> => {
-      if (!step.done && bytes < MAX_KEPT) {
-        chunks.push(step.value);
-        bytes += step.value.length;
-      }
+      if (!step.done) notes.chunk(step.value);
       return step;
     };
-    wrapped.encoded = () => {
-      const inner = encoded()[Symbol.asyncIterator]();
-      const iterator: AsyncIterator<Buffer> = {
-        next: () => inner.next().then(note),
-        return: (value?: unknown) => inner.return?.(value) ?? Promise.resolve({ value: undefined, done: true }),
-      };
-      return { [Symbol.asyncIterator]: () => iterator };
+    const iterator: AsyncIterator<Buffer> = {
+      next: () => inner.next().then(note),
+      return: (value?: unknown) => inner.return?.(value) ?? Promise.resolve({ value: undefined, done: true }),
     };
-    Object.defineProperty(wrapped, 'ended', { get: () => source.ended });
+    return { [Symbol.asyncIterator]: () => iterator };
   }
-  if (typeof source.batches === 'function') {
-    const batches = source.batches.bind(source);
-    wrapped.batches = () => ({
-      async *[Symbol.asyncIterator]() {
-        for await (const batch of batches()) {
-          for (const part of batch) keep(part);
-          yield batch;
-        }
-      },
-    });
+
+  pushTo(sink: EncodedSink): Promise<void> {
+    const source = this.source;
+    if (typeof source.pushTo !== 'function') return pullInto(this.encoded(), () => source.ended, sink);
+    return source.pushTo(new NotingSink(sink, this.notes));
   }
-  answer.parts = wrapped;
-  return { text: () => text + (chunks.length ? textOfEvents(Buffer.concat(chunks).toString('utf8')) : ''), usage: () => final };
+}
+
+/** A sink that notes each chunk on its way to the caller's. */
+class NotingSink implements EncodedSink {
+  constructor(
+    private readonly sink: EncodedSink,
+    private readonly notes: TextNotes,
+  ) {}
+
+  write(chunk: Buffer, last: boolean): boolean {
+    this.notes.chunk(chunk);
+    return this.sink.write(chunk, last);
+  }
+
+  onDrain(resume: () => void): void {
+    this.sink.onDrain(resume);
+  }
+
+  closed(): boolean {
+    return this.sink.closed();
+  }
 }

@@ -6,6 +6,9 @@ import type { StreamPart, Usage } from '../../../contract/stream-parts.js';
 import { createStreamWriter } from '../../../contract/stream-writer.js';
 import type { StreamMapper } from '../providers/provider.js';
 import type { AttemptTimers } from '../routing/attempt-timers.js';
+import type { EncodedSink } from '../../../kernel/engine/context.js';
+import { pullInto } from '../../../kernel/engine/pull-into.js';
+import { PushedChunks } from './pushed-chunks.js';
 
 const ignore = () => undefined;
 
@@ -38,13 +41,17 @@ export class UpstreamChunks implements AsyncIterator<Buffer> {
   readonly chunks: AsyncIterator<Buffer>;
   private readonly held: Buffer[] = [];
   private heldBytes = 0;
+  /** The body is paused: for the bytes held (HOLD_LIMIT), or for the caller's socket (push mode's `pause`). */
   private paused = false;
+  private sinkFull = false;
   private waiting: { resolve: (step: IteratorResult<Buffer>) => void; reject: (err: unknown) => void } | undefined;
   /** A microtask will hand the held chunks to the reader waiting. */
   private handing = false;
   private ended = false;
   private failure: unknown;
   private drained = -1;
+  /** Who takes the chunks as they come (push mode, see listen), instead of a reader waiting. */
+  private listener: ChunkListener | undefined;
   private readonly hand = () => this.handOver();
 
   constructor(
@@ -70,7 +77,7 @@ export class UpstreamChunks implements AsyncIterator<Buffer> {
     }
     this.held.push(chunk);
     this.heldBytes += chunk.length;
-    if (this.waiting && !this.handing) {
+    if ((this.waiting || this.listener) && !this.handing) {
       this.handing = true;
       queueMicrotask(this.hand);
     }
@@ -83,6 +90,16 @@ export class UpstreamChunks implements AsyncIterator<Buffer> {
   /** The held chunks to the reader waiting (what arrived since it asked). */
   private handOver(): void {
     this.handing = false;
+    const listener = this.listener;
+    if (listener) {
+      if (this.held.length) listener.chunk(this.take());
+      // The listener may have stopped listening, or the reading may be over (finish).
+      if (this.listener === listener && this.drained < 0) {
+        if (this.failure !== undefined) listener.fail(this.failure);
+        else if (this.ended) listener.end();
+      }
+      return;
+    }
     const waiting = this.waiting;
     if (!waiting) return;
     this.waiting = undefined;
@@ -98,7 +115,7 @@ export class UpstreamChunks implements AsyncIterator<Buffer> {
     const value = held.length === 1 ? held[0]! : Buffer.concat(held, this.heldBytes);
     held.length = 0;
     this.heldBytes = 0;
-    if (this.paused) {
+    if (this.paused && !this.sinkFull) {
       this.paused = false;
       this.body.resume();
     }
@@ -112,11 +129,46 @@ export class UpstreamChunks implements AsyncIterator<Buffer> {
     else this.failure = failure;
     // Chunks already held go first (the microtask handing them over is queued).
     if (this.handing) return;
+    const listener = this.listener;
+    if (listener) {
+      if (failure === undefined) listener.end();
+      else listener.fail(failure);
+      return;
+    }
     const waiting = this.waiting;
     this.waiting = undefined;
     if (!waiting) return;
     if (failure === undefined) waiting.resolve(DONE);
     else waiting.reject(failure);
+  }
+
+  /**
+   * Push mode: the chunks of each read go to `listener` as they come (one microtask after the
+   * first, as `next()` hands them over), then its end or failure; chunks already held go at
+   * once. `undefined` goes back to pull mode (what arrives is held for `next()`). Only when no
+   * idle timer watches the chunks (`chunks` is this reader itself).
+   */
+  listen(listener: ChunkListener | undefined): void {
+    this.listener = listener;
+    if (listener && !this.handing && (this.held.length || this.ended || this.failure !== undefined)) {
+      this.handing = true;
+      queueMicrotask(this.hand);
+    }
+  }
+
+  /** Push mode's backpressure: the body paused until `resume()`. */
+  pause(): void {
+    this.sinkFull = true;
+    if (this.paused || this.drained >= 0) return;
+    this.paused = true;
+    this.body.pause();
+  }
+
+  resume(): void {
+    this.sinkFull = false;
+    if (!this.paused || this.drained >= 0 || this.heldBytes > HOLD_LIMIT) return;
+    this.paused = false;
+    this.body.resume();
   }
 
   /** Reading stops at finish(); the body's rest is then the reader's to drain or cut. */
@@ -148,6 +200,7 @@ export class UpstreamChunks implements AsyncIterator<Buffer> {
 
   /** Ends the reading: a whole answer's rest is drained (up to DRAIN_LIMIT), a cut one's body destroyed. */
   finish(complete: boolean): void {
+    this.listener = undefined;
     void this.chunks.return?.();
     const body = this.body;
     this.held.length = 0;
@@ -159,9 +212,16 @@ export class UpstreamChunks implements AsyncIterator<Buffer> {
       return;
     }
     this.drained = 0;
-    this.paused = false;
+    this.paused = this.sinkFull = false;
     body.resume();
   }
+}
+
+/** What takes an upstream body's chunks in push mode (UpstreamChunks.listen). */
+export interface ChunkListener {
+  chunk(chunk: Buffer): void;
+  end(): void;
+  fail(err: unknown): void;
 }
 
 /** The parts of one batch of events, and the failure of the event that could not be mapped (the parts before it still count). */
@@ -377,6 +437,19 @@ export class OpenAIPassthrough implements AsyncIterable<StreamPart> {
     this.first = undefined;
     this.seen = NO_CHUNKS;
     return { [Symbol.asyncIterator]: () => iterator };
+  }
+
+  /**
+   * The same chunks pushed into `sink` as each upstream read comes (see PushedChunks): no
+   * promise per read. Pulled through `encoded()` when an idle timer watches the chunks.
+   */
+  pushTo(sink: EncodedSink): Promise<void> {
+    if (this.upstream.chunks !== this.upstream) return pullInto(this.encoded(), () => this.ended, sink);
+    this.claim();
+    const first = this.first;
+    this.first = undefined;
+    this.seen = NO_CHUNKS;
+    return new PushedChunks(this, sink).start(first);
   }
 
   /** The scan's outcome as the next chunk to hand over: out, the usage noted at the end, or the upstream's failure. */

@@ -55,4 +55,61 @@ describe('UpstreamChunks', () => {
     expect(source.isPaused()).toBe(false);
     reader.finish(false);
   });
+
+  it('push mode: the chunks of one read go to the listener as one Buffer, then the end, with no reader asking', async () => {
+    const source = body();
+    const reader = new UpstreamChunks(source as never, timers());
+    const got: string[] = [];
+    let ended = false;
+    reader.listen({ chunk: (c) => got.push(c.toString()), end: () => (ended = true), fail: (err) => got.push(`failed: ${String(err)}`) });
+    source.write('data: a\n\n');
+    source.write('data: b\n\n');
+    await new Promise((r) => setImmediate(r));
+    expect(got).toEqual(['data: a\n\ndata: b\n\n']);
+    source.write('data: c\n\n');
+    source.end();
+    await new Promise((r) => setImmediate(r));
+    expect(got).toEqual(['data: a\n\ndata: b\n\n', 'data: c\n\n']);
+    expect(ended).toBe(true);
+  });
+
+  it('push mode: chunks held before listening go first; a failure after them; back to pull mode holds what comes', async () => {
+    const source = body();
+    const reader = new UpstreamChunks(source as never, timers());
+    source.write('held');
+    await new Promise((r) => setImmediate(r));
+    const got: string[] = [];
+    const listener = { chunk: (c: Buffer) => got.push(c.toString()), end: () => got.push('end'), fail: (err: unknown) => got.push(`failed: ${(err as Error).message}`) };
+    reader.listen(listener);
+    await new Promise((r) => setImmediate(r));
+    expect(got).toEqual(['held']);
+    reader.listen(undefined);
+    source.write('pulled');
+    await new Promise((r) => setImmediate(r));
+    expect(got).toEqual(['held']);
+    expect((await reader.next()).value!.toString()).toBe('pulled');
+    reader.listen(listener);
+    source.destroy(new Error('socket hang up'));
+    await new Promise((r) => setImmediate(r));
+    expect(got).toEqual(['held', 'failed: socket hang up']);
+  });
+
+  it("push mode's pause holds the body until resume", async () => {
+    const source = body();
+    const reader = new UpstreamChunks(source as never, timers());
+    const got: Buffer[] = [];
+    reader.listen({ chunk: (c) => got.push(c), end: () => undefined, fail: () => undefined });
+    reader.pause();
+    expect(source.isPaused()).toBe(true);
+    source.write('x');
+    await new Promise((r) => setImmediate(r));
+    // Nothing flows, and nothing resumes the body, until the caller's socket drains.
+    expect(source.isPaused()).toBe(true);
+    expect(got).toEqual([]);
+    reader.resume();
+    expect(source.isPaused()).toBe(false);
+    await new Promise((r) => setImmediate(r));
+    expect(Buffer.concat(got).toString()).toBe('x');
+    reader.finish(false);
+  });
 });
