@@ -53,18 +53,23 @@ function withoutForgedIdentity(raw: Buffer, body: unknown): Buffer {
   return raw;
 }
 
-/** For a caller of forward without the request's caller signal: the answer closed before it was complete. */
-function closeSignal(res: ServerResponse): ExchangeSignal {
-  return {
-    get aborted() {
-      return res.destroyed && !res.writableFinished;
-    },
-    once(_event, listener) {
-      res.once('close', () => {
-        if (!res.writableFinished) listener();
-      });
-    },
-  };
+/**
+ * For a caller of forward without the request's caller signal: the answer closed before it was
+ * complete. A class: an object literal with a getter would get a hidden class of its own per request.
+ */
+class CloseSignal {
+  constructor(private readonly res: ServerResponse) {}
+
+  get aborted(): boolean {
+    return this.res.destroyed && !this.res.writableFinished;
+  }
+
+  once(_event: 'abort', listener: () => void): void {
+    const res = this.res;
+    res.once('close', () => {
+      if (!res.writableFinished) listener();
+    });
+  }
 }
 
 /** The ids of the requests among a POST's messages. */
@@ -221,7 +226,7 @@ export class RemoteRelay {
         headers,
         body: raw,
         headersTimeout: server.timeoutMs,
-        signal: opts.signal ?? closeSignal(res),
+        signal: opts.signal ?? new CloseSignal(res),
       });
     } catch (err) {
       if (res.destroyed) return;
