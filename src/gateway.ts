@@ -253,6 +253,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     void done.finally(() => retiring.delete(done));
   };
 
+  // One object per process: its accessors' hidden class is made once.
+  /* eslint-disable no-restricted-syntax */
   const gateway: Gateway = {
     get server() {
       return listener.server;
@@ -272,6 +274,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     get listenAddress() {
       return listenAddress;
     },
+    /* eslint-enable no-restricted-syntax */
     async listen(port = config.server?.port ?? 8787, host = config.server?.host ?? '0.0.0.0') {
       opening = openListener(listener, port, host);
       await opening;

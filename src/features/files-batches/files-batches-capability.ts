@@ -74,6 +74,7 @@ export const filesBatchesCapability: Capability = {
           files,
           vault,
           // The HTTP edge, provided by createGateway once the pipelines are compiled (after set-up).
+          // eslint-disable-next-line no-restricted-syntax -- one runner per process
           get edge() {
             return current.services.require(HTTP_EDGE);
           },

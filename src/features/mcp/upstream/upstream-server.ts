@@ -388,6 +388,7 @@ export abstract class UpstreamServer extends EventEmitter {
       flushed: () => written,
       answeredAt: () => (asking > 0 ? Infinity : answered),
       heardAt: () => heard,
+      // eslint-disable-next-line no-restricted-syntax -- one link per upstream session, not per request
       get closed() {
         return closed;
       },
