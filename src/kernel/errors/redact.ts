@@ -306,7 +306,8 @@ class RequestSecret implements Finder {
   readonly shortValues: string[];
   readonly spaced: boolean;
   readonly chars: Set<number>;
-  private readonly runs: string[] | undefined;
+  /** The runs one of which any spelling of a value keeps (undefined: always searched). */
+  readonly runs: string[] | undefined;
   private readonly runBytes: Buffer[] | undefined;
 
   constructor(secret: string) {
@@ -480,14 +481,29 @@ export function redactAnswerBytes(buf: Buffer, requestSecrets: readonly (string 
  */
 export function answerBytesRedactor(requestSecrets: readonly (string | undefined)[] = []): (buf: Buffer) => Buffer {
   const finders = requestFinders(requestSecrets);
-  return (buf) => redactBytesWith(buf, finders);
+  const probes = probeRunsOf(finders);
+  return (buf) => redactBytesWith(buf, finders, probes);
 }
 
-function redactBytesWith(buf: Buffer, finders: RequestSecret[]): Buffer {
+/**
+ * The request finders' runs as one list without repeats (a request's secrets are often one key
+ * in two spellings, `Bearer <key>` and `<key>`: one search, not two); null when a finder must
+ * always be searched.
+ */
+function probeRunsOf(finders: readonly RequestSecret[]): Buffer[] | null {
+  const runs = new Set<string>();
+  for (const f of finders) {
+    if (!f.runs) return null;
+    for (const r of f.runs) runs.add(r);
+  }
+  return [...runs].map((r) => Buffer.from(r, 'utf8'));
+}
+
+function redactBytesWith(buf: Buffer, finders: RequestSecret[], probes: Buffer[] | null = probeRunsOf(finders)): Buffer {
   const any = !gatewaySecrets.empty || finders.length > 0;
   if (!any) return buf;
-  let hit = !gatewaySecrets.empty && gatewaySecrets.probeBytes(buf, false);
-  for (let i = 0; !hit && i < finders.length; i++) hit = finders[i]!.probeBytes(buf);
+  let hit = probes === null || (!gatewaySecrets.empty && gatewaySecrets.probeBytes(buf, false));
+  for (let i = 0; !hit && i < probes!.length; i++) hit = buf.includes(probes![i]!);
   hit ||= bytesMayHoldUnicodeEscape(buf);
   if (!hit) return buf;
   const text = buf.toString('utf8');
