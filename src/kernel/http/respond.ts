@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import type { BinaryAnswer, EncodedSink, EncodedStream, GatewayContext, StreamAnswer, StreamEncoder } from '../engine/context.js';
 import type { AnswerError, ErrorMapping } from '../errors/answer-error.js';
+import { pullInto } from '../engine/pull-into.js';
 import { answerBytesRedactor, holdsSecrets, redactAnswer, redactAnswerBytes, redactingStream, redactObject, redactSecrets } from '../errors/redact.js';
 
 /**
@@ -166,42 +167,15 @@ const ignore = () => undefined;
 
 /**
  * A stream whose text is ready-made (an upstream's bytes in the answer's own format), when no
- * stage wrapped it: each chunk is written as it comes, the last one with the answer's end.
+ * stage wrapped it: each chunk is written as it comes, the last one with the answer's end. A
+ * source that pushes (EncodedStream.pushTo) writes in the turn of the event loop that read the
+ * chunk (no promise or generator per chunk); any other is pulled.
  */
 async function writeEncoded(ctx: GatewayContext, source: EncodedStream, encoder: StreamEncoder<unknown>, writer: AnswerWriter): Promise<void> {
   const res = ctx.res;
-  const redact = answerBytesRedactor(ctx.secrets);
-  if (typeof source.pushTo === 'function') return pushEncoded(ctx, source, redact, encoder, writer);
-  let completed = false;
+  const sink = new ResponseSink(res, answerBytesRedactor(ctx.secrets));
   try {
-    for await (const chunk of source.encoded()) {
-      if (res.destroyed) return;
-      const bytes = redact(chunk);
-      if (source.ended) {
-        completed = true;
-        res.end(bytes);
-        break;
-      }
-      if (!res.write(bytes)) await waitDrain(res);
-    }
-    if (!completed) throw encoder.incomplete();
-    encoder.completed?.();
-  } catch (err) {
-    const failure = writer.mapError(err);
-    ctx.error = failure;
-    if (!res.destroyed) res.end(redactAnswer(encoder.failure(errorPayload(ctx, failure, writer)), ctx.secrets));
-  }
-}
-
-/**
- * The same for a source that pushes its chunks (EncodedStream.pushTo): each is written as it
- * comes, in the turn of the event loop that read it (no promise or generator per chunk).
- */
-async function pushEncoded(ctx: GatewayContext, source: EncodedStream, redact: (chunk: Buffer) => Buffer, encoder: StreamEncoder<unknown>, writer: AnswerWriter): Promise<void> {
-  const res = ctx.res;
-  const sink = new ResponseSink(res, redact);
-  try {
-    await source.pushTo!(sink);
+    await (typeof source.pushTo === 'function' ? source.pushTo(sink) : pullInto(source.encoded(), () => source.ended, sink));
     if (sink.completed) encoder.completed?.();
     else if (!res.destroyed) throw encoder.incomplete();
   } catch (err) {
