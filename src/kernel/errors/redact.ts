@@ -201,7 +201,6 @@ function findAll(text: string, value: string, out: number[]): void {
 interface Finder {
   /** Whether the text may hold one of the secrets in a spelling that keeps its run (short ones too when `short`). */
   probe(text: string, short: boolean): boolean;
-  probeBytes(buf: Buffer, short: boolean): boolean;
   /** Pushes [start, end) of every occurrence in one view's text. */
   find(text: string, short: boolean, out: number[]): void;
   /** Whether there is nothing to search for (short ones included when `short`). */
@@ -308,7 +307,8 @@ class RequestSecret implements Finder {
   readonly chars: Set<number>;
   /** The runs one of which any spelling of a value keeps (undefined: always searched). */
   readonly runs: string[] | undefined;
-  private readonly runBytes: Buffer[] | undefined;
+  /** The same runs as bytes (for answer bytes), made once per value. */
+  readonly runBytes: Buffer[] | undefined;
 
   constructor(secret: string) {
     this.values = maskable(secret) ? [...new Set(secretValues(secret))].sort((a, b) => b.length - a.length) : [];
@@ -317,13 +317,12 @@ class RequestSecret implements Finder {
     this.spaced = all.some((v) => v.includes(' '));
     this.chars = spelledChars(all);
     this.runs = runsOf(this.values, 3);
-    this.runBytes = this.runs?.map((r) => Buffer.from(r, 'utf8'));
     // A short part's run may be a single letter: such a part is searched whenever it is asked for.
     if (this.runs && this.shortValues.length) {
       const short = runsOf(this.shortValues, 1);
       this.runs = short ? [...this.runs, ...short] : undefined;
-      this.runBytes = this.runs?.map((r) => Buffer.from(r, 'utf8'));
     }
+    this.runBytes = this.runs?.map((r) => Buffer.from(r, 'utf8'));
   }
 
   none(): boolean {
@@ -332,13 +331,6 @@ class RequestSecret implements Finder {
 
   probe(text: string): boolean {
     return !this.runs || this.runs.some((r) => text.includes(r));
-  }
-
-  probeBytes(buf: Buffer): boolean {
-    const runs = this.runBytes;
-    if (!runs) return true;
-    for (let i = 0; i < runs.length; i++) if (buf.includes(runs[i]!)) return true;
-    return false;
   }
 
   find(text: string, _short: boolean, out: number[]): void {
@@ -490,16 +482,17 @@ export function answerBytesRedactor(requestSecrets: readonly (string | undefined
  * in two spellings, `Bearer <key>` and `<key>`: one search, not two); null when a finder must
  * always be searched.
  */
-function probeRunsOf(finders: readonly RequestSecret[]): Buffer[] | null {
-  const runs = new Set<string>();
+function probeRunsOf(finders: readonly RequestSecret[]): readonly Buffer[] | null {
+  if (finders.length === 1) return finders[0]!.runBytes ?? null;
+  const runs = new Map<string, Buffer>();
   for (const f of finders) {
-    if (!f.runs) return null;
-    for (const r of f.runs) runs.add(r);
+    if (!f.runs || !f.runBytes) return null;
+    for (let i = 0; i < f.runs.length; i++) runs.set(f.runs[i]!, f.runBytes[i]!);
   }
-  return [...runs].map((r) => Buffer.from(r, 'utf8'));
+  return [...runs.values()];
 }
 
-function redactBytesWith(buf: Buffer, finders: RequestSecret[], probes: Buffer[] | null = probeRunsOf(finders)): Buffer {
+function redactBytesWith(buf: Buffer, finders: RequestSecret[], probes: readonly Buffer[] | null = probeRunsOf(finders)): Buffer {
   const any = !gatewaySecrets.empty || finders.length > 0;
   if (!any) return buf;
   let hit = probes === null || (!gatewaySecrets.empty && gatewaySecrets.probeBytes(buf, false));

@@ -1,5 +1,6 @@
 import type { SseScan } from '../../../contract/openai/sse-passthrough.js';
 import type { EncodedSink } from '../../../kernel/engine/context.js';
+import { pullInto } from '../../../kernel/engine/pull-into.js';
 import type { ChunkListener, OpenAIPassthrough } from './upstream-stream.js';
 
 /**
@@ -103,22 +104,13 @@ export class PushedChunks implements ChunkListener {
     void this.pump(this.stream.parsed(upstream.from(rest ? [rest] : [])));
   }
 
+  /** The parsed rest written as it comes (pullInto: the generator told to stop when the caller is gone). */
   private async pump(parsed: AsyncGenerator<Buffer>): Promise<void> {
-    const { stream, sink } = this;
     try {
-      for (;;) {
-        const step = await parsed.next();
-        if (step.done || sink.closed()) break;
-        const last = stream.ended;
-        const more = sink.write(step.value, last);
-        if (last) break;
-        if (!more) await new Promise<void>((resume) => sink.onDrain(resume));
-      }
+      await pullInto(parsed, () => this.stream.ended, this.sink);
     } catch (err) {
       this.fail(err);
       return;
-    } finally {
-      void parsed.return(undefined).catch(() => undefined);
     }
     this.close();
     this.resolve();
