@@ -11,7 +11,7 @@
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT, startFake, startGateway, startProxy, stopAll } from './lib/children.mjs';
-import { measureInSlices } from './lib/slices.mjs';
+import { measureInSlices, pairedDifference } from './lib/slices.mjs';
 
 function options(argv) {
   const opts = { only: 'openai-chat', concurrency: 64, slices: 6, seconds: 1.5, dirs: [], proxy: false };
@@ -65,6 +65,13 @@ try {
     process.stdout.write(
       `${t.name.padEnd(40)} answers ${String(t.n).padStart(7)}  rps ${(t.n / t.seconds).toFixed(0).padStart(6)}  cpu us/req ${usPerReq.toFixed(1).padStart(7)}  p50 (median of slices) ${median?.toFixed(3)} ms  ttfb p50 ${ttfb?.toFixed(3)} ms  peak RSS ${peak}\n`,
     );
+  }
+  // Each target against the first, slice by slice: is the difference more than the machine's noise?
+  const [first, ...rest] = targets;
+  for (const t of rest) {
+    const { mean, halfWidth, n } = pairedDifference(first.cpuPerAnswer, t.cpuPerAnswer);
+    const verdict = !(halfWidth >= 0) ? 'too few slices to tell' : Math.abs(mean) > halfWidth ? (mean < 0 ? 'cheaper' : 'dearer') : 'not told apart from noise';
+    process.stdout.write(`${t.name} - ${first.name}: cpu us/req ${mean >= 0 ? '+' : ''}${mean.toFixed(1)} ± ${halfWidth.toFixed(1)} (95 %, ${n} paired slices): ${verdict}\n`);
   }
 } finally {
   await stopAll();
