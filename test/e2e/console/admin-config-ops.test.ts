@@ -182,7 +182,8 @@ describe('POST /v1/admin/config/reload on a gateway started from its file', { ti
     expect(reloaded.status).toBe(200);
     expect(reloaded.json).toEqual({ object: 'admin.config.reload', status: 'reloaded', file });
     expect((await call(url, 'GET', '/v1/admin/models', { token: NEW_KEY })).status).toBe(200);
-    expect(proc!.stdout()).toContain('config reloaded');
+    // The log line comes through the child's stdout pipe, not with the answer: waited for, not raced (CI saw it late once).
+    await eventually(() => proc!.stdout().includes('config reloaded'), 10_000, 'the "config reloaded" log line');
 
     writeFileSync(file, JSON.stringify({ server: { port: 'not-a-port' }, auth: { adminToken: ADMIN } }));
     const failed = await call(url, 'POST', '/v1/admin/config/reload', { token: ADMIN });
