@@ -68,10 +68,12 @@ function providerCredentials(config: AuthenticateStageConfig, services: GatewayS
       throw badRequest(`Unknown provider "${provider}". Known providers: ${providers.ids().join(', ')}.`, 'x-gateway-provider');
     }
     if (gatewayAuth && (demandGatewayCredential || presented)) {
-      return gatewayAuth.authenticate(ctx, demandGatewayCredential, presented).then(() => {
-        ctx.set(CALLER, true);
-        return next();
-      });
+      const checking = gatewayAuth.authenticate(ctx, demandGatewayCredential, presented);
+      if (checking)
+        return checking.then(() => {
+          ctx.set(CALLER, true);
+          return next();
+        });
     } else if (demandGatewayCredential) {
       throw new GatewayError('invalid_api_key', 'A gateway key is required on this route: send it in Authorization: Bearer, x-api-key, api-key or x-gateway-token.');
     }

@@ -2,7 +2,7 @@ import type { Identity } from '../../kernel/engine/context.js';
 import type { GatewayKey } from './gateway-key.js';
 import type { ConfigKeys } from './config-keys.js';
 import { TOKEN_PREFIX } from './secrets.js';
-import type { TokenService } from './token-service.js';
+import type { TokenCheck, TokenService } from './token-service.js';
 
 /** A valid credential's identity and the gateway key it is (contract section 8); a refusal says why (`blocked`: a valid key its owner blocked, 403). */
 export type CredentialCheck = { ok: true; identity: Identity; key: GatewayKey } | { ok: false; message: string; blocked?: true };
@@ -23,15 +23,20 @@ export function gatewayKeyOfIdentity(identity: Identity): GatewayKey {
   return key;
 }
 
+function fromTokenCheck(result: TokenCheck): CredentialCheck {
+  if (result.ok) return result;
+  return result.reason === 'blocked' ? { ok: false, message: REASONS.blocked, blocked: true } : { ok: false, message: REASONS[result.reason] };
+}
+
 /**
  * Checks a gateway credential: a token issued by the token operations (recognized by its
  * prefix, checked against the store) or, when `configKeys` are accepted, a key of auth.apiKeys.
+ * The answer comes without a promise when nothing had to be read from the store.
  */
-export async function checkGatewayCredential(value: string, tokens: TokenService, keys: ConfigKeys | undefined): Promise<CredentialCheck> {
+export function checkGatewayCredential(value: string, tokens: TokenService, keys: ConfigKeys | undefined): CredentialCheck | Promise<CredentialCheck> {
   if (value.startsWith(TOKEN_PREFIX)) {
-    const result = await tokens.check(value);
-    if (result.ok) return result;
-    return result.reason === 'blocked' ? { ok: false, message: REASONS.blocked, blocked: true } : { ok: false, message: REASONS[result.reason] };
+    const result = tokens.checkNow(value);
+    return result instanceof Promise ? result.then(fromTokenCheck) : fromTokenCheck(result);
   }
   if (keys) {
     const result = keys.check(value);

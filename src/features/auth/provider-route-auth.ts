@@ -4,7 +4,7 @@ import { badRequest, forbidden } from '../../contract/errors/gateway-error.js';
 import { GATEWAY_KEY } from './gateway-key.js';
 import { unauthenticated } from './challenge.js';
 import type { ConfigKeys } from './config-keys.js';
-import { checkGatewayCredential } from './gateway-credentials.js';
+import { checkGatewayCredential, type CredentialCheck } from './gateway-credentials.js';
 import { publicBaseUrl } from './public-url.js';
 import { TOKEN_PREFIX } from './secrets.js';
 import type { TokenService } from './token-service.js';
@@ -16,9 +16,12 @@ export interface PresentedKey {
   header: 'x-gateway-token' | 'authorization' | 'x-api-key' | 'api-key';
 }
 
-/** Checks a gateway credential on a provider route and sets ctx.identity and the GATEWAY_KEY slot. */
+/**
+ * Checks a gateway credential on a provider route and sets ctx.identity and the GATEWAY_KEY
+ * slot; a refusal is thrown. A promise only when the check had to wait for the store.
+ */
 export interface ProviderRouteAuthenticator {
-  authenticate(ctx: GatewayContext, required: boolean, presented?: PresentedKey): Promise<void>;
+  authenticate(ctx: GatewayContext, required: boolean, presented?: PresentedKey): Promise<void> | undefined;
 }
 
 /** 1 to 256 characters, none of them a control character. */
@@ -55,8 +58,25 @@ export function presentedGatewayKey(ctx: GatewayContext, demand: boolean): Prese
  * metadata says `assertsCustomer: true` may name the end customer in x-gateway-customer.
  */
 export function createProviderRouteAuth(config: GatewayConfig, tokens: TokenService, keys: ConfigKeys): ProviderRouteAuthenticator {
+  /** The checked credential on the request: ctx.identity and the GATEWAY_KEY slot, or its refusal. */
+  const admit = (ctx: GatewayContext, presented: PresentedKey, result: CredentialCheck): void => {
+    if (!result.ok) {
+      if (result.blocked) throw forbidden(`${presented.header}: ${result.message}`);
+      throw unauthenticated(`${presented.header}: ${result.message}`, publicBaseUrl(ctx.req, config));
+    }
+    ctx.identity = result.identity;
+    let key = result.key;
+    const customer = headerValue(ctx.headers, 'x-gateway-customer')?.trim();
+    if (customer) {
+      if (key.metadata?.assertsCustomer !== true) throw forbidden('x-gateway-customer: this key may not name a customer (its metadata does not set assertsCustomer: true).');
+      if (!customerOk(customer)) throw badRequest('x-gateway-customer must be 1 to 256 characters without control characters.', 'x-gateway-customer');
+      // the key is shared by every request that presents it: the customer goes on this request's copy
+      key = { ...key, customer };
+    }
+    ctx.set(GATEWAY_KEY, key);
+  };
   return {
-    async authenticate(ctx: GatewayContext, required: boolean, presented?: PresentedKey) {
+    authenticate(ctx: GatewayContext, required: boolean, presented?: PresentedKey) {
       if (!presented) {
         if (required) {
           throw unauthenticated(
@@ -64,26 +84,16 @@ export function createProviderRouteAuth(config: GatewayConfig, tokens: TokenServ
             publicBaseUrl(ctx.req, config),
           );
         }
-        return;
+        return undefined;
       }
       const value = presented.value;
       ctx.secrets.push(value);
       const insecure = insecureTransportError(ctx.req, config);
       if (insecure) throw insecure;
-      const result = await checkGatewayCredential(value, tokens, keys);
-      if (!result.ok) {
-        if (result.blocked) throw forbidden(`${presented.header}: ${result.message}`);
-        throw unauthenticated(`${presented.header}: ${result.message}`, publicBaseUrl(ctx.req, config));
-      }
-      ctx.identity = result.identity;
-      const key = result.key;
-      const customer = headerValue(ctx.headers, 'x-gateway-customer')?.trim();
-      if (customer) {
-        if (key.metadata?.assertsCustomer !== true) throw forbidden('x-gateway-customer: this key may not name a customer (its metadata does not set assertsCustomer: true).');
-        if (!customerOk(customer)) throw badRequest('x-gateway-customer must be 1 to 256 characters without control characters.', 'x-gateway-customer');
-        key.customer = customer;
-      }
-      ctx.set(GATEWAY_KEY, key);
+      const result = checkGatewayCredential(value, tokens, keys);
+      if (result instanceof Promise) return result.then((checked) => admit(ctx, presented, checked));
+      admit(ctx, presented, result);
+      return undefined;
     },
   };
 }

@@ -110,6 +110,32 @@ export function gatewayKeyOfToken(record: TokenRecord): GatewayKey {
   return key;
 }
 
+/**
+ * What a token record grants, made once per record: a record read from the store is shared by
+ * every request that presents its token until the store changes, and so are its identity and key
+ * (frozen: no request may change what another sees).
+ */
+const granted = new WeakMap<TokenRecord, { identity: Identity; key: GatewayKey }>();
+
+function grantOf(record: TokenRecord): { identity: Identity; key: GatewayKey } {
+  let grant = granted.get(record);
+  if (!grant) {
+    grant = { identity: Object.freeze(identityOfToken(record)), key: Object.freeze(gatewayKeyOfToken(record)) };
+    granted.set(record, grant);
+  }
+  return grant;
+}
+
+/** The check of a token's record at `now` (undefined: no token has that value). */
+function checkRecord(record: TokenRecord | undefined, now: number): TokenCheck {
+  if (!record) return { ok: false, reason: 'unknown' };
+  if (record.revokedAt !== null) return { ok: false, reason: 'revoked' };
+  if (record.expiresAt !== null && record.expiresAt <= now) return { ok: false, reason: 'expired' };
+  if (record.blockedAt !== null) return { ok: false, reason: 'blocked' };
+  const { identity, key } = grantOf(record);
+  return { ok: true, identity, key };
+}
+
 export function identityOfToken(record: TokenRecord): Identity {
   return {
     kind: 'token',
@@ -300,13 +326,19 @@ export class TokenService {
   }
 
   async check(value: string): Promise<TokenCheck> {
+    return this.checkNow(value);
+  }
+
+  /**
+   * check's answer, without a promise when the store's cached lookup has it (the usual case
+   * for a key in use on an embedded store); otherwise a promise of it.
+   */
+  checkNow(value: string): TokenCheck | Promise<TokenCheck> {
     if (!value.startsWith(TOKEN_PREFIX)) return { ok: false, reason: 'unknown' };
     const now = nowSeconds();
-    const record = await this.store.findByHash(hashSecret(value), now);
-    if (!record) return { ok: false, reason: 'unknown' };
-    if (record.revokedAt !== null) return { ok: false, reason: 'revoked' };
-    if (record.expiresAt !== null && record.expiresAt <= now) return { ok: false, reason: 'expired' };
-    if (record.blockedAt !== null) return { ok: false, reason: 'blocked' };
-    return { ok: true, identity: identityOfToken(record), key: gatewayKeyOfToken(record) };
+    const tokenHash = hashSecret(value);
+    const cached = this.store.findCachedByHash(tokenHash, now);
+    if (cached) return checkRecord(cached, now);
+    return this.store.findByHash(tokenHash, now).then((record) => checkRecord(record, now));
   }
 }

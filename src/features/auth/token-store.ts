@@ -255,12 +255,8 @@ export class TokenStore {
    */
   async findByHash(tokenHash: string, now: number): Promise<TokenRecord | undefined> {
     const version = this.store.externalVersion?.();
-    if (version !== undefined) {
-      const cache = lookups.get(this.store);
-      const hit = cache?.version === version ? cache.byHash.get(tokenHash) : undefined;
-      // Found by its value before a rotation: only while that rotation's grace period runs.
-      if (hit && (hit.graceUntil === null || hit.graceUntil > now)) return hit.record;
-    }
+    const hit = version === undefined ? undefined : this.cached(version, tokenHash, now);
+    if (hit) return hit;
     const writesBefore = writes.get(this.store) ?? 0;
     const rows = await this.store.query<Row>(`SELECT ${COLUMNS}, previous_hash FROM gateway_auth_tokens WHERE token_hash = ? OR (previous_hash = ? AND previous_until > ?)`, [
       tokenHash,
@@ -276,6 +272,22 @@ export class TokenStore {
       cache.byHash.set(tokenHash, { record, graceUntil: row.token_hash === tokenHash ? null : record.previousUntil });
     }
     return record;
+  }
+
+  /**
+   * findByHash's answer when this process holds it and nothing has been written to the store
+   * since it was read (no promise, no query); undefined: ask findByHash.
+   */
+  findCachedByHash(tokenHash: string, now: number): TokenRecord | undefined {
+    const version = this.store.externalVersion?.();
+    return version === undefined ? undefined : this.cached(version, tokenHash, now);
+  }
+
+  private cached(version: number, tokenHash: string, now: number): TokenRecord | undefined {
+    const cache = lookups.get(this.store);
+    const hit = cache?.version === version ? cache.byHash.get(tokenHash) : undefined;
+    // Found by its value before a rotation: only while that rotation's grace period runs.
+    return hit && (hit.graceUntil === null || hit.graceUntil > now) ? hit.record : undefined;
   }
 
   /** Sets or clears blocked_at; resolves with the record as it now is. */

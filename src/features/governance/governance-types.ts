@@ -41,6 +41,13 @@ export interface BudgetLedger {
   reserve(budgets: readonly ApplicableBudget[], amount: Reservation, now?: number): Promise<ReserveResult>;
   /** Replaces the reservation by the real cost (0 for a failed or refused request). */
   settle(budgets: readonly ApplicableBudget[], reservation: Reservation, actual: { micros: number; tokens: number }, now?: number): Promise<{ remainingMicros?: number }>;
+  /** settle answered through a callback, called once (a ledger that settles many requests in memory makes no promise per request). */
+  settleThen?(
+    budgets: readonly ApplicableBudget[],
+    reservation: Reservation,
+    actual: { micros: number; tokens: number },
+    done: (err: Error | undefined, remainingMicros?: number) => void,
+  ): void;
   /** Spend so far in each budget's current window (for /v1/me and the console). */
   spent(budgets: readonly ApplicableBudget[], now?: number): Promise<Map<string, { micros: number; tokens: number; resetAt: number | null }>>;
 }
@@ -119,6 +126,8 @@ export interface UsageLedger {
   recordParts(requestId: string, parts: UsagePart[]): void;
   /** Work that records rows when it ends (a settle, then its row): `flush` waits for it first. */
   track(work: Promise<unknown>): void;
+  /** The same for work that ends in a callback: `flush` waits until the function returned is called. */
+  expect(): () => void;
   /** Writes every row recorded or tracked so far. */
   flush(): Promise<void>;
 }

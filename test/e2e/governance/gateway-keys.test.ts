@@ -4,6 +4,7 @@ import { FakeUpstream } from '../../helpers/fake-upstream.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { answers, CHAT, chatBody, post, streamChunks, UPSTREAM_CHAT } from '../../helpers/routing-harness.js';
 import { dropSharedState, PG_URL } from '../../helpers/shared-stores.js';
+import { eventually } from '../../helpers/mcp.js';
 import { PARALLEL_SLOTS } from '../../../src/features/governance/keys/key-limits-stage.js';
 
 const ADMIN = 'admin-token-gateway-keys-0123456789abcdef';
@@ -85,6 +86,17 @@ describe.each([
     expect(refused.status).toBe(403);
     expect(refused.json.error).toMatchObject({ type: 'permission_error', code: 'insufficient_permissions' });
     expect((await chat(gw.url, asserting.token, { 'x-gateway-customer': 'acme' })).status).toBe(200);
+    // Requests with one key share what its check grants: a customer named by one request is on its row only.
+    expect((await chat(gw.url, asserting.token)).status).toBe(200);
+    expect((await chat(gw.url, asserting.token, { 'x-gateway-customer': 'globex' })).status).toBe(200);
+    const byCustomer = await eventually(async () => {
+      const res = await request(`${gw.url}/v1/admin/usage?group_by=customer`, { headers: admin });
+      const lines = ((await res.body.json()) as { data: Array<{ group: string | null; requests: number }> }).data;
+      const count = (name: string) => lines.find((l) => l.group === name)?.requests ?? 0;
+      if (count('acme') + count('globex') < 2) throw new Error(`rows not written yet: ${JSON.stringify(lines)}`);
+      return { acme: count('acme'), globex: count('globex') };
+    });
+    expect(byCustomer).toEqual({ acme: 1, globex: 1 });
   });
 
   it('blocks and unblocks a key: 403 while blocked, nothing sent', async () => {

@@ -163,37 +163,64 @@ export class LeasedLedger implements BudgetLedger {
    * store (the lease returned, or carried: see `carry`), so what a caller records after it is
    * never ahead of the store's counters.
    */
-  async settle(budgets: readonly ApplicableBudget[], reservation: Reservation, actual: { micros: number; tokens: number }, now?: number): Promise<{ remainingMicros?: number }> {
+  settle(budgets: readonly ApplicableBudget[], reservation: Reservation, actual: { micros: number; tokens: number }, now?: number): Promise<{ remainingMicros?: number }> {
+    return new Promise((resolve, reject) =>
+      this.settleThen(budgets, reservation, actual, (err, remaining) => (err ? reject(err) : resolve(remaining === undefined ? {} : { remainingMicros: remaining })), now),
+    );
+  }
+
+  /**
+   * settle, answered through `done` (the request's one callback waits on its leases: no promise
+   * per request). `done` is called once: with the tightest money budget's remaining
+   * microdollars when the spend has landed, or with the error of a settle that failed.
+   */
+  settleThen(
+    budgets: readonly ApplicableBudget[],
+    reservation: Reservation,
+    actual: { micros: number; tokens: number },
+    done: (err: Error | undefined, remainingMicros?: number) => void,
+    now?: number,
+  ): void {
     const leases = this.holds.get(reservation.id);
     // Not reserved here (a batch billed when it ends, or made before a reload kept another ledger): the store settles it.
-    if (!leases) return this.source.settle(budgets, reservation, actual, now);
+    if (!leases) {
+      this.source.settle(budgets, reservation, actual, now).then(
+        (r) => done(undefined, r.remainingMicros),
+        (err: Error) => done(err),
+      );
+      return;
+    }
     this.holds.delete(reservation.id);
     const real = { micros: Math.max(0, Math.round(actual.micros)), tokens: Math.max(0, Math.round(actual.tokens)) };
     const held = { micros: Math.max(0, reservation.micros), tokens: Math.max(0, reservation.tokens) };
-    const late: Array<Promise<unknown>> = [];
-    // One promise for the request: it answers once every lease it settled on has landed.
-    let waiting = 0;
-    let landed!: () => void;
-    const allLanded = new Promise<void>((resolve) => (landed = resolve));
-    const oneLanded = () => {
-      if (--waiting === 0) landed();
+    // One count for this call until every lease is settled on, then one per lease to land.
+    let waiting = 1;
+    let answered = false;
+    // known once every lease is settled on (below), before any lands
+    let remaining: number | undefined = undefined;
+    const landed = (err?: Error) => {
+      if (answered) return;
+      if (err) {
+        answered = true;
+        done(err);
+      } else if (--waiting === 0) {
+        answered = true;
+        done(undefined, remaining);
+      }
     };
     for (const lease of leases) {
+      waiting++;
       if (!this.unreturned.has(lease)) {
         // Returned already (the ledger closed under a live request): its spend goes to the store on its own.
-        late.push(this.source.settle([lease.budget], { id: `${reservation.id}:late`, micros: 0, tokens: 0 }, real, lease.takenAt));
+        this.source.settle([lease.budget], { id: `${reservation.id}:late`, micros: 0, tokens: 0 }, real, lease.takenAt).then(() => landed(), landed);
         continue;
       }
       add(lease.spent, real);
-      waiting++;
-      lease.waiters.push(oneLanded);
+      lease.waiters.push(landed);
       this.drop(lease, held);
     }
-    const remaining = remainingOf(leases);
-    if (waiting === 0) landed();
-    if (late.length) await Promise.all(late);
-    await allLanded;
-    return remaining === undefined ? {} : { remainingMicros: remaining };
+    remaining = remainingOf(leases);
+    landed();
   }
 
   async spent(budgets: readonly ApplicableBudget[], now?: number): Promise<Map<string, { micros: number; tokens: number; resetAt: number | null }>> {

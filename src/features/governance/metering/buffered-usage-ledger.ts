@@ -24,7 +24,9 @@ export interface BufferedLedgerOptions {
  */
 export class BufferedUsageLedger implements UsageLedger {
   private buffer: StoredEntry[] = [];
-  private readonly tracked = new Set<Promise<unknown>>();
+  /** Work under way that records rows when it ends (track, expect), and what flush waits on until there is none. */
+  private expected = 0;
+  private allEnded: { promise: Promise<void>; resolve: () => void } | undefined;
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> | undefined;
   private failures = 0;
@@ -126,16 +128,33 @@ export class BufferedUsageLedger implements UsageLedger {
   }
 
   track(work: Promise<unknown>): void {
-    const tracked: Promise<void> = work.then(
-      () => void this.tracked.delete(tracked),
-      () => void this.tracked.delete(tracked),
-    );
-    this.tracked.add(tracked);
+    const ended = this.expect();
+    work.then(ended, ended);
+  }
+
+  expect(): () => void {
+    this.expected++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      if (--this.expected === 0 && this.allEnded) {
+        this.allEnded.resolve();
+        this.allEnded = undefined;
+      }
+    };
   }
 
   /** Waits for tracked work, then writes every buffered row; retries a few times before giving up (shutdown must end). */
   async flush(attempts = 5): Promise<void> {
-    while (this.tracked.size) await Promise.all([...this.tracked]);
+    while (this.expected > 0) {
+      if (!this.allEnded) {
+        let resolve!: () => void;
+        const promise = new Promise<void>((r) => (resolve = r));
+        this.allEnded = { promise, resolve };
+      }
+      await this.allEnded.promise;
+    }
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = undefined;

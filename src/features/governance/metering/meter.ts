@@ -524,8 +524,9 @@ export class Meter {
 /**
  * Counters first, then the row: budgets are never behind the ledger. On leases the settle
  * answers once the lease's spend has reached the store (up to the lease interval later), so
- * what waits for it is only the row: not the request's context, whose buffers and objects
- * would otherwise outlive the answer and be promoted to the old generation meanwhile.
+ * what waits for it is only the row and one callback: not the request's context, whose buffers
+ * and objects would otherwise outlive the answer and be promoted to the old generation
+ * meanwhile, nor a chain of promises per request.
  */
 function settleThenRecord(
   deps: MeterDeps,
@@ -535,13 +536,19 @@ function settleThenRecord(
   actual: { micros: number; tokens: number },
   row: UsageRow,
 ): void {
-  const settling = ledger.settle(budgets, reservation, actual).then(
-    () => deps.ledger.record(row),
-    (err: Error) => {
+  const ended = deps.ledger.expect();
+  const record = (err: Error | undefined) => {
+    if (err) {
       row.unverified = true;
       deps.logger.warn({ requestId: row.requestId, err: err.message }, 'budget settle failed; the reservation expires by itself');
-      deps.ledger.record(row);
-    },
-  );
-  deps.ledger.track(settling);
+    }
+    deps.ledger.record(row);
+    ended();
+  };
+  if (ledger.settleThen) ledger.settleThen(budgets, reservation, actual, record);
+  else
+    ledger.settle(budgets, reservation, actual).then(
+      () => record(undefined),
+      (err: Error) => record(err),
+    );
 }

@@ -144,6 +144,36 @@ describe.each(['sqlite', 'postgres', 'redis'] as const)('budget leases on %s', (
     expect((await store.spent([budget])).get(budget.id)!.micros).toBe(2_500);
   });
 
+  it('settleThen answers once, after the spend has landed, with what settle answers', async () => {
+    const [backend] = await backends(kind);
+    const { ledger, store } = leased(backend, { intervalMs: 60_000 });
+    const budget = team(10);
+    const viaPromise = reservation(5_000);
+    const viaCallback = reservation(5_000);
+    expect((await ledger.reserve([budget], viaPromise)).ok).toBe(true);
+    expect((await ledger.reserve([budget], viaCallback)).ok).toBe(true);
+    const answers: Array<{ err: Error | undefined; remaining: number | undefined; storeMicros: number }> = [];
+    let storeMicros = 0;
+    ledger.settleThen([budget], viaCallback, { micros: 1_000, tokens: 0 }, (err, remaining) => {
+      answers.push({ err, remaining, storeMicros });
+    });
+    const promised = ledger.settle([budget], viaPromise, { micros: 2_000, tokens: 0 });
+    // The lease is open for a minute: nothing has reached the store, so neither has answered.
+    await new Promise((done) => setTimeout(done, 30));
+    expect(answers).toEqual([]);
+    storeMicros = -1;
+    await ledger.close();
+    const viaSettle = await promised;
+    expect(answers).toHaveLength(1);
+    expect(answers[0]!.err).toBeUndefined();
+    // called from the lease's return, once the store had the spend
+    expect(answers[0]!.storeMicros).toBe(-1);
+    expect((await store.spent([budget])).get(budget.id)!.micros).toBe(3_000);
+    // the tightest money budget's rest after each settle: both were settled on the same lease
+    expect(typeof answers[0]!.remaining).toBe('number');
+    expect(typeof viaSettle.remainingMicros).toBe('number');
+  });
+
   it('the lease of an instance that died expires with its heartbeat: another instance then has the whole budget', async () => {
     const [ba, bb] = await backends(kind);
     const dying = leased(ba, { ttlMs: 300, intervalMs: 60_000 });

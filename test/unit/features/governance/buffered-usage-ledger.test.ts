@@ -65,6 +65,30 @@ describe('the buffered usage ledger', () => {
     expect(logs.text).toContain('usage ledger write failed; rows kept, retrying');
   });
 
+  it('flush waits for work expected to record rows (expect, track) before it writes, and counts each end once', async () => {
+    const written: string[] = [];
+    const { ledger } = ledgerWith(async (rows) => {
+      written.push(...rows.map((r) => (isParts(r) ? `parts of ${r.partsOf}` : r.requestId)));
+    });
+    const ended = ledger.expect();
+    let settle!: () => void;
+    ledger.track(new Promise<void>((resolve) => (settle = resolve)));
+    let flushed = false;
+    const flushing = ledger.flush().then(() => (flushed = true));
+    await new Promise((done) => setTimeout(done, 20));
+    expect(flushed).toBe(false);
+    ledger.record(row(1));
+    ended();
+    // a second call of the same end does not count for the tracked work still under way
+    ended();
+    await new Promise((done) => setTimeout(done, 20));
+    expect(flushed).toBe(false);
+    ledger.record(row(2));
+    settle();
+    await flushing;
+    expect(written).toEqual(['req-1', 'req-2']);
+  });
+
   it('bounds the buffer while the store is down: the oldest rows go, with a warning', async () => {
     const { ledger, logs } = ledgerWith(
       async () => {
