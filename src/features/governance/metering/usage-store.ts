@@ -7,7 +7,8 @@ import type { UsagePart, UsageRow } from '../governance-types.js';
  * tool loop too: its row carries the request's final status and the sums of all its calls), and
  * `gateway_usage_parts`, the parts of a request (a tool loop's model and tool calls, in the order
  * they ended) under its request id. `at` is Unix milliseconds; money in whole microdollars (null:
- * unpriced). The indexes serve the usage report: a time range grouped by one column.
+ * unpriced). The indexes serve the usage report (a time range grouped by one column), the
+ * request list (newest first, by key or team) and the lookup of one request.
  * `gateway_usage.parent_request_id` (migration 002) is no longer written: the parts of a
  * request live in `gateway_usage_parts`.
  */
@@ -95,6 +96,12 @@ export const USAGE_MIGRATIONS: Migration[] = [
       // parent_request_id is no longer written: its index is not kept up for nothing
       'DROP INDEX IF EXISTS gateway_usage_parent',
     ],
+  },
+  {
+    // No query reads rows by user: the report groups the rows of a time range (gateway_usage_at),
+    // the request list filters by key, team, model or provider. Every row paid for this index.
+    id: 'governance-usage-005-no-user-index',
+    statements: ['DROP INDEX IF EXISTS gateway_usage_user_at'],
   },
 ];
 
