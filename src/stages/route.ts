@@ -55,7 +55,7 @@ function catalogueRouter(catalogue: Catalogue, services: GatewayServices, bodyLi
     const key = ctx.get(GATEWAY_KEY);
     const route = catalogue.route(name, key, teamModels(services.config, key));
     if (!route) throw modelNotFound(name);
-    ctx.set(CATALOGUE_MODEL, { name, entry: route.entry.name, credentials: route.entry.credentials });
+    ctx.set(CATALOGUE_MODEL, route.choice);
     ctx.set(ROUTING, route.plan.conditional ? { plan: route.plan, conditionInput: { metadata: requestMetadata(ctx), params } } : { plan: route.plan });
     return next();
   };

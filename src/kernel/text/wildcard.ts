@@ -38,6 +38,11 @@ function matches(pattern: string, text: string, question: boolean): boolean {
   return p === pattern.length;
 }
 
+/** Whether `text` matches the case-sensitive pattern `pattern` (`*` only), without compiling it: for patterns tested once. */
+export function matchesWildcard(pattern: string, text: string): boolean {
+  return pattern.includes('*') ? matches(pattern, text, false) : pattern === text;
+}
+
 /** Compiles a wildcard pattern: a pattern without wildcards is compared as a plain string. */
 export function wildcard(pattern: string, options: WildcardOptions = {}): Wildcard {
   const question = options.question === true;

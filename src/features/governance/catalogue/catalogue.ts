@@ -6,6 +6,7 @@ import { LruMap } from '../../../kernel/lru.js';
 import { compilePlan, PlanError, type PlanEnvironment, type CompiledPlan, type PlanNode } from '../../models/index.js';
 import type { GatewayKey } from '../governance-types.js';
 import { keyMayUseModel } from './model-access.js';
+import type { CatalogueChoice } from '../governance-slots.js';
 
 /** The fields of models.<name> that are the catalogue's own; the rest is a routing config. */
 const OWN_FIELDS = ['price', 'context_window', 'max_output_tokens', 'description'] as const;
@@ -35,6 +36,8 @@ export interface CatalogueRoute {
   plan: CompiledPlan;
   /** The provider's model name (a glob's rest, or the first target's model). */
   model?: string;
+  /** What the request's CATALOGUE_MODEL slot holds (made once per exact entry, frozen). */
+  choice: CatalogueChoice;
 }
 
 function firstLeaf(node: PlanNode): PlanNode {
@@ -57,6 +60,8 @@ function credentialsOf(node: PlanNode, out: Set<string>): Set<string> {
  */
 export class Catalogue {
   private readonly exact = new Map<string, CatalogueEntry>();
+  /** The route of each exact entry, made once: a request routed by an exact name allocates none. */
+  private readonly exactRoutes = new Map<string, CatalogueRoute>();
   /** Glob entries, longest prefix first. */
   private readonly globs: CatalogueEntry[] = [];
   private readonly globPlans = new LruMap<string, CompiledPlan>(GLOB_PLANS);
@@ -99,6 +104,8 @@ export class Catalogue {
     }
     if (problems.length) throw new PlanError(problems);
     this.globs.sort((a, b) => b.prefix!.length - a.prefix!.length);
+    for (const [name, entry] of this.exact)
+      this.exactRoutes.set(name, Object.freeze({ entry, plan: entry.plan!, model: entry.model, choice: Object.freeze({ name, entry: name, credentials: entry.credentials }) }));
   }
 
   get size(): number {
@@ -122,14 +129,14 @@ export class Catalogue {
    */
   route(name: string, key: GatewayKey | undefined, teamModels?: readonly string[]): CatalogueRoute | undefined {
     if (!keyMayUseModel(key?.models, name) || !keyMayUseModel(teamModels, name)) return undefined;
-    const entry = this.exact.get(name);
-    if (entry) return { entry, plan: entry.plan!, model: entry.model };
+    const exact = this.exactRoutes.get(name);
+    if (exact) return exact;
     for (const glob of this.globs) {
       if (!name.startsWith(glob.prefix!) || name.length === glob.prefix!.length) continue;
       const model = name.slice(glob.prefix!.length);
       let plan = this.globPlans.get(name);
       if (!plan) this.globPlans.set(name, (plan = compilePlan(this.withModel(glob.routing, model), this.env, 'operator')));
-      return { entry: glob, plan, model };
+      return { entry: glob, plan, model, choice: { name, entry: glob.name, credentials: glob.credentials } };
     }
     return undefined;
   }

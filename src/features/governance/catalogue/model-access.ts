@@ -1,9 +1,9 @@
-import { wildcard } from '../../../kernel/text/wildcard.js';
+import { matchesWildcard } from '../../../kernel/text/wildcard.js';
 
 /** Whether a key's `models` (undefined: every model) allow the catalogue model `name`. */
 export function keyMayUseModel(models: readonly string[] | undefined, name: string): boolean {
   if (models === undefined) return true;
-  for (const pattern of models) if (wildcard(pattern).test(name)) return true;
+  for (const pattern of models) if (matchesWildcard(pattern, name)) return true;
   return false;
 }
 
@@ -15,5 +15,5 @@ export function keyReachesEntry(models: readonly string[] | undefined, entry: st
   if (keyMayUseModel(models, entry)) return true;
   if (!entry.endsWith('*')) return false;
   const prefix = entry.slice(0, -1);
-  return models!.some((pattern) => pattern.startsWith(prefix) || wildcard(pattern).test(prefix));
+  return models!.some((pattern) => pattern.startsWith(prefix) || matchesWildcard(pattern, prefix));
 }

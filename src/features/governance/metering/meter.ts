@@ -89,6 +89,11 @@ function billable(price: ModelPrice, usage: TokenUsage, batch: boolean): number 
   return costOf(price, { ...NO_USAGE, images: usage.images, audioSeconds: usage.audioSeconds, characters: usage.characters }, { batch })?.micros;
 }
 
+/** A request's bound on its output tokens, when `value` is one (a number, not negative). */
+function outputBound(value: unknown): number | undefined {
+  return typeof value === 'number' && value >= 0 ? value : undefined;
+}
+
 /** The §8 budget refusal: 429 budget_exceeded naming the budget and when it resets. */
 export function budgetExceeded(refusedBy: ApplicableBudget, resetAt: number | null): GatewayError {
   const name = refusedBy.budget.name ? ` "${refusedBy.budget.name}"` : '';
@@ -219,7 +224,7 @@ export class Meter {
     const ledger = inputs.budgetLedger!;
     const requested = typeof body?.model === 'string' ? body.model : undefined;
     const candidates = candidatesOf(decision, requested);
-    const asked = [body?.max_completion_tokens, body?.max_tokens, body?.max_output_tokens].find((v) => typeof v === 'number' && v >= 0) as number | undefined;
+    const asked = outputBound(body?.max_completion_tokens) ?? outputBound(body?.max_tokens) ?? outputBound(body?.max_output_tokens);
     let micros = 0;
     let maxOut = asked ?? 0;
     for (const c of candidates) {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { wildcard } from '../../../../src/kernel/text/wildcard.js';
+import { matchesWildcard, wildcard } from '../../../../src/kernel/text/wildcard.js';
 
 /** The RegExp the wildcard stands for (the reference it must agree with). */
 function reference(pattern: string, question: boolean, flags = ''): RegExp {
@@ -33,6 +33,19 @@ describe('wildcard', () => {
         fc.boolean(),
         (pattern, text, question) => {
           expect(wildcard(pattern, { question }).test(text)).toBe(reference(pattern, question).test(text));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('matchesWildcard (uncompiled, * only) agrees with the RegExp too (fuzz)', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom('a', 'b', '*', '?', '.'), maxLength: 8 }),
+        fc.string({ unit: fc.constantFrom('a', 'b', '.', '?'), maxLength: 12 }),
+        (pattern, text) => {
+          expect(matchesWildcard(pattern, text)).toBe(reference(pattern, false).test(text));
         },
       ),
       { numRuns: 2000 },
