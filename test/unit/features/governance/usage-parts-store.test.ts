@@ -217,7 +217,9 @@ describe.each(['sqlite', 'postgres'] as const)('usage rows and their parts (%s)'
     const names =
       kind === 'sqlite'
         ? await store.query<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'gateway_usage' AND name NOT LIKE 'sqlite_autoindex%'")
-        : await store.query<{ name: string }>("SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'gateway_usage' AND indexname NOT LIKE '%pkey'");
+        : await store.query<{ name: string }>(
+            "SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'gateway_usage' AND indexname NOT LIKE '%pkey'",
+          );
     expect(names.map((r) => r.name).sort()).toEqual(['gateway_usage_at', 'gateway_usage_key_at', 'gateway_usage_request', 'gateway_usage_team_at']);
   });
 });
