@@ -533,19 +533,21 @@ export class Meter {
  * and objects would otherwise outlive the answer and be promoted to the old generation
  * meanwhile, nor a chain of promises per request.
  */
-function settleThenRecord(
-  deps: MeterDeps,
+export function settleThenRecord(
+  deps: Pick<MeterDeps, 'ledger' | 'logger'>,
   ledger: BudgetLedger,
   budgets: readonly ApplicableBudget[],
   reservation: Reservation,
   actual: { micros: number; tokens: number },
   row: UsageRow,
+  /** What was settled, for the warning when the settle fails ("a tool call"). */
+  what?: string,
 ): void {
   const ended = deps.ledger.expect();
   const record = (err: Error | undefined) => {
     if (err) {
       row.unverified = true;
-      deps.logger.warn({ requestId: row.requestId, err: err.message }, 'budget settle failed; the reservation expires by itself');
+      deps.logger.warn({ requestId: row.requestId, err: err.message }, `budget settle failed${what ? ` for ${what}` : ''}; the reservation expires by itself`);
     }
     deps.ledger.record(row);
     ended();

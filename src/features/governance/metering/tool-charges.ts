@@ -8,7 +8,7 @@ import { microsFromPico, picoFromDecimal } from '../prices/money.js';
 import { NO_USAGE } from '../prices/usage-classes.js';
 import { GATEWAY_KEY } from '../governance-slots.js';
 import type { ApplicableBudget, GatewayKey, Reservation } from '../governance-types.js';
-import { budgetExceeded, type MeterDeps } from './meter.js';
+import { budgetExceeded, settleThenRecord, type MeterDeps } from './meter.js';
 
 /** `mcpServers.<name>.toolPrices` as microdollars per call, by server then tool. */
 export function toolPrices(config: GatewayConfig): Map<string, Map<string, number>> {
@@ -176,15 +176,7 @@ export class ToolCharges {
       deps.ledger.record(row);
       return;
     }
-    // Counters first, then the row: budgets are never behind the ledger.
-    const settling = ledger
-      .settle(held.budgets, held.reservation, { micros, tokens: 0 })
-      .catch((err: Error) => {
-        row.unverified = true;
-        deps.logger.warn({ requestId, err: err.message }, 'budget settle failed for a tool call; the reservation expires by itself');
-      })
-      .then(() => deps.ledger.record(row));
-    deps.ledger.track(settling);
+    settleThenRecord(deps, ledger, held.budgets, held.reservation, { micros, tokens: 0 }, row, 'a tool call');
   };
 }
 
