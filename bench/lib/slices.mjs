@@ -1,17 +1,19 @@
 // Paired measurement on a shared machine: every target warmed up, then the load switched
 // between them in slices (order alternating on each slice), so each sees the same machine; a
-// target sums its own slices' answers, seconds and CPU (of its process, `pid`), and keeps each
-// slice's p50 latency and time to first byte.
+// target sums its own slices' answers, seconds and CPU (of its process, `pid`, and of its main
+// thread alone: the thread a one-process server's rate is bound by), and keeps each slice's p50
+// latency and time to first byte.
 import { cpuBetween, cpuSnapshot } from './cpu.mjs';
 import { runCell } from './load.mjs';
 
 /**
- * targets: [{ url, pid, request }]; each gains { cpu (s), n (answers), seconds, p50: [], ttfb: [],
- * cpuPerAnswer: [] (µs of CPU per answer in each slice, for paired differences: see pairedDifference) }.
+ * targets: [{ url, pid, request }]; each gains { cpu (s), mainCpu (s), n (answers), seconds, p50: [],
+ * ttfb: [], cpuPerAnswer: [] and mainCpuPerAnswer: [] (µs of CPU per answer in each slice, of the
+ * process and of its main thread, for paired differences: see pairedDifference) }.
  * Options: concurrency, slices, seconds (per slice and target), staggerMs (the scenario's).
  */
 export async function measureInSlices(targets, { concurrency, slices, seconds, staggerMs }) {
-  for (const t of targets) Object.assign(t, { cpu: 0, n: 0, seconds: 0, p50: [], ttfb: [], cpuPerAnswer: [] });
+  for (const t of targets) Object.assign(t, { cpu: 0, mainCpu: 0, n: 0, seconds: 0, p50: [], ttfb: [], cpuPerAnswer: [], mainCpuPerAnswer: [] });
   for (const t of targets) await runCell({ origin: t.url, request: t.request, concurrency, warmupMs: 1500, measureMs: 500, staggerMs });
   for (let i = 0; i < slices; i++) {
     for (const t of i % 2 ? [...targets].reverse() : targets) {
@@ -25,13 +27,19 @@ export async function measureInSlices(targets, { concurrency, slices, seconds, s
         measureMs: seconds * 1000,
         staggerMs,
         onMeasure: (mark) => {
-          if (mark === 'start') a = cpuSnapshot({ p: t.pid });
-          else b = cpuSnapshot({ p: t.pid });
+          // The main thread's task has the process's own id.
+          const pids = { p: t.pid, main: `${t.pid}/task/${t.pid}` };
+          if (mark === 'start') a = cpuSnapshot(pids);
+          else b = cpuSnapshot(pids);
         },
       });
-      const cpu = cpuBetween(a, b).procs.p.seconds;
+      const { procs } = cpuBetween(a, b);
+      const cpu = procs.p.seconds;
+      const main = procs.main.seconds;
       t.cpu += cpu;
+      t.mainCpu += main;
       t.cpuPerAnswer.push(cell.requests ? (cpu * 1e6) / cell.requests : NaN);
+      t.mainCpuPerAnswer.push(cell.requests ? (main * 1e6) / cell.requests : NaN);
       t.n += cell.requests;
       t.seconds += cell.seconds;
       t.p50.push(cell.latency.p50);
