@@ -89,12 +89,15 @@ export function createMcpParts(services: GatewayServices, audit: AuditLog): McpP
     ends,
     bus,
     connections,
-    serve: (ctx, res, identity, body, identityHeaders, steps) =>
-      // The caller's own token (for a tool server whose auth.upstream exchanges it; it is never sent on itself), and who they are (for per_user_oauth).
-      CALLER_CREDENTIAL.run(
-        { token: bearerValue(ctx.headers.authorization), owner: ownerOf(identity), label: accountLabel(identity), base: publicBaseUrl(ctx.req, services.config) },
-        () => route(parts, ctx, res, identity, body, identityHeaders, steps),
-      ),
+    serve: pool.readsCaller
+      ? (ctx, res, identity, body, identityHeaders, steps) =>
+          // The caller's own token (for a tool server whose auth.upstream exchanges it; it is never sent on itself), and who they are (for per_user_oauth).
+          CALLER_CREDENTIAL.run(
+            { token: bearerValue(ctx.headers.authorization), owner: ownerOf(identity), label: accountLabel(identity), base: publicBaseUrl(ctx.req, services.config) },
+            () => route(parts, ctx, res, identity, body, identityHeaders, steps),
+          )
+      : // No tool server reads the caller: no scope (UpstreamServer.readsCaller).
+        (ctx, res, identity, body, identityHeaders, steps) => route(parts, ctx, res, identity, body, identityHeaders, steps),
   };
   return parts;
 }

@@ -39,6 +39,7 @@ function splitUrl(url: string): { origin: string; path: string } {
 export class RemoteServer extends UpstreamServer {
   readonly kind = 'remote' as const;
   readonly secrets: string[];
+  override readonly readsCaller: boolean;
   private readonly callHeaders = new AsyncLocalStorage<Record<string, string>>();
   private readonly fetch: FetchLike;
   /** The connection pool to the server (the SDK client's session and relayed sessions share it). */
@@ -65,6 +66,8 @@ export class RemoteServer extends UpstreamServer {
           ? new PerUserToken(name, auth.clientSecret, connections ?? (() => undefined), owner)
           : new UpstreamTokens(name, auth, logger);
     this.tokens = tokens;
+    // client_credentials sends the gateway's own token: only these two read the caller's.
+    this.readsCaller = auth?.upstream === 'token_exchange' || auth?.upstream === 'per_user_oauth';
     if (tokens instanceof PerUserToken && !owner)
       this.perUser = new PerUserSessions(
         name,
@@ -272,7 +275,8 @@ export class RemoteServer extends UpstreamServer {
 
   protected withIdentity<T>(identity: Identity, fn: () => Promise<T>): Promise<T> {
     const headers = identityHeaders(identity, this.forwarding);
-    return this.callHeaders.run(headers, fn);
+    // Nothing to attach (identity forwarding off): no AsyncLocalStorage scope is opened (see UpstreamServer.readsCaller).
+    return Object.keys(headers).length > 0 ? this.callHeaders.run(headers, fn) : fn();
   }
 
   /**

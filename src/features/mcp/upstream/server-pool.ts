@@ -27,6 +27,12 @@ export class ServerPool extends EventEmitter {
     }
   }
 
+  /** Whether a server reads the caller of the request being served (see UpstreamServer.readsCaller). */
+  get readsCaller(): boolean {
+    for (const server of this.servers.values()) if (server.readsCaller) return true;
+    return false;
+  }
+
   names(): string[] {
     return [...this.servers.keys()];
   }

@@ -202,6 +202,13 @@ export abstract class UpstreamServer extends EventEmitter {
   protected abstract createTransport(): Transport;
   /** Values that must never reach a caller or a log line (configured headers, env values). */
   abstract readonly secrets: string[];
+  /**
+   * Whether the server reads the caller of the request being served (CALLER_CREDENTIAL: the
+   * caller's token for token_exchange, who they are for per_user_oauth). Only then does the
+   * endpoint open that scope around a request (an AsyncLocalStorage on Node 20 turns on promise
+   * hooks for the whole process once it is first entered: every promise of every route pays).
+   */
+  readonly readsCaller: boolean = false;
   /** The `_meta` identity entry (process servers) — remote servers get headers instead. */
   protected abstract identityMeta(identity: Identity): Record<string, string> | undefined;
   /** Runs `fn` with the caller's identity attached to the requests it makes (remote servers). */
