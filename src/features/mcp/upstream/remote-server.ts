@@ -275,7 +275,7 @@ export class RemoteServer extends UpstreamServer {
 
   protected withIdentity<T>(identity: Identity, fn: () => Promise<T>): Promise<T> {
     const headers = identityHeaders(identity, this.forwarding);
-    // Nothing to attach (identity forwarding off): no AsyncLocalStorage scope is opened (see UpstreamServer.readsCaller).
+    // Nothing to attach (an anonymous caller, or identity forwarding off): no AsyncLocalStorage scope is opened (see UpstreamServer.readsCaller).
     return Object.keys(headers).length > 0 ? this.callHeaders.run(headers, fn) : fn();
   }
 
