@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { Agent } from 'undici';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -13,6 +12,7 @@ import { identityHeaders, IDENTITY_META_KEY } from '../../auth/index.js';
 import { RpcFailure, RPC, upstreamFailure } from '../rpc-errors.js';
 import { StatelessClient, STATELESS_VERSION, type StatelessCall } from './stateless-client.js';
 import { undiciFetch } from './undici-fetch.js';
+import { CallIdentity, headersOf } from './call-identity.js';
 import { CALLER_CREDENTIAL, UpstreamTokens } from './upstream-token.js';
 import { PerUserToken } from './per-user-token.js';
 import { PerUserSessions } from './per-user-sessions.js';
@@ -32,16 +32,18 @@ function splitUrl(url: string): { origin: string; path: string } {
  * A remote Streamable HTTP tool server: one shared MCP session opened by the gateway with the
  * configured `headers` (its credentials). The caller's identity goes on each HTTP request of a
  * call as X-User-* headers (and the signature): the SDK transport takes a custom fetch, and the
- * headers of the call in progress reach it through AsyncLocalStorage, so concurrent callers on
- * the shared session each send their own. Nothing of the caller's request (credential, headers)
- * is ever copied.
+ * headers of each call reach it tagged on the call's JSON-RPC id (CallIdentity), so concurrent
+ * callers on the shared session each send their own; a session's own connection (a link) sends
+ * its caller's on everything else it sends too. Nothing of the caller's request (credential,
+ * headers) is ever copied.
  */
 export class RemoteServer extends UpstreamServer {
   readonly kind = 'remote' as const;
   readonly secrets: string[];
   override readonly readsCaller: boolean;
-  private readonly callHeaders = new AsyncLocalStorage<Record<string, string>>();
-  private readonly fetch: FetchLike;
+  /** Hands a caller's identity headers to the one request of theirs the client is sending. */
+  private readonly callIdentity = new CallIdentity();
+  private readonly send: FetchLike;
   /** The connection pool to the server (the SDK client's session and relayed sessions share it). */
   readonly agent = new Agent({ keepAliveTimeout: 30_000, connections: 128 });
   private readonly configured: [string, string][];
@@ -79,16 +81,23 @@ export class RemoteServer extends UpstreamServer {
     this.secrets.push(...Object.values(config.headers ?? {}), ...secretQueryValues(config.url ?? ''));
     const configured = Object.entries(config.headers ?? {});
     this.configured = configured;
-    const send = undiciFetch(this.agent);
-    this.fetch = async (url, init) => {
+    this.send = undiciFetch(this.agent);
+  }
+
+  /**
+   * The fetch of one transport: the configured headers, then the caller's identity (computed by
+   * the gateway, it wins over a configured header of the same name): the tagged call's, else the
+   * link's caller's (`identity`: a session's own connection), then the server's token.
+   */
+  private fetchFor(tags: Map<string, Record<string, string>>, identity?: Identity): FetchLike {
+    return async (url, init) => {
       const headers = new Headers(init?.headers);
-      for (const [k, v] of configured) headers.set(k, v);
-      // The caller's identity (computed by the gateway) wins over a configured header of the same name.
-      const identity = this.callHeaders.getStore();
-      if (identity) for (const [k, v] of Object.entries(identity)) headers.set(k, v);
-      const authorization = tokens && (await tokens.authorization());
+      for (const [k, v] of this.configured) headers.set(k, v);
+      const caller = headersOf(init, tags) ?? (identity ? identityHeaders(identity, this.forwarding) : undefined);
+      if (caller) for (const [k, v] of Object.entries(caller)) headers.set(k, v);
+      const authorization = this.tokens && (await this.tokens.authorization());
       if (authorization) headers.set('authorization', authorization);
-      return send(url, { ...init, headers });
+      return this.send(url, { ...init, headers });
     };
   }
 
@@ -203,11 +212,14 @@ export class RemoteServer extends UpstreamServer {
     }
   }
 
-  protected createTransport(): Transport {
-    return new StreamableHTTPClientTransport(new URL(this.config.url!), {
-      fetch: this.fetch,
+  protected createTransport(identity?: Identity): Transport {
+    const tags = new Map<string, Record<string, string>>();
+    const transport = new StreamableHTTPClientTransport(new URL(this.config.url!), {
+      fetch: this.fetchFor(tags, identity),
       reconnectionOptions: { initialReconnectionDelay: 1000, maxReconnectionDelay: 30_000, reconnectionDelayGrowFactor: 2, maxRetries: 5 },
     });
+    this.callIdentity.tag(transport, tags);
+    return transport;
   }
 
   get url(): string {
@@ -275,8 +287,8 @@ export class RemoteServer extends UpstreamServer {
 
   protected withIdentity<T>(identity: Identity, fn: () => Promise<T>): Promise<T> {
     const headers = identityHeaders(identity, this.forwarding);
-    // Nothing to attach (an anonymous caller, or identity forwarding off): no AsyncLocalStorage scope is opened (see UpstreamServer.readsCaller).
-    return Object.keys(headers).length > 0 ? this.callHeaders.run(headers, fn) : fn();
+    // Nothing to attach: an anonymous caller, or identity forwarding off.
+    return Object.keys(headers).length > 0 ? this.callIdentity.run(headers, fn) : fn();
   }
 
   /**
@@ -284,13 +296,13 @@ export class RemoteServer extends UpstreamServer {
    * client that ends its session (a server that does not allow it answers 405, which is fine).
    * Waited for at most END_SESSION_MS: a server that does not answer does not hold up the close.
    */
-  protected override async endSession(client: Client, identity?: Identity): Promise<void> {
+  protected override async endSession(client: Client): Promise<void> {
     const transport = client.transport as StreamableHTTPClientTransport | undefined;
     if (!(transport instanceof StreamableHTTPClientTransport) || !transport.sessionId) return;
-    const end = () => transport.terminateSession();
-    const ending = (identity ? this.withIdentity(identity, end) : end()).catch((err: Error) =>
-      this.logger.debug({ mcpServer: this.name, err: this.redact(err.message) }, 'tool server session not ended with DELETE'),
-    );
+    // A link's DELETE carries its caller's identity (its transport's own).
+    const ending = transport
+      .terminateSession()
+      .catch((err: Error) => this.logger.debug({ mcpServer: this.name, err: this.redact(err.message) }, 'tool server session not ended with DELETE'));
     let timer: NodeJS.Timeout | undefined;
     const bounded = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, Math.min(this.timeoutMs, END_SESSION_MS));

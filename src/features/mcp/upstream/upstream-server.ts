@@ -198,8 +198,8 @@ export abstract class UpstreamServer extends EventEmitter {
   }
 
   abstract readonly kind: 'process' | 'remote';
-  /** A fresh transport for one connection. */
-  protected abstract createTransport(): Transport;
+  /** A fresh transport for one connection; a session's own connection (a link) passes its caller, whose identity it carries (remote servers). */
+  protected abstract createTransport(identity?: Identity): Transport;
   /** Values that must never reach a caller or a log line (configured headers, env values). */
   abstract readonly secrets: string[];
   /**
@@ -211,7 +211,11 @@ export abstract class UpstreamServer extends EventEmitter {
   readonly readsCaller: boolean = false;
   /** The `_meta` identity entry (process servers) — remote servers get headers instead. */
   protected abstract identityMeta(identity: Identity): Record<string, string> | undefined;
-  /** Runs `fn` with the caller's identity attached to the requests it makes (remote servers). */
+  /**
+   * Runs `fn`, which sends one request to the server before it returns (the SDK client hands its
+   * message to the transport synchronously), with the caller's identity attached to that request
+   * (remote servers).
+   */
   protected abstract withIdentity<T>(identity: Identity, fn: () => Promise<T>): Promise<T>;
 
   get capabilities(): ServerCapabilities | undefined {
@@ -403,7 +407,7 @@ export abstract class UpstreamServer extends EventEmitter {
         if (closed) return;
         closed = true;
         // The server is told the session ended (for a remote server: DELETE with its session id).
-        await this.endSession(client, handlers.identity);
+        await this.endSession(client);
         await client.close().catch(() => undefined);
       },
     };
@@ -414,9 +418,9 @@ export abstract class UpstreamServer extends EventEmitter {
       this.linkCount--;
       handlers.onClose();
     };
-    const transport = this.createTransport();
+    const transport = this.createTransport(handlers.identity);
     try {
-      await this.withIdentity(handlers.identity, () => client.connect(transport, { timeout: Math.min(this.timeoutMs, 30_000) }));
+      await client.connect(transport, { timeout: Math.min(this.timeoutMs, 30_000) });
     } catch (err) {
       this.logger.warn({ mcpServer: this.name, err: this.redact((err as Error).message) }, 'tool server session connection did not open');
       await link.close();
@@ -439,7 +443,7 @@ export abstract class UpstreamServer extends EventEmitter {
    * Tells the server that the gateway ends one of its sessions with it, before the connection
    * closes (remote servers: the transport's DELETE). Never throws; bounded in time.
    */
-  protected async endSession(_client: Client, _identity?: Identity): Promise<void> {}
+  protected async endSession(_client: Client): Promise<void> {}
 
   /** Text from or about the tool server, with its credentials (and the gateway's) masked. */
   protected redact(text: string): string {
