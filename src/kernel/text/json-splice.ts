@@ -87,6 +87,21 @@ function valueEnd(raw: Buffer, at: number): number {
   return i > at ? i : -1;
 }
 
+const UNICODE_ESCAPE = Buffer.from('\\u');
+
+/** Whether none of `keys`, and no \u escape, occurs in the bytes from `at` on. */
+function noneAfter(raw: Buffer, at: number, keys: readonly Buffer[]): boolean {
+  if (raw.indexOf(UNICODE_ESCAPE, at) >= 0) return false;
+  for (const key of keys) if (raw.indexOf(key, at) >= 0) return false;
+  return true;
+}
+
+/** Whether the bytes from `from` to `to` (a key: short) hold a backslash. */
+function hasBackslash(raw: Buffer, from: number, to: number): boolean {
+  for (let j = from; j < to; j++) if (raw[j] === BACKSLASH) return true;
+  return false;
+}
+
 /** The bytes of member names as JSON strings (names come from configs: few, and met again and again). */
 const keyBytes = new Map<string, Buffer>();
 
@@ -126,6 +141,9 @@ export function spliceJsonMembers(raw: Buffer, parsed: Record<string, unknown>, 
   i = skipSpace(raw, i + 1);
   /** Just past the last member's value (-1: the object is empty); where new members go. */
   let lastEnd = -1;
+  /** Members not found yet: at 0 the rest of the object is left unscanned when its bytes name none of them again. */
+  let missing = count;
+  const plainNames = keys.every((key) => !hasBackslash(key, 0, key.length));
   if (raw[i] !== CLOSE_OBJECT) {
     for (;;) {
       if (raw[i] !== QUOTE) return undefined;
@@ -135,6 +153,8 @@ export function spliceJsonMembers(raw: Buffer, parsed: Record<string, unknown>, 
       for (let k = 0; k < count; k++) {
         if (sameBytes(raw, i, keyEnd, keys[k]!)) which = k;
       }
+      // A member's name written with escapes: JSON.parse took it as that member (the last one wins), the bytes cannot take the change.
+      if (which < 0 && hasBackslash(raw, i, keyEnd) && Object.hasOwn(members, JSON.parse(raw.toString('utf8', i, keyEnd)) as string)) return undefined;
       i = skipSpace(raw, keyEnd);
       if (raw[i] !== COLON) return undefined;
       const start = skipSpace(raw, i + 1);
@@ -144,6 +164,10 @@ export function spliceJsonMembers(raw: Buffer, parsed: Record<string, unknown>, 
         if (starts[which]! >= 0) return undefined;
         starts[which] = start;
         ends[which] = end;
+        // Every member found (a catalogue model's name usually comes first): the rest need not be
+        // walked when a native search finds none of their names in it (not even nested or as a
+        // value) and no \u escape (the only way to write a name of letters, digits and _ otherwise).
+        if (--missing === 0 && plainNames && noneAfter(raw, end, keys)) break;
       }
       lastEnd = end;
       i = skipSpace(raw, end);

@@ -36,6 +36,9 @@ describe('spliceJsonMembers', () => {
   it('gives up where the bytes cannot take the change: an escaped key, a duplicate key, a value JSON cannot write', () => {
     expect(splice('{"mod\\u0065l":"fast"}', { model: 'x' })).toBeUndefined();
     expect(splice('{"model":"a","model":"b"}', { model: 'x' })).toBeUndefined();
+    // A duplicate written with escapes after the plain one: JSON.parse took the last ("b").
+    expect(splice('{"model":"a","mod\\u0065l":"b"}', { model: 'x' })).toBeUndefined();
+    expect(splice('{"model":"a","messages":[],"mod\\u0065l":"b"}', { model: 'x' })).toBeUndefined();
     expect(splice('{"model":"a"}', { model: undefined })).toBeUndefined();
     expect(splice('{"model":"a"}', {})).toBe('{"model":"a"}');
   });
@@ -83,5 +86,27 @@ describe('spliceJsonMembers', () => {
       }),
       { numRuns: 400 },
     );
+  });
+
+  it('leaves the rest of the bytes unscanned only when they cannot name a member again: duplicates plain, escaped, nested or as values (fuzzed)', () => {
+    const names = ['model', 'stream', 'messages'];
+    const value = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom('model', { model: 'x' }, ['model', { stream: 1 }], 'mod\u0065l'));
+    const entry = fc.tuple(fc.constantFrom(...names, 'n'), value, fc.boolean());
+    fc.assert(
+      fc.property(fc.array(entry, { minLength: 1, maxLength: 6 }), fc.subarray(['model', 'stream'], { minLength: 1 }), (entries, set) => {
+        const text = `{${entries.map(([k, v, escaped]) => `${escaped ? escapedKey(k) : JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`;
+        const parsed = JSON.parse(text) as Json;
+        const members: Json = Object.fromEntries(set.map((name) => [name, `${name}-set`]));
+        const out = splice(text, members);
+        // Given up (the caller serializes the object) or the bytes mean the object with the members set.
+        if (out !== undefined) expect(JSON.parse(out)).toEqual(meaning(parsed, members));
+        // Each member named once, plainly, first, with nothing after that could name it: spliced.
+        if (entries.length === 1 && !entries[0]![2] && set.length === 1 && entries[0]![0] === set[0]) expect(out).toBeDefined();
+      }),
+      { numRuns: 1000 },
+    );
+    // The common body: the model first, a conversation after it that mentions "model" in its text.
+    const body = '{"model":"fast","messages":[{"role":"user","content":"which \\"model\\" is this?"}],"metadata":{"note":"model"}}';
+    expect(splice(body, { model: 'gpt-4o-mini' })).toBe(body.replace('"fast"', '"gpt-4o-mini"'));
   });
 });
