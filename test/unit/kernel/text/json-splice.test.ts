@@ -39,6 +39,8 @@ describe('spliceJsonMembers', () => {
     // A duplicate written with escapes after the plain one: JSON.parse took the last ("b").
     expect(splice('{"model":"a","mod\\u0065l":"b"}', { model: 'x' })).toBeUndefined();
     expect(splice('{"model":"a","messages":[],"mod\\u0065l":"b"}', { model: 'x' })).toBeUndefined();
+    // Written with a short escape (no \u): a name with a slash.
+    expect(splice('{"a/b":1,"n":[],"a\\/b":2}', { 'a/b': 3 })).toBeUndefined();
     expect(splice('{"model":"a"}', { model: undefined })).toBeUndefined();
     expect(splice('{"model":"a"}', {})).toBe('{"model":"a"}');
   });
