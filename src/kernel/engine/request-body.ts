@@ -26,8 +26,7 @@ export function rawBodyWith(ctx: GatewayContext, members?: Record<string, unknow
   if (ctx.has(BODY_CHANGED)) return undefined;
   const raw = ctx.get(RAW_BODY);
   if (!raw || !members) return raw;
-  const body = ctx.get(BODY);
-  return body ? spliceJsonMembers(raw, body, members) : undefined;
+  return ctx.get(BODY) ? spliceJsonMembers(raw, members) : undefined;
 }
 
 /**

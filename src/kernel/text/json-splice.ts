@@ -4,8 +4,8 @@
  * stream's usage option) goes upstream as the caller's bytes with those values replaced in place
  * (or appended), instead of a whole JSON.stringify of a conversation that can weigh megabytes.
  *
- * The bytes must be one JSON object that JSON.parse took (the request's own body, already parsed
- * as `parsed`). The scan walks the top level only: nested values are skipped by their brackets,
+ * The bytes must be one JSON object that JSON.parse took (the request's own body, already
+ * parsed). The scan walks the top level only: nested values are skipped by their brackets,
  * strings by a native search for their closing quote.
  */
 
@@ -126,12 +126,12 @@ function keyOf(name: string): Buffer {
 }
 
 /**
- * The bytes of `{ ...parsed, ...members }`: each member's value replaced where the object has it,
+ * The bytes of `{ ...JSON.parse(raw), ...members }`: each member's value replaced where the object has it,
  * the others appended at its end; the rest of the bytes as they are. Undefined when that cannot
  * be done in the bytes (the caller then serializes the object): a member's value that JSON has no
  * text for, a member named with escapes in the bytes, a member the object has twice.
  */
-export function spliceJsonMembers(raw: Buffer, parsed: Record<string, unknown>, members: Record<string, unknown>): Buffer | undefined {
+export function spliceJsonMembers(raw: Buffer, members: Record<string, unknown>): Buffer | undefined {
   const names = Object.keys(members);
   const count = names.length;
   if (count === 0) return raw;
@@ -194,9 +194,8 @@ export function spliceJsonMembers(raw: Buffer, parsed: Record<string, unknown>, 
   let added = 0;
   for (let k = 0; k < count; k++) {
     const bytes = Buffer.byteLength(texts[k]!);
+    // A member the scan did not find is not in the object (one named with escapes was given up on above).
     if (starts[k]! >= 0) size += bytes - (ends[k]! - starts[k]!);
-    // A member the object has but the scan did not find is named with escapes in the bytes.
-    else if (Object.hasOwn(parsed, names[k]!)) return undefined;
     else size += (added++ > 0 || lastEnd >= 0 ? 1 : 0) + keys[k]!.length + 1 + bytes;
   }
   const out = Buffer.allocUnsafe(size);
