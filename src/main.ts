@@ -2,7 +2,7 @@
 import { holdStopSignals, releaseStopSignals } from './cli/stop-signals.js';
 import { parseCommandLine, UsageError, type CommandLine } from './cli/args.js';
 import { helpText, packageInfo } from './cli/help.js';
-import { holdYoungGeneration } from './kernel/memory/startup-heap.js';
+import { holdYoungGeneration, keepRequestsYoung } from './kernel/memory/startup-heap.js';
 
 // First: a SIGTERM or SIGINT from here on drains (the config and the gateway load after this).
 holdStopSignals();
@@ -53,6 +53,7 @@ async function main(): Promise<void> {
     }
     case 'serve': {
       holdYoungGeneration();
+      keepRequestsYoung();
       const { run } = await import('./cli/run.js');
       await run(path);
       return;
