@@ -62,6 +62,9 @@ export class SqliteStore implements SqlStore {
     untilFree(() => this.db.pragma('journal_mode = WAL'));
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('foreign_keys = ON');
+    // Statement journals (a multi-row INSERT inside a transaction opens one) and temporary
+    // tables in memory: on disk each was a file created, written and unlinked per statement.
+    this.db.pragma('temp_store = MEMORY');
   }
 
   private prepare(sql: string): Database.Statement {

@@ -14,6 +14,7 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path, { timeout: workerData.busyTimeoutMs });
 db.pragma('synchronous = NORMAL');
+db.pragma('temp_store = MEMORY');
 const statements = new Map();
 function prepared(sql) {
   let stmt = statements.get(sql);
