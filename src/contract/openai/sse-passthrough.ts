@@ -25,7 +25,26 @@ const CR = 13;
 const DATA = Buffer.from('data: ');
 const DONE = Buffer.from('[DONE]');
 const ERROR = Buffer.from('{"error"');
-const USAGE_KEYS = ['"usage":{', '"usage": {'];
+const USAGE_KEY = Buffer.from('"usage":');
+const OPEN_BRACE = 0x7b;
+const SPACE = 0x20;
+const TAB = 9;
+
+/**
+ * Where the last `"usage":` whose value is an object starts in `out` (-1: none). One backward
+ * search: a stream that asked for usage carries `"usage":null` in every chunk, and its usage
+ * chunk is the last before [DONE], so the first key found from the end is usually the one.
+ */
+function lastUsageObject(out: Buffer): number {
+  let at = out.lastIndexOf(USAGE_KEY);
+  while (at >= 0) {
+    let i = at + USAGE_KEY.length;
+    while (out[i] === SPACE || out[i] === TAB) i++;
+    if (out[i] === OPEN_BRACE) return at;
+    at = at > 0 ? out.lastIndexOf(USAGE_KEY, at - 1) : -1;
+  }
+  return -1;
+}
 
 /** Whether buf[at, end) starts with `prefix` (a few bytes: compared in JS, cheaper than a native call per event). */
 function startsWith(buf: Buffer, at: number, end: number, prefix: Buffer): boolean {
@@ -101,8 +120,7 @@ export class OpenAISseScanner {
    * usage noted; its place in `out` when it is a usage-only chunk (no choices).
    */
   private findUsage(out: Buffer): { start: number; end: number } | undefined {
-    let at = -1;
-    for (const key of USAGE_KEYS) at = Math.max(at, out.lastIndexOf(key));
+    const at = lastUsageObject(out);
     if (at < 0) return undefined;
     const start = out.lastIndexOf('\n\n', at);
     const eventStart = start < 0 ? 0 : start + 2;
