@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { MIGRATIONS_TABLE, type Migration, type MigrationOutcome, type SqlBatchWriter, type SqlExecutor, type SqlStore } from '../sql-store.js';
 import { bindable } from './bindable.js';
-import { SqliteWriteThread } from './sqlite-write-thread.js';
+import { CONNECTION_PRAGMAS, SqliteWriteThread } from './sqlite-write-thread.js';
 
 type Db = Database.Database;
 
@@ -60,11 +60,8 @@ export class SqliteStore implements SqlStore {
     // Workers of a cluster open one file at once: switching it to WAL needs a lock SQLite does not
     // wait for, so a busy answer there is tried again (start-up only).
     untilFree(() => this.db.pragma('journal_mode = WAL'));
-    this.db.pragma('synchronous = NORMAL');
+    for (const pragma of CONNECTION_PRAGMAS) this.db.pragma(pragma);
     this.db.pragma('foreign_keys = ON');
-    // Statement journals (a multi-row INSERT inside a transaction opens one) and temporary
-    // tables in memory: on disk each was a file created, written and unlinked per statement.
-    this.db.pragma('temp_store = MEMORY');
   }
 
   private prepare(sql: string): Database.Statement {

@@ -13,8 +13,7 @@ const THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path, { timeout: workerData.busyTimeoutMs });
-db.pragma('synchronous = NORMAL');
-db.pragma('temp_store = MEMORY');
+for (const pragma of workerData.pragmas) db.pragma(pragma);
 const statements = new Map();
 function prepared(sql) {
   let stmt = statements.get(sql);
@@ -44,6 +43,13 @@ parentPort.on('message', (message) => {
 `;
 
 const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+
+/**
+ * Settings of every connection to the store's file, the store's own and the write thread's:
+ * writes durable at WAL checkpoints; statement journals (a multi-row INSERT inside a transaction
+ * opens one) and temporary tables in memory, not a file created, written and unlinked each time.
+ */
+export const CONNECTION_PRAGMAS = ['synchronous = NORMAL', 'temp_store = MEMORY'] as const;
 
 interface Pending {
   resolve(): void;
@@ -103,7 +109,7 @@ export class SqliteWriteThread implements SqlBatchWriter {
   }
 
   private start(): Worker {
-    const worker = new Worker(THREAD_SOURCE, { eval: true, workerData: { driver, path: this.path, busyTimeoutMs: this.busyTimeoutMs } });
+    const worker = new Worker(THREAD_SOURCE, { eval: true, workerData: { driver, path: this.path, busyTimeoutMs: this.busyTimeoutMs, pragmas: CONNECTION_PRAGMAS } });
     worker.unref();
     worker.on('message', (answer: Answer) => {
       const pending = this.pending.get(answer.id);
