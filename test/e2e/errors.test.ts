@@ -4,7 +4,7 @@ import OpenAI from 'openai';
 import { FakeUpstream, sseChunks } from '../helpers/fake-upstream.js';
 import { fixtureJson } from '../helpers/fixtures.js';
 import { startGateway, type TestGateway } from '../helpers/start-gateway.js';
-import { freePort } from '../helpers/built-gateway.js';
+import { closedPort } from '../helpers/closed-port.js';
 import { PROVIDER_ROUTES } from '../../src/contract/routes.js';
 
 /**
@@ -239,7 +239,7 @@ describe('one error shape everywhere', () => {
     });
 
     it('an upstream nobody listens on is a 502 provider_error', async () => {
-      const closed = await freePort();
+      const closed = await closedPort();
       const other = await startGateway({ providers: { openai: { baseUrl: `http://127.0.0.1:${closed}/v1` } } });
       try {
         const res = await fetch(`${other.url}/v1/chat/completions`, {

@@ -4,7 +4,7 @@ import type { ServerResponse } from 'node:http';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeUpstream, type ReceivedRequest } from '../../helpers/fake-upstream.js';
-import { freePort } from '../../helpers/built-gateway.js';
+import { closedPort } from '../../helpers/closed-port.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 
 const ADMIN = 'admin-token-credential-test-0123456789abcdef';
@@ -26,7 +26,7 @@ async function call(url: string, method: 'GET' | 'POST', path: string, token = A
 describe('POST /v1/admin/credentials/{name}/test', () => {
   let upstream: FakeUpstream;
   let gw: TestGateway;
-  let closedPort: number;
+  let unreachablePort: number;
 
   beforeAll(async () => {
     upstream = await new FakeUpstream().start();
@@ -41,12 +41,12 @@ describe('POST /v1/admin/credentials/{name}/test', () => {
       res.writeHead(401, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${auth.slice(7)}`, type: 'invalid_request_error', code: 'invalid_api_key' } }));
     });
-    closedPort = await freePort();
+    unreachablePort = await closedPort();
     gw = await startGateway({
       logging: { level: 'info' },
       auth: { adminToken: ADMIN, apiKeys: [{ key: VIEWER_KEY, user: 'vera@example.com', roles: ['viewer'] }] },
       secrets: { key: 'cd'.repeat(32) },
-      providers: { openai: { baseUrl: `${upstream.url}/v1` }, groq: { baseUrl: `http://127.0.0.1:${closedPort}/openai/v1` } },
+      providers: { openai: { baseUrl: `${upstream.url}/v1` }, groq: { baseUrl: `http://127.0.0.1:${unreachablePort}/openai/v1` } },
       credentials: {
         good: { provider: 'openai', api_key: GOOD },
         refused: { provider: 'openai', api_key: BAD },

@@ -18,6 +18,7 @@ import { SqlLedgerBackend } from '../../../../src/features/governance/budgets/sq
 import { RedisLedgerBackend } from '../../../../src/features/governance/budgets/redis-ledger-backend.js';
 import type { BudgetAlert } from '../../../../src/features/governance/budgets/budget-alerts.js';
 import { dropSharedState, PG_URL, REDIS_URL } from '../../../helpers/shared-stores.js';
+import { closedPort } from '../../../helpers/closed-port.js';
 
 const logger = createLogger(process.env.DBG ? 'warn' : 'silent');
 type Kind = 'sqlite' | 'sqlite-two-connections' | 'postgres' | 'redis';
@@ -272,15 +273,6 @@ describe.each(['sqlite', 'sqlite-two-connections', 'postgres', 'redis'] as const
 describe('budget ledger: store down', () => {
   const servers: Server[] = [];
   afterAll(() => servers.forEach((s) => s.close()));
-
-  /** A port where nothing listens. */
-  async function closedPort(): Promise<number> {
-    const s = createServer();
-    await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-    const port = (s.address() as { port: number }).port;
-    await new Promise<void>((r) => s.close(() => r()));
-    return port;
-  }
 
   const team = [budget('team:t1:0', { limit_usd: 1 })];
 
