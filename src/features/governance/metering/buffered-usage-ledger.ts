@@ -94,13 +94,20 @@ export class BufferedUsageLedger implements UsageLedger {
     this.timer.unref();
   }
 
-  /** Writes batches until the buffer is empty or a write fails (then retries later). */
-  private drain(): Promise<void> {
+  /**
+   * Writes a batch, then more while a whole batch waits (`all`: until the buffer is empty), or
+   * until a write fails (then retries later). Rows that arrived during a write and make no whole
+   * batch wait for the interval: written at once, they would leave a few at a time, each batch a
+   * message to the writer thread and its answer.
+   */
+  private drain(all = false): Promise<void> {
     if (this.writing) return this.writing;
     this.writing = (async () => {
       // Always after this tick: `writing` is set before any outcome is handled.
       await Promise.resolve();
-      while (this.buffer.length > 0) {
+      let first = true;
+      while (this.buffer.length > 0 && (first || all || this.buffer.length >= this.batchSize)) {
+        first = false;
         const batch = this.buffer.slice(0, this.batchSize);
         try {
           await this.write(batch);
@@ -123,6 +130,7 @@ export class BufferedUsageLedger implements UsageLedger {
         }
       }
       this.writing = undefined;
+      if (this.buffer.length > 0) this.kick(this.intervalMs);
     })().catch(() => undefined);
     return this.writing;
   }
@@ -162,7 +170,7 @@ export class BufferedUsageLedger implements UsageLedger {
     for (let i = 0; i < attempts && this.buffer.length > 0; i++) {
       if (this.writing) await this.writing;
       if (this.buffer.length === 0) break;
-      await this.drain();
+      await this.drain(true);
       if (this.buffer.length > 0 && i < attempts - 1) await new Promise((r) => setTimeout(r, Math.min(2_000, this.retryMs * 2 ** i)));
     }
     if (this.timer) {

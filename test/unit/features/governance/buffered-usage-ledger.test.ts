@@ -52,6 +52,61 @@ describe('the buffered usage ledger', () => {
     expect(ledger.pending).toBe(0);
   });
 
+  it('rows recorded during a write wait for a whole batch or the interval, not written a few at a time', async () => {
+    const batches: string[][] = [];
+    let release!: () => void;
+    const { ledger } = ledgerWith(
+      (rows) => {
+        batches.push(rows.map((r) => (isParts(r) ? `parts of ${r.partsOf}` : r.requestId)));
+        return batches.length === 1 ? new Promise<void>((resolve) => (release = resolve)) : Promise.resolve();
+      },
+      { batchSize: 3 },
+    );
+    for (let i = 0; i < 3; i++) ledger.record(row(i));
+    await new Promise((done) => setTimeout(done, 5));
+    expect(batches).toEqual([['req-0', 'req-1', 'req-2']]);
+    // Two rows while the first batch is being written: less than a batch.
+    ledger.record(row(3));
+    ledger.record(row(4));
+    release();
+    await new Promise((done) => setImmediate(done));
+    await new Promise((done) => setImmediate(done));
+    expect(batches).toHaveLength(1);
+    expect(ledger.pending).toBe(2);
+    // The interval (10 ms here) writes them together.
+    await new Promise((done) => setTimeout(done, 40));
+    expect(batches).toEqual([
+      ['req-0', 'req-1', 'req-2'],
+      ['req-3', 'req-4'],
+    ]);
+    expect(ledger.pending).toBe(0);
+  });
+
+  it('a whole batch recorded during a write is written right after it', async () => {
+    const batches: number[] = [];
+    let release!: () => void;
+    const { ledger } = ledgerWith(
+      (rows) => {
+        batches.push(rows.length);
+        return batches.length === 1 ? new Promise<void>((resolve) => (release = resolve)) : Promise.resolve();
+      },
+      { batchSize: 2 },
+    );
+    ledger.record(row(0));
+    ledger.record(row(1));
+    await new Promise((done) => setTimeout(done, 5));
+    expect(batches).toEqual([2]);
+    for (let i = 2; i < 5; i++) ledger.record(row(i));
+    release();
+    await new Promise((done) => setImmediate(done));
+    await new Promise((done) => setImmediate(done));
+    // One whole batch went at once; the last row waits for the interval.
+    expect(batches).toEqual([2, 2]);
+    expect(ledger.pending).toBe(1);
+    await ledger.flush();
+    expect(batches).toEqual([2, 2, 1]);
+  });
+
   it('keeps rows through failed writes and writes each once when the store is back', async () => {
     const written: string[] = [];
     let failures = 3;

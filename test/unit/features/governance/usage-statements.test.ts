@@ -1,0 +1,45 @@
+import { serialize } from 'node:v8';
+import { describe, expect, it } from 'vitest';
+import { USAGE_COLUMNS, usageStatements, withRowId } from '../../../../src/features/governance/metering/usage-store.js';
+import type { UsageRow } from '../../../../src/features/governance/governance-types.js';
+import { NO_USAGE } from '../../../../src/features/governance/prices/usage-classes.js';
+
+const row = (n: number): UsageRow => ({
+  requestId: `req-${n}`,
+  at: 1_700_000_000_000 + n,
+  keyId: 'k',
+  user: 'u',
+  team: null,
+  organization: null,
+  customer: null,
+  route: 'POST /v1/chat/completions',
+  provider: 'openai',
+  model: 'gpt-4o-mini',
+  usage: { ...NO_USAGE, input: 40 + n, output: 20 },
+  costMicros: 19,
+  priceSource: 'models.fast.price',
+  status: 200,
+  latencyMs: 2.4,
+  estimated: false,
+  unverified: false,
+  attempts: [{ provider: 'openai', target: '0', status: 200, latency_ms: 2, error_type: null }],
+});
+
+describe('the ledger batch statement', () => {
+  it('binds a batch in one packed array, in USAGE_COLUMNS order (posted whole to the writer thread)', () => {
+    const rows = Array.from({ length: 64 }, (_, i) => withRowId(row(i)));
+    const statements = usageStatements(rows);
+    expect(statements).toHaveLength(1);
+    const [sql, params] = statements[0]!;
+    expect(sql.match(/\(\?/g)).toHaveLength(64);
+    expect(params).toHaveLength(64 * USAGE_COLUMNS.length);
+    const first = Object.fromEntries(USAGE_COLUMNS.map((c, i) => [c, params[i]]));
+    expect(first).toMatchObject({ id: rows[0]!.id, request_id: 'req-0', input_tokens: 40, output_tokens: 20, cost_micros: 19, latency_ms: 2, estimated: 0 });
+    const last = params.slice(63 * USAGE_COLUMNS.length);
+    expect(last[1]).toBe('req-63');
+    // V8's serializer writes a packed array as a dense one ('A') and an array with holes as a
+    // sparse object ('a'), element by element: the slow path this batch must not take.
+    const bytes = serialize(params);
+    expect(String.fromCharCode(bytes[2]!)).toBe('A');
+  });
+});
