@@ -18,4 +18,12 @@ describe('timeOrderedUuid', () => {
     expect(same.size).toBe(1000);
     for (const id of same) expect(id).toMatch(V7);
   });
+
+  it('its random digits vary: every hex digit and every variant turns up, and no id repeats', () => {
+    const ids = Array.from({ length: 4000 }, () => timeOrderedUuid(1_700_000_000_000));
+    expect(new Set(ids).size).toBe(ids.length);
+    const randomPart = (id: string) => id.slice(15, 18) + id.slice(20, 23) + id.slice(24);
+    for (let digit = 0; digit < 18; digit++) expect(new Set(ids.map((id) => randomPart(id)[digit])).size).toBe(16);
+    expect(new Set(ids.map((id) => id[19]))).toEqual(new Set(['8', '9', 'a', 'b']));
+  });
 });
