@@ -151,14 +151,14 @@ export function identityOfToken(record: TokenRecord): Identity {
   };
 }
 
+/** Most token hashes a TokenService keeps by value (see rememberHash). */
+const RECENT_HASHES = 10_000;
+
 /**
  * Issues, lists, revokes and rotates gateway tokens, and checks a presented value. Values are
  * shown once and stored only as SHA-256 hashes; every check reads the store, so a revoked or
  * rotated token fails at once on every instance sharing it.
  */
-/** Most token hashes a TokenService keeps by value (see rememberHash). */
-const RECENT_HASHES = 10_000;
-
 export class TokenService {
   private readonly recentHashes = new Map<string, string>();
 
