@@ -1,3 +1,5 @@
+import { lastUsageObject } from '../usage-member.js';
+
 /**
  * Scans an upstream OpenAI SSE body (chat or text completion chunks) as bytes, for a stream the
  * gateway passes through as it came: whole `data: <chunk>\n\n` events pass in the upstream's own
@@ -7,7 +9,6 @@
  * parser would write differently (a comment, an `event:` or `id:` field, CRLF line ends,
  * multi-line or empty data) is handed back as `rest`, for the caller to parse from there on.
  */
-
 /** What one scan found. */
 export interface SseScan {
   /** Whole events to pass on, in the upstream's bytes (ends with `data: [DONE]\n\n` when `done`). */
@@ -25,26 +26,6 @@ const CR = 13;
 const DATA = Buffer.from('data: ');
 const DONE = Buffer.from('[DONE]');
 const ERROR = Buffer.from('{"error"');
-const USAGE_KEY = Buffer.from('"usage":');
-const OPEN_BRACE = 0x7b;
-const SPACE = 0x20;
-const TAB = 9;
-
-/**
- * Where the last `"usage":` whose value is an object starts in `out` (-1: none). One backward
- * search: a stream that asked for usage carries `"usage":null` in every chunk, and its usage
- * chunk is the last before [DONE], so the first key found from the end is usually the one.
- */
-function lastUsageObject(out: Buffer): number {
-  let at = out.lastIndexOf(USAGE_KEY);
-  while (at >= 0) {
-    let i = at + USAGE_KEY.length;
-    while (out[i] === SPACE || out[i] === TAB) i++;
-    if (out[i] === OPEN_BRACE) return at;
-    at = at > 0 ? out.lastIndexOf(USAGE_KEY, at - 1) : -1;
-  }
-  return -1;
-}
 
 /** Whether buf[at, end) starts with `prefix` (a few bytes: compared in JS, cheaper than a native call per event). */
 function startsWith(buf: Buffer, at: number, end: number, prefix: Buffer): boolean {

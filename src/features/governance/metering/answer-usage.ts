@@ -2,9 +2,9 @@ import type { AnyRouteSpec } from '../../../contract/routes.js';
 import type { GatewayContext } from '../../../kernel/engine/context.js';
 import { BODY } from '../../../kernel/engine/request-body.js';
 import { USAGE } from '../../models/index.js';
+import { USAGE_KEY, usageObjectAfter } from '../../../contract/usage-member.js';
 import { NO_USAGE, usageClasses, type TokenUsage } from '../prices/usage-classes.js';
 
-const USAGE_KEY = Buffer.from('"usage"');
 /** How far past the last `"usage"` key of a raw answer its object is looked for. */
 const USAGE_WINDOW = 8192;
 
@@ -13,15 +13,12 @@ export function usageOfRaw(raw: Buffer): Record<string, unknown> | undefined {
   const at = raw.lastIndexOf(USAGE_KEY);
   if (at < 0) return undefined;
   const limit = Math.min(raw.length, at + USAGE_KEY.length + USAGE_WINDOW);
-  let i = at + USAGE_KEY.length;
-  // Only JSON's whitespace and the colon may stand between the key and its object.
-  while (i < limit && (raw[i] === 0x3a || raw[i] === 0x20 || raw[i] === 0x0a || raw[i] === 0x0d || raw[i] === 0x09)) i++;
-  if (i >= limit || raw[i] !== 0x7b) return undefined;
-  const open = i;
+  const open = usageObjectAfter(raw, at);
+  if (open < 0 || open >= limit) return undefined;
   let depth = 0;
   let inString = false;
   // Scanned as bytes: the bytes of '"', '\\', '{' and '}' never occur inside a UTF-8 multi-byte character.
-  for (; i < limit; i++) {
+  for (let i = open; i < limit; i++) {
     const c = raw[i];
     if (inString) {
       if (c === 0x5c) i++;

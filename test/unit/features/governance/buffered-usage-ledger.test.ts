@@ -2,30 +2,9 @@ import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { BufferedUsageLedger } from '../../../../src/features/governance/metering/buffered-usage-ledger.js';
 import { isParts, type StoredEntry } from '../../../../src/features/governance/metering/usage-store.js';
-import type { UsageRow } from '../../../../src/features/governance/governance-types.js';
-import { NO_USAGE } from '../../../../src/features/governance/prices/usage-classes.js';
 import type { SqlStore } from '../../../../src/kernel/store/sql-store.js';
 import { LogCollector } from '../../../helpers/start-gateway.js';
-
-const row = (n: number): UsageRow => ({
-  requestId: `req-${n}`,
-  at: 1_700_000_000_000 + n,
-  keyId: 'k',
-  user: 'u',
-  team: null,
-  organization: null,
-  customer: null,
-  route: 'POST /v1/chat/completions',
-  provider: 'openai',
-  model: 'm',
-  usage: { ...NO_USAGE, input: n },
-  costMicros: n,
-  priceSource: null,
-  status: 200,
-  latencyMs: 1,
-  estimated: false,
-  unverified: false,
-});
+import { usageRow } from '../../../helpers/usage-rows.js';
 
 const noStore = {} as SqlStore;
 
@@ -44,7 +23,7 @@ describe('the buffered usage ledger', () => {
       },
       { batchSize: 3 },
     );
-    for (let i = 0; i < 7; i++) ledger.record(row(i));
+    for (let i = 0; i < 7; i++) ledger.record(usageRow(i));
     expect(batches).toEqual([]);
     await ledger.flush();
     expect(batches.reduce((a, b) => a + b, 0)).toBe(7);
@@ -62,12 +41,12 @@ describe('the buffered usage ledger', () => {
       },
       { batchSize: 3 },
     );
-    for (let i = 0; i < 3; i++) ledger.record(row(i));
+    for (let i = 0; i < 3; i++) ledger.record(usageRow(i));
     await new Promise((done) => setTimeout(done, 5));
     expect(batches).toEqual([['req-0', 'req-1', 'req-2']]);
     // Two rows while the first batch is being written: less than a batch.
-    ledger.record(row(3));
-    ledger.record(row(4));
+    ledger.record(usageRow(3));
+    ledger.record(usageRow(4));
     release();
     await new Promise((done) => setImmediate(done));
     await new Promise((done) => setImmediate(done));
@@ -92,11 +71,11 @@ describe('the buffered usage ledger', () => {
       },
       { batchSize: 2 },
     );
-    ledger.record(row(0));
-    ledger.record(row(1));
+    ledger.record(usageRow(0));
+    ledger.record(usageRow(1));
     await new Promise((done) => setTimeout(done, 5));
     expect(batches).toEqual([2]);
-    for (let i = 2; i < 5; i++) ledger.record(row(i));
+    for (let i = 2; i < 5; i++) ledger.record(usageRow(i));
     release();
     await new Promise((done) => setImmediate(done));
     await new Promise((done) => setImmediate(done));
@@ -114,7 +93,7 @@ describe('the buffered usage ledger', () => {
       if (failures-- > 0) throw new Error('connection refused');
       written.push(...rows.map((r) => (isParts(r) ? `parts of ${r.partsOf}` : r.requestId)));
     });
-    for (let i = 0; i < 5; i++) ledger.record(row(i));
+    for (let i = 0; i < 5; i++) ledger.record(usageRow(i));
     await ledger.flush(10);
     expect(written).toEqual(['req-0', 'req-1', 'req-2', 'req-3', 'req-4']);
     expect(logs.text).toContain('usage ledger write failed; rows kept, retrying');
@@ -132,13 +111,13 @@ describe('the buffered usage ledger', () => {
     const flushing = ledger.flush().then(() => (flushed = true));
     await new Promise((done) => setTimeout(done, 20));
     expect(flushed).toBe(false);
-    ledger.record(row(1));
+    ledger.record(usageRow(1));
     ended();
     // a second call of the same end does not count for the tracked work still under way
     ended();
     await new Promise((done) => setTimeout(done, 20));
     expect(flushed).toBe(false);
-    ledger.record(row(2));
+    ledger.record(usageRow(2));
     settle();
     await flushing;
     expect(written).toEqual(['req-1', 'req-2']);
@@ -151,7 +130,7 @@ describe('the buffered usage ledger', () => {
       },
       { maxBuffered: 4 },
     );
-    for (let i = 0; i < 10; i++) ledger.record(row(i));
+    for (let i = 0; i < 10; i++) ledger.record(usageRow(i));
     expect(ledger.pending).toBe(4);
     expect(logs.text).toContain('usage ledger buffer full');
     await ledger.flush(2);

@@ -1,29 +1,18 @@
 import { serialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { USAGE_COLUMNS, usageStatements, withRowId } from '../../../../src/features/governance/metering/usage-store.js';
-import type { UsageRow } from '../../../../src/features/governance/governance-types.js';
+import { usageRow } from '../../../helpers/usage-rows.js';
 import { NO_USAGE } from '../../../../src/features/governance/prices/usage-classes.js';
 
-const row = (n: number): UsageRow => ({
-  requestId: `req-${n}`,
-  at: 1_700_000_000_000 + n,
-  keyId: 'k',
-  user: 'u',
-  team: null,
-  organization: null,
-  customer: null,
-  route: 'POST /v1/chat/completions',
-  provider: 'openai',
-  model: 'gpt-4o-mini',
-  usage: { ...NO_USAGE, input: 40 + n, output: 20 },
-  costMicros: 19,
-  priceSource: 'models.fast.price',
-  status: 200,
-  latencyMs: 2.4,
-  estimated: false,
-  unverified: false,
-  attempts: [{ provider: 'openai', target: '0', status: 200, latency_ms: 2, error_type: null }],
-});
+const row = (n: number) =>
+  usageRow(n, {
+    model: 'gpt-4o-mini',
+    usage: { ...NO_USAGE, input: 40 + n, output: 20 },
+    costMicros: 19,
+    priceSource: 'models.fast.price',
+    latencyMs: 2.4,
+    attempts: [{ provider: 'openai', target: '0', status: 200, latency_ms: 2, error_type: null }],
+  });
 
 describe('the ledger batch statement', () => {
   it('binds a batch in one packed array, in USAGE_COLUMNS order (posted whole to the writer thread)', () => {
