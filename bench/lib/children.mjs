@@ -121,11 +121,11 @@ const HEAP_PROBE = ['--import', pathToFileURL(join(LIB, 'heap-probe.mjs')).href]
 
 /**
  * Starts the bare forwarding proxy in front of `upstream`; `cpuProfDir` adds --cpu-prof (bare-proxy.cpuprofile, written at exit);
- * `heapProbe` preloads bench/lib/heap-probe.mjs (handle.heap()).
+ * `heapProbe` preloads bench/lib/heap-probe.mjs (handle.heap()); `nodeArgs`: more node flags.
  */
-export async function startProxy(upstream, { cpuProfDir, heapProbe = false } = {}) {
+export async function startProxy(upstream, { cpuProfDir, heapProbe = false, nodeArgs = [] } = {}) {
   const prof = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`, '--cpu-prof-name=bare-proxy.cpuprofile'] : [];
-  const child = spawnNode([...prof, ...(heapProbe ? HEAP_PROBE : []), join(LIB, 'bare-proxy.mjs'), upstream]);
+  const child = spawnNode([...nodeArgs, ...prof, ...(heapProbe ? HEAP_PROBE : []), join(LIB, 'bare-proxy.mjs'), upstream]);
   const handle = track(child, 'bare proxy');
   const port = await readyPort(child, 'bare proxy');
   return Object.assign(handle, { url: `http://127.0.0.1:${port}` });

@@ -10,9 +10,10 @@ import { runCell } from './load.mjs';
  * targets: [{ url, pid, request }]; each gains { cpu (s), mainCpu (s), n (answers), seconds, p50: [],
  * ttfb: [], cpuPerAnswer: [] and mainCpuPerAnswer: [] (µs of CPU per answer in each slice, of the
  * process and of its main thread, for paired differences: see pairedDifference) }.
- * Options: concurrency, slices, seconds (per slice and target), staggerMs (the scenario's).
+ * Options: concurrency, slices, seconds (per slice and target), staggerMs (the scenario's);
+ * onMeasure(target, 'start' | 'end'): called around each measured slice of a target.
  */
-export async function measureInSlices(targets, { concurrency, slices, seconds, staggerMs }) {
+export async function measureInSlices(targets, { concurrency, slices, seconds, staggerMs, onMeasure }) {
   for (const t of targets) Object.assign(t, { cpu: 0, mainCpu: 0, n: 0, seconds: 0, p50: [], ttfb: [], cpuPerAnswer: [], mainCpuPerAnswer: [] });
   for (const t of targets) await runCell({ origin: t.url, request: t.request, concurrency, warmupMs: 1500, measureMs: 500, staggerMs });
   for (let i = 0; i < slices; i++) {
@@ -29,8 +30,13 @@ export async function measureInSlices(targets, { concurrency, slices, seconds, s
         onMeasure: (mark) => {
           // The main thread's task has the process's own id.
           const pids = { p: t.pid, main: `${t.pid}/task/${t.pid}` };
-          if (mark === 'start') a = cpuSnapshot(pids);
-          else b = cpuSnapshot(pids);
+          if (mark === 'start') {
+            onMeasure?.(t, mark);
+            a = cpuSnapshot(pids);
+          } else {
+            b = cpuSnapshot(pids);
+            onMeasure?.(t, mark);
+          }
         },
       });
       const { procs } = cpuBetween(a, b);
