@@ -163,7 +163,9 @@ try {
   const col = (s) => String(s).padStart(14);
   w(`${'target'.padEnd(50)}${col('answers')}${col('rps')}${col('us/answer')}${col('main thread')}${events ? col('us/event') : ''}`);
   for (const t of targets)
-    w(`${t.name.slice(0, 49).padEnd(50)}${col(t.n)}${col((t.n / t.seconds).toFixed(0))}${col(per(t, t.total).toFixed(1))}${col(per(t, t.main).toFixed(1))}${events ? col((per(t, t.total) / events).toFixed(2)) : ''}`);
+    w(
+      `${t.name.slice(0, 49).padEnd(50)}${col(t.n)}${col((t.n / t.seconds).toFixed(0))}${col(per(t, t.total).toFixed(1))}${col(per(t, t.main).toFixed(1))}${events ? col((per(t, t.total) / events).toFixed(2)) : ''}`,
+    );
   w('');
   w(`µs per answer${events ? ` (per event: / ${events})` : ''}, by area:`);
   w(`${'area'.padEnd(50)}${targets.map((t) => col(t.name.slice(-13))).join('')}`);
