@@ -112,6 +112,8 @@ const scenario = (await import(pathToFileURL(file).href)).default;
 const work = mkdtempSync(join(tmpdir(), 'perf-profile-'));
 const fake = await startFake([file]);
 const attached = [];
+/** The pids of the processes started here, whose perf maps are removed at the end. */
+const pids = [];
 try {
   const setup = await scenario.setup({ fakeUrl: fake.url });
   const config = merge({ logging: { level: process.env.BENCH_LOG_LEVEL ?? 'info' }, providers: { openai: { baseUrl: `${fake.url}/v1` } } }, setup.gatewayConfig);
@@ -129,6 +131,7 @@ try {
     targets.push({ name: 'proxy', handle, url: handle.url, pid: handle.pid, request: setup.upstreamRequest ?? setup.request, dist: undefined });
   }
   for (const [i, t] of targets.entries()) {
+    pids.push(t.pid);
     t.perfFile = join(work, `${i}.data`);
     t.perf = await attachPerf(t.pid, t.perfFile, opts.frequency);
     t.windows = [];
@@ -185,6 +188,8 @@ try {
 } finally {
   for (const p of attached) await p.stop().catch(() => undefined);
   await stopAll();
+  // The perf maps V8 wrote for the processes started here (read by perf script above; V8 writes them to /tmp whatever TMPDIR says).
+  for (const pid of pids) rmSync(`/tmp/perf-${pid}.map`, { force: true });
   if (!process.env.PERF_PROFILE_KEEP) rmSync(work, { recursive: true, force: true });
   else process.stderr.write(`kept ${work}\n`);
 }
