@@ -8,53 +8,13 @@
 //
 // --gateway-dir may be given several times (each: a checkout with dist/main.js built; `dir:flags`
 // adds node flags, `+` for spaces, e.g. `.:--heap-growing-percent=0`). Default: this checkout.
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { ROOT, startFake, startGateway, startProxy, stopAll } from './lib/children.mjs';
+import { stopAll } from './lib/children.mjs';
+import { pairedOptions, startPairedTargets } from './lib/paired-targets.mjs';
 import { measureInSlices, pairedDifference } from './lib/slices.mjs';
 
-function options(argv) {
-  const opts = { only: 'openai-chat', concurrency: 64, slices: 6, seconds: 1.5, dirs: [], proxy: false };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--only') opts.only = argv[++i];
-    else if (arg === '--concurrency') opts.concurrency = Number(argv[++i]);
-    else if (arg === '--slices') opts.slices = Number(argv[++i]);
-    else if (arg === '--seconds') opts.seconds = Number(argv[++i]);
-    else if (arg === '--gateway-dir') opts.dirs.push(argv[++i]);
-    else if (arg === '--proxy') opts.proxy = true;
-    else throw new Error(`unknown option ${arg}`);
-  }
-  if (!opts.dirs.length) opts.dirs.push(ROOT);
-  return opts;
-}
-
-function merge(a, b) {
-  for (const [k, v] of Object.entries(b ?? {})) a[k] = v && typeof v === 'object' && !Array.isArray(v) ? merge({ ...(a[k] ?? {}) }, v) : v;
-  return a;
-}
-
-const opts = options(process.argv.slice(2));
-const file = join(ROOT, 'bench', 'scenarios', `${opts.only}.mjs`);
-const scenario = (await import(pathToFileURL(file).href)).default;
-const fake = await startFake([file]);
+const opts = pairedOptions(process.argv.slice(2), { seconds: 1.5 });
 try {
-  const setup = await scenario.setup({ fakeUrl: fake.url });
-  const config = merge({ logging: { level: process.env.BENCH_LOG_LEVEL ?? 'info' }, providers: { openai: { baseUrl: `${fake.url}/v1` } } }, setup.gatewayConfig);
-  const targets = [];
-  for (const spec of opts.dirs) {
-    const [dir, flags = ''] = spec.split(':');
-    process.env.BENCH_GATEWAY_NODE_ARGS = flags.replaceAll('+', ' ');
-    const handle = await startGateway(config, { label: spec, root: resolve(dir) });
-    // A scenario's afterStart (a gateway key minted through the admin API) writes into its request: one setup per gateway.
-    const own = setup.afterStart ? await scenario.setup({ fakeUrl: fake.url }) : setup;
-    if (own.afterStart) await own.afterStart({ gatewayUrl: handle.url });
-    targets.push({ name: spec, handle, url: handle.url, pid: handle.pid, request: own.request });
-  }
-  if (opts.proxy && setup.upstreamRequest !== null) {
-    const handle = await startProxy(fake.url);
-    targets.push({ name: 'proxy', handle, url: handle.url, pid: handle.pid, request: setup.upstreamRequest ?? setup.request });
-  }
+  const { scenario, targets } = await startPairedTargets(opts);
   await measureInSlices(targets, { concurrency: opts.concurrency, slices: opts.slices, seconds: opts.seconds, staggerMs: scenario.staggerMs });
   process.stdout.write(`${opts.only}, c=${opts.concurrency}, ${opts.slices} slices of ${opts.seconds} s per target\n`);
   for (const t of targets) {

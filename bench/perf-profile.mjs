@@ -19,37 +19,25 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { ROOT, startFake, startGateway, startProxy, stopAll } from './lib/children.mjs';
+import { join } from 'node:path';
+import { stopAll } from './lib/children.mjs';
+import { pairedOptions, startPairedTargets } from './lib/paired-targets.mjs';
 import { AREAS, areaOf, byArea, countSymbols } from './lib/perf-report.mjs';
 import { measureInSlices } from './lib/slices.mjs';
 
 const PERF_MAP = '--perf-basic-prof-only-functions';
 
 function options(argv) {
-  const opts = { only: 'openai-chat', concurrency: 64, slices: 6, seconds: 2, dirs: [], proxy: false, events: 0, top: 30, frequency: 999, area: undefined };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--only') opts.only = argv[++i];
-    else if (arg === '--concurrency') opts.concurrency = Number(argv[++i]);
-    else if (arg === '--slices') opts.slices = Number(argv[++i]);
-    else if (arg === '--seconds') opts.seconds = Number(argv[++i]);
-    else if (arg === '--gateway-dir') opts.dirs.push(argv[++i]);
-    else if (arg === '--proxy') opts.proxy = true;
-    else if (arg === '--events') opts.events = Number(argv[++i]);
-    else if (arg === '--top') opts.top = Number(argv[++i]);
-    else if (arg === '--frequency') opts.frequency = Number(argv[++i]);
-    else if (arg === '--area') opts.area = argv[++i];
-    else throw new Error(`unknown option ${arg}`);
-  }
-  if (!opts.dirs.length) opts.dirs.push(ROOT);
-  return opts;
-}
-
-function merge(a, b) {
-  for (const [k, v] of Object.entries(b ?? {})) a[k] = v && typeof v === 'object' && !Array.isArray(v) ? merge({ ...(a[k] ?? {}) }, v) : v;
-  return a;
+  const own = { events: 0, top: 30, frequency: 999, area: undefined };
+  const common = pairedOptions(argv, { seconds: 2 }, (arg, value) => {
+    if (arg === '--events') own.events = Number(value);
+    else if (arg === '--top') own.top = Number(value);
+    else if (arg === '--frequency') own.frequency = Number(value);
+    else if (arg === '--area') own.area = value;
+    else return 0;
+    return 2;
+  });
+  return { ...common, ...own };
 }
 
 /**
@@ -107,31 +95,15 @@ if (check.status !== 0) {
   process.stderr.write('perf-profile: `perf` is not available here (Debian: apt-get install linux-perf)\n');
   process.exit(2);
 }
-const file = join(ROOT, 'bench', 'scenarios', `${opts.only}.mjs`);
-const scenario = (await import(pathToFileURL(file).href)).default;
 const work = mkdtempSync(join(tmpdir(), 'perf-profile-'));
-const fake = await startFake([file]);
 const attached = [];
 /** The pids of the processes started here, whose perf maps are removed at the end. */
 const pids = [];
 try {
-  const setup = await scenario.setup({ fakeUrl: fake.url });
-  const config = merge({ logging: { level: process.env.BENCH_LOG_LEVEL ?? 'info' }, providers: { openai: { baseUrl: `${fake.url}/v1` } } }, setup.gatewayConfig);
-  const targets = [];
-  for (const spec of opts.dirs) {
-    const [dir, flags = ''] = spec.split(':');
-    process.env.BENCH_GATEWAY_NODE_ARGS = `${PERF_MAP} ${flags.replaceAll('+', ' ')}`;
-    const handle = await startGateway(config, { label: spec, root: resolve(dir) });
-    const own = setup.afterStart ? await scenario.setup({ fakeUrl: fake.url }) : setup;
-    if (own.afterStart) await own.afterStart({ gatewayUrl: handle.url });
-    targets.push({ name: spec, handle, url: handle.url, pid: handle.pid, request: own.request, dist: `${resolve(dir)}/dist/` });
-  }
-  if (opts.proxy && setup.upstreamRequest !== null) {
-    const handle = await startProxy(fake.url, { nodeArgs: [PERF_MAP] });
-    targets.push({ name: 'proxy', handle, url: handle.url, pid: handle.pid, request: setup.upstreamRequest ?? setup.request, dist: undefined });
-  }
+  const { scenario, targets } = await startPairedTargets({ ...opts, nodeArgs: [PERF_MAP] });
   for (const [i, t] of targets.entries()) {
     pids.push(t.pid);
+    t.dist = t.dir ? `${t.dir}/dist/` : undefined;
     t.perfFile = join(work, `${i}.data`);
     t.perf = await attachPerf(t.pid, t.perfFile, opts.frequency);
     t.windows = [];
