@@ -4,12 +4,20 @@ import type { TLSSocket } from 'node:tls';
 import type { GatewayConfig } from '../../generated/gateway.js';
 import { forbidden, type GatewayError } from '../../contract/errors/gateway-error.js';
 
+/** Local addresses already asked about (a server's own addresses: a handful), so that each request does not test them again. */
+const loopbackSeen = new Map<string, boolean>();
+
 /** 127.0.0.0/8, ::1 and their IPv4-mapped forms. */
 export function isLoopbackAddress(address: string | undefined): boolean {
   if (!address) return false;
-  const a = address.startsWith('::ffff:') ? address.slice(7) : address;
-  if (isIP(a) === 4) return a.startsWith('127.');
-  return a === '::1';
+  let loopback = loopbackSeen.get(address);
+  if (loopback === undefined) {
+    const a = address.startsWith('::ffff:') ? address.slice(7) : address;
+    loopback = isIP(a) === 4 ? a.startsWith('127.') : a === '::1';
+    if (loopbackSeen.size >= 256) loopbackSeen.clear();
+    loopbackSeen.set(address, loopback);
+  }
+  return loopback;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { microsFromPico } from './money.js';
+import { microsFromPico, microsFromSafePico } from './money.js';
 import type { TokenUsage } from './usage-classes.js';
 
 /** Per-token prices of one tier, in picodollars; a class with no price of its own falls back as priceOf says. */
@@ -83,6 +83,35 @@ function unitPrice(cls: keyof TokenPrices, tier: TokenPrices | undefined, base: 
 }
 
 /**
+ * A sum of picodollars, exact: kept in a Number while every term and the sum are safe integers
+ * (a request of a million tokens at $100 per million is 10^14: far below 2^53), in BigInt from
+ * the first term that might not be. Most requests cost no BigInt arithmetic at all.
+ */
+class PicoSum {
+  small = 0;
+  big: bigint | undefined;
+
+  add(count: number, unit: bigint): void {
+    if (this.big === undefined) {
+      const term = count * Number(unit);
+      if (Number.isSafeInteger(term) && Number.isSafeInteger(this.small + term)) {
+        this.small += term;
+        return;
+      }
+      this.big = BigInt(this.small);
+    }
+    this.big += BigInt(count) * unit;
+  }
+
+  cost(batchDiscountPpm?: bigint): Cost {
+    if (this.big === undefined && !batchDiscountPpm) return { pico: BigInt(this.small), micros: microsFromSafePico(this.small) };
+    let pico = this.big ?? BigInt(this.small);
+    if (batchDiscountPpm) pico = (pico * (PPM - batchDiscountPpm)) / PPM;
+    return { pico, micros: microsFromPico(pico) };
+  }
+}
+
+/**
  * The one cost function: usage × price. Each token class is priced once (classes are disjoint,
  * see usageClasses); the long-context tier whose threshold the prompt passes replaces the base
  * prices for the whole request; the batch discount comes off the total. Undefined when the
@@ -90,28 +119,27 @@ function unitPrice(cls: keyof TokenPrices, tier: TokenPrices | undefined, base: 
  */
 export function costOf(price: ModelPrice, usage: TokenUsage, options: CostOptions = {}): Cost | undefined {
   const tier = tierOf(price, promptSize(usage));
-  let pico = 0n;
+  const sum = new PicoSum();
   for (const cls of TOKEN_CLASSES) {
     const n = usage[USAGE_OF[cls]];
     if (n === 0) continue;
     const unit = unitPrice(cls, tier, price);
     if (unit === undefined) return undefined;
-    pico += BigInt(n) * unit;
+    sum.add(n, unit);
   }
   if (usage.images !== 0) {
     if (price.perImage === undefined) return undefined;
-    pico += BigInt(usage.images) * price.perImage;
+    sum.add(usage.images, price.perImage);
   }
   if (usage.audioSeconds !== 0) {
     if (price.perAudioSecond === undefined) return undefined;
-    pico += BigInt(usage.audioSeconds) * price.perAudioSecond;
+    sum.add(usage.audioSeconds, price.perAudioSecond);
   }
   if (usage.characters !== 0) {
     if (price.perCharacter === undefined) return undefined;
-    pico += BigInt(usage.characters) * price.perCharacter;
+    sum.add(usage.characters, price.perCharacter);
   }
-  if (options.batch && price.batchDiscountPpm) pico = (pico * (PPM - price.batchDiscountPpm)) / PPM;
-  return { pico, micros: microsFromPico(pico) };
+  return sum.cost(options.batch ? price.batchDiscountPpm : undefined);
 }
 
 /**
@@ -120,18 +148,18 @@ export function costOf(price: ModelPrice, usage: TokenUsage, options: CostOption
  */
 export function worstCaseCost(price: ModelPrice, promptTokens: number, maxOutputTokens: number): Cost | undefined {
   const tier = tierOf(price, promptTokens);
-  let pico = 0n;
+  const sum = new PicoSum();
   if (promptTokens > 0) {
     const input = unitPrice('input', tier, price);
     if (input === undefined) return undefined;
-    pico = BigInt(promptTokens) * input;
+    sum.add(promptTokens, input);
   }
   if (maxOutputTokens > 0) {
     const output = unitPrice('output', tier, price);
     const reasoning = unitPrice('reasoning', tier, price);
     const dearest = output === undefined ? reasoning : reasoning === undefined || output > reasoning ? output : reasoning;
     if (dearest === undefined) return undefined;
-    pico += BigInt(maxOutputTokens) * dearest;
+    sum.add(maxOutputTokens, dearest);
   }
-  return { pico, micros: microsFromPico(pico) };
+  return sum.cost();
 }

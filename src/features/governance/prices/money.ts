@@ -1,8 +1,9 @@
 /**
  * Money as integers. Prices are read from decimal strings into picodollars (10^-12 USD: a price
- * of $0.075 per million tokens is 75,000 pico per token, whole); costs are summed in BigInt
- * picodollars and charged in whole microdollars (10^-6 USD), the unit budgets and the ledger
- * keep. No float ever holds money.
+ * of $0.075 per million tokens is 75,000 pico per token, whole); costs are summed exactly in
+ * picodollars (whole numbers: in a Number while every term and the sum are safe integers, else in
+ * BigInt) and charged in whole microdollars (10^-6 USD), the unit budgets and the ledger keep. No
+ * fraction of a dollar is ever held in a float.
  */
 
 /** Picodollars in one microdollar. */
@@ -29,6 +30,21 @@ export function ppmFromDecimal(text: string): bigint | undefined {
 export function microsFromPico(pico: bigint): number {
   if (pico <= 0n) return 0;
   return Number((pico + PICO_PER_MICRO - 1n) / PICO_PER_MICRO);
+}
+
+/** microsFromPico for picodollars held in a Number that is a safe integer (exact: the remainder is checked, not the float quotient trusted). */
+export function microsFromSafePico(pico: number): number {
+  if (pico <= 0) return 0;
+  let whole = Math.floor(pico / 1_000_000);
+  let rest = pico - whole * 1_000_000;
+  if (rest < 0) {
+    whole--;
+    rest += 1_000_000;
+  } else if (rest >= 1_000_000) {
+    whole++;
+    rest -= 1_000_000;
+  }
+  return rest > 0 ? whole + 1 : whole;
 }
 
 /** Microdollars as the decimal dollar string answers carry (`x-gateway-cost: 0.001234`). */

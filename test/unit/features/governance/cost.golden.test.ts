@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { costOf, worstCaseCost, type ModelPrice } from '../../../../src/features/governance/prices/cost.js';
 import { NO_USAGE, usageClasses } from '../../../../src/features/governance/prices/usage-classes.js';
@@ -95,5 +96,52 @@ describe('the one cost function on recorded usage (golden)', () => {
     // 1000 × 3 + 500 × 20 (reasoning dearer than output)
     expect(worstCaseCost({ ...PRICE, reasoning: 20_000_000n }, 1000, 500)?.micros).toBe(13_000);
     expect(worstCaseCost({ perImage: 1n, tiers: [], source: 't' }, 10, 10)).toBeUndefined();
+  });
+
+  it('sums exactly as BigInt arithmetic would, below 2^53 and far above it (fuzz)', () => {
+    const unit = fc.option(fc.oneof(fc.bigInt({ min: 0n, max: 10_000_000_000n }), fc.bigInt({ min: 0n, max: 10n ** 20n })), { nil: undefined });
+    const count = fc.oneof(fc.nat({ max: 2_000_000 }), fc.constant(0), fc.nat());
+    const classes = ['input', 'cacheRead', 'cacheWrite', 'output', 'reasoning', 'inputAudio', 'outputAudio'] as const;
+    fc.assert(
+      fc.property(
+        fc.record({ input: unit, output: unit, cacheRead: unit, cacheWrite: unit, reasoning: unit, inputAudio: unit, outputAudio: unit, perImage: unit }),
+        fc.record({ input: count, cacheRead: count, cacheWrite: count, output: count, reasoning: count, inputAudio: count, outputAudio: count, images: count }),
+        fc.option(fc.bigInt({ min: 1n, max: 1_000_000n }), { nil: undefined }),
+        (prices, counts, discount) => {
+          const price: ModelPrice = { ...prices, batchDiscountPpm: discount, tiers: [], source: 'fuzz' };
+          const usage = { ...NO_USAGE, ...counts };
+          // the reference: every class at its own price or its fallback's, in BigInt picodollars
+          const fallback = { input: 'input', output: 'output', cacheRead: 'input', cacheWrite: 'input', reasoning: 'output', inputAudio: 'input', outputAudio: 'output' } as const;
+          let pico = 0n;
+          let priced = true;
+          for (const cls of classes) {
+            if (usage[cls] === 0) continue;
+            const u = price[cls] ?? price[fallback[cls]];
+            if (u === undefined) priced = false;
+            else pico += BigInt(usage[cls]) * u;
+          }
+          if (usage.images !== 0) {
+            if (price.perImage === undefined) priced = false;
+            else pico += BigInt(usage.images) * price.perImage;
+          }
+          const got = costOf(price, usage, { batch: true });
+          if (!priced) {
+            expect(got).toBeUndefined();
+            return;
+          }
+          if (discount) pico = (pico * (1_000_000n - discount)) / 1_000_000n;
+          expect(got).toEqual({ pico, micros: pico <= 0n ? 0 : Number((pico + 999_999n) / 1_000_000n) });
+          const worst = worstCaseCost(price, counts.input, counts.output);
+          const out = [price.output, price.reasoning].filter((x): x is bigint => x !== undefined).sort((a, b) => (a < b ? 1 : -1))[0];
+          if ((counts.input > 0 && price.input === undefined) || (counts.output > 0 && out === undefined)) {
+            expect(worst).toBeUndefined();
+            return;
+          }
+          const wPico = (counts.input > 0 ? BigInt(counts.input) * price.input! : 0n) + (counts.output > 0 ? BigInt(counts.output) * out! : 0n);
+          expect(worst).toEqual({ pico: wPico, micros: wPico <= 0n ? 0 : Number((wPico + 999_999n) / 1_000_000n) });
+        },
+      ),
+      { numRuns: 1000 },
+    );
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { microsFromPico, picoFromDecimal, ppmFromDecimal, usdFromMicros } from '../../../../src/features/governance/prices/money.js';
+import { microsFromPico, microsFromSafePico, picoFromDecimal, ppmFromDecimal, usdFromMicros } from '../../../../src/features/governance/prices/money.js';
 
 describe('money', () => {
   it('reads decimal dollar strings exactly into picodollars', () => {
@@ -27,6 +27,15 @@ describe('money', () => {
     expect(microsFromPico(1n)).toBe(1);
     expect(microsFromPico(1_000_000n)).toBe(1);
     expect(microsFromPico(1_000_001n)).toBe(2);
+  });
+
+  it('charges a safe-integer Number of picodollars exactly as the BigInt of it (fuzz, up to 2^53)', () => {
+    for (const n of [0, 1, 999_999, 1_000_000, 1_000_001, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER - 1, 9_007_199_254_000_000, 9_007_199_253_999_999])
+      expect(microsFromSafePico(n), String(n)).toBe(microsFromPico(BigInt(n)));
+    fc.assert(
+      fc.property(fc.maxSafeNat(), (n) => microsFromSafePico(n) === microsFromPico(BigInt(n))),
+      { numRuns: 2000 },
+    );
   });
 
   it('writes microdollars as dollars with six decimals', () => {
