@@ -94,7 +94,7 @@ class PicoSum {
   add(count: number, unit: bigint): void {
     if (this.big === undefined) {
       const term = count * Number(unit);
-      if (Number.isSafeInteger(term) && Number.isSafeInteger(this.small + term)) {
+      if (Number.isSafeInteger(count) && Number.isSafeInteger(term) && Number.isSafeInteger(this.small + term)) {
         this.small += term;
         return;
       }
