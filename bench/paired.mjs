@@ -7,7 +7,8 @@
 //     --gateway-dir /tmp/main-checkout --gateway-dir . --proxy
 //
 // --gateway-dir may be given several times (each: a checkout with dist/main.js built; `dir:flags`
-// adds node flags, `+` for spaces, e.g. `.:--heap-growing-percent=0`). Default: this checkout.
+// adds node flags, `+` for spaces, e.g. `.:--heap-growing-percent=0`; `dir@file.json` merges a
+// config overlay into that gateway's config, e.g. `.@bench/ablations/no-meter.json`). Default: this checkout.
 import { stopAll } from './lib/children.mjs';
 import { pairedOptions, startPairedTargets } from './lib/paired-targets.mjs';
 import { measureInSlices, pairedDifference } from './lib/slices.mjs';

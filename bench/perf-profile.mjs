@@ -13,6 +13,7 @@
 //     [--gateway-dir D]... [--proxy] [--events 23] [--top 30] [--frequency 999] [--area 'native']
 //
 // --area: each target's top symbols of the areas whose name starts so (e.g. 'V8 builtins').
+// --gateway-dir takes what paired.mjs takes: `dir:flags` and `dir@overlay.json` (bench/ablations/).
 //
 // Needs `perf` (Debian: linux-perf) and perf_event_paranoid <= 2 for one's own processes.
 // PERF_PROFILE_KEEP=1 keeps the perf.data files (their folder is printed).

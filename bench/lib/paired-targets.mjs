@@ -1,5 +1,6 @@
 // What the paired scripts (paired.mjs, perf-profile.mjs) share: their common options, and the
 // targets they measure side by side (gateway builds and the bare proxy against one fake upstream).
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT, startFake, startGateway, startProxy } from './children.mjs';
@@ -29,14 +30,30 @@ export function pairedOptions(argv, defaults, more = () => 0) {
   return opts;
 }
 
+/** `b` merged into `a` (objects member by member; a null in `b` removes the member). */
 function merge(a, b) {
-  for (const [k, v] of Object.entries(b ?? {})) a[k] = v && typeof v === 'object' && !Array.isArray(v) ? merge({ ...(a[k] ?? {}) }, v) : v;
+  for (const [k, v] of Object.entries(b ?? {})) {
+    if (v === null) delete a[k];
+    else a[k] = typeof v === 'object' && !Array.isArray(v) ? merge({ ...(a[k] ?? {}) }, v) : v;
+  }
   return a;
 }
 
 /**
- * Starts the fake upstream for scenario `only`, a gateway per `dirs` entry (`dir:flags`, node
- * flags with `+` for spaces, after `nodeArgs`) and, with `proxy`, the bare proxy (with
+ * A target spec `dir[:flags][@overlay]`: the checkout, node flags ('+' for spaces) and a JSON
+ * file merged into that gateway's config (e.g. bench/ablations/*.json: the same build with one
+ * part of the path switched off, to see what the part costs).
+ */
+function parseSpec(spec) {
+  const at = spec.indexOf('@');
+  const [dir, flags = ''] = (at < 0 ? spec : spec.slice(0, at)).split(':');
+  const overlay = at < 0 ? undefined : JSON.parse(readFileSync(resolve(spec.slice(at + 1)), 'utf8'));
+  return { dir, flags, overlay };
+}
+
+/**
+ * Starts the fake upstream for scenario `only`, a gateway per `dirs` entry (`dir[:flags][@overlay]`,
+ * see parseSpec; node flags after `nodeArgs`) and, with `proxy`, the bare proxy (with
  * `nodeArgs`). Returns the scenario and the targets: { name, handle, url, pid, request, dir }
  * (`dir`: the gateway checkout, undefined for the proxy).
  */
@@ -48,10 +65,10 @@ export async function startPairedTargets({ only, dirs, proxy, nodeArgs = [] }) {
   const config = merge({ logging: { level: process.env.BENCH_LOG_LEVEL ?? 'info' }, providers: { openai: { baseUrl: `${fake.url}/v1` } } }, setup.gatewayConfig);
   const targets = [];
   for (const spec of dirs) {
-    const [dir, flags = ''] = spec.split(':');
+    const { dir, flags, overlay } = parseSpec(spec);
     process.env.BENCH_GATEWAY_NODE_ARGS = [...nodeArgs, flags.replaceAll('+', ' ')].join(' ');
     const root = resolve(dir);
-    const handle = await startGateway(config, { label: spec, root });
+    const handle = await startGateway(overlay ? merge(structuredClone(config), overlay) : config, { label: spec, root });
     // A scenario's afterStart (a gateway key minted through the admin API) writes into its request: one setup per gateway.
     const own = setup.afterStart ? await scenario.setup({ fakeUrl: fake.url }) : setup;
     if (own.afterStart) await own.afterStart({ gatewayUrl: handle.url });
