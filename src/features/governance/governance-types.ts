@@ -39,6 +39,11 @@ export type ReserveResult =
 /** Budgets' spend: reserve before the upstream call on every applicable budget at once, settle after. */
 export interface BudgetLedger {
   reserve(budgets: readonly ApplicableBudget[], amount: Reservation, now?: number): Promise<ReserveResult>;
+  /**
+   * reserve answered in this turn where the ledger can (a lease in memory with room on every
+   * budget): the reservation made, or undefined when only `reserve` can answer (nothing held).
+   */
+  reserveNow?(budgets: readonly ApplicableBudget[], amount: Reservation): ReserveResult | undefined;
   /** Replaces the reservation by the real cost (0 for a failed or refused request). */
   settle(budgets: readonly ApplicableBudget[], reservation: Reservation, actual: { micros: number; tokens: number }, now?: number): Promise<{ remainingMicros?: number }>;
   /** settle answered through a callback, called once (a ledger that settles many requests in memory makes no promise per request). */

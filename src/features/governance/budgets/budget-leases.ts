@@ -77,6 +77,11 @@ function hold(lease: Lease, want: Amount): void {
   lease.live++;
 }
 
+/** What a reservation holds on a lease (never less than nothing). */
+function wanted(amount: Reservation): Amount {
+  return { micros: Math.max(0, amount.micros), tokens: Math.max(0, amount.tokens) };
+}
+
 /** A lease has room for `amount` when what it holds plus what it spent plus `amount` fits its size. */
 function fits(lease: Lease, amount: Amount): boolean {
   return lease.held.micros + lease.spent.micros + amount.micros <= lease.size.micros && lease.held.tokens + lease.spent.tokens + amount.tokens <= lease.size.tokens;
@@ -121,21 +126,44 @@ export class LeasedLedger implements BudgetLedger {
   reserve(budgets: readonly ApplicableBudget[], amount: Reservation, now?: number): Promise<ReserveResult> {
     if (!budgets.length) return Promise.resolve({ ok: true, reservation: amount });
     const at = now ?? this.clock();
-    const want = { micros: Math.max(0, amount.micros), tokens: Math.max(0, amount.tokens) };
+    const want = wanted(amount);
     const unique = uniqueBudgets(budgets);
     const taken: Lease[] = [];
     try {
       // Most requests find room on each budget's open lease: held there in this turn, with no await.
-      for (let i = 0; i < unique.length; i++) {
-        const lease = this.holdOnOpenLease(unique[i]!, want, at);
-        if (!lease) return this.reserveTaking(unique, i, taken, want, amount, at);
-        taken.push(lease);
-      }
+      const held = this.holdOnOpenLeases(unique, want, at, taken);
+      if (held < unique.length) return this.reserveTaking(unique, held, taken, want, amount, at);
       return Promise.resolve(this.reserved(amount, taken));
     } catch (err) {
       this.release(taken, want);
       return Promise.reject(err as Error);
     }
+  }
+
+  /** The reservation in this turn when every budget's open lease has room; else undefined, with nothing held. */
+  reserveNow(budgets: readonly ApplicableBudget[], amount: Reservation): ReserveResult | undefined {
+    if (!budgets.length) return { ok: true, reservation: amount };
+    const at = this.clock();
+    const want = wanted(amount);
+    const unique = uniqueBudgets(budgets);
+    const taken: Lease[] = [];
+    try {
+      if (this.holdOnOpenLeases(unique, want, at, taken) === unique.length) return this.reserved(amount, taken);
+    } catch {
+      // what reserve would reject with: it is asked next, from the start
+    }
+    this.release(taken, want);
+    return undefined;
+  }
+
+  /** Holds `want` on the open lease of each budget in turn until one has none with room: how many were held (pushed to `taken`). */
+  private holdOnOpenLeases(budgets: readonly ApplicableBudget[], want: Amount, at: number, taken: Lease[]): number {
+    for (let i = 0; i < budgets.length; i++) {
+      const lease = this.holdOnOpenLease(budgets[i]!, want, at);
+      if (!lease) return i;
+      taken.push(lease);
+    }
+    return budgets.length;
   }
 
   /** The rest of a reservation from budget `from` on, taking leases where the open one has no room. */

@@ -69,7 +69,8 @@ export default defineStage<MeterStageConfig, ModelContext>({
       ctx.set(METER, meter);
       const reading = ensureJsonBody(ctx, bodyLimit);
       if (reading) await reading;
-      await meter.reserve(ctx, ctx.get(ROUTING));
+      const reserving = meter.reserve(ctx, ctx.get(ROUTING));
+      if (reserving) await reserving;
       const body = ctx.get(BODY) as Record<string, unknown> | undefined;
       const streamOptions = body?.stream_options as { include_usage?: unknown } | null | undefined;
       if (body?.stream === true && ASK_USAGE.has(ctx.endpoint.operation) && streamOptions?.include_usage !== true) {

@@ -20,6 +20,10 @@ export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 /** The answer cache's status header (cache stage). */
 const CACHE_STATUS = 'x-gateway-cache-status';
 
+/** A meter's budgets before reserve has read them, and its parts before a tool loop adds one: shared, never written. */
+const NO_BUDGETS: readonly ApplicableBudget[] = Object.freeze([]);
+const NO_PARTS: Array<ModelPart | ToolPart> = Object.freeze([]) as unknown as Array<ModelPart | ToolPart>;
+
 /** What metering keeps long-lived: inputs, the ledger, metrics, settings. */
 export interface MeterDeps {
   inputs: MeteringInputs;
@@ -62,14 +66,26 @@ export interface ToolPart {
   latencyMs: number;
 }
 
+/** An upstream candidate of a routing decision: a leaf target's provider and the model it is asked for. */
+interface Candidate {
+  provider: string;
+  model: string | undefined;
+}
+
+/** Each plan's candidates for the model last asked of it (a catalogue plan names its model: the same list every request). */
+const planCandidates = new WeakMap<object, { requested: string | undefined; list: readonly Candidate[] }>();
+
 /** The upstream candidates of a routing decision: each leaf target's provider and model override. */
-export function candidatesOf(decision: RoutingDecision | undefined, requested: string | undefined): { provider: string; model: string | undefined }[] {
+export function candidatesOf(decision: RoutingDecision | undefined, requested: string | undefined): readonly Candidate[] {
   if (!decision) return [];
   if (decision.single) {
     const m = decision.single.overrideParams?.model;
     return [{ provider: decision.single.provider, model: typeof m === 'string' ? m : requested }];
   }
-  const out: { provider: string; model: string | undefined }[] = [];
+  const plan = decision.plan;
+  const known = planCandidates.get(plan);
+  if (known !== undefined && known.requested === requested) return known.list;
+  const out: Candidate[] = [];
   const walk = (node: PlanNode, provider: string | undefined, model: string | undefined) => {
     const p = node.settings.provider ?? provider;
     const m = node.settings.overrideParams?.model;
@@ -77,8 +93,10 @@ export function candidatesOf(decision: RoutingDecision | undefined, requested: s
     if (node.children?.length) for (const child of node.children) walk(child, p, mm);
     else if (p) out.push({ provider: p, model: mm });
   };
-  walk(decision.plan.root, undefined, requested);
-  return out;
+  walk(plan.root, undefined, requested);
+  const list = Object.freeze(out.map((c) => Object.freeze(c)));
+  planCandidates.set(plan, { requested, list });
+  return list;
 }
 
 /** A cost where prices cover only some classes of an image/audio answer (per-unit price, token usage reported too). */
@@ -126,7 +144,7 @@ function ledgerAttempts(ctx: GatewayContext): UsageAttempt[] | null {
 export class Meter {
   readonly at = Date.now();
   /** The budgets that apply, known once reserve has read them (a batch line reserves nothing). */
-  budgets: readonly ApplicableBudget[] = [];
+  budgets: readonly ApplicableBudget[] = NO_BUDGETS;
   reservation: Reservation | undefined;
   /** Tightest money budget's remaining microdollars after the reservation. */
   remainingAfterReserve: number | undefined;
@@ -162,7 +180,7 @@ export class Meter {
   /** The loop's tool calls under way (the meter stays known to the observer until they end). */
   private toolCallsInFlight = 0;
   /** The model and tool calls of a tool loop, in the order they ended: the parts of the request's ledger row. */
-  private readonly parts: Array<ModelPart | ToolPart> = [];
+  private parts: Array<ModelPart | ToolPart> = NO_PARTS;
   /** The parts already in the ledger (with the row, or late). */
   private partsRecorded = 0;
 
@@ -178,24 +196,53 @@ export class Meter {
     return this.budgets.filter((b) => b.budget.limit_usd !== undefined);
   }
 
-  /** Reserves the request's worst case; throws the refusal (403 unpriced, 429 budget, 503 store down). */
-  async reserve(ctx: GatewayContext, decision: RoutingDecision | undefined): Promise<void> {
-    const { inputs, logger } = this.deps;
-    const ledger = inputs.budgetLedger;
-    if (!ledger) return;
-    const budgets = inputs.budgetsFor(ctx, this.key);
-    this.budgets = Array.isArray(budgets) ? budgets : await budgets;
-    if (this.budgets.length === 0) return;
+  /**
+   * Reserves the request's worst case; throws the refusal (403 unpriced, 429 budget, 503 store
+   * down). Answers in this turn (undefined) when the ledger can (a lease with room), else a
+   * promise: most requests make no promise and wait on no microtask here.
+   */
+  reserve(ctx: GatewayContext, decision: RoutingDecision | undefined): Promise<void> | undefined {
+    if (!this.deps.inputs.budgetLedger) return undefined;
+    const budgets = this.deps.inputs.budgetsFor(ctx, this.key);
+    if (!Array.isArray(budgets)) return (budgets as Promise<readonly ApplicableBudget[]>).then((read) => this.reserveOn(ctx, decision, read));
+    return this.reserveOn(ctx, decision, budgets);
+  }
+
+  private reserveOn(ctx: GatewayContext, decision: RoutingDecision | undefined, budgets: readonly ApplicableBudget[]): Promise<void> | undefined {
+    this.budgets = budgets;
+    if (budgets.length === 0) return undefined;
     const body = ctx.get(BODY) as Record<string, unknown> | undefined;
     // Every prompt token is at least one byte of the request body (byte-level BPE), so the body's
     // length bounds the prompt without tokenizing it. Only a request that bound does not fit is
     // counted with the tokenizer and asked again: the tokenizer runs where its precision matters.
     const bodyBytes = ctx.get(RAW_BODY)?.length;
-    let result = await this.reserveFor(ctx, body, decision, bodyBytes ?? countPromptTokens(body));
+    const amount = this.worstCase(ctx, body, decision, bodyBytes ?? countPromptTokens(body));
+    const now = this.deps.inputs.budgetLedger!.reserveNow?.(budgets, amount);
+    if (now?.ok) {
+      this.reserved(ctx, now);
+      return undefined;
+    }
+    return this.reserveLater(ctx, body, decision, bodyBytes, amount);
+  }
+
+  /** reserve where the ledger must be asked (a lease to take, the store itself): the same steps, awaited. */
+  private async reserveLater(
+    ctx: GatewayContext,
+    body: Record<string, unknown> | undefined,
+    decision: RoutingDecision | undefined,
+    bodyBytes: number | undefined,
+    amount: Reservation,
+  ): Promise<void> {
+    let result = await this.ask(ctx, amount);
     if (!result.ok && !('storeDown' in result) && bodyBytes !== undefined) {
       const counted = countPromptTokens(body);
-      if (counted < bodyBytes) result = await this.reserveFor(ctx, body, decision, counted);
+      if (counted < bodyBytes) result = await this.ask(ctx, this.worstCase(ctx, body, decision, counted));
     }
+    this.reserved(ctx, result);
+  }
+
+  /** The ledger's answer taken: the reservation kept, or the refusal thrown (a store down let through where budgets.onStoreDown allows). */
+  private reserved(ctx: GatewayContext, result: ReserveResult): void {
     if (result.ok) {
       this.reservation = result.reservation;
       this.remainingAfterReserve = result.remainingMicros;
@@ -204,7 +251,7 @@ export class Meter {
     if ('storeDown' in result) {
       if (this.deps.onStoreDown === 'allow') {
         this.unverified = true;
-        logger.warn({ requestId: ctx.id, key: this.key.id }, 'budget store down: request served without a budget check (budgets.onStoreDown: allow)');
+        this.deps.logger.warn({ requestId: ctx.id, key: this.key.id }, 'budget store down: request served without a budget check (budgets.onStoreDown: allow)');
         return;
       }
       throw new GatewayError('service_unavailable', 'The budget store is unreachable: budgets cannot be checked, so the request is not served.', {
@@ -215,13 +262,22 @@ export class Meter {
     throw budgetExceeded(result.refusedBy, result.resetAt);
   }
 
+  /** The ledger asked for `reservation` (a store that cannot be reached answers storeDown). */
+  private async ask(ctx: GatewayContext, reservation: Reservation): Promise<ReserveResult> {
+    try {
+      return await this.deps.inputs.budgetLedger!.reserve(this.budgets, reservation);
+    } catch (err) {
+      this.deps.logger.warn({ requestId: ctx.id, err: (err as Error).message }, 'budget store unreachable');
+      return { ok: false, storeDown: true };
+    }
+  }
+
   /**
-   * Asks the budgets for the worst case of a prompt of `promptTokens` (a store that cannot be
-   * reached answers storeDown); throws the unpriced refusal (403).
+   * The reservation for the worst case of a prompt of `promptTokens`: the dearest candidate at
+   * its output bound. Throws the unpriced refusal (403).
    */
-  private async reserveFor(ctx: GatewayContext, body: Record<string, unknown> | undefined, decision: RoutingDecision | undefined, promptTokens: number): Promise<ReserveResult> {
-    const { inputs, logger } = this.deps;
-    const ledger = inputs.budgetLedger!;
+  private worstCase(ctx: GatewayContext, body: Record<string, unknown> | undefined, decision: RoutingDecision | undefined, promptTokens: number): Reservation {
+    const { inputs } = this.deps;
     const requested = typeof body?.model === 'string' ? body.model : undefined;
     const candidates = candidatesOf(decision, requested);
     const asked = outputBound(body?.max_completion_tokens) ?? outputBound(body?.max_tokens) ?? outputBound(body?.max_output_tokens);
@@ -241,13 +297,7 @@ export class Meter {
       }
       micros = Math.max(micros, worst.micros);
     }
-    const reservation: Reservation = { id: ctx.id, micros, tokens: promptTokens + maxOut };
-    try {
-      return await ledger.reserve(this.budgets, reservation);
-    } catch (err) {
-      logger.warn({ requestId: ctx.id, err: (err as Error).message }, 'budget store unreachable');
-      return { ok: false, storeDown: true };
-    }
+    return { id: ctx.id, micros, tokens: promptTokens + maxOut };
   }
 
   /**
@@ -297,6 +347,7 @@ export class Meter {
   }
 
   private pushPart(part: ModelPart | ToolPart): void {
+    if (this.parts === NO_PARTS) this.parts = [];
     this.parts.push(part);
     if (this.finished) this.recordLate();
   }

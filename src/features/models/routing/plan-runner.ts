@@ -25,15 +25,13 @@ interface Run {
   next: () => Promise<void>;
   headerOptions?: Record<string, unknown>;
   conditionInput?: ConditionInput;
-  secretsAdded: Set<PlanNode>;
+  /** The plan nodes whose secrets the request's redaction has (made when a node with secrets is first resolved). */
+  secretsAdded?: Set<PlanNode>;
   /** How circuits of this run's targets are labelled: `<config name>:` + index, `caller` or `header`. */
   circuitScope: string;
   /** Who wrote the plan run (undefined for a single target from the headers). */
   planOrigin?: 'caller' | 'operator';
 }
-
-/** Single-target runs resolve no plan nodes, so they share one empty set. */
-const NO_NODES: Set<PlanNode> = new Set();
 
 function toGatewayError(err: unknown, provider?: string): GatewayError {
   return err instanceof GatewayError ? err : normalizeError(err, provider);
@@ -67,7 +65,7 @@ export class PlanRunner {
   private readonly tracing: Tracing | undefined;
 
   /** Runs a routing config's plan; `conditionInput` is what its conditions test (read by the route stage). */
-  async run(ctx: GatewayContext, plan: CompiledPlan, conditionInput: ConditionInput | undefined, next: () => Promise<void>): Promise<void> {
+  run(ctx: GatewayContext, plan: CompiledPlan, conditionInput: ConditionInput | undefined, next: () => Promise<void>): Promise<void> {
     if (plan.requestTimeout !== undefined) {
       const deadline = ctx.startedAt + plan.requestTimeout;
       const current = ctx.get(DEADLINE);
@@ -76,18 +74,17 @@ export class PlanRunner {
     const run: Run = {
       ctx,
       next,
-      secretsAdded: new Set(),
       conditionInput,
       keyOwner: ctx.get(PROVIDER) ?? plan.firstProvider,
       circuitScope: plan.name !== undefined ? `${plan.name}:` : 'caller',
       planOrigin: plan.origin,
     };
-    await this.runNode(plan.root, run);
+    return this.runNode(plan.root, run);
   }
 
   /** One target named by the request headers (no routing config). */
   runSingle(ctx: GatewayContext, target: ResolvedTarget, next: () => Promise<void>): Promise<void> {
-    return this.attempt(target, { ctx, next, secretsAdded: NO_NODES, circuitScope: 'header' });
+    return this.attempt(target, { ctx, next, circuitScope: 'header' });
   }
 
   private order(node: PlanNode, run: Run): number[] {
@@ -116,17 +113,24 @@ export class PlanRunner {
     return false;
   }
 
-  private async runNode(node: PlanNode, run: Run): Promise<void> {
-    if (!node.children) {
-      await this.attempt(this.resolveLeaf(node, run), run);
-      return;
+  /** A target's attempt (a leaf: no frame of its own), or a group's strategy. */
+  private runNode(node: PlanNode, run: Run): Promise<void> {
+    if (node.children) return this.runGroup(node, run);
+    try {
+      return this.attempt(this.resolveLeaf(node, run), run);
+    } catch (err) {
+      return Promise.reject(err as Error);
     }
+  }
+
+  private async runGroup(node: PlanNode, run: Run): Promise<void> {
+    const children = node.children!;
     let last: GatewayError | undefined;
     let open: CircuitOpenError | undefined;
     for (const i of this.order(node, run)) {
       if (last && (callerGone(run.ctx) || deadlinePassed(run.ctx))) break;
       try {
-        await this.runNode(node.children[i]!, run);
+        await this.runNode(children[i]!, run);
         return;
       } catch (err) {
         if (isCircuitOpen(err)) {
@@ -152,7 +156,7 @@ export class PlanRunner {
         'x-gateway-config',
       );
     }
-    if (!run.secretsAdded.has(node)) {
+    if (node.secrets.length > 0 && !(run.secretsAdded ??= new Set()).has(node)) {
       run.secretsAdded.add(node);
       ctx.secrets.push(...node.secrets);
     }

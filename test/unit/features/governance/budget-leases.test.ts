@@ -144,6 +144,33 @@ describe.each(['sqlite', 'postgres', 'redis'] as const)('budget leases on %s', (
     expect((await store.spent([budget])).get(budget.id)!.micros).toBe(2_500);
   });
 
+  it('reserveNow answers in the same turn where every open lease has room, and otherwise holds nothing', async () => {
+    const [backend] = await backends(kind);
+    const { ledger, store } = leased(backend, { requests: 2, intervalMs: 60_000 });
+    const a = team(10);
+    const b = team(10);
+    // no lease yet: only reserve can answer
+    expect(ledger.reserveNow([a], reservation(5_000))).toBeUndefined();
+    expect(ledger.liveCount).toBe(0);
+    // reserve takes a lease of two such requests and holds one of them
+    const first = reservation(5_000);
+    expect((await ledger.reserve([a], first)).ok).toBe(true);
+    // b has no lease: nothing is held on a's either (else the next one would not fit)
+    expect(ledger.reserveNow([a, b], reservation(5_000))).toBeUndefined();
+    const second = reservation(5_000);
+    const now = ledger.reserveNow([a], second);
+    expect(now).toMatchObject({ ok: true, reservation: second });
+    expect(typeof (now as { remainingMicros?: number }).remainingMicros).toBe('number');
+    expect(ledger.liveCount).toBe(2);
+    // the open lease is full now
+    expect(ledger.reserveNow([a], reservation(5_000))).toBeUndefined();
+    // settles answer once the spend has landed: the lease is open for a minute, so close returns it
+    const settled = [ledger.settle([a], first, { micros: 1_000, tokens: 0 }), ledger.settle([a], second, { micros: 2_000, tokens: 0 })];
+    await ledger.close();
+    await Promise.all(settled);
+    expect((await store.spent([a])).get(a.id)!.micros).toBe(3_000);
+  });
+
   it('settleThen answers once, after the spend has landed, with what settle answers', async () => {
     const [backend] = await backends(kind);
     const { ledger, store } = leased(backend, { intervalMs: 60_000 });
