@@ -4,7 +4,7 @@ import { BODY, RAW_BODY } from '../../../kernel/engine/request-body.js';
 import type { Logger } from '../../../kernel/observability/logger.js';
 import type { SeriesCounter } from '../../../kernel/observability/series-metrics.js';
 import { GatewayError } from '../../../contract/errors/gateway-error.js';
-import { ATTEMPTS, TARGET, setRequestUsage, type RoutingDecision, type PlanNode } from '../../models/index.js';
+import { ATTEMPTS, TARGET, setRequestUsage, type RoutingDecision, type PlanNode, type CompiledPlan } from '../../models/index.js';
 import { costOf, worstCaseCost, type ModelPrice } from '../prices/cost.js';
 import { usdFromMicros } from '../prices/money.js';
 import { NO_USAGE, usageClasses, type TokenUsage } from '../prices/usage-classes.js';
@@ -73,7 +73,7 @@ interface Candidate {
 }
 
 /** Each plan's candidates for the model last asked of it (a catalogue plan names its model: the same list every request). */
-const planCandidates = new WeakMap<object, { requested: string | undefined; list: readonly Candidate[] }>();
+const planCandidates = new WeakMap<CompiledPlan, { requested: string | undefined; list: readonly Candidate[] }>();
 
 /** The upstream candidates of a routing decision: each leaf target's provider and model override. */
 export function candidatesOf(decision: RoutingDecision | undefined, requested: string | undefined): readonly Candidate[] {

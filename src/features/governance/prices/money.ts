@@ -8,6 +8,7 @@
 
 /** Picodollars in one microdollar. */
 const PICO_PER_MICRO = 1_000_000n;
+const PICO_PER_MICRO_NUMBER = Number(PICO_PER_MICRO);
 const DECIMAL = /^(0|[1-9][0-9]{0,2})(?:\.([0-9]{1,12}))?$/;
 
 /** `"0.0000025"` (US dollars) → 2_500_000 picodollars; undefined for anything else. */
@@ -35,14 +36,14 @@ export function microsFromPico(pico: bigint): number {
 /** microsFromPico for picodollars held in a Number that is a safe integer (exact: the remainder is checked, not the float quotient trusted). */
 export function microsFromSafePico(pico: number): number {
   if (pico <= 0) return 0;
-  let whole = Math.floor(pico / 1_000_000);
-  let rest = pico - whole * 1_000_000;
+  let whole = Math.floor(pico / PICO_PER_MICRO_NUMBER);
+  let rest = pico - whole * PICO_PER_MICRO_NUMBER;
   if (rest < 0) {
     whole--;
-    rest += 1_000_000;
-  } else if (rest >= 1_000_000) {
+    rest += PICO_PER_MICRO_NUMBER;
+  } else if (rest >= PICO_PER_MICRO_NUMBER) {
     whole++;
-    rest -= 1_000_000;
+    rest -= PICO_PER_MICRO_NUMBER;
   }
   return rest > 0 ? whole + 1 : whole;
 }
