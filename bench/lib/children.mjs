@@ -96,8 +96,10 @@ function readyPort(child, name, timeoutMs = 10_000) {
   });
 }
 
-function spawnNode(args, options = {}) {
-  return spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit', 'ipc'], ...options });
+/** `node <args>`, or `<wrapper...> node <args>` (a tool that runs node, such as valgrind: bench/instructions.mjs). */
+function spawnNode(args, options = {}, wrapper = []) {
+  const [command, ...before] = wrapper.length ? [...wrapper, process.execPath] : [process.execPath];
+  return spawn(command, [...before, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit', 'ipc'], ...options });
 }
 
 /** Starts the fake upstream; scenario files may add routes to it. */
@@ -121,13 +123,14 @@ const HEAP_PROBE = ['--import', pathToFileURL(join(LIB, 'heap-probe.mjs')).href]
 
 /**
  * Starts the bare forwarding proxy in front of `upstream`; `cpuProfDir` adds --cpu-prof (bare-proxy.cpuprofile, written at exit);
- * `heapProbe` preloads bench/lib/heap-probe.mjs (handle.heap()); `nodeArgs`: more node flags.
+ * `heapProbe` preloads bench/lib/heap-probe.mjs (handle.heap()); `nodeArgs`: more node flags;
+ * `wrapper`: a command node runs under (see spawnNode).
  */
-export async function startProxy(upstream, { cpuProfDir, heapProbe = false, nodeArgs = [] } = {}) {
+export async function startProxy(upstream, { cpuProfDir, heapProbe = false, nodeArgs = [], wrapper = [] } = {}) {
   const prof = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`, '--cpu-prof-name=bare-proxy.cpuprofile'] : [];
-  const child = spawnNode([...nodeArgs, ...prof, ...(heapProbe ? HEAP_PROBE : []), join(LIB, 'bare-proxy.mjs'), upstream]);
+  const child = spawnNode([...nodeArgs, ...prof, ...(heapProbe ? HEAP_PROBE : []), join(LIB, 'bare-proxy.mjs'), upstream], {}, wrapper);
   const handle = track(child, 'bare proxy');
-  const port = await readyPort(child, 'bare proxy');
+  const port = await readyPort(child, 'bare proxy', wrapper.length ? 300_000 : 10_000);
   return Object.assign(handle, { url: `http://127.0.0.1:${port}` });
 }
 
@@ -161,8 +164,9 @@ async function waitHealthy(url, handle, timeoutMs = 30_000) {
 /**
  * Starts `node <root>/dist/main.js --config <bench config>` with its own data folder. `cpuProfDir` adds
  * --cpu-prof (the profile is written when the gateway exits). Log lines (stdout) go to a file.
+ * `wrapper`: a command node runs under (see spawnNode), `startTimeoutMs` how long it may take to be healthy.
  */
-export async function startGateway(config, { cpuProfDir, label = 'gateway', root = ROOT, heapProbe = false } = {}) {
+export async function startGateway(config, { cpuProfDir, label = 'gateway', root = ROOT, heapProbe = false, wrapper = [], startTimeoutMs = 30_000 } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
   const port = await freePort();
   const full = { ...config, server: { ...config.server, host: '127.0.0.1', port } };
@@ -177,7 +181,7 @@ export async function startGateway(config, { cpuProfDir, label = 'gateway', root
   const args = [...extra, '--import', pathToFileURL(join(LIB, 'exit-with-parent.mjs')).href, ...(heapProbe ? HEAP_PROBE : [])];
   if (cpuProfDir) args.push('--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`, `--cpu-prof-name=${label}.cpuprofile`);
   args.push(join(root, 'dist', 'main.js'), '--config', configPath);
-  const child = spawnNode(args, { env, cwd: root });
+  const child = spawnNode(args, { env, cwd: root }, wrapper);
   const logPath = join(dir, 'gateway.log');
   const log = createWriteStream(logPath);
   child.stdout.pipe(log);
@@ -202,7 +206,7 @@ export async function startGateway(config, { cpuProfDir, label = 'gateway', root
     return lines;
   };
   try {
-    await waitHealthy(url, handle);
+    await waitHealthy(url, handle, startTimeoutMs);
   } catch (err) {
     await handle.terminate();
     await cleanUp();

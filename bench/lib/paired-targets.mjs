@@ -31,7 +31,7 @@ export function pairedOptions(argv, defaults, more = () => 0) {
 }
 
 /** `b` merged into `a` (objects member by member; a null in `b` removes the member). */
-function merge(a, b) {
+export function merge(a, b) {
   for (const [k, v] of Object.entries(b ?? {})) {
     if (v === null) delete a[k];
     else a[k] = typeof v === 'object' && !Array.isArray(v) ? merge({ ...(a[k] ?? {}) }, v) : v;
@@ -44,7 +44,7 @@ function merge(a, b) {
  * file merged into that gateway's config (e.g. bench/ablations/*.json: the same build with one
  * part of the path switched off, to see what the part costs).
  */
-function parseSpec(spec) {
+export function parseSpec(spec) {
   const at = spec.indexOf('@');
   const [dir, flags = ''] = (at < 0 ? spec : spec.slice(0, at)).split(':');
   const overlay = at < 0 ? undefined : JSON.parse(readFileSync(resolve(spec.slice(at + 1)), 'utf8'));

@@ -43,7 +43,7 @@ interface Lease {
   /** What was left of the budget's money beyond this lease when it was taken (money budgets). */
   leftBeyond?: number;
   /** Settled requests waiting for their spend to reach the store. */
-  waiters: Array<() => void>;
+  waiters: SettleWait[];
   /** Being moved to a new reservation (see carry). */
   carrying?: boolean;
 }
@@ -60,6 +60,13 @@ interface Slot {
 }
 
 const MAX_SCALE = 64;
+
+/** A lease's spend on its way to the store. */
+interface Landing {
+  budget: ApplicableBudget;
+  takenAt: number;
+  spent: Amount;
+}
 
 type TakeResult = { ok: true; lease: Lease } | Exclude<ReserveResult, { ok: true }>;
 
@@ -108,9 +115,10 @@ export class LeasedLedger implements BudgetLedger {
   private readonly unreturned = new Set<Lease>();
   /** The leases each live request holds. */
   private readonly holds = new Map<string, Lease[]>();
-  private readonly returning = new Set<Promise<unknown>>();
+  /** Leases' spend on its way to the store, and the work taking it there. */
+  private readonly returning = new Map<Landing, Promise<void>>();
   /** Spend on its way to the store (counted by spent() meanwhile). */
-  private readonly landing = new Set<{ budget: ApplicableBudget; takenAt: number; spent: Amount }>();
+  private readonly landing = new Set<Landing>();
   private readonly clock: () => number;
   private readonly prefix = `lease:${randomBytes(6).toString('hex')}:`;
   private seq = 0;
@@ -221,34 +229,24 @@ export class LeasedLedger implements BudgetLedger {
     this.holds.delete(reservation.id);
     const real = { micros: Math.max(0, Math.round(actual.micros)), tokens: Math.max(0, Math.round(actual.tokens)) };
     const held = { micros: Math.max(0, reservation.micros), tokens: Math.max(0, reservation.tokens) };
-    // One count for this call until every lease is settled on, then one per lease to land.
-    let waiting = 1;
-    let answered = false;
-    // known once every lease is settled on (below), before any lands
-    let remaining: number | undefined = undefined;
-    const landed = (err?: Error) => {
-      if (answered) return;
-      if (err) {
-        answered = true;
-        done(err);
-      } else if (--waiting === 0) {
-        answered = true;
-        done(undefined, remaining);
-      }
-    };
+    const wait = new SettleWait(done);
     for (const lease of leases) {
-      waiting++;
+      wait.waiting++;
       if (!this.unreturned.has(lease)) {
         // Returned already (the ledger closed under a live request): its spend goes to the store on its own.
-        this.source.settle([lease.budget], { id: `${reservation.id}:late`, micros: 0, tokens: 0 }, real, lease.takenAt).then(() => landed(), landed);
+        this.source.settle([lease.budget], { id: `${reservation.id}:late`, micros: 0, tokens: 0 }, real, lease.takenAt).then(
+          () => wait.landed(),
+          (err: Error) => wait.landed(err),
+        );
         continue;
       }
       add(lease.spent, real);
-      lease.waiters.push(landed);
+      lease.waiters.push(wait);
       this.drop(lease, held);
     }
-    remaining = remainingOf(leases);
-    landed();
+    // known once every lease is settled on, before any lands
+    wait.remaining = remainingOf(leases);
+    wait.landed();
   }
 
   async spent(budgets: readonly ApplicableBudget[], now?: number): Promise<Map<string, { micros: number; tokens: number; resetAt: number | null }>> {
@@ -288,7 +286,7 @@ export class LeasedLedger implements BudgetLedger {
       this.giveBack(lease);
     }
     this.slots.clear();
-    await Promise.allSettled([...this.returning]);
+    await Promise.allSettled([...this.returning.values()]);
     await this.source.close();
   }
 
@@ -381,39 +379,47 @@ export class LeasedLedger implements BudgetLedger {
    * handed to the caller only (not offered to others).
    */
   private take(budget: ApplicableBudget, want: Amount, at: number, slot: Slot, alone: boolean): Promise<TakeResult> {
-    const work = (async (): Promise<TakeResult> => {
-      const requests = this.options.requests * slot.scale;
-      let size = { micros: want.micros * requests, tokens: want.tokens * requests };
-      if (slot.lastLeft !== undefined) size.micros = Math.min(size.micros, Math.floor(slot.lastLeft * this.options.share));
-      size = { micros: Math.max(size.micros, want.micros), tokens: Math.max(size.tokens, want.tokens) };
-      let id = this.nextId();
-      let result = await this.source.reserve([budget], { id, ...size }, at);
-      if (!result.ok && !('storeDown' in result) && (size.micros > want.micros || size.tokens > want.tokens)) {
-        size = { ...want };
-        id = this.nextId();
-        result = await this.source.reserve([budget], { id, ...size }, at);
-      }
-      if (!result.ok) return result;
-      const lease: Lease = { id, budget, takenAt: at, size, held: { micros: 0, tokens: 0 }, spent: { micros: 0, tokens: 0 }, live: 0, open: true, waiters: [] };
-      if (result.remainingMicros !== undefined) lease.leftBeyond = slot.lastLeft = result.remainingMicros;
-      this.unreturned.add(lease);
-      this.startTimer();
-      if (alone) lease.open = false;
-      else if (!slot.open) slot.open = lease;
-      else if (!slot.spare) slot.spare = lease;
-      else {
-        lease.open = false;
-        this.retire(lease);
-      }
-      return { ok: true, lease };
-    })();
-    if (!alone)
-      void work
-        .finally(() => {
-          if (slot.taking === work) slot.taking = undefined;
-        })
-        .catch(() => undefined);
+    const work = this.reserveLease(budget, want, at, slot, alone);
+    if (!alone) void this.untilTaken(slot, work);
     return work;
+  }
+
+  /** The store's reservation of a lease (see take). A method, not a closure per lease: see SettleWait. */
+  private async reserveLease(budget: ApplicableBudget, want: Amount, at: number, slot: Slot, alone: boolean): Promise<TakeResult> {
+    const requests = this.options.requests * slot.scale;
+    let size = { micros: want.micros * requests, tokens: want.tokens * requests };
+    if (slot.lastLeft !== undefined) size.micros = Math.min(size.micros, Math.floor(slot.lastLeft * this.options.share));
+    size = { micros: Math.max(size.micros, want.micros), tokens: Math.max(size.tokens, want.tokens) };
+    let id = this.nextId();
+    let result = await this.source.reserve([budget], { id, ...size }, at);
+    if (!result.ok && !('storeDown' in result) && (size.micros > want.micros || size.tokens > want.tokens)) {
+      size = { ...want };
+      id = this.nextId();
+      result = await this.source.reserve([budget], { id, ...size }, at);
+    }
+    if (!result.ok) return result;
+    const lease: Lease = { id, budget, takenAt: at, size, held: { micros: 0, tokens: 0 }, spent: { micros: 0, tokens: 0 }, live: 0, open: true, waiters: [] };
+    if (result.remainingMicros !== undefined) lease.leftBeyond = slot.lastLeft = result.remainingMicros;
+    this.unreturned.add(lease);
+    this.startTimer();
+    if (alone) lease.open = false;
+    else if (!slot.open) slot.open = lease;
+    else if (!slot.spare) slot.spare = lease;
+    else {
+      lease.open = false;
+      this.retire(lease);
+    }
+    return { ok: true, lease };
+  }
+
+  /** The slot takes no new lease while `work` is under way (its failure is the askers' to see). */
+  private async untilTaken(slot: Slot, work: Promise<TakeResult>): Promise<void> {
+    try {
+      await work;
+    } catch {
+      // the requests waiting on it see the failure
+    }
+    if (slot.taking === work) slot.taking = undefined;
   }
 
   private nextId(): string {
@@ -472,19 +478,23 @@ export class LeasedLedger implements BudgetLedger {
     this.settleInStore(lease.budget, lease.takenAt, { id: lease.id, size: lease.size, spent: lease.spent, waiters: lease.waiters });
   }
 
-  private settleInStore(budget: ApplicableBudget, takenAt: number, part: { id: string; size: Amount; spent: Amount; waiters: Array<() => void> }): void {
+  private settleInStore(budget: ApplicableBudget, takenAt: number, part: { id: string; size: Amount; spent: Amount; waiters: SettleWait[] }): void {
     // Counted by spent() until it has landed.
     const pending = { budget, takenAt, spent: part.spent };
     this.landing.add(pending);
-    const returning = this.source
-      .settle([budget], { id: part.id, ...part.size }, { ...part.spent }, takenAt)
-      .catch(() => undefined)
-      .finally(() => {
-        this.landing.delete(pending);
-        this.returning.delete(returning);
-        for (const resolve of part.waiters) resolve();
-      });
-    this.returning.add(returning);
+    this.returning.set(pending, this.land(pending, part));
+  }
+
+  /** A lease's spend to the store, then its waiters told (whether or not the store took it: a failed settle expires by itself). */
+  private async land(pending: Landing, part: { id: string; size: Amount; spent: Amount; waiters: SettleWait[] }): Promise<void> {
+    try {
+      await this.source.settle([pending.budget], { id: part.id, ...part.size }, { ...part.spent }, pending.takenAt);
+    } catch {
+      // the reservation expires by itself
+    }
+    this.landing.delete(pending);
+    this.returning.delete(pending);
+    for (const wait of part.waiters) wait.landed();
   }
 
   /** A budget's slots of earlier windows: their leases stop taking requests. */
@@ -523,6 +533,33 @@ export class LeasedLedger implements BudgetLedger {
     if (!this.unreturned.size && !this.holds.size && !this.slots.size) {
       clearInterval(this.timer);
       this.timer = undefined;
+    }
+  }
+}
+
+/**
+ * One settle waiting for its spend to land: one count for the settle call until every lease is
+ * settled on, then one per lease. A class rather than a closure per request: its method is one
+ * long-lived function, whose optimized code V8 keeps (a closure made per request had its code
+ * dropped and compiled again and again under load).
+ */
+class SettleWait {
+  waiting = 1;
+  /** The tightest money budget's remaining microdollars, once every lease is settled on. */
+  remaining: number | undefined = undefined;
+  private answered = false;
+
+  constructor(private readonly done: (err: Error | undefined, remainingMicros?: number) => void) {}
+
+  /** A lease's spend landed (or the settle call is over); `done` once the last has, or at the first failure. */
+  landed(err?: Error): void {
+    if (this.answered) return;
+    if (err) {
+      this.answered = true;
+      this.done(err);
+    } else if (--this.waiting === 0) {
+      this.answered = true;
+      this.done(undefined, this.remaining);
     }
   }
 }

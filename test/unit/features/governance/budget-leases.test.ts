@@ -201,6 +201,27 @@ describe.each(['sqlite', 'postgres', 'redis'] as const)('budget leases on %s', (
     expect(typeof viaSettle.remainingMicros).toBe('number');
   });
 
+  it('a request whose lease went back before it settled (the ledger closed under it) settles in the store alone, answered once', async () => {
+    const [backend] = await backends(kind);
+    const { ledger, store } = leased(backend, { intervalMs: 60_000 });
+    const budget = team(10);
+    const live = reservation(5_000);
+    expect((await ledger.reserve([budget], live)).ok).toBe(true);
+    // The lease goes back with nothing spent on it while the request still runs.
+    await ledger.close();
+    expect((await store.spent([budget])).get(budget.id)!.micros).toBe(0);
+    const answers: Array<Error | undefined> = [];
+    await new Promise<void>((done) =>
+      ledger.settleThen([budget], live, { micros: 1_500, tokens: 0 }, (err) => {
+        answers.push(err);
+        done();
+      }),
+    );
+    await new Promise((done) => setTimeout(done, 20));
+    expect(answers).toEqual([undefined]);
+    expect((await store.spent([budget])).get(budget.id)!.micros).toBe(1_500);
+  });
+
   it('the lease of an instance that died expires with its heartbeat: another instance then has the whole budget', async () => {
     const [ba, bb] = await backends(kind);
     const dying = leased(ba, { ttlMs: 300, intervalMs: 60_000 });
