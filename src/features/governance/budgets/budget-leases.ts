@@ -482,7 +482,9 @@ export class LeasedLedger implements BudgetLedger {
     // Counted by spent() until it has landed.
     const pending = { budget, takenAt, spent: part.spent };
     this.landing.add(pending);
-    this.returning.set(pending, this.land(pending, part));
+    const work = this.land(pending, part);
+    // (landed already when the store answered in this turn)
+    if (this.landing.has(pending)) this.returning.set(pending, work);
   }
 
   /** A lease's spend to the store, then its waiters told (whether or not the store took it: a failed settle expires by itself). */
