@@ -68,6 +68,9 @@ interface Landing {
   spent: Amount;
 }
 
+/** What a lease's settle in the store carries: its reservation, size, spend and the settles waiting for it. */
+type LeasePart = Pick<Lease, 'id' | 'size' | 'spent' | 'waiters'>;
+
 type TakeResult = { ok: true; lease: Lease } | Exclude<ReserveResult, { ok: true }>;
 
 const add = (a: Amount, b: Amount): void => {
@@ -115,10 +118,8 @@ export class LeasedLedger implements BudgetLedger {
   private readonly unreturned = new Set<Lease>();
   /** The leases each live request holds. */
   private readonly holds = new Map<string, Lease[]>();
-  /** Leases' spend on its way to the store, and the work taking it there. */
-  private readonly returning = new Map<Landing, Promise<void>>();
-  /** Spend on its way to the store (counted by spent() meanwhile). */
-  private readonly landing = new Set<Landing>();
+  /** Spend on its way to the store (counted by spent() meanwhile), and the work taking it there (close waits for it). */
+  private readonly landing = new Map<Landing, Promise<void> | undefined>();
   private readonly clock: () => number;
   private readonly prefix = `lease:${randomBytes(6).toString('hex')}:`;
   private seq = 0;
@@ -253,7 +254,7 @@ export class LeasedLedger implements BudgetLedger {
     const at = now ?? this.clock();
     const out = await this.source.spent(budgets, at);
     // What this instance spent on leases the store has not been told of yet.
-    for (const lease of [...this.unreturned, ...this.landing]) {
+    for (const lease of [...this.unreturned, ...this.landing.keys()]) {
       const entry = out.get(lease.budget.id);
       if (!entry) continue;
       const a = planOf(lease.budget, lease.takenAt);
@@ -286,7 +287,7 @@ export class LeasedLedger implements BudgetLedger {
       this.giveBack(lease);
     }
     this.slots.clear();
-    await Promise.allSettled([...this.returning.values()]);
+    await Promise.allSettled([...this.landing.values()]);
     await this.source.close();
   }
 
@@ -478,24 +479,23 @@ export class LeasedLedger implements BudgetLedger {
     this.settleInStore(lease.budget, lease.takenAt, { id: lease.id, size: lease.size, spent: lease.spent, waiters: lease.waiters });
   }
 
-  private settleInStore(budget: ApplicableBudget, takenAt: number, part: { id: string; size: Amount; spent: Amount; waiters: SettleWait[] }): void {
+  private settleInStore(budget: ApplicableBudget, takenAt: number, part: LeasePart): void {
     // Counted by spent() until it has landed.
     const pending = { budget, takenAt, spent: part.spent };
-    this.landing.add(pending);
+    this.landing.set(pending, undefined);
     const work = this.land(pending, part);
     // (landed already when the store answered in this turn)
-    if (this.landing.has(pending)) this.returning.set(pending, work);
+    if (this.landing.has(pending)) this.landing.set(pending, work);
   }
 
   /** A lease's spend to the store, then its waiters told (whether or not the store took it: a failed settle expires by itself). */
-  private async land(pending: Landing, part: { id: string; size: Amount; spent: Amount; waiters: SettleWait[] }): Promise<void> {
+  private async land(pending: Landing, part: LeasePart): Promise<void> {
     try {
       await this.source.settle([pending.budget], { id: part.id, ...part.size }, { ...part.spent }, pending.takenAt);
     } catch {
       // the reservation expires by itself
     }
     this.landing.delete(pending);
-    this.returning.delete(pending);
     for (const wait of part.waiters) wait.landed();
   }
 
