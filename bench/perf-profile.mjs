@@ -10,9 +10,11 @@
 // keys-chat it gave usageOfRaw 9.9 µs an answer; perf gives 1.0). It also sees no other thread.
 //
 //   node bench/perf-profile.mjs --only keys-chat --concurrency 64 [--slices 6] [--seconds 2]
-//     [--gateway-dir D]... [--proxy] [--events 23] [--top 30] [--frequency 999] [--area 'native']
+//     [--gateway-dir D]... [--proxy] [--events 23] [--top 30] [--frequency 999] [--area 'native'] [--main-thread]
 //
 // --area: each target's top symbols of the areas whose name starts so (e.g. 'V8 builtins').
+// --main-thread: the areas and symbols of each process's main thread alone (the thread that bounds
+// its answers a second), not of every thread.
 // --gateway-dir takes what paired.mjs takes: `dir:flags` and `dir@overlay.json` (bench/ablations/).
 //
 // Needs `perf` (Debian: linux-perf) and perf_event_paranoid <= 2 for one's own processes.
@@ -29,13 +31,16 @@ import { measureInSlices } from './lib/slices.mjs';
 const PERF_MAP = '--perf-basic-prof-only-functions';
 
 function options(argv) {
-  const own = { events: 0, top: 30, frequency: 999, area: undefined };
+  const own = { events: 0, top: 30, frequency: 999, area: undefined, mainThread: false };
   const common = pairedOptions(argv, { seconds: 2 }, (arg, value) => {
     if (arg === '--events') own.events = Number(value);
     else if (arg === '--top') own.top = Number(value);
     else if (arg === '--frequency') own.frequency = Number(value);
     else if (arg === '--area') own.area = value;
-    else return 0;
+    else if (arg === '--main-thread') {
+      own.mainThread = true;
+      return 1;
+    } else return 0;
     return 2;
   });
   return { ...common, ...own };
@@ -73,7 +78,7 @@ const monotonicSeconds = () => Number(process.hrtime.bigint()) / 1e9;
  * Samples per symbol inside `windows` ([start, end] seconds), and those of the process's main
  * thread (its task id is the pid). Symbols as perf report prints them: `[k] name` or `[.] name`.
  */
-function readSamples(file, pid, windows) {
+function readSamples(file, pid, windows, mainOnly) {
   const text = execFileSync('perf', ['script', '-i', file, '-F', 'tid,time,ip,sym,dso', '--ns'], {
     encoding: 'utf8',
     maxBuffer: 1024 * 1024 * 1024,
@@ -87,7 +92,8 @@ function readSamples(file, pid, windows) {
     if (!windows.some(([from, to]) => at >= from && at <= to)) continue;
     lines.push({ tid: Number(m[1]), symbol: `${m[4] === '[kernel.kallsyms]' ? '[k]' : '[.]'} ${m[3]}` });
   }
-  return { symbols: countSymbols(lines), main: lines.filter((l) => l.tid === pid).length };
+  const main = lines.filter((l) => l.tid === pid);
+  return { symbols: countSymbols(mainOnly ? main : lines), main: main.length };
 }
 
 const opts = options(process.argv.slice(2));
@@ -126,7 +132,7 @@ try {
   const usPerSample = 1e6 / opts.frequency;
   const per = (t, samples) => (samples * usPerSample) / t.n;
   for (const t of targets) {
-    const { symbols, main } = readSamples(t.perfFile, t.pid, t.windows);
+    const { symbols, main } = readSamples(t.perfFile, t.pid, t.windows, opts.mainThread);
     t.symbols = symbols;
     t.main = main;
     t.total = [...symbols.values()].reduce((a, b) => a + b, 0);
@@ -143,7 +149,7 @@ try {
       `${t.name.slice(0, 49).padEnd(50)}${col(t.n)}${col((t.n / t.seconds).toFixed(0))}${col(per(t, t.total).toFixed(1))}${col(per(t, t.main).toFixed(1))}${events ? col((per(t, t.total) / events).toFixed(2)) : ''}`,
     );
   w('');
-  w(`µs per answer${events ? ` (per event: / ${events})` : ''}, by area:`);
+  w(`µs per answer${events ? ` (per event: / ${events})` : ''}${opts.mainThread ? ' on the main thread' : ''}, by area:`);
   w(`${'area'.padEnd(50)}${targets.map((t) => col(t.name.slice(-13))).join('')}`);
   for (const area of AREAS) {
     if (targets.every((t) => t.areas.get(area) === 0)) continue;
@@ -154,7 +160,7 @@ try {
     if (t.name === 'proxy' && !opts.area) continue;
     const symbols = [...t.symbols].filter(([symbol]) => !opts.area || areaOf(symbol, t.dist).startsWith(opts.area));
     w('');
-    w(`${t.name}: top ${opts.top} symbols${opts.area ? ` of "${opts.area}"` : ''}, µs per answer:`);
+    w(`${t.name}: top ${opts.top} symbols${opts.area ? ` of "${opts.area}"` : ''}, µs per answer${opts.mainThread ? ' (main thread)' : ''}:`);
     const top = symbols.sort((a, b) => b[1] - a[1]).slice(0, opts.top);
     for (const [symbol, n] of top) w(`${per(t, n).toFixed(2).padStart(8)}  ${(t.dist ? symbol.replace(`file://${t.dist}`, '').replace(t.dist, '') : symbol).slice(0, 140)}`);
   }
