@@ -506,6 +506,12 @@ function redactBytesWith(buf: Buffer, finders: RequestSecret[], probes: readonly
 
 const BEARER = /(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
 const KEY_SHAPES = /\b(sk|pk|rk|gsk|xai|key)-[A-Za-z0-9_-]{8,}/g;
+/**
+ * The same shapes, tested before a replace: most texts hold neither, and a test costs a match
+ * where a global replace also compiles its replacement and sets up a match cache every call.
+ */
+const BEARER_PROBE = /Bearer\s+[A-Za-z0-9._~+/=-]{8,}/i;
+const KEY_SHAPE_PROBE = /\b(?:sk|pk|rk|gsk|xai|key)-[A-Za-z0-9_-]{8,}/;
 
 /**
  * Masks known secrets and credential shapes the gateway was not told about (bearer values,
@@ -514,8 +520,9 @@ const KEY_SHAPES = /\b(sk|pk|rk|gsk|xai|key)-[A-Za-z0-9_-]{8,}/g;
  * answers (redactAnswer), where a 2-letter env value would mask every "en" of every answer.
  */
 export function redactSecrets(text: string, requestSecrets: Iterable<string | undefined> = []): string {
-  const out = redactWith(text, gatewaySecrets, true, requestFinders(requestSecrets));
-  return out.replace(BEARER, `$1${REDACTED}`).replace(KEY_SHAPES, REDACTED);
+  let out = redactWith(text, gatewaySecrets, true, requestFinders(requestSecrets));
+  if (BEARER_PROBE.test(out)) out = out.replace(BEARER, `$1${REDACTED}`);
+  return KEY_SHAPE_PROBE.test(out) ? out.replace(KEY_SHAPES, REDACTED) : out;
 }
 
 /** Masks a log line as written (JSON text): the gateway's secrets in every escaping, and credential shapes. */
@@ -536,6 +543,29 @@ export function redactRepeatedLogText(text: string): string {
     repeatedLogTexts.set(text, out);
   }
   return out;
+}
+
+/**
+ * redactSecrets for a part of a log line that repeats from request to request (a model name)
+ * beside the request's own secrets: where no request secret can be in the text (none of its
+ * spellings, see findSpans), the text masks as redactRepeatedLogText does, looked up rather than
+ * masked again; else it is masked whole, the request's secrets first.
+ */
+export function redactRepeatedLogTextOf(text: string, requestSecrets: Iterable<string | undefined>): string {
+  const request = requestFinders(requestSecrets);
+  if (request.length > 0 && mayHold(text, request)) return redactSecrets(text, requestSecrets);
+  return redactRepeatedLogText(text);
+}
+
+/** Whether findSpans would search `text` for any of the finders (short values included). */
+function mayHold(text: string, finders: readonly Finder[]): boolean {
+  if (text.length < 2) return false;
+  let escaped: Set<number> | undefined | null;
+  for (const f of finders) {
+    if (f.none(true)) continue;
+    if (f.probe(text, true) || ((escaped ??= escapedCodes(text) ?? null) && spellsAny(f.chars, escaped))) return true;
+  }
+  return false;
 }
 
 /** Masks secret-named fields and secret values anywhere in a value (for debug blocks and log fields). */

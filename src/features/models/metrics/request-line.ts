@@ -1,5 +1,5 @@
 import type { GatewayContext } from '../../../kernel/engine/context.js';
-import { redactSecrets } from '../../../kernel/errors/redact.js';
+import { redactRepeatedLogTextOf } from '../../../kernel/errors/redact.js';
 import { ATTEMPTS } from '../model-request.js';
 import type { AnswerFacts } from './usage-scan.js';
 
@@ -7,7 +7,8 @@ import type { AnswerFacts } from './usage-scan.js';
 const MAX_MODEL = 200;
 
 function modelText(model: string, secrets: readonly (string | undefined)[]): string {
-  return redactSecrets(JSON.stringify(model.length > MAX_MODEL ? `${model.slice(0, MAX_MODEL)}…` : model), secrets);
+  // Model names repeat from request to request: masked once (unless a request secret may be in one).
+  return redactRepeatedLogTextOf(JSON.stringify(model.length > MAX_MODEL ? `${model.slice(0, MAX_MODEL)}…` : model), secrets);
 }
 
 /** What the line shows of one attempt (routing/attempts.ts AttemptRecord). */

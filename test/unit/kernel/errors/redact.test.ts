@@ -10,9 +10,11 @@ import {
   redactLogLine,
   redactObject,
   redactRelayed,
+  redactRepeatedLogTextOf,
   redactSecrets,
   registerSecrets,
 } from '../../../../src/kernel/errors/redact.js';
+import fc from 'fast-check';
 import { configSecrets } from '../../../../src/config.js';
 
 describe('redactSecrets', () => {
@@ -258,5 +260,44 @@ describe('redactingStream', () => {
       await done;
       expect(Buffer.concat(out).toString('utf8'), `chunks of ${size}`).toBe(`a ${REDACTED} b ${REDACTED} c ééé`);
     }
+  });
+});
+
+describe('redactRepeatedLogTextOf', () => {
+  it('masks a request secret in a repeating text, in any spelling, and the text without one as redactSecrets does', () => {
+    const secret = 'callerkey-5521-abcdef';
+    expect(redactRepeatedLogTextOf(JSON.stringify(`model-${secret}`), [secret])).toBe(`"model-${REDACTED}"`);
+    // the secret \\u-escaped in JSON text is still found
+    const escaped = `"m-\\u0063allerkey-5521-abcdef"`;
+    expect(redactRepeatedLogTextOf(escaped, [secret])).toBe(redactSecrets(escaped, [secret]));
+    expect(redactRepeatedLogTextOf(escaped, [secret])).not.toContain('allerkey-5521');
+    // the same text asked again without the secret: the shapes are still masked (looked up), nothing else
+    expect(redactRepeatedLogTextOf('"gpt-4o-mini"', [secret])).toBe('"gpt-4o-mini"');
+    expect(redactRepeatedLogTextOf('"sk-abcdefgh12345678"', [])).toBe(`"${REDACTED}"`);
+    expect(redactRepeatedLogTextOf('"sk-abcdefgh12345678"', [secret])).toBe(`"${REDACTED}"`);
+  });
+
+  it('masks a gateway secret registered after the text was first masked', () => {
+    const text = '"model-heldlater-8812-xyz"';
+    expect(redactRepeatedLogTextOf(text, [])).toBe(text);
+    registerSecrets(['heldlater-8812-xyz']);
+    expect(redactRepeatedLogTextOf(text, [])).toBe(`"model-${REDACTED}"`);
+  });
+
+  it('answers what redactSecrets answers, whatever the text and the request secrets', () => {
+    const piece = fc.constantFrom('ab', 'sk-', 'key-', 'Bearer ', '\\u0061', '%61', '+', ' ', '"', '\\', 'secret', '1234', 'zz9', 'é', '\u2028');
+    const text = fc.array(piece, { maxLength: 12 }).map((parts) => parts.join(''));
+    const secret = fc.oneof(
+      fc.constant(undefined),
+      fc.array(fc.constantFrom('ab', 'secret', '1234', 'zz9', ' ', '-', 'x'), { minLength: 1, maxLength: 5 }).map((p) => p.join('')),
+    );
+    fc.assert(
+      fc.property(text, fc.array(secret, { maxLength: 3 }), (t, secrets) => {
+        expect(redactRepeatedLogTextOf(t, secrets)).toBe(redactSecrets(t, secrets));
+        // asked twice (the second time from the repeated texts)
+        expect(redactRepeatedLogTextOf(t, secrets)).toBe(redactSecrets(t, secrets));
+      }),
+      { numRuns: 500 },
+    );
   });
 });
