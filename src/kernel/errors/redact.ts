@@ -392,17 +392,31 @@ function redactWith(text: string, gateway: Finder | undefined, gatewayShort: boo
   return spans ? maskSpans(text, spans) : text;
 }
 
+/** A text's \u-escaped code units (escapedCodes), found once and only when asked. */
+class TextEscapes {
+  private codes: Set<number> | null | undefined;
+
+  constructor(private readonly text: string) {}
+
+  /** Whether the text \u-escapes one of `chars`. */
+  spell(chars: Set<number>): boolean {
+    this.codes ??= escapedCodes(this.text) ?? null;
+    return this.codes !== null && spellsAny(chars, this.codes);
+  }
+}
+
+/** Whether the text is searched for a finder's secrets: it holds one of their runs, or \u-escapes one of their characters. */
+function searched(f: Finder, short: boolean, text: string, escapes: TextEscapes): boolean {
+  return !f.none(short) && (f.probe(text, short) || escapes.spell(f.chars));
+}
+
 /** The [start, end) spans of every secret in the text (see redactWith); undefined when none. */
 function findSpans(text: string, gateway: Finder | undefined, gatewayShort: boolean, request: readonly Finder[]): number[] | undefined {
   if (text.length < 2) return undefined;
+  const escapes = new TextEscapes(text);
   let active: Array<[Finder, boolean]> | undefined;
-  let escaped: Set<number> | undefined | null;
-  const consider = (f: Finder, short: boolean) => {
-    if (f.none(short)) return;
-    if (f.probe(text, short) || ((escaped ??= escapedCodes(text) ?? null) && spellsAny(f.chars, escaped))) (active ??= []).push([f, short]);
-  };
-  if (gateway) consider(gateway, gatewayShort);
-  for (const f of request) consider(f, true);
+  if (gateway && searched(gateway, gatewayShort, text, escapes)) active = [[gateway, gatewayShort]];
+  for (const f of request) if (searched(f, true, text, escapes)) (active ??= []).push([f, true]);
   if (!active) return undefined;
   const spans: number[] = [];
   const found: number[] = [];
@@ -560,12 +574,8 @@ export function redactRepeatedLogTextOf(text: string, requestSecrets: Iterable<s
 /** Whether findSpans would search `text` for any of the finders (short values included). */
 function mayHold(text: string, finders: readonly Finder[]): boolean {
   if (text.length < 2) return false;
-  let escaped: Set<number> | undefined | null;
-  for (const f of finders) {
-    if (f.none(true)) continue;
-    if (f.probe(text, true) || ((escaped ??= escapedCodes(text) ?? null) && spellsAny(f.chars, escaped))) return true;
-  }
-  return false;
+  const escapes = new TextEscapes(text);
+  return finders.some((f) => searched(f, true, text, escapes));
 }
 
 /** Masks secret-named fields and secret values anywhere in a value (for debug blocks and log fields). */
