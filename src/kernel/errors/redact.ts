@@ -523,9 +523,11 @@ const KEY_SHAPES = /\b(sk|pk|rk|gsk|xai|key)-[A-Za-z0-9_-]{8,}/g;
 /**
  * The same shapes, tested before a replace: most texts hold neither, and a test costs a match
  * where a global replace also compiles its replacement and sets up a match cache every call.
+ * Not global, so a test keeps no position between calls.
  */
-const BEARER_PROBE = /Bearer\s+[A-Za-z0-9._~+/=-]{8,}/i;
-const KEY_SHAPE_PROBE = /\b(?:sk|pk|rk|gsk|xai|key)-[A-Za-z0-9_-]{8,}/;
+const once = (shape: RegExp): RegExp => new RegExp(shape.source, shape.flags.replace('g', ''));
+const BEARER_PROBE = once(BEARER);
+const KEY_SHAPE_PROBE = once(KEY_SHAPES);
 
 /**
  * Masks known secrets and credential shapes the gateway was not told about (bearer values,
@@ -534,7 +536,12 @@ const KEY_SHAPE_PROBE = /\b(?:sk|pk|rk|gsk|xai|key)-[A-Za-z0-9_-]{8,}/;
  * answers (redactAnswer), where a 2-letter env value would mask every "en" of every answer.
  */
 export function redactSecrets(text: string, requestSecrets: Iterable<string | undefined> = []): string {
-  let out = redactWith(text, gatewaySecrets, true, requestFinders(requestSecrets));
+  return redactSecretsWith(text, requestFinders(requestSecrets));
+}
+
+/** redactSecrets with the request's secrets' finders made already. */
+function redactSecretsWith(text: string, request: readonly Finder[]): string {
+  let out = redactWith(text, gatewaySecrets, true, request);
   if (BEARER_PROBE.test(out)) out = out.replace(BEARER, `$1${REDACTED}`);
   return KEY_SHAPE_PROBE.test(out) ? out.replace(KEY_SHAPES, REDACTED) : out;
 }
@@ -567,7 +574,7 @@ export function redactRepeatedLogText(text: string): string {
  */
 export function redactRepeatedLogTextOf(text: string, requestSecrets: Iterable<string | undefined>): string {
   const request = requestFinders(requestSecrets);
-  if (request.length > 0 && mayHold(text, request)) return redactSecrets(text, requestSecrets);
+  if (request.length > 0 && mayHold(text, request)) return redactSecretsWith(text, request);
   return redactRepeatedLogText(text);
 }
 
