@@ -8,6 +8,7 @@ import { Meter } from './meter.js';
 import type { GatewayKey } from '../governance-types.js';
 import { METER, METER_DEPS } from './metering-services.js';
 import { noteStreamText } from './stream-text.js';
+import { loadTokenizer } from './token-count.js';
 import { CATALOGUE_MODEL, GATEWAY_KEY } from '../../../features/governance/governance-slots.js';
 import { RESPONSE } from '../../../kernel/engine/context.js';
 
@@ -65,6 +66,9 @@ export default defineStage<MeterStageConfig, ModelContext>({
     const deps = services.require(METER_DEPS);
     const bodyLimit = config.bodyLimit ?? services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
     const metered = async (ctx: ModelContext, next: () => Promise<void>, key: GatewayKey): Promise<void> => {
+      // The tokenizer counts what only a keyed request may need counted (a cut stream, a prompt near
+      // a budget's limit): loaded with the first one, not by a gateway that serves no gateway key.
+      void loadTokenizer();
       const meter = new Meter(key, deps, ctx);
       ctx.set(METER, meter);
       const reading = ensureJsonBody(ctx, bodyLimit);

@@ -11,7 +11,7 @@ import { NO_USAGE, usageClasses, type TokenUsage } from '../prices/usage-classes
 import type { ApplicableBudget, BudgetLedger, GatewayKey, Reservation, ReserveResult, UsageAttempt, UsageLedger, UsagePart, UsageRow } from '../governance-types.js';
 import { answerUsage } from './answer-usage.js';
 import type { MeteringInputs } from './metering-inputs.js';
-import { countPromptTokens, countText } from './token-count.js';
+import { countPromptTokens, countText, loadTokenizer } from './token-count.js';
 import type { StreamNotes } from './stream-text.js';
 
 /** Output tokens reserved when neither the request nor the catalogue bounds them. */
@@ -235,6 +235,7 @@ export class Meter {
   ): Promise<void> {
     let result = await this.ask(ctx, amount);
     if (!result.ok && !('storeDown' in result) && bodyBytes !== undefined) {
+      await loadTokenizer();
       const counted = countPromptTokens(body);
       if (counted < bodyBytes) result = await this.ask(ctx, this.worstCase(ctx, body, decision, counted));
     }

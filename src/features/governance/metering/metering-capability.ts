@@ -10,7 +10,6 @@ import meterStage from './meter-stage.js';
 import { METERING_INPUTS } from './metering-inputs.js';
 import { governanceMeteringInputs } from './governance-inputs.js';
 import { METER, METER_DEPS, USAGE_LEDGER } from './metering-services.js';
-import { loadTokenizer } from './token-count.js';
 import usageRoutes from './usage-routes.js';
 import type { AnyRouteSpec } from '../../../contract/routes.js';
 import { endRequestStreams } from './recent-requests.js';
@@ -101,7 +100,6 @@ export const meteringCapability: Capability = {
     });
   },
   start(services) {
-    void loadTokenizer();
     services.get(PROVIDER_BATCH_BILLING)?.start();
   },
   drain() {

@@ -9,7 +9,8 @@ import type { Progress, ServerCapabilities } from '@modelcontextprotocol/sdk/typ
 import { redactRelayed } from '../../../kernel/errors/redact.js';
 import { secretQueryValues } from '../../../kernel/config/url-query.js';
 import { identityHeaders, IDENTITY_META_KEY } from '../../auth/index.js';
-import { RpcFailure, RPC, upstreamFailure } from '../rpc-errors.js';
+import { RpcFailure, RPC } from '../rpc-errors.js';
+import { upstreamFailure } from './upstream-failure.js';
 import { StatelessClient, STATELESS_VERSION, type StatelessCall } from './stateless-client.js';
 import { undiciFetch } from './undici-fetch.js';
 import { CallIdentity, headersOf } from './call-identity.js';

@@ -16,7 +16,8 @@ import {
 import type { Identity } from '../../../kernel/engine/context.js';
 import type { McpServerConfig } from '../../../generated/gateway.js';
 import type { Logger } from '../../../kernel/observability/logger.js';
-import { RpcFailure, RPC, upstreamFailure } from '../rpc-errors.js';
+import { RpcFailure, RPC } from '../rpc-errors.js';
+import { upstreamFailure } from './upstream-failure.js';
 import { redactRelayed, redactSecrets } from '../../../kernel/errors/redact.js';
 import { IDENTITY_META_KEY } from '../../auth/index.js';
 
