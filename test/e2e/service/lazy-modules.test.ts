@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { FakeUpstream } from '../../helpers/fake-upstream.js';
+import { freePort, spawnGateway, waitForHealth, type GatewayProcess } from '../../helpers/built-gateway.js';
+
+const ADMIN = 'lazy-modules-admin-token-0123456789abcdefghij';
+const TOKENIZER = '/node_modules/gpt-tokenizer/';
+const MCP_SDK = '/node_modules/@modelcontextprotocol/sdk/';
+
+/**
+ * What a gateway loads is memory it keeps (issue 14: at most 100 MB of RSS at rest). The BPE
+ * tokenizer (about 11 MB of heap) serves only metered requests, which need a gateway key, and
+ * the MCP SDK (with zod) only tool servers: a gateway that serves neither loads neither, as seen
+ * from the real process (every module it loads is recorded by a loader hook).
+ */
+describe('modules loaded only when a config or a request needs them (real process)', { timeout: 120_000 }, () => {
+  let dir: string;
+  let upstream: FakeUpstream;
+  const running: GatewayProcess[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gw-lazy-modules-'));
+    writeFileSync(
+      join(dir, 'hooks.mjs'),
+      `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) {\n  appendFileSync(${JSON.stringify(join(dir, 'loaded.txt'))}, url + '\\n');\n  return next(url, context);\n}\n`,
+    );
+    writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});\n`);
+    upstream = await new FakeUpstream()
+      .on('POST /v1/chat/completions', (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            id: 'c1',
+            object: 'chat.completion',
+            created: 1,
+            model: 'gpt-4o-mini',
+            choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
+            usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
+          }),
+        );
+      })
+      .start();
+  }, 240_000);
+  afterAll(async () => {
+    for (const p of running) p.kill();
+    await upstream?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function start(name: string, config: string) {
+    const port = await freePort();
+    const path = join(dir, `${name}.yaml`);
+    writeFileSync(path, `server:\n  host: 127.0.0.1\n  port: ${port}\nproviders:\n  openai:\n    baseUrl: ${upstream.url}/v1\n${config}`);
+    const proc = spawnGateway(['--config', path], {
+      env: { GATEWAY_DATA_DIR: join(dir, `data-${name}`), NODE_OPTIONS: `--import ${pathToFileURL(join(dir, 'register.mjs')).href}` },
+    });
+    running.push(proc);
+    const url = `http://127.0.0.1:${port}`;
+    await waitForHealth(url, proc, 60_000);
+    return url;
+  }
+
+  const loaded = () => readFileSync(join(dir, 'loaded.txt'), 'utf8');
+  const chat = (url: string, headers: Record<string, string>, model: string) =>
+    fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hello' }] }),
+    });
+
+  it('a gateway without gateway keys or tool servers loads neither the tokenizer nor the MCP SDK, serving a request', async () => {
+    const url = await start('plain', '');
+    const res = await chat(url, { authorization: 'Bearer sk-caller-own-key', 'x-gateway-provider': 'openai' }, 'gpt-4o-mini');
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    // the hook saw the gateway's own modules (it works), and not these
+    expect(loaded()).toContain('/features/governance/metering/');
+    expect(loaded()).not.toContain(TOKENIZER);
+    expect(loaded()).not.toContain(MCP_SDK);
+  });
+
+  it('the first request with a gateway key loads the tokenizer', async () => {
+    rmSync(join(dir, 'loaded.txt'), { force: true });
+    const url = await start(
+      'keyed',
+      [
+        `auth:\n  adminToken: ${ADMIN}`,
+        'credentials:\n  openai-main: { provider: openai, api_key: sk-held-0123456789abcdefghijklmnop }',
+        "models:\n  fast: { credential: openai-main, model: gpt-4o-mini, price: { input: '0.00000015', output: '0.0000006' } }",
+        '',
+      ].join('\n'),
+    );
+    expect(loaded()).not.toContain(TOKENIZER);
+    const minted = await fetch(`${url}/v1/auth/tokens`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ user: 'lazy@example.com', models: ['fast'] }),
+    });
+    expect(minted.status).toBe(201);
+    const { token } = (await minted.json()) as { token: string };
+    const res = await chat(url, { authorization: `Bearer ${token}` }, 'fast');
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    for (let i = 0; i < 100 && !loaded().includes(TOKENIZER); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(loaded()).toContain(TOKENIZER);
+    expect(loaded()).not.toContain(MCP_SDK);
+  });
+});
