@@ -12,7 +12,7 @@ const MCP_SDK = '/node_modules/@modelcontextprotocol/sdk/';
 
 /**
  * What a gateway loads is memory it keeps (issue 14: at most 100 MB of RSS at rest). The BPE
- * tokenizer (about 11 MB of heap) serves only metered requests, which need a gateway key, and
+ * tokenizer (about 11 MB of heap) serves only metered streams, which need a gateway key, and
  * the MCP SDK (with zod) only tool servers: a gateway that serves neither loads neither, as seen
  * from the real process (every module it loads is recorded by a loader hook).
  */
@@ -29,7 +29,18 @@ describe('modules loaded only when a config or a request needs them (real proces
     );
     writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});\n`);
     upstream = await new FakeUpstream()
-      .on('POST /v1/chat/completions', (_req, res) => {
+      .on('POST /v1/chat/completions', (req, res) => {
+        if (JSON.parse(req.body.toString('utf8')).stream === true) {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          const chunk = (delta: object, extra: object = {}) =>
+            `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, delta, finish_reason: null }], ...extra })}\n\n`;
+          res.end(
+            chunk({ role: 'assistant', content: 'hi' }) +
+              `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } })}\n\n` +
+              'data: [DONE]\n\n',
+          );
+          return;
+        }
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(
           JSON.stringify({
@@ -64,11 +75,11 @@ describe('modules loaded only when a config or a request needs them (real proces
   }
 
   const loaded = () => readFileSync(join(dir, 'loaded.txt'), 'utf8');
-  const chat = (url: string, headers: Record<string, string>, model: string) =>
+  const chat = (url: string, headers: Record<string, string>, model: string, stream = false) =>
     fetch(`${url}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hello' }] }),
+      body: JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'hello' }] }),
     });
 
   it('a gateway without gateway keys or tool servers loads neither the tokenizer nor the MCP SDK, serving a request', async () => {
@@ -82,7 +93,7 @@ describe('modules loaded only when a config or a request needs them (real proces
     expect(loaded()).not.toContain(MCP_SDK);
   });
 
-  it('the first request with a gateway key loads the tokenizer', async () => {
+  it('a keyed request whose answer is whole JSON does not load the tokenizer; the first keyed stream does', async () => {
     rmSync(join(dir, 'loaded.txt'), { force: true });
     const url = await start(
       'keyed',
@@ -103,7 +114,11 @@ describe('modules loaded only when a config or a request needs them (real proces
     const { token } = (await minted.json()) as { token: string };
     const res = await chat(url, { authorization: `Bearer ${token}` }, 'fast');
     expect(res.status).toBe(200);
-    await res.arrayBuffer();
+    expect(((await res.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content).toBe('hi');
+    expect(loaded()).not.toContain(TOKENIZER);
+    const streamed = await chat(url, { authorization: `Bearer ${token}` }, 'fast', true);
+    expect(streamed.status).toBe(200);
+    expect(await streamed.text()).toContain('data: [DONE]');
     for (let i = 0; i < 100 && !loaded().includes(TOKENIZER); i++) await new Promise((r) => setTimeout(r, 50));
     expect(loaded()).toContain(TOKENIZER);
     expect(loaded()).not.toContain(MCP_SDK);

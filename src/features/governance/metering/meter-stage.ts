@@ -66,9 +66,6 @@ export default defineStage<MeterStageConfig, ModelContext>({
     const deps = services.require(METER_DEPS);
     const bodyLimit = config.bodyLimit ?? services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
     const metered = async (ctx: ModelContext, next: () => Promise<void>, key: GatewayKey): Promise<void> => {
-      // The tokenizer counts what only a keyed request may need counted (a cut stream, a prompt near
-      // a budget's limit): loaded with the first one, not by a gateway that serves no gateway key.
-      void loadTokenizer();
       const meter = new Meter(key, deps, ctx);
       ctx.set(METER, meter);
       const reading = ensureJsonBody(ctx, bodyLimit);
@@ -76,6 +73,10 @@ export default defineStage<MeterStageConfig, ModelContext>({
       const reserving = meter.reserve(ctx, ctx.get(ROUTING));
       if (reserving) await reserving;
       const body = ctx.get(BODY) as Record<string, unknown> | undefined;
+      // The tokenizer counts what a stream cut short generated (and the prompt of a reservation
+      // near a budget's limit, which waits for it): loaded with the first keyed stream, never by
+      // a gateway that serves no gateway key, nor one whose keyed answers are all whole JSON.
+      if (body?.stream === true) void loadTokenizer();
       const streamOptions = body?.stream_options as { include_usage?: unknown } | null | undefined;
       if (body?.stream === true && ASK_USAGE.has(ctx.endpoint.operation) && streamOptions?.include_usage !== true) {
         // Streams are always billed: ask for the usage chunk, which the caller did not ask for and does not get.

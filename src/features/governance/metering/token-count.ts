@@ -2,10 +2,11 @@
  * Token counting with a real BPE tokenizer (gpt-tokenizer, cl100k_base): the prompt of a request
  * for its worst-case reservation, and the text of a stream cut short (billed as estimated).
  * The encoding's tables take about 0.2 s to load and some 11 MB of heap (40 MB of RSS at their
- * peak), and only a request with a gateway key is metered: they are loaded with the first such
- * request (`loadTokenizer`, in the background), never by a gateway that serves no gateway key.
- * Until they are in, text is counted at one token per 3 characters, which is above what BPE
- * gives for ordinary text; a reservation that needs the exact count waits for them.
+ * peak), and only a request with a gateway key is metered: they are loaded with the first
+ * streamed one (`loadTokenizer`, in the background: a stream cut short is counted), never by a
+ * gateway that serves no gateway key. Until they are in, text is counted at one token per 3
+ * characters, which is above what BPE gives for ordinary text; a reservation that needs the
+ * exact count waits for them.
  */
 
 type Counter = (text: string) => number;
