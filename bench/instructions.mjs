@@ -12,7 +12,7 @@
 //   node bench/instructions.mjs --only keys-chat [--gateway-dir D]... [--proxy] [--requests 2000]
 //     [--warmup 4000] [--concurrency 8] [--top 25]
 //
-// --gateway-dir takes what paired.mjs takes (`dir`, `dir@overlay.json`; node flags are ignored).
+// --gateway-dir takes what paired.mjs takes (`dir`, `dir:flags`, `dir@overlay.json`).
 // --top: the functions (inclusive of nothing: self counts) that execute the most instructions
 // per answer, for each gateway build. Needs valgrind (Debian: valgrind).
 import { execFileSync } from 'node:child_process';
@@ -159,7 +159,9 @@ try {
   const config = merge({ logging: { level: process.env.BENCH_LOG_LEVEL ?? 'info' }, providers: { openai: { baseUrl: `${fake.url}/v1` } } }, setup.gatewayConfig);
   const targets = [];
   for (const spec of opts.dirs) {
-    const { dir: root, overlay } = parseSpec(spec);
+    const { dir: root, overlay, flags } = parseSpec(spec);
+    // Node flags after ':' ('+' for spaces), as paired.mjs takes them: V8's heap settings count too.
+    process.env.BENCH_GATEWAY_NODE_ARGS = flags.replaceAll('+', ' ');
     const handle = await startGateway(overlay ? merge(structuredClone(config), overlay) : config, { label: spec, root: resolve(root), wrapper, startTimeoutMs: 600_000 });
     const own = setup.afterStart ? await scenario.setup({ fakeUrl: fake.url }) : setup;
     if (own.afterStart) await own.afterStart({ gatewayUrl: handle.url });
