@@ -11,7 +11,7 @@ import { NO_USAGE, usageClasses, type TokenUsage } from '../prices/usage-classes
 import type { ApplicableBudget, BudgetLedger, GatewayKey, Reservation, ReserveResult, UsageAttempt, UsageLedger, UsagePart, UsageRow } from '../governance-types.js';
 import { answerUsage } from './answer-usage.js';
 import type { MeteringInputs } from './metering-inputs.js';
-import { countPromptTokens, countText, loadTokenizer } from './token-count.js';
+import { countPromptTokens, countText, loadTokenizer, tokenizerSettled } from './token-count.js';
 import type { StreamNotes } from './stream-text.js';
 
 /** Output tokens reserved when neither the request nor the catalogue bounds them. */
@@ -216,6 +216,8 @@ export class Meter {
     // length bounds the prompt without tokenizing it. Only a request that bound does not fit is
     // counted with the tokenizer and asked again: the tokenizer runs where its precision matters.
     const bodyBytes = ctx.get(RAW_BODY)?.length;
+    // A body without its bytes (a form's fields) is counted: with the tokenizer, once it is in.
+    if (bodyBytes === undefined && !tokenizerSettled()) return loadTokenizer().then(() => this.reserveOn(ctx, decision, budgets));
     const amount = this.worstCase(ctx, body, decision, bodyBytes ?? countPromptTokens(body));
     const now = this.deps.inputs.budgetLedger!.reserveNow?.(budgets, amount);
     if (now?.ok) {

@@ -12,16 +12,26 @@
 type Counter = (text: string) => number;
 let counter: Counter | undefined;
 let loading: Promise<void> | undefined;
+/** The load has ended (the tokenizer in, or its import failed: counting stays at the fallback). */
+let settled = false;
 
 /** Loads the tokenizer (once); resolves when it is ready. */
 export function loadTokenizer(): Promise<void> {
   loading ??= import('gpt-tokenizer/encoding/cl100k_base').then(
     (m) => {
       counter = m.countTokens as Counter;
+      settled = true;
     },
-    () => undefined,
+    () => {
+      settled = true;
+    },
   );
   return loading;
+}
+
+/** Whether counting is as exact as it will get (the load has ended). */
+export function tokenizerSettled(): boolean {
+  return settled;
 }
 
 /** BPE is quadratic in one long run without spaces: text is counted in slices of this many characters. */
