@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { FakeUpstream } from '../../helpers/fake-upstream.js';
+import { answers, chatBody, CHAT, post, UPSTREAM_CHAT } from '../../helpers/routing-harness.js';
 import { freePort, spawnGateway, waitForHealth, type GatewayProcess } from '../../helpers/built-gateway.js';
 
 const ADMIN = 'lazy-modules-admin-token-0123456789abcdefghij';
@@ -23,32 +24,7 @@ describe('modules loaded only when a config or a request needs them (real proces
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'gw-lazy-modules-'));
-    upstream = await new FakeUpstream()
-      .on('POST /v1/chat/completions', (req, res) => {
-        if (JSON.parse(req.body.toString('utf8')).stream === true) {
-          res.writeHead(200, { 'content-type': 'text/event-stream' });
-          const chunk = (delta: object, extra: object = {}) =>
-            `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, delta, finish_reason: null }], ...extra })}\n\n`;
-          res.end(
-            chunk({ role: 'assistant', content: 'hi' }) +
-              `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } })}\n\n` +
-              'data: [DONE]\n\n',
-          );
-          return;
-        }
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(
-          JSON.stringify({
-            id: 'c1',
-            object: 'chat.completion',
-            created: 1,
-            model: 'gpt-4o-mini',
-            choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
-            usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
-          }),
-        );
-      })
-      .start();
+    upstream = await new FakeUpstream().on(UPSTREAM_CHAT, answers('hi')).start();
   }, 240_000);
   afterAll(async () => {
     for (const p of running) p.kill();
@@ -78,18 +54,12 @@ describe('modules loaded only when a config or a request needs them (real proces
   }
 
   const loaded = (name: string) => readFileSync(join(dir, `loaded-${name}.txt`), 'utf8');
-  const chat = (url: string, headers: Record<string, string>, model: string, stream = false) =>
-    fetch(`${url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'hello' }] }),
-    });
+  const chat = (url: string, headers: Record<string, string>, model: string, stream = false) => post(url, CHAT, chatBody({ model, stream }), headers);
 
   it('a gateway without gateway keys or tool servers loads neither the tokenizer nor the MCP SDK, serving a request', async () => {
     const url = await start('plain', '');
     const res = await chat(url, { authorization: 'Bearer sk-caller-own-key', 'x-gateway-provider': 'openai' }, 'gpt-4o-mini');
     expect(res.status).toBe(200);
-    await res.arrayBuffer();
     // the hook saw the gateway's own modules (it works), and not these
     expect(loaded('plain')).toContain('/features/governance/metering/');
     expect(loaded('plain')).not.toContain(TOKENIZER);
@@ -116,11 +86,11 @@ describe('modules loaded only when a config or a request needs them (real proces
     const { token } = (await minted.json()) as { token: string };
     const res = await chat(url, { authorization: `Bearer ${token}` }, 'fast');
     expect(res.status).toBe(200);
-    expect(((await res.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content).toBe('hi');
+    expect(res.json.choices[0].message.content).toBe('hi');
     expect(loaded('keyed')).not.toContain(TOKENIZER);
     const streamed = await chat(url, { authorization: `Bearer ${token}` }, 'fast', true);
     expect(streamed.status).toBe(200);
-    expect(await streamed.text()).toContain('data: [DONE]');
+    expect(streamed.done).toBe(true);
     for (let i = 0; i < 100 && !loaded('keyed').includes(TOKENIZER); i++) await new Promise((r) => setTimeout(r, 50));
     expect(loaded('keyed')).toContain(TOKENIZER);
     expect(loaded('keyed')).not.toContain(MCP_SDK);
