@@ -56,15 +56,18 @@ function encodeHeaders(headers: Record<string, HeaderValue>): Buffer {
 
 /** One event-stream message. */
 export function encodeMessage(headers: Record<string, HeaderValue>, payload: Buffer | string): Buffer {
-  const headerBytes = encodeHeaders(headers);
-  const body = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload;
+  return frameMessage(encodeHeaders(headers), typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload);
+}
+
+/** One message around a headers section given as bytes (whatever they hold), with both CRCs right. */
+export function frameMessage(headerBytes: Uint8Array, body: Uint8Array): Buffer {
   const total = 12 + headerBytes.length + body.length + 4;
   const out = Buffer.alloc(total);
   out.writeUInt32BE(total, 0);
   out.writeUInt32BE(headerBytes.length, 4);
   out.writeUInt32BE(crc32Of(out.subarray(0, 8)), 8);
-  headerBytes.copy(out, 12);
-  body.copy(out, 12 + headerBytes.length);
+  out.set(headerBytes, 12);
+  out.set(body, 12 + headerBytes.length);
   out.writeUInt32BE(crc32Of(out.subarray(0, total - 4)), total - 4);
   return out;
 }

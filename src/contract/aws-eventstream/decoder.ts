@@ -16,6 +16,8 @@ const PRELUDE = 8;
 const OVERHEAD = 16;
 /** Larger than any message AWS sends (16 MB payload limit); a bigger length means corruption. */
 const MAX_MESSAGE = 24 * 1024 * 1024;
+/** The furthest instant from 1970 a Date holds (ms): a timestamp header past it is no time AWS sends. */
+const MAX_TIME_MS = 8.64e15;
 
 function corrupt(why: string): GatewayError {
   return new GatewayError('provider_error', `The upstream event stream is corrupt: ${why}.`, { retryable: false });
@@ -75,11 +77,14 @@ function parseHeaders(buf: Buffer, start: number, end: number): Record<string, s
         at += length;
         break;
       }
-      case 8:
+      case 8: {
         need(8);
-        value = new Date(Number(buf.readBigInt64BE(at))).toISOString();
+        const ms = Number(buf.readBigInt64BE(at));
+        if (!(Math.abs(ms) <= MAX_TIME_MS)) throw corrupt(`header "${name}" holds a timestamp out of range (${ms} ms)`);
+        value = new Date(ms).toISOString();
         at += 8;
         break;
+      }
       case 9: {
         need(16);
         const hex = buf.toString('hex', at, at + 16);
