@@ -95,6 +95,32 @@ export function attemptError(err: unknown, ctx: GatewayContext, provider: string
   return normalizeError(err, provider);
 }
 
+/**
+ * An error JavaScript raised while the provider's module read the upstream's answer (a member of
+ * the wrong type, a null where an object belongs): the upstream sent an answer the gateway cannot
+ * read, which the contract answers as a provider_error (502), retried and failed over like one.
+ * What the module could not read goes to the log, not to the caller.
+ */
+function isReadingFailure(err: unknown): err is Error {
+  return err instanceof TypeError || err instanceof RangeError || err instanceof SyntaxError;
+}
+
+function unreadableAnswer(err: Error, ctx: GatewayContext, services: GatewayServices, provider: string): GatewayError {
+  // A JSON parser's message quotes the text it stopped at (the answer's, not the code's): only its kind is logged.
+  const why = err instanceof SyntaxError ? err.name : redactSecrets(`${err.name}: ${err.message}`, ctx.secrets);
+  services.logger.warn({ requestId: ctx.id, provider, err: why }, 'an upstream answer could not be read');
+  return new GatewayError('provider_error', `${provider} sent an answer the gateway cannot read.`, { provider, retryable: true });
+}
+
+/** The provider's translation of a whole answer, a failure to read it being the upstream's (see isReadingFailure). */
+function translated(adapter: OperationAdapter, answer: unknown, call: ProviderCall, ctx: GatewayContext, services: GatewayServices, provider: string): unknown {
+  try {
+    return adapter.response!(answer, call);
+  } catch (err) {
+    throw isReadingFailure(err) ? unreadableAnswer(err, ctx, services, provider) : err;
+  }
+}
+
 function wantsBinary(adapter: OperationAdapter, call: ProviderCall): boolean {
   return typeof adapter.binary === 'function' ? adapter.binary(call) : adapter.binary === true;
 }
@@ -205,7 +231,7 @@ async function sendFannedOut(ctx: GatewayContext, services: GatewayServices, pro
   await Promise.all(Array.from({ length: Math.min(FAN_OUT_CONCURRENCY, parts.length) }, worker));
   // The last call with the whole body (its getters kept: the same class).
   const call: ProviderCall = Object.assign(Object.create(Object.getPrototypeOf(lastCall!)) as ProviderCall, lastCall!, { body: targetBody(ctx), rawBody: undefined });
-  return { kind: 'json', status: 200, body: adapter.response ? adapter.response(answers, call) : answers };
+  return { kind: 'json', status: 200, body: adapter.response ? translated(adapter, answers, call, ctx, services, provider.id) : answers };
 }
 
 /**
@@ -268,7 +294,8 @@ export default defineStage<ForwardStageConfig, GatewayContext>({
         const includeUsage = objectOf(call.body?.stream_options).include_usage === true && !hiddenUsage;
         const stream = adapter.stream!;
         const map = stream.createMapper(call);
-        const fail = (err: unknown) => attemptError(err, ctx, provider.id, deadlineSignal);
+        // The mapper's reading of the events is the one JavaScript on the way: its errors are the upstream's unreadable answer.
+        const fail = (err: unknown) => (isReadingFailure(err) ? unreadableAnswer(err, ctx, services, provider.id) : attemptError(err, ctx, provider.id, deadlineSignal));
         const upstream = new UpstreamChunks(res.body, timers);
         // An upstream that speaks the answer's own format: its bytes pass through as they came.
         const passing = stream.passesThrough === true && (format === 'chat' || format === 'text');
@@ -296,7 +323,7 @@ export default defineStage<ForwardStageConfig, GatewayContext>({
           } catch {
             throw new GatewayError('provider_error', `${provider.id} sent an answer that is not JSON.`, { provider: provider.id, retryable: true });
           }
-          response = { kind: 'json', status, body: adapter.response(parsed, call) };
+          response = { kind: 'json', status, body: translated(adapter, parsed, call, ctx, services, provider.id) };
         } else {
           response = { kind: 'json', status, raw };
         }

@@ -53,18 +53,16 @@ export function bedrockEmbeddings(settings: ProviderSettings, extraHeaders: Reco
       return signedRequest('POST', url, headers, JSON.stringify(invokeBody(call.body ?? {})), credentials);
     },
     response(answer: CohereEmbedAnswer | unknown[] | null, call) {
-      const model = String(call.body?.model ?? '');
       if (Array.isArray(answer)) {
         const tokens = answer.reduce((sum: number, a: unknown) => sum + Number(objectOf(a).inputTextTokenCount ?? 0), 0);
         return embeddingList(
-          answer.map((a: unknown) => arrayOf(objectOf(a).embedding) as number[]),
-          model,
+          answer.map((a: unknown) => arrayOf(objectOf(a).embedding)),
           tokens,
-          call.body?.encoding_format,
+          call,
         );
       }
       const vectors = Array.isArray(answer?.embeddings) ? answer.embeddings : (answer?.embeddings?.float ?? []);
-      return embeddingList(vectors, model, 0, call.body?.encoding_format);
+      return embeddingList(vectors, 0, call);
     },
   };
 }

@@ -38,7 +38,7 @@ export function cohereEmbeddings(authHeaders: (apiKey: string | undefined) => Re
     response(body: CohereEmbedAnswer | null, call) {
       const vectors = Array.isArray(body?.embeddings) ? body.embeddings : (body?.embeddings?.float ?? []);
       const tokens = Number(body?.meta?.billed_units?.input_tokens ?? 0);
-      return embeddingList(vectors, String(call.body?.model ?? ''), tokens, call.body?.encoding_format);
+      return embeddingList(vectors, tokens, call);
     },
   };
 }

@@ -1,4 +1,5 @@
 /** POST /v1/chat/completions on a Gemini-format host: generateContent / streamGenerateContent. */
+import { objectOf } from '../../../../contract/json.js';
 import type { OperationAdapter, ProviderCall } from '../provider.js';
 import { toGeminiRequest } from './chat-request.js';
 import { toChatCompletion } from './chat-response.js';
@@ -12,7 +13,8 @@ export function geminiChatAdapter(provider: string, endpoint: GeminiEndpoint): O
       const { url, headers } = await locate(endpoint, call, call.stream ? 'streamGenerateContent?alt=sse' : 'generateContent');
       return { method: 'POST', url, headers: { ...headers, 'content-type': 'application/json' }, body };
     },
-    response: (body: Record<string, unknown>, call) => toChatCompletion(body, call.body?.model),
+    // An answer that is not an object reads as one with nothing in it, as every provider's answer does.
+    response: (body: unknown, call) => toChatCompletion(objectOf(body), call.body?.model),
     stream: geminiStream(provider),
   };
 }

@@ -32,7 +32,7 @@ export function googleEmbeddingsAdapter(endpoint: GoogleEndpoint): OperationAdap
       const vectors: number[][] = body?.embedding
         ? [body.embedding.values ?? []]
         : (Array.isArray(body?.embeddings) ? body.embeddings : []).map((e: { values?: number[] }) => e?.values ?? []);
-      return embeddingList(vectors, String(call.body?.model ?? ''), 0, call.body?.encoding_format);
+      return embeddingList(vectors, 0, call);
     },
   };
 }

@@ -1,4 +1,5 @@
-import { badRequest } from '../../../../contract/errors/gateway-error.js';
+import { badRequest, GatewayError } from '../../../../contract/errors/gateway-error.js';
+import type { ProviderCall } from '../provider.js';
 
 /** The texts of an OpenAI embeddings request (a string or a list of strings). */
 export function embeddingInputs(body: Record<string, unknown>, provider: string): string[] {
@@ -15,12 +16,23 @@ function encodeVector(vector: number[], format: unknown): number[] | string {
   return Buffer.from(floats.buffer, floats.byteOffset, floats.byteLength).toString('base64');
 }
 
-/** The OpenAI embeddings list object. */
-export function embeddingList(vectors: number[][], model: string, promptTokens: number, encodingFormat: unknown) {
+/** Whether a provider's vectors are what an embeddings answer holds: lists of numbers. */
+function areVectors(vectors: unknown): vectors is number[][] {
+  return Array.isArray(vectors) && vectors.every((v) => Array.isArray(v) && v.every((n) => typeof n === 'number'));
+}
+
+/**
+ * The OpenAI embeddings list object of the vectors a provider answered (the request's model and
+ * encoding_format); vectors that are not lists of numbers are the provider's bad answer (502).
+ */
+export function embeddingList(vectors: unknown, promptTokens: number, call: ProviderCall) {
+  const provider = call.target.provider;
+  if (!areVectors(vectors)) throw new GatewayError('provider_error', `${provider} sent embeddings that are not lists of numbers.`, { provider, retryable: true });
+  const encodingFormat = call.body?.encoding_format;
   return {
     object: 'list',
     data: vectors.map((vector, index) => ({ object: 'embedding', index, embedding: encodeVector(vector, encodingFormat) })),
-    model,
+    model: String(call.body?.model ?? ''),
     usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
   };
 }

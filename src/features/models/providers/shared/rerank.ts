@@ -25,7 +25,7 @@ export function rerankTexts(body: Json | undefined): string[] {
 export function rerankAnswer(results: Array<{ index?: unknown; relevance_score?: unknown; document?: unknown }>, request: Json | undefined, extra: Json = {}): Json {
   const texts = rerankTexts(request);
   const out: RerankResult[] = results
-    .filter((r) => Number.isInteger(r.index) && typeof r.relevance_score === 'number')
+    .filter((r) => r !== null && typeof r === 'object' && Number.isInteger(r.index) && typeof r.relevance_score === 'number')
     .map((r) => {
       const result: RerankResult = { index: r.index as number, relevance_score: r.relevance_score as number };
       if (request?.return_documents === true) {

@@ -29,9 +29,8 @@ export function vertexEmbeddingsAdapter(endpoint: VertexEndpoint): OperationAdap
       const tokens = predictions.reduce((sum, p) => sum + (Number(p?.embeddings?.statistics?.token_count) || 0), 0);
       return embeddingList(
         predictions.map((p) => p?.embeddings?.values ?? []),
-        String(call.body?.model ?? ''),
         tokens,
-        call.body?.encoding_format,
+        call,
       );
     },
   };

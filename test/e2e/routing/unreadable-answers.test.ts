@@ -1,0 +1,71 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { FakeUpstream } from '../../helpers/fake-upstream.js';
+import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
+import { answers, answerText, CHAT, chatBody, post, UPSTREAM_CHAT } from '../../helpers/routing-harness.js';
+
+const PLUGIN = join(import.meta.dirname, '..', '..', 'fixtures', 'plugins', 'misreading-provider.ts');
+const KEY = 'sk-caller-key-unreadable-0001';
+
+/**
+ * An answer the provider's module cannot read (its translation or stream mapper throws a
+ * TypeError on a shape it did not expect) is the upstream's bad answer: 502 provider_error,
+ * which fallback moves on from, and not the gateway's own 500.
+ */
+describe('an upstream answer the provider module cannot read', () => {
+  let misread: FakeUpstream;
+  let openai: FakeUpstream;
+  let gw: TestGateway;
+  const direct = { 'x-gateway-provider': 'misreader', 'x-gateway-api-key': KEY };
+
+  beforeAll(async () => {
+    [misread, openai] = await Promise.all([new FakeUpstream().start(), new FakeUpstream().start()]);
+    gw = await startGateway({
+      plugins: [PLUGIN],
+      providers: { misreader: { baseUrl: `${misread.url}/v1` }, openai: { baseUrl: `${openai.url}/v1` } },
+    });
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await Promise.all([misread?.stop(), openai?.stop()]);
+  });
+  beforeEach(() => {
+    // Both upstreams answer OpenAI's shape, which the misreader's module does not read.
+    for (const f of [misread, openai]) {
+      f.requests.length = 0;
+      f.on(UPSTREAM_CHAT, answers(f === misread ? 'from the misread upstream' : 'from openai'));
+    }
+  });
+
+  it('a whole answer: 502 provider_error naming the provider; what the module could not read is logged, not answered', async () => {
+    const res = await post(gw.url, CHAT, chatBody(), direct);
+    expect(res.status).toBe(502);
+    expect(res.json.error).toMatchObject({ type: 'provider_error', code: 'provider_error', message: 'misreader sent an answer the gateway cannot read.' });
+    expect(res.text).not.toContain('TypeError');
+    expect(misread.received(UPSTREAM_CHAT)).toHaveLength(1);
+    const warned = gw.logs.records().filter((l) => l.msg === 'an upstream answer could not be read');
+    expect(warned.at(-1)).toMatchObject({ level: 40, provider: 'misreader', requestId: res.headers['x-gateway-request-id'] });
+    expect(warned.at(-1).err).toMatch(/^TypeError: /);
+  });
+
+  it('a stream whose first event the mapper cannot read: 502 provider_error before any byte', async () => {
+    const res = await post(gw.url, CHAT, chatBody({ stream: true }), direct);
+    expect(res.status).toBe(502);
+    expect(res.json.error).toMatchObject({ type: 'provider_error', code: 'provider_error', message: 'misreader sent an answer the gateway cannot read.' });
+  });
+
+  it('fallback moves on from it to the next target, streamed or not', async () => {
+    const config = {
+      'x-gateway-config': JSON.stringify({ strategy: { mode: 'fallback' }, targets: [{ provider: 'misreader' }, { provider: 'openai', api_key: 'sk-target-openai-key-0001' }] }),
+      'x-gateway-api-key': KEY,
+    };
+    for (const stream of [false, true]) {
+      const res = await post(gw.url, CHAT, chatBody({ stream }), config);
+      expect(res.status).toBe(200);
+      expect(answerText(res)).toBe('from openai');
+      expect(res.headers['x-gateway-provider']).toBe('openai');
+    }
+    expect(misread.received(UPSTREAM_CHAT)).toHaveLength(2);
+    expect(openai.received(UPSTREAM_CHAT)).toHaveLength(2);
+  });
+});
