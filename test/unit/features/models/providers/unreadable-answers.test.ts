@@ -246,6 +246,41 @@ describe('every provider reads any upstream answer, or refuses it with a gateway
     }
   });
 
+  it("error answers: each provider's error module maps any body to a gateway error", () => {
+    // Members as providers' error bodies name them, holding anything JSON holds (an object named
+    // toString or valueOf cannot even be turned into a string), or bytes that are not JSON at all.
+    const member = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constant({ toString: 1, valueOf: 1 }));
+    const fields = fc.record(
+      { message: member, type: member, code: member, param: member, status: member, details: member, __type: member, detail: member, errors: member },
+      { requiredKeys: [], noNullPrototype: true },
+    );
+    const body = fc.oneof(
+      fc.uint8Array({ maxLength: 60 }).map((b) => Buffer.from(b)),
+      fc.jsonValue({ maxDepth: 4 }).map((v) => Buffer.from(JSON.stringify(v))),
+      fields.map((f) => Buffer.from(JSON.stringify(f))),
+      fields.map((f) => Buffer.from(JSON.stringify({ error: f }))),
+    );
+    const headers = fc.record(
+      {
+        'retry-after': fc.string({ maxLength: 6 }),
+        'x-amzn-errortype': fc.string({ maxLength: 10 }),
+        'content-type': fc.constantFrom('application/json', 'text/plain', 'text/html'),
+      },
+      { requiredKeys: [], noNullPrototype: true },
+    );
+    for (const id of registry.ids()) {
+      const provider = registry.get(id)!;
+      assertFor(id, () =>
+        fc.assert(
+          fc.property(fc.integer({ min: 100, max: 599 }), body, headers, (status, bytes, h) => {
+            expect(provider.mapError(status, bytes, h)).toBeInstanceOf(GatewayError);
+          }),
+          { numRuns: 150, examples: [[500, Buffer.from('{"error":{"message":"m","code":{"toString":1}}}'), {}]] },
+        ),
+      );
+    }
+  });
+
   it('stream events, in any order, and the end of the stream', () => {
     const event = fc.tuple(shaped, fc.constantFrom(...AWS_EVENTS), fc.constantFrom('event', 'exception'));
     for (const { label, adapter, operation } of adapters) {
