@@ -4,6 +4,7 @@ import { frameEvents } from '../../../src/contract/framing.js';
 import { GatewayError } from '../../../src/contract/errors/gateway-error.js';
 import fc from 'fast-check';
 import { encodeEvent, encodeMessage, frameMessage, slices } from '../../helpers/aws-eventstream-encoder.js';
+import { splitAt } from '../../helpers/byte-pieces.js';
 
 async function* from(chunks: Buffer[]): AsyncGenerator<Buffer> {
   for (const chunk of chunks) yield chunk;
@@ -137,15 +138,10 @@ async function outcome(chunks: Buffer[]): Promise<{ messages: Array<{ headers: R
 
 /** Bytes cut at the given points (duplicates and points past the end allowed: empty pieces are sent too). */
 function cutAt(bytes: Buffer, points: number[]): Buffer[] {
-  const at = points.map((p) => p % (bytes.length + 1)).sort((a, b) => a - b);
-  const out: Buffer[] = [];
-  let from = 0;
-  for (const p of at) {
-    out.push(bytes.subarray(from, p));
-    from = p;
-  }
-  out.push(bytes.subarray(from));
-  return out;
+  return splitAt(
+    bytes,
+    points.map((p) => p % (bytes.length + 1)).sort((a, b) => a - b),
+  );
 }
 
 /** A decoding that fails does so with the decoder's own error: a provider_error naming the corruption. */

@@ -27,7 +27,7 @@ export function mapOpenAIError(provider: string, status: number, body: Buffer, h
       ? parsed.slice(0, 500)
       : undefined;
   const named = err?.code ?? err?.type;
-  // A code is a string or a number; anything else (an object, which may not even turn into a string) names none.
+  // A code is a string, number or boolean; anything else (an object, which may not even turn into a string) names none.
   const code = err ? (typeof named === 'string' || typeof named === 'number' || typeof named === 'boolean' ? String(named) : '') : undefined;
   const param = err && typeof err.param === 'string' ? err.param : undefined;
   return upstreamError(

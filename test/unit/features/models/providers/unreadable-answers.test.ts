@@ -14,139 +14,28 @@ import { GatewayError } from '../../../../../src/contract/errors/gateway-error.j
  * check of a shape into its members.
  */
 
-const KEYS = [
-  'type',
-  'event',
-  'index',
-  'delta',
-  'text',
-  'content_block',
-  'content',
-  'message',
-  'usage',
-  'input_tokens',
-  'output_tokens',
-  'stop_reason',
-  'id',
-  'name',
-  'input',
-  'partial_json',
-  'thinking',
-  'signature',
-  'choices',
-  'finish_reason',
-  'role',
-  'tool_calls',
-  'function',
-  'arguments',
-  'candidates',
-  'parts',
-  'functionCall',
-  'args',
-  'usageMetadata',
-  'promptTokenCount',
-  'candidatesTokenCount',
-  'finishReason',
-  'contentBlockIndex',
-  'start',
-  'toolUse',
-  'toolUseId',
-  'stopReason',
-  'metrics',
-  'reasoningContent',
-  'error',
-  'code',
-  'model',
-  'created',
-  'object',
-  'createTime',
-  'responseId',
-  'modelVersion',
-  'thought',
-  'data',
-  'embedding',
-  'embeddings',
-  'float',
-  'values',
-  'predictions',
-  'response',
-  'output',
-  'b64_json',
-  'url',
-  'revised_prompt',
-  'results',
-  'relevance_score',
-  'document',
-  'meta',
-  'billed_units',
-  'tool_call_id',
-  'tool_plan',
-  'citations',
-  'logprobs',
-  'generation',
-  'outputs',
-  'output_text',
-  'status',
-  'refusal',
-  'annotations',
-  'audio',
-  'cache_read_input_tokens',
-  'cache_creation_input_tokens',
-  'prompt_tokens',
-  'completion_tokens',
-  'total_tokens',
-  'inputTokens',
-  'outputTokens',
-  'totalTokens',
-  'value',
-  'reasoning_content',
-  'promptFeedback',
-  'blockReason',
-  'statistics',
-  'token_count',
-];
-const TYPES = [
-  'message_start',
-  'content_block_start',
-  'content_block_delta',
-  'content_block_stop',
-  'message_delta',
-  'message_stop',
-  'text_delta',
-  'input_json_delta',
-  'thinking_delta',
-  'signature_delta',
-  'tool_use',
-  'text',
-  'thinking',
-  'redacted_thinking',
-  'error',
-  'ping',
-  'message-start',
-  'content-start',
-  'content-delta',
-  'content-end',
-  'tool-call-start',
-  'tool-call-delta',
-  'tool-call-end',
-  'message-end',
-  'tool-plan-delta',
-  'citation-start',
-  'STOP',
-  'MAX_TOKENS',
-  'SAFETY',
-  'end_turn',
-  'tool_calls',
-  'stop',
-  'length',
-  'assistant',
-  'function',
-  'server_tool_use',
-  'response.output_text.delta',
-  'response.completed',
-  'list',
-  'embedding',
-];
+const KEYS = `
+  type event index delta text content_block content message usage input_tokens output_tokens stop_reason id name
+  input partial_json thinking signature choices finish_reason role tool_calls function arguments candidates
+  parts functionCall args usageMetadata promptTokenCount candidatesTokenCount finishReason contentBlockIndex
+  start toolUse toolUseId stopReason metrics reasoningContent error code model created object createTime
+  responseId modelVersion thought data embedding embeddings float values predictions response output b64_json
+  url revised_prompt results relevance_score document meta billed_units tool_call_id tool_plan citations
+  logprobs generation outputs output_text status refusal annotations audio cache_read_input_tokens
+  cache_creation_input_tokens prompt_tokens completion_tokens total_tokens inputTokens outputTokens totalTokens
+  value reasoning_content promptFeedback blockReason statistics token_count
+`
+  .trim()
+  .split(/\s+/);
+const TYPES = `
+  message_start content_block_start content_block_delta content_block_stop message_delta message_stop text_delta
+  input_json_delta thinking_delta signature_delta tool_use text thinking redacted_thinking error ping
+  message-start content-start content-delta content-end tool-call-start tool-call-delta tool-call-end
+  message-end tool-plan-delta citation-start STOP MAX_TOKENS SAFETY end_turn tool_calls stop length assistant
+  function server_tool_use response.output_text.delta response.completed list embedding
+`
+  .trim()
+  .split(/\s+/);
 const AWS_EVENTS = ['messageStart', 'contentBlockStart', 'contentBlockDelta', 'contentBlockStop', 'messageStop', 'metadata', 'throttlingException', 'validationException'];
 
 const leaf = fc.oneof(fc.constantFrom(...TYPES), fc.string({ maxLength: 5 }), fc.integer({ min: -3, max: 50 }), fc.double(), fc.boolean(), fc.constant(null));

@@ -5,6 +5,7 @@ import { OpenAIPassthrough, primePassthrough, UpstreamChunks, type PassthroughOp
 import { AttemptTimers } from '../../../../../src/features/models/routing/attempt-timers.js';
 import { OPENAI_PASSTHROUGH_STREAM } from '../../../../../src/features/models/providers/openai-compatible/openai-compatible.js';
 import type { EncodedSink } from '../../../../../src/kernel/engine/context.js';
+import { splitAt } from '../../../../helpers/byte-pieces.js';
 
 /**
  * The push path (OpenAIPassthrough.pushTo) against the pull path (encoded()): for any OpenAI
@@ -50,15 +51,10 @@ interface Outcome {
 
 function pieces(bytes: Buffer, at: number[]): Buffer[] {
   if (!bytes.length) return [];
-  const points = [...new Set(at.map((f) => Math.floor(f * bytes.length)))].filter((p) => p > 0 && p < bytes.length).sort((a, b) => a - b);
-  const out: Buffer[] = [];
-  let from = 0;
-  for (const p of points) {
-    out.push(bytes.subarray(from, p));
-    from = p;
-  }
-  out.push(bytes.subarray(from));
-  return out;
+  return splitAt(
+    bytes,
+    [...new Set(at.map((f) => Math.floor(f * bytes.length)))].filter((p) => p > 0 && p < bytes.length).sort((a, b) => a - b),
+  );
 }
 
 /** Writes the pieces as an upstream would: each its own turn of the event loop, then the end. */
