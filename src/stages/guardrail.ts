@@ -5,7 +5,7 @@ import { defineSlot } from '../kernel/engine/slot.js';
 import { BODY, BODY_CHANGED, ensureJsonBody } from '../kernel/engine/request-body.js';
 import { PipelineError } from '../kernel/engine/pipeline-compiler.js';
 import { GatewayError } from '../contract/errors/gateway-error.js';
-import { TARGET, modelAnswer, type ModelContext } from '../features/models/index.js';
+import { TARGET, answerJson, modelAnswer, type ModelContext } from '../features/models/index.js';
 import {
   assembleStream,
   GuardrailConfigError,
@@ -66,14 +66,8 @@ async function checkOutput(ctx: GatewayContext, registry: GuardrailRegistry, ids
   if (!response || response.kind === 'direct' || response.status < 200 || response.status >= 300) return;
   const run = { phase: 'output' as const, model: modelOf(ctx), requestId: ctx.id, signal: ctx.signal };
   if (response.kind === 'json') {
-    let body = response.body;
-    if (body === undefined && response.raw) {
-      try {
-        body = JSON.parse(response.raw.toString('utf8'));
-      } catch {
-        return;
-      }
-    }
+    // An answer that is not JSON is the upstream's bad answer (502), never passed on unchecked.
+    const body = answerJson(ctx, response);
     const view = new TextView(outputPieces(body));
     const outcome = await registry.apply(ids, view, run);
     if (view.changed) {

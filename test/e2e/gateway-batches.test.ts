@@ -111,7 +111,7 @@ describe('batches the gateway runs itself (deepseek has no batch API)', () => {
     upstream.on('POST /chat/completions', new CountingChat().handler);
     const { url } = await start();
     const client = sdk(url);
-    const input = [chatLine('a'), '{not json', chatLine('a'), JSON.stringify({ custom_id: 'c', method: 'POST', url: '/v1/embeddings', body: {} })].join('\n');
+    const input = [chatLine('a'), '{not json', chatLine('a'), JSON.stringify({ custom_id: 'c', method: 'POST', url: '/v1/embeddings', body: {} }), chatLine('d\u0000')].join('\n');
     const file = await client.files.create({ file: await toFile(Buffer.from(input), 'bad.jsonl'), purpose: 'batch' });
     const batch = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
     const failed = await until(
@@ -123,6 +123,39 @@ describe('batches the gateway runs itself (deepseek has no batch API)', () => {
       ['invalid_json_line', 2],
       ['duplicate_custom_id', 3],
       ['mismatched_endpoint', 4],
+      ['invalid_request', 5],
+    ]);
+  });
+
+  it('a line the upstream answers 200 with bytes that are not JSON fails as its bad answer (502): every output line stays JSON', async () => {
+    const counting = new CountingChat();
+    upstream.on('POST /chat/completions', async (req, res) => {
+      if (req.json().messages[0].content !== 'broken') return counting.handler(req, res);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"id": "chatcmpl-broken", "choices": [ cut off \u0000');
+    });
+    const { url } = await start();
+    const client = sdk(url);
+    const input = `${[chatLine('fine'), chatLine('broken')].join('\n')}\n`;
+    const file = await client.files.create({ file: await toFile(Buffer.from(input), 'mixed.jsonl'), purpose: 'batch' });
+    const batch = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    const done = await until(
+      () => client.batches.retrieve(batch.id),
+      (b) => b.status === 'completed',
+    );
+    expect(done.request_counts).toEqual({ total: 2, completed: 1, failed: 1 });
+    const output = jsonl(await (await client.files.content(done.output_file_id!)).text());
+    expect(output.map((l) => l.custom_id)).toEqual(['fine']);
+    const errors = jsonl(await (await client.files.content(done.error_file_id!)).text());
+    expect(errors).toEqual([
+      expect.objectContaining({
+        custom_id: 'broken',
+        response: expect.objectContaining({
+          status_code: 502,
+          body: expect.objectContaining({ error: expect.objectContaining({ code: 'provider_error', provider: 'deepseek' }) }),
+        }),
+        error: { code: 'provider_error', message: 'deepseek sent an answer that is not JSON.' },
+      }),
     ]);
   });
 

@@ -53,6 +53,11 @@ export async function readInputFile(path: string, endpoint: string, accept: (lin
       problem('missing_required_parameter', `Line ${physical} has no custom_id.`, 'custom_id');
       continue;
     }
+    if (parsed.custom_id.includes('\0')) {
+      // The id names the line's result in the store, whose text (PostgreSQL's) cannot hold a NUL.
+      problem('invalid_request', `Line ${physical}: custom_id holds a NUL character.`, 'custom_id');
+      continue;
+    }
     if (seen.has(parsed.custom_id)) {
       problem('duplicate_custom_id', `custom_id ${parsed.custom_id} appears more than once (line ${physical}).`, 'custom_id');
       continue;

@@ -15,6 +15,7 @@ import {
   type ModelContext,
   noteCallTokens,
   PROVIDERS,
+  answerJson,
   modelAnswer,
   modelStream,
   type ModelStreamAnswer,
@@ -61,7 +62,7 @@ function answerOf(ctx: ModelContext): Json {
   if (!answer || answer.kind !== 'json') throw new GatewayError('provider_error', 'The model answered the tool loop with something other than JSON.');
   if (answer.status < 200 || answer.status >= 300) throw new ModelFailure(answer);
   if (answer.body && typeof answer.body === 'object') return answer.body as Json;
-  if (answer.raw) return JSON.parse(answer.raw.toString('utf8'));
+  if (answer.raw) return answerJson(ctx, answer) as Json;
   throw new GatewayError('provider_error', 'The model answered the tool loop with an empty body.');
 }
 

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FakeUpstream } from '../../helpers/fake-upstream.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
-import { answers, answerText, CHAT, chatBody, post, UPSTREAM_CHAT } from '../../helpers/routing-harness.js';
+import { answers, answerText, CHAT, chatBody, chatCompletion, post, UPSTREAM_CHAT } from '../../helpers/routing-harness.js';
 
 const PLUGIN = join(import.meta.dirname, '..', '..', 'fixtures', 'plugins', 'misreading-provider.ts');
 const KEY = 'sk-caller-key-unreadable-0001';
@@ -67,5 +67,79 @@ describe('an upstream answer the provider module cannot read', () => {
     }
     expect(misread.received(UPSTREAM_CHAT)).toHaveLength(2);
     expect(openai.received(UPSTREAM_CHAT)).toHaveLength(2);
+  });
+});
+
+/**
+ * A JSON answer passed through as the upstream's bytes (forward does not parse what only passes
+ * through) that a later stage must read (an output guardrail, a kept response) and that is not
+ * JSON: the upstream's bad answer, 502, which fallback moves on from; never a 500, and never
+ * handed to the caller unchecked.
+ */
+describe('a passed-through answer that is not JSON, where a stage must read it', () => {
+  let upstream: FakeUpstream;
+  let gw: TestGateway;
+  const NOT_JSON = { raw: '{"id":"resp_1", "output": [ not json', headers: { 'content-type': 'application/json' } };
+  const RESPONSE = {
+    id: 'resp_good',
+    object: 'response',
+    created_at: 1,
+    status: 'completed',
+    model: 'gpt-4o-mini',
+    output: [{ type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'kept answer', annotations: [] }] }],
+    usage: { input_tokens: 3, output_tokens: 2, total_tokens: 5 },
+  };
+  const twice = (route: string) => ({
+    'x-gateway-config': JSON.stringify({
+      strategy: { mode: 'fallback' },
+      targets: [
+        { provider: 'openai', api_key: 'sk-first-target-key-0001', ...(route === CHAT ? { output_guardrails: ['no-secrets'] } : {}) },
+        { provider: 'openai', api_key: 'sk-second-target-key-0002', ...(route === CHAT ? { output_guardrails: ['no-secrets'] } : {}) },
+      ],
+    }),
+  });
+
+  beforeAll(async () => {
+    upstream = await new FakeUpstream().start();
+    gw = await startGateway({
+      providers: { openai: { baseUrl: `${upstream.url}/v1` } },
+      guardrails: { 'no-secrets': { action: 'deny', checks: [{ type: 'regex', pattern: 'sk-[A-Za-z0-9]{8,}' }] } },
+    });
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await upstream?.stop();
+  });
+  beforeEach(() => {
+    upstream.requests.length = 0;
+  });
+
+  it('an output guardrail: 502 provider_error, not the unchecked bytes', async () => {
+    upstream.on(UPSTREAM_CHAT, { raw: '{"choices": sk-leakedsecret123 not json', headers: { 'content-type': 'application/json' } });
+    const res = await post(gw.url, CHAT, chatBody(), {
+      'x-gateway-config': JSON.stringify({ provider: 'openai', output_guardrails: ['no-secrets'] }),
+      'x-gateway-api-key': KEY,
+    });
+    expect(res.status).toBe(502);
+    expect(res.json.error).toMatchObject({ type: 'provider_error', code: 'provider_error', message: 'openai sent an answer that is not JSON.', provider: 'openai' });
+    expect(res.text).not.toContain('sk-leakedsecret123');
+  });
+
+  it('a response the gateway keeps (store defaults to true): 502 provider_error, not a 500', async () => {
+    upstream.on('POST /v1/responses', NOT_JSON);
+    const res = await post(gw.url, '/v1/responses', { model: 'gpt-4o-mini', input: 'hi' }, { 'x-gateway-provider': 'openai', 'x-gateway-api-key': KEY });
+    expect(res.status).toBe(502);
+    expect(res.json.error).toMatchObject({ type: 'provider_error', code: 'provider_error', message: 'openai sent an answer that is not JSON.' });
+  });
+
+  it.each([
+    [CHAT, UPSTREAM_CHAT, chatBody(), chatCompletion('checked answer')],
+    ['/v1/responses', 'POST /v1/responses', { model: 'gpt-4o-mini', input: 'hi' }, RESPONSE],
+  ])('%s: fallback moves on from it to the next target', async (route, upstreamRoute, body, good) => {
+    upstream.on(upstreamRoute, NOT_JSON, { json: good });
+    const res = await post(gw.url, route, body, twice(route));
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ id: (good as { id: string }).id });
+    expect(upstream.received(upstreamRoute).map((r) => r.headers.authorization)).toEqual(['Bearer sk-first-target-key-0001', 'Bearer sk-second-target-key-0002']);
   });
 });

@@ -97,6 +97,22 @@ describe('a tool loop under a fallback routing config', () => {
     });
   }
 
+  it('chat: the first target answers a tool call, then 200 with a body that is not JSON: its bad answer (502) moves alone to the next target', async () => {
+    plan.tool = 'add';
+    plan.args = { a: 2, b: 3 };
+    first.requests.length = 0;
+    second.requests.length = 0;
+    first.on('POST /chat/completions', chatModel, { raw: '{"choices": [ cut', headers: { 'content-type': 'application/json' } });
+    second.on('POST /oai/chat/completions', chatModel);
+    const callsBefore = remote.calls.length;
+    const res = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: headers(), body: JSON.stringify(routes[1]!.body) });
+    const answer = (await res.json()) as Json;
+    expect(res.status, JSON.stringify(answer)).toBe(200);
+    expect(answer.choices[0].message.content).toBe('The tool said: 5');
+    expect(remote.calls.slice(callsBefore).map((c) => c.tool)).toEqual(['add']);
+    expect(second.received('POST /oai/chat/completions')).toHaveLength(1);
+  });
+
   it('a status the fallback does not act on (on_status_codes without 503): the error is the answer, the tool ran once, the next target gets nothing', async () => {
     plan.tool = 'add';
     plan.args = { a: 2, b: 3 };

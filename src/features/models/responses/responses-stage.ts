@@ -12,6 +12,7 @@ import { ResponsesWriter } from '../../../contract/openai/responses-writer.js';
 import { GATEWAY_SERVED, PROVIDER_KEY, TARGET, type ModelContext } from '../model-request.js';
 import { PROVIDERS } from '../providers/provider-registry.js';
 import { modelAnswer } from '../stream-answer.js';
+import { answerJson } from '../answer-json.js';
 import { isTranslated } from '../translations.js';
 import { normalizeInput, outputAsInput } from './input-items.js';
 import { RESPONSE_STORE, type StoredResponse } from './response-store.js';
@@ -251,7 +252,7 @@ export default defineStage<ResponsesStateStageConfig, GatewayContext>({
       if (!response || response.kind === 'direct' || response.status < 200 || response.status >= 300) return;
       if (response.kind === 'json') {
         let answer: Json | undefined = response.body as Json | undefined;
-        if (answer === undefined && response.raw && (keep || restoredPrevious)) answer = JSON.parse(response.raw.toString('utf8'));
+        if (answer === undefined && response.raw && (keep || restoredPrevious)) answer = answerJson(ctx, response) as Json | undefined;
         if (!answer) return;
         if (restoredPrevious) {
           answer = withPrevious(answer, restoredPrevious);

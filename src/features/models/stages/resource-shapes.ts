@@ -2,12 +2,12 @@ import type { ResourceShapesStageConfig } from '../../../generated/stages/resour
 import { schemaDocument } from '../../../kernel/config/schema-validator.js';
 import { defineStage } from '../../../kernel/engine/stage.js';
 import type { Operation } from '../../../contract/operations.js';
-import { GatewayError } from '../../../contract/errors/gateway-error.js';
 import { GATEWAY_SERVED, TARGET, type ModelContext } from '../model-request.js';
 import { openAIFile } from '../../../contract/openai/files.js';
 import { windowList } from '../../../contract/openai/lists.js';
 import { specEvents, specJob, specJobList } from '../../../contract/openai/fine-tuning-jobs.js';
 import { RESPONSE } from '../../../kernel/engine/context.js';
+import { answerJson } from '../answer-json.js';
 import { objectOf, type JsonObject } from '../../../contract/json.js';
 
 /**
@@ -70,15 +70,7 @@ export default defineStage<ResourceShapesStageConfig, ModelContext>({
       const shape = SHAPES[ctx.endpoint.operation];
       const response = ctx.response;
       if (!shape || ctx.has(GATEWAY_SERVED) || ctx.error || response?.kind !== 'json' || response.status >= 300) return;
-      let body = response.body;
-      if (body === undefined && response.raw) {
-        try {
-          body = JSON.parse(response.raw.toString('utf8'));
-        } catch {
-          const provider = ctx.get(TARGET)?.provider;
-          throw new GatewayError('provider_error', `${provider ?? 'The provider'} sent an answer that is not JSON.`, { provider });
-        }
-      }
+      const body = answerJson(ctx, response);
       const shaped = shape(body as JsonObject, ctx.get(TARGET)?.provider ?? '', ctx.query);
       if (shaped !== undefined) ctx.response = { kind: 'json', status: response.status, headers: response.headers, body: shaped };
     };
