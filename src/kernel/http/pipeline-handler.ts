@@ -115,7 +115,7 @@ export class HttpEdge {
     const writer = this.writerFor(pipeline);
     metrics.inFlight.value++;
     try {
-      if (malformed) throw new RequestError(400, `The request path holds a malformed percent-encoding (${malformed}).`, 'path');
+      if (malformed) throw new RequestError(400, `The request path holds a malformed percent-encoding or a NUL (${malformed}).`, 'path');
       if (!pipeline) throw new RequestError(404, `No route ${ctx.method} ${ctx.path}.`);
       await pipeline.run(ctx);
     } catch (err) {

@@ -3,7 +3,7 @@ import type { RouteDef } from '../engine/context.js';
 export interface RouteMatch<E extends RouteDef> {
   route: E;
   params?: Record<string, string>;
-  /** The parameter whose segment holds a malformed percent-encoding (%zz, a cut-off UTF-8 sequence): the request is a 400. */
+  /** The parameter whose segment holds a malformed percent-encoding (%zz, a cut-off UTF-8 sequence) or a NUL (%00): the request is a 400. */
   malformed?: string;
 }
 
@@ -73,6 +73,8 @@ export class Router<E extends RouteDef> {
             } catch {
               malformed ??= candidate.names[i]!;
             }
+            // No id, name or tool the gateway keeps holds a NUL (nor can a PostgreSQL text): %00 names nothing.
+            if (value.includes('\0')) malformed ??= candidate.names[i]!;
           }
           params[candidate.names[i]!] = value;
         } else if (literal !== lowerParts[i]) {

@@ -177,6 +177,15 @@ describe('the model catalogue with held credentials', () => {
     expect(sent.headers.authorization).toBe(`Bearer ${OPENAI_HELD}`);
   });
 
+  it('answers a name with a control character (a NUL, a tab) as an unknown model, glob or not: 404, nothing sent', async () => {
+    for (const model of ['openai/gpt-\u0000x', 'openai/\tgpt-4.1', 'gpt-fast\u0000']) {
+      const res = await post(gw.url, CHAT, chatBody({ model }), { authorization: `Bearer ${allKey}` });
+      expect(res.status).toBe(404);
+      expect(res.json).toMatchObject({ error: { type: 'provider_error', code: 'model_not_found', param: 'model' } });
+    }
+    expect(openai.requests).toEqual([]);
+  });
+
   it('refuses a caller config that sends a held credential to a host it chose: 400, nothing sent', async () => {
     for (const target of [
       { credential: 'openai-prod', custom_host: `${elsewhere.url}/v1` },

@@ -12,6 +12,10 @@ import type { CatalogueChoice } from '../governance-slots.js';
 const OWN_FIELDS = ['price', 'context_window', 'max_output_tokens', 'description'] as const;
 const GLOB_PLANS = 512;
 
+/** A C0 control character or DEL. */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\x00-\x1f\x7f]/;
+
 /** One entry of models.<name>: an exact public name, or a provider glob ("openai/*"). */
 export interface CatalogueEntry {
   name: string;
@@ -129,6 +133,8 @@ export class Catalogue {
    */
   route(name: string, key: GatewayKey | undefined, teamModels?: readonly string[]): CatalogueRoute | undefined {
     if (!keyMayUseModel(key?.models, name) || !keyMayUseModel(teamModels, name)) return undefined;
+    // No model's name holds a control character: such a name is no model, nor the rest of a glob's (sent upstream as a model).
+    if (CONTROL.test(name)) return undefined;
     const exact = this.exactRoutes.get(name);
     if (exact) return exact;
     for (const glob of this.globs) {

@@ -173,13 +173,13 @@ function pushValues(out: unknown[], row: StoredRow): void {
     row.requestId,
     row.at,
     row.keyId ?? null,
-    row.user ?? null,
-    row.team ?? null,
-    row.organization ?? null,
-    row.customer ?? null,
-    row.route,
-    row.provider ?? null,
-    row.model ?? null,
+    text(row.user),
+    text(row.team),
+    text(row.organization),
+    text(row.customer),
+    text(row.route),
+    text(row.provider),
+    text(row.model),
     u.input,
     u.cacheRead,
     u.cacheWrite,
@@ -191,13 +191,23 @@ function pushValues(out: unknown[], row: StoredRow): void {
     u.audioSeconds,
     u.characters,
     row.costMicros ?? null,
-    row.priceSource ?? null,
+    text(row.priceSource),
     row.status,
     Math.round(row.latencyMs),
     row.estimated ? 1 : 0,
     row.unverified ? 1 : 0,
     row.attempts?.length ? JSON.stringify(row.attempts) : null,
   );
+}
+
+/**
+ * A text column's value: what a row names that a caller or a tool server chose (a model, a
+ * customer, a tool) with any NUL as U+FFFD, which PostgreSQL's text cannot hold: one such row
+ * would fail its whole batch at every retry, and the ledger would stop.
+ */
+function text(value: string | null | undefined): string | null {
+  if (value === undefined || value === null) return null;
+  return value.includes('\0') ? value.replaceAll('\0', '\uFFFD') : value;
 }
 
 /** A usage's token classes in TOKEN_COLUMNS' order. */
@@ -211,10 +221,10 @@ function partValues(requestId: string, part: StoredPart): unknown[] {
     requestId,
     part.seq,
     part.kind,
-    part.provider,
-    part.model,
-    part.server,
-    part.tool,
+    text(part.provider),
+    text(part.model),
+    text(part.server),
+    text(part.tool),
     ...tokenValues(part.usage),
     part.costMicros,
     part.priceSource,

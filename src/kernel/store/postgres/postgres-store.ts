@@ -1,10 +1,21 @@
 import pg from 'pg';
+import { badRequest } from '../../errors/request-error.js';
 import { MIGRATIONS_TABLE, type Migration, type MigrationOutcome, type SqlExecutor, type SqlStore } from '../sql-store.js';
 
 /** `?` placeholders -> `$1, $2, ...` (no `?` appears inside the gateway's SQL literals). */
 function toPositional(sql: string): string {
   let n = 0;
   return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+/**
+ * The parameters, refused when a text among them holds a NUL: PostgreSQL's text cannot (it fails
+ * the statement), so no stored value has one and a value a caller sent with one names nothing.
+ * A 400 for the request that carried it, as SQLite's store answers such a lookup "not found".
+ */
+function storable(params: unknown[]): unknown[] {
+  for (const p of params) if (typeof p === 'string' && p.includes('\0')) throw badRequest('A value of this request holds a NUL character, which names nothing the gateway keeps.');
+  return params;
 }
 
 /** A schema name as a quoted SQL identifier. */
@@ -55,19 +66,19 @@ export class PostgresStore implements SqlStore {
   }
 
   async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
-    return (await this.pool.query(toPositional(sql), params)).rows as T[];
+    return (await this.pool.query(toPositional(sql), storable(params))).rows as T[];
   }
 
   async execute(sql: string, params: unknown[] = []): Promise<number> {
-    return (await this.pool.query(toPositional(sql), params)).rowCount ?? 0;
+    return (await this.pool.query(toPositional(sql), storable(params))).rowCount ?? 0;
   }
 
   async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     return this.withClient(async (client) => {
       const tx: SqlExecutor = {
         dialect: 'postgres',
-        query: async <R>(sql: string, params: unknown[] = []) => (await client.query(toPositional(sql), params)).rows as R[],
-        execute: async (sql: string, params: unknown[] = []) => (await client.query(toPositional(sql), params)).rowCount ?? 0,
+        query: async <R>(sql: string, params: unknown[] = []) => (await client.query(toPositional(sql), storable(params))).rows as R[],
+        execute: async (sql: string, params: unknown[] = []) => (await client.query(toPositional(sql), storable(params))).rowCount ?? 0,
       };
       await client.query('BEGIN');
       try {

@@ -31,4 +31,36 @@ describe('the ledger batch statement', () => {
     const bytes = serialize(params);
     expect(String.fromCharCode(bytes[2]!)).toBe('A');
   });
+
+  it('writes a NUL a row names (a model, a customer, a tool) as U+FFFD: PostgreSQL text cannot hold one, and the batch would fail at every retry', () => {
+    const named = withRowId(
+      usageRow(1, {
+        model: 'gpt\0x',
+        customer: '\0',
+        parts: [
+          {
+            seq: 1,
+            kind: 'tool',
+            provider: null,
+            model: null,
+            server: 'srv\0',
+            tool: 'a\0b',
+            usage: { ...NO_USAGE },
+            costMicros: 0,
+            priceSource: null,
+            status: 200,
+            latencyMs: 1,
+            estimated: false,
+            at: 1,
+          },
+        ],
+      }),
+    );
+    const [[, rowParams], [, partParams]] = usageStatements([named]) as [[string, unknown[]], [string, unknown[]]];
+    const stored = Object.fromEntries(USAGE_COLUMNS.map((c, i) => [c, rowParams[i]]));
+    expect(stored).toMatchObject({ model: 'gpt\uFFFDx', customer: '\uFFFD', request_id: 'req-1' });
+    expect(partParams).toContain('srv\uFFFD');
+    expect(partParams).toContain('a\uFFFDb');
+    expect([...rowParams, ...partParams].some((v) => typeof v === 'string' && v.includes('\0'))).toBe(false);
+  });
 });

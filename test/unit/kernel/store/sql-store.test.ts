@@ -54,6 +54,20 @@ function suite(name: string, make: () => Promise<{ store: SqlStore; again: () =>
       expect(await store.query('SELECT id FROM items WHERE id = ?', ['b'])).toEqual([]);
     });
 
+    it("a text parameter holding a NUL: PostgreSQL refuses it as the request's 400 (its text cannot hold one), SQLite looks it up and finds nothing", async () => {
+      const lookup = () => store.query('SELECT id FROM items WHERE id = ?', ['a\0b']);
+      const inTransaction = () => store.transaction((tx) => tx.query('SELECT id FROM items WHERE note = ?', ['\0']));
+      const update = () => store.execute('UPDATE items SET note = ? WHERE id = ?', ['x', 'a\0']);
+      if (name === 'postgres') {
+        for (const refused of [lookup, inTransaction, update])
+          await expect(refused()).rejects.toMatchObject({ name: 'RequestError', status: 400, message: expect.stringMatching(/NUL/) });
+      } else {
+        expect(await lookup()).toEqual([]);
+        expect(await inTransaction()).toEqual([]);
+        expect(await update()).toBe(0);
+      }
+    });
+
     it('commits a transaction and supports ON CONFLICT', async () => {
       await store.transaction(async (tx) => {
         await tx.execute('INSERT INTO items (id, n) VALUES (?, ?)', ['c', 5]);
