@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import pg from 'pg';
 import { Redis } from 'ioredis';
@@ -21,6 +23,7 @@ import {
   type FuzzWorld,
 } from './harness.js';
 
+const here = dirname(fileURLToPath(import.meta.url));
 const PG_URL = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -135,6 +138,7 @@ const keyBody = fc.record(
       ),
     ),
     budgets: mostly(fc.array(budget, { maxLength: 3 })),
+    mcp: mostly(fc.record({ servers: fc.subarray(['proc', 'nope', '*']), tools: fc.subarray(['proc__env', 'proc__*', 'env', '*']) }, { requiredKeys: [] })),
     metadata: fc.oneof(
       fc.record({ assertsCustomer: mostly(fc.constantFrom(true, true, false)), team: nastyString, ['__proto__']: json }, { requiredKeys: ['assertsCustomer'] }),
       fc.record({ assertsCustomer: mostly(fc.constantFrom(true, true, false)), team: nastyString, ['__proto__']: json }, { requiredKeys: ['assertsCustomer'] }),
@@ -188,6 +192,14 @@ const modelRequest = fc.record(
   { requiredKeys: ['route', 'model', 'keyHeader'] },
 );
 
+/** A tool-server request made with the newest key: through /mcp or the server's own path, a tool priced or not, named right or wrong. */
+const mcpRequest = fc.record({
+  path: fc.constantFrom('/mcp', '/mcp', '/mcp/proc', '/mcp/nope'),
+  method: fc.constantFrom('tools/call', 'tools/call', 'tools/list', 'initialize', 'ping'),
+  tool: mostly(fc.constantFrom('proc__env', 'proc__fail', 'env', 'fail', 'proc__nope')),
+  arguments: fc.oneof(fc.constant({}), fc.dictionary(fc.string({ maxLength: 6 }), json, { maxKeys: 2, noNullPrototype: true }), json),
+});
+
 const usageQuery = fc.record(
   {
     group_by: fc.oneof(fc.constantFrom('key', 'user', 'team', 'organization', 'customer', 'model', 'provider', 'route', ''), nastyString),
@@ -213,6 +225,7 @@ type Step =
   | { kind: 'key-edit'; body: unknown; op: 'patch' | 'rotate' | 'block' | 'unblock' | 'revoke'; grace: string }
   | { kind: 'credential'; body: unknown; op: 'create' | 'delete' | 'test' }
   | { kind: 'call'; req: Record<string, unknown> }
+  | { kind: 'mcp'; req: { path: string; method: string; tool: unknown; arguments: unknown } }
   | { kind: 'read'; what: 'me' | 'models' | 'usage' | 'audit' | 'lists' | 'keys'; query: Record<string, string> };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
@@ -251,6 +264,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       .map((r): Step => ({ kind: 'credential', ...(r as { body: unknown; op: 'create' }) })),
   },
   { weight: 6, arbitrary: modelRequest.map((req): Step => ({ kind: 'call', req })) },
+  { weight: 3, arbitrary: mcpRequest.map((req): Step => ({ kind: 'mcp', req })) },
   {
     weight: 3,
     arbitrary: fc
@@ -325,6 +339,22 @@ function requestOf(s: Step, made: Made): FuzzRequest[] {
       }
       return [{ method: 'POST', path: route, headers, body: JSON.stringify(body) }];
     }
+    case 'mcp': {
+      const r = s.req;
+      const headers = {
+        authorization: `Bearer ${key?.token ?? 'gwt_none'}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-06-18',
+      };
+      const params =
+        r.method === 'tools/call'
+          ? { name: r.tool, arguments: r.arguments }
+          : r.method === 'initialize'
+            ? { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } }
+            : {};
+      return [{ method: 'POST', path: r.path, headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: r.method, params }) }];
+    }
     case 'read': {
       const bearer = { authorization: `Bearer ${key?.token ?? 'gwt_none'}` };
       const q = new URLSearchParams(Object.entries(s.query).filter(([, v]) => typeof v === 'string')).toString();
@@ -336,6 +366,12 @@ function requestOf(s: Step, made: Made): FuzzRequest[] {
       return ['organizations', 'teams', 'users', 'budgets', 'credentials'].map((r) => ({ method: 'GET', path: `/v1/admin/${r}?${q}`, headers: ADMIN }));
     }
   }
+}
+
+/** A JSON-RPC error answer (the MCP transport's refusals). */
+function isJsonRpcError(answer: Answer): boolean {
+  const body = bodyOf(answer);
+  return body?.jsonrpc === '2.0' && typeof body.error?.code === 'number' && typeof body.error.message === 'string';
 }
 
 /** Reads an answer's JSON body, or undefined. */
@@ -388,6 +424,15 @@ describe.each([['sqlite'], ['postgres']])('fuzz: keys, budgets and tenants throu
         users: { alice: { team: 'search' } },
       },
       budgets: { team: { search: { limit_usd: 5, window: { period: 'month' } } } },
+      // The fuzz world's tool server, its calls priced (charged to the keys' budgets).
+      mcpServers: {
+        proc: {
+          command: process.execPath,
+          args: [join(here, '..', 'helpers', 'echo-credentials-tool-server.mjs')],
+          env: { ECHO_VARS: 'SECRET', SECRET: CONFIGURED.toolEnv },
+          toolPrices: { env: '0.001', fail: '0.5' },
+        },
+      },
       ...(store === 'postgres' ? { storage: { type: 'postgres', url: PG_URL, schema }, redis: { url: REDIS_URL, keyPrefix: prefix } } : {}),
     });
   });
@@ -414,7 +459,8 @@ describe.each([['sqlite'], ['postgres']])('fuzz: keys, budgets and tenants throu
           countStatus(answer.status);
           const what = `${req.method} ${req.path} ${String(req.body ?? '').slice(0, 400)}`;
           expect(answer.status, `${what}: no answer`).not.toBe(0);
-          if (answer.status >= 400) expectContractError(answer, what);
+          // On /mcp the transport's own refusals may be JSON-RPC errors.
+          if (answer.status >= 400 && !(s.kind === 'mcp' && isJsonRpcError(answer))) expectContractError(answer, what);
           else if (s.kind === 'read' && s.what !== 'usage') expect(bodyOf(answer), `${what}: ${answer.text.slice(0, 300)}`).toBeDefined();
           expectNoSecret(answer, [HELD.config, HELD.groq, ...HELD.api], what);
           const body = answer.status < 300 ? bodyOf(answer) : undefined;
