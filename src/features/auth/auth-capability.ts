@@ -37,7 +37,9 @@ export const authCapability: Capability = {
     try {
       keys = services.provide(CONFIG_KEYS, new ConfigKeys(auth.apiKeys ?? []));
     } catch (err) {
-      throw new ConfigError([(err as Error).message], 'auth.apiKeys');
+      // A key's own problems name it; anything else (a key the checks already refused, left out) names the list.
+      const message = (err as Error).message;
+      throw new ConfigError([message.startsWith('auth.apiKeys') ? message : `auth.apiKeys: ${message}`], 'auth.apiKeys');
     }
     await store.migrate(ADMIN_SESSION_MIGRATIONS);
     services.provide(ADMIN_SESSIONS, new AdminSessions(store, { tokens, keys, userRoles: () => services.get(USER_ROLES) }));
