@@ -3,8 +3,6 @@ import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
-import pg from 'pg';
-import { Redis } from 'ioredis';
 import {
   CONFIGURED,
   countStatus,
@@ -22,10 +20,9 @@ import {
   type FuzzRequest,
   type FuzzWorld,
 } from './harness.js';
+import { dropSharedState, sharedStoreConfig } from '../helpers/shared-stores.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const PG_URL = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** Provider keys the gateway holds: from the config, and made through the admin API by the cases. */
 const HELD = {
@@ -433,21 +430,12 @@ describe.each([['sqlite'], ['postgres']])('fuzz: keys, budgets and tenants throu
           toolPrices: { env: '0.001', fail: '0.5' },
         },
       },
-      ...(store === 'postgres' ? { storage: { type: 'postgres', url: PG_URL, schema }, redis: { url: REDIS_URL, keyPrefix: prefix } } : {}),
+      ...(store === 'postgres' ? { ...sharedStoreConfig('postgres', prefix, schema), ...sharedStoreConfig('redis', prefix, schema) } : {}),
     });
   });
   afterAll(async () => {
     if (!closed) await world?.close();
-    if (store === 'postgres') {
-      const client = new pg.Client({ connectionString: PG_URL });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await client.end();
-      const redis = new Redis(REDIS_URL);
-      const keys = await redis.keys(`${prefix}*`);
-      if (keys.length) await redis.del(...keys);
-      await redis.quit();
-    }
+    if (store === 'postgres') for (const shared of ['postgres', 'redis'] as const) await dropSharedState(shared, prefix, schema);
     console.log(summary());
   });
 

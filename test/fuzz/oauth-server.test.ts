@@ -1,14 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
-import pg from 'pg';
 import { request } from 'undici';
 import { HttpToolServer } from '../helpers/http-tool-server.js';
 import { FormBrowser, hiddenFields, pkcePair, type Page } from '../helpers/oauth-browser.js';
 import { startGateway, type TestGateway } from '../helpers/start-gateway.js';
+import { dropSharedState, sharedStoreConfig } from '../helpers/shared-stores.js';
 import { countStatus, fuzz, nastyString, RUNS, summary, type Answer, expectNoSecret, expectContractError } from './harness.js';
 
-const PG_URL = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const ALICE_KEY = 'alice-oauth-fuzz-key-0123456789abcdef';
 const READER_KEY = 'reader-oauth-fuzz-key-0123456789abcdef';
 const REDIRECT = 'http://127.0.0.1:9/callback';
@@ -136,18 +135,13 @@ describe.each([['sqlite'], ['postgres']])('fuzz: the OAuth authorization server 
         oauth: { role: 'authorization-server', allowInsecureClientMetadata: true, loginAttempts: { max: 1_000_000, window: '1h' } },
       },
       mcpServers: { remote: { url: remote.url } },
-      ...(store === 'postgres' ? { storage: { type: 'postgres', url: PG_URL, schema } } : {}),
+      ...(store === 'postgres' ? sharedStoreConfig('postgres', '', schema) : {}),
     });
   });
   afterAll(async () => {
     await gw?.close();
     await remote?.stop();
-    if (store === 'postgres') {
-      const client = new pg.Client({ connectionString: PG_URL });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await client.end();
-    }
+    if (store === 'postgres') await dropSharedState('postgres', '', schema);
     console.log(summary());
   });
 

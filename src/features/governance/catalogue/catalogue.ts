@@ -132,9 +132,9 @@ export class Catalogue {
    * the key may not use it (the caller is told the same for both).
    */
   route(name: string, key: GatewayKey | undefined, teamModels?: readonly string[]): CatalogueRoute | undefined {
-    if (!keyMayUseModel(key?.models, name) || !keyMayUseModel(teamModels, name)) return undefined;
     // No model's name holds a control character: such a name is no model, nor the rest of a glob's (sent upstream as a model).
     if (CONTROL.test(name)) return undefined;
+    if (!keyMayUseModel(key?.models, name) || !keyMayUseModel(teamModels, name)) return undefined;
     const exact = this.exactRoutes.get(name);
     if (exact) return exact;
     for (const glob of this.globs) {

@@ -173,13 +173,13 @@ function pushValues(out: unknown[], row: StoredRow): void {
     row.requestId,
     row.at,
     row.keyId ?? null,
-    text(row.user),
-    text(row.team),
-    text(row.organization),
-    text(row.customer),
-    text(row.route),
-    text(row.provider),
-    text(row.model),
+    textColumn(row.user),
+    textColumn(row.team),
+    textColumn(row.organization),
+    textColumn(row.customer),
+    textColumn(row.route),
+    textColumn(row.provider),
+    textColumn(row.model),
     u.input,
     u.cacheRead,
     u.cacheWrite,
@@ -191,7 +191,7 @@ function pushValues(out: unknown[], row: StoredRow): void {
     u.audioSeconds,
     u.characters,
     row.costMicros ?? null,
-    text(row.priceSource),
+    textColumn(row.priceSource),
     row.status,
     Math.round(row.latencyMs),
     row.estimated ? 1 : 0,
@@ -205,7 +205,7 @@ function pushValues(out: unknown[], row: StoredRow): void {
  * customer, a tool) with any NUL as U+FFFD, which PostgreSQL's text cannot hold: one such row
  * would fail its whole batch at every retry, and the ledger would stop.
  */
-function text(value: string | null | undefined): string | null {
+function textColumn(value: string | null | undefined): string | null {
   if (value === undefined || value === null) return null;
   return value.includes('\0') ? value.replaceAll('\0', '\uFFFD') : value;
 }
@@ -221,10 +221,10 @@ function partValues(requestId: string, part: StoredPart): unknown[] {
     requestId,
     part.seq,
     part.kind,
-    text(part.provider),
-    text(part.model),
-    text(part.server),
-    text(part.tool),
+    textColumn(part.provider),
+    textColumn(part.model),
+    textColumn(part.server),
+    textColumn(part.tool),
     ...tokenValues(part.usage),
     part.costMicros,
     part.priceSource,
