@@ -8,7 +8,7 @@ import { errorPayload } from '../../kernel/http/respond.js';
 import { GatewayError } from '../../contract/errors/gateway-error.js';
 import { normalizeError } from '../../contract/errors/normalize.js';
 import type { RouteSpec } from '../../contract/routes.js';
-import { BATCH_LINE, notJsonAnswer, TARGET, type ModelContext } from '../models/index.js';
+import { answerJson, BATCH_LINE, TARGET, type ModelContext } from '../models/index.js';
 import type { LineResult } from './batch-store.js';
 
 /** A request context for one batch line, as if the caller had sent it with the batch's headers. */
@@ -30,17 +30,6 @@ export interface LineOutcome {
   /** The upstream (or a gateway limit) refused it for now: 429, with the wait it asked for. */
   rateLimited: boolean;
   retryAfter?: number;
-}
-
-/** An answer passed through as the upstream's bytes, as text when it is JSON (an output line embeds it as it is); undefined when it is not. */
-function jsonText(raw: Buffer): string | undefined {
-  const text = raw.toString('utf8');
-  try {
-    JSON.parse(text);
-    return text;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -65,14 +54,17 @@ export async function runLine(
   }
   const response = ctx.response;
   if (!ctx.error && response?.kind === 'json') {
-    const text = response.raw ? jsonText(response.raw) : JSON.stringify(response.body);
-    if (text !== undefined)
+    try {
+      // Bytes that are not JSON cannot be the body of an output line (which embeds them as they are): the upstream's bad answer, as for a request.
+      if (response.raw) answerJson(ctx, response);
+      const text = response.raw ? response.raw.toString('utf8') : JSON.stringify(response.body);
       return {
         rateLimited: false,
         result: { ok: response.status < 400, resultId, statusCode: response.status, requestId: ctx.id, response: text, error: null },
       };
-    // Bytes that are not JSON cannot be the body of an output line: the upstream's bad answer, as for a request.
-    ctx.error = notJsonAnswer(ctx.get(TARGET)?.provider);
+    } catch (err) {
+      ctx.error = normalizeError(err, ctx.get(TARGET)?.provider);
+    }
   }
   if (!ctx.error && response?.kind === 'stream') {
     for await (const _part of response.parts) {

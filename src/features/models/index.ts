@@ -22,7 +22,7 @@ export { PROVIDERS, type ProviderRegistry } from './providers/provider-registry.
 export type { ResolvedTarget } from './providers/provider.js';
 export { callerValueProblem, headerSafe } from './providers/shared/caller-values.js';
 export { modelAnswer, modelStream, type ModelStreamAnswer } from './stream-answer.js';
-export { answerJson, notJsonAnswer } from './answer-json.js';
+export { answerJson } from './answer-json.js';
 export { isTranslated } from './translations.js';
 export { CALL_SPAN, setRequestUsage } from './metrics/genai-spans.js';
 export type { CounterSlot, RateCounter } from './rate-limit/counter.js';

@@ -18,7 +18,7 @@ import { AttemptTimers } from '../routing/attempt-timers.js';
 import { addForwardedHeaders, withoutOperatorHeaders } from '../routing/forwarded-headers.js';
 import { DEADLINE, TARGET, UPLOAD_SENT, USAGE, USAGE_NOT_ASKED, type ModelContext } from '../model-request.js';
 import { modelStream } from '../stream-answer.js';
-import { notJsonAnswer } from '../answer-json.js';
+import { parsedAnswer } from '../answer-json.js';
 import { IDENTITY_FORWARD_HEADERS } from '../../auth/index.js';
 import { OPENAI_HEADERS, passedHeaders } from '../providers/shared/upstream-headers.js';
 import { streamFormat } from '../../../contract/stream-format.js';
@@ -318,13 +318,7 @@ export default defineStage<ForwardStageConfig, GatewayContext>({
           throw attemptError(err, ctx, provider.id, deadlineSignal);
         }
         if (adapter.response && (!adapter.responseNeeded || adapter.responseNeeded(raw))) {
-          let parsed: unknown;
-          try {
-            parsed = JSON.parse(raw.toString('utf8'));
-          } catch {
-            throw notJsonAnswer(provider.id);
-          }
-          response = { kind: 'json', status, body: translated(adapter, parsed, call, ctx, services, provider.id) };
+          response = { kind: 'json', status, body: translated(adapter, parsedAnswer(raw, provider.id), call, ctx, services, provider.id) };
         } else {
           response = { kind: 'json', status, raw };
         }
