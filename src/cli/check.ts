@@ -46,10 +46,29 @@ async function compileChecked(checked: CheckedConfig): Promise<string[]> {
     const gateway = await createGateway(inertCopy(checked.config));
     await gateway.close(0);
   } catch (err) {
-    // With problems in the config, only what the compile itself names is added (the rest follows from those).
-    if (!problems.length || err instanceof ConfigError || err instanceof PipelineError) problems.push(...problemLines(err));
+    if (!problems.length) problems.push(...problemLines(err));
+    // With problems in the config, only what the compile itself names is added, and not about a
+    // key already named (the refused value was left out of the compile: what the compile then
+    // says of that key, or of the keys around it, follows from it, and start-up would not say it).
+    else if (err instanceof ConfigError || err instanceof PipelineError) {
+      const named = problems.map(keyOf).filter(Boolean);
+      problems.push(...problemLines(err).filter((line) => !named.some((key) => related(key, keyOf(line)))));
+    }
   }
   return [...new Set(problems)];
+}
+
+/** The key a problem line names: what comes before its first ": " (`auth.apiKeys[0].key`). */
+function keyOf(line: string): string {
+  const end = line.indexOf(': ');
+  return end > 0 ? line.slice(0, end) : '';
+}
+
+/** Whether two keys are the same, or one holds the other (`auth.apiKeys` and `auth.apiKeys[0].key`). */
+function related(a: string, b: string): boolean {
+  if (!a || !b) return false;
+  const holds = (outer: string, inner: string) => inner.startsWith(`${outer}.`) || inner.startsWith(`${outer}[`);
+  return a === b || holds(a, b) || holds(b, a);
 }
 
 let validating: Promise<unknown> = Promise.resolve();

@@ -35,3 +35,42 @@ export function stringOf(value: unknown): string | undefined {
 export function numberOf(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
+
+/** JSON's white space: space, tab, line feed, carriage return. */
+function isJsonSpace(c: number | undefined): boolean {
+  return c === 32 || c === 10 || c === 13 || c === 9;
+}
+
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACKET = 93;
+
+/**
+ * Whether text can be a JSON object by its ends alone (what an OpenAI stream event's data must
+ * be): the first and last characters other than white space are `{` and `}`. Nothing is parsed;
+ * only white space at the ends is walked.
+ */
+export function endsLikeJsonObject(text: string): boolean {
+  let start = 0;
+  let end = text.length - 1;
+  while (start < end && isJsonSpace(text.charCodeAt(start))) start++;
+  while (end > start && isJsonSpace(text.charCodeAt(end))) end--;
+  return start < end && text.charCodeAt(start) === OPEN_BRACE && text.charCodeAt(end) === CLOSE_BRACE;
+}
+
+/**
+ * Whether bytes can be a JSON object or array by their ends alone (an upstream's JSON answer
+ * passed through unparsed): the first and last bytes other than white space are `{` and `}`, or
+ * `[` and `]`. Nothing is parsed; only white space at the ends is walked.
+ */
+export function endsLikeJsonContainer(raw: Uint8Array): boolean {
+  let start = 0;
+  let end = raw.length - 1;
+  while (start < end && isJsonSpace(raw[start])) start++;
+  while (end > start && isJsonSpace(raw[end])) end--;
+  if (start >= end) return false;
+  const first = raw[start];
+  const last = raw[end];
+  return (first === OPEN_BRACE && last === CLOSE_BRACE) || (first === OPEN_BRACKET && last === CLOSE_BRACKET);
+}

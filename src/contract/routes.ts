@@ -18,6 +18,16 @@ export interface RouteSpec {
    * Anthropic's shapes (and its error shape when the request carries anthropic-version).
    */
   format?: 'anthropic';
+  /** An upload that names its model in a form field (`model`): with a gateway key, routed by it as JSON routes are. */
+  modelField?: true;
+}
+
+/**
+ * Whether a request with a gateway key (and no provider or routing config named) is routed by
+ * the model it names: every JSON route, and the uploads that carry a model field.
+ */
+export function namesItsModel(spec: { body: string; modelField?: true }): boolean {
+  return spec.body === 'json' || spec.modelField === true;
 }
 
 /** What the gateway serves itself on a route that is not provider-routed. */
@@ -91,9 +101,10 @@ export interface GatewayRouteSpec {
 
 export type AnyRouteSpec = RouteSpec | GatewayRouteSpec;
 
-function route(method: Method, path: string, operation: Operation, body: RouteSpec['body'], schema?: string, format?: RouteSpec['format']): RouteSpec {
+function route(method: Method, path: string, operation: Operation, body: RouteSpec['body'], schema?: string, format?: RouteSpec['format'], modelField?: true): RouteSpec {
   const spec: RouteSpec = { method, path, key: `${method} ${path}`, operation, body, schema };
   if (format) spec.format = format;
+  if (modelField) spec.modelField = modelField;
   return spec;
 }
 
@@ -106,10 +117,10 @@ export const PROVIDER_ROUTES: RouteSpec[] = [
   route('POST', '/v1/completions', 'completions', 'json', 'requests/completions.schema.json'),
   route('POST', '/v1/embeddings', 'embeddings', 'json', 'requests/embeddings.schema.json'),
   route('POST', '/v1/images/generations', 'images.generations', 'json', 'requests/images-generations.schema.json'),
-  route('POST', '/v1/images/edits', 'images.edits', 'multipart', 'requests/images-edits.schema.json'),
+  route('POST', '/v1/images/edits', 'images.edits', 'multipart', 'requests/images-edits.schema.json', undefined, true),
   route('POST', '/v1/audio/speech', 'audio.speech', 'json', 'requests/audio-speech.schema.json'),
-  route('POST', '/v1/audio/transcriptions', 'audio.transcriptions', 'multipart', 'requests/audio-transcriptions.schema.json'),
-  route('POST', '/v1/audio/translations', 'audio.translations', 'multipart', 'requests/audio-translations.schema.json'),
+  route('POST', '/v1/audio/transcriptions', 'audio.transcriptions', 'multipart', 'requests/audio-transcriptions.schema.json', undefined, true),
+  route('POST', '/v1/audio/translations', 'audio.translations', 'multipart', 'requests/audio-translations.schema.json', undefined, true),
   route('POST', '/v1/files', 'files.create', 'multipart', 'requests/files-upload.schema.json'),
   route('GET', '/v1/files', 'files.list', 'none'),
   route('GET', '/v1/files/{file_id}', 'files.retrieve', 'none'),

@@ -126,7 +126,7 @@ export interface RetryConfig {
   attempts?: number;
   on_status_codes?: StatusCodes;
   /**
-   * Wait as long as the upstream's Retry-After header asks (bounded by the request deadline).
+   * Wait as long as the upstream's Retry-After header asks instead of the backoff (bounded by the request deadline); default true, false always backs off.
    */
   use_retry_after_header?: boolean;
 }

@@ -7,6 +7,7 @@ import { CALLER } from '../kernel/engine/report.js';
 import type { GatewayServices } from '../kernel/engine/services.js';
 import { defineStage, type Middleware } from '../kernel/engine/stage.js';
 import { badRequest, GatewayError } from '../contract/errors/gateway-error.js';
+import { namesItsModel } from '../contract/routes.js';
 import { PROVIDER, PROVIDER_KEY, PROVIDERS, providerKeyFrom, rememberRequestCredentials } from '../features/models/index.js';
 import {
   ADMIN,
@@ -44,7 +45,7 @@ function providerCredentials(config: AuthenticateStageConfig, services: GatewayS
     const presented = gatewayAuth ? presentedGatewayKey(ctx, demandGatewayCredential) : undefined;
     // With a gateway key and no provider or config named, the request is routed by its model (the catalogue), and GET /v1/models lists it.
     const byCatalogue =
-      Boolean(presented) && !provider && !configHeader && ((ctx.endpoint as { operation?: string }).operation === 'models.list' || (catalogue && ctx.endpoint.body === 'json'));
+      Boolean(presented) && !provider && !configHeader && ((ctx.endpoint as { operation?: string }).operation === 'models.list' || (catalogue && namesItsModel(ctx.endpoint)));
     // x-gateway-provider wins over routing.defaultConfig (an explicit x-gateway-config still routes).
     const routed = configHeader || byCatalogue || (Boolean(defaultConfig) && !provider);
     if (provider) ctx.set(PROVIDER, provider);
@@ -146,8 +147,9 @@ function adminCredential(config: AuthenticateStageConfig, services: GatewayServi
   const roles = config.roles ?? [];
   if (roles.length === 0) {
     const sessions = services.get(ADMIN_SESSIONS);
+    const credentials = { tokens: services.require(TOKEN_SERVICE), keys: services.get(CONFIG_KEYS) };
     return async (ctx, next) => {
-      ctx.identity = await checkAdminCredential(ctx.req, services.config, sessions);
+      ctx.identity = await checkAdminCredential(ctx.req, services.config, sessions, credentials);
       ctx.set(CALLER, true);
       ctx.set(ADMIN, true);
       ctx.set(ADMIN_ACCESS, FULL_ADMIN);
@@ -185,7 +187,8 @@ export default defineStage<AuthenticateStageConfig>({
         ? [CALLER, ADMIN, ADMIN_ACCESS, IDENTITY]
         : [CALLER, PROVIDER, PROVIDER_KEY],
   // Provider routes: a gateway key or token is optional (identity and key only when one was sent).
-  writes: (config) => (config.credential === 'gateway' || config.credential === 'admin' ? [] : [IDENTITY, GATEWAY_KEY]),
+  // The gateway auth modes (/mcp) set the key of a gateway token or config key they accept.
+  writes: (config) => (config.credential === 'admin' ? [] : config.credential === 'gateway' ? [GATEWAY_KEY] : [IDENTITY, GATEWAY_KEY]),
   create(config, services) {
     switch (config.credential ?? 'provider') {
       case 'gateway':

@@ -12,9 +12,11 @@ import {
   failedRequestTokens,
   noteStreamUsage,
   rateLimiter,
+  routingConfigs,
   usedTokens,
   type CounterSlot,
   type RateLimiter,
+  type RoutingConfigs,
 } from '../features/models/index.js';
 import { carriesRequest, mcpMessage, MCP_MESSAGE } from '../features/mcp/index.js';
 import { RESPONSE } from '../kernel/engine/context.js';
@@ -34,7 +36,8 @@ async function* chargeAtEnd(parts: AsyncIterable<StreamPart>, ctx: GatewayContex
  * Retry-After past a limit. Token budgets are charged from the answer's usage (JSON `usage`,
  * or a stream's usage part) once the answer is known; answers served from the cache are not
  * charged. Put it before validate so error answers carry the headers too. Without rules the
- * stage is left out of the pipeline.
+ * stage is left out of the pipeline. `per: key` counts the request's provider key and the
+ * `api_key`s of the caller's own routing config (x-gateway-config), each distinct one.
  *
  * In the MCP pipeline (`count: json-rpc-requests`) a hit is a POST that carries a JSON-RPC
  * request (tools/call, tools/list, initialize...): notifications, the client's answers to the
@@ -62,8 +65,24 @@ export default defineStage<RateLimitStageConfig>({
         await next();
       };
     }
+    // `per: key` rules count the provider keys of a caller's x-gateway-config too (compiled here
+    // once per distinct header, the route stage then using the same plan).
+    let configs: RoutingConfigs | undefined;
+    const configKeys = limiter.countsKeys
+      ? (ctx: GatewayContext) => {
+          if (!configs) {
+            try {
+              configs = routingConfigs(services);
+            } catch {
+              // Unusable named configs: a start-up problem the route stage reports.
+              return undefined;
+            }
+          }
+          return configs.callerKeys(ctx);
+        }
+      : undefined;
     return async (ctx, next) => {
-      await limiter.check(ctx, defaultRules);
+      await limiter.check(ctx, defaultRules, configKeys);
       const slots = ctx.get(TOKEN_SLOTS);
       if (!slots) return next();
       try {

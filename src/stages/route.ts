@@ -7,6 +7,7 @@ import { defineStage } from '../kernel/engine/stage.js';
 import { ExtensionConfigError } from '../kernel/engine/extension.js';
 import { PipelineError } from '../kernel/engine/pipeline-compiler.js';
 import { badRequest, GatewayError } from '../contract/errors/gateway-error.js';
+import { namesItsModel } from '../contract/routes.js';
 import { CATALOGUE, CATALOGUE_MODEL, teamModels, type Catalogue } from '../features/governance/index.js';
 import { GATEWAY_KEY } from '../features/auth/index.js';
 import {
@@ -47,9 +48,7 @@ function modelNotFound(name: string): GatewayError {
  */
 function catalogueRouter(catalogue: Catalogue, services: GatewayServices, bodyLimit: number) {
   return async (ctx: ModelContext, next: () => Promise<void>): Promise<void> => {
-    await ensureJsonBody(ctx, bodyLimit);
-    const body = ctx.get(BODY);
-    const params = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+    const params = await requestParams(ctx, bodyLimit);
     const name = params.model;
     if (typeof name !== 'string' || !name) throw badRequest('model is required: the name of a catalogue model (GET /v1/models lists them).', 'model');
     const key = ctx.get(GATEWAY_KEY);
@@ -59,6 +58,26 @@ function catalogueRouter(catalogue: Catalogue, services: GatewayServices, bodyLi
     ctx.set(ROUTING, route.plan.conditional ? { plan: route.plan, conditionInput: { metadata: requestMetadata(ctx), params } } : { plan: route.plan });
     return next();
   };
+}
+
+/**
+ * The request's parameters: the JSON body's members, or an upload's text fields (the validate
+ * stage has read and checked the whole form: a field sent twice is not one value, so not read).
+ */
+async function requestParams(ctx: ModelContext, bodyLimit: number): Promise<Record<string, unknown>> {
+  if (ctx.endpoint.body === 'multipart') {
+    const fields = ctx.get(BODY)?.fields;
+    if (!fields || typeof fields !== 'object') return {};
+    return Object.fromEntries(Object.entries(fields).filter(([, value]) => typeof value === 'string'));
+  }
+  await ensureJsonBody(ctx, bodyLimit);
+  const body = ctx.get(BODY);
+  return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+}
+
+/** Whether a request with a gateway key is routed by its model: a JSON body, or an upload of a route whose form names its model. */
+function routedByModel(ctx: ModelContext): boolean {
+  return namesItsModel(ctx.endpoint);
 }
 
 /** A caller's custom host is honoured only where routing.allowCustomHost is true. */
@@ -111,7 +130,7 @@ export default defineStage<RouteStageConfig, ModelContext>({
     const catalogue = services.get(CATALOGUE);
     const byModel = catalogue && catalogue.size > 0 ? catalogueRouter(catalogue, services, bodyLimit) : undefined;
     return (ctx, next) => {
-      if (byModel && ctx.has(GATEWAY_KEY) && !headerValue(ctx.headers, 'x-gateway-config') && !ctx.has(PROVIDER) && ctx.endpoint.body === 'json') return byModel(ctx, next);
+      if (byModel && ctx.has(GATEWAY_KEY) && !headerValue(ctx.headers, 'x-gateway-config') && !ctx.has(PROVIDER) && routedByModel(ctx)) return byModel(ctx, next);
       const plan = configs.planFor(ctx, defaultName);
       if (!plan) ctx.set(ROUTING, { single: targetFromHeaders(ctx, services) });
       else if (plan.conditional) return conditional(ctx, next, plan);

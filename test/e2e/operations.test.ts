@@ -71,7 +71,14 @@ describe('operations: /health, /ready, /metrics, request ids', () => {
     try {
       const down = await fetch(`${gw.url}/ready`);
       expect(down.status).toBe(503);
-      expect(await down.json()).toMatchObject({ status: 'not_ready', checks: { 'test-store': false } });
+      // The contract's error body, naming what is not up, with each check beside it.
+      const body: any = await down.json();
+      expect(body).toEqual({
+        status: 'failure',
+        message: 'The gateway is not ready: test-store is not up.',
+        error: { type: 'service_unavailable', code: 'service_unavailable', message: 'The gateway is not ready: test-store is not up.', param: null, provider: null },
+        checks: expect.objectContaining({ 'test-store': false, config: true }),
+      });
       storeUp = true;
       expect((await fetch(`${gw.url}/ready`)).status).toBe(200);
     } finally {
@@ -168,6 +175,13 @@ describe('draining (gateway.close(), what SIGTERM runs)', () => {
       expect(stream).toContain('data: [DONE]');
       expect(ready).toMatch(/^503 /);
       expect(ready).toContain('"accepting":false');
+      const readyBody = JSON.parse(ready!.slice(ready!.indexOf('\r\n\r\n') + 4).trim()) as any;
+      expect(readyBody).toMatchObject({
+        status: 'failure',
+        message: 'The gateway is shutting down and accepts no new requests.',
+        error: { type: 'service_unavailable', code: 'service_unavailable', param: null, provider: null },
+        checks: { accepting: false },
+      });
     } finally {
       await upstream.stop();
       rmSync(gw.dataDir, { recursive: true, force: true });

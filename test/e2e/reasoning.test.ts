@@ -198,7 +198,7 @@ describe('anthropic thinking through chat', () => {
     // a message-level breakpoint marks the message's last block
     expect(sent.messages[1].content).toEqual([{ type: 'text', text: 'Follow-up', cache_control: { type: 'ephemeral' } }]);
     expect(sent.tools[0].cache_control).toEqual({ type: 'ephemeral' });
-    expect(answer.usage.prompt_tokens_details).toEqual({ cached_tokens: 1024 });
+    expect(answer.usage.prompt_tokens_details).toEqual({ cached_tokens: 1024, cache_write_tokens: 120 });
     expect(answer.usage.prompt_tokens).toBe(640 + 120 + 1024);
   });
 });

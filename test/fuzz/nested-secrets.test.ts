@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { redactAnswer, redactAnswerBytes, redactingStream, redactLogLine, redactSecrets, registerSecrets, REDACTED } from '../../src/kernel/errors/redact.js';
+import { maskable, redactAnswer, redactAnswerBytes, redactingStream, redactLogLine, redactSecrets, registerSecrets, REDACTED } from '../../src/kernel/errors/redact.js';
 import { FakeUpstream } from '../helpers/fake-upstream.js';
 import { startGateway, type TestGateway } from '../helpers/start-gateway.js';
 import { CHAT, chatBody, post } from '../helpers/routing-harness.js';
@@ -63,13 +63,13 @@ const secretChar = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom('"', '\\', '/', '%', '+', ' ', '&', '=', "'", '\n', '\t', '<') },
   { weight: 2, arbitrary: fc.constantFrom('é', 'ü', 'κ', 'λ', '日', '€', '😀', '🔑') },
 );
-/** Secrets the redactor masks in running text: `min` characters or more (4 at least), not a bare literal or number. */
+/** Secrets the redactor masks: `min` characters or more (8 at least, see maskable), not a bare literal, number or scheme word. */
 const secretOf = (min: number) =>
   fc
     .array(secretChar, { minLength: min, maxLength: 40 })
     .map((cs) => cs.join(''))
-    .filter((s) => s.length >= 4 && !/^(true|false|null|yes|no|on|off|-?\d+(\.\d+)?)$/i.test(s.trim()));
-const secret = secretOf(4);
+    .filter(maskable);
+const secret = secretOf(8);
 /** Text around it: ordinary prose, JSON punctuation, escapes of its own. */
 const around = fc.array(fc.constantFrom('the key ', '{"k":"', '"}', ' \\ ', '%41 ', 'é', ': ', '\n', 'a+b ', '😀', 'x'), { maxLength: 6 }).map((p) => p.join(''));
 

@@ -15,15 +15,23 @@ export function stopReasonOf(reason: FinishReason | null | undefined): string {
   return reason ? STOP_REASONS[reason] : 'end_turn';
 }
 
+/** A count of a usage block (anything but a finite number counts as 0). */
+function tokens(value: unknown): number {
+  const n = Number(value ?? 0);
+  return Number.isFinite(n) && n > 0 ? n : 0;
+}
+
 /**
- * OpenAI usage -> Anthropic usage: input_tokens are the prompt tokens not read from the
- * cache (Anthropic counts cache reads apart), cache_read_input_tokens the cached ones.
+ * OpenAI usage -> Anthropic usage: input_tokens are the prompt tokens neither read from nor
+ * written into the cache (Anthropic counts both apart), cache_read_input_tokens the cached
+ * ones, cache_creation_input_tokens those written (prompt_tokens_details.cache_write_tokens).
  */
 export function anthropicUsage(usage: Usage | undefined, fallbackInput = 0): Record<string, number> {
-  const prompt = usage ? Number(usage.prompt_tokens ?? 0) : fallbackInput;
-  const cached = Number(usage?.prompt_tokens_details?.cached_tokens ?? 0);
-  const out: Record<string, number> = { input_tokens: Math.max(0, prompt - cached), output_tokens: Number(usage?.completion_tokens ?? 0) };
-  out.cache_creation_input_tokens = 0;
+  const prompt = usage ? tokens(usage.prompt_tokens) : fallbackInput;
+  const cached = tokens(usage?.prompt_tokens_details?.cached_tokens);
+  const written = tokens(usage?.prompt_tokens_details?.cache_write_tokens);
+  const out: Record<string, number> = { input_tokens: Math.max(0, prompt - cached - written), output_tokens: tokens(usage?.completion_tokens) };
+  out.cache_creation_input_tokens = written;
   out.cache_read_input_tokens = cached;
   return out;
 }

@@ -7,7 +7,8 @@ import { lastUsageObject } from '../usage-member.js';
  * gateway must act on: `data: [DONE]` (the answer is whole; nothing after it is passed), an
  * error event (the upstream failed mid-stream), and, when asked, the usage chunk. Anything the
  * parser would write differently (a comment, an `event:` or `id:` field, CRLF line ends,
- * multi-line or empty data) is handed back as `rest`, for the caller to parse from there on.
+ * multi-line or empty data) or that is not `{...}` by its ends (data that is not a chunk, for
+ * the provider's mapper to judge) is handed back as `rest`, for the caller to parse from there on.
  */
 /** What one scan found. */
 export interface SseScan {
@@ -26,6 +27,8 @@ const CR = 13;
 const DATA = Buffer.from('data: ');
 const DONE = Buffer.from('[DONE]');
 const ERROR = Buffer.from('{"error"');
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
 
 /** Whether buf[at, end) starts with `prefix` (a few bytes: compared in JS, cheaper than a native call per event). */
 function startsWith(buf: Buffer, at: number, end: number, prefix: Buffer): boolean {
@@ -71,6 +74,11 @@ export class OpenAISseScanner {
       }
       if (startsWith(buf, data, nl, ERROR)) {
         error = buf.toString('utf8', data, nl);
+        break;
+      }
+      // Data that is not `{...}` by its ends is the mapper's to judge (a broken stream, see OPENAI_PASSTHROUGH_STREAM).
+      if (buf[data] !== OPEN_BRACE || buf[nl - 1] !== CLOSE_BRACE) {
+        rest = buf.subarray(pos);
         break;
       }
       pos = nl + 2;

@@ -86,9 +86,26 @@ export async function checkSession(
   return { identity: session.identity, access: session.access };
 }
 
-/** The admin-only routes (no `roles`): the admin bearer token, or an admin session cookie with the admin role. */
-export async function checkAdminCredential(req: IncomingMessage, config: GatewayConfig, sessions: AdminSessions | undefined): Promise<Identity> {
+/**
+ * The admin-only routes (no `roles`): the admin bearer token, or an admin session cookie with the
+ * admin role. With `credentials`, a valid gateway key in place of the admin token is a 403 (a
+ * valid credential that may not use the route), not the 401 of a wrong token.
+ */
+export async function checkAdminCredential(
+  req: IncomingMessage,
+  config: GatewayConfig,
+  sessions: AdminSessions | undefined,
+  credentials?: { tokens: TokenService; keys: ConfigKeys | undefined },
+): Promise<Identity> {
   if (config.auth?.adminToken && presentsSession(req)) return (await checkSession(req, config, ['admin'], sessions)).identity;
-  checkAdmin(req, config);
+  try {
+    checkAdmin(req, config);
+  } catch (err) {
+    const given = credentials && (err as { status?: number }).status === 401 ? bearerValue(req.headers.authorization) : undefined;
+    if (given && (await checkGatewayCredential(given, credentials!.tokens, credentials!.keys)).ok) {
+      throw forbidden('This route takes the admin token (or an admin session) only: a gateway key, whatever its roles, may not use it.');
+    }
+    throw err;
+  }
   return ADMIN_IDENTITY;
 }

@@ -154,7 +154,7 @@ export default defineStage<TokenOperationsStageConfig, AdminContext>({
               'id',
             );
           }
-          const patch = updateRequest(await jsonBody(ctx, limit), validateUpdate);
+          const patch = updateRequest(ctx.has(BODY) ? ctx.get(BODY) : await jsonBody(ctx, limit), validateUpdate);
           const { resource, problem } = await tokens.update(id, patch);
           if (problem === 'unknown') throw notFound(`No token with id ${id}.`, 'id');
           if (problem) throw conflict(`Token ${id} is ${problem} and cannot be changed; issue a new one.`, 'id');

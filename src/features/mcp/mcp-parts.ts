@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { headerValue, type GatewayContext, type Identity } from '../../kernel/engine/context.js';
 import { TRACING } from '../../kernel/engine/tracing.js';
+import { redactAnswer } from '../../kernel/errors/redact.js';
 import type { GatewayServices } from '../../kernel/engine/services.js';
 import { Aggregator } from './aggregator.js';
 import { AccessStep } from './dispatch/access-step.js';
@@ -70,7 +71,7 @@ export function createMcpParts(services: GatewayServices, audit: AuditLog): McpP
     // labels its calls may show in metrics, and are held against their pins.
     const upstream = kind === 'tools' ? pool.get(server) : undefined;
     if (upstream?.status === 'ready') {
-      if (pins?.watches(server)) pins.noteInstructions(server, upstream.instructions);
+      if (pins?.watches(server)) pins.noteInstructions(server, upstream.instructions === undefined ? undefined : redactAnswer(upstream.instructions, upstream.secrets));
       toolLists.get(server).catch((err: Error) => services.logger.debug({ mcpServer: server, err: err.message }, 'could not list the tools of a tool server'));
     }
   });

@@ -2,12 +2,17 @@ import type { GatewayContext, JsonAnswer } from '../../kernel/engine/context.js'
 import { GatewayError } from '../../contract/errors/gateway-error.js';
 import { TARGET } from './model-request.js';
 
-/** An upstream's JSON answer, parsed; bytes that are not JSON are its bad answer (502 provider_error, retried and failed over like a 5xx). */
+/** The upstream's bad answer of bytes that are not JSON: 502 provider_error, retried and failed over like a 5xx. */
+export function notJsonAnswer(provider: string | undefined): GatewayError {
+  return new GatewayError('provider_error', `${provider ?? 'The provider'} sent an answer that is not JSON.`, { provider, retryable: true });
+}
+
+/** An upstream's JSON answer, parsed; bytes that are not JSON are its bad answer (notJsonAnswer). */
 export function parsedAnswer(raw: Buffer, provider: string | undefined): unknown {
   try {
     return JSON.parse(raw.toString('utf8'));
   } catch {
-    throw new GatewayError('provider_error', `${provider ?? 'The provider'} sent an answer that is not JSON.`, { provider, retryable: true });
+    throw notJsonAnswer(provider);
   }
 }
 

@@ -17,7 +17,7 @@ export interface RetryStageConfig {
    */
   on_status_codes?: number[];
   /**
-   * Wait what the upstream's Retry-After says instead of the backoff.
+   * Wait what the upstream's Retry-After says instead of the backoff (default true; false always backs off). A Retry-After past the request deadline or above maxRetryAfterMs is not waited for.
    */
   use_retry_after_header?: boolean;
   /**

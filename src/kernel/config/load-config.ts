@@ -135,9 +135,26 @@ export function checkConfigTree(raw: unknown, source: string, options: LoadOptio
   return { config: withDefaults, problems: [...new Set(named)] };
 }
 
-/** A copy of `tree` without each value a schema error points at (an unknown key: that key). */
+/**
+ * A copy of `tree` without each value a schema error points at (an unknown key: that key; a
+ * missing required key: the object that lacks it), again until the schema accepts what is left
+ * (an entry of a list left without a required key goes too): what follows (--check's compile of
+ * the pipelines) never meets a value the schema refused.
+ */
 function withoutRefused(tree: Record<string, unknown>, errors: ErrorObject[]): Record<string, unknown> {
   const copy = structuredClone(tree);
+  const validate = validatorFor('gateway.schema.json');
+  for (let round = 0; round < 8 && errors.length; round++) {
+    if (!removeRefused(copy, errors) || validate(copy)) break;
+    errors = [...(validate.errors ?? [])];
+  }
+  return copy;
+}
+
+/** Removes what each error points at from `tree` (entries of lists spliced out); whether anything went. */
+function removeRefused(tree: Record<string, unknown>, errors: ErrorObject[]): boolean {
+  const fromLists = new Map<unknown[], Set<number>>();
+  let removed = false;
   for (const error of errors) {
     const keys = error.instancePath
       .split('/')
@@ -146,11 +163,18 @@ function withoutRefused(tree: Record<string, unknown>, errors: ErrorObject[]): R
     if (error.keyword === 'additionalProperties') keys.push(String((error.params as { additionalProperty?: string }).additionalProperty));
     const last = keys.pop();
     if (last === undefined) continue;
-    let parent: unknown = copy;
+    let parent: unknown = tree;
     for (const key of keys) parent = parent && typeof parent === 'object' ? (parent as Record<string, unknown>)[key] : undefined;
-    if (parent && typeof parent === 'object') delete (parent as Record<string, unknown>)[last];
+    if (!parent || typeof parent !== 'object' || !(last in parent)) continue;
+    if (Array.isArray(parent)) {
+      const at = fromLists.get(parent) ?? new Set<number>();
+      at.add(Number(last));
+      fromLists.set(parent, at);
+    } else delete (parent as Record<string, unknown>)[last];
+    removed = true;
   }
-  return copy;
+  for (const [list, at] of fromLists) for (const i of [...at].sort((a, b) => b - a)) list.splice(i, 1);
+  return removed;
 }
 
 /** loadConfigFile for --check: every problem of the file at once instead of a ConfigError. */

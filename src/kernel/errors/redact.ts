@@ -11,6 +11,12 @@
  * as `<scheme> <credential>` (an Authorization header) also stands for its bare credential, and
  * a Basic credential for its decoded `user:password` and password.
  *
+ * What counts as a secret is decided in one place (maskable): a value of MIN_SECRET_LENGTH (8)
+ * characters or more that is not a bare literal or number; an Authorization value counts when
+ * its credential does, never for its scheme word. Shorter values (placeholder keys such as
+ * `ollama`, `EMPTY` or `chat` that self-hosted backends accept) are masked nowhere: masking them
+ * would corrupt good answers wherever the word appears.
+ *
  * Speed: the gateway's own secrets are compiled into one pattern (and one pattern of their
  * runs) when they are registered; a request's few secrets are prepared once per value and
  * searched with native substring search. A text is decoded only when it holds the run of a
@@ -23,8 +29,12 @@ import { forEachView } from './escape-views.js';
 
 export const REDACTED = '[REDACTED]';
 
-/** Shorter values cannot be masked without mangling ordinary text (every "1" or "on"). */
-export const MIN_SECRET_LENGTH = 4;
+/**
+ * Shorter values are not secrets the redactor masks, anywhere: they cannot be masked without
+ * mangling ordinary text (every "chat", "ollama" or "lo" of an answer, a JSON member's name, a
+ * model id), and a key that short is a placeholder, not a credential.
+ */
+export const MIN_SECRET_LENGTH = 8;
 
 /** Values that cannot be secrets in any useful sense, and whose masking would break JSON. */
 const NOT_SECRET = /^(true|false|null|yes|no|on|off|-?\d+(\.\d+)?)$/i;
@@ -54,46 +64,33 @@ export function isSecretField(name: string): boolean {
   return SECRET_FIELD.test(name) || isDeclaredSecretField(name);
 }
 
-/** Whether `value` is worth masking (long enough, not a bare literal). */
-export function maskable(value: unknown): value is string {
-  return typeof value === 'string' && value.length >= MIN_SECRET_LENGTH && !NOT_SECRET.test(value.trim());
+/** The schemes of an Authorization value (`<scheme> <credential>`). */
+const SCHEMES = 'bearer|basic|token|bot|apikey|api-key|key|dpop';
+const AUTH_SCHEME = new RegExp(`^(${SCHEMES})\\s+(\\S(?:.*\\S)?)\\s*$`, 'i');
+/** A scheme word alone (`Authorization: Bearer ` with no token): never a secret, whatever its length. */
+const SCHEME_WORD = new RegExp(`^(${SCHEMES})$`, 'i');
+
+/** A bare value that could be a credential: long enough, not a literal or number, not a scheme word. */
+function couldBeSecret(value: string): boolean {
+  const trimmed = value.trim();
+  return trimmed.length >= MIN_SECRET_LENGTH && !NOT_SECRET.test(trimmed) && !SCHEME_WORD.test(trimmed);
 }
 
 /**
- * A secret shorter than MIN_SECRET_LENGTH (a 2-character env value, a 3-character header
- * value). Masking it inside running text would mangle answers (every "eu" or "ab1"), so it is
- * masked only where it stands as a whole value: a relayed field (tool result, JSON-RPC error
- * data) whose value is exactly it, and a JSON string `"<value>"` inside text (a tool's JSON text,
- * an upstream's JSON error body, a JSON log line), in both JSON escapings. JSON literals and
- * numbers are never secrets.
+ * Whether `value` is a secret the redactor masks: the one place that decides it, for the
+ * gateway's secrets and a request's alike (asked once per value, never per answer). A value of
+ * the shape `<scheme> <credential>` (an Authorization value) is one when its credential is: an
+ * empty or placeholder credential (`Bearer ollama`) makes neither it nor its scheme word a secret.
  */
-export function shortSecret(value: unknown): boolean {
-  return typeof value === 'string' && value.trim().length > 0 && value.length < MIN_SECRET_LENGTH && !NOT_SECRET.test(value.trim());
+export function maskable(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  const credential = AUTH_SCHEME.exec(value.trim())?.[2];
+  return couldBeSecret(credential ?? value);
 }
-
-/** The short secrets one configured value stands for: itself, or the short credential of an Authorization value. */
-export function shortParts(value: unknown): string[] {
-  if (typeof value !== 'string') return NONE;
-  let parts = SHORT_PARTS.get(value);
-  if (parts) return parts;
-  if (shortSecret(value)) parts = [value];
-  else {
-    const credential = AUTH_SCHEME.exec(value.trim())?.[2];
-    parts = credential !== undefined && shortSecret(credential) ? [credential] : NONE;
-  }
-  // Asked for every request secret of every answer: remembered (a bounded number).
-  if (SHORT_PARTS.size >= 4096) SHORT_PARTS.clear();
-  SHORT_PARTS.set(value, parts);
-  return parts;
-}
-
-const NONE: string[] = [];
-const SHORT_PARTS = new Map<string, string[]>();
-
-const AUTH_SCHEME = /^(bearer|basic|token|bot|apikey|api-key|key|dpop)\s+(\S(?:.*\S)?)\s*$/i;
 
 /** The values one secret stands for: itself, and the credential inside an Authorization value. */
 export function secretValues(value: string): string[] {
+  if (!maskable(value)) return [];
   const out = [value];
   const trimmed = value.trim();
   if (trimmed !== value) out.push(trimmed);
@@ -108,7 +105,7 @@ export function secretValues(value: string): string[] {
       }
     }
   }
-  return out.filter(maskable);
+  return out.filter(couldBeSecret);
 }
 
 /**
@@ -175,36 +172,18 @@ function bytesMayHoldUnicodeEscape(buf: Buffer): boolean {
   return percent >= 0 && (buf.includes(PERCENT_5C, percent) || buf.includes(PERCENT_5C_UPPER, percent));
 }
 
-/** Characters that end a query value (`?k=<value>&...`). */
-function endsQueryValue(code: number): boolean {
-  return Number.isNaN(code) || code === 38 || code === 35 || code === 34 || code === 39 || code === 32 || code === 10 || code === 13 || code === 9;
-}
-
-/**
- * Finds short secrets where they stand as a whole value: a JSON string `"<value>"`, or a query
- * value `=<value>` ended by `&`, `#`, a quote, a space or the text's end. Pushes the value's span.
- */
-function findWhole(text: string, value: string, out: number[]): void {
-  for (let at = text.indexOf(value, 1); at >= 0; at = text.indexOf(value, at + 1)) {
-    const before = text.charCodeAt(at - 1);
-    const end = at + value.length;
-    const after = text.charCodeAt(end);
-    if ((before === 34 && after === 34) || (before === 61 && endsQueryValue(after))) out.push(at, end);
-  }
-}
-
 function findAll(text: string, value: string, out: number[]): void {
   for (let at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + value.length)) out.push(at, at + value.length);
 }
 
 /** A set of secrets searched in each view of a text. */
 interface Finder {
-  /** Whether the text may hold one of the secrets in a spelling that keeps its run (short ones too when `short`). */
-  probe(text: string, short: boolean): boolean;
+  /** Whether the text may hold one of the secrets in a spelling that keeps its run. */
+  probe(text: string): boolean;
   /** Pushes [start, end) of every occurrence in one view's text. */
-  find(text: string, short: boolean, out: number[]): void;
-  /** Whether there is nothing to search for (short ones included when `short`). */
-  none(short: boolean): boolean;
+  find(text: string, out: number[]): void;
+  /** Whether there is nothing to search for. */
+  none(): boolean;
   /** Whether a secret holds a space (then `+` in URL-encoded text may stand for one). */
   readonly spaced: boolean;
   /** Code units whose \\u escape may belong to a spelling of a secret (see spelledChars). */
@@ -226,83 +205,62 @@ function runsOf(values: readonly string[], min: number): string[] | undefined {
 export class SecretMatcher implements Finder {
   /** Every value the secrets stand for (see secretValues), longest first. */
   readonly values: string[];
-  /** Secrets too short to mask in running text (see shortSecret): masked as whole values only. */
-  readonly shortValues: string[];
   readonly spaced: boolean;
   readonly chars: Set<number>;
   private readonly pattern: RegExp | undefined;
   /** The values' runs as one pattern; undefined: some value has none, always search. */
   private readonly runs: RegExp | undefined;
   private readonly runBytes: Buffer[] | undefined;
-  private readonly shortRuns: string[] | undefined;
 
   constructor(values: Iterable<string | undefined | null>) {
-    const list = [...values];
     const all = new Set<string>();
-    for (const value of list) if (maskable(value)) for (const v of secretValues(value)) all.add(v);
+    for (const value of values) if (typeof value === 'string') for (const v of secretValues(value)) all.add(v);
     this.values = [...all].sort((a, b) => b.length - a.length);
-    this.shortValues = [...new Set(list.flatMap(shortParts))];
-    this.spaced = this.values.some((v) => v.includes(' ')) || this.shortValues.some((v) => v.includes(' '));
+    this.spaced = this.values.some((v) => v.includes(' '));
     this.pattern = this.values.length ? new RegExp(this.values.map(escapeRegExp).join('|'), 'g') : undefined;
-    this.chars = spelledChars([...this.values, ...this.shortValues]);
+    this.chars = spelledChars(this.values);
     const runs = runsOf(this.values, 3);
     this.runs = runs?.length ? new RegExp(runs.map(escapeRegExp).join('|')) : undefined;
     this.runBytes = runs?.map((r) => Buffer.from(r, 'utf8'));
-    this.shortRuns = runsOf(this.shortValues, 1);
   }
 
-  /** Whether answers have nothing to mask (short secrets are not masked in answers). */
+  /** Whether there is nothing to mask. */
   get empty(): boolean {
     return this.pattern === undefined;
   }
 
-  none(short: boolean): boolean {
-    return this.pattern === undefined && (!short || this.shortValues.length === 0);
+  none(): boolean {
+    return this.pattern === undefined;
   }
 
-  probe(text: string, short: boolean): boolean {
-    if (this.pattern && (!this.runs || this.runs.test(text))) return true;
-    return short && this.shortValues.length > 0 && (!this.shortRuns || this.shortRuns.some((r) => text.includes(r)));
+  probe(text: string): boolean {
+    return this.pattern !== undefined && (!this.runs || this.runs.test(text));
   }
 
-  probeBytes(buf: Buffer, short: boolean): boolean {
-    if (this.pattern && (!this.runBytes || this.runBytes.some((r) => buf.includes(r)))) return true;
-    return short && this.shortValues.length > 0 && (!this.shortRuns || this.shortRuns.some((r) => buf.includes(r)));
+  probeBytes(buf: Buffer): boolean {
+    return this.pattern !== undefined && (!this.runBytes || this.runBytes.some((r) => buf.includes(r)));
   }
 
-  find(text: string, short: boolean, out: number[]): void {
-    if (this.pattern) {
-      this.pattern.lastIndex = 0;
-      for (let m = this.pattern.exec(text); m; m = this.pattern.exec(text)) out.push(m.index, m.index + m[0].length);
-    }
-    if (short) for (const v of this.shortValues) findWhole(text, v, out);
+  find(text: string, out: number[]): void {
+    if (!this.pattern) return;
+    this.pattern.lastIndex = 0;
+    for (let m = this.pattern.exec(text); m; m = this.pattern.exec(text)) out.push(m.index, m.index + m[0].length);
   }
 
-  /** The text with every secret masked in every spelling (the same string when there was none); short secrets aside. */
+  /** The text with every secret masked in every spelling (the same string when there was none). */
   redact(text: string): string {
-    return redactWith(text, this, false, NO_FINDERS);
-  }
-
-  /** The same, short secrets masked where they stand as a whole value. */
-  redactShort(text: string): string {
-    return redactWith(text, this, true, NO_FINDERS);
-  }
-
-  /** Whether `value` is, as a whole, one of the short secrets. */
-  isShortSecret(value: string): boolean {
-    return this.shortValues.length > 0 && this.shortValues.includes(value.trim());
+    return redactWith(text, this, NO_FINDERS);
   }
 
   /** Whether the bytes may carry any of the secrets (native search, no copy). */
   foundIn(buf: Buffer): boolean {
-    return !this.empty && (this.probeBytes(buf, false) || bytesMayHoldUnicodeEscape(buf));
+    return !this.empty && (this.probeBytes(buf) || bytesMayHoldUnicodeEscape(buf));
   }
 }
 
 /** A request's secret (few, known only per request): prepared once per value, searched with native substring search. */
 class RequestSecret implements Finder {
   readonly values: string[];
-  readonly shortValues: string[];
   readonly spaced: boolean;
   readonly chars: Set<number>;
   /** The runs one of which any spelling of a value keeps (undefined: always searched). */
@@ -311,31 +269,23 @@ class RequestSecret implements Finder {
   readonly runBytes: Buffer[] | undefined;
 
   constructor(secret: string) {
-    this.values = maskable(secret) ? [...new Set(secretValues(secret))].sort((a, b) => b.length - a.length) : [];
-    this.shortValues = shortParts(secret);
-    const all = [...this.values, ...this.shortValues];
-    this.spaced = all.some((v) => v.includes(' '));
-    this.chars = spelledChars(all);
+    this.values = [...new Set(secretValues(secret))].sort((a, b) => b.length - a.length);
+    this.spaced = this.values.some((v) => v.includes(' '));
+    this.chars = spelledChars(this.values);
     this.runs = runsOf(this.values, 3);
-    // A short part's run may be a single letter: such a part is searched whenever it is asked for.
-    if (this.runs && this.shortValues.length) {
-      const short = runsOf(this.shortValues, 1);
-      this.runs = short ? [...this.runs, ...short] : undefined;
-    }
     this.runBytes = this.runs?.map((r) => Buffer.from(r, 'utf8'));
   }
 
   none(): boolean {
-    return this.values.length === 0 && this.shortValues.length === 0;
+    return this.values.length === 0;
   }
 
   probe(text: string): boolean {
     return !this.runs || this.runs.some((r) => text.includes(r));
   }
 
-  find(text: string, _short: boolean, out: number[]): void {
+  find(text: string, out: number[]): void {
     for (const v of this.values) findAll(text, v, out);
-    for (const v of this.shortValues) findWhole(text, v, out);
   }
 }
 
@@ -387,8 +337,8 @@ function maskSpans(text: string, spans: number[]): string {
  * skipped unless the text \u-escapes one of its secrets' characters; text no finder may hold is
  * returned as it is, without a view made.
  */
-function redactWith(text: string, gateway: Finder | undefined, gatewayShort: boolean, request: readonly Finder[]): string {
-  const spans = findSpans(text, gateway, gatewayShort, request);
+function redactWith(text: string, gateway: Finder | undefined, request: readonly Finder[]): string {
+  const spans = findSpans(text, gateway, request);
   return spans ? maskSpans(text, spans) : text;
 }
 
@@ -406,24 +356,24 @@ class TextEscapes {
 }
 
 /** Whether the text is searched for a finder's secrets: it holds one of their runs, or \u-escapes one of their characters. */
-function searched(f: Finder, short: boolean, text: string, escapes: TextEscapes): boolean {
-  return !f.none(short) && (f.probe(text, short) || escapes.spell(f.chars));
+function searched(f: Finder, text: string, escapes: TextEscapes): boolean {
+  return !f.none() && (f.probe(text) || escapes.spell(f.chars));
 }
 
 /** The [start, end) spans of every secret in the text (see redactWith); undefined when none. */
-function findSpans(text: string, gateway: Finder | undefined, gatewayShort: boolean, request: readonly Finder[]): number[] | undefined {
+function findSpans(text: string, gateway: Finder | undefined, request: readonly Finder[]): number[] | undefined {
   if (text.length < 2) return undefined;
   const escapes = new TextEscapes(text);
-  let active: Array<[Finder, boolean]> | undefined;
-  if (gateway && searched(gateway, gatewayShort, text, escapes)) active = [[gateway, gatewayShort]];
-  for (const f of request) if (searched(f, true, text, escapes)) (active ??= []).push([f, true]);
+  let active: Finder[] | undefined;
+  if (gateway && searched(gateway, text, escapes)) active = [gateway];
+  for (const f of request) if (searched(f, text, escapes)) (active ??= []).push(f);
   if (!active) return undefined;
   const spans: number[] = [];
   const found: number[] = [];
-  const plus = active.some(([f]) => f.spaced);
+  const plus = active.some((f) => f.spaced);
   forEachView(text, plus, (view) => {
     found.length = 0;
-    for (const [f, short] of active!) f.find(view.text, short, found);
+    for (const f of active!) f.find(view.text, found);
     // Matches of all views are joined: a view decoded more or less often than a part of the text
     // is escaped can find a secret there too, within or beside its true spelling (then with the
     // escaped character next to it: masked too, whole).
@@ -455,7 +405,7 @@ const registered = new Set<string>();
 export function registerSecrets(values: Iterable<string | undefined | null>): void {
   let added = false;
   for (const value of values) {
-    if (typeof value === 'string' && (maskable(value) || shortParts(value).length > 0) && !registered.has(value)) {
+    if (maskable(value) && !registered.has(value)) {
       registered.add(value);
       added = true;
     }
@@ -468,12 +418,12 @@ export function registerSecrets(values: Iterable<string | undefined | null>): vo
 
 /** Whether anything would be masked at all: the gateway holds secrets, or the request carries one. */
 export function holdsSecrets(requestSecrets: readonly (string | undefined)[] = []): boolean {
-  return !gatewaySecrets.empty || requestSecrets.some((s) => maskable(s) || shortParts(s).length > 0);
+  return !gatewaySecrets.empty || requestSecrets.some((s) => requestSecret(s) !== null);
 }
 
 /** Masks the gateway's secrets and the request's: for answers and tool results (exact text otherwise kept). */
 export function redactAnswer(text: string, requestSecrets: Iterable<string | undefined> = []): string {
-  return redactWith(text, gatewaySecrets, false, requestFinders(requestSecrets));
+  return redactWith(text, gatewaySecrets, requestFinders(requestSecrets));
 }
 
 /** The same for bytes: untouched (the same Buffer) unless a secret may be in them. */
@@ -509,12 +459,12 @@ function probeRunsOf(finders: readonly RequestSecret[]): readonly Buffer[] | nul
 function redactBytesWith(buf: Buffer, finders: RequestSecret[], probes: readonly Buffer[] | null = probeRunsOf(finders)): Buffer {
   const any = !gatewaySecrets.empty || finders.length > 0;
   if (!any) return buf;
-  let hit = probes === null || (!gatewaySecrets.empty && gatewaySecrets.probeBytes(buf, false));
+  let hit = probes === null || gatewaySecrets.probeBytes(buf);
   for (let i = 0; !hit && i < probes!.length; i++) hit = buf.includes(probes![i]!);
   hit ||= bytesMayHoldUnicodeEscape(buf);
   if (!hit) return buf;
   const text = buf.toString('utf8');
-  const out = redactWith(text, gatewaySecrets, false, finders);
+  const out = redactWith(text, gatewaySecrets, finders);
   return out === text ? buf : Buffer.from(out, 'utf8');
 }
 
@@ -531,9 +481,7 @@ const KEY_SHAPE_PROBE = once(KEY_SHAPES);
 
 /**
  * Masks known secrets and credential shapes the gateway was not told about (bearer values,
- * well-known key prefixes): for error messages, debug fields and log lines. The gateway's short
- * secrets (see shortSecret) are masked here where they stand as a whole JSON string, but not in
- * answers (redactAnswer), where a 2-letter env value would mask every "en" of every answer.
+ * well-known key prefixes): for error messages, debug fields and log lines.
  */
 export function redactSecrets(text: string, requestSecrets: Iterable<string | undefined> = []): string {
   return redactSecretsWith(text, requestFinders(requestSecrets));
@@ -541,7 +489,7 @@ export function redactSecrets(text: string, requestSecrets: Iterable<string | un
 
 /** redactSecrets with the request's secrets' finders made already. */
 function redactSecretsWith(text: string, request: readonly Finder[]): string {
-  let out = redactWith(text, gatewaySecrets, true, request);
+  let out = redactWith(text, gatewaySecrets, request);
   if (BEARER_PROBE.test(out)) out = out.replace(BEARER, `$1${REDACTED}`);
   return KEY_SHAPE_PROBE.test(out) ? out.replace(KEY_SHAPES, REDACTED) : out;
 }
@@ -578,11 +526,11 @@ export function redactRepeatedLogTextOf(text: string, requestSecrets: Iterable<s
   return redactRepeatedLogText(text);
 }
 
-/** Whether findSpans would search `text` for any of the finders (short values included). */
+/** Whether findSpans would search `text` for any of the finders. */
 function mayHold(text: string, finders: readonly Finder[]): boolean {
   if (text.length < 2) return false;
   const escapes = new TextEscapes(text);
-  return finders.some((f) => searched(f, true, text, escapes));
+  return finders.some((f) => searched(f, text, escapes));
 }
 
 /** Masks secret-named fields and secret values anywhere in a value (for debug blocks and log fields). */
@@ -603,15 +551,12 @@ export function redactObject<T>(value: T, secrets: Iterable<string | undefined> 
 /**
  * Masks secret values in a value relayed from elsewhere (tool results, JSON-RPC errors): every
  * string, keys included, keeping the structure; fields are not masked by name (a tool's
- * `token_count` is not a credential), but a string that is, as a whole, a short secret (see
- * shortSecret) is. Returns the same object when nothing was found.
+ * `token_count` is not a credential). Returns the same object when nothing was found.
  */
 export function redactRelayed<T>(value: T, secrets: Iterable<string | undefined> = []): T {
   const list = [...secrets];
-  const short = list.flatMap(shortParts).map((s) => s.trim());
-  const wholeShort = (text: string) => (short.length > 0 && short.includes(text.trim())) || gatewaySecrets.isShortSecret(text);
   const walk = (v: unknown, depth: number): unknown => {
-    if (typeof v === 'string') return wholeShort(v) ? REDACTED : redactAnswer(v, list);
+    if (typeof v === 'string') return redactAnswer(v, list);
     if (v === null || typeof v !== 'object' || depth > 64) return v;
     if (Array.isArray(v)) {
       let changed = false;
@@ -681,7 +626,7 @@ export function redactingStream(requestSecrets: Iterable<string | undefined>): T
         return done();
       }
       let cut = safeCut(data, data.length - keep);
-      const spans = findSpans(data, gatewaySecrets, false, finders) ?? [];
+      const spans = findSpans(data, gatewaySecrets, finders) ?? [];
       // A secret across the cut waits whole for the next chunk.
       for (let moved = true; moved;) {
         moved = false;
@@ -698,7 +643,7 @@ export function redactingStream(requestSecrets: Iterable<string | undefined>): T
     },
     flush(done) {
       if (!keep) return done();
-      const rest = redactWith(held + decoder.end(), gatewaySecrets, false, finders);
+      const rest = redactWith(held + decoder.end(), gatewaySecrets, finders);
       done(null, rest ? Buffer.from(rest, 'utf8') : undefined);
     },
   });

@@ -119,8 +119,8 @@ describe('POST /v1/admin/config/validate', () => {
     expect(form.json.error.param).toBe('content-type');
     const big = await call(gw.url, 'POST', '/v1/admin/config/validate', { token: ADMIN, type: 'text/plain', body: `# ${'x'.repeat((1 << 20) + 10)}` });
     expect(big.status).toBe(400);
-    // An admin-only route: a key is not its credential (401), a viewer session is refused (403, below).
-    expect((await call(gw.url, 'POST', '/v1/admin/config/validate', { token: VIEWER_KEY, type: 'text/plain', body: 'ui: {}' })).status).toBe(401);
+    // An admin-only route: a valid key is not its credential (403, a valid credential not allowed), nor is a viewer session (403, below); no credential is 401.
+    expect((await call(gw.url, 'POST', '/v1/admin/config/validate', { token: VIEWER_KEY, type: 'text/plain', body: 'ui: {}' })).status).toBe(403);
     expect((await call(gw.url, 'POST', '/v1/admin/config/validate', { type: 'text/plain', body: 'ui: {}' })).status).toBe(401);
     const login = await request(`${gw.url}/v1/admin/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: ADMIN }) });
     const body: any = await login.body.json();
@@ -145,7 +145,7 @@ describe('POST /v1/admin/config/validate', () => {
     const res = await call(gw.url, 'POST', '/v1/admin/config/reload', { token: ADMIN });
     expect(res.status).toBe(409);
     expect(res.json.error.message).toMatch(/not started from a config file/);
-    expect((await call(gw.url, 'POST', '/v1/admin/config/reload', { token: VIEWER_KEY })).status).toBe(401);
+    expect((await call(gw.url, 'POST', '/v1/admin/config/reload', { token: VIEWER_KEY })).status).toBe(403);
   });
 });
 
@@ -192,7 +192,7 @@ describe('POST /v1/admin/config/reload on a gateway started from its file', { ti
     expect(failed.text).not.toContain(ADMIN);
     // Still the last good config.
     expect((await call(url, 'GET', '/v1/admin/models', { token: NEW_KEY })).status).toBe(200);
-    expect((await call(url, 'POST', '/v1/admin/config/reload', { token: VIEWER_KEY })).status).toBe(401);
+    expect((await call(url, 'POST', '/v1/admin/config/reload', { token: VIEWER_KEY })).status).toBe(403);
   });
 
   it('keeps each reload that took place in the audit log: through the admin API with its caller, by SIGHUP with the signal; a refused one is not kept', async () => {

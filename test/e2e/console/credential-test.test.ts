@@ -103,6 +103,6 @@ describe('POST /v1/admin/credentials/{name}/test', () => {
     const missing = await call(gw.url, 'POST', '/v1/admin/credentials/nope/test');
     expect(missing.status).toBe(404);
     expect(missing.json.error.param).toBe('name');
-    expect((await call(gw.url, 'POST', '/v1/admin/credentials/good/test', VIEWER_KEY)).status).toBe(401);
+    expect((await call(gw.url, 'POST', '/v1/admin/credentials/good/test', VIEWER_KEY)).status).toBe(403);
   });
 });

@@ -9,16 +9,16 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { FakeUpstream } from '../../helpers/fake-upstream.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { connectClient, eventually } from '../../helpers/mcp.js';
-import { CHAT, chatBody, chatCompletion, post } from '../../helpers/routing-harness.js';
+import { CHAT, UPSTREAM_CHAT, chatBody, chatCompletion, post } from '../../helpers/routing-harness.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-/** Secrets of every kind the gateway holds or is handed; short ones and ones that need escaping included. */
+/** Secrets of every kind the gateway holds or is handed; the shortest (8 characters) and ones that need escaping included. */
 const S = {
   remoteBearer: 'remote-bearer-token-77f1',
-  remoteShort: 'k7&z',
+  remoteShort: 'k7&z-8ch',
   envLong: 'env-secret-value-0b5e9c',
-  envShort: 'q9#x',
+  envShort: 'q9#x-8ch',
   envQuoted: 'a"quoted\\env/secret',
   providerHeader: 'org-secret-header-99d2',
   callerKey: 'sk-caller "quoted\\ key 0042',
@@ -99,7 +99,7 @@ describe('no secret reaches a caller or a log line, in any escaping', () => {
     await new Promise((r) => remote?.server.close(r));
   });
 
-  it('tool results relayed from a remote server do not carry its configured headers (the bare bearer token and a 4-character key included)', async () => {
+  it('tool results relayed from a remote server do not carry its configured headers (the bare bearer token and an 8-character key included)', async () => {
     const result = await client.callTool({ name: 'remote__headers', arguments: {} });
     const text = JSON.stringify(result);
     expectClean(text, 'the tool result');
@@ -164,7 +164,7 @@ describe('no secret reaches a caller or a log line, in any escaping', () => {
   });
 });
 
-describe('secrets shorter than 4 characters are masked where they stand as a whole value', () => {
+describe('values shorter than 8 characters are not secrets: masked nowhere', () => {
   const T = { env: 'q9', header: 'z7k', bearer: 't3' };
   let gw: TestGateway;
   let remote: { server: HttpServer; url: string };
@@ -176,7 +176,6 @@ describe('secrets shorter than 4 characters are masked where they stand as a who
       logging: { level: 'debug' },
       mcpServers: {
         remote: { url: remote.url, headers: { Authorization: `Bearer ${T.bearer}`, 'X-Api-Key': T.header } },
-        // NUM is a number: numbers and JSON literals are never treated as secrets.
         proc: { command: process.execPath, args: [join(here, '..', '..', 'helpers', 'echo-credentials-tool-server.mjs')], env: { ECHO_VARS: 'TINY,NUM', TINY: T.env, NUM: '1' } },
       },
     });
@@ -189,34 +188,117 @@ describe('secrets shorter than 4 characters are masked where they stand as a who
     await new Promise((r) => remote?.server.close(r));
   });
 
-  it("a process server's short env value: masked as a field of structured content and as a JSON string in text; numbers kept", async () => {
+  it("a process server's short env value is relayed as it is, in structured content, text and errors", async () => {
     const result = await client.callTool({ name: 'proc__env', arguments: {} });
-    expect(result.structuredContent).toEqual({ TINY: '[REDACTED]', NUM: '1' });
+    expect(result.structuredContent).toEqual({ TINY: 'q9', NUM: '1' });
     const [json, joined] = (result.content as Array<{ text: string }>).map((c) => c.text);
-    expect(JSON.parse(json!)).toEqual({ TINY: '[REDACTED]', NUM: '1' });
-    // Inside running text a 2-character value is left alone: masking it there would mangle answers.
+    expect(JSON.parse(json!)).toEqual({ TINY: 'q9', NUM: '1' });
     expect(joined).toBe('q9 | 1');
     const failed = await client.callTool({ name: 'proc__fail', arguments: {} }).then(
       (r) => r,
       (e) => e,
     );
-    expect(failed.data.values).toEqual({ TINY: '[REDACTED]', NUM: '1' });
+    expect(failed.data.values).toEqual({ TINY: 'q9', NUM: '1' });
   });
 
-  it("a remote server's short header values (a bare 2-character bearer credential too) are masked as whole fields", async () => {
+  it("a remote server's short header values (a 2-character bearer credential too) are relayed as they are", async () => {
     const result = await client.callTool({ name: 'remote__headers', arguments: {} });
-    expect(result.structuredContent).toEqual({ authorization: '[REDACTED]', key: '[REDACTED]' });
-    expect(JSON.stringify(result.content)).not.toMatch(/\\"(t3|z7k)\\"/);
-    const failed = await client.callTool({ name: 'remote__fail', arguments: {} }).then(
-      (r) => r,
-      (e) => e,
-    );
-    expect(failed.data.got).toEqual({ authorization: '[REDACTED]', key: '[REDACTED]' });
+    expect(result.structuredContent).toEqual({ authorization: 'Bearer t3', key: 'z7k' });
+    expect(JSON.stringify(result)).not.toContain('[REDACTED]');
+  });
+});
+
+/** Keys self-hosted backends accept (the OpenAI SDK insists on one): ordinary words, shorter than 8 characters. */
+const PLACEHOLDER_KEYS = ['ollama', 'chat', 'lo', 'EMPTY'];
+
+describe('a short placeholder provider key leaves good answers as they are', () => {
+  let gw: TestGateway;
+  let upstream: FakeUpstream;
+  const body = JSON.stringify({
+    id: 'chatcmpl-up1',
+    object: 'chat.completion',
+    created: 1732000000,
+    model: 'ollama/llama3',
+    choices: [{ index: 0, message: { role: 'assistant', content: 'lo, chat with ollama: EMPTY' }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 },
+  });
+  const chunk = (content: string) =>
+    `data: ${JSON.stringify({ id: 'chatcmpl-up1', object: 'chat.completion.chunk', created: 1732000000, model: 'ollama/llama3', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+  const chunks = [chunk('lo'), chunk('chat'), chunk(' ollama'), chunk('EMPTY'), 'data: [DONE]\n\n'];
+
+  beforeAll(async () => {
+    upstream = await new FakeUpstream().start();
+    upstream.on(UPSTREAM_CHAT, (req, res) => {
+      if (req.json().stream) {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        for (const c of chunks) res.write(c);
+        res.end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(body);
+    });
+    gw = await startGateway({ logging: { level: 'debug' }, providers: { openai: { baseUrl: `${upstream.url}/v1` } } });
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await upstream?.stop();
   });
 
-  it('log lines hold none of them as a value (the stderr line quoting them as JSON included)', async () => {
-    const stderr = await eventually(() => gw.logs.records().find((r) => r.msg === 'tool server stderr' && r.mcpServer === 'proc'), 5000, 'the stderr line');
-    expect(stderr.stderr).toContain('{"TINY":"[REDACTED]","NUM":"1"}');
-    for (const value of Object.values(T)) expect(gw.logs.text).not.toContain(`"${value}"`);
+  it('a 200 answer and its stream chunks are byte-identical to what a long unrelated key gets', async () => {
+    const control = await post(gw.url, CHAT, chatBody({ model: 'ollama/llama3' }), { 'x-gateway-provider': 'openai', authorization: 'Bearer sk-unrelated-control-key-0001' });
+    const controlStream = await post(gw.url, CHAT, chatBody({ model: 'ollama/llama3', stream: true }), {
+      'x-gateway-provider': 'openai',
+      authorization: 'Bearer sk-unrelated-control-key-0001',
+    });
+    expect(control.json).toEqual(JSON.parse(body));
+    expect(controlStream.events.map((e) => e.choices[0].delta.content)).toEqual(['lo', 'chat', ' ollama', 'EMPTY']);
+    for (const key of PLACEHOLDER_KEYS)
+      for (const header of [{ authorization: `Bearer ${key}` }, { 'x-gateway-api-key': key }] as Array<Record<string, string>>) {
+        const what = JSON.stringify(header);
+        const res = await post(gw.url, CHAT, chatBody({ model: 'ollama/llama3' }), { 'x-gateway-provider': 'openai', ...header });
+        expect(res.status, what).toBe(200);
+        expect(res.text, what).toBe(control.text);
+        const streamed = await post(gw.url, CHAT, chatBody({ model: 'ollama/llama3', stream: true }), { 'x-gateway-provider': 'openai', ...header });
+        expect(streamed.status, what).toBe(200);
+        expect(streamed.text, what).toBe(controlStream.text);
+      }
+    expect(gw.logs.text).not.toContain('[REDACTED]');
+  });
+
+  it("debug fields' member names stay as they are with a short key", async () => {
+    upstream.on(UPSTREAM_CHAT, { status: 400, json: { error: { message: 'bad request for chat', type: 'invalid_request_error' } } });
+    const res = await post(gw.url, CHAT, chatBody(), { 'x-gateway-provider': 'openai', authorization: 'Bearer status', 'x-gateway-debug': 'true' });
+    expect(res.status).toBe(400);
+    expect(res.text).not.toContain('[REDACTED]');
+    expect(res.json.error.debug).toHaveProperty('upstream_status', 400);
+  });
+
+  it('an empty bearer value: the message still says "Authorization: Bearer <key>"', async () => {
+    const res = await post(gw.url, CHAT, chatBody(), { 'x-gateway-provider': 'openai', authorization: 'Bearer ' });
+    expect(res.status).toBe(401);
+    expect(res.json.error.message).toContain('send it in x-gateway-api-key or Authorization: Bearer <key>.');
+    expect(res.text).not.toContain('[REDACTED]');
+  });
+
+  it('a key of 8 characters echoed by the upstream in an error is masked in every escaping', async () => {
+    const key = 'k8"\\y/%+';
+    const allU = (v: string) => v.replace(/[\s\S]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    upstream.on(UPSTREAM_CHAT, (req, res) => {
+      const got = String(req.headers.authorization).slice('Bearer '.length);
+      res.writeHead(400, { 'content-type': 'application/json' });
+      // raw inside the JSON text, JSON-escaped as a member, \u-escaped and URL-encoded
+      res.end(
+        `{"error":{"message":${JSON.stringify(`bad key ${got}`)},"type":"invalid_request_error","param":"${allU(got)}","url":"?k=${encodeURIComponent(got)}"},"raw":${JSON.stringify(got)}}`,
+      );
+    });
+    const res = await post(gw.url, CHAT, chatBody(), { 'x-gateway-provider': 'openai', authorization: `Bearer ${key}`, 'x-gateway-debug': 'true' });
+    expect(res.status).toBe(400);
+    expect(res.json.error.message).toContain('[REDACTED]');
+    const json = JSON.stringify(key).slice(1, -1);
+    for (const form of [key, json, JSON.stringify(json).slice(1, -1), allU(key), JSON.stringify(allU(key)).slice(1, -1), encodeURIComponent(key)]) {
+      expect(res.text.includes(form), form).toBe(false);
+      expect(gw.logs.text.includes(form), form).toBe(false);
+    }
   });
 });

@@ -214,9 +214,10 @@ describe('/mcp aggregates process and remote tool servers (auth disabled)', () =
 
   it('/ready reports each tool server (the one that is down makes it 503)', async () => {
     const res = await fetch(`${gw.url}/ready`);
-    const body = (await res.json()) as { checks: Record<string, boolean> };
+    const body = (await res.json()) as { status: string; error: { type: string; message: string }; checks: Record<string, boolean> };
     expect(res.status).toBe(503);
     expect(body.checks).toMatchObject({ 'mcp:everything': true, 'mcp:local': true, 'mcp:remote': true, 'mcp:ghost': false });
+    expect(body).toMatchObject({ status: 'failure', error: { type: 'service_unavailable', message: 'The gateway is not ready: mcp:ghost is not up.' } });
   });
 
   it('writes an audit line for each call', async () => {

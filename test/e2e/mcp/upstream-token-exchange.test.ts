@@ -22,8 +22,9 @@ interface TokenRequest {
 
 /**
  * A fake authorization server's token endpoint: client credentials (Basic) checked; the client
- * credentials grant answers `cc-<n>`; the token-exchange grant (RFC 8693) answers `x-<user>-<n>`
- * for a subject token it knows (the users' gateway keys), invalid_grant for any other.
+ * credentials grant answers `cc-<n>` (n in 8 digits: a token long enough to be a secret the
+ * redactor masks); the token-exchange grant (RFC 8693) answers `x-<user>-<n>` for a subject
+ * token it knows (the users' gateway keys), invalid_grant for any other.
  */
 async function tokenEndpoint(subjects: Map<string, { user: string; expiresIn: number }>) {
   const seen: TokenRequest[] = [];
@@ -50,7 +51,7 @@ async function tokenEndpoint(subjects: Map<string, { user: string; expiresIn: nu
         if (form.has(name)) request[field] = form.get(name)!;
       seen.push(request);
       issued++;
-      if (request.grant === 'client_credentials') return answer(200, { access_token: `cc-${issued}`, token_type: 'Bearer', expires_in: 3600 });
+      if (request.grant === 'client_credentials') return answer(200, { access_token: `cc-${String(issued).padStart(8, '0')}`, token_type: 'Bearer', expires_in: 3600 });
       if (request.grant !== 'urn:ietf:params:oauth:grant-type:token-exchange') return answer(400, { error: 'unsupported_grant_type' });
       const subject = subjects.get(request.subject ?? '');
       if (!subject || request.audience !== AUDIENCE) return answer(400, { error: 'invalid_grant', error_description: 'unknown subject' });

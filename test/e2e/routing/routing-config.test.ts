@@ -103,7 +103,8 @@ describe('routing configs: where they come from, how they are checked', () => {
     ['{"targets": [{"provider": "nope"}]}', /^x-gateway-config: targets\[0\]\.provider: unknown provider "nope" \(known: .*openai/],
     ['{"provider": "openai", "custom_host": "http://127.0.0.1:1"}', /^x-gateway-config: custom_host: is not allowed: this gateway does not set routing.allowCustomHost$/],
     ['{"provider": "openai", "input_guardrails": ["no-pii", "nope"]}', /^x-gateway-config: input_guardrails\[1\]: names no guardrail \(guardrails\.nope is not defined\)$/],
-    ['unknown-config', /^x-gateway-config: no config named "unknown-config" \(configs: resilient, groq-only\)/],
+    // The operator's config names are never listed to a caller.
+    ['unknown-config', /^x-gateway-config: no config named "unknown-config"; send a JSON object or the name of a config\.$/],
   ])('answers 400 naming the problem for %s', async (value, message) => {
     const res = await post(gw.url, CHAT, chatBody(), header(value));
     expect(res.status).toBe(400);

@@ -4,6 +4,7 @@ import { schemaDocument } from '../../../kernel/config/schema-validator.js';
 import { headerValue } from '../../../kernel/engine/context.js';
 import { unauthenticated } from '../challenge.js';
 import { checkGatewayCredential } from '../gateway-credentials.js';
+import { GATEWAY_KEY } from '../gateway-key.js';
 import { publicBaseUrl } from '../public-url.js';
 import { insecureTransportError } from '../transport-security.js';
 import { defineAuthMode } from './auth-mode.js';
@@ -25,6 +26,8 @@ export default defineAuthMode<ApiKeyAuthModeConfig>({
         if (insecure) throw insecure;
         const result = await checkGatewayCredential(key, tokens, keys);
         if (!result.ok) throw result.blocked ? forbidden(result.message) : unauthenticated(result.message, publicBaseUrl(ctx.req, config));
+        // the gateway key it is: its own budgets and limits apply to what it spends here (priced tool calls)
+        ctx.set(GATEWAY_KEY, result.key);
         return result.identity;
       },
     };

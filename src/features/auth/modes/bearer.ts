@@ -3,6 +3,7 @@ import type { BearerAuthModeConfig } from '../../../generated/auth-modes/bearer.
 import { schemaDocument } from '../../../kernel/config/schema-validator.js';
 import { unauthenticated } from '../challenge.js';
 import { checkGatewayCredential } from '../gateway-credentials.js';
+import { GATEWAY_KEY } from '../gateway-key.js';
 import { publicBaseUrl } from '../public-url.js';
 import { bearerValue } from '../secrets.js';
 import { insecureTransportError } from '../transport-security.js';
@@ -24,6 +25,8 @@ export default defineAuthMode<BearerAuthModeConfig>({
         if (insecure) throw insecure;
         const result = await checkGatewayCredential(token, tokens, undefined);
         if (!result.ok) throw result.blocked ? forbidden(result.message) : unauthenticated(result.message, base);
+        // the gateway key it is: its own budgets and limits apply to what it spends here (priced tool calls)
+        ctx.set(GATEWAY_KEY, result.key);
         return result.identity;
       },
     };

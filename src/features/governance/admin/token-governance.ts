@@ -10,9 +10,14 @@ import { AUDIT } from '../audit/audit-services.js';
 import { TENANTS } from '../tenants/tenant-services.js';
 import { jsonObjectBody } from './admin-body.js';
 import { TeamScope } from './team-scope.js';
+import { refuseUnknownTimeZone } from '../budgets/local-time.js';
 import { RESPONSE } from '../../../kernel/engine/context.js';
 
 type AdminContext = GatewayContext<GatewayRouteSpec>;
+
+/** A C0 control character or DEL (no tenant id holds one). */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\x00-\x1f\x7f]/;
 
 /**
  * Wraps the token operations (the stage after it): the caller's admin role applied before them
@@ -31,7 +36,8 @@ export default defineStage<TokenGovernanceStageConfig, AdminContext>({
   create(config, services) {
     const tokens = services.require(TOKEN_SERVICE);
     const audit = services.require(AUDIT);
-    const scope = new TeamScope(services.require(TENANTS), tokens);
+    const tenants = services.require(TENANTS);
+    const scope = new TeamScope(tenants, tokens);
     const limit = config.bodyLimit ?? 65_536;
     return async (ctx, next) => {
       const access = ctx.get(ADMIN_ACCESS)!;
@@ -49,6 +55,22 @@ export default defineStage<TokenGovernanceStageConfig, AdminContext>({
           await scope.checkNewKey(access, body);
           ctx.set(BODY, body);
         }
+      }
+      // A key's own budgets: a window in a time zone the gateway knows (else no request under it could be served).
+      if (operation === 'auth.tokens.create' || operation === 'auth.tokens.update') {
+        const body = ctx.has(BODY) ? (ctx.get(BODY) as Record<string, unknown>) : await jsonObjectBody(ctx, limit);
+        if (Array.isArray(body.budgets)) body.budgets.forEach((budget, i) => refuseUnknownTimeZone(budget, `budgets[${i}].window.timezone`));
+        ctx.set(BODY, body);
+      }
+      // A key of a team belongs to the team's organisation (its budgets, its ledger rows) unless it names one.
+      if (operation === 'auth.tokens.create') {
+        const body = ctx.get(BODY) as Record<string, unknown>;
+        // (a team name no store can hold is the token operations' 400 to give, naming `team`)
+        if (typeof body.team === 'string' && !CONTROL.test(body.team) && body.organization === undefined) {
+          const team = await tenants.get('team', body.team);
+          if (typeof team?.organization === 'string') body.organization = team.organization;
+        }
+        ctx.set(BODY, body);
       }
       await next();
       const answer = ctx.response;

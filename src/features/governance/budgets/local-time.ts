@@ -1,3 +1,5 @@
+import { badRequest } from '../../../contract/errors/gateway-error.js';
+
 /**
  * Local calendar dates of an IANA time zone, from Intl: the local day of an instant (days since
  * 1970-01-01 as written in that zone) and the first instant of a local day (DST-safe: a day that
@@ -24,6 +26,13 @@ export function isTimeZone(timeZone: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A 400 naming `param` when a budget's `window.timezone` is a zone Intl does not know (the window could never be worked out). */
+export function refuseUnknownTimeZone(budget: unknown, param: string): void {
+  const zone = (budget as { window?: { timezone?: unknown } } | null)?.window?.timezone;
+  if (typeof zone === 'string' && !isTimeZone(zone))
+    throw badRequest(`${param} is not a time zone this gateway knows: ${JSON.stringify(zone.slice(0, 64))} (an IANA name such as Europe/Paris).`, param);
 }
 
 /** The local date of `ms` in `timeZone`: year, month (1-12), day. */

@@ -107,6 +107,21 @@ function billable(price: ModelPrice, usage: TokenUsage, batch: boolean): number 
   return costOf(price, { ...NO_USAGE, images: usage.images, audioSeconds: usage.audioSeconds, characters: usage.characters }, { batch })?.micros;
 }
 
+/** Operations whose output allowance is text tokens (`max_tokens` and the like, else the model's). */
+const TEXT_OUTPUT = new Set(['chat.completions', 'completions', 'responses.create', 'messages.create']);
+
+/**
+ * Output tokens an image may bill where a model prices images by their tokens rather than per
+ * image (gpt-image-1: 6,240 for its largest image at high quality, per OpenAI's image guide).
+ */
+const IMAGE_OUTPUT_TOKENS = 6_240;
+
+/** The images a request asks for (`n`, default 1; an upload's field is text). */
+function imagesAsked(body: Record<string, unknown> | undefined): number {
+  const n = Number(body?.n ?? 1);
+  return Number.isSafeInteger(n) && n > 0 ? n : 1;
+}
+
 /** A request's bound on its output tokens, when `value` is one (a number, not negative). */
 function outputBound(value: unknown): number | undefined {
   return typeof value === 'number' && value >= 0 ? value : undefined;
@@ -283,18 +298,31 @@ export class Meter {
     const { inputs } = this.deps;
     const requested = typeof body?.model === 'string' ? body.model : undefined;
     const candidates = candidatesOf(decision, requested);
-    const asked = outputBound(body?.max_completion_tokens) ?? outputBound(body?.max_tokens) ?? outputBound(body?.max_output_tokens);
+    const operation = (ctx.endpoint as { operation?: string }).operation ?? '';
+    // Text operations bound their output in tokens; embeddings make none; images and speech are
+    // asked for in units (images, characters) priced per unit, or, where a model prices them in
+    // tokens, at a bound of output tokens per image. Seconds of audio transcribed are settled.
+    const textOutput = TEXT_OUTPUT.has(operation);
+    const images = operation.startsWith('images.') ? imagesAsked(body) : 0;
+    const characters = operation === 'audio.speech' && typeof body?.input === 'string' ? body.input.length : 0;
+    const asked = textOutput ? (outputBound(body?.max_completion_tokens) ?? outputBound(body?.max_tokens) ?? outputBound(body?.max_output_tokens)) : undefined;
     let micros = 0;
     let maxOut = asked ?? 0;
     for (const c of candidates) {
       const price = c.model === undefined ? undefined : inputs.priceOf(ctx, c.provider, c.model);
-      const out = asked ?? (c.model !== undefined ? inputs.maxOutputTokensOf?.(ctx, c.provider, c.model) : undefined) ?? DEFAULT_MAX_OUTPUT_TOKENS;
+      const out = textOutput
+        ? (asked ?? (c.model !== undefined ? inputs.maxOutputTokensOf?.(ctx, c.provider, c.model) : undefined) ?? DEFAULT_MAX_OUTPUT_TOKENS)
+        : images > 0 && price?.perImage === undefined
+          ? images * IMAGE_OUTPUT_TOKENS
+          : 0;
       maxOut = Math.max(maxOut, out);
-      const worst = price && worstCaseCost(price, promptTokens, out);
+      const worst = price && worstCaseCost(price, promptTokens, out, { images, characters });
       if (!worst) {
         if (this.moneyBudgets.length > 0 && this.deps.unpricedPolicy === 'refuse') {
-          const name = c.model ?? '(no model named)';
-          throw new GatewayError('insufficient_permissions', `The model ${name} at ${c.provider} has no price, and a money budget applies to this request: it cannot be served.`);
+          // A catalogue model is named as the caller named it: its targets' upstream names are the operator's.
+          const entry = inputs.catalogueEntryOf?.(ctx);
+          const name = entry !== undefined ? entry : `${c.model ?? '(no model named)'} at ${c.provider}`;
+          throw new GatewayError('insufficient_permissions', `The model ${name} has no price, and a money budget applies to this request: it cannot be served.`);
         }
         continue;
       }

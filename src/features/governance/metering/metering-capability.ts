@@ -19,7 +19,7 @@ import toolMeterStage from './tool-meter-stage.js';
 import { BILLED_BATCH_MIGRATIONS, PROVIDER_BATCH_BILLING, ProviderBatchBilling } from './provider-batch-billing.js';
 import { parseDuration } from '../../../kernel/config/defaults.js';
 import { TOOL_CALL_OBSERVERS } from '../../mcp/index.js';
-import { PRICE_TABLE } from '../governance-services.js';
+import { CATALOGUE, PRICE_TABLE } from '../governance-services.js';
 
 let shippedPrices: PriceTable | undefined;
 
@@ -70,6 +70,10 @@ export const meteringCapability: Capability = {
     const { labels, metrics, config } = services;
     labels.add('team', ...knownTeams(services));
     for (const provider of prices.providers()) labels.add('priced-model', ...prices.models(provider));
+    // Models the gateway knows (the price table's, the catalogue's upstream ones) are labels of the
+    // token counter too: a bounded set, none from a caller.
+    for (const provider of prices.providers()) labels.add('model', ...prices.models(provider));
+    for (const entry of services.get(CATALOGUE)?.entries() ?? []) if (entry.model !== undefined && !entry.prefix) labels.add('model', entry.model);
     const deps: MeterDeps = {
       inputs,
       ledger,

@@ -5,11 +5,12 @@ import { headerValue, type GatewayContext, IDENTITY, RESPONSE } from '../../../k
 import { CALLER, QUIET } from '../../../kernel/engine/report.js';
 import { defineStage } from '../../../kernel/engine/stage.js';
 import { getStore } from '../../../kernel/store/store-capability.js';
-import { badRequest, unauthorized } from '../../../contract/errors/gateway-error.js';
+import { badRequest, forbidden, unauthorized } from '../../../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../../../contract/routes.js';
 import { checkAdminCredential, ADMIN_SESSIONS, CONFIG_KEYS, TOKEN_SERVICE, checkGatewayCredential, bearerValue } from '../../auth/index.js';
 import { usdFromMicros } from '../prices/money.js';
 import { METER_DEPS } from './metering-services.js';
+import { GATEWAY_KEY } from '../governance-slots.js';
 import { getRecentRequest, listRecentRequests, streamFilters, streamRecentRequests } from './recent-requests.js';
 import { GROUP_COLUMNS, usageCsv, usageReport, type GroupBy, type Interval, type UsageQuery } from './usage-report.js';
 
@@ -68,7 +69,7 @@ export default defineStage<UsageReportStageConfig, Ctx>({
   description: 'GET /v1/admin/usage (sums of the usage ledger, JSON or CSV) and GET /v1/me (a key’s limits, budgets, spend and models).',
   schema: schemaDocument('stages/usage-report.schema.json'),
   once: true,
-  writes: [CALLER, IDENTITY, QUIET, RESPONSE],
+  writes: [CALLER, IDENTITY, GATEWAY_KEY, QUIET, RESPONSE],
   terminal: true,
   create(config, services) {
     const store = getStore(services);
@@ -79,7 +80,7 @@ export default defineStage<UsageReportStageConfig, Ctx>({
     const maxRangeDays = config.maxRangeDays ?? 400;
     const catalogue = Object.keys((services.config as { models?: Record<string, unknown> }).models ?? {});
     const report = async (ctx: Ctx) => {
-      await checkAdminCredential(ctx.req, services.config, sessions);
+      await checkAdminCredential(ctx.req, services.config, sessions, { tokens, keys });
       ctx.set(CALLER, true);
       const { query, format } = reportQuery(ctx, maxRangeDays);
       const lines = await usageReport(store, query, usdFromMicros);
@@ -95,8 +96,10 @@ export default defineStage<UsageReportStageConfig, Ctx>({
       if (!value) throw unauthorized('Send a gateway key (Authorization: Bearer <key>, x-api-key or x-gateway-token).');
       ctx.secrets.push(value);
       const checked = await checkGatewayCredential(value, tokens, keys);
-      if (!checked.ok) throw unauthorized(checked.message);
+      if (!checked.ok) throw checked.blocked ? forbidden(checked.message) : unauthorized(checked.message);
       ctx.identity = checked.identity;
+      // the key itself (its own budgets, limits and models), as provider routes see it
+      ctx.set(GATEWAY_KEY, checked.key);
       ctx.set(CALLER, true);
       const key = deps.inputs.keyOf(ctx);
       if (!key) throw unauthorized('This credential is not a gateway key.');
@@ -135,7 +138,7 @@ export default defineStage<UsageReportStageConfig, Ctx>({
       };
     };
     const requests = async (ctx: Ctx) => {
-      await checkAdminCredential(ctx.req, services.config, sessions);
+      await checkAdminCredential(ctx.req, services.config, sessions, { tokens, keys });
       ctx.set(CALLER, true);
       if (ctx.endpoint.operation === 'admin.requests.list') {
         ctx.response = { kind: 'json', status: 200, body: await listRecentRequests(store, ctx.query) };

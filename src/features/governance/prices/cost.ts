@@ -142,17 +142,28 @@ export function costOf(price: ModelPrice, usage: TokenUsage, options: CostOption
   return sum.cost(options.batch ? price.batchDiscountPpm : undefined);
 }
 
+/** Units a request asks for up front, priced per unit: images to make, characters to speak. */
+export interface WorstCaseUnits {
+  images?: number;
+  characters?: number;
+}
+
 /**
  * The most a request can cost before it runs (what a budget reserves): its prompt at the input
- * price (tier included) and `maxOutputTokens` at the dearer of the output and reasoning prices.
+ * price (tier included), `maxOutputTokens` at the dearer of the output and reasoning prices, and
+ * the images and characters it asks for at their unit prices. A model priced per unit (an image,
+ * a character, a second of audio) does not bill its prompt in tokens: without an input price its
+ * prompt adds nothing. Undefined where a class the request will use has no price (unpriced).
+ * What only the answer tells (seconds of audio transcribed) is not reserved: it is settled.
  */
-export function worstCaseCost(price: ModelPrice, promptTokens: number, maxOutputTokens: number): Cost | undefined {
+export function worstCaseCost(price: ModelPrice, promptTokens: number, maxOutputTokens: number, units: WorstCaseUnits = {}): Cost | undefined {
   const tier = tierOf(price, promptTokens);
+  const perUnit = price.perImage !== undefined || price.perCharacter !== undefined || price.perAudioSecond !== undefined;
   const sum = new PicoSum();
   if (promptTokens > 0) {
     const input = unitPrice('input', tier, price);
-    if (input === undefined) return undefined;
-    sum.add(promptTokens, input);
+    if (input !== undefined) sum.add(promptTokens, input);
+    else if (!perUnit) return undefined;
   }
   if (maxOutputTokens > 0) {
     const output = unitPrice('output', tier, price);
@@ -161,5 +172,13 @@ export function worstCaseCost(price: ModelPrice, promptTokens: number, maxOutput
     if (dearest === undefined) return undefined;
     sum.add(maxOutputTokens, dearest);
   }
+  const images = units.images ?? 0;
+  if (images > 0 && price.perImage !== undefined) sum.add(images, price.perImage);
+  const characters = units.characters ?? 0;
+  if (characters > 0) {
+    if (price.perCharacter !== undefined) sum.add(characters, price.perCharacter);
+    else if (unitPrice('input', tier, price) === undefined) return undefined;
+  }
+  if (images > 0 && price.perImage === undefined && maxOutputTokens === 0) return undefined;
   return sum.cost();
 }

@@ -6,6 +6,7 @@ import type { TenantsConfig } from '../../../generated/governance/tenants.js';
 import { firstProblem, validatorFor } from '../../../kernel/config/schema-validator.js';
 import { badRequest, conflict, notFound } from '../../../contract/errors/gateway-error.js';
 import { BUDGET_SCOPES } from '../governance-types.js';
+import { refuseUnknownTimeZone } from '../budgets/local-time.js';
 import type { TenantKind, TenantRow, TenantStore, TenantTx } from './tenant-store.js';
 
 /** An organisation, team, user or budget as the admin API shows it. */
@@ -215,6 +216,7 @@ export class TenantService {
     const { scope, subject, ...budget } = body;
     check(this.budgetFields, budget);
     if (budget.limit_usd === undefined && budget.limit_tokens === undefined) throw badRequest('A budget needs limit_usd or limit_tokens (or both).', 'limit_usd');
+    refuseUnknownTimeZone(budget, 'window.timezone');
     return { scope, subject, ...budget };
   }
 

@@ -28,6 +28,8 @@ export interface ToolGate {
   refuses(server: string, tool: string): Refusal | undefined;
   /** Why a prompts/get of `prompt` on `server` may not go. */
   refusesPrompt(server: string, prompt: string): Refusal | undefined;
+  /** The instructions of `server` that may be advertised, given those it sent (a held change: the pinned ones). */
+  instructions(server: string, instructions: string | undefined, identity?: Identity): string | undefined;
 }
 
 /** The outcome of an allowed request, for audit and metrics. */
@@ -110,6 +112,11 @@ export class AccessStep {
     if (Array.isArray(result.tools)) return { ...result, tools: this.screenTools(identity, server, result.tools as Item[]).items };
     if (Array.isArray(result.prompts)) return { ...result, prompts: this.screenPrompts(identity, server, result.prompts as Item[]).items };
     return result;
+  }
+
+  /** The instructions of `server` a caller may be shown, given those the server sent (the gate's). */
+  screenInstructions(identity: Identity | undefined, server: string, instructions: string | undefined): string | undefined {
+    return this.gate?.watches(server) ? this.gate.instructions(server, instructions, identity) : instructions;
   }
 
   /** The prompts of one `server` list the caller may see (the gate's). */

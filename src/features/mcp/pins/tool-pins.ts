@@ -17,6 +17,16 @@ export const TOOL_NOT_APPROVED = -32006;
 /** Where a tool served under `warn` says that it changed since it was pinned. */
 export const PIN_META = 'io.gateway/pin';
 
+/**
+ * The name that stands for a server's instructions on the approve route
+ * (POST /v1/admin/mcp/servers/{name}/tools/@instructions/approve): `@` is not a character of an
+ * MCP tool name, so no tool can take it.
+ */
+export const INSTRUCTIONS_PIN = '@instructions';
+
+/** What an admin approves: a tool, a prompt, or the server's instructions. */
+export type ApprovedKind = 'tool' | 'prompt' | 'instructions';
+
 /** The gateway itself, as the one who noticed a change on its own list. */
 const GATEWAY_SELF: Identity = Object.freeze({ kind: 'gateway', id: 'gateway' }) as Identity;
 
@@ -43,7 +53,8 @@ function key(kind: PinKind, name: string): string {
  * that, a definition that differs from its pin, or a tool that was not there, is noted once
  * (a warning line, an audit line, gateway_mcp_pin_changes_total) with the fields that changed;
  * under `strict` the tool is left out of every list and its calls are refused until an admin
- * approves it, under `warn` it is served, marked in `_meta["io.gateway/pin"]`.
+ * approves it (changed instructions: the pinned text is advertised instead), under `warn` it is
+ * served, marked in `_meta["io.gateway/pin"]`.
  */
 export class ToolPins implements ToolGate {
   private readonly pins = new Map<string, Map<string, PinRow>>();
@@ -142,9 +153,34 @@ export class ToolPins implements ToolGate {
 
   /** The server's instructions, as the gateway got them when it connected: pinned, a change noted. */
   noteInstructions(server: string, instructions: string | undefined): void {
-    if (!this.watches(server)) return;
+    this.instructions(server, instructions);
+  }
+
+  /**
+   * The instructions of `server` that may be advertised, given those it sent (when the gateway
+   * connected, or in the initialize answer of a session's own connection or process): pinned on
+   * first sight, a change noted (logged, audited, counted once); under `strict` a changed text is
+   * held until an admin approves it (the reserved name INSTRUCTIONS_PIN on the approve route):
+   * the pinned text is advertised instead (undefined when the pinned server had none).
+   */
+  instructions(server: string, instructions: string | undefined, identity: Identity = GATEWAY_SELF): string | undefined {
+    if (!this.watches(server)) return instructions;
     const first = this.takeBaseline(server, 'instructions');
-    this.judge(server, 'instructions', '', pinOf({ instructions: instructions ?? '' }, ['instructions']), GATEWAY_SELF, first);
+    const verdict = this.judge(server, 'instructions', '', pinOf({ instructions: instructions ?? '' }, ['instructions']), identity, first);
+    if (verdict.status === 'pinned' || this.modeOf(server) !== 'strict') return instructions;
+    return this.pinnedInstructions(server);
+  }
+
+  /** The approved (pinned) instructions of `server`; undefined when none were pinned (or they were empty). */
+  private pinnedInstructions(server: string): string | undefined {
+    const row = this.pins.get(server)?.get(key('instructions', ''));
+    if (!row?.digest || !row.definition) return undefined;
+    try {
+      const text = (JSON.parse(row.definition) as { instructions?: unknown }).instructions;
+      return typeof text === 'string' && text ? text : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   refuses(server: string, tool: string): Refusal | undefined {
@@ -179,7 +215,7 @@ export class ToolPins implements ToolGate {
    * An admin approves the definition of `tool` last seen (a change or a new tool): its pin
    * becomes that definition. Answers the approved pin, or undefined when nothing waits.
    */
-  async approve(server: string, tool: string, kind: 'tool' | 'prompt' = 'tool'): Promise<PinRow | undefined> {
+  async approve(server: string, tool: string, kind: ApprovedKind = 'tool'): Promise<PinRow | undefined> {
     const approved = await this.store.approve(server, kind, tool);
     if (!approved) return undefined;
     this.rowsOf(server).set(key(kind, tool), approved);
@@ -188,7 +224,7 @@ export class ToolPins implements ToolGate {
   }
 
   /** The pinned row of a tool or prompt (for the approval route). */
-  pinned(server: string, name: string, kind: 'tool' | 'prompt' = 'tool'): Promise<PinRow | undefined> {
+  pinned(server: string, name: string, kind: ApprovedKind = 'tool'): Promise<PinRow | undefined> {
     return this.store.row(server, kind, name);
   }
 
@@ -297,13 +333,13 @@ export class ToolPins implements ToolGate {
     if (this.told.size > 10_000) this.told.clear();
     this.told.add(id);
     const mode = this.modeOf(server);
-    const held = mode === 'strict' && kind !== 'instructions';
+    const held = mode === 'strict';
     const what = kind === 'instructions' ? `the instructions of tool server ${server}` : `${kind} ${prefixedName(server, name)}`;
     const reason = change === 'new' ? `${what} is new since the server was pinned` : `${what} changed since it was pinned: ${fields.join(', ') || 'definition'}`;
     this.changes?.inc([server, kind, change, mode]);
     this.logger.warn({ mcpServer: server, kind, name, change, changed: fields, digest, pin: mode, held }, `mcp ${kind} definition ${change === 'new' ? 'new' : 'changed'}`);
     this.audit.record(identity, {
-      method: kind === 'prompt' ? 'prompts/list' : 'tools/list',
+      method: kind === 'prompt' ? 'prompts/list' : kind === 'instructions' ? 'initialize' : 'tools/list',
       server,
       name: name || undefined,
       allowed: !held,

@@ -12,7 +12,7 @@ import { IDENTITY_META_KEY } from '../../auth/index.js';
 import { RPC } from '../rpc-errors.js';
 import { authInfoFor, ownerOf } from '../session-owner.js';
 import type { ProcessServer } from '../upstream/process-server.js';
-import type { RpcMessage } from './message-guard.js';
+import { pinnedInstructions, type RpcMessage } from './message-guard.js';
 import { CallDeadlines, CLIENT_ANSWER_MS } from './call-deadlines.js';
 import { answerNoSession, noSuchSession } from './no-session.js';
 import type { BusMessage, SessionBus } from './session-bus.js';
@@ -246,8 +246,20 @@ export class ProcessRelay {
     });
     // Messages before the session exists (the initialize request) use the opening identity.
     const current = () => session ?? { identity, inflight: [] as Id[], tokens: new Map<unknown, Id>(), remote: new Map<Id, Elsewhere>() };
-    downstream.onmessage = (message, extra) => this.fromClient(current(), server, downstream, child, message as RpcMessage, answerStepsOf(extra?.authInfo));
-    child.onmessage = (message) => this.fromServer(current(), server, downstream, message as RpcMessage);
+    // The session's initialize request: the instructions of its answer are held against the server's pin.
+    let initialize: Id | undefined;
+    downstream.onmessage = (message, extra) => {
+      if ((message as RpcMessage).method === 'initialize' && isRequest(message as RpcMessage)) initialize = (message as RpcMessage).id as Id;
+      this.fromClient(current(), server, downstream, child, message as RpcMessage, answerStepsOf(extra?.authInfo));
+    };
+    child.onmessage = (message) => {
+      let m = message as RpcMessage;
+      if (initialize !== undefined && isResponse(m) && m.id === initialize) {
+        initialize = undefined;
+        m = pinnedInstructions(this.access, current().identity, server, m);
+      }
+      this.fromServer(current(), server, downstream, m);
+    };
     child.onclose = () => {
       release();
       if (session) this.end(session.id);

@@ -8,14 +8,14 @@ import { IDENTITY_META_KEY } from '../../auth/index.js';
 import { ownerOf } from '../session-owner.js';
 import type { RemoteServer } from '../upstream/remote-server.js';
 import { RPC, RpcFailure } from '../rpc-errors.js';
-import { firstDenied, isListRequest, messagesOf, type RpcMessage } from './message-guard.js';
+import { firstDenied, isListRequest, messagesOf, pinnedInstructions, type RpcMessage } from './message-guard.js';
 import { rewritingStream, type MessageEdit, type TextEdit } from './message-rewriter.js';
 import { runAnswerStepsOnBody, type AnswerSteps } from '../dispatch/answer-steps.js';
 import type { SessionSeal } from './session-seal.js';
 import { exchange, type ExchangeAnswer, type ExchangeSignal } from './upstream-exchange.js';
 import { watchEventStream } from './stream-deadline.js';
 import { answerNoSession, noSuchSession } from './no-session.js';
-import { badRequest } from '../../../contract/errors/gateway-error.js';
+import { badRequest, GatewayError } from '../../../contract/errors/gateway-error.js';
 
 /** Request headers of the client that a tool server needs (nothing else of the caller's request goes). */
 const PASSED_REQUEST_HEADERS = ['content-type', 'accept', 'mcp-protocol-version', 'last-event-id'];
@@ -84,6 +84,33 @@ function rpcError(id: RpcMessage['id'], code: number, message: string, data?: un
 }
 
 /**
+ * A failure of the tool server, or of reaching it, as the client gets it. Each JSON-RPC request
+ * of a POST (`calls`) gets a JSON-RPC error, in a 200 answer: what an MCP client takes as that
+ * request's error (the SDK client takes any other status for a broken transport), as on /mcp.
+ * Anything else (a GET, a DELETE, a POST of notifications only) gets the contract's error body
+ * (`error`: provider_error 502, service_unavailable 503). Nothing the server said is in it.
+ */
+function answerFailure(
+  res: ServerResponse,
+  calls: ReadonlyArray<string | number> | undefined,
+  message: string,
+  error: GatewayError,
+  code: number = RPC.SERVER_UNAVAILABLE,
+  data?: unknown,
+): void {
+  if (res.headersSent || res.destroyed) return void res.end();
+  if (calls?.length) {
+    const errors = calls.map((id) => rpcError(id, code, message, data));
+    jsonAnswer(res, 200, errors.length === 1 ? errors[0] : errors);
+    return;
+  }
+  jsonAnswer(res, error.status, error.answerBody(), error.retryAfter === undefined ? {} : { 'retry-after': String(error.retryAfter) });
+}
+
+const providerError = (message: string) => new GatewayError('provider_error', message);
+const unavailable = (message: string) => new GatewayError('service_unavailable', message, { retryAfter: 1 });
+
+/**
  * /mcp/<server> for a remote (Streamable HTTP) tool server, as a faithful relay: each client
  * session is a session of its own with the tool server, and every HTTP request of it (POST,
  * the GET stream with Last-Event-ID, DELETE) is passed on with the body as it came and the
@@ -134,7 +161,8 @@ export class RemoteRelay {
       throw badRequest('An Mcp-Session-Id header is required for GET and DELETE (open a session with initialize).', 'Mcp-Session-Id');
     } else {
       if (!(await server.whenReady())) {
-        jsonAnswer(res, 503, rpcError(messages[0]?.id, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} is unavailable.`));
+        const message = `Tool server ${server.name} is unavailable.`;
+        answerFailure(res, callIds(messages), message, unavailable(message));
         return;
       }
       upstreamSession = server.sharedSession?.sessionId;
@@ -163,7 +191,7 @@ export class RemoteRelay {
       headers = await server.upstreamHeaders(identity, identityHeaders);
     } catch (err) {
       if (!(err instanceof RpcFailure)) throw err;
-      jsonAnswer(res, req.method === 'POST' ? 200 : 502, rpcError(messages[0]?.id, err.code, err.message, err.data));
+      answerFailure(res, req.method === 'POST' ? callIds(messages) : undefined, err.message, providerError(err.message), err.code, err.data);
       return;
     }
     for (const name of PASSED_REQUEST_HEADERS) {
@@ -172,7 +200,16 @@ export class RemoteRelay {
     }
     if (upstreamSession) headers['mcp-session-id'] = upstreamSession;
     else if (!opening && server.sharedSession?.protocolVersion && !headers['mcp-protocol-version']) headers['mcp-protocol-version'] = server.sharedSession.protocolVersion;
-    const edit = this.access.screensLists(identity, server.name) && messages.some(isListRequest) ? this.listFilter(identity, server.name) : undefined;
+    let edit = this.access.screensLists(identity, server.name) && messages.some(isListRequest) ? this.listFilter(identity, server.name) : undefined;
+    // A session's initialize answer: its instructions are held against the server's pin.
+    const init = opening ? messages.find((m) => m.method === 'initialize' && m.id !== undefined && m.id !== null) : undefined;
+    if (init) {
+      const listed = edit;
+      edit = (m) => {
+        const out = listed ? listed(m) : m;
+        return out.id === init.id && 'result' in out ? (pinnedInstructions(this.access, identity, server, out) as Record<string, unknown>) : out;
+      };
+    }
     const call = messages.find((m) => m.method === 'tools/call');
     await this.forward(req, res, server, headers, raw, {
       firstId: messages[0]?.id,
@@ -239,7 +276,9 @@ export class RemoteRelay {
         return;
       }
       this.logger.warn({ mcpServer: server.name, err: redactAnswer((err as Error).message, server.secrets) }, 'tool server request failed');
-      jsonAnswer(res, 502, rpcError(opts.firstId, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} is unavailable.`));
+      const message = `Tool server ${server.name} is unavailable.`;
+      answerFailure(res, opts.calls, message, providerError(message));
+      opts.done?.(502);
       return;
     }
     const status = upstream.status;
@@ -257,16 +296,26 @@ export class RemoteRelay {
       if (status === 404) {
         // The server forgot the gateway's shared session: open a new one and tell the client to retry.
         void server.renewSharedSession().catch(() => undefined);
-        jsonAnswer(res, 503, rpcError(opts.firstId, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} is reconnecting; try again.`), { 'retry-after': '1' });
+        const message = `Tool server ${server.name} is reconnecting; try again.`;
+        answerFailure(res, opts.calls, message, unavailable(message));
       } else if (status === 401 && (await server.tokenRefused())) {
-        jsonAnswer(
-          res,
-          502,
-          rpcError(opts.firstId, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} refused your connection's token: retry (it is refreshed), or connect again.`),
-        );
+        // The caller's own token was refused: a 502 whatever was sent (the client reconnects, or retries once it is refreshed).
+        const message = `Tool server ${server.name} refused your connection's token: retry (it is refreshed), or connect again.`;
+        answerFailure(res, undefined, message, providerError(message));
       } else {
-        jsonAnswer(res, 502, rpcError(opts.firstId, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} refused the gateway's credentials.`));
+        const message = `Tool server ${server.name} refused the gateway's credentials.`;
+        answerFailure(res, opts.calls, message, providerError(message));
       }
+      opts.done?.(502);
+      return;
+    }
+    if (status >= 500) {
+      // The server failed (HTTP 5xx): what it said is not passed on (it may hold anything), only that it failed.
+      stream?.destroy();
+      const message = `Tool server ${server.name} failed with HTTP ${status}.`;
+      this.logger.warn({ mcpServer: server.name, status }, 'tool server answered with an HTTP error');
+      answerFailure(res, opts.calls, message, providerError(message));
+      opts.done?.(status);
       return;
     }
 
@@ -283,7 +332,9 @@ export class RemoteRelay {
       // A whole answer: edited if needed, and written at once.
       let body = upstream.body!;
       if (upstream.broken) {
-        if (!res.headersSent) jsonAnswer(res, 502, rpcError(opts.firstId, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} broke off its answer.`));
+        const message = `Tool server ${server.name} broke off its answer.`;
+        answerFailure(res, opts.calls, message, providerError(message));
+        opts.done?.(502);
         return;
       }
       if (server.secrets.length) body = redactAnswerBytes(body, server.secrets);

@@ -16,6 +16,7 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Identity } from '../../../kernel/engine/context.js';
+import { redactAnswer } from '../../../kernel/errors/redact.js';
 import type { Aggregator, OperationContext, View } from '../aggregator.js';
 import { RpcFailure, RPC } from '../rpc-errors.js';
 import { GATEWAY_VERSION } from '../upstream/upstream-server.js';
@@ -72,9 +73,22 @@ export function capabilitiesFor(aggregator: Aggregator, pinned: string | undefin
   return out;
 }
 
-export function instructionsFor(aggregator: Aggregator, server: string | undefined): string {
-  if (server) return aggregator.pool.get(server)?.instructions ?? `Tool server ${server}, through the AI gateway.`;
-  const names = aggregator.pool.names();
+/**
+ * What an endpoint advertises as its instructions: /mcp/<server> that server's own (its
+ * credentials masked, held against their pin: a change held under `pin: strict` advertises the
+ * pinned text, or none), /mcp the servers the caller may use (only those: `identity`'s grants).
+ */
+export function instructionsFor(aggregator: Aggregator, server: string | undefined, identity?: Identity): string | undefined {
+  if (server) {
+    const upstream = aggregator.pool.get(server);
+    const fallback = `Tool server ${server}, through the AI gateway.`;
+    // Only a connected server's instructions are its own (a server that is down says nothing to pin).
+    if (!upstream || upstream.status !== 'ready') return upstream?.instructions ?? fallback;
+    const sent = upstream.instructions;
+    const served = aggregator.access.screenInstructions(identity, server, sent === undefined ? undefined : redactAnswer(sent, upstream.secrets));
+    return served ?? (sent === undefined ? fallback : undefined);
+  }
+  const names = aggregator.pool.names().filter((name) => !identity || aggregator.maySee(identity, name));
   return `The AI gateway's tool servers (${names.join(', ') || 'none'}). Tools, prompts and resources of server S are named S__<name>; resource URIs are mcpgw://S/<uri>.`;
 }
 
@@ -106,7 +120,7 @@ export function createGatewayMcpServer(aggregator: Aggregator, pinned: string | 
   const capabilities = pinnedServer?.capabilities ? pinnedServer.capabilities : capabilitiesFor(aggregator, pinned, identity);
   const server = new Server(info, {
     capabilities,
-    instructions: instructionsFor(aggregator, pinned),
+    instructions: instructionsFor(aggregator, pinned, identity),
     jsonSchemaValidator: SHARED_VALIDATOR,
   });
   // An aggregated session's own connections to its servers (its requests, logs, subscriptions).

@@ -17,6 +17,7 @@ import { SESSION_MAX_AGE_S, type SessionEnds } from '../relay/session-ends.js';
 import type { BusMessage, SessionBus } from '../relay/session-bus.js';
 import { SubscriptionHolders } from '../relay/subscription-holders.js';
 import { noSuchSession } from '../relay/no-session.js';
+import { malformedBody } from '../relay/message-guard.js';
 import type { AnswerSteps } from '../dispatch/answer-steps.js';
 
 interface Session {
@@ -134,6 +135,14 @@ export class LegacySessions {
   async handle(req: IncomingMessage, res: ServerResponse, identity: Identity, pinned: string | undefined, body: unknown, steps?: AnswerSteps): Promise<void> {
     const sessionId = req.headers['mcp-session-id'];
     (req as IncomingMessage & { auth?: unknown }).auth = authInfoFor(identity, steps);
+    // A body that is no JSON-RPC message the gateway can serve: answered here, with the right JSON-RPC error.
+    const malformed = req.method === 'POST' && body !== undefined ? malformedBody(body) : undefined;
+    if (malformed) {
+      const text = JSON.stringify(malformed.error);
+      res.writeHead(malformed.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+      return;
+    }
     if (typeof sessionId === 'string' && sessionId) {
       const session = this.sessions.get(sessionId) ?? (await this.reviveOnce(sessionId, identity, pinned));
       // Another caller's session, or one opened on another endpoint, does not exist for this caller.

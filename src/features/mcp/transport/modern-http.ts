@@ -281,7 +281,7 @@ export class ModernEndpoint {
           resultType: 'complete',
           supportedVersions: ALL_VERSIONS,
           capabilities: (view.server && this.aggregator.pool.get(view.server)?.capabilities) || capabilitiesFor(this.aggregator, view.server, view.identity),
-          instructions: instructionsFor(this.aggregator, view.server),
+          instructions: instructionsFor(this.aggregator, view.server, view.identity),
           ...cacheable,
           _meta: {
             'io.modelcontextprotocol/serverInfo': (view.server && this.aggregator.pool.get(view.server)?.serverInfo) || {

@@ -7,6 +7,7 @@ import type { IdentityForwardingConfig, McpServerConfig } from '../../../generat
 import type { Logger } from '../../../kernel/observability/logger.js';
 import { forwardedIdentity } from '../../auth/index.js';
 import { UpstreamServer } from './upstream-server.js';
+import { GroupStdioTransport } from './group-stdio-transport.js';
 
 /** Processes of client sessions a process server runs at most, unless mcpServers.<name>.maxSessions says otherwise. */
 export const DEFAULT_MAX_SESSIONS = 64;
@@ -14,7 +15,7 @@ export const DEFAULT_MAX_SESSIONS = 64;
 /**
  * A tool server the gateway runs as a child process (stdio): started once and shared, restarted
  * with backoff when it dies, its stderr logged line by line under its name (configured env
- * values masked), stopped at shutdown. It receives only the safe default environment plus
+ * values masked), stopped at shutdown (after the drain). On POSIX it leads its own process group. It receives only the safe default environment plus
  * `env`. The caller's identity travels in `params._meta["io.gateway/identity"]`.
  */
 export class ProcessServer extends UpstreamServer {
@@ -34,13 +35,10 @@ export class ProcessServer extends UpstreamServer {
   }
 
   protected createTransport(): Transport {
-    const transport = new StdioClientTransport({
-      command: this.config.command!,
-      args: this.config.args ?? [],
-      env: this.config.env,
-      cwd: this.config.cwd,
-      stderr: 'pipe',
-    });
+    const params = { command: this.config.command!, args: this.config.args ?? [], env: this.config.env, cwd: this.config.cwd };
+    // POSIX: the server leads a process group of its own (a signal to the gateway's group leaves
+    // it serving the calls in flight; the gateway stops it after the drain).
+    const transport = process.platform === 'win32' ? this.sdkTransport(params) : new GroupStdioTransport(params);
     const stderr = transport.stderr as Readable | null;
     if (stderr) {
       // A stream error (the pipe breaking as the child dies) must not become an uncaught one.
@@ -51,7 +49,12 @@ export class ProcessServer extends UpstreamServer {
         if (line.trim()) this.logger.info({ mcpServer: this.name, stderr: this.redact(line).slice(0, 4096) }, 'tool server stderr');
       });
     }
-    // The SDK pipes the child's stderr into the stream above without listening for its errors.
+    return transport;
+  }
+
+  private sdkTransport(params: { command: string; args: string[]; env?: Record<string, string>; cwd?: string }): StdioClientTransport {
+    const transport = new StdioClientTransport({ ...params, stderr: 'pipe' });
+    // The SDK pipes the child's stderr into its stream without listening for its errors.
     const start = transport.start.bind(transport);
     transport.start = async () => {
       await start();

@@ -22,6 +22,8 @@ import { UpstreamServer, type CallContext, type LinkHandlers, type UpstreamLink 
 
 /** How long closing a session waits for the server's answer to its DELETE. */
 const END_SESSION_MS = 3000;
+/** Network failures before a request was sent at all (no connection was made). */
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 const NETWORK_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 function splitUrl(url: string): { origin: string; path: string } {
@@ -208,7 +210,11 @@ export class RemoteServer extends UpstreamServer {
     try {
       return redactRelayed(await client.request(call), this.secrets);
     } catch (err) {
-      if (this.isConnectionFailure(err) && !(err instanceof StreamableHTTPError)) this.lostWithoutHandshake();
+      if (this.isConnectionFailure(err) && !(err instanceof StreamableHTTPError)) {
+        this.lostWithoutHandshake();
+        // Nothing reached the server: the call waits for the reconnection, as the calls after it do, and goes once more.
+        if (!retried && this.neverSent(err) && (await this.whenReady(ctx.signal))) return this.request(method, params, ctx, true);
+      }
       throw upstreamFailure(this.name, err, this.secrets);
     }
   }
@@ -322,6 +328,10 @@ export class RemoteServer extends UpstreamServer {
 
   protected override isSessionLost(err: unknown): boolean {
     return err instanceof StreamableHTTPError && err.code === 404;
+  }
+
+  protected override neverSent(err: unknown): boolean {
+    return !(err instanceof StreamableHTTPError) && NOT_CONNECTED.has(String((err as { code?: unknown })?.code ?? ''));
   }
 
   protected override isConnectionFailure(err: unknown): boolean {

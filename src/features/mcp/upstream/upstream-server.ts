@@ -511,7 +511,12 @@ export abstract class UpstreamServer extends EventEmitter {
         await this.reopen(client!);
         return this.request(method, params, ctx, true);
       }
-      if (this.isConnectionFailure(err)) this.broken();
+      if (this.isConnectionFailure(err)) {
+        this.broken();
+        // Nothing reached the server (it refused the connection, say: it is restarting): the call waits
+        // for the reconnection (up to startTimeout), as the calls after it do, and goes once more.
+        if (!retried && this.neverSent(err) && (await this.whenReady(ctx.signal))) return this.request(method, params, ctx, true);
+      }
       throw upstreamFailure(this.name, err, this.secrets);
     } finally {
       guard?.stop();
@@ -546,6 +551,11 @@ export abstract class UpstreamServer extends EventEmitter {
 
   /** Whether a request failure means the connection is gone (subclasses know their transport). */
   protected isConnectionFailure(_err: unknown): boolean {
+    return false;
+  }
+
+  /** Whether a request failed before any of it reached the server (the connection was refused): it may go again. */
+  protected neverSent(_err: unknown): boolean {
     return false;
   }
 

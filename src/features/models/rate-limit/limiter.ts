@@ -42,11 +42,31 @@ function hashSubject(value: string): string {
   return createHash('sha256').update(value).digest('base64url').slice(0, 22);
 }
 
-/** Whom a rule counts for this request; undefined when the request has no such subject (not counted). */
-function subjectOf(ctx: GatewayContext, per: RateLimitRule['per']): string | undefined {
+/** The provider keys a caller's own routing config carries (RoutingConfigs.callerKeys). */
+export type CallerConfigKeys = (ctx: GatewayContext) => readonly string[] | undefined;
+
+const NO_KEYS: readonly string[] = [];
+
+/**
+ * The provider keys a `per: key` rule counts for this request: every key the caller brings,
+ * in whatever form, so that moving the key from x-gateway-api-key (or Authorization) into
+ * x-gateway-config does not escape the limit. That is the request's own key, and each distinct
+ * `api_key` of the caller's JSON routing config: a fallback, loadbalance or conditional config
+ * may send any of them upstream, and counting only the first would let a config whose first
+ * target is never tried (weight 0, a condition that never matches) spend another key freely.
+ * The same key counts in the same counter whichever way it came. Keys the operator holds
+ * (configs.<name>, credentials, providers.<id>.apiKey) are not the caller's and are not counted.
+ */
+function providerKeys(ctx: GatewayContext, configKeys: CallerConfigKeys | undefined): readonly string[] {
+  const own = ctx.get(PROVIDER_KEY);
+  const fromConfig = configKeys?.(ctx);
+  if (!fromConfig?.length) return own ? [own] : NO_KEYS;
+  return !own || fromConfig.includes(own) ? fromConfig : [own, ...fromConfig];
+}
+
+/** Whom a rule other than `per: key` counts for this request; undefined when the request has no such subject (not counted). */
+function subjectOf(ctx: GatewayContext, per: Exclude<RateLimitRule['per'], 'key'>): string | undefined {
   switch (per) {
-    case 'key':
-      return ctx.get(PROVIDER_KEY);
     case 'token':
       return ctx.identity ? `${ctx.identity.kind}:${ctx.identity.id}` : undefined;
     case 'user':
@@ -92,21 +112,30 @@ export class RateLimiter {
     return this.rules.some((r) => r.tokens !== undefined);
   }
 
+  /** Whether a rule counts provider keys (`per: key`). */
+  get countsKeys(): boolean {
+    return this.rules.some((r) => r.per === 'key');
+  }
+
   /**
    * Counts this request; sets the X-RateLimit headers; throws 429 past a limit. Rules without
-   * `routes` count it only when `defaultRules` (the provider pipelines).
+   * `routes` count it only when `defaultRules` (the provider pipelines). `configKeys`: the
+   * provider keys of the caller's own routing config, which `per: key` rules count too.
    */
-  async check(ctx: GatewayContext, defaultRules = true): Promise<void> {
+  async check(ctx: GatewayContext, defaultRules = true, configKeys?: CallerConfigKeys): Promise<void> {
     const now = Date.now();
     const counted: Array<{ rule: CompiledRule; slot: CounterSlot; resetAt: number }> = [];
+    let keys: readonly string[] | undefined;
     for (const rule of this.rules) {
       if (!rule.listed && !defaultRules) continue;
       if (!rule.matches(ctx)) continue;
-      const subject = subjectOf(ctx, rule.per);
-      if (!subject) continue;
-      const window = Math.floor(now / rule.windowMs);
-      const resetAt = (window + 1) * rule.windowMs;
-      counted.push({ rule, resetAt, slot: { key: `${rule.index}:${rule.per}:${rule.windowMs}:${hashSubject(subject)}:${window}`, ttlMs: resetAt - now } });
+      if (rule.per === 'key') {
+        keys ??= providerKeys(ctx, configKeys);
+        for (const key of keys) counted.push(countIn(rule, key, now));
+      } else {
+        const subject = subjectOf(ctx, rule.per);
+        if (subject) counted.push(countIn(rule, subject, now));
+      }
     }
     if (!counted.length) return;
     let states;
@@ -176,6 +205,13 @@ export class RateLimiter {
     this.lastWarning = now;
     this.logger.warn({ err: (err as Error)?.message }, 'rate-limit counters unavailable; requests pass uncounted');
   }
+}
+
+/** The counter slot of `subject` in `rule`'s current window. */
+function countIn(rule: CompiledRule, subject: string, now: number): { rule: CompiledRule; slot: CounterSlot; resetAt: number } {
+  const window = Math.floor(now / rule.windowMs);
+  const resetAt = (window + 1) * rule.windowMs;
+  return { rule, resetAt, slot: { key: `${rule.index}:${rule.per}:${rule.windowMs}:${hashSubject(subject)}:${window}`, ttlMs: resetAt - now } };
 }
 
 function windowText(ms: number): string {

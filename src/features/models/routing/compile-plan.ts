@@ -190,7 +190,23 @@ export function compilePlan(config: RoutingTarget, env: PlanEnvironment, origin:
   const flags = { conditional: false };
   const root = compileNode(config, undefined, config.targets ? '' : '0', '', env, origin, problems, flags);
   if (problems.length) throw new PlanError(problems);
-  return { root, origin, requestTimeout: config.request_timeout, conditional: flags.conditional, firstProvider: firstProvider(root) };
+  const plan: CompiledPlan = { root, origin, requestTimeout: config.request_timeout, conditional: flags.conditional, firstProvider: firstProvider(root) };
+  if (origin === 'caller') {
+    const keys = configKeys(root, new Set<string>());
+    if (keys.size) plan.callerKeys = [...keys];
+  }
+  return plan;
+}
+
+/**
+ * The distinct `api_key`s of a config's targets (those the requests it routes send upstream: a
+ * leaf's own or inherited key; a leaf with a held credential sends the gateway's, not a key
+ * of the config), for `per: key` rate limits.
+ */
+function configKeys(node: PlanNode, out: Set<string>): Set<string> {
+  if (node.children) for (const child of node.children) configKeys(child, out);
+  else if (node.settings.apiKey && node.settings.credential === undefined) out.add(node.settings.apiKey);
+  return out;
 }
 
 function firstProvider(node: PlanNode): string | undefined {

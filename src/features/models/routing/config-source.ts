@@ -61,18 +61,35 @@ export class RoutingConfigs {
     const header = headerValue(ctx.headers, HEADER)?.trim();
     if (!header) return defaultName && !headerValue(ctx.headers, 'x-gateway-provider')?.trim() ? this.named.get(defaultName) : undefined;
     if (header.startsWith('{')) {
-      let plan = this.fromHeaders.get(header);
-      if (plan === undefined) {
-        plan = this.compileHeader(header);
-        this.fromHeaders.set(header, plan);
-      }
+      const plan = this.headerPlan(header);
       if (typeof plan === 'string') throw badRequest(plan, HEADER);
       return plan;
     }
     const plan = this.named.get(header);
-    if (!plan) {
-      const names = [...this.named.keys()];
-      throw badRequest(`${HEADER}: no config named "${header}"${names.length ? ` (configs: ${names.join(', ')})` : ''}; send a JSON object or the name of a config.`, HEADER);
+    // The operator's config names are not the caller's to learn: none is listed.
+    if (!plan) throw badRequest(`${HEADER}: no config named ${JSON.stringify(header.slice(0, 64))}; send a JSON object or the name of a config.`, HEADER);
+    return plan;
+  }
+
+  /**
+   * The provider keys (`api_key`) of the request's own routing config (an x-gateway-config
+   * JSON object), which `per: key` rate limits count; undefined for a named config (the
+   * operator's keys), no config, or a header that does not compile (the route stage answers
+   * that with its 400). The plan compiled here is the one the route stage then uses.
+   */
+  callerKeys(ctx: GatewayContext): readonly string[] | undefined {
+    const header = headerValue(ctx.headers, HEADER)?.trim();
+    if (!header?.startsWith('{')) return undefined;
+    const plan = this.headerPlan(header);
+    return typeof plan === 'string' ? undefined : plan.callerKeys;
+  }
+
+  /** A header config's plan, or the 400 message it earns (compiled once per distinct text). */
+  private headerPlan(header: string): CompiledPlan | string {
+    let plan = this.fromHeaders.get(header);
+    if (plan === undefined) {
+      plan = this.compileHeader(header);
+      this.fromHeaders.set(header, plan);
     }
     return plan;
   }

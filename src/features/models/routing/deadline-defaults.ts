@@ -24,3 +24,18 @@ export function upstreamDeadlines(config: GatewayConfig): { headersTimeout: numb
     bodyTimeout: ms(defaults?.idle_timeout, DEFAULT_IDLE_TIMEOUT_MS),
   };
 }
+
+/**
+ * The deadlines routing.defaults sets itself (undefined where it sets none). An attempt whose
+ * target sets none gets these on its precise timers (AttemptTimers), as values set in a
+ * routing config do, so they fire on time: undici's own timers, which keep them as well, are
+ * coarse (up to about a second late). The built-in 120 s / 60 s are left to undici alone: an
+ * attempt then arms no timer of its own, and a second matters little on two minutes.
+ */
+export function configuredDeadlines(config: GatewayConfig): { firstByteTimeout?: number; idleTimeout?: number } {
+  const defaults = config.routing?.defaults;
+  const out: { firstByteTimeout?: number; idleTimeout?: number } = {};
+  if (defaults?.first_byte_timeout !== undefined) out.firstByteTimeout = ms(defaults.first_byte_timeout, DEFAULT_FIRST_BYTE_TIMEOUT_MS);
+  if (defaults?.idle_timeout !== undefined) out.idleTimeout = ms(defaults.idle_timeout, DEFAULT_IDLE_TIMEOUT_MS);
+  return out;
+}

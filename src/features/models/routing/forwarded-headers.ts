@@ -9,6 +9,8 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
  * Names a target may never forward: the virtual host, hop-by-hop headers (they describe one
  * connection, not the request), and headers the gateway itself sets upstream (the provider's
  * key in every spelling, the body's framing, the caller identity of forward-identity).
+ * `accept-encoding` (and `te`) would have the upstream compress its answer, which the gateway
+ * reads and passes on as plain bytes: the client would get gzip without a content-encoding.
  */
 const REFUSED = new Set([
   'host',
@@ -22,6 +24,7 @@ const REFUSED = new Set([
   'content-length',
   'content-type',
   'content-encoding',
+  'accept-encoding',
   'expect',
   'authorization',
   'x-api-key',

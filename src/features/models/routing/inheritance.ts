@@ -1,4 +1,4 @@
-import type { RoutingTarget } from '../../../generated/routing.js';
+import type { RetryConfig, RoutingTarget } from '../../../generated/routing.js';
 import { providerField } from '../providers/shared/provider-fields.js';
 import { providerOptionFields } from './provider-credentials.js';
 import type { TargetSettings } from './plan.js';
@@ -27,7 +27,7 @@ export function inheritSettings(parent: TargetSettings | undefined, node: Routin
     options,
     overrideParams,
     forwardHeaders: node.forward_headers ?? base.forwardHeaders,
-    retry: node.retry ?? base.retry,
+    retry: node.retry ? retryWithDefaults(node.retry) : base.retry,
     requestTimeout: node.request_timeout ?? base.requestTimeout,
     firstByteTimeout: node.first_byte_timeout ?? base.firstByteTimeout,
     idleTimeout: node.idle_timeout ?? base.idleTimeout,
@@ -37,6 +37,15 @@ export function inheritSettings(parent: TargetSettings | undefined, node: Routin
   };
   if (credential !== undefined) out.credential = credential;
   return out;
+}
+
+/**
+ * A config's retry with the contract's default filled in: the upstream's Retry-After is
+ * honoured unless `use_retry_after_header` is false (the schema's default, which the routing
+ * config's validation does not fill in itself).
+ */
+function retryWithDefaults(retry: RetryConfig): RetryConfig {
+  return retry.use_retry_after_header === undefined ? { ...retry, use_retry_after_header: true } : retry;
 }
 
 /** The secret values a target's settings carry: the key, and every setting a provider declares secret. */

@@ -16,6 +16,7 @@ import type { ConditionInput } from './conditions.js';
 import { callerGone, callerGoneError, CircuitOpenError, countsForBreaker, deadlineError, deadlinePassed, uploadSpent, isCircuitOpen, isRoutingFailure } from './failure.js';
 import type { CompiledPlan, PlanNode } from './plan.js';
 import { weightedOrder } from './weighted.js';
+import { configuredDeadlines } from './deadline-defaults.js';
 
 /** Per-request state of one plan run. */
 interface Run {
@@ -56,7 +57,14 @@ export class PlanRunner {
     this.providers = providers;
     this.tracing = services.get(TRACING);
     this.held = services.get(HELD_CREDENTIALS);
+    const defaults = configuredDeadlines(services.config);
+    this.defaultFirstByte = defaults.firstByteTimeout;
+    this.defaultIdle = defaults.idleTimeout;
   }
+
+  /** routing.defaults' first_byte_timeout / idle_timeout when it sets them: given to every target that sets none (see configuredDeadlines). */
+  private readonly defaultFirstByte: number | undefined;
+  private readonly defaultIdle: number | undefined;
 
   /** The credentials the gateway holds (credential: <name> targets). */
   private readonly held: HeldCredentialSource | undefined;
@@ -287,6 +295,8 @@ export class PlanRunner {
 
   private async callTarget(target: ResolvedTarget, run: Run): Promise<void> {
     const ctx = run.ctx;
+    if (target.firstByteTimeout === undefined && this.defaultFirstByte !== undefined) target.firstByteTimeout = this.defaultFirstByte;
+    if (target.idleTimeout === undefined && this.defaultIdle !== undefined) target.idleTimeout = this.defaultIdle;
     ctx.set(TARGET, target);
     ctx.set(UPSTREAM, target.provider);
     ctx.response = undefined;

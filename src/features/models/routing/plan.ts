@@ -60,6 +60,12 @@ export interface CompiledPlan {
    * x-gateway-provider: that of the config's first target (depth first).
    */
   firstProvider?: string;
+  /**
+   * A caller's config only: the distinct provider keys (`api_key`) its targets carry, each one a
+   * key the request may send upstream. `per: key` rate limits count every one of them, as they
+   * count a key sent in x-gateway-api-key (undefined: none).
+   */
+  callerKeys?: readonly string[];
 }
 
 /**

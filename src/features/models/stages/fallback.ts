@@ -13,9 +13,10 @@ import { RESPONSE } from '../../../kernel/engine/context.js';
  * Runs the route stage's decision: the strategy of each group of targets (single, fallback,
  * loadbalance, conditional), circuit breakers and deadlines, calling the rest of the pipeline
  * (guardrail, cache, retry, forward) once per target attempt with the TARGET slot set. Every
- * answer of its pipelines carries x-gateway-provider (the provider that answered, or the one an
- * error names), x-gateway-retry-count and, with a routing config, x-gateway-target-index;
- * error.debug lists the attempts.
+ * answer of its pipelines carries x-gateway-provider (the provider that answered, the one an
+ * error names, or for a request refused before routing the known provider it named),
+ * x-gateway-retry-count and, with a routing config, x-gateway-target-index; error.debug lists
+ * the attempts.
  */
 export default defineStage<FallbackStageConfig, ModelContext>({
   name: 'fallback',
@@ -28,7 +29,8 @@ export default defineStage<FallbackStageConfig, ModelContext>({
   reads: [ATTEMPTS, RETRIES, PROVIDER, PROVIDER_KEY, DEADLINE, PARENT_SPAN],
   writes: [ATTEMPTS, DEADLINE, PARENT_SPAN, UPSTREAM, RESPONSE],
   create(_config, services) {
-    const runner = new PlanRunner(services, breakerRegistry(services), services.require(PROVIDERS));
+    const providers = services.require(PROVIDERS);
+    const runner = new PlanRunner(services, breakerRegistry(services), providers);
     return {
       run: (ctx, next) => {
         const decision = ctx.get(ROUTING)!;
@@ -37,7 +39,9 @@ export default defineStage<FallbackStageConfig, ModelContext>({
       decorate(ctx, headers) {
         headers['x-gateway-retry-count'] = String(ctx.get(RETRIES) ?? 0);
         const target = ctx.get(TARGET);
-        const provider = target?.provider ?? ctx.error?.provider ?? undefined;
+        // A request refused before routing (validation, limits) names the known provider it asked for.
+        const named = target || ctx.error?.provider ? undefined : ctx.get(PROVIDER);
+        const provider = target?.provider ?? ctx.error?.provider ?? (named !== undefined && providers.has(named) ? named : undefined);
         if (provider) headers['x-gateway-provider'] = provider;
         if (target?.index !== undefined) headers['x-gateway-target-index'] = target.index;
       },

@@ -1,4 +1,5 @@
-import { objectOf, type JsonObject } from '../../../contract/json.js';
+import { isUpload } from '../../../kernel/http/multipart/upload-validator.js';
+import { endsLikeJsonContainer, objectOf, type JsonObject } from '../../../contract/json.js';
 import type { Dispatcher } from 'undici';
 import type { ForwardStageConfig } from '../../../generated/stages/forward.js';
 import { schemaDocument } from '../../../kernel/config/schema-validator.js';
@@ -18,7 +19,7 @@ import { AttemptTimers } from '../routing/attempt-timers.js';
 import { addForwardedHeaders, withoutOperatorHeaders } from '../routing/forwarded-headers.js';
 import { DEADLINE, TARGET, UPLOAD_SENT, USAGE, USAGE_NOT_ASKED, type ModelContext } from '../model-request.js';
 import { modelStream } from '../stream-answer.js';
-import { parsedAnswer } from '../answer-json.js';
+import { notJsonAnswer, parsedAnswer } from '../answer-json.js';
 import { IDENTITY_FORWARD_HEADERS } from '../../auth/index.js';
 import { OPENAI_HEADERS, passedHeaders } from '../providers/shared/upstream-headers.js';
 import { streamFormat } from '../../../contract/stream-format.js';
@@ -126,11 +127,11 @@ function wantsBinary(adapter: OperationAdapter, call: ProviderCall): boolean {
   return typeof adapter.binary === 'function' ? adapter.binary(call) : adapter.binary === true;
 }
 
-/** The request body for the current target: override_params applied. */
+/** The request body for the current target: override_params applied (to an upload's fields as its form is sent: see uploadForm). */
 function targetBody(ctx: GatewayContext): JsonObject | undefined {
   const target = ctx.get(TARGET)!;
   const body = ctx.get(BODY);
-  return target.overrideParams && body ? { ...body, ...target.overrideParams } : body;
+  return target.overrideParams && body && !isUpload(body) ? { ...body, ...target.overrideParams } : body;
 }
 
 /** Sends one upstream call; `partBody` replaces the body for one call of a fanned-out operation. */
@@ -213,11 +214,7 @@ async function sendFannedOut(ctx: GatewayContext, services: GatewayServices, pro
     } catch (err) {
       throw attemptError(err, ctx, provider.id, deadlineSignal);
     }
-    try {
-      answers[i] = JSON.parse(raw.toString('utf8'));
-    } catch {
-      throw new GatewayError('provider_error', `${provider.id} sent an answer that is not JSON.`, { provider: provider.id, retryable: true });
-    }
+    answers[i] = parsedAnswer(raw, provider.id);
   };
   const worker = async () => {
     while (next < parts.length && !failed) {
@@ -320,6 +317,8 @@ export default defineStage<ForwardStageConfig, GatewayContext>({
         if (adapter.response && (!adapter.responseNeeded || adapter.responseNeeded(raw))) {
           response = { kind: 'json', status, body: translated(adapter, parsedAnswer(raw, provider.id), call, ctx, services, provider.id) };
         } else {
+          // Passed through unparsed: bytes that cannot be JSON by their ends are the upstream's bad answer (nothing to answer for 204).
+          if (status !== 204 && !endsLikeJsonContainer(raw)) throw notJsonAnswer(provider.id);
           response = { kind: 'json', status, raw };
         }
       }

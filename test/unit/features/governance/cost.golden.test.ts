@@ -4,6 +4,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { costOf, worstCaseCost, type ModelPrice } from '../../../../src/features/governance/prices/cost.js';
 import { NO_USAGE, usageClasses } from '../../../../src/features/governance/prices/usage-classes.js';
+import { usageFrom as anthropicUsageFrom } from '../../../../src/features/models/providers/anthropic/finish.js';
+import { usageFrom as bedrockUsageFrom } from '../../../../src/features/models/providers/bedrock/finish.js';
+import { anthropicUsage } from '../../../../src/contract/anthropic/shapes.js';
 
 const FIXTURES = join(__dirname, '..', '..', '..', 'fixtures');
 
@@ -36,6 +39,17 @@ describe('the one cost function on recorded usage (golden)', () => {
   it('anthropic stream with cache write and cache read: each class at its own price once', () => {
     // 640 input × 3 + 120 written × 3.75 + 1024 read × 0.30 + 14 output × 15 = 2887.2 µ$ → 2888
     expect(cost('anthropic/thinking-final.chunks.txt')).toBe(2888);
+  });
+
+  it('the same anthropic usage translated to an OpenAI answer and back to Anthropic prices the same: cache writes stay apart', () => {
+    const raw = recordedUsage('anthropic/thinking-final.chunks.txt');
+    const openaiShaped = anthropicUsageFrom(raw);
+    expect(openaiShaped.prompt_tokens_details?.cache_write_tokens).toBe(120);
+    expect(costOf(PRICE, usageClasses(openaiShaped))?.micros).toBe(2888);
+    expect(costOf(PRICE, usageClasses(anthropicUsage(openaiShaped)))?.micros).toBe(2888);
+    // Bedrock's Converse usage, likewise
+    const converse = bedrockUsageFrom({ inputTokens: 640, cacheWriteInputTokens: 120, cacheReadInputTokens: 1024, outputTokens: 14 });
+    expect(costOf(PRICE, usageClasses(converse))?.micros).toBe(2888);
   });
 
   it('anthropic answer with a cache read', () => {
@@ -96,6 +110,23 @@ describe('the one cost function on recorded usage (golden)', () => {
     // 1000 × 3 + 500 × 20 (reasoning dearer than output)
     expect(worstCaseCost({ ...PRICE, reasoning: 20_000_000n }, 1000, 500)?.micros).toBe(13_000);
     expect(worstCaseCost({ perImage: 1n, tiers: [], source: 't' }, 10, 10)).toBeUndefined();
+  });
+
+  it('the worst case of input-only and per-unit models: embeddings, speech, images, transcriptions', () => {
+    // an embedding model has no output price: its worst case is its prompt
+    expect(worstCaseCost({ input: 20_000n, tiers: [], source: 't' }, 1000, 0)?.micros).toBe(20);
+    // per character: the characters asked for; the prompt is not billed in tokens
+    expect(worstCaseCost({ perCharacter: 15_000_000n, tiers: [], source: 't' }, 300, 0, { characters: 11 })?.micros).toBe(165);
+    // per image: n images
+    expect(worstCaseCost({ perImage: 40_000_000_000n, tiers: [], source: 't' }, 300, 0, { images: 2 })?.micros).toBe(80_000);
+    // an image model priced in tokens: its output allowance, no per-image price needed
+    expect(worstCaseCost({ input: 5_000_000n, output: 40_000_000n, tiers: [], source: 't' }, 100, 6240, { images: 1 })?.micros).toBe(250_100);
+    // without either, unpriced
+    expect(worstCaseCost({ input: 5_000_000n, tiers: [], source: 't' }, 100, 0, { images: 1 })).toBeUndefined();
+    // per second of audio: nothing known before the answer (settled), but priced
+    expect(worstCaseCost({ perAudioSecond: 100_000_000n, tiers: [], source: 't' }, 300, 0)?.micros).toBe(0);
+    // a model with no price at all stays unpriced
+    expect(worstCaseCost({ tiers: [], source: 't' }, 300, 0)).toBeUndefined();
   });
 
   it('sums exactly as BigInt arithmetic would, below 2^53 and far above it (fuzz)', () => {

@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import {
   REDACTED,
   SecretMatcher,
+  answerBytesRedactor,
   declareSecretFields,
   isSecretField,
+  maskable,
   redactAnswer,
   redactAnswerBytes,
   redactingStream,
@@ -92,28 +94,22 @@ describe('the one redactor', () => {
     expect(redactAnswer('password pa55word and alice:pa55word', [basic])).toBe(`password ${REDACTED} and ${REDACTED}`);
   });
 
-  it('masks short values (4 characters) but not JSON literals, numbers or shorter values', () => {
-    expect(redactAnswer('key k9#x here', ['k9#x'])).toBe(`key ${REDACTED} here`);
-    expect(redactAnswer('{"ok":true,"n":1234}', ['true', '1234', 'on', 'x1'])).toBe('{"ok":true,"n":1234}');
+  it('masks values of 8 characters or more, but not JSON literals, numbers or shorter values', () => {
+    expect(redactAnswer('key k9#x-8ch here', ['k9#x-8ch'])).toBe(`key ${REDACTED} here`);
+    expect(redactAnswer('{"ok":true,"n":12345678,"k":"k9#x"}', ['true', '12345678', 'on', 'x1', 'k9#x'])).toBe('{"ok":true,"n":12345678,"k":"k9#x"}');
   });
 
-  it('masks secrets shorter than 4 characters only where they stand as a whole value', () => {
-    // Relayed structures (tool results, JSON-RPC error data): a field that is exactly the secret, or the bare credential of a short bearer value.
-    expect(redactRelayed({ TINY: 'q9', NUM: '1', text: 'q9 stays inside running text', list: ['t3', 'ok'] }, ['q9', '1', 'Bearer t3'])).toEqual({
-      TINY: REDACTED,
-      NUM: '1',
-      text: 'q9 stays inside running text',
-      list: [REDACTED, 'ok'],
-    });
-    // Inside text: as a JSON string, in both escapings; never as a run of letters in prose.
-    expect(redactAnswer('{"TINY":"q9","NUM":"1"} and q9 in prose', ['q9', '1'])).toBe(`{"TINY":"${REDACTED}","NUM":"1"} and q9 in prose`);
-    expect(redactAnswer(JSON.stringify({ text: JSON.stringify({ k: 'q9' }) }), ['q9'])).toBe(JSON.stringify({ text: JSON.stringify({ k: REDACTED }) }));
-    // The gateway's own short secrets: in errors, debug fields and log lines, not in answers (a 2-letter value would mask every "en").
-    registerSecrets(['z7']);
-    expect(redactSecrets('upstream said {"org":"z7"}')).toBe(`upstream said {"org":"${REDACTED}"}`);
-    expect(redactLogLine(JSON.stringify({ msg: 'x', header: 'z7' }))).toBe(JSON.stringify({ msg: 'x', header: REDACTED }));
+  it('values shorter than 8 characters are masked nowhere: answers, relayed fields, errors, debug fields, log lines', () => {
+    const answer = '{"TINY":"q9","k":"k9#x","text":"q9 and k9#x in prose"}';
+    expect(redactAnswer(answer, ['q9', 'k9#x', 'Bearer t3'])).toBe(answer);
+    const relayed = { TINY: 'q9', NUM: '1', list: ['t3', 'ok'] };
+    expect(redactRelayed(relayed, ['q9', '1', 'Bearer t3'])).toBe(relayed);
+    registerSecrets(['z7', 'short7x']);
+    expect(redactSecrets('upstream said {"org":"z7","k":"short7x"}')).toBe('upstream said {"org":"z7","k":"short7x"}');
+    const line = JSON.stringify({ msg: 'x', header: 'z7', other: 'short7x' });
+    expect(redactLogLine(line)).toBe(line);
     expect(redactAnswer('{"lang":"z7"}')).toBe('{"lang":"z7"}');
-    expect(redactRelayed({ org: 'z7' })).toEqual({ org: REDACTED });
+    expect(redactRelayed({ org: 'z7' })).toEqual({ org: 'z7' });
   });
 
   it("masks the gateway's registered secrets everywhere, and returns clean bytes untouched", () => {
@@ -132,9 +128,9 @@ describe('the one redactor', () => {
   });
 
   it('a matcher compiles once and masks overlapping secrets whole (the longer first)', () => {
-    const m = new SecretMatcher(['abcd', 'abcdefgh']);
-    expect(m.redact('x abcdefgh y abcd')).toBe(`x ${REDACTED} y ${REDACTED}`);
-    expect(m.foundIn(Buffer.from('zzabcdzz'))).toBe(true);
+    const m = new SecretMatcher(['abcd1234', 'abcd1234efgh']);
+    expect(m.redact('x abcd1234efgh y abcd1234')).toBe(`x ${REDACTED} y ${REDACTED}`);
+    expect(m.foundIn(Buffer.from('zzabcd1234zz'))).toBe(true);
     expect(new SecretMatcher([]).empty).toBe(true);
   });
 
@@ -232,10 +228,10 @@ describe('nested spellings', () => {
     expect(found).toContain('a1B2c3D4e5F6g7H8i9');
   });
 
-  it('a short query value of a configured URL is masked where it stands as a whole query value, not in prose', () => {
-    registerSecrets(configSecrets({ observability: { otlp: { endpoint: 'https://otel.example/?k=q7' } } }));
-    expect(redactLogLine(JSON.stringify({ msg: 'export failed', url: 'https://otel.example/?k=q7&x=1' }))).toBe(
-      JSON.stringify({ msg: 'export failed', url: `https://otel.example/?k=${REDACTED}&x=1` }),
+  it('a query value of a configured URL shorter than 8 characters is not masked; a longer one is, as a whole query value', () => {
+    registerSecrets(configSecrets({ observability: { otlp: { endpoint: 'https://otel.example/?k=q7&token=qv-8char' } } }));
+    expect(redactLogLine(JSON.stringify({ msg: 'export failed', url: 'https://otel.example/?k=q7&token=qv-8char&x=1' }))).toBe(
+      JSON.stringify({ msg: 'export failed', url: `https://otel.example/?k=q7&token=${REDACTED}&x=1` }),
     );
     expect(redactLogLine(JSON.stringify({ msg: 'q7 stays in prose' }))).toBe(JSON.stringify({ msg: 'q7 stays in prose' }));
   });
@@ -299,5 +295,70 @@ describe('redactRepeatedLogTextOf', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+/** Keys self-hosted backends accept (the OpenAI SDK insists on one) and words a good answer holds. */
+const PLACEHOLDERS = ['ollama', 'chat', 'lo', 'EMPTY', 'none', 'dummy', 'Bearer', 'llama3'];
+
+describe('what counts as a secret: 8 characters or more, never a scheme word or an empty value', () => {
+  const answer = JSON.stringify({
+    id: 'chatcmpl-up1',
+    object: 'chat.completion',
+    model: 'ollama/llama3',
+    choices: [{ index: 0, message: { role: 'assistant', content: 'lo and behold: EMPTY, none, dummy, Bearer' }, finish_reason: 'stop' }],
+  });
+  const chunks = [
+    `data: ${JSON.stringify({ id: 'chatcmpl-up1', object: 'chat.completion.chunk', model: 'ollama/llama3', choices: [{ index: 0, delta: { content: 'lo' } }] })}\n\n`,
+    `data: ${JSON.stringify({ id: 'chatcmpl-up1', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'chat' } }] })}\n\n`,
+    'data: [DONE]\n\n',
+  ];
+
+  it('a short placeholder key (bare or as a bearer value) leaves a 200 answer and its stream chunks byte-identical', () => {
+    for (const key of PLACEHOLDERS) {
+      const secrets = [key, `Bearer ${key}`];
+      expect(redactAnswer(answer, secrets), key).toBe(answer);
+      const bytes = Buffer.from(answer);
+      expect(redactAnswerBytes(bytes, secrets), key).toBe(bytes);
+      const redactChunk = answerBytesRedactor(secrets);
+      for (const chunk of chunks) {
+        const buf = Buffer.from(chunk);
+        expect(redactChunk(buf), `${key}: ${chunk}`).toBe(buf);
+      }
+      expect(redactObject({ upstream_status: 200, upstream_body: answer }, secrets), key).toEqual({ upstream_status: 200, upstream_body: answer });
+    }
+  });
+
+  it('an empty bearer value masks nothing: the scheme word is not a secret', () => {
+    const message = 'No API key for openai: send it in x-gateway-api-key or Authorization: Bearer <key>.';
+    for (const secrets of [['Bearer'], ['Bearer '], ['Bearer  \t'], [''], ['Basic'], ['api-key']]) {
+      expect(redactSecrets(message, secrets), JSON.stringify(secrets)).toBe(message);
+      expect(redactAnswer(JSON.stringify({ error: { message } }), secrets)).toBe(JSON.stringify({ error: { message } }));
+    }
+    expect(maskable('Bearer')).toBe(false);
+    expect(maskable('Bearer ')).toBe(false);
+    expect(maskable('Bearer ollama')).toBe(false);
+    expect(maskable('')).toBe(false);
+    expect(maskable('sk-12345')).toBe(true);
+    expect(maskable('Bearer sk-12345')).toBe(true);
+  });
+
+  it('a key of 8 characters or more echoed in an error is masked in every escaping; so is an operator secret of 8', () => {
+    const key = 'k"8\\ché/';
+    const json = JSON.stringify(key).slice(1, -1);
+    const spelled = [key, json, JSON.stringify(json).slice(1, -1), allU(key), upperU(key), everyOtherU(key), encodeURIComponent(key), encodeURIComponent(json)];
+    for (const secrets of [[key], [`Bearer ${key}`]])
+      for (const form of spelled) {
+        const body = `{"error":{"message":"bad key ${form} given"}}`;
+        expect(redactSecrets(body, secrets), form).toBe(`{"error":{"message":"bad key ${REDACTED} given"}}`);
+        expect(redactAnswer(body, secrets), form).toBe(`{"error":{"message":"bad key ${REDACTED} given"}}`);
+        expect(redactObject({ upstream_body: body }, secrets), form).toEqual({ upstream_body: `{"error":{"message":"bad key ${REDACTED} given"}}` });
+      }
+    const held = 'op-8char';
+    registerSecrets([held]);
+    for (const form of [held, allU(held), encodeURIComponent(JSON.stringify(held))]) {
+      expect(redactLogLine(JSON.stringify({ msg: `saw ${form}` })), form).not.toMatch(/op-8char|006f/);
+      expect(redactAnswer(`said ${form}`), form).not.toMatch(/op-8char|006f/);
+    }
   });
 });

@@ -4,10 +4,11 @@ import type { ErrorCode } from '../../../../contract/errors/catalogue.js';
 import { parseErrorBody, upstreamError } from '../shared/upstream-error.js';
 
 /**
- * Anthropic's errors: {"type":"error","error":{"type":"...","message":"..."}}.
- * not_found_error about the model -> model_not_found; rate_limit_error (429) -> rate limit
- * with Retry-After; overloaded_error (529) -> provider_error (retryable, falls back); the
- * rest by status through the shared rules.
+ * Anthropic's errors: {"type":"error","error":{"type":"...","message":"..."}}. The HTTP status
+ * decides first (the shared rules: 401/403 -> invalid key, 429 -> rate limit with Retry-After,
+ * 5xx and 529 overloaded -> provider_error, retryable), whatever type the body names; the type
+ * refines only a status that does not decide (a 4xx naming a rate limit, an overload or an API error, a 404
+ * not_found_error about the model -> model_not_found; content refusals by the shared rules).
  */
 const BY_TYPE: Record<string, ErrorCode> = {
   authentication_error: 'invalid_api_key',
@@ -36,7 +37,6 @@ export function mapAnthropicError(status: number, body: Buffer, headers: Incomin
   const message = typeof err?.message === 'string' ? err.message : typeof parsed === 'string' ? parsed.slice(0, 500) : undefined;
   let gatewayCode = type ? BY_TYPE[type] : undefined;
   if (type === 'not_found_error' && /^model\b/i.test(message ?? '')) gatewayCode = 'model_not_found';
-  if (status === 529) gatewayCode = 'provider_error';
   return upstreamError('anthropic', status, { message, code: type, gatewayCode }, headers);
 }
 

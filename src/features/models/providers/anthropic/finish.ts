@@ -24,5 +24,5 @@ export function usageFrom(value: unknown): Usage {
   const usage = objectOf(value);
   const cacheWrite = Number(usage.cache_creation_input_tokens ?? 0);
   const cacheRead = Number(usage.cache_read_input_tokens ?? 0);
-  return usageOf(Number(usage.input_tokens ?? 0) + cacheWrite + cacheRead, Number(usage.output_tokens ?? 0), cacheRead);
+  return usageOf(Number(usage.input_tokens ?? 0) + cacheWrite + cacheRead, Number(usage.output_tokens ?? 0), cacheRead, 0, Number.isFinite(cacheWrite) ? cacheWrite : 0);
 }

@@ -8,6 +8,7 @@ import { fromAnthropicMessage } from './response.js';
 import { ANTHROPIC_STREAM } from './stream.js';
 import { mapAnthropicError } from './errors.js';
 import { nativeMessagesAdapter } from './native.js';
+import { anthropicModelsAdapter } from './models.js';
 import { ANTHROPIC_HEADERS } from '../shared/upstream-headers.js';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -15,7 +16,7 @@ export const ANTHROPIC_VERSION = '2023-06-01';
 /**
  * Anthropic Messages API (POST <baseUrl>/v1/messages, key in x-api-key). Chat is translated
  * both ways; legacy completions are served through chat; /v1/messages and its count_tokens
- * are forwarded as they are.
+ * are forwarded as they are; the model list is translated into OpenAI's.
  */
 const anthropic: ProviderDefinition = {
   name: 'anthropic',
@@ -47,6 +48,7 @@ const anthropic: ProviderDefinition = {
       completions: completionsViaChat(chat, 'anthropic'),
       'messages.create': nativeMessagesAdapter('/v1/messages', ANTHROPIC_VERSION, extraHeaders),
       'messages.count_tokens': nativeMessagesAdapter('/v1/messages/count_tokens', ANTHROPIC_VERSION, extraHeaders),
+      'models.list': anthropicModelsAdapter(ANTHROPIC_VERSION, extraHeaders),
     };
     return {
       id: 'anthropic',

@@ -2,9 +2,9 @@ import { GatewayError } from '../../../../contract/errors/gateway-error.js';
 import type { StreamPart } from '../../../../contract/stream-parts.js';
 import type { OperationAdapter, ProviderCall, ProviderInstance, StreamAdapter } from '../provider.js';
 import { baseUrlOf } from '../shared/upstream-url.js';
-import { jsonRequestBody } from '../openai-compatible/openai-compatible.js';
+import { jsonRequestBody, notJsonEvent } from '../openai-compatible/openai-compatible.js';
 import { anthropicStreamError } from './errors.js';
-import { objectOf, type JsonObject } from '../../../../contract/json.js';
+import { endsLikeJsonObject, objectOf, type JsonObject } from '../../../../contract/json.js';
 
 /**
  * Anthropic's own Messages API routes (/v1/messages, /v1/messages/count_tokens) forwarded as
@@ -30,6 +30,7 @@ export const ANTHROPIC_PASSTHROUGH_STREAM: StreamAdapter = {
         }
         throw anthropicStreamError(data.error);
       }
+      if (!endsLikeJsonObject(event.data)) throw notJsonEvent('anthropic');
       if (type === 'message_start') {
         if (started)
           throw new GatewayError('provider_error', 'anthropic started a second message inside an open one; the answer is broken.', { provider: 'anthropic', retryable: true });

@@ -5,6 +5,7 @@ import { answersThroughJsonTool, JSON_RESPONSE_TOOL } from '../shared/json-respo
 import { forcedJsonTool } from './request.js';
 import { finishReason, usageFrom } from './finish.js';
 import { objectOf, objectsOf } from '../../../../contract/json.js';
+import { notAnAnswer } from '../shared/answer-shape.js';
 
 /**
  * An Anthropic Message -> an OpenAI chat.completion. Tool call ids (toolu_...) are kept;
@@ -13,6 +14,8 @@ import { objectOf, objectsOf } from '../../../../contract/json.js';
  */
 export function fromAnthropicMessage(raw: unknown, call: ProviderCall) {
   const body = objectOf(raw);
+  // A Message always has its content array (empty with a stop reason is a legitimate answer).
+  if (!Array.isArray(body.content) || (body.type !== undefined && body.type !== 'message')) throw notAnAnswer('anthropic', 'a Messages object');
   const request = objectOf(call.body);
   const jsonTool = answersThroughJsonTool(request, forcedJsonTool(request));
   const blocks: ThinkingBlock[] = [];

@@ -2,7 +2,8 @@ import type { ProviderCall } from '../provider.js';
 import type { ThinkingBlock } from '../../../../contract/stream-parts.js';
 import { chatCompletion, newCompletionId, type ChatAnswer } from '../shared/openai-answer.js';
 import { finishReason, usageFrom } from './finish.js';
-import { objectOf, objectsOf } from '../../../../contract/json.js';
+import { isJsonObject, objectOf, objectsOf } from '../../../../contract/json.js';
+import { notAnAnswer } from '../shared/answer-shape.js';
 
 /** A reasoningContent block -> a thinking block (text with its signature, or the redacted bytes). */
 export function thinkingBlockOf(value: unknown): ThinkingBlock | undefined {
@@ -23,6 +24,7 @@ export function thinkingBlockOf(value: unknown): ThinkingBlock | undefined {
  */
 export function fromConverse(raw: unknown, call: ProviderCall) {
   const body = objectOf(raw);
+  if (!isJsonObject(body.output)) throw notAnAnswer('bedrock', 'a Converse answer');
   const blocks: ThinkingBlock[] = [];
   const answer: ChatAnswer = {
     id: newCompletionId(),

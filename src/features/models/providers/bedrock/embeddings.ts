@@ -4,7 +4,8 @@ import { embeddingInputs, embeddingList } from '../shared/embeddings.js';
 import { awsCredentials } from './credentials.js';
 import { signedRequest } from './signing.js';
 import { modelPath } from './paths.js';
-import { arrayOf, objectOf, type JsonObject } from '../../../../contract/json.js';
+import { arrayOf, isJsonObject, objectOf, type JsonObject } from '../../../../contract/json.js';
+import { notAnAnswer } from '../shared/answer-shape.js';
 
 /**
  * Embeddings through InvokeModel (POST /model/{modelId}/invoke):
@@ -61,7 +62,8 @@ export function bedrockEmbeddings(settings: ProviderSettings, extraHeaders: Reco
           call,
         );
       }
-      const vectors = Array.isArray(answer?.embeddings) ? answer.embeddings : (answer?.embeddings?.float ?? []);
+      if (!Array.isArray(answer?.embeddings) && !isJsonObject(answer?.embeddings)) throw notAnAnswer('bedrock', 'an embedding answer');
+      const vectors = Array.isArray(answer.embeddings) ? answer.embeddings : (answer.embeddings.float ?? []);
       return embeddingList(vectors, 0, call);
     },
   };

@@ -5,9 +5,10 @@ import { parseErrorBody, upstreamError } from '../shared/upstream-error.js';
 
 /**
  * Bedrock's errors: {"message": "..."} with the exception name in x-amzn-errortype (or
- * `__type`). ThrottlingException -> rate limit with Retry-After; ServiceUnavailable, model
- * and server errors -> provider_error; unknown model -> model_not_found; bad or expired
- * credentials -> invalid_api_key; the rest by status through the shared rules.
+ * `__type`). The status decides first for 401/403, 429 and 5xx (the shared rules); the
+ * exception refines the others: ThrottlingException and quota -> rate limit with Retry-After;
+ * ServiceUnavailable, model and server errors -> provider_error; unknown model ->
+ * model_not_found; bad or expired credentials -> invalid_api_key; the rest by status.
  */
 const BY_EXCEPTION: Record<string, ErrorCode> = {
   ThrottlingException: 'rate_limit_exceeded',
@@ -26,14 +27,23 @@ const BY_EXCEPTION: Record<string, ErrorCode> = {
   IncompleteSignatureException: 'invalid_api_key',
 };
 
-/** Statuses of exceptions that arrive inside a stream. */
+/** Statuses of exceptions that arrive inside a stream (Bedrock's documented ones: the status decides first, see upstreamError). */
 const STATUS_OF_EXCEPTION: Record<string, number> = {
   ThrottlingException: 429,
   ServiceUnavailableException: 503,
   InternalServerException: 500,
   ModelStreamErrorException: 424,
+  ModelErrorException: 424,
+  ModelNotReadyException: 429,
   ValidationException: 400,
+  ServiceQuotaExceededException: 400,
   ModelTimeoutException: 408,
+  ResourceNotFoundException: 404,
+  AccessDeniedException: 403,
+  UnrecognizedClientException: 403,
+  InvalidSignatureException: 403,
+  ExpiredTokenException: 403,
+  IncompleteSignatureException: 403,
 };
 
 function exceptionName(raw: unknown): string | undefined {

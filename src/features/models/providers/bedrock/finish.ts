@@ -22,5 +22,5 @@ export function usageFrom(value: unknown): Usage {
   const usage = objectOf(value);
   const cacheRead = Number(usage.cacheReadInputTokens ?? 0);
   const cacheWrite = Number(usage.cacheWriteInputTokens ?? 0);
-  return usageOf(Number(usage.inputTokens ?? 0) + cacheRead + cacheWrite, Number(usage.outputTokens ?? 0), cacheRead);
+  return usageOf(Number(usage.inputTokens ?? 0) + cacheRead + cacheWrite, Number(usage.outputTokens ?? 0), cacheRead, 0, Number.isFinite(cacheWrite) ? cacheWrite : 0);
 }

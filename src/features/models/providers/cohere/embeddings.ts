@@ -2,6 +2,8 @@ import type { OperationAdapter } from '../provider.js';
 import { embeddingInputs, embeddingList } from '../shared/embeddings.js';
 import { compileParamTable, type ParamTable } from '../shared/param-table.js';
 import { baseUrlOf } from '../shared/upstream-url.js';
+import { notAnAnswer } from '../shared/answer-shape.js';
+import { isJsonObject } from '../../../../contract/json.js';
 
 /**
  * OpenAI embeddings -> Cohere v2 embed (POST /v2/embed): texts, input_type (from the request,
@@ -36,6 +38,7 @@ export function cohereEmbeddings(authHeaders: (apiKey: string | undefined) => Re
       };
     },
     response(body: CohereEmbedAnswer | null, call) {
+      if (!Array.isArray(body?.embeddings) && !isJsonObject(body?.embeddings)) throw notAnAnswer('cohere', 'an embedding answer');
       const vectors = Array.isArray(body?.embeddings) ? body.embeddings : (body?.embeddings?.float ?? []);
       const tokens = Number(body?.meta?.billed_units?.input_tokens ?? 0);
       return embeddingList(vectors, tokens, call);

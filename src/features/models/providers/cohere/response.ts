@@ -1,7 +1,8 @@
 import type { ProviderCall } from '../provider.js';
 import { chatCompletion, type ChatAnswer } from '../shared/openai-answer.js';
 import { finishReason, usageFrom } from './finish.js';
-import { objectOf, objectsOf } from '../../../../contract/json.js';
+import { isJsonObject, objectOf, objectsOf } from '../../../../contract/json.js';
+import { notAnAnswer } from '../shared/answer-shape.js';
 
 /**
  * A Cohere v2 chat answer -> an OpenAI chat.completion. The tool plan is the text before the
@@ -9,7 +10,8 @@ import { objectOf, objectsOf } from '../../../../contract/json.js';
  */
 export function fromCohereChat(raw: unknown, call: ProviderCall) {
   const body = objectOf(raw);
-  const message = objectOf(body.message);
+  if (!isJsonObject(body.message)) throw notAnAnswer('cohere', 'a chat answer');
+  const message = body.message;
   let text = '';
   let reasoning = '';
   for (const part of objectsOf(message.content)) {

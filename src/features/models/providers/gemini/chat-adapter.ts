@@ -1,5 +1,6 @@
 /** POST /v1/chat/completions on a Gemini-format host: generateContent / streamGenerateContent. */
-import { objectOf } from '../../../../contract/json.js';
+import { isJsonObject, objectOf } from '../../../../contract/json.js';
+import { notAnAnswer } from '../shared/answer-shape.js';
 import type { OperationAdapter, ProviderCall } from '../provider.js';
 import { toGeminiRequest } from './chat-request.js';
 import { toChatCompletion } from './chat-response.js';
@@ -13,8 +14,12 @@ export function geminiChatAdapter(provider: string, endpoint: GeminiEndpoint): O
       const { url, headers } = await locate(endpoint, call, call.stream ? 'streamGenerateContent?alt=sse' : 'generateContent');
       return { method: 'POST', url, headers: { ...headers, 'content-type': 'application/json' }, body };
     },
-    // An answer that is not an object reads as one with nothing in it, as every provider's answer does.
-    response: (body: unknown, call) => toChatCompletion(objectOf(body), call.body?.model),
+    // Every GenerateContent answer has its candidates, or the prompt feedback of a refused prompt; one with neither is the upstream's bad answer.
+    response: (raw: unknown, call) => {
+      const body = objectOf(raw);
+      if (!Array.isArray(body.candidates) && !isJsonObject(body.promptFeedback)) throw notAnAnswer(provider, 'a GenerateContent answer');
+      return toChatCompletion(body, call.body?.model);
+    },
     stream: geminiStream(provider),
   };
 }

@@ -7,6 +7,8 @@ import { compileParamTable, type ParamTable } from '../shared/param-table.js';
 import { embeddingInputs, embeddingList } from '../shared/embeddings.js';
 import { locate, modelName } from '../gemini/gemini-endpoint.js';
 import type { GoogleEndpoint } from './endpoint.js';
+import { notAnAnswer } from '../shared/answer-shape.js';
+import { isJsonObject } from '../../../../contract/json.js';
 
 /** OpenAI embedding fields -> fields of each EmbedContentRequest. */
 export const GOOGLE_EMBEDDING_PARAMS: ParamTable = {
@@ -29,6 +31,7 @@ export function googleEmbeddingsAdapter(endpoint: GoogleEndpoint): OperationAdap
       return { method: 'POST', url, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) };
     },
     response(body: { embedding?: { values?: number[] }; embeddings?: unknown } | null, call) {
+      if (!isJsonObject(body?.embedding) && !Array.isArray(body?.embeddings)) throw notAnAnswer('google', 'an embedding answer');
       const vectors: number[][] = body?.embedding
         ? [body.embedding.values ?? []]
         : (Array.isArray(body?.embeddings) ? body.embeddings : []).map((e: { values?: number[] }) => e?.values ?? []);

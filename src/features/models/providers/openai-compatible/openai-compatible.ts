@@ -8,7 +8,7 @@ import { mapOpenAIError } from './openai-errors.js';
 import { uploadForm } from '../shared/upload-form.js';
 import { mentionsReasoning, renameReasoningInAnswer, renameReasoningInChunk, upstreamChatBody, type ReasoningDialect } from './reasoning-dialect.js';
 import { OPENAI_HEADERS, type HeaderPassing } from '../shared/upstream-headers.js';
-import { objectOf, type JsonObject } from '../../../../contract/json.js';
+import { endsLikeJsonObject, objectOf, type JsonObject } from '../../../../contract/json.js';
 
 /** Paths of the OpenAI API, appended to a base URL that ends in /v1 (or the provider's equivalent). */
 export const OPENAI_PATHS: Partial<Record<Operation, { method: string; path: (p: Record<string, string>) => string; kind: 'json' | 'multipart' | 'none' }>> = {
@@ -48,22 +48,34 @@ function enc(value: string | undefined): string {
   return encodeURIComponent(value ?? '');
 }
 
-/** SSE events that are already OpenAI chunks pass through as they are. */
+/**
+ * SSE events that are already OpenAI chunks pass through as they are. The one check of a passed
+ * chunk (the byte scan of contract/openai/sse-passthrough.ts hands every event whose ends are not
+ * `{` and `}` to this mapper): data that cannot be a JSON object by its ends is a broken stream.
+ * Nothing is parsed but an error event.
+ */
 export const OPENAI_PASSTHROUGH_STREAM: StreamAdapter = {
   framing: 'sse',
   passesThrough: true,
-  createMapper: () => (event) => {
+  createMapper: (call) => (event) => {
     if (!('data' in event)) return undefined;
     const data = event.data;
     if (data === '[DONE]') return { type: 'done' };
     if (data === '') return undefined;
     if (data.startsWith('{"error"')) {
       const parsed = JSON.parse(data);
-      throw new GatewayError('provider_error', String(parsed.error?.message ?? 'the upstream stream reported an error'));
+      // `target?.`: a mapper may be made for a call without a target (tests of the stream machinery alone).
+      throw new GatewayError('provider_error', String(parsed.error?.message ?? 'the upstream stream reported an error'), { provider: call.target?.provider });
     }
+    if (!endsLikeJsonObject(data)) throw notJsonEvent(call.target?.provider);
     return { type: 'chunk', data };
   },
 };
+
+/** A stream event whose data is not JSON: the upstream's bad answer (502 before the first byte, the stream's failure event after it). */
+export function notJsonEvent(provider: string | undefined): GatewayError {
+  return new GatewayError('provider_error', `${provider ?? 'The provider'} sent a stream event that is not JSON.`, { provider, retryable: true });
+}
 
 /**
  * Fields of a compatible provider's chat answers that the gateway names differently
@@ -114,6 +126,7 @@ export const RESPONSES_PASSTHROUGH_STREAM: StreamAdapter = {
   createMapper: (call) => (event) => {
     if (!('data' in event) || event.data === '' || event.data === '[DONE]') return undefined;
     const type = event.event ?? /"type"\s*:\s*"([^"]+)"/.exec(event.data)?.[1];
+    if (type !== 'error' && !endsLikeJsonObject(event.data)) throw notJsonEvent(call.target.provider);
     if (type === 'error') {
       let parsed: JsonObject;
       try {
@@ -130,6 +143,21 @@ export const RESPONSES_PASSTHROUGH_STREAM: StreamAdapter = {
 };
 
 const BINARY_OPERATIONS = new Set<Operation>(['audio.speech', 'files.content', 'audio.transcriptions', 'audio.translations']);
+
+/** Operations whose answer is JSON or text as the request's `response_format` asks. */
+const TEXT_ANSWERS = new Set<Operation>(['audio.transcriptions', 'audio.translations']);
+
+/**
+ * Whether a transcription's answer passes as bytes: text, SRT, VTT and streamed ones do; a JSON
+ * one (json, verbose_json, the default) is read as a JSON answer, so its usage (seconds of
+ * audio, or tokens) is there to bill.
+ */
+function textAnswer(call: ProviderCall): boolean {
+  const fields = (call.body as { fields?: Record<string, unknown> } | undefined)?.fields;
+  const format = fields?.response_format;
+  if (fields?.stream === 'true') return true;
+  return format !== undefined && !(typeof format === 'string' && format.endsWith('json'));
+}
 
 export interface OpenAICompatibleOptions {
   name: string;
@@ -247,7 +275,7 @@ export function openAICompatible(options: OpenAICompatibleOptions): ProviderDefi
           }
         }
         if (op === 'responses.create') adapter.stream = RESPONSES_PASSTHROUGH_STREAM;
-        if (BINARY_OPERATIONS.has(op)) adapter.binary = true;
+        if (BINARY_OPERATIONS.has(op)) adapter.binary = TEXT_ANSWERS.has(op) ? textAnswer : true;
         operations[op] = adapter;
       }
       Object.assign(operations, options.overrides);

@@ -28,15 +28,20 @@ export function newCompletionId(prefix = 'chatcmpl'): string {
 }
 
 /**
- * OpenAI usage from token counts; cached prompt tokens are reported under
- * prompt_tokens_details, reasoning tokens (already counted in the completion) under
- * completion_tokens_details.
+ * OpenAI usage from token counts; cached prompt tokens (read from a provider's prompt cache) are
+ * reported under prompt_tokens_details.cached_tokens and tokens written into it under
+ * prompt_tokens_details.cache_write_tokens (as OpenRouter reports them: OpenAI has no such class,
+ * and a cache write is priced apart), both already counted in prompt_tokens; reasoning tokens
+ * (already counted in the completion) under completion_tokens_details.
  */
-export function usageOf(promptTokens: number, completionTokens: number, cachedTokens = 0, reasoningTokens = 0): Usage {
+export function usageOf(promptTokens: number, completionTokens: number, cachedTokens = 0, reasoningTokens = 0, cacheWriteTokens = 0): Usage {
   const prompt = Number.isFinite(promptTokens) ? promptTokens : 0;
   const completion = Number.isFinite(completionTokens) ? completionTokens : 0;
   const usage: Usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
-  if (cachedTokens > 0) usage.prompt_tokens_details = { cached_tokens: cachedTokens };
+  if (cachedTokens > 0 || cacheWriteTokens > 0) {
+    usage.prompt_tokens_details = { cached_tokens: cachedTokens };
+    if (cacheWriteTokens > 0) usage.prompt_tokens_details.cache_write_tokens = cacheWriteTokens;
+  }
   if (reasoningTokens > 0) usage.completion_tokens_details = { reasoning_tokens: reasoningTokens };
   return usage;
 }

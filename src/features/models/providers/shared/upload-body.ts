@@ -31,5 +31,7 @@ export interface UploadForm {
  * provider, as a fresh stream each time (so a retry or fallback sends it again).
  */
 export interface UploadBody {
+  /** The form's text fields (a field sent more than once: its values in order). */
+  readonly fields?: Record<string, string | string[]>;
   form(rewrite?: UploadRewrite): UploadForm;
 }

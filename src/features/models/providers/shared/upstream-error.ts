@@ -29,16 +29,18 @@ export function retryAfterSeconds(headers: IncomingHttpHeaders): number | undefi
 /**
  * The shared status rules every provider's error module ends in: 401/403 -> invalid key,
  * 404 -> unknown model or id, 429 -> rate limit with Retry-After, 5xx -> provider error,
- * content refusals -> content_policy_violation, other 4xx -> invalid request.
+ * content refusals -> content_policy_violation, other 4xx -> invalid request. The status
+ * decides for 401, 403, 429 and 5xx whatever the body says (the contract maps those statuses);
+ * a provider module's own code (`gatewayCode`, read from the body) refines only the others.
  */
 export function upstreamError(provider: string, status: number, info: UpstreamErrorInfo, headers: IncomingHttpHeaders): GatewayError {
   const message = info.message?.trim() || `${provider} answered HTTP ${status}`;
   const text = `${info.code ?? ''} ${message}`;
   let code: ErrorCode;
-  if (info.gatewayCode) code = info.gatewayCode;
-  else if (status === 401 || status === 403) code = 'invalid_api_key';
+  if (status === 401 || status === 403) code = 'invalid_api_key';
   else if (status === 429) code = 'rate_limit_exceeded';
   else if (status >= 500) code = 'provider_error';
+  else if (info.gatewayCode) code = info.gatewayCode;
   else if (CONTENT_POLICY.test(text)) code = 'content_policy_violation';
   else if (status === 404) code = MODEL_UNKNOWN.test(text) ? 'model_not_found' : 'not_found';
   else if (MODEL_UNKNOWN.test(text)) code = 'model_not_found';

@@ -7,6 +7,7 @@ import { compileParamTable, type ParamTable } from '../shared/param-table.js';
 import { embeddingInputs, embeddingList } from '../shared/embeddings.js';
 import { locate } from '../gemini/gemini-endpoint.js';
 import type { VertexEndpoint } from './endpoint.js';
+import { notAnAnswer } from '../shared/answer-shape.js';
 
 /** OpenAI embedding fields -> the predict request's parameters. */
 export const VERTEX_EMBEDDING_PARAMS: ParamTable = {
@@ -25,6 +26,7 @@ export function vertexEmbeddingsAdapter(endpoint: VertexEndpoint): OperationAdap
       return { method: 'POST', url, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) };
     },
     response(body: { predictions?: unknown } | null, call) {
+      if (!Array.isArray(body?.predictions)) throw notAnAnswer('vertex-ai', 'a prediction answer');
       const predictions: { embeddings?: { values?: number[]; statistics?: { token_count?: number } } }[] = Array.isArray(body?.predictions) ? body.predictions : [];
       const tokens = predictions.reduce((sum, p) => sum + (Number(p?.embeddings?.statistics?.token_count) || 0), 0);
       return embeddingList(

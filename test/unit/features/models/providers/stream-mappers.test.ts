@@ -156,7 +156,8 @@ describe('anthropic stream mapping', () => {
       logprobs: null,
       finish_reason: 'length',
     });
-    expect(answer.usage).toEqual({ prompt_tokens: 13, completion_tokens: 4, total_tokens: 17 });
+    // the 10 tokens written into the cache are prompt tokens, reported apart (priced at the cache-write rate)
+    expect(answer.usage).toEqual({ prompt_tokens: 13, completion_tokens: 4, total_tokens: 17, prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 10 } });
   });
 });
 

@@ -71,8 +71,8 @@ describe('compilePlan', () => {
     const [g0, g1] = group!.children!;
     expect(g0!.index).toBe('1.0');
     expect(g1!.index).toBe('1.1');
-    // retry and cache are replaced as a whole by the child that sets them.
-    expect(g0!.settings.retry).toEqual({ attempts: 1, on_status_codes: [503] });
+    // retry and cache are replaced as a whole by the child that sets them (Retry-After honoured by default).
+    expect(g0!.settings.retry).toEqual({ attempts: 1, on_status_codes: [503], use_retry_after_header: true });
     expect(g0!.settings.cache).toEqual({ mode: 'disabled' });
     expect(g1!.settings.cache).toEqual({ mode: 'simple', max_age: 60 });
     // override_params merge down the tree, the child winning.

@@ -15,6 +15,7 @@ describe('forwarded headers', () => {
       'transfer-encoding',
       'upgrade',
       'content-length',
+      'Accept-Encoding',
       'proxy-foo',
       'Authorization',
       'api-key',
