@@ -7,6 +7,7 @@ import { FakeUpstream } from '../../helpers/fake-upstream.js';
 import { parseForm } from '../../helpers/multipart.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { stdioToolServer } from '../../helpers/mcp.js';
+import { issueKey } from '../../helpers/gateway-keys.js';
 
 const ADMIN = 'admin-token-keys-routes-0123456789abcdef';
 const HELD = 'sk-held-openai-routes-0001';
@@ -29,11 +30,7 @@ describe('gateway keys under money budgets on every route', () => {
     });
     return { status: res.statusCode, json: (await res.body.json()) as any };
   };
-  const issue = async (fields: Record<string, unknown>): Promise<{ id: string; token: string; organization?: string }> => {
-    const made = await admin('POST', '/v1/auth/tokens', { user: 'someone@example.com', ...fields });
-    expect(made.status).toBe(201);
-    return made.json;
-  };
+  const issue = (fields: Record<string, unknown>) => issueKey(gw.url, ADMIN, { user: 'someone@example.com', ...fields });
   const client = (key: string) => new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
   /** The error a call was refused with (a call that was served fails the test). */
   const refusal = (call: Promise<unknown>) =>

@@ -1,15 +1,13 @@
-import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, GetPromptRequestSchema, ListPromptsRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { connectClient, eventually, rawPost, textOf } from '../../helpers/mcp.js';
+import { sdkRemoteServer } from '../../helpers/sdk-remote-server.js';
 
 type Tool = Record<string, unknown>;
 
@@ -50,29 +48,15 @@ function definitions(tools: Tool[], prompt: Tool): string {
 /** A remote (Streamable HTTP, stateless) tool server that lists whatever `tools` holds at the time. */
 async function mutableRemote(): Promise<{ url: string; tools: { list: Tool[]; prompt: Tool }; stop(): Promise<void> }> {
   const tools = { list: original(), prompt: PROMPT as Tool };
-  const http: HttpServer = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      void (async () => {
-        const server = new Server({ name: 'mutable-remote', version: '1.0.0' }, { capabilities: { tools: {}, prompts: {} } });
-        server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.list as any }));
-        server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: [tools.prompt as any] }));
-        server.setRequestHandler(GetPromptRequestSchema, async (r) => ({ messages: [{ role: 'user', content: { type: 'text', text: `prompt ${r.params.name}` } }] }));
-        server.setRequestHandler(CallToolRequestSchema, async (r) => ({ content: [{ type: 'text', text: `called ${r.params.name}` }] }));
-        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-        await server.connect(transport);
-        const text = Buffer.concat(chunks).toString('utf8');
-        await transport.handleRequest(req, res, text ? JSON.parse(text) : undefined);
-      })().catch(() => res.destroy());
-    });
+  const remote = await sdkRemoteServer(() => {
+    const server = new Server({ name: 'mutable-remote', version: '1.0.0' }, { capabilities: { tools: {}, prompts: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.list as any }));
+    server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: [tools.prompt as any] }));
+    server.setRequestHandler(GetPromptRequestSchema, async (r) => ({ messages: [{ role: 'user', content: { type: 'text', text: `prompt ${r.params.name}` } }] }));
+    server.setRequestHandler(CallToolRequestSchema, async (r) => ({ content: [{ type: 'text', text: `called ${r.params.name}` }] }));
+    return server;
   });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
-    tools,
-    stop: () => new Promise<void>((resolve) => http.close(() => resolve())),
-  };
+  return { ...remote, tools };
 }
 
 const V = '2026-07-28';
