@@ -18,11 +18,17 @@
  *   terminal  it answers every request that reaches it: each pipeline that serves a route must
  *             hold one (`forward` in the provider pipelines).
  * A plugin may define slots of its own with `defineSlot`.
+ *
+ * Refusals: `ctx.reject(status, { type, code, message, param, retryAfter })` answers with the
+ * contract's error body and stops the chain; a 429 carries Retry-After (`retryAfter` seconds,
+ * 1 when not given). `ctx.deferRejection(error)` refuses only after the stages that see rejected
+ * requests (`seesRejected: true`, as rate-limit: the refusal is counted and carries the
+ * X-RateLimit headers) have run; the other stages are passed over.
  */
 import { StageRegistry } from './kernel/engine/stage-registry.js';
 import { ExtensionRegistry, ExtensionConfigError, type KindRegistry } from './kernel/engine/extension.js';
 import { defineSlot, type Slot } from './kernel/engine/slot.js';
-import type { GatewayContext, Identity, GatewayResponse, RouteDef } from './kernel/engine/context.js';
+import type { GatewayContext, Identity, GatewayResponse, RejectDetail, RouteDef } from './kernel/engine/context.js';
 import type { AnyStageDefinition, Middleware, StageDefinition, StageInstance } from './kernel/engine/stage.js';
 import type { GatewayServices } from './kernel/engine/services.js';
 import { createCheckRegistry, type CheckInput, type CheckResult, type CheckRun, type CheckEnv, type GuardrailCheckDefinition } from './features/guardrails/index.js';
@@ -36,6 +42,7 @@ export type {
   GatewayContext,
   Identity,
   GatewayResponse,
+  RejectDetail,
   RouteDef,
   Middleware,
   StageDefinition,
@@ -120,7 +127,7 @@ function checkSlots(def: AnyStageDefinition): void {
     const bad = v.findIndex((s) => !s || typeof s !== 'object' || typeof s.index !== 'number' || typeof s.name !== 'string');
     if (bad >= 0) throw new Error(`defineStage: stage ${def.name} ${key}[${bad}] is not a slot (import the slots from 'pipeline-gateway/plugin', or make one with defineSlot)`);
   }
-  for (const key of ['terminal', 'once', 'repeats'] as const) {
+  for (const key of ['terminal', 'once', 'repeats', 'seesRejected'] as const) {
     if (def[key] !== undefined && typeof def[key] !== 'boolean') throw new Error(`defineStage: stage ${def.name} ${key} must be true or false`);
   }
 }
@@ -128,7 +135,8 @@ function checkSlots(def: AnyStageDefinition): void {
 /**
  * A stage: `{ name, schema, create(config, services) }`, where create returns the middleware
  * `(ctx, next) => Promise<void>` (or `{ run, decorate, debug }`, or null), plus the slots it
- * `requires`, `provides`, `reads` and `writes`, and `terminal` when it answers.
+ * `requires`, `provides`, `reads` and `writes`, `terminal` when it answers, and `seesRejected`
+ * when it runs on requests whose rejection a stage before it deferred.
  */
 export function defineStage<Config = unknown, C extends GatewayContext = GatewayContext>(stage: StageDefinition<Config, C>): NoInfer<Defined<StageDefinition<Config, C>, 'stage'>> {
   const out = defined('stage', new StageRegistry(), stage, 'defineStage');

@@ -31,6 +31,13 @@ import {
  * Provider routes: the provider header first (missing or unknown: 400, unless a routing config
  * names the providers), then the provider key (missing: 401), then the gateway credential
  * when sent or when auth.providerRoutes demands it.
+ *
+ * A refusal is deferred (ctx.deferRejection): the stages that see rejected requests still run
+ * (rate-limit counts the request in the limits it can count, by client address or by the gateway
+ * credential, and the refusal carries the X-RateLimit headers), then the request is answered
+ * with it, nothing else running. The first refusal found is the answer; the gateway credential
+ * is still checked after one, for the identity the limits count (its own refusal, or a failure
+ * of the store, then changes nothing).
  */
 function providerCredentials(config: AuthenticateStageConfig, services: GatewayServices): Middleware {
   const requireKey = config.providerKey ?? true;
@@ -39,6 +46,18 @@ function providerCredentials(config: AuthenticateStageConfig, services: GatewayS
   const catalogue = Object.keys(services.config.models ?? {}).length > 0;
   const providers = services.require(PROVIDERS);
   const gatewayAuth = services.get(PROVIDER_ROUTE_AUTH);
+  const unknownProvider = (provider: string) => badRequest(`Unknown provider "${provider}". Known providers: ${providers.ids().join(', ')}.`, 'x-gateway-provider');
+  /** Lets the request on to the stages that see rejected requests (and, without a refusal, to the rest). */
+  const admitted = (ctx: GatewayContext, next: () => Promise<void>): Promise<void> => {
+    ctx.set(CALLER, true);
+    return next();
+  };
+  /** A refusal of the gateway credential: deferred like the others; a failure that is no refusal (the store's) fails now, unless the request is refused already. */
+  const refused = (ctx: GatewayContext, err: unknown, next: () => Promise<void>): Promise<void> => {
+    if (ctx.deferredRejection === undefined && !(err instanceof GatewayError && err.status < 500)) return Promise.reject(err);
+    ctx.deferRejection(err as Error);
+    return admitted(ctx, next);
+  };
   return (ctx, next) => {
     const provider = headerValue(ctx.headers, 'x-gateway-provider')?.trim().toLowerCase();
     const configHeader = Boolean(headerValue(ctx.headers, 'x-gateway-config'));
@@ -57,30 +76,30 @@ function providerCredentials(config: AuthenticateStageConfig, services: GatewayS
     }
     rememberRequestCredentials(ctx);
     if (!routed) {
-      if (!provider) throw badRequest('The x-gateway-provider header is required (or send a routing config in x-gateway-config).', 'x-gateway-provider');
-      if (!providers.has(provider)) {
-        throw badRequest(`Unknown provider "${provider}". Known providers: ${providers.ids().join(', ')}.`, 'x-gateway-provider');
-      }
-      const instance = providers.get(provider);
-      if (requireKey && !key && instance?.requiresKey !== false) {
-        throw new GatewayError('invalid_api_key', `No API key for ${provider}: send it in x-gateway-api-key or Authorization: Bearer <key>.`, { provider });
+      if (!provider) ctx.deferRejection(badRequest('The x-gateway-provider header is required (or send a routing config in x-gateway-config).', 'x-gateway-provider'));
+      else if (!providers.has(provider)) ctx.deferRejection(unknownProvider(provider));
+      else if (requireKey && !key && providers.get(provider)?.requiresKey !== false) {
+        ctx.deferRejection(new GatewayError('invalid_api_key', `No API key for ${provider}: send it in x-gateway-api-key or Authorization: Bearer <key>.`, { provider }));
       }
     } else if (provider && !providers.has(provider)) {
-      throw badRequest(`Unknown provider "${provider}". Known providers: ${providers.ids().join(', ')}.`, 'x-gateway-provider');
+      ctx.deferRejection(unknownProvider(provider));
     }
     if (gatewayAuth && (demandGatewayCredential || presented)) {
-      const checking = gatewayAuth.authenticate(ctx, demandGatewayCredential, presented);
+      let checking: Promise<void> | undefined;
+      try {
+        checking = gatewayAuth.authenticate(ctx, demandGatewayCredential, presented);
+      } catch (err) {
+        return refused(ctx, err, next);
+      }
       if (checking)
-        return checking.then(() => {
-          ctx.set(CALLER, true);
-          return next();
-        });
+        return checking.then(
+          () => admitted(ctx, next),
+          (err: unknown) => refused(ctx, err, next),
+        );
     } else if (demandGatewayCredential) {
-      throw new GatewayError('invalid_api_key', 'A gateway key is required on this route: send it in Authorization: Bearer, x-api-key, api-key or x-gateway-token.');
+      ctx.deferRejection(new GatewayError('invalid_api_key', 'A gateway key is required on this route: send it in Authorization: Bearer, x-api-key, api-key or x-gateway-token.'));
     }
-    ctx.set(CALLER, true);
-    // No promise of its own: a refusal above is thrown, which the pipeline answers like a rejection.
-    return next();
+    return admitted(ctx, next);
   };
 }
 

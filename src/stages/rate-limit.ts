@@ -39,6 +39,12 @@ async function* chargeAtEnd(parts: AsyncIterable<StreamPart>, ctx: GatewayContex
  * stage is left out of the pipeline. `per: key` counts the request's provider key and the
  * `api_key`s of the caller's own routing config (x-gateway-config), each distinct one.
  *
+ * It runs also on the requests authenticate refuses (`seesRejected`: a deferred rejection for
+ * no provider key, an unknown provider, a bad gateway credential), counting each once in the
+ * rules it can (`per: ip`; `token`, `user` or `team` when a gateway credential was accepted;
+ * `per: key` only a key the request brings), so that the refusal carries the headers too. Such
+ * a request is answered with its refusal (the same body as without limits), never a 429.
+ *
  * In the MCP pipeline (`count: json-rpc-requests`) a hit is a POST that carries a JSON-RPC
  * request (tools/call, tools/list, initialize...): notifications, the client's answers to the
  * tool server's own requests (elicitation, sampling, roots), GET streams and DELETE pass
@@ -51,6 +57,7 @@ export default defineStage<RateLimitStageConfig>({
   schema: schemaDocument('stages/rate-limit.schema.json'),
   requires: [CALLER],
   once: true,
+  seesRejected: true,
   // also CALL_TOKENS (through usedTokens / failedRequestTokens): undeclared, since only the tool loop writes it and a gateway may run without it
   reads: [PROVIDER_KEY, MCP_MESSAGE, USAGE, TOKEN_SLOTS, RESPONSE],
   writes: [TOKEN_SLOTS],

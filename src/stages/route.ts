@@ -8,7 +8,7 @@ import { ExtensionConfigError } from '../kernel/engine/extension.js';
 import { PipelineError } from '../kernel/engine/pipeline-compiler.js';
 import { badRequest, GatewayError } from '../contract/errors/gateway-error.js';
 import { namesItsModel } from '../contract/routes.js';
-import { CATALOGUE, CATALOGUE_MODEL, teamModels, type Catalogue } from '../features/governance/index.js';
+import { API_TEAMS, CATALOGUE, CATALOGUE_MODEL, teamModels, teamModelsReady, type Catalogue } from '../features/governance/index.js';
 import { GATEWAY_KEY } from '../features/auth/index.js';
 import {
   PROVIDER,
@@ -52,7 +52,7 @@ function catalogueRouter(catalogue: Catalogue, services: GatewayServices, bodyLi
     const name = params.model;
     if (typeof name !== 'string' || !name) throw badRequest('model is required: the name of a catalogue model (GET /v1/models lists them).', 'model');
     const key = ctx.get(GATEWAY_KEY);
-    const route = catalogue.route(name, key, teamModels(services.config, key));
+    const route = catalogue.route(name, key, teamModels(services.config, key, services.get(API_TEAMS)));
     if (!route) throw modelNotFound(name);
     ctx.set(CATALOGUE_MODEL, route.choice);
     ctx.set(ROUTING, route.plan.conditional ? { plan: route.plan, conditionInput: { metadata: requestMetadata(ctx), params } } : { plan: route.plan });
@@ -129,13 +129,20 @@ export default defineStage<RouteStageConfig, ModelContext>({
     };
     const catalogue = services.get(CATALOGUE);
     const byModel = catalogue && catalogue.size > 0 ? catalogueRouter(catalogue, services, bodyLimit) : undefined;
-    return (ctx, next) => {
+    const apiTeams = services.get(API_TEAMS);
+    const decide = (ctx: ModelContext, next: () => Promise<void>): Promise<void> => {
       if (byModel && ctx.has(GATEWAY_KEY) && !headerValue(ctx.headers, 'x-gateway-config') && !ctx.has(PROVIDER) && routedByModel(ctx)) return byModel(ctx, next);
       const plan = configs.planFor(ctx, defaultName);
       if (!plan) ctx.set(ROUTING, { single: targetFromHeaders(ctx, services) });
       else if (plan.conditional) return conditional(ctx, next, plan);
       else ctx.set(ROUTING, { plan });
       return next();
+    };
+    // The models a key's team bounds it to, where the admin API keeps the team, are read before
+    // anything is decided: the catalogue's choice and the held credentials' checks read them.
+    return (ctx, next) => {
+      const reading = teamModelsReady(services.config, ctx.get(GATEWAY_KEY), apiTeams);
+      return reading ? reading.then(() => decide(ctx, next)) : decide(ctx, next);
     };
   },
 });

@@ -216,6 +216,9 @@ describe('images and audio through the openai SDK', () => {
       ['a prompt over 1000 characters', async () => ({ image: await toFile(transparent, 'a.png'), prompt: 'p'.repeat(1001) }), 400, 'prompt'],
       ['n of 11', async () => ({ image: await toFile(transparent, 'a.png'), prompt: 'x', n: 11 }), 400, 'n'],
       ['a dall-e-3 size for dall-e-2', async () => ({ image: await toFile(transparent, 'a.png'), prompt: 'x', size: '1792x1024' }), 422, 'size'],
+      // as on /v1/images/generations: a size another model takes is 422, a value that is no size at all 400
+      ['size auto for dall-e-2', async () => ({ image: await toFile(transparent, 'a.png'), prompt: 'x', model: 'dall-e-2', size: 'auto' }), 422, 'size'],
+      ['a size that is not WxH', async () => ({ image: await toFile(transparent, 'a.png'), prompt: 'x', size: 'big' }), 400, 'size'],
       ['the newer family, which cannot edit', async () => ({ image: await toFile(transparent, 'a.png'), prompt: 'x', model: 'dall-e-3' }), 422, 'model'],
       ['no prompt', async () => ({ image: await toFile(transparent, 'a.png') }), 400, 'prompt'],
     ];

@@ -11,13 +11,14 @@ import { chatRequestShapes, SDK_VERSION } from '../helpers/openai-sdk-types.js';
  * null a field may take, every tool, tool_choice, role, content part, tool call, response
  * format and reasoning effort. Through the SDK client to openai, each body must reach the
  * upstream exactly as sent; to anthropic (a translation), each is translated (the upstream
- * body holds only Anthropic fields) or refused with a 400 naming the field and the provider.
+ * body holds only Anthropic fields) or refused with a 422 semantic_error naming the field and the
+ * provider (each refused value is well-formed, one OpenAI takes, that anthropic cannot honour).
  */
 type Json = Record<string, any>;
 interface Variant {
   name: string;
   body: Json;
-  /** The param of anthropic's 400; absent: anthropic translates it. */
+  /** The param of anthropic's 422; absent: anthropic translates it. */
   refusedAt?: string;
   /** Checks of the body anthropic received. */
   translated?: (sent: Json) => void;
@@ -87,7 +88,7 @@ const FIELD_SAMPLES: Record<string, Json[]> = {
   metadata: [{ metadata: { team: 'search' } }],
   modalities: [{ modalities: ['text'] }],
   moderation: [{ moderation: { model: 'omni-moderation-latest', policy: { input: { mode: 'block' }, output: { mode: 'score' } } } }],
-  n: [{ n: 1 }],
+  n: [{ n: 1 }, { n: 2 }],
   parallel_tool_calls: [{ tools: [FUNCTION_TOOL], parallel_tool_calls: false }],
   prediction: [{ prediction: { type: 'content', content: 'Hello' } }, { prediction: { type: 'content', content: [{ type: 'text', text: 'Hello' }] } }],
   presence_penalty: [{ presence_penalty: -0.5 }],
@@ -106,8 +107,9 @@ const FIELD_SAMPLES: Record<string, Json[]> = {
   web_search_options: [{ web_search_options: { search_context_size: 'low', user_location: { type: 'approximate', approximate: { city: 'Paris', country: 'FR' } } } }],
 };
 
-/** What anthropic's translation refuses, by variant name, with the param its 400 names. */
+/** What anthropic's translation refuses, by variant name, with the param its 422 names. */
 const ANTHROPIC_REFUSES: Record<string, string> = {
+  'n #1': 'n',
   audio: 'audio',
   moderation: 'moderation',
   web_search_options: 'web_search_options',
@@ -283,7 +285,7 @@ describe(`the openai SDK's chat request types (openai ${SDK_VERSION}) through th
     }
   });
 
-  it('translates every variant for anthropic, or refuses it with a 400 naming the field and the provider', async () => {
+  it('translates every variant for anthropic, or refuses it with a 422 semantic_error naming the field and the provider', async () => {
     const failures: string[] = [];
     for (const variant of variants()) {
       const before = anthropic.received('POST /v1/messages').length;
@@ -291,8 +293,14 @@ describe(`the openai SDK's chat request types (openai ${SDK_VERSION}) through th
       const got = anthropic.received('POST /v1/messages');
       if (variant.refusedAt) {
         const error = err?.error as Json | undefined;
-        if (err?.status !== 400 || error?.type !== 'invalid_request_error' || error?.param !== variant.refusedAt || !/anthropic/.test(String(error?.message))) {
-          failures.push(`${variant.name}: expected a 400 at ${variant.refusedAt} naming anthropic, got ${err?.status ?? 200} ${JSON.stringify(error ?? {})}`);
+        if (
+          err?.status !== 422 ||
+          error?.type !== 'invalid_request_error' ||
+          error?.code !== 'semantic_error' ||
+          error?.param !== variant.refusedAt ||
+          !/anthropic/.test(String(error?.message))
+        ) {
+          failures.push(`${variant.name}: expected a 422 at ${variant.refusedAt} naming anthropic, got ${err?.status ?? 200} ${JSON.stringify(error ?? {})}`);
         }
         if (got.length !== before) failures.push(`${variant.name}: a refused request reached the upstream`);
         continue;

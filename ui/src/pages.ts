@@ -1,5 +1,5 @@
 // The console's pages: each renders into <main> from the public admin API alone.
-import { api, query, type Page, type Session } from './api.js';
+import { api, ApiError, query, type Page, type Session } from './api.js';
 import { barChart } from './chart.js';
 import { badge, errorBox, h, table, time } from './dom.js';
 
@@ -16,6 +16,17 @@ function heading(view: View, title: string): void {
   view.main.replaceChildren(h('h1', {}, title));
   if (!view.canWrite)
     view.main.append(h('p', { class: 'notice' }, view.session.read_only ? 'This console is read-only (ui.readOnly).' : `Your role (${view.session.role}) reads only.`));
+  else if (view.session.role === 'team_admin')
+    view.main.append(h('p', { class: 'notice' }, `Your role (team_admin) manages the users, keys and budgets of the team ${view.session.team ?? '(none)'}.`));
+}
+
+/**
+ * Whether to offer a write the session's role can make: `admin` writes (organisations, teams,
+ * credentials, the config) need the admin role; the rest (users, keys) a team_admin makes too.
+ * The API decides all the same: this only spares offering a button it always refuses.
+ */
+function mayWrite(view: View, needs: 'admin' | 'team'): boolean {
+  return view.canWrite && (needs === 'team' || view.session.role === 'admin');
 }
 
 function money(v: string | number | null | undefined): string {
@@ -315,16 +326,11 @@ export async function keys(view: View): Promise<void> {
     form.querySelector('input')?.focus();
   };
   const user = h('input', { name: 'user', required: true, autocomplete: 'off' });
-  const team = h('input', { name: 'team', autocomplete: 'off' });
+  // A team_admin issues keys of its own team only, and grants no role beyond team_admin.
+  const teamAdmin = view.session.role === 'team_admin';
+  const team = h('input', { name: 'team', autocomplete: 'off', value: teamAdmin ? (view.session.team ?? '') : undefined, readonly: teamAdmin });
   const name = h('input', { name: 'name', autocomplete: 'off' });
-  const role = h(
-    'select',
-    { name: 'role' },
-    h('option', { value: '' }, 'none'),
-    h('option', { value: 'viewer' }, 'viewer'),
-    h('option', { value: 'team_admin' }, 'team_admin'),
-    h('option', { value: 'admin' }, 'admin'),
-  );
+  const role = h('select', { name: 'role' }, ...(teamAdmin ? ['', 'team_admin'] : ['', 'viewer', 'team_admin', 'admin']).map((r) => h('option', { value: r }, r || 'none')));
   const create = h(
     'form',
     {
@@ -339,6 +345,7 @@ export async function keys(view: View): Promise<void> {
           if (role.value) body.roles = [role.value];
           const created = await api('POST', '/v1/auth/tokens', body);
           (create as HTMLFormElement).reset();
+          if (teamAdmin) team.value = view.session.team ?? '';
           showSecret(created.token, `Created ${created.id}`);
         });
       },
@@ -390,6 +397,8 @@ export async function tenants(view: View): Promise<void> {
 }
 
 async function resourceList(view: View, kind: 'organizations' | 'teams' | 'users', box: HTMLElement): Promise<void> {
+  // Organisations and teams are the admin's; a team_admin adds and removes its own team's users.
+  const writable = mayWrite(view, kind === 'users' ? 'team' : 'admin');
   const stack: (string | undefined)[] = [undefined];
   const listBox = h('div');
   const notices = h('div', { 'aria-live': 'polite' });
@@ -411,7 +420,7 @@ async function resourceList(view: View, kind: 'organizations' | 'teams' | 'users
                   'button',
                   {
                     type: 'button',
-                    disabled: !view.canWrite,
+                    disabled: !writable,
                     onclick: () =>
                       void api('DELETE', `/v1/admin/${kind}/${encodeURIComponent(o.id)}`).then(
                         () => load(stack[stack.length - 1]),
@@ -454,7 +463,7 @@ async function resourceList(view: View, kind: 'organizations' | 'teams' | 'users
       },
       h('label', {}, 'Id', id),
       h('label', {}, 'Name', name),
-      h('button', { type: 'submit', disabled: !view.canWrite }, 'Add'),
+      h('button', { type: 'submit', disabled: !writable }, 'Add'),
     ),
     h(
       'form',
@@ -511,9 +520,16 @@ export async function budgets(view: View): Promise<void> {
     return spendCache.get(cacheKey)!.get(subject) ?? 0;
   };
   const rows = [];
+  let spendRefused: unknown;
   for (const b of page.data) {
     const period = b.window?.period ?? 'month';
-    const spent = await spendOf(b.scope, b.subject, period).catch(() => undefined);
+    const spent = spendRefused
+      ? undefined
+      : await spendOf(b.scope, b.subject, period).catch((err: unknown) => {
+          // The usage report is the admin's: the spend of other roles' budgets is not shown, and the page says why (once).
+          if (err instanceof ApiError && err.status === 403) spendRefused = err;
+          return undefined;
+        });
     const limit = typeof b.limit_usd === 'number' ? b.limit_usd : undefined;
     const share = limit && spent !== undefined ? Math.min(1, spent / limit) : undefined;
     rows.push([
@@ -528,6 +544,7 @@ export async function budgets(view: View): Promise<void> {
       b.source === 'file' ? badge('config file (read-only)') : badge('api'),
     ]);
   }
+  if (spendRefused) view.main.append(h('p', { class: 'muted', role: 'status' }, `Spend is not shown: ${spendRefused instanceof Error ? spendRefused.message : ''}`));
   view.main.append(table(['Id', 'Scope', 'Limit', 'Spent', 'Progress', 'Window', 'Source'], rows, 'Budgets'));
 }
 
@@ -784,7 +801,7 @@ export async function credentials(view: View): Promise<void> {
                   'button',
                   {
                     type: 'button',
-                    disabled: !view.canWrite,
+                    disabled: !mayWrite(view, 'admin'),
                     onclick: () => void api('DELETE', `/v1/admin/credentials/${encodeURIComponent(c.name)}`).then(load, (err) => notices.replaceChildren(errorBox(err))),
                   },
                   'Delete',
@@ -819,7 +836,7 @@ export async function credentials(view: View): Promise<void> {
       h('label', {}, 'Name', name),
       h('label', {}, 'Provider', provider),
       h('label', {}, 'API key', key),
-      h('button', { type: 'submit', disabled: !view.canWrite }, 'Add'),
+      h('button', { type: 'submit', disabled: !mayWrite(view, 'admin') }, 'Add'),
     ),
     notices,
     listBox,
@@ -889,7 +906,7 @@ function configChange(view: View): HTMLElement {
       'button',
       {
         type: 'button',
-        disabled: !view.canWrite,
+        disabled: !mayWrite(view, 'admin'),
         onclick: () =>
           void api('POST', '/v1/admin/config/reload').then(
             (r) => reloadResult.replaceChildren(h('p', { role: 'status' }, badge(r.status, 'ok'), ` ${r.file}`)),

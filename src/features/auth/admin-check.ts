@@ -56,7 +56,8 @@ export async function checkAdminOrKey(
   if (insecure) throw insecure;
   if (secretsEqual(given, adminToken)) return { identity: ADMIN_IDENTITY, access: FULL_ADMIN };
   const checked = await checkGatewayCredential(given, tokens, keys);
-  if (!checked.ok) throw unauthenticated(`The admin token or key is not valid: ${checked.message}`, base);
+  // A blocked key is a valid credential its owner stopped: 403, as on every other route (contract §8).
+  if (!checked.ok) throw checked.blocked ? forbidden(checked.message) : unauthenticated(`The admin token or key is not valid: ${checked.message}`, base);
   const { identity } = checked;
   const access = adminAccessOf(identity, identity.user && userRoles ? await userRoles(identity.user) : undefined, roles);
   if (!access) throw forbidden(`This key holds none of the roles the admin API takes (${roles.join(', ')}).`);
@@ -102,9 +103,9 @@ export async function checkAdminCredential(
     checkAdmin(req, config);
   } catch (err) {
     const given = credentials && (err as { status?: number }).status === 401 ? bearerValue(req.headers.authorization) : undefined;
-    if (given && (await checkGatewayCredential(given, credentials!.tokens, credentials!.keys)).ok) {
-      throw forbidden('This route takes the admin token (or an admin session) only: a gateway key, whatever its roles, may not use it.');
-    }
+    const checked = given ? await checkGatewayCredential(given, credentials!.tokens, credentials!.keys) : undefined;
+    if (checked?.ok) throw forbidden('This route takes the admin token (or an admin session) only: a gateway key, whatever its roles, may not use it.');
+    if (checked?.blocked) throw forbidden(checked.message);
     throw err;
   }
   return ADMIN_IDENTITY;

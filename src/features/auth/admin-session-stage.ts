@@ -94,7 +94,7 @@ export default defineStage<AdminSessionStageConfig, Ctx>({
         made = await sessions.create(FULL_ADMIN, ADMIN_IDENTITY, gateway, adminToken);
       } else {
         const checked = await checkGatewayCredential(token, tokens, keys);
-        if (!checked.ok) throw unauthenticated(`The admin token or key is not valid: ${checked.message}`, base);
+        if (!checked.ok) throw checked.blocked ? forbidden(checked.message) : unauthenticated(`The admin token or key is not valid: ${checked.message}`, base);
         const identity = checked.identity;
         const access = adminAccessOf(identity, identity.user && userRoles ? await userRoles(identity.user) : undefined, ADMIN_ROLES);
         if (!access) throw forbidden(`This key holds none of the admin roles (${ADMIN_ROLES.join(', ')}).`);
@@ -141,10 +141,12 @@ export default defineStage<AdminSessionStageConfig, Ctx>({
       ctx.secrets.push(code);
       const identity = await oidc.finish(code, { nonce: login.nonce, verifier: login.verifier }, callbackUrl(ctx));
       // The role is the user's in the tenants (users.<id>.roles), checked again on every request.
-      const roles = identity.user && userRoles ? await userRoles(identity.user) : undefined;
-      const access = adminAccessOf({ ...identity, roles: [] }, roles, ADMIN_ROLES);
+      const tenantUser = identity.user && userRoles ? await userRoles(identity.user) : undefined;
+      // Without a team claim, the user is of the team the tenants give it (a team_admin role there manages that team).
+      const user = identity.team === undefined && tenantUser?.team !== undefined ? { ...identity, team: tenantUser.team } : identity;
+      const access = adminAccessOf({ ...user, roles: [] }, tenantUser, ADMIN_ROLES);
       if (!access) throw forbidden(`The user ${identity.user ?? ''} holds none of the admin roles (${ADMIN_ROLES.join(', ')}) in the tenants.`);
-      const made = await sessions.create(access, identity, gateway, adminToken);
+      const made = await sessions.create(access, user, gateway, adminToken);
       ctx.res.setHeader('set-cookie', [oidcCookie(ctx.req, undefined), ...sessionCookies(ctx.req, made.cookie, sessionTtl(gateway), made.session.csrf)]);
       services.logger.info({ audit: 'admin.session.create', requestId: ctx.id, role: access.role, user: identity.user, via: 'oidc' }, 'admin session opened');
       ctx.response = { kind: 'empty', status: 302, headers: { location: '/ui/', 'cache-control': 'no-store' } };

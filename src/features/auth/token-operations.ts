@@ -14,6 +14,9 @@ import { IDENTITY, RESPONSE } from '../../kernel/engine/context.js';
 
 type AdminContext = GatewayContext<GatewayRouteSpec>;
 
+/** An id from the request path as a message shows it: at most 64 characters (a path may carry thousands). */
+const shown = (id: string) => (id.length > 64 ? `${id.slice(0, 64)}…` : id);
+
 async function jsonBody(ctx: AdminContext, limit: number): Promise<unknown> {
   const raw = await readRequestBytes(ctx.req, limit).catch((err: Error & { status?: number }) => {
     throw err.status === 400 && /larger than/.test(err.message) ? badRequest('The request body is too large.', 'body') : err;
@@ -117,7 +120,28 @@ export default defineStage<TokenOperationsStageConfig, AdminContext>({
     const json = (ctx: AdminContext, status: number, body: unknown) => {
       ctx.response = { kind: 'json', status, body };
     };
+    /** Keys of auth.apiKeys are read from the config file: they change there (409 naming where, like every file-defined object). */
+    const refuseFileKey = (id: string, verb: string) => {
+      const fileKey = /^config-key-(\d{1,6})$/.exec(id);
+      if (fileKey && Number(fileKey[1]) < (configKeys?.size ?? 0)) {
+        throw conflict(
+          `The key ${id} comes from the gateway's config file (auth.apiKeys[${fileKey[1]}]) and cannot be ${verb} through the API; change the config file instead.`,
+          'id',
+        );
+      }
+    };
     return async (ctx) => {
+      if (ctx.params.id && ctx.method !== 'GET') {
+        const verbs: Record<string, string> = {
+          'auth.tokens.update': 'changed',
+          'auth.tokens.revoke': 'revoked',
+          'auth.tokens.rotate': 'rotated',
+          'auth.tokens.block': 'blocked',
+          'auth.tokens.unblock': 'unblocked',
+        };
+        const verb = verbs[ctx.endpoint.operation];
+        if (verb) refuseFileKey(ctx.params.id, verb);
+      }
       switch (ctx.endpoint.operation) {
         case 'auth.tokens.create': {
           // A stage before may have read (and checked) the body already: token-governance does for a team_admin.
@@ -140,23 +164,15 @@ export default defineStage<TokenOperationsStageConfig, AdminContext>({
         case 'auth.tokens.revoke': {
           const id = ctx.params.id!;
           const revoked = await tokens.revoke(id);
-          if (!revoked) throw notFound(`No token with id ${id}.`, 'id');
+          if (!revoked) throw notFound(`No token with id ${shown(id)}.`, 'id');
           logger.info({ audit: 'token.revoke', requestId: ctx.id, tokenId: id }, 'token revoked');
           return json(ctx, 200, revoked);
         }
         case 'auth.tokens.update': {
           const id = ctx.params.id!;
-          // Keys of auth.apiKeys are read from the config file: they change there (409, like every file-defined object).
-          const fileKey = /^config-key-(\d{1,6})$/.exec(id);
-          if (fileKey && Number(fileKey[1]) < (configKeys?.size ?? 0)) {
-            throw conflict(
-              `The key ${id} comes from the gateway's config file (auth.apiKeys[${fileKey[1]}]) and cannot be changed through the API; change the config file instead.`,
-              'id',
-            );
-          }
           const patch = updateRequest(ctx.has(BODY) ? ctx.get(BODY) : await jsonBody(ctx, limit), validateUpdate);
           const { resource, problem } = await tokens.update(id, patch);
-          if (problem === 'unknown') throw notFound(`No token with id ${id}.`, 'id');
+          if (problem === 'unknown') throw notFound(`No token with id ${shown(id)}.`, 'id');
           if (problem) throw conflict(`Token ${id} is ${problem} and cannot be changed; issue a new one.`, 'id');
           logger.info({ audit: 'token.update', requestId: ctx.id, tokenId: id, fields: Object.keys(patch) }, 'token updated');
           return json(ctx, 200, resource);
@@ -173,7 +189,7 @@ export default defineStage<TokenOperationsStageConfig, AdminContext>({
           const graceSeconds = grace === undefined ? 0 : tokenLifetime(grace, 'gracePeriod');
           if (graceSeconds > MAX_GRACE_PERIOD_S) throw badRequest('gracePeriod must be at most 30 days (30d).', 'gracePeriod');
           const { resource, problem } = await tokens.rotate(id, graceSeconds);
-          if (problem === 'unknown') throw notFound(`No token with id ${id}.`, 'id');
+          if (problem === 'unknown') throw notFound(`No token with id ${shown(id)}.`, 'id');
           if (problem) throw semanticError(`Token ${id} is ${problem} and cannot be rotated; issue a new one.`, 'id');
           logger.info({ audit: 'token.rotate', requestId: ctx.id, tokenId: id, graceSeconds }, 'token rotated');
           return json(ctx, 200, resource);
@@ -182,8 +198,10 @@ export default defineStage<TokenOperationsStageConfig, AdminContext>({
         case 'auth.tokens.unblock': {
           const id = ctx.params.id!;
           const block = ctx.endpoint.operation === 'auth.tokens.block';
+          // A revoked key is over: blocking or unblocking it would change nothing but its listing (409, as an edit).
+          if ((await tokens.get(id))?.revoked_at) throw conflict(`Token ${id} is revoked and cannot be ${block ? 'blocked' : 'unblocked'}; issue a new one.`, 'id');
           const changed = await tokens.setBlocked(id, block);
-          if (!changed) throw notFound(`No token with id ${id}.`, 'id');
+          if (!changed) throw notFound(`No token with id ${shown(id)}.`, 'id');
           logger.info({ audit: block ? 'token.block' : 'token.unblock', requestId: ctx.id, tokenId: id }, block ? 'token blocked' : 'token unblocked');
           return json(ctx, 200, changed);
         }

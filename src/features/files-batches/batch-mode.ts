@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { headerValue } from '../../kernel/engine/context.js';
 import { BODY } from '../../kernel/engine/request-body.js';
 import { badRequest } from '../../contract/errors/gateway-error.js';
-import { PROVIDER, PROVIDER_KEY, type ModelContext, type ProviderRegistry } from '../models/index.js';
+import { carriesGatewayCredential, PROVIDER, PROVIDER_KEY, type ModelContext, type ProviderRegistry } from '../models/index.js';
 import { GATEWAY_FILE_PREFIX } from './gateway-files.js';
 
 type GatewayContext = ModelContext;
@@ -34,13 +34,21 @@ export function servedByGateway(ctx: GatewayContext, providers: ProviderRegistry
   return provider !== undefined && provider.operations[ctx.endpoint.operation] === undefined;
 }
 
-/** Whose files and batches these are: the provider and a hash of the provider key. */
-export function ownerScope(ctx: GatewayContext): string {
+/**
+ * Whose files and batches these are, hashed: the provider and the provider key, and the gateway
+ * credential when the request carries one (a key the gateway holds serves many tenants, none of
+ * which brings a provider key: the gateway key tells them apart). Without either, the keys of
+ * the caller's own routing config (`callerKeys`) stand for the provider key.
+ */
+export function ownerScope(ctx: GatewayContext, callerKeys?: readonly string[]): string {
   const provider = ctx.get(PROVIDER);
   if (!provider) throw badRequest('Files and batches kept by the gateway need x-gateway-provider.', 'x-gateway-provider');
-  return createHash('sha256')
-    .update(`${provider}\n${ctx.get(PROVIDER_KEY) ?? ''}`)
-    .digest('hex');
+  const key = ctx.get(PROVIDER_KEY) ?? '';
+  const identity = ctx.identity;
+  let owner = `${provider}\n${key}`;
+  if (identity && carriesGatewayCredential(ctx)) owner += `\nidentity:${identity.kind}:${identity.id}`;
+  else if (!key && callerKeys?.length) owner += `\nconfig-keys:${[...callerKeys].sort().join('\n')}`;
+  return createHash('sha256').update(owner).digest('hex');
 }
 
 /** The headers a batch line is sent with: the provider, its key and settings, routing config. */

@@ -13,6 +13,7 @@ import { BatchStore } from './batch-store.js';
 import { CredentialVault } from './credential-vault.js';
 import { FILES_BATCHES, type FilesBatches } from './files-batches-service.js';
 import gatewayBatches from './gateway-batches-stage.js';
+import heldObjects from './held-objects-stage.js';
 import { FILES_BATCHES_MIGRATIONS } from './migrations.js';
 import { uploadSpoolPath } from './file-upload.js';
 
@@ -41,7 +42,8 @@ function removeStaleSpool(dir: string): void {
 }
 
 /**
- * Files and batches the gateway keeps and runs itself: the stage `gateway-batches`, the file
+ * Files and batches the gateway keeps and runs itself: the stage `gateway-batches` (and
+ * `held-objects`, which keeps what a provider stores on a held key to its owner), the file
  * store under storage.filesDir, and the batch runner, which runs each line through its route's
  * compiled pipeline and resumes unfinished batches once the server listens. The spool folder of
  * uploads (see file-upload.ts) is made at start, and what a crash left in it removed.
@@ -54,6 +56,7 @@ export const filesBatchesCapability: Capability = {
     removeStaleSpool(spool);
     spoolDirectory(spool);
     services.stages.register(gatewayBatches);
+    services.stages.register(heldObjects);
     const store = getStore(services);
     await store.migrate(FILES_BATCHES_MIGRATIONS);
     const config = services.config;

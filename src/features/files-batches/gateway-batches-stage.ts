@@ -6,7 +6,18 @@ import { defineStage } from '../../kernel/engine/stage.js';
 import { BODY, RAW_BODY } from '../../kernel/engine/request-body.js';
 import { UPSTREAM } from '../../kernel/engine/report.js';
 import type { Operation } from '../../contract/operations.js';
-import { GATEWAY_SERVED, PROVIDER, PROVIDER_KEY, TARGET, type ModelContext, PROVIDERS, type ProviderRegistry, BATCH_LINE } from '../models/index.js';
+import {
+  GATEWAY_SERVED,
+  PROVIDER,
+  PROVIDER_KEY,
+  TARGET,
+  type ModelContext,
+  PROVIDERS,
+  type ProviderRegistry,
+  BATCH_LINE,
+  routingConfigs,
+  type RoutingConfigs,
+} from '../models/index.js';
 import { badRequest, notFound, semanticError } from '../../contract/errors/gateway-error.js';
 import { fileObject, GATEWAY_FILE_PREFIX, newFileId } from './gateway-files.js';
 import { listBody, listQuery } from './list-page.js';
@@ -46,8 +57,8 @@ function json(ctx: GatewayContext, body: unknown, status = 200): void {
   ctx.response = { kind: 'json', status, body };
 }
 
-async function handle(ctx: GatewayContext, providers: ProviderRegistry, fb: FilesBatches): Promise<void> {
-  const scope = ownerScope(ctx);
+async function handle(ctx: GatewayContext, providers: ProviderRegistry, fb: FilesBatches, configs: () => RoutingConfigs): Promise<void> {
+  const scope = ownerScope(ctx, configs().callerKeys(ctx));
   const provider = ctx.get(PROVIDER)!;
   ctx.set(TARGET, { provider, apiKey: ctx.get(PROVIDER_KEY), options: {} });
   ctx.set(UPSTREAM, provider);
@@ -161,10 +172,13 @@ export default defineStage<GatewayBatchesStageConfig, GatewayContext>({
   create(_config, services) {
     const fb = services.require(FILES_BATCHES);
     const providers = services.require(PROVIDERS);
+    // The routing configs are compiled by the route stage (which reports their problems): read when first needed.
+    let configs: RoutingConfigs | undefined;
+    const routing = () => (configs ??= routingConfigs(services));
     return async (ctx, next) => {
       if (!OPERATIONS.has(ctx.endpoint.operation) || !servedByGateway(ctx, providers)) return next();
       ctx.set(GATEWAY_SERVED, true);
-      await handle(ctx, providers, fb);
+      await handle(ctx, providers, fb, routing);
     };
   },
 });

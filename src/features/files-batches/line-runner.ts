@@ -11,9 +11,20 @@ import type { RouteSpec } from '../../contract/routes.js';
 import { answerJson, BATCH_LINE, TARGET, type ModelContext } from '../models/index.js';
 import type { LineResult } from './batch-store.js';
 
+/**
+ * The socket of a line's request: no connection, but the gateway's own (a loopback address),
+ * so that the credential the batch was made with, which came in over a transport the gateway
+ * accepted, is not refused as one sent over plain HTTP elsewhere.
+ */
+function lineSocket(): Socket {
+  const socket = new Socket();
+  Object.defineProperty(socket, 'localAddress', { value: '127.0.0.1' });
+  return socket;
+}
+
 /** A request context for one batch line, as if the caller had sent it with the batch's headers. */
 function lineContext(edge: HttpEdge, route: RouteSpec, headers: Record<string, string>, body: string, signal: AbortSignal): ModelContext {
-  const req = new IncomingMessage(new Socket());
+  const req = new IncomingMessage(lineSocket());
   const raw = Buffer.from(body, 'utf8');
   req.method = route.method;
   req.url = route.path;

@@ -6,6 +6,8 @@ import { getStore } from '../../kernel/store/store-capability.js';
 import { SEALER } from '../../kernel/store/sealer.js';
 import { PROVIDERS, PlanError, HELD_CREDENTIALS, planEnvironment } from '../models/index.js';
 import { Catalogue } from './catalogue/catalogue.js';
+import { teamModels } from './catalogue/model-listing.js';
+import { API_TEAMS } from './tenants/tenant-services.js';
 import catalogueModels from './catalogue/catalogue-models-stage.js';
 import adminModels from './catalogue/admin-models-stage.js';
 import { credentialProblems, providerFields } from './credentials/credential-fields.js';
@@ -80,7 +82,11 @@ export const governanceCapability: Capability = {
       if (err instanceof PlanError) throw new ConfigError(err.problems, 'models');
       throw err;
     }
-    vault.setUsage(catalogue.credentialUsage());
+    const built = catalogue;
+    vault.setUsage(catalogue.credentialUsage(), {
+      reachesWithCredential: (credential, model, key, team) => built.reachesWithCredential(credential, model, key, team),
+      teamModels: (key) => teamModels(config, key, services.get(API_TEAMS)),
+    });
     services.provide(CATALOGUE, catalogue);
 
     const table = services.provide(PRICE_TABLE, PriceTable.read().table);

@@ -12,5 +12,6 @@ export { AUDIT, configReloadEntry, type AuditEntry } from './audit/audit-service
 export { CATALOGUE_MODEL, type CatalogueChoice } from './governance-slots.js';
 export { CATALOGUE } from './governance-services.js';
 export type { Catalogue } from './catalogue/catalogue.js';
-export { teamModels } from './catalogue/model-listing.js';
+export { teamModels, teamModelsReady } from './catalogue/model-listing.js';
+export { API_TEAMS } from './tenants/tenant-services.js';
 export { governanceFeature } from './governance-feature.js';

@@ -75,7 +75,7 @@ export function createMcpParts(services: GatewayServices, audit: AuditLog): McpP
       toolLists.get(server).catch((err: Error) => services.logger.debug({ mcpServer: server, err: err.message }, 'could not list the tools of a tool server'));
     }
   });
-  const remoteRelay = new RemoteRelay(seal, access, services.logger);
+  const remoteRelay = new RemoteRelay(seal, access, services.logger, ends);
   const processRelay = new ProcessRelay(access, services.logger, seal, bus);
   const parts: McpParts = {
     pool,

@@ -118,10 +118,33 @@ export interface DirectAnswer {
 
 export type GatewayResponse = JsonAnswer | StreamAnswer | BinaryAnswer | EmptyAnswer | DirectAnswer;
 
+/** What `ctx.reject(status, detail)` takes: every field optional. */
+export interface RejectDetail {
+  /** The error body's `type` (default: the catalogue's for the status, e.g. permission_error for 403). */
+  type?: string;
+  /** The error body's `code` (default: the catalogue's for the status, e.g. rate_limit_exceeded for 429). */
+  code?: string;
+  message?: string;
+  /** The request field or header at fault. */
+  param?: string | null;
+  /**
+   * Seconds the caller should wait before trying again: the answer's Retry-After (whole seconds,
+   * rounded up, at least 1). A 429 always carries Retry-After: 1 when this is not given (or is no
+   * number of seconds); another status only when it is given.
+   */
+  retryAfter?: number;
+}
+
 /** Edge services every context reaches (one object per gateway, shared by every request). */
 export interface ContextEdge {
   /** Makes the error of `ctx.reject` (the contract's error body with the given status). */
-  rejection(status: number, detail: { type?: string; code?: string; message?: string; param?: string | null }): Error;
+  rejection(status: number, detail: { type?: string; code?: string; message?: string; param?: string | null }): Error & AnswerError;
+}
+
+/** The Retry-After seconds of a rejection (RejectDetail.retryAfter), or undefined for none. */
+function retryAfterOf(status: number, retryAfter: unknown): number | undefined {
+  if (typeof retryAfter === 'number' && Number.isFinite(retryAfter) && retryAfter >= 0) return Math.max(1, Math.ceil(retryAfter));
+  return status === 429 ? 1 : undefined;
 }
 
 /** Adds the headers of a pipeline's stages to an answer (see CompiledPipeline.decorate). */
@@ -146,7 +169,7 @@ const EMPTY_PARAMS: Record<string, string> = Object.freeze({}) as Record<string,
 /**
  * Everything a request carries through its pipeline. The fixed fields are the ones every route
  * has (and the stable plugin API: route, method, path, headers, identity, responseHeaders,
- * reject); feature data lives in typed slots (`get`/`set` with a Slot).
+ * reject, deferRejection); feature data lives in typed slots (`get`/`set` with a Slot).
  */
 export class GatewayContext<E extends RouteDef = RouteDef> {
   readonly id: string;
@@ -180,6 +203,7 @@ export class GatewayContext<E extends RouteDef = RouteDef> {
   secrets: string[] = [];
   private readonly rawQuery: string;
   private parsedQuery: URLSearchParams | undefined;
+  private deferred: Error | undefined = undefined;
   private readonly slots: unknown[] = [];
 
   constructor(
@@ -291,10 +315,32 @@ export class GatewayContext<E extends RouteDef = RouteDef> {
 
   /**
    * Answers with the contract's error body and `status`; nothing after the calling stage runs
-   * (it throws: stages before it see the failure as their `next()` failing).
+   * (it throws: stages before it see the failure as their `next()` failing). A 429 carries
+   * Retry-After: `detail.retryAfter` seconds, 1 when not given (see RejectDetail.retryAfter).
    */
-  reject(status: number, detail: { type?: string; code?: string; message?: string; param?: string | null } = {}): never {
-    throw this.edge.rejection(status, detail);
+  reject(status: number, detail: RejectDetail = {}): never {
+    const error = this.edge.rejection(status, detail);
+    const seconds = retryAfterOf(error.status, detail.retryAfter);
+    // The error is this request's own (made just now): it carries the header as every 429 the gateway makes does.
+    if (seconds !== undefined) Object.assign(error, { headers: { ...error.headers, 'retry-after': String(seconds) }, retryAfter: seconds });
+    throw error;
+  }
+
+  /** The rejection a stage deferred (`deferRejection`): the answer of this request once the chain gets there. */
+  get deferredRejection(): Error | undefined {
+    return this.deferred;
+  }
+
+  /**
+   * Rejects the request, but only after the stages that must see every request have run: those
+   * after the calling stage whose definition sets `seesRejected` (rate-limit, so that the
+   * refusal is counted and carries the X-RateLimit headers). The other stages are passed over,
+   * and `error` is the answer whatever the stages that run do (their own failure included). The
+   * calling stage goes on (calls next()) as if it had let the request through; a later stage may
+   * not count on what it `provides`. The first deferred rejection is the one answered.
+   */
+  deferRejection(error: Error): void {
+    this.deferred ??= error;
   }
 }
 

@@ -224,12 +224,17 @@ function assignRoutes(pipelines: ResolvedPipeline[], routes: RouteDef[], problem
   return byRoute;
 }
 
-/** Runs the stage's middleware only for requests its `when:` matches (the JSON body read first when the query needs it). */
-function step(run: Middleware, when: ReturnType<typeof compileWhen> | undefined, bodyLimit: number): ChainStep {
-  if (!when) return { run };
-  if (!when.usesBody) return { run, when: when.test };
+/**
+ * Runs the stage's middleware only for requests its `when:` matches (the JSON body read first
+ * when the query needs it); `seesRejected`: also on requests whose rejection was deferred.
+ */
+function step(run: Middleware, when: ReturnType<typeof compileWhen> | undefined, bodyLimit: number, seesRejected: boolean | undefined): ChainStep {
+  const out: ChainStep = seesRejected ? { run, seesRejected } : { run };
+  if (!when) return out;
+  if (!when.usesBody) return { ...out, when: when.test };
   const test = when.test;
   return {
+    ...out,
     run: async (ctx, next) => {
       await ensureJsonBody(ctx, bodyLimit);
       return test(ctx) ? run(ctx, next) : next();
@@ -257,10 +262,10 @@ function build(checked: Checked, routes: RouteDef[], services: GatewayServices, 
     }
     if (!made) return;
     if (typeof made === 'function') {
-      steps.push(step(made, whens[i], bodyLimit));
+      steps.push(step(made, whens[i], bodyLimit, def.seesRejected));
       return;
     }
-    steps.push(step(made.run, whens[i], bodyLimit));
+    steps.push(step(made.run, whens[i], bodyLimit, def.seesRejected));
     if (made.decorate) decorators.push(made.decorate);
     if (made.debug) debuggers.push(made.debug);
   });

@@ -56,6 +56,13 @@ export interface StageDefinition<Config = unknown, C extends GatewayContext = Ga
   once?: boolean;
   /** Calls next() once per upstream attempt (fallback, retry): the stages after it run per attempt. */
   repeats?: boolean;
+  /**
+   * Runs also on a request a stage before it rejected with `ctx.deferRejection` (rate-limit: the
+   * refusal is counted and carries the X-RateLimit headers), where the other stages are passed
+   * over. Such a stage may not count on the `provides` of the stage that deferred, and the
+   * request ends in that rejection whatever the stage does (its next() fails with it).
+   */
+  seesRejected?: boolean;
 }
 
 /**

@@ -140,6 +140,7 @@ describe.each(HOLDERS)('provider-run batches watched until they finish, on $hold
     upstream.on('GET /v1/files/file-watched-out/content', { chunks: [OUTPUT], headers: { 'content-type': 'application/octet-stream' } });
     upstream.on('POST /v1/batches', { json: batch('validating') });
     upstream.on('GET /v1/batches/batch_watched_1', { json: batch('in_progress') });
+    upstream.on('POST /v1/files', { json: { id: 'file-in', object: 'file', bytes: 2, created_at: 1, filename: 'in.jsonl', purpose: 'batch', status: 'processed' } });
     gw = await startGateway({
       logging: { level: 'warn' },
       providers: { openai: { baseUrl: `${upstream.url}/v1`, ...config } },
@@ -160,6 +161,12 @@ describe.each(HOLDERS)('provider-run batches watched until they finish, on $hold
     const budget = { id: 'team:search:0', scope: 'team' as const, subject: 'search', budget: { limit_usd: 100, window: { period: 'month' as const } } };
     const spent = async () => (await ledger.spent([budget])).get(budget.id)!.micros;
 
+    // On a key the gateway holds, a batch reads only a file its own key uploaded (through the gateway).
+    const form = new FormData();
+    form.append('purpose', 'batch');
+    form.append('file', new Blob(['{}\n']), 'in.jsonl');
+    const uploaded = await fetch(`${gw.url}/v1/files`, { method: 'POST', headers: { 'x-gateway-config': JSON.stringify(route), 'x-gateway-token': KEY }, body: form });
+    expect(uploaded.status).toBe(200);
     const created = await fetch(`${gw.url}/v1/batches`, {
       method: 'POST',
       headers: { 'x-gateway-config': JSON.stringify(route), 'x-gateway-token': KEY, 'content-type': 'application/json' },

@@ -69,25 +69,30 @@ const expectContractBody = (json: any, type: string, message: RegExp) => {
 describe('a remote tool server’s HTTP errors and outages, on /mcp and /mcp/<server>', () => {
   let leaky: JsonToolServer;
   let flaky: JsonToolServer;
+  let down: JsonToolServer;
   let gw: TestGateway;
 
   beforeAll(async () => {
     leaky = await new JsonToolServer().start();
     flaky = await new JsonToolServer().start();
+    down = await new JsonToolServer().start();
     gw = await startGateway({
       mcpServers: {
         leaky: { url: leaky.url, headers: { 'X-Tool-Key': TOOL_KEY } },
         flaky: { url: flaky.url, startTimeout: 8000 },
+        // Stays down past its (short) startTimeout.
+        down: { url: down.url, startTimeout: 300 },
       },
     });
     const client = await connectClient(`${gw.url}/mcp`);
-    await eventually(async () => (await client.listTools()).tools.length === 4, 10_000, 'both servers listed');
+    await eventually(async () => (await client.listTools()).tools.length === 6, 10_000, 'the servers listed');
     await client.close();
   });
   afterAll(async () => {
     await gw?.close();
     await leaky?.stop();
     await flaky?.stop();
+    await down?.stop();
   });
 
   it('/mcp/<server>: an HTTP 500 of the server is a JSON-RPC error of that call (200), naming the status, never the server’s text', async () => {
@@ -133,18 +138,19 @@ describe('a remote tool server’s HTTP errors and outages, on /mcp and /mcp/<se
     expect(lean.json).toEqual({ jsonrpc: '2.0', id: 9, error: { code: -32004, message: 'Tool server leaky failed with HTTP 500.' } });
   });
 
-  it('/mcp/<server> while the server is down: a JSON-RPC error of the call (200), the contract’s 502 for the rest', async () => {
-    const own = await connectClient(`${gw.url}/mcp/flaky`);
+  it('/mcp/<server> while the server stays down past startTimeout: the contract’s 502 for what holds no request, a JSON-RPC error of the call (200)', async () => {
+    const own = await connectClient(`${gw.url}/mcp/down`);
     const sessionId = (own.transport as { sessionId?: string } | undefined)?.sessionId;
-    await flaky.stop();
+    await down.stop();
     try {
-      await expect(own.callTool({ name: 'ok', arguments: {} })).rejects.toThrow(/-32004.*Tool server flaky is unavailable\./);
-      const notification = await rawPost(`${gw.url}/mcp/flaky`, { jsonrpc: '2.0', method: 'notifications/initialized' }, sessionId ? { 'mcp-session-id': sessionId } : {});
+      // The first request finds the connection gone: it waits for the server (startTimeout), in vain.
+      const notification = await rawPost(`${gw.url}/mcp/down`, { jsonrpc: '2.0', method: 'notifications/initialized' }, sessionId ? { 'mcp-session-id': sessionId } : {});
       expect(notification.status).toBe(502);
-      expectContractBody(notification.json, 'provider_error', /^Tool server flaky is unavailable\.$/);
+      expectContractBody(notification.json, 'provider_error', /^Tool server down is unavailable\.$/);
+      await expect(own.callTool({ name: 'ok', arguments: {} })).rejects.toThrow(/-32004.*Tool server down is unavailable\./);
     } finally {
       await own.close().catch(() => undefined);
-      await flaky.start();
+      await down.start();
     }
   });
 

@@ -17,6 +17,9 @@ import { IDENTITY, RESPONSE } from '../../../kernel/engine/context.js';
 
 type AdminContext = GatewayContext<GatewayRouteSpec>;
 
+/** An id from the request path as a message shows it: at most 64 characters (a path may carry thousands). */
+const shown = (id: string) => (id.length > 64 ? `${id.slice(0, 64)}…` : id);
+
 const KINDS: Record<string, TenantKind> = { organizations: 'organization', teams: 'team', users: 'user', budgets: 'budget' };
 
 /** A time filter of the audit list: Unix seconds or an ISO 8601 date; a 400 naming it otherwise. */
@@ -92,7 +95,7 @@ export default defineStage<AdminResourcesStageConfig, AdminContext>({
         }
         case 'admin.retrieve': {
           const found = await tenants.get(kind, id!);
-          if (!found) throw notFound(`No ${kind} with id ${id}.`, 'id');
+          if (!found) throw notFound(`No ${kind} with id ${shown(id)}.`, 'id');
           if (!(await scope.canRead(access, kind, found))) throw forbidden(`This ${kind} is outside what your role may read.`);
           return json(ctx, 200, found);
         }
@@ -109,13 +112,14 @@ export default defineStage<AdminResourcesStageConfig, AdminContext>({
           scope.refuseViewerWrite(access);
           const body = await jsonObjectBody(ctx, limit);
           const current = await tenants.get(kind, id!);
-          if (!current) throw notFound(`No ${kind} with id ${id}.`, 'id');
+          if (!current) throw notFound(`No ${kind} with id ${shown(id)}.`, 'id');
           await scope.checkWrite(access, kind, current);
           const prospective: Record<string, unknown> = { ...current };
           for (const [field, value] of Object.entries(body))
             if (value === null) delete prospective[field];
             else prospective[field] = value;
           await scope.checkWrite(access, kind, prospective);
+          scope.checkTeamBudgetChange(access, kind, current, prospective);
           const { before, after } = await tenants.update(kind, id!, body);
           await audit.recordAudit(ctx, { action: `${kind}.update`, resource: kind, id: id!, before, after });
           return json(ctx, 200, after);
@@ -123,8 +127,9 @@ export default defineStage<AdminResourcesStageConfig, AdminContext>({
         case 'admin.delete': {
           scope.refuseViewerWrite(access);
           const current = await tenants.get(kind, id!);
-          if (!current) throw notFound(`No ${kind} with id ${id}.`, 'id');
+          if (!current) throw notFound(`No ${kind} with id ${shown(id)}.`, 'id');
           await scope.checkWrite(access, kind, current);
+          scope.checkTeamBudgetChange(access, kind, current, undefined);
           const before = await tenants.remove(kind, id!);
           await audit.recordAudit(ctx, { action: `${kind}.delete`, resource: kind, id: id!, before });
           return json(ctx, 200, { object: kind, id, deleted: true });

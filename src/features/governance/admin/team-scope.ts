@@ -1,5 +1,7 @@
 import { forbidden } from '../../../contract/errors/gateway-error.js';
-import type { AdminAccess, TokenResource } from '../../auth/index.js';
+import type { Identity } from '../../../kernel/engine/context.js';
+import { matchesWildcard } from '../../../kernel/text/wildcard.js';
+import { ALL_SCOPES, canRead, canWrite, type AdminAccess, type TokenResource } from '../../auth/index.js';
 import type { TenantKind } from '../tenants/tenant-store.js';
 import type { TenantService } from '../tenants/tenant-service.js';
 
@@ -47,8 +49,12 @@ export class TeamScope {
     if (kind === 'user') this.checkRoles(object.roles, 'roles');
   }
 
-  /** A key a team_admin issues: its team (set when absent), roles it may grant, a user of its team. */
-  async checkNewKey(access: AdminAccess, body: Record<string, unknown>): Promise<void> {
+  /**
+   * A key a team_admin issues: its team (set when absent), in the team's organisation, roles it may
+   * grant, a user of its team, models its team may use, and no tool-server permission or scope
+   * beyond those of the team_admin's own credential (`granter`).
+   */
+  async checkNewKey(access: AdminAccess, body: Record<string, unknown>, granter?: Identity): Promise<void> {
     const team = this.teamOf(access);
     body.team ??= team;
     if (body.team !== team) throw forbidden(`A team_admin issues keys of its own team (${team}) only.`);
@@ -57,6 +63,63 @@ export class TeamScope {
       const user = await this.tenants.get('user', body.user);
       if (user && user.team !== team) throw forbidden(`The user ${body.user} is not in the team ${team}.`);
       if (user) this.checkRoles(user.roles, 'user');
+    }
+    const found = await this.tenants.get('team', team);
+    const organization = typeof found?.organization === 'string' ? found.organization : undefined;
+    // The organisation decides whose budgets and ledger rows the key's requests count on: the team's, never another.
+    if (body.organization !== undefined && body.organization !== organization) {
+      throw forbidden(`A team_admin issues keys in its team's organization (${organization ?? 'none'}) only (organization).`);
+    }
+    await this.checkKeyModels(access, body.models);
+    if (granter) {
+      const permissions = isObject(body.permissions) ? body.permissions : isObject(body.mcp) ? body.mcp : undefined;
+      beyondGrant(granter.permissions?.servers, permissions ? permissions.servers : undefined, 'servers');
+      beyondGrant(granter.permissions?.tools, permissions ? permissions.tools : undefined, 'tools');
+      if (Array.isArray(granter.scopes)) {
+        // mcp:write reads too: a team_admin whose key writes may give either scope.
+        const held = granter.scopes;
+        const given: unknown[] = Array.isArray(body.scopes) ? body.scopes : [...ALL_SCOPES];
+        const extra = given.filter((s) => (s === 'mcp:write' ? !canWrite(held) : s === 'mcp:read' ? !canRead(held) : typeof s === 'string' && !held.includes(s)));
+        if (extra.length) throw forbidden(`A team_admin cannot give a key scopes its own key does not hold (${extra.join(', ')}) (scopes).`);
+      }
+    }
+  }
+
+  /**
+   * The models of a key a team_admin issues or edits: only models its team may use
+   * (`teams.<team>.models`, file or API; none: every model). A glob of the key must itself be
+   * one the team's patterns match (so every name it matches is one of the team's too).
+   */
+  async checkKeyModels(access: AdminAccess, models: unknown): Promise<void> {
+    if (!Array.isArray(models)) return;
+    const team = this.teamOf(access);
+    const found = await this.tenants.get('team', team);
+    const allowed = Array.isArray(found?.models) ? (found.models as unknown[]).filter((m): m is string => typeof m === 'string') : undefined;
+    if (!allowed) return;
+    const beyond = models.filter((m) => typeof m === 'string' && !allowed.some((pattern) => matchesWildcard(pattern, m)));
+    if (beyond.length) throw forbidden(`The team ${team} may not use the models ${beyond.slice(0, 5).join(', ')} (models: its team's are ${allowed.join(', ') || 'none'}).`);
+  }
+
+  /**
+   * A team_admin's change to a budget of its team's own scope (`team` on its team): the team's
+   * cap, which an admin may have set. It may add such budgets and tighten them (lower a limit, add
+   * one, block instead of audit, change its name or alerts), never loosen one (raise or remove a
+   * limit, change its window, scope or subject, audit instead of block) or delete it: only an
+   * admin may let its team spend more. `after` undefined: a delete.
+   */
+  checkTeamBudgetChange(access: AdminAccess, kind: TenantKind, before: Record<string, unknown>, after: Record<string, unknown> | undefined): void {
+    if (access.role !== 'team_admin' || kind !== 'budget' || before.scope !== 'team') return;
+    const why = (what: string) =>
+      forbidden(`A team_admin may add and tighten its team's budgets but not ${what}: the team's budget (${String(before.id)}) caps what the whole team spends; ask an admin.`);
+    if (!after) throw why('delete one');
+    if (after.scope !== before.scope || after.subject !== before.subject) throw why('move one to another scope or subject');
+    if (canonical(after.window) !== canonical(before.window)) throw why('change its window');
+    if ((before.action ?? 'block') === 'block' && (after.action ?? 'block') !== 'block') throw why('make it audit only');
+    for (const limit of ['limit_usd', 'limit_tokens'] as const) {
+      if (typeof before[limit] !== 'number') continue;
+      if (after[limit] === undefined || after[limit] === null) throw why(`remove its ${limit}`);
+      // (a value of another type is the schema's 400 to give)
+      if (typeof after[limit] === 'number' && after[limit] > before[limit]) throw why(`raise its ${limit}`);
     }
   }
 
@@ -86,4 +149,39 @@ export class TeamScope {
         return false;
     }
   }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** A JSON value with its object keys sorted (undefined and {} alike): two windows compared as values. */
+function canonical(value: unknown): string {
+  const sort = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(sort)
+      : isObject(v)
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, sort(v[k])]),
+          )
+        : v;
+  return JSON.stringify(sort(value ?? {}));
+}
+
+/**
+ * Refuses (403) tool-server patterns a key would get beyond those its issuer holds (`held`
+ * undefined: every server or tool, no bound). `given` undefined is every one; each pattern given
+ * must be one a held pattern matches.
+ */
+function beyondGrant(held: readonly string[] | undefined, given: unknown, field: 'servers' | 'tools'): void {
+  if (held === undefined) return;
+  if (given === undefined)
+    throw forbidden(
+      `A team_admin whose own key reaches only the tool-server ${field} ${held.join(', ') || '(none)'} cannot issue a key that reaches every one (permissions.${field}).`,
+    );
+  if (!Array.isArray(given)) return;
+  const beyond = given.filter((p) => typeof p === 'string' && !held.some((h) => matchesWildcard(h, p)));
+  if (beyond.length) throw forbidden(`A team_admin cannot give a key tool-server ${field} its own key does not reach (${beyond.slice(0, 5).join(', ')}) (permissions.${field}).`);
 }

@@ -5,13 +5,13 @@ import { BODY } from '../../../kernel/engine/request-body.js';
 import { defineStage } from '../../../kernel/engine/stage.js';
 import { forbidden } from '../../../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../../../contract/routes.js';
-import { ADMIN, ADMIN_ACCESS, TOKEN_LIST_SCOPE, TOKEN_SERVICE, type TokenResource } from '../../auth/index.js';
+import { ADMIN, ADMIN_ACCESS, CONFIG_KEYS, TOKEN_LIST_SCOPE, TOKEN_SERVICE, type TokenResource } from '../../auth/index.js';
 import { AUDIT } from '../audit/audit-services.js';
 import { TENANTS } from '../tenants/tenant-services.js';
 import { jsonObjectBody } from './admin-body.js';
 import { TeamScope } from './team-scope.js';
 import { refuseUnknownTimeZone } from '../budgets/local-time.js';
-import { RESPONSE } from '../../../kernel/engine/context.js';
+import { IDENTITY, RESPONSE, type Identity } from '../../../kernel/engine/context.js';
 
 type AdminContext = GatewayContext<GatewayRouteSpec>;
 
@@ -31,14 +31,22 @@ export default defineStage<TokenGovernanceStageConfig, AdminContext>({
   schema: schemaDocument('stages/token-governance.schema.json'),
   requires: [ADMIN, ADMIN_ACCESS],
   once: true,
-  reads: [BODY, RESPONSE],
+  reads: [BODY, IDENTITY, RESPONSE],
   writes: [BODY, TOKEN_LIST_SCOPE],
   create(config, services) {
     const tokens = services.require(TOKEN_SERVICE);
     const audit = services.require(AUDIT);
     const tenants = services.require(TENANTS);
     const scope = new TeamScope(tenants, tokens);
+    const configKeys = services.get(CONFIG_KEYS);
     const limit = config.bodyLimit ?? 65_536;
+    /** The caller's credential as it is now (a session carries only its kind and id): what it may pass on to the keys it issues. */
+    const granterOf = async (identity: Identity | null | undefined): Promise<Identity | undefined> => {
+      if (!identity) return undefined;
+      if (identity.kind === 'token') return (await tokens.currentIdentity(identity.id)) ?? identity;
+      if (identity.kind === 'api-key') return configKeys?.identityById(identity.id) ?? identity;
+      return identity;
+    };
     return async (ctx, next) => {
       const access = ctx.get(ADMIN_ACCESS)!;
       const operation = ctx.endpoint.operation;
@@ -49,10 +57,13 @@ export default defineStage<TokenGovernanceStageConfig, AdminContext>({
       if (access.role === 'team_admin') {
         const team = scope.teamOf(access);
         if (id && before && !scope.tokenInTeam(team, before)) throw forbidden(`A team_admin manages only its own team's (${team}) keys.`);
+        // A key of the config file (auth.apiKeys) of another team is none of its business either (its own team's: the file's 409).
+        const fileKey = id && !before ? configKeys?.identityById(id) : undefined;
+        if (fileKey && fileKey.team !== team) throw forbidden(`A team_admin manages only its own team's (${team}) keys.`);
         if (operation === 'auth.tokens.list') ctx.set(TOKEN_LIST_SCOPE, { team });
         if (operation === 'auth.tokens.create') {
           const body = await jsonObjectBody(ctx, limit);
-          await scope.checkNewKey(access, body);
+          await scope.checkNewKey(access, body, await granterOf(ctx.identity));
           ctx.set(BODY, body);
         }
       }
@@ -60,6 +71,8 @@ export default defineStage<TokenGovernanceStageConfig, AdminContext>({
       if (operation === 'auth.tokens.create' || operation === 'auth.tokens.update') {
         const body = ctx.has(BODY) ? (ctx.get(BODY) as Record<string, unknown>) : await jsonObjectBody(ctx, limit);
         if (Array.isArray(body.budgets)) body.budgets.forEach((budget, i) => refuseUnknownTimeZone(budget, `budgets[${i}].window.timezone`));
+        // A team_admin's edit keeps the key within the models its team may use.
+        if (operation === 'auth.tokens.update' && access.role === 'team_admin') await scope.checkKeyModels(access, body.models);
         ctx.set(BODY, body);
       }
       // A key of a team belongs to the team's organisation (its budgets, its ledger rows) unless it names one.

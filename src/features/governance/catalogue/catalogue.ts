@@ -34,6 +34,19 @@ export interface CatalogueEntry {
   credentials: string[];
 }
 
+/**
+ * What a catalogue entry sends with one held credential: the provider's model `model` (an exact
+ * entry's target), or, for a provider glob ("openai/*"), any model, named `<prefix><model>`.
+ */
+export interface CredentialReach {
+  entry: string;
+  model?: string;
+  prefix?: string;
+}
+
+/** The stand-in model a glob is compiled with at start-up (the rest of a requested name takes its place). */
+const GLOB_STAND_IN = 'model';
+
 /** A request's model resolved through the catalogue. */
 export interface CatalogueRoute {
   entry: CatalogueEntry;
@@ -46,6 +59,13 @@ export interface CatalogueRoute {
 
 function firstLeaf(node: PlanNode): PlanNode {
   return node.children ? firstLeaf(node.children[0]!) : node;
+}
+
+/** Each leaf of `node` that uses a held credential, with the model it sends. */
+function credentialLeaves(node: PlanNode, out: Array<{ credential: string; model: unknown }>): Array<{ credential: string; model: unknown }> {
+  if (node.children) for (const child of node.children) credentialLeaves(child, out);
+  else if (node.settings.credential !== undefined) out.push({ credential: node.settings.credential, model: node.settings.overrideParams?.model });
+  return out;
 }
 
 function credentialsOf(node: PlanNode, out: Set<string>): Set<string> {
@@ -69,6 +89,8 @@ export class Catalogue {
   /** Glob entries, longest prefix first. */
   private readonly globs: CatalogueEntry[] = [];
   private readonly globPlans = new LruMap<string, CompiledPlan>(GLOB_PLANS);
+  /** Credential name -> what the entries send with it. */
+  private readonly reach = new Map<string, CredentialReach[]>();
 
   /** Throws PlanError with `models.<name>...: ...` lines when an entry is unusable. */
   constructor(
@@ -91,13 +113,18 @@ export class Catalogue {
       if (name.endsWith('/*') && name.length > 2) entry.prefix = name.slice(0, -1);
       try {
         // A glob is compiled once here with a stand-in model, to find its problems at start-up.
-        const plan = compilePlan(entry.prefix ? this.withModel(entry.routing, 'model') : entry.routing, env, 'operator');
+        const plan = compilePlan(entry.prefix ? this.withModel(entry.routing, GLOB_STAND_IN) : entry.routing, env, 'operator');
         if (!entry.prefix) entry.plan = plan;
         const leaf = firstLeaf(plan.root);
         entry.provider = leaf.settings.provider;
         const model = leaf.settings.overrideParams?.model;
         if (!entry.prefix) entry.model = typeof model === 'string' ? model : name;
         entry.credentials = [...credentialsOf(plan.root, new Set())];
+        for (const used of credentialLeaves(plan.root, [])) {
+          const reach: CredentialReach =
+            entry.prefix && used.model === GLOB_STAND_IN ? { entry: name, prefix: entry.prefix } : { entry: name, model: typeof used.model === 'string' ? used.model : name };
+          this.reach.set(used.credential, [...(this.reach.get(used.credential) ?? []), reach]);
+        }
       } catch (err) {
         if (!(err instanceof PlanError)) throw err;
         for (const line of err.problems) problems.push(`models.${name}.${line}`);
@@ -125,6 +152,20 @@ export class Catalogue {
     const usage = new Map<string, string[]>();
     for (const entry of this.entries()) for (const c of entry.credentials) usage.set(c, [...(usage.get(c) ?? []), entry.name]);
     return usage;
+  }
+
+  /**
+   * Whether a key (and its team) could have `model` sent upstream with held credential
+   * `credential` by naming a catalogue model it may use: an exact entry whose target sends that
+   * model with it, or a provider glob routed through it whose name for the model it may use.
+   */
+  reachesWithCredential(credential: string, model: string, key: GatewayKey | undefined, teamModels?: readonly string[]): boolean {
+    if (CONTROL.test(model)) return false;
+    for (const reach of this.reach.get(credential) ?? []) {
+      const name = reach.prefix !== undefined ? reach.prefix + model : reach.model === model ? reach.entry : undefined;
+      if (name !== undefined && keyMayUseModel(key?.models, name) && keyMayUseModel(teamModels, name)) return true;
+    }
+    return false;
   }
 
   /**

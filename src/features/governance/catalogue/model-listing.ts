@@ -5,6 +5,8 @@ import { priceView } from '../prices/price-resolver.js';
 import type { PriceTable } from '../prices/price-table.js';
 import type { Catalogue } from './catalogue.js';
 import { keyMayUseModel } from './model-access.js';
+import type { StoreReading } from '../tenants/store-reading.js';
+import type { ApiTeamModels } from '../tenants/api-teams.js';
 
 /** One model of GET /v1/models with a gateway key. */
 export interface CatalogueModelItem {
@@ -18,9 +20,28 @@ export interface CatalogueModelItem {
   price?: Record<string, string>;
 }
 
-/** The catalogue models a team's keys may use at most (tenants.teams.<team>.models); undefined: no bound. */
-export function teamModels(config: GatewayConfig, key: GatewayKey | undefined): readonly string[] | undefined {
-  return key?.team ? config.tenants?.teams?.[key.team]?.models : undefined;
+/** Nothing: what a key of a team the admin API may hold gets while the API's teams are unread. */
+const NO_MODELS: readonly string[] = Object.freeze([]);
+
+/**
+ * The catalogue models a team's keys may use at most (undefined: no bound): the config file's
+ * `tenants.teams.<team>.models`, else the `models` of the team made through /v1/admin/teams, as
+ * `apiTeams` last read them (`teamModelsReady` reads them first). While the API's teams are
+ * unread, a team the file does not name is bounded to nothing: a bound is never lost.
+ */
+export function teamModels(config: GatewayConfig, key: GatewayKey | undefined, apiTeams?: StoreReading<ApiTeamModels>): readonly string[] | undefined {
+  if (!key?.team) return undefined;
+  const file = config.tenants?.teams?.[key.team];
+  if (file) return file.models;
+  if (!apiTeams) return undefined;
+  const reading = apiTeams.fresh() ?? apiTeams.last();
+  return reading ? reading.get(key.team) : NO_MODELS;
+}
+
+/** A promise to wait on before `teamModels` answers for `key` (its team is not the file's, and the API's teams are due a read); else undefined. */
+export function teamModelsReady(config: GatewayConfig, key: GatewayKey | undefined, apiTeams?: StoreReading<ApiTeamModels>): Promise<unknown> | undefined {
+  if (!key?.team || !apiTeams || config.tenants?.teams?.[key.team] || apiTeams.fresh() !== undefined) return undefined;
+  return apiTeams.current();
 }
 
 /**

@@ -4,9 +4,16 @@ import type { Logger } from '../../../kernel/observability/logger.js';
 import type { HeldCredential, HeldCredentialSource } from '../../models/index.js';
 import { GATEWAY_KEY } from '../governance-slots.js';
 import { keyReachesEntry } from '../catalogue/model-access.js';
+import type { GatewayKey } from '../governance-types.js';
 import { fieldSecrets, lastFour } from './credential-fields.js';
 import type { CredentialStore } from './credential-store.js';
 import type { SecretBox } from './secret-box.js';
+
+/** What decides which models a key may have sent with a credential: the catalogue, and the models of the key's team. */
+export interface CredentialAccess {
+  reachesWithCredential(credential: string, model: string, key: GatewayKey | undefined, teamModels?: readonly string[]): boolean;
+  teamModels(key: GatewayKey): readonly string[] | undefined;
+}
 
 /** A held credential as the gateway keeps it in memory (its fields in the clear, never shown). */
 interface Entry {
@@ -58,6 +65,8 @@ export class CredentialVault implements HeldCredentialSource {
   private readonly entries = new Map<string, Entry>();
   /** Credential name -> the catalogue entries whose targets name it (set by the catalogue). */
   private usage = new Map<string, string[]>();
+  /** Set with the catalogue: without it, only keys that may use every model use a credential for a model of their choosing. */
+  private access: CredentialAccess | undefined;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -109,8 +118,9 @@ export class CredentialVault implements HeldCredentialSource {
   }
 
   /** Which catalogue entries use which credential (for mayUse). */
-  setUsage(usage: Map<string, string[]>): void {
+  setUsage(usage: Map<string, string[]>, access?: CredentialAccess): void {
     this.usage = usage;
+    this.access = access;
   }
 
   has(name: string): boolean {
@@ -128,8 +138,24 @@ export class CredentialVault implements HeldCredentialSource {
   mayUse(ctx: GatewayContext, name: string): boolean {
     const key = ctx.get(GATEWAY_KEY);
     if (!key) return false;
-    if (key.models === undefined) return true;
-    return (this.usage.get(name) ?? []).some((entry) => keyReachesEntry(key.models, entry));
+    const team = this.access?.teamModels(key);
+    if (key.models === undefined && team === undefined) return true;
+    // The key's own models and its team's both limit it.
+    return (this.usage.get(name) ?? []).some((entry) => keyReachesEntry(key.models, entry) && keyReachesEntry(team, entry));
+  }
+
+  /**
+   * A key that may use every model (nor is its team limited) may send any model with a
+   * credential it may use; a limited one only a model that a catalogue model it may use sends
+   * with that credential (`undefined`: the request names none, which a limited key may not).
+   */
+  mayUseForModel(ctx: GatewayContext, name: string, model: string | undefined): boolean {
+    const key = ctx.get(GATEWAY_KEY);
+    if (!key || !this.mayUse(ctx, name)) return false;
+    const team = this.access?.teamModels(key);
+    if (key.models === undefined && team === undefined) return true;
+    if (model === undefined || !this.access) return false;
+    return this.access.reachesWithCredential(name, model, key, team);
   }
 
   list(): CredentialResource[] {

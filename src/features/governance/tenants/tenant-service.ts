@@ -52,6 +52,9 @@ interface FileObject {
 }
 
 const nowMs = () => Date.now();
+
+/** An id from the request path as a message shows it: at most 64 characters (a path may carry thousands). */
+const shown = (id: string) => (id.length > 64 ? `${id.slice(0, 64)}…` : id);
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
 /** The file budgets as the admin API lists them; ids `<scope>:<subject>:<index>` (ApplicableBudget's). */
@@ -128,10 +131,12 @@ export class TenantService {
     return row ? this.fromRow(row) : undefined;
   }
 
-  /** A user's roles (file or API user); undefined for an unknown user. */
-  async userRoles(user: string): Promise<string[] | undefined> {
+  /** A user's roles and team (file or API user); undefined for an unknown user. */
+  async userRoles(user: string): Promise<{ roles: string[]; team?: string } | undefined> {
     const found = await this.get('user', user);
-    return found ? ((found.roles as string[] | undefined) ?? []) : undefined;
+    if (!found) return undefined;
+    const roles = Array.isArray(found.roles) ? (found.roles as string[]) : [];
+    return typeof found.team === 'string' ? { roles, team: found.team } : { roles };
   }
 
   async create(kind: TenantKind, body: unknown): Promise<TenantObject> {
@@ -162,7 +167,7 @@ export class TenantService {
     if (patch.id !== undefined && patch.id !== id) throw badRequest('id cannot change; create a new object instead.', 'id');
     const result = await this.store.transaction(async (tx) => {
       const row = await tx.get(kind, id, true);
-      if (!row) throw notFound(`No ${kind} with id ${id}.`, 'id');
+      if (!row) throw notFound(`No ${kind} with id ${shown(id)}.`, 'id');
       const merged: Record<string, unknown> = kind === 'budget' ? { ...row.data } : { id, ...row.data };
       for (const [field, value] of Object.entries(patch)) {
         if (value === null) delete merged[field];
@@ -184,7 +189,7 @@ export class TenantService {
     this.refuseFileObject(kind, id, 'deleted');
     const before = await this.store.transaction(async (tx) => {
       const row = await tx.get(kind, id, true);
-      if (!row) throw notFound(`No ${kind} with id ${id}.`, 'id');
+      if (!row) throw notFound(`No ${kind} with id ${shown(id)}.`, 'id');
       const child = RULES[kind].child;
       if (child) {
         const held = [...this.files[child.kind].filter((f) => f.data[child.field] === id).map((f) => f.id), ...(await tx.children(child.kind, id))];

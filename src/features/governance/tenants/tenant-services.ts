@@ -1,5 +1,6 @@
 import { defineService } from '../../../kernel/engine/services.js';
 import type { ApiBudgets } from './api-budgets.js';
+import type { ApiTeams } from './api-teams.js';
 import type { TenantService } from './tenant-service.js';
 
 export type { BudgetSubjects } from './api-budgets.js';
@@ -13,3 +14,6 @@ export const TENANTS = defineService<TenantService>('tenants');
  * with the row id as id), cached per instance: the budget engine's source of API budgets.
  */
 export const API_BUDGETS = defineService<ApiBudgets>('api-budgets');
+
+/** The teams of /v1/admin/teams as the request path reads their `models` (cached per instance). */
+export const API_TEAMS = defineService<ApiTeams>('api-teams');

@@ -4,8 +4,9 @@ import { USER_ROLES } from '../../auth/index.js';
 import { AUDIT_MIGRATIONS, AuditLog } from '../audit/audit-log.js';
 import { AUDIT } from '../audit/audit-services.js';
 import { ApiBudgets } from './api-budgets.js';
+import { ApiTeams } from './api-teams.js';
 import { TenantService } from './tenant-service.js';
-import { API_BUDGETS, TENANTS } from './tenant-services.js';
+import { API_BUDGETS, API_TEAMS, TENANTS } from './tenant-services.js';
 import { TENANT_MIGRATIONS, TenantStore } from './tenant-store.js';
 
 /**
@@ -21,10 +22,12 @@ export const tenantsCapability: Capability = {
     await store.migrate(AUDIT_MIGRATIONS);
     const tenantStore = new TenantStore(store);
     const budgets = services.provide(API_BUDGETS, new ApiBudgets(tenantStore));
+    const teams = services.provide(API_TEAMS, new ApiTeams(tenantStore));
     const tenants = services.provide(
       TENANTS,
       new TenantService(tenantStore, services.config.tenants, services.config.budgets, (kind) => {
         if (kind === 'budget') budgets.invalidate();
+        else if (kind === 'team') teams.invalidate();
       }),
     );
     services.provide(AUDIT, new AuditLog(store));

@@ -11,8 +11,11 @@ import { RPC, RpcFailure } from '../rpc-errors.js';
 import { firstDenied, isListRequest, messagesOf, pinnedInstructions, type RpcMessage } from './message-guard.js';
 import { rewritingStream, type MessageEdit, type TextEdit } from './message-rewriter.js';
 import { runAnswerStepsOnBody, type AnswerSteps } from '../dispatch/answer-steps.js';
-import type { SessionSeal } from './session-seal.js';
-import { exchange, type ExchangeAnswer, type ExchangeSignal } from './upstream-exchange.js';
+import { MAX_SESSION_ID, type SealedSession, type SessionSeal } from './session-seal.js';
+import { abortSignalOf, exchange, type ExchangeAnswer, type ExchangeSignal } from './upstream-exchange.js';
+import { openSession, SessionRenewals } from './session-renewals.js';
+import type { SessionEnds } from './session-ends.js';
+import { upstreamFailure } from '../upstream/upstream-failure.js';
 import { watchEventStream } from './stream-deadline.js';
 import { answerNoSession, noSuchSession } from './no-session.js';
 import { badRequest, GatewayError } from '../../../contract/errors/gateway-error.js';
@@ -107,6 +110,49 @@ function answerFailure(
   jsonAnswer(res, error.status, error.answerBody(), error.retryAfter === undefined ? {} : { 'retry-after': String(error.retryAfter) });
 }
 
+/** `headers` naming another session with the server (none: the server keeps none). */
+function withSession(headers: Record<string, string>, session: string | undefined): Record<string, string> {
+  const out = { ...headers };
+  if (session) out['mcp-session-id'] = session;
+  else delete out['mcp-session-id'];
+  return out;
+}
+
+/** The params of a client's initialize, kept to open a new session with them (without `_meta`: the request's own). */
+function initializeParams(init: RpcMessage | undefined): Record<string, unknown> | undefined {
+  const params = init?.params;
+  if (!params || typeof params !== 'object' || Array.isArray(params)) return undefined;
+  const { _meta: _request, ...kept } = params;
+  return kept;
+}
+
+/** A new session with the server, in place of one it forgot: its id there, and the id the client gets for it (a client's own session). */
+type Renewal = { upstream: string; client?: string };
+
+/** How `RemoteRelay.forward` sends one request and answers it. */
+interface ForwardOptions {
+  firstId?: RpcMessage['id'];
+  edit?: MessageEdit;
+  /** Whether a whole JSON answer needs `edit` at all (a cheap look at its bytes). */
+  editIf?: (body: Buffer) => boolean;
+  /** The dispatch's answer steps of this request (a tool result's guardrails), after the edits. */
+  steps?: AnswerSteps;
+  sharedSession?: string;
+  /** The request names a client's own session (which the server may have ended). */
+  clientSession?: boolean;
+  /**
+   * The server forgot the client's own session (`forgotten`, its id there; it restarted): a new
+   * one (see SessionRenewals), or undefined when none could be had.
+   */
+  renew?: (forgotten: string, signal: ExchangeSignal) => Promise<Renewal | undefined>;
+  sessionOut?: (upstreamId: string) => string;
+  done?: (status: number) => void;
+  /** The caller went away (the request's caller signal); without one, the answer's close says so. */
+  signal?: ExchangeSignal;
+  /** The ids of the POST's requests: they wait for their answers at most the server's call timeout. */
+  calls?: ReadonlyArray<string | number>;
+}
+
 const providerError = (message: string) => new GatewayError('provider_error', message);
 const unavailable = (message: string) => new GatewayError('service_unavailable', message, { retryAfter: 1 });
 
@@ -123,10 +169,15 @@ const unavailable = (message: string) => new GatewayError('service_unavailable',
  * rides on the gateway's shared session with the server.
  */
 export class RemoteRelay {
+  /** New sessions for client sessions the server forgot. */
+  private readonly renewals = new SessionRenewals();
+
   constructor(
     readonly seal: SessionSeal,
     private readonly access: AccessStep,
     private readonly logger: Logger,
+    /** Sessions their clients ended (DELETE): never renewed. */
+    private readonly ends?: SessionEnds,
   ) {}
 
   /**
@@ -149,12 +200,18 @@ export class RemoteRelay {
     const messages = messagesOf(body);
     let upstreamSession: string | undefined;
     let opening = false;
+    /** The client's own session: its id, and what the id carries. */
+    let client: { id: string; session: SealedSession } | undefined;
     if (typeof sessionHeader === 'string' && sessionHeader) {
       const session = this.seal.open(sessionHeader);
       if (!session || session.g || session.o !== ownerOf(identity) || session.s !== server.name) {
         throw noSuchSession();
       }
+      client = { id: sessionHeader, session };
       upstreamSession = session.u;
+      // The server forgot it and this instance renewed it (for a client that still sends the old id): the new one serves.
+      const replaced = upstreamSession === undefined ? undefined : this.renewals.replaced(server.name, session.o, upstreamSession);
+      if (replaced) upstreamSession = (await replaced) ?? upstreamSession;
     } else if (messages.some((m) => m.method === 'initialize')) {
       opening = true;
     } else if (req.method !== 'POST') {
@@ -211,6 +268,9 @@ export class RemoteRelay {
       };
     }
     const call = messages.find((m) => m.method === 'tools/call');
+    const opened = opening ? initializeParams(init) : undefined;
+    // The client ends its session: the server forgetting it from now on is no reason to open another.
+    if (client && req.method === 'DELETE') void this.ends?.end(client.id);
     await this.forward(req, res, server, headers, raw, {
       firstId: messages[0]?.id,
       signal,
@@ -219,9 +279,36 @@ export class RemoteRelay {
       steps,
       sharedSession: !opening && !sessionHeader ? upstreamSession : undefined,
       clientSession: Boolean(sessionHeader),
-      sessionOut: opening ? (id) => this.seal.seal({ s: server.name, o: ownerOf(identity), u: id }) : undefined,
+      sessionOut: opening ? (id) => this.sealed(server.name, ownerOf(identity), id, opened) : undefined,
+      renew: client && req.method === 'POST' ? this.renewalOf(server, client.id, client.session, headers) : undefined,
       done: call ? (status) => this.access.ended(identity, 'tools/call', server.name, String(call.params?.name ?? ''), status < 300 ? 'ok' : 'error', started) : undefined,
     });
+  }
+
+  /**
+   * How a client session the server forgot is renewed (see SessionRenewals), with `headers` (the
+   * client's request's): never once its client ended it; none for a session whose id does not
+   * carry its initialize (nothing to open another with).
+   */
+  private renewalOf(server: RemoteServer, id: string, session: SealedSession, headers: Record<string, string>): ForwardOptions['renew'] {
+    const { o: owner, u: upstream, n: init } = session;
+    if (upstream === undefined || init === undefined) return undefined;
+    return async (forgotten, caller) => {
+      if (await this.ends?.ended(id)) return undefined;
+      const renewed = await this.renewals.renew(server.name, owner, upstream, forgotten, () => openSession(server, headers, init, caller));
+      return renewed === undefined ? undefined : { upstream: renewed, client: this.sealed(server.name, owner, renewed, init) };
+    };
+  }
+
+  /**
+   * The id a relayed session's client gets: the server's own id for it and what the client's
+   * initialize said (`init`, to open a new one with when the server forgets it; left out of an id
+   * that would be too long to be taken back).
+   */
+  private sealed(server: string, owner: string, upstream: string, init: Record<string, unknown> | undefined): string {
+    const session: SealedSession = { s: server, o: owner, u: upstream };
+    const whole = init ? this.seal.seal({ ...session, n: init }) : undefined;
+    return whole && whole.length <= MAX_SESSION_ID ? whole : this.seal.seal(session);
   }
 
   /**
@@ -229,58 +316,11 @@ export class RemoteRelay {
    * JSON answer in one write, an event stream as it comes. `edit` changes messages on the way
    * (the server's credentials are always masked when it has any).
    */
-  async forward(
-    req: IncomingMessage,
-    res: ServerResponse,
-    server: RemoteServer,
-    headers: Record<string, string>,
-    raw: Buffer | undefined,
-    opts: {
-      firstId?: RpcMessage['id'];
-      edit?: MessageEdit;
-      /** Whether a whole JSON answer needs `edit` at all (a cheap look at its bytes). */
-      editIf?: (body: Buffer) => boolean;
-      /** The dispatch's answer steps of this request (a tool result's guardrails), after the edits. */
-      steps?: AnswerSteps;
-      sharedSession?: string;
-      /** The request names a client's own session (which the server may have ended). */
-      clientSession?: boolean;
-      sessionOut?: (upstreamId: string) => string;
-      done?: (status: number) => void;
-      /** The caller went away (the request's caller signal); without one, the answer's close says so. */
-      signal?: ExchangeSignal;
-      /** The ids of the POST's requests: they wait for their answers at most the server's call timeout. */
-      calls?: ReadonlyArray<string | number>;
-    },
-  ): Promise<void> {
-    let upstream: ExchangeAnswer;
-    try {
-      // The client went away before the answer was complete: the request to the server ends too.
-      upstream = await exchange(server.agent, {
-        origin: server.origin,
-        path: server.path,
-        method: req.method ?? 'POST',
-        headers,
-        body: raw,
-        headersTimeout: server.timeoutMs,
-        signal: opts.signal ?? new CloseSignal(res),
-      });
-    } catch (err) {
-      if (res.destroyed) return;
-      if ((err as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT' && opts.calls?.length) {
-        // No answer at all within the call timeout: each request gets the timeout error, and the server is told to cancel them.
-        this.cancelUpstream(server, headers, opts.calls);
-        const errors = opts.calls.map((id) => rpcError(id, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} did not answer in time.`));
-        jsonAnswer(res, 200, errors.length === 1 ? errors[0] : errors);
-        opts.done?.(504);
-        return;
-      }
-      this.logger.warn({ mcpServer: server.name, err: redactAnswer((err as Error).message, server.secrets) }, 'tool server request failed');
-      const message = `Tool server ${server.name} is unavailable.`;
-      answerFailure(res, opts.calls, message, providerError(message));
-      opts.done?.(502);
-      return;
-    }
+  async forward(req: IncomingMessage, res: ServerResponse, server: RemoteServer, headers: Record<string, string>, raw: Buffer | undefined, opts: ForwardOptions): Promise<void> {
+    const sent = await this.send(req, res, server, headers, raw, opts);
+    if (!sent) return;
+    const upstream = sent.answer;
+    headers = sent.headers;
     const status = upstream.status;
     const stream = upstream.stream;
     if (status === 404 && opts.clientSession) {
@@ -326,6 +366,8 @@ export class RemoteRelay {
     }
     const upstreamSessionOut = upstream.headers['mcp-session-id'];
     if (opts.sessionOut && typeof upstreamSessionOut === 'string' && status < 300) answerHeaders['mcp-session-id'] = opts.sessionOut(upstreamSessionOut);
+    // The client's session was renewed: the client names the new one from now on.
+    if (sent.session && status < 300) answerHeaders['mcp-session-id'] = sent.session;
     const edit = opts.edit;
 
     if (!stream) {
@@ -373,6 +415,96 @@ export class RemoteRelay {
     }
     out.pipe(res);
     if (opts.done) res.once('finish', () => opts.done!(timedOut ? 504 : status));
+  }
+
+  /**
+   * The exchange of `forward`, with what a call on /mcp does when the connection to the server or
+   * the session with it is lost, by the same rules: a request that found no connection (the
+   * server is down, or restarting) waits for the server to reconnect (up to startTimeout, see
+   * UpstreamServer.reconnected) and goes once more; a POST whose session the server forgot (404:
+   * it restarted) goes once more on a new one, the gateway's shared session renewed as /mcp
+   * renews it, or the client's own session renewed (see SessionRenewals). Undefined when the
+   * client was answered already (a failure).
+   */
+  private async send(
+    req: IncomingMessage,
+    res: ServerResponse,
+    server: RemoteServer,
+    headers: Record<string, string>,
+    raw: Buffer | undefined,
+    opts: ForwardOptions,
+  ): Promise<{ answer: ExchangeAnswer; headers: Record<string, string>; session?: string } | undefined> {
+    // The client went away before the answer was complete: the request to the server ends too.
+    const signal = opts.signal ?? new CloseSignal(res);
+    const post = req.method === 'POST';
+    const shared = opts.sharedSession !== undefined;
+    let waited = false;
+    let renewed = false;
+    let session: string | undefined;
+    for (;;) {
+      let answer: ExchangeAnswer;
+      try {
+        answer = await exchange(server.agent, {
+          origin: server.origin,
+          path: server.path,
+          method: req.method ?? 'POST',
+          headers,
+          body: raw,
+          headersTimeout: server.timeoutMs,
+          signal,
+        });
+      } catch (err) {
+        if (res.destroyed) return undefined;
+        if ((err as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT' && opts.calls?.length) {
+          // No answer at all within the call timeout: each request gets the timeout error, and the server is told to cancel them.
+          this.cancelUpstream(server, headers, opts.calls);
+          const errors = opts.calls.map((id) => rpcError(id, RPC.SERVER_UNAVAILABLE, `Tool server ${server.name} did not answer in time.`));
+          jsonAnswer(res, 200, errors.length === 1 ? errors[0] : errors);
+          opts.done?.(504);
+          return undefined;
+        }
+        if (await server.reconnected(err, post && !waited, abortSignalOf(signal))) {
+          waited = true;
+          // Reconnected, the server holds a new shared session.
+          if (shared) headers = withSession(headers, server.sharedSession?.sessionId);
+          continue;
+        }
+        this.logger.warn({ mcpServer: server.name, err: redactAnswer((err as Error).message, server.secrets) }, 'tool server request failed');
+        // What a call on /mcp gets for the same failure.
+        const failure = upstreamFailure(server.name, err, server.secrets);
+        answerFailure(res, opts.calls, failure.message, providerError(failure.message), failure.code);
+        opts.done?.(502);
+        return undefined;
+      }
+      const forgotten = answer.status === 404 && post && !renewed ? headers['mcp-session-id'] : undefined;
+      if (!forgotten || !(shared || opts.renew)) return { answer, headers, session };
+      // The server forgot the session (it restarted): the request goes once more on a new one.
+      answer.stream?.destroy();
+      renewed = true;
+      const renewal = shared ? await this.renewShared(server, forgotten, signal) : await opts.renew!(forgotten, signal);
+      if (!renewal) {
+        if (shared) {
+          // As a call on /mcp: the server did not come back in time.
+          const failure = server.unavailable();
+          answerFailure(res, opts.calls, failure.message, unavailable(failure.message), failure.code);
+          opts.done?.(502);
+        } else {
+          // No new session could be had: the client opens one itself (the contract's 404, as on every MCP endpoint).
+          answerNoSession(res);
+          opts.done?.(404);
+        }
+        return undefined;
+      }
+      headers = withSession(headers, renewal.upstream);
+      session = renewal.client;
+    }
+  }
+
+  /** A new shared session in place of the one the server forgot (as /mcp opens one), once the server is up again. */
+  private async renewShared(server: RemoteServer, forgotten: string, signal: ExchangeSignal): Promise<Renewal | undefined> {
+    await server.renewSharedSession(forgotten).catch(() => undefined);
+    const id = (await server.whenReady(abortSignalOf(signal))) ? server.sharedSession?.sessionId : undefined;
+    return id ? { upstream: id } : undefined;
   }
 
   /** Tells the tool server that the gateway gave up on these requests (their call timeout ran out). */

@@ -12,6 +12,11 @@ export interface SealedSession {
   m?: string;
   /** The tool server's own session id, when it keeps sessions. */
   u?: string;
+  /**
+   * A relayed session of a remote server (/mcp/<server>): the params of the client's initialize,
+   * with which a new session is opened when the server forgot this one (see session-renewals.ts).
+   */
+  n?: Record<string, unknown>;
   /** A session of the gateway's own (/mcp, or /mcp/<server> of a stateless server): what its initialize said. */
   g?: {
     /** The /mcp/<server> it was opened on (absent: /mcp). */
@@ -25,6 +30,8 @@ export interface SealedSession {
 }
 
 const PREFIX = 'r.';
+/** The longest session id opened (a longer one is refused unread). */
+export const MAX_SESSION_ID = 4096;
 const IV = 12;
 const TAG = 16;
 
@@ -63,7 +70,7 @@ export class SessionSeal {
 
   /** The session an id carries; undefined for anything not sealed by this key. */
   open(id: string): SealedSession | undefined {
-    if (!id.startsWith(PREFIX) || id.length > 4096) return undefined;
+    if (!id.startsWith(PREFIX) || id.length > MAX_SESSION_ID) return undefined;
     const raw = Buffer.from(id.slice(PREFIX.length), 'base64url');
     if (raw.length < IV + TAG + 2) return undefined;
     try {

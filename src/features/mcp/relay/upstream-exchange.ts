@@ -180,3 +180,12 @@ export function exchange(dispatcher: Dispatcher, request: ExchangeRequest): Prom
     );
   });
 }
+
+/** `signal` as an AbortSignal (for what takes only one: a wait for the server, a deadline with it). */
+export function abortSignalOf(signal: ExchangeSignal): AbortSignal {
+  if (signal instanceof AbortSignal) return signal;
+  const controller = new AbortController();
+  if (signal.aborted) controller.abort(signal.reason);
+  else signal.once('abort', () => controller.abort(signal.reason));
+  return controller.signal;
+}

@@ -210,11 +210,8 @@ export class RemoteServer extends UpstreamServer {
     try {
       return redactRelayed(await client.request(call), this.secrets);
     } catch (err) {
-      if (this.isConnectionFailure(err) && !(err instanceof StreamableHTTPError)) {
-        this.lostWithoutHandshake();
-        // Nothing reached the server: the call waits for the reconnection, as the calls after it do, and goes once more.
-        if (!retried && this.neverSent(err) && (await this.whenReady(ctx.signal))) return this.request(method, params, ctx, true);
-      }
+      // Nothing reached the server: the call waits for the reconnection, as the calls after it do, and goes once more.
+      if (!(err instanceof StreamableHTTPError) && (await this.reconnected(err, !retried, ctx.signal))) return this.request(method, params, ctx, true);
       throw upstreamFailure(this.name, err, this.secrets);
     }
   }
@@ -283,8 +280,19 @@ export class RemoteServer extends UpstreamServer {
     return { sessionId: transport.sessionId, protocolVersion: transport.protocolVersion };
   }
 
-  /** Opens a new shared session now (the server forgot ours). */
-  async renewSharedSession(): Promise<void> {
+  /** A server of the stateless revision has no connection to break: it is unreachable, and reconnects. */
+  protected override broken(): void {
+    if (this.stateless) this.lostWithoutHandshake();
+    else super.broken();
+  }
+
+  /**
+   * Opens a new shared session now: the server forgot ours (`forgotten`, the id it answered 404
+   * for), unless another request has replaced that one already.
+   */
+  async renewSharedSession(forgotten?: string): Promise<void> {
+    const shared = this.sharedSession;
+    if (forgotten !== undefined && shared && shared.sessionId !== forgotten) return;
     await this.reopenNow();
   }
 

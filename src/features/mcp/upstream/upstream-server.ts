@@ -460,12 +460,7 @@ export abstract class UpstreamServer extends EventEmitter {
     // A session with connections of its own uses its own (the shared one when it has none for this server).
     const link = ctx.session ? await ctx.session.linkFor(this) : undefined;
     const client = link ? link.client : this.client;
-    if (!link && (this.status !== 'ready' || !client)) {
-      throw new RpcFailure(
-        RPC.SERVER_UNAVAILABLE,
-        `Tool server ${this.name} is unavailable (${this.status === 'stopped' ? 'stopped' : this.status === 'starting' ? 'starting' : 'restarting'}).`,
-      );
-    }
+    if (!link && (this.status !== 'ready' || !client)) throw this.unavailable();
     const meta: Record<string, unknown> = { ...(ctx.meta ?? {}) };
     delete meta[IDENTITY_META_KEY];
     delete meta.progressToken;
@@ -511,12 +506,7 @@ export abstract class UpstreamServer extends EventEmitter {
         await this.reopen(client!);
         return this.request(method, params, ctx, true);
       }
-      if (this.isConnectionFailure(err)) {
-        this.broken();
-        // Nothing reached the server (it refused the connection, say: it is restarting): the call waits
-        // for the reconnection (up to startTimeout), as the calls after it do, and goes once more.
-        if (!retried && this.neverSent(err) && (await this.whenReady(ctx.signal))) return this.request(method, params, ctx, true);
-      }
+      if (await this.reconnected(err, !retried, ctx.signal)) return this.request(method, params, ctx, true);
       throw upstreamFailure(this.name, err, this.secrets);
     } finally {
       guard?.stop();
@@ -525,6 +515,26 @@ export abstract class UpstreamServer extends EventEmitter {
         if (i >= 0) link.inflight.splice(i, 1);
       }
     }
+  }
+
+  /** What a call gets when the server is not up (still starting, restarting, or stopped) and did not come up in time. */
+  unavailable(): RpcFailure {
+    const state = this.status === 'stopped' ? 'stopped' : this.status === 'starting' ? 'starting' : 'restarting';
+    return new RpcFailure(RPC.SERVER_UNAVAILABLE, `Tool server ${this.name} is unavailable (${state}).`);
+  }
+
+  /**
+   * After a request to the server failed with `err`: when the connection is gone, it is marked
+   * broken (the server reconnects, with backoff) and, when nothing of the request reached the
+   * server (it refused the connection, say: it is restarting) and the request may go `again`,
+   * waits for the reconnection (up to startTimeout), as the calls after it do. Resolves with
+   * whether the request goes once more. The one rule for every way a call reaches a server: the
+   * shared connection's calls here, and the relay's own requests (/mcp/<server>, /mcp's lean calls).
+   */
+  async reconnected(err: unknown, again: boolean, signal?: AbortSignal): Promise<boolean> {
+    if (!this.isConnectionFailure(err)) return false;
+    this.broken();
+    return again && this.neverSent(err) && (await this.whenReady(signal));
   }
 
   /** Replaces the current connection at once (the server forgot its session). */

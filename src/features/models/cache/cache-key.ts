@@ -8,16 +8,28 @@ import type { ResolvedTarget } from '../providers/provider.js';
 export const CACHEABLE_OPERATIONS: ReadonlySet<Operation> = new Set(['chat.completions', 'completions', 'embeddings']);
 
 /**
+ * Whose answers these are: the gateway credential the request carries (a gateway key, by its
+ * id), else '-' (a request without one is told apart by its provider key). A key the gateway
+ * holds serves every gateway key allowed to use it, so the provider key alone would let one
+ * tenant read another's answers (and learn what it asked, from a HIT).
+ */
+function tenantScope(ctx: ModelContext): string {
+  const identity = ctx.identity;
+  return identity !== null && identity.kind !== 'anonymous' ? `${identity.kind}:${identity.id}` : '-';
+}
+
+/**
  * The cache key of this attempt: the route, the provider and its address, a hash of the
- * provider key (so tenants never share answers, and no key is stored), and the body that
- * goes upstream (override_params applied). Undefined when the request cannot be cached.
+ * provider key and the gateway credential's tenant (so tenants never share answers, and no key
+ * is stored), and the body that goes upstream (override_params applied). Undefined when the
+ * request cannot be cached.
  */
 export function cacheKey(ctx: ModelContext, target: ResolvedTarget): string | undefined {
   const body = ctx.get(BODY);
   if (!CACHEABLE_OPERATIONS.has(ctx.endpoint.operation) || ctx.endpoint.body !== 'json' || !body) return undefined;
   const hash = createHash('sha256');
   const keyScope = target.apiKey ? createHash('sha256').update(target.apiKey).digest('hex') : '-';
-  hash.update(`v1\n${ctx.route}\n${target.provider}\n${target.baseUrl ?? ''}\n${keyScope}\n`);
+  hash.update(`v2\n${ctx.route}\n${target.provider}\n${target.baseUrl ?? ''}\n${keyScope}\n${tenantScope(ctx)}\n`);
   const raw = ctx.get(RAW_BODY);
   if (!ctx.has(BODY_CHANGED) && !target.overrideParams && raw) hash.update(raw);
   else hash.update(JSON.stringify(target.overrideParams ? { ...body, ...target.overrideParams } : body));

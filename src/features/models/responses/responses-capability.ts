@@ -3,6 +3,7 @@ import { getStore } from '../../../kernel/store/store-capability.js';
 import { RESPONSES_MIGRATIONS } from './migrations.js';
 import { RESPONSE_STORE, ResponseStore } from './response-store.js';
 import responsesState from './responses-stage.js';
+import { HELD_OBJECTS, HELD_OBJECTS_MIGRATIONS, HeldObjects } from '../routing/held-objects.js';
 
 /**
  * The Responses API on every provider: the `responses-state` stage and the responses kept in
@@ -15,5 +16,7 @@ export const responsesCapability: Capability = {
     const store = getStore(services);
     await store.migrate(RESPONSES_MIGRATIONS);
     services.provide(RESPONSE_STORE, new ResponseStore(store));
+    await store.migrate(HELD_OBJECTS_MIGRATIONS);
+    services.provide(HELD_OBJECTS, new HeldObjects(store));
   },
 };

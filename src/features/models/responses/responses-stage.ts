@@ -18,6 +18,8 @@ import { normalizeInput, outputAsInput } from './input-items.js';
 import { RESPONSE_STORE, type StoredResponse } from './response-store.js';
 import { ANSWERED_BY_GATEWAY } from './answered-by-gateway.js';
 import { RESPONSE, IDENTITY } from '../../../kernel/engine/context.js';
+import { usesHeldKey } from '../routing/held-credentials.js';
+import { HELD_OBJECTS, type HeldObjects } from '../routing/held-objects.js';
 
 type GatewayContext = ModelContext;
 type Json = Record<string, unknown>;
@@ -28,6 +30,24 @@ function ownerOf(ctx: GatewayContext): string {
   return `key:${createHash('sha256')
     .update(ctx.get(PROVIDER_KEY) ?? '')
     .digest('hex')}`;
+}
+
+/**
+ * Whether a response id this caller does not keep here may go to the attempt's provider: always
+ * with the caller's own key (the provider tells its own); with a key the gateway holds, only an
+ * id that this caller made on it (the provider keeps every tenant's responses under that key).
+ */
+async function providerMayResolve(ctx: GatewayContext, held: HeldObjects, id: string): Promise<boolean> {
+  const target = ctx.get(TARGET);
+  if (!usesHeldKey(target)) return true;
+  return held.owns('response', target!.provider, id, ownerOf(ctx));
+}
+
+/** Notes that the caller made response `id` on a key the gateway holds (so that it alone reaches it at the provider). */
+function recordHeld(ctx: GatewayContext, held: HeldObjects, id: unknown): Promise<void> | undefined {
+  const target = ctx.get(TARGET);
+  if (!usesHeldKey(target) || typeof id !== 'string' || !id) return undefined;
+  return held.record('response', target!.provider, id, ownerOf(ctx));
 }
 
 const END_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
@@ -113,7 +133,13 @@ function withPrevious(response: Json, previousId: string | undefined): Json {
  * caller (so the next request can name it at once). Translated streams: a silent Responses
  * writer sees the same parts and holds the same response; native ones: the final event's response.
  */
-function keptStream(parts: AsyncIterable<StreamPart>, request: Json, keep: (response: Json) => Promise<void>, previousId: string | undefined): AsyncIterable<StreamPart> {
+function keptStream(
+  parts: AsyncIterable<StreamPart>,
+  request: Json,
+  keep: (response: Json) => Promise<void>,
+  previousId: string | undefined,
+  created?: (id: unknown) => Promise<void> | undefined,
+): AsyncIterable<StreamPart> {
   const shadow = new ResponsesWriter(request, true);
   let final: Json | undefined;
   const PREV_NULL = '"previous_response_id":null';
@@ -123,6 +149,13 @@ function keptStream(parts: AsyncIterable<StreamPart>, request: Json, keep: (resp
     for (let part of batch) {
       if (part.type === 'event') {
         if (prevSet && part.data.includes(PREV_NULL)) part = { ...part, data: part.data.replace(PREV_NULL, prevSet) };
+        if (created && part.event === 'response.created') {
+          try {
+            await created(JSON.parse(part.data).response?.id);
+          } catch {
+            // an event that is not JSON names no response
+          }
+        }
         if (part.event && END_EVENTS.has(part.event)) {
           try {
             final = JSON.parse(part.data).response;
@@ -172,6 +205,7 @@ export default defineStage<ResponsesStateStageConfig, GatewayContext>({
   writes: [BODY, BODY_CHANGED, GATEWAY_SERVED, RESPONSE],
   create(_config, services) {
     const store = services.require(RESPONSE_STORE);
+    const held = services.require(HELD_OBJECTS);
     const bodyLimit = services.config.server?.bodyLimit ?? 10 * 1024 * 1024;
     return async (ctx, next) => {
       const operation = ctx.endpoint.operation;
@@ -181,7 +215,8 @@ export default defineStage<ResponsesStateStageConfig, GatewayContext>({
         const id = ctx.params.response_id ?? '';
         const record = await store.get(owner, id);
         if (!record) {
-          if (nativeFor(ctx, services, 'responses.retrieve')) return next();
+          // The same 404 for an id another tenant made on a key the gateway holds as for an unknown one.
+          if (nativeFor(ctx, services, 'responses.retrieve') && (await providerMayResolve(ctx, held, id))) return next();
           throw notFound(`No response ${id}.`, 'response_id');
         }
         switch (operation) {
@@ -203,8 +238,9 @@ export default defineStage<ResponsesStateStageConfig, GatewayContext>({
       const original: Json = ctx.get(BODY)!;
       const previousId = typeof original.previous_response_id === 'string' ? original.previous_response_id : undefined;
       const keep = original.store !== false;
-      // Nothing to keep and no conversation to restore: the request goes on as it is.
-      if (!keep && !previousId) return next();
+      // Nothing to keep and no conversation to restore: the request goes on as it is (a response the
+      // provider keeps anyway on a held key, a background one, is still noted as the caller's).
+      if (!keep && !previousId) return usesHeldKey(ctx.get(TARGET)) ? nextNotingHeld(ctx, held, next) : next();
       const owner = ownerOf(ctx);
       const native = nativeFor(ctx, services, 'responses.create');
       const inputItems = normalizeInput(original.input);
@@ -213,7 +249,7 @@ export default defineStage<ResponsesStateStageConfig, GatewayContext>({
       let restoredPrevious: string | undefined;
       if (previousId) {
         const previous = await store.get(owner, previousId);
-        if (!previous && !native) throw notFound(`No previous response ${previousId}.`, 'previous_response_id');
+        if (!previous && (!native || !(await providerMayResolve(ctx, held, previousId)))) throw notFound(`No previous response ${previousId}.`, 'previous_response_id');
         // the provider keeps its own responses: it resolves the id itself
         const passThrough = !previous || (native && previous.native && previous.provider === provider);
         if (!passThrough) {
@@ -254,15 +290,41 @@ export default defineStage<ResponsesStateStageConfig, GatewayContext>({
         let answer: Json | undefined = response.body as Json | undefined;
         if (answer === undefined && response.raw && (keep || restoredPrevious)) answer = answerJson(ctx, response) as Json | undefined;
         if (!answer) return;
+        if (native) await recordHeld(ctx, held, answer.id);
         if (restoredPrevious) {
           answer = withPrevious(answer, restoredPrevious);
           ctx.response = { kind: 'json', status: response.status, headers: response.headers, body: answer };
         }
         if (keep && KEPT_STATUSES.has(answer.status)) await keepResponse(answer);
       } else if (response.kind === 'stream' && (keep || restoredPrevious)) {
-        response.parts = keptStream(response.parts, original, keep ? keepResponse : async () => undefined, restoredPrevious);
+        response.parts = keptStream(
+          response.parts,
+          original,
+          keep ? keepResponse : async () => undefined,
+          restoredPrevious,
+          native ? (id) => recordHeld(ctx, held, id) : undefined,
+        );
         response.request = original;
       }
     };
   },
 });
+
+/** Runs the attempt as it is, then notes the response a provider made on a key the gateway holds as the caller's. */
+async function nextNotingHeld(ctx: GatewayContext, held: HeldObjects, next: () => Promise<void>): Promise<void> {
+  await next();
+  const response = modelAnswer(ctx);
+  if (!response || response.kind === 'direct' || response.status < 200 || response.status >= 300) return;
+  if (response.kind === 'json') {
+    const answer = (response.body ?? (response.raw ? answerJson(ctx, response) : undefined)) as Json | undefined;
+    await recordHeld(ctx, held, answer?.id);
+  } else if (response.kind === 'stream') {
+    response.parts = keptStream(
+      response.parts,
+      ctx.get(BODY) ?? {},
+      async () => undefined,
+      undefined,
+      (id) => recordHeld(ctx, held, id),
+    );
+  }
+}

@@ -3,13 +3,15 @@ import { UPSTREAM } from '../../../kernel/engine/report.js';
 import type { GatewayServices } from '../../../kernel/engine/services.js';
 import { PARENT_SPAN, TRACING } from '../../../kernel/engine/tracing.js';
 import type { TraceSpan, Tracing } from '../../../kernel/observability/tracing.js';
-import { badRequest, GatewayError, internalError } from '../../../contract/errors/gateway-error.js';
+import { badRequest, forbidden, GatewayError, internalError } from '../../../contract/errors/gateway-error.js';
 import { normalizeError } from '../../../contract/errors/normalize.js';
 import type { ResolvedTarget } from '../providers/provider.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
 import { ATTEMPTS, DEADLINE, PROVIDER, PROVIDER_KEY, TARGET } from '../model-request.js';
 import { providerOptionsFrom } from './provider-credentials.js';
-import { carriesGatewayCredential, HELD_CREDENTIALS, type HeldCredentialSource } from './held-credentials.js';
+import { carriesGatewayCredential, HELD_CREDENTIALS, markHeldKey, type HeldCredentialSource } from './held-credentials.js';
+import { BODY } from '../../../kernel/engine/request-body.js';
+import { namesItsModel, type RouteSpec } from '../../../contract/routes.js';
 import { recordAttempt, recordCircuitSkip } from './attempts.js';
 import { BreakerOpen, BreakerRegistry } from './breakers.js';
 import type { ConditionInput } from './conditions.js';
@@ -46,8 +48,8 @@ function toGatewayError(err: unknown, provider?: string): GatewayError {
  */
 export class PlanRunner {
   private readonly providers: ProviderRegistry;
-  /** Targets resolved without the key they would need (-> why): they fail as 401, sending nothing. */
-  private readonly refused = new WeakMap<ResolvedTarget, string>();
+  /** Targets resolved without the key they would need (-> why: a 401, or the error to answer), sending nothing. */
+  private readonly refused = new WeakMap<ResolvedTarget, string | GatewayError>();
 
   constructor(
     private readonly services: GatewayServices,
@@ -181,8 +183,10 @@ export class PlanRunner {
       // The operator's key or cloud secrets (configs.<name>) serve only gateway-credentialed requests.
       target.apiKey = undefined;
       this.refused.set(target, `No API key for ${provider}: the key this config holds is used only for requests that bring a gateway credential (x-gateway-token).`);
-    } else if (s.apiKey === undefined) {
-      this.resolveKey(target, node, run);
+    } else {
+      // The operator's own key or cloud secrets (configs.<name>, models.<name>) are held keys too.
+      if (node.heldSecrets) markHeldKey(target);
+      if (s.apiKey === undefined) this.resolveKey(target, node, run);
     }
     if (s.customHost !== undefined) target.baseUrl = s.customHost;
     if (node.callerHost) target.callerHost = true;
@@ -219,8 +223,35 @@ export class PlanRunner {
       this.refused.set(target, `No API key for ${provider}: credential "${name}" is used only for requests with a gateway key allowed to use it.`);
       return;
     }
+    if (run.planOrigin !== 'operator') {
+      // A caller's own config gets no more of the credential than the catalogue models its key may use.
+      const refusal = this.modelRefusal(run.ctx, name, node);
+      if (refusal) {
+        this.refused.set(target, refusal);
+        return;
+      }
+    }
+    markHeldKey(target);
     target.apiKey = held.apiKey;
     target.options = run.planOrigin === 'operator' ? { ...held.options, ...node.settings.options } : { ...held.options };
+  }
+
+  /**
+   * Why a caller's config may not send this request with held credential `name` (undefined: it
+   * may): the model that would go upstream (the config's override, else the request's) must be
+   * one the key could ask the catalogue for through that credential. A request on a route that
+   * names its model but names none (the provider's default) is refused to a key limited to some
+   * models. The refusal of a model is the catalogue's: 404 model_not_found, as for an unknown one.
+   */
+  private modelRefusal(ctx: GatewayContext, name: string, node: PlanNode): GatewayError | undefined {
+    const override = node.settings.overrideParams?.model;
+    const model = typeof override === 'string' ? override : requestModel(ctx);
+    if (model !== undefined) {
+      if (this.held!.mayUseForModel(ctx, name, model)) return undefined;
+      return new GatewayError('model_not_found', `The model ${JSON.stringify(model.slice(0, 256))} does not exist or this key may not use it.`, { param: 'model' });
+    }
+    if (!namesItsModel(ctx.endpoint as RouteSpec) || this.held!.mayUseForModel(ctx, name, undefined)) return undefined;
+    return forbidden(`This key may use credential "${name}" only for requests that name a model it may use; this request names none.`);
   }
 
   /**
@@ -251,6 +282,7 @@ export class PlanRunner {
         );
       } else {
         target.apiKey = configured;
+        markHeldKey(target);
       }
       return;
     }
@@ -318,7 +350,7 @@ export class PlanRunner {
     try {
       const refusal = this.refused.get(target);
       if (refusal) {
-        throw new GatewayError('invalid_api_key', refusal, { provider: target.provider });
+        throw typeof refusal === 'string' ? new GatewayError('invalid_api_key', refusal, { provider: target.provider }) : refusal;
       }
       await run.next();
       if (!ctx.response) throw internalError(new Error('the pipeline after fallback produced no answer: is forward missing?'));
@@ -343,4 +375,12 @@ function pickSooner(a: CircuitOpenError | undefined, b: CircuitOpenError): Circu
   const ra = Number(a.headers?.['retry-after'] ?? Infinity);
   const rb = Number(b.headers?.['retry-after'] ?? Infinity);
   return rb < ra ? b : a;
+}
+
+/** The model a request names: its JSON body's `model`, or an upload's `model` field. */
+function requestModel(ctx: GatewayContext): string | undefined {
+  const body = ctx.get(BODY) as { model?: unknown; fields?: { model?: unknown } } | undefined;
+  if (!body) return undefined;
+  const model = ctx.endpoint.body === 'multipart' ? body.fields?.model : body.model;
+  return typeof model === 'string' ? model : undefined;
 }

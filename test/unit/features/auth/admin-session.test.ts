@@ -38,7 +38,10 @@ describe('admin sessions in the shared store', () => {
     await workerA.migrate([...TOKEN_MIGRATIONS, ...ADMIN_SESSION_MIGRATIONS]);
     tokens = new TokenService(new TokenStore(workerA), '30d');
     userRoles.clear();
-    const roles = () => async (user: string) => userRoles.get(user);
+    const roles = () => async (user: string) => {
+      const held = userRoles.get(user);
+      return held && { roles: held };
+    };
     sessionsA = new AdminSessions(workerA, { tokens, keys, userRoles: roles });
     sessionsB = new AdminSessions(workerB, { tokens: new TokenService(new TokenStore(workerB), '30d'), keys, userRoles: roles });
   });

@@ -35,7 +35,8 @@ export function mapAnthropicError(status: number, body: Buffer, headers: Incomin
   const err = typeof parsed === 'object' && parsed !== null ? (parsed as { error?: { type?: unknown; message?: unknown } | null }).error : undefined;
   const type = typeof err?.type === 'string' ? err.type : undefined;
   const message = typeof err?.message === 'string' ? err.message : typeof parsed === 'string' ? parsed.slice(0, 500) : undefined;
-  let gatewayCode = type ? BY_TYPE[type] : undefined;
+  // own members only: an upstream-chosen type such as `__proto__` names nothing
+  let gatewayCode = type && Object.hasOwn(BY_TYPE, type) ? BY_TYPE[type] : undefined;
   if (type === 'not_found_error' && /^model\b/i.test(message ?? '')) gatewayCode = 'model_not_found';
   return upstreamError('anthropic', status, { message, code: type, gatewayCode }, headers);
 }
@@ -44,6 +45,6 @@ export function mapAnthropicError(status: number, body: Buffer, headers: Incomin
 export function anthropicStreamError(error: unknown): GatewayError {
   const given = (error as { type?: unknown } | null | undefined)?.type;
   const type = typeof given === 'string' ? given : 'api_error';
-  const status = STATUS_OF_TYPE[type] ?? 500;
+  const status = (Object.hasOwn(STATUS_OF_TYPE, type) ? STATUS_OF_TYPE[type] : undefined) ?? 500;
   return mapAnthropicError(status, Buffer.from(JSON.stringify({ type: 'error', error })), {});
 }

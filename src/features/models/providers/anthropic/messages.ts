@@ -1,5 +1,5 @@
-import { badRequest } from '../../../../contract/errors/gateway-error.js';
-import { cacheControlOf, contentPieces, parseToolArguments, type ContentPiece } from '../shared/chat-content.js';
+import { badRequest, semanticError } from '../../../../contract/errors/gateway-error.js';
+import { cacheControlOf, contentPieces, parseToolArguments, roleRefusal, type ContentPiece } from '../shared/chat-content.js';
 import { thinkingBlocksOf } from '../shared/reasoning.js';
 import { arrayOf, objectOf, type JsonObject } from '../../../../contract/json.js';
 
@@ -29,7 +29,7 @@ function baseBlock(piece: ContentPiece, param: string): Block | undefined {
       return { type: 'image', source: { type: 'url', url: piece.url } };
     case 'file':
       if (piece.mediaType !== 'application/pdf' && !piece.mediaType.startsWith('text/')) {
-        throw badRequest(`${PROVIDER} takes PDF or text files only (got ${piece.mediaType}).`, param);
+        throw semanticError(`${PROVIDER} takes PDF or text files only (got ${piece.mediaType}).`, param);
       }
       return piece.mediaType === 'application/pdf'
         ? { type: 'document', source: { type: 'base64', media_type: piece.mediaType, data: piece.data } }
@@ -118,7 +118,7 @@ export function toAnthropicMessages(messages: unknown[]): Array<{ role: 'user' |
         return;
       }
       default:
-        throw badRequest(`${PROVIDER} does not take messages with role "${String(m.role)}" (use tool messages for tool results).`, `${param}.role`);
+        throw roleRefusal(PROVIDER, m.role, param);
     }
   });
   return out;

@@ -2,9 +2,10 @@ import { GatewayError } from '../../../../contract/errors/gateway-error.js';
 import type { StreamPart } from '../../../../contract/stream-parts.js';
 import type { OperationAdapter, ProviderCall, ProviderInstance, StreamAdapter } from '../provider.js';
 import { baseUrlOf } from '../shared/upstream-url.js';
-import { jsonRequestBody, notJsonEvent } from '../openai-compatible/openai-compatible.js';
+import { jsonRequestBody } from '../openai-compatible/openai-compatible.js';
+import { passedEvent } from '../shared/passthrough-parts.js';
 import { anthropicStreamError } from './errors.js';
-import { endsLikeJsonObject, objectOf, type JsonObject } from '../../../../contract/json.js';
+import { objectOf, type JsonObject } from '../../../../contract/json.js';
 
 /**
  * Anthropic's own Messages API routes (/v1/messages, /v1/messages/count_tokens) forwarded as
@@ -30,13 +31,13 @@ export const ANTHROPIC_PASSTHROUGH_STREAM: StreamAdapter = {
         }
         throw anthropicStreamError(data.error);
       }
-      if (!endsLikeJsonObject(event.data)) throw notJsonEvent('anthropic');
+      // Made (and its data checked) before the state below is read: a broken event fails as not JSON.
+      const part = passedEvent(type, event.data, 'anthropic');
       if (type === 'message_start') {
         if (started)
           throw new GatewayError('provider_error', 'anthropic started a second message inside an open one; the answer is broken.', { provider: 'anthropic', retryable: true });
         started = true;
       }
-      const part: StreamPart = { type: 'event', event: type, data: event.data };
       return type === 'message_stop' ? [part, { type: 'done' }] : part;
     };
   },

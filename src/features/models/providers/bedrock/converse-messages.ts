@@ -1,5 +1,5 @@
-import { badRequest } from '../../../../contract/errors/gateway-error.js';
-import { cacheControlOf, contentPieces, parseToolArguments, type ContentPiece } from '../shared/chat-content.js';
+import { badRequest, semanticError } from '../../../../contract/errors/gateway-error.js';
+import { cacheControlOf, contentPieces, parseToolArguments, roleRefusal, type ContentPiece } from '../shared/chat-content.js';
 import { thinkingBlocksOf } from '../shared/reasoning.js';
 import { arrayOf, objectOf, objectsOf, type JsonObject } from '../../../../contract/json.js';
 
@@ -24,20 +24,21 @@ const DOCUMENT_FORMATS: Record<string, string> = {
   'text/html': 'html',
 };
 
+/** A content piece as a Converse block; an image or file Converse cannot take (well-formed, but not here) is a 422. */
 function block(piece: ContentPiece, param: string, position: number): Block | undefined {
   switch (piece.kind) {
     case 'text':
       return piece.text === '' ? undefined : { text: piece.text };
     case 'image': {
       const format = IMAGE_FORMATS[piece.mediaType];
-      if (!format) throw badRequest(`${PROVIDER} takes PNG, JPEG, GIF or WebP images (got ${piece.mediaType}).`, param);
+      if (!format) throw semanticError(`${PROVIDER} takes PNG, JPEG, GIF or WebP images (got ${piece.mediaType}).`, param);
       return { image: { format, source: { bytes: piece.data } } };
     }
     case 'image-url':
-      throw badRequest(`${PROVIDER} takes images only inline: send the image as a base64 data: URL.`, param);
+      throw semanticError(`${PROVIDER} takes images only inline: send the image as a base64 data: URL.`, param);
     case 'file': {
       const format = DOCUMENT_FORMATS[piece.mediaType];
-      if (!format) throw badRequest(`${PROVIDER} does not take files of type ${piece.mediaType}.`, param);
+      if (!format) throw semanticError(`${PROVIDER} does not take files of type ${piece.mediaType}.`, param);
       const name =
         (piece.filename ?? `document ${position + 1}`)
           .replace(/\.[^.]*$/, '')
@@ -117,7 +118,7 @@ export function toConverseMessages(messages: unknown[]): Array<{ role: 'user' | 
         return;
       }
       default:
-        throw badRequest(`${PROVIDER} does not take messages with role "${String(m.role)}" (use tool messages for tool results).`, `${param}.role`);
+        throw roleRefusal(PROVIDER, m.role, param);
     }
   });
   return out;

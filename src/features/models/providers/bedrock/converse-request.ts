@@ -1,6 +1,6 @@
 import { compileParamTable, type ParamTable } from '../shared/param-table.js';
 import { OPENAI_ONLY_CHAT_FIELDS, oneChoiceOnly, stopList } from '../shared/openai-fields.js';
-import { badRequest } from '../../../../contract/errors/gateway-error.js';
+import { badRequest, semanticError } from '../../../../contract/errors/gateway-error.js';
 import { cacheControlOf, contentPieces } from '../shared/chat-content.js';
 import { jsonResponseMode } from '../shared/json-response.js';
 import { reasoningEffort, THINKING_BUDGETS } from '../shared/reasoning.js';
@@ -127,7 +127,7 @@ function reasoningFields(request: JsonObject): ReasoningFields {
     if (maxTokens === undefined) return { maxTokens: budget + ANSWER_TOKENS_AFTER_THINKING, thinking: { type: 'enabled', budget_tokens: budget } };
     if (budget >= maxTokens) budget = maxTokens - 1;
     if (budget < THINKING_BUDGETS.minimal) {
-      throw badRequest(
+      throw semanticError(
         `reasoning_effort needs max_tokens above ${THINKING_BUDGETS.minimal} with Claude models (the thinking budget must be at least ${THINKING_BUDGETS.minimal} tokens).`,
         'max_tokens',
       );

@@ -59,12 +59,13 @@ export function mapBedrockError(status: number, body: Buffer, headers: IncomingH
   const exception = exceptionName(Array.isArray(header) ? header[0] : header) ?? exceptionName(fields.__type);
   const message =
     typeof fields.message === 'string' ? fields.message : typeof fields.Message === 'string' ? fields.Message : typeof parsed === 'string' ? parsed.slice(0, 500) : undefined;
-  const gatewayCode = exception ? BY_EXCEPTION[exception] : undefined;
+  // own members only: an upstream-chosen name such as `__proto__` names nothing
+  const gatewayCode = exception && Object.hasOwn(BY_EXCEPTION, exception) ? BY_EXCEPTION[exception] : undefined;
   return upstreamError('bedrock', status, { message, code: exception, gatewayCode }, headers);
 }
 
 /** An exception message inside a ConverseStream (":exception-type" names it, e.g. throttlingException). */
 export function bedrockStreamError(exceptionType: string | undefined, payload: Buffer): GatewayError {
   const exception = exceptionName(exceptionType) ?? 'InternalServerException';
-  return mapBedrockError(STATUS_OF_EXCEPTION[exception] ?? 500, payload, { 'x-amzn-errortype': exception });
+  return mapBedrockError((Object.hasOwn(STATUS_OF_EXCEPTION, exception) ? STATUS_OF_EXCEPTION[exception] : undefined) ?? 500, payload, { 'x-amzn-errortype': exception });
 }

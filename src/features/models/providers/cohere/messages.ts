@@ -1,5 +1,5 @@
-import { badRequest } from '../../../../contract/errors/gateway-error.js';
-import { contentPieces, contentText } from '../shared/chat-content.js';
+import { badRequest, semanticError } from '../../../../contract/errors/gateway-error.js';
+import { contentPieces, contentText, roleRefusal } from '../shared/chat-content.js';
 import { objectOf } from '../../../../contract/json.js';
 
 /**
@@ -15,7 +15,7 @@ function userContent(content: unknown, param: string): string | Array<Record<str
     if (piece.kind === 'text') return { type: 'text', text: piece.text };
     if (piece.kind === 'image') return { type: 'image_url', image_url: { url: `data:${piece.mediaType};base64,${piece.data}` } };
     if (piece.kind === 'image-url') return { type: 'image_url', image_url: { url: piece.url } };
-    throw badRequest(`${PROVIDER} does not take files in chat messages.`, `${param}[${i}]`);
+    throw semanticError(`${PROVIDER} does not take files in chat messages.`, `${param}[${i}]`);
   });
 }
 
@@ -57,7 +57,7 @@ export function toCohereMessages(messages: unknown[]): Array<Record<string, unkn
         }
         return { role: 'tool', tool_call_id: m.tool_call_id, content: contentText(m.content ?? '', `${param}.content`, PROVIDER) };
       default:
-        throw badRequest(`${PROVIDER} does not take messages with role "${String(m.role)}" (use tool messages for tool results).`, `${param}.role`);
+        throw roleRefusal(PROVIDER, m.role, param);
     }
   });
 }

@@ -238,7 +238,7 @@ function mimeFromName(name: unknown): string | undefined {
   if (typeof name !== 'string') return undefined;
   const path = name.split(/[?#]/)[0]!;
   const ext = /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase();
-  return ext ? MIME_BY_EXTENSION[ext] : undefined;
+  return ext && Object.hasOwn(MIME_BY_EXTENSION, ext) ? MIME_BY_EXTENSION[ext] : undefined;
 }
 
 /** An assistant message -> the model turn: thought parts, text, function calls, each with the signature it came with. */

@@ -43,7 +43,7 @@ function googleStatusError(provider: string, status: number, err: Json | undefin
   let gatewayCode: ErrorCode | undefined;
   if (reason && KEY_REASONS.has(reason)) gatewayCode = 'invalid_api_key';
   else if (status === 404) gatewayCode = 'model_not_found';
-  else if (rpcStatus && STATUS_CODES[rpcStatus]) gatewayCode = STATUS_CODES[rpcStatus];
+  else if (rpcStatus && Object.hasOwn(STATUS_CODES, rpcStatus)) gatewayCode = STATUS_CODES[rpcStatus];
   const retryHeaders = withRetryDelay(headers, details);
   return upstreamError(provider, status, { message, code: reason ?? rpcStatus, gatewayCode }, retryHeaders);
 }

@@ -8,7 +8,8 @@ import { mapOpenAIError } from './openai-errors.js';
 import { uploadForm } from '../shared/upload-form.js';
 import { mentionsReasoning, renameReasoningInAnswer, renameReasoningInChunk, upstreamChatBody, type ReasoningDialect } from './reasoning-dialect.js';
 import { OPENAI_HEADERS, type HeaderPassing } from '../shared/upstream-headers.js';
-import { endsLikeJsonObject, objectOf, type JsonObject } from '../../../../contract/json.js';
+import { objectOf, type JsonObject } from '../../../../contract/json.js';
+import { passedChunk, passedEvent } from '../shared/passthrough-parts.js';
 
 /** Paths of the OpenAI API, appended to a base URL that ends in /v1 (or the provider's equivalent). */
 export const OPENAI_PATHS: Partial<Record<Operation, { method: string; path: (p: Record<string, string>) => string; kind: 'json' | 'multipart' | 'none' }>> = {
@@ -49,10 +50,10 @@ function enc(value: string | undefined): string {
 }
 
 /**
- * SSE events that are already OpenAI chunks pass through as they are. The one check of a passed
- * chunk (the byte scan of contract/openai/sse-passthrough.ts hands every event whose ends are not
- * `{` and `}` to this mapper): data that cannot be a JSON object by its ends is a broken stream.
- * Nothing is parsed but an error event.
+ * SSE events that are already OpenAI chunks pass through as they are (the byte scan of
+ * contract/openai/sse-passthrough.ts hands every event whose ends are not `{` and `}` to this
+ * mapper; passedChunk refuses the ones that cannot be a JSON object). Nothing is parsed but an
+ * error event.
  */
 export const OPENAI_PASSTHROUGH_STREAM: StreamAdapter = {
   framing: 'sse',
@@ -67,15 +68,9 @@ export const OPENAI_PASSTHROUGH_STREAM: StreamAdapter = {
       // `target?.`: a mapper may be made for a call without a target (tests of the stream machinery alone).
       throw new GatewayError('provider_error', String(parsed.error?.message ?? 'the upstream stream reported an error'), { provider: call.target?.provider });
     }
-    if (!endsLikeJsonObject(data)) throw notJsonEvent(call.target?.provider);
-    return { type: 'chunk', data };
+    return passedChunk(data, call.target?.provider);
   },
 };
-
-/** A stream event whose data is not JSON: the upstream's bad answer (502 before the first byte, the stream's failure event after it). */
-export function notJsonEvent(provider: string | undefined): GatewayError {
-  return new GatewayError('provider_error', `${provider ?? 'The provider'} sent a stream event that is not JSON.`, { provider, retryable: true });
-}
 
 /**
  * Fields of a compatible provider's chat answers that the gateway names differently
@@ -126,7 +121,6 @@ export const RESPONSES_PASSTHROUGH_STREAM: StreamAdapter = {
   createMapper: (call) => (event) => {
     if (!('data' in event) || event.data === '' || event.data === '[DONE]') return undefined;
     const type = event.event ?? /"type"\s*:\s*"([^"]+)"/.exec(event.data)?.[1];
-    if (type !== 'error' && !endsLikeJsonObject(event.data)) throw notJsonEvent(call.target.provider);
     if (type === 'error') {
       let parsed: JsonObject;
       try {
@@ -137,7 +131,7 @@ export const RESPONSES_PASSTHROUGH_STREAM: StreamAdapter = {
       const err = objectOf(parsed.error ?? parsed);
       throw new GatewayError('provider_error', String(err.message ?? 'the upstream stream reported an error'), { provider: call.target.provider });
     }
-    const part = { type: 'event' as const, event: type, data: event.data };
+    const part = passedEvent(type, event.data, call.target.provider);
     return type && RESPONSE_END_EVENTS.has(type) ? [part, { type: 'done' }] : part;
   },
 };

@@ -1,9 +1,11 @@
-import { badRequest } from '../../../../contract/errors/gateway-error.js';
+import { badRequest, GatewayError, semanticError } from '../../../../contract/errors/gateway-error.js';
 import { objectOf, stringOf } from '../../../../contract/json.js';
 
 /**
  * Reading OpenAI chat messages: content parts normalized once for every translated provider
- * (text, inline data from data: URLs, remote URLs), tool call arguments parsed.
+ * (text, inline data from data: URLs, remote URLs), tool call arguments parsed. A malformed
+ * value is a 400; a well-formed one (a part type or role OpenAI defines, a file by id) that
+ * the provider cannot take is a 422 (semantic_error).
  */
 export type ContentPiece = (
   | { kind: 'text'; text: string }
@@ -38,6 +40,12 @@ export function parseDataUrl(url: string): { mediaType: string; data: string } |
   return { mediaType: m[1]!.toLowerCase(), data: m[3]! };
 }
 
+/** Content part types of OpenAI's chat API that a translation may not take (the others are read below). */
+const OPENAI_PART_TYPES = new Set<unknown>(['input_audio']);
+
+/** Message roles of OpenAI's chat API that a translation may not take. */
+const OPENAI_ROLES = new Set<unknown>(['function']);
+
 /** The pieces of a message's content (a string or a list of parts); `param` names it in errors. */
 export function contentPieces(content: unknown, param: string, provider: string): ContentPiece[] {
   if (content === undefined || content === null) return [];
@@ -69,12 +77,28 @@ function contentPiece(value: unknown, where: string, provider: string): ContentP
     case 'file': {
       const file = objectOf(part.file);
       const data = typeof file.file_data === 'string' ? parseDataUrl(file.file_data) : undefined;
-      if (!data) throw badRequest(`${provider} takes files only inline, as a base64 data: URL in file.file_data.`, `${where}.file`);
+      if (!data) {
+        const message = `${provider} takes files only inline, as a base64 data: URL in file.file_data.`;
+        // A file by id (or data that is not a data: URL) names a file: well-formed, but not one this provider can take.
+        const named = typeof file.file_id === 'string' || typeof file.file_data === 'string';
+        throw named ? semanticError(message, `${where}.file`) : badRequest(message, `${where}.file`);
+      }
       return { kind: 'file', mediaType: data.mediaType, data: data.data, filename: stringOf(file.filename) };
     }
-    default:
-      throw badRequest(`${provider} does not accept content parts of type "${String(part.type)}".`, `${where}.type`);
+    default: {
+      const message = `${provider} does not accept content parts of type "${String(part.type)}".`;
+      throw OPENAI_PART_TYPES.has(part.type) ? semanticError(message, `${where}.type`) : badRequest(message, `${where}.type`);
+    }
   }
+}
+
+/**
+ * A message whose role `provider` does not take: a 422 for a role OpenAI defines (the legacy
+ * `function` role), a 400 for one no API has.
+ */
+export function roleRefusal(provider: string, role: unknown, param: string): GatewayError {
+  const message = `${provider} does not take messages with role "${String(role)}" (use tool messages for tool results).`;
+  return OPENAI_ROLES.has(role) ? semanticError(message, `${param}.role`) : badRequest(message, `${param}.role`);
 }
 
 /** The text of a content value, parts joined; non-text parts are refused. */

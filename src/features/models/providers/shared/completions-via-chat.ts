@@ -1,4 +1,4 @@
-import { badRequest } from '../../../../contract/errors/gateway-error.js';
+import { semanticError } from '../../../../contract/errors/gateway-error.js';
 import type { StreamPart } from '../../../../contract/stream-parts.js';
 import type { OperationAdapter, ProviderCall } from '../provider.js';
 import { transformMapper } from './stream-mapper.js';
@@ -14,14 +14,15 @@ import { arrayOf, objectOf } from '../../../../contract/json.js';
 /** Completion fields with no chat equivalent; they are not sent upstream. */
 const COMPLETION_ONLY = new Set(['prompt', 'suffix', 'echo', 'best_of', 'logprobs']);
 
+/** The one text prompt a chat turn takes; several prompts or token ids (well-formed, but impossible through chat) are a 422. */
 function promptText(body: Record<string, unknown>, provider: string): string {
   const prompt = body.prompt;
   if (typeof prompt === 'string') return prompt;
   if (Array.isArray(prompt) && prompt.length === 1 && typeof prompt[0] === 'string') return prompt[0];
   if (Array.isArray(prompt) && prompt.every((p) => typeof p === 'string')) {
-    throw badRequest(`${provider} serves completions through its chat API, one prompt per request: send a single prompt.`, 'prompt');
+    throw semanticError(`${provider} serves completions through its chat API, one prompt per request: send a single prompt.`, 'prompt');
   }
-  throw badRequest(`${provider} serves completions through its chat API: prompt must be text, not token ids.`, 'prompt');
+  throw semanticError(`${provider} serves completions through its chat API: prompt must be text, not token ids.`, 'prompt');
 }
 
 /** The chat request a completion request becomes. */

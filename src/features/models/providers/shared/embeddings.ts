@@ -1,12 +1,12 @@
-import { badRequest, GatewayError } from '../../../../contract/errors/gateway-error.js';
+import { GatewayError, semanticError } from '../../../../contract/errors/gateway-error.js';
 import type { ProviderCall } from '../provider.js';
 
-/** The texts of an OpenAI embeddings request (a string or a list of strings). */
+/** The texts of an OpenAI embeddings request (a string or a list of strings); token ids, which OpenAI takes, are a 422. */
 export function embeddingInputs(body: Record<string, unknown>, provider: string): string[] {
   const input = body.input;
   if (typeof input === 'string') return [input];
   if (Array.isArray(input) && input.every((item) => typeof item === 'string')) return input as string[];
-  throw badRequest(`${provider} embeds text only: input must be a string or a list of strings (not token ids).`, 'input');
+  throw semanticError(`${provider} embeds text only: input must be a string or a list of strings (not token ids).`, 'input');
 }
 
 /** One vector as OpenAI writes it: a list of floats, or base64 of little-endian float32 when asked. */

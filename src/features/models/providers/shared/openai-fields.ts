@@ -1,4 +1,4 @@
-import { badRequest } from '../../../../contract/errors/gateway-error.js';
+import { semanticError } from '../../../../contract/errors/gateway-error.js';
 import type { ParamTable } from './param-table.js';
 
 /**
@@ -28,11 +28,11 @@ export const OPENAI_ONLY_CHAT_FIELDS: ParamTable = {
   function_call: false,
 };
 
-/** A rule for `n`: these providers answer one choice per request. */
+/** A rule for `n`: these providers answer one choice per request (more is well-formed, but impossible here: 422). */
 export function oneChoiceOnly(provider: string) {
   return {
     transform: (n: unknown) => {
-      if (typeof n === 'number' && n > 1) throw badRequest(`${provider} answers one choice per request: n must be 1.`, 'n');
+      if (typeof n === 'number' && n > 1) throw semanticError(`${provider} answers one choice per request: n must be 1.`, 'n');
       return undefined;
     },
   };

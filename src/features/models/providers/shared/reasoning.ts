@@ -1,4 +1,4 @@
-import { badRequest } from '../../../../contract/errors/gateway-error.js';
+import { badRequest, semanticError } from '../../../../contract/errors/gateway-error.js';
 import type { ThinkingBlock } from '../../../../contract/stream-parts.js';
 import { isJsonObject, objectOf } from '../../../../contract/json.js';
 
@@ -61,7 +61,8 @@ export function anthropicThinking(
   if (maxTokens === undefined) return { thinking: { type: 'enabled', budget_tokens: budget }, maxTokens: budget + defaultMaxTokens };
   if (budget >= maxTokens) budget = maxTokens - 1;
   if (budget < MIN_THINKING_BUDGET) {
-    throw badRequest(
+    // Both values are well-formed; together they leave this provider no room to think (422).
+    throw semanticError(
       `reasoning_effort needs max_tokens above ${MIN_THINKING_BUDGET} with this provider (the thinking budget must be at least ${MIN_THINKING_BUDGET} tokens).`,
       'max_tokens',
     );

@@ -4,9 +4,10 @@
  * `allowed_tools` becomes the tools it allows plus its mode and legacy `functions` become
  * function tools (faithful equivalents everywhere), and what no translation carries (custom
  * tools, their calls and choice, audio output, web search options, OpenAI's moderation policy)
- * is a 400 naming the field and the provider, before anything is sent.
+ * is a 422 naming the field and the provider (a well-formed value this provider cannot honour),
+ * before anything is sent.
  */
-import { badRequest } from '../../../../contract/errors/gateway-error.js';
+import { badRequest, semanticError } from '../../../../contract/errors/gateway-error.js';
 import type { OperationAdapter } from '../provider.js';
 
 type Json = Record<string, unknown>;
@@ -44,7 +45,7 @@ export function resolveAllowedTools(request: Json): Json {
 }
 
 function cannotCarry(provider: string, what: string, param: string): never {
-  throw badRequest(`${provider} cannot carry ${what}: only OpenAI's API and the OpenAI-compatible providers take it.`, param);
+  throw semanticError(`${provider} cannot carry ${what}: only OpenAI's API and the OpenAI-compatible providers take it.`, param);
 }
 
 /** Legacy `functions` and `function_call` as the function tools and tool_choice they stand for (when no tools are given). */

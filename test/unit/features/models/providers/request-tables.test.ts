@@ -166,11 +166,12 @@ describe('anthropic request table', () => {
     expect(besideTools.system).toContain(JSON.stringify(schema));
   });
 
-  it('drops OpenAI-only fields, passes Anthropic extras, refuses n > 1 and bad tool arguments', () => {
+  it('drops OpenAI-only fields, passes Anthropic extras, refuses n > 1 (422: well-formed, but one choice is all anthropic answers) and bad tool arguments (400)', () => {
     const out = toAnthropicRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], top_k: 5, logprobs: true, stream_options: { include_usage: true }, seed: 3, n: 1 });
     expect(out).toEqual({ model: 'm', messages: [{ role: 'user', content: 'x' }], max_tokens: 4096, top_k: 5 });
     const n = thrown(() => toAnthropicRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], n: 2 }));
-    expect(n.status).toBe(400);
+    expect(n.status).toBe(422);
+    expect(n.code).toBe('semantic_error');
     expect(n.param).toBe('n');
     const args = thrown(() =>
       toAnthropicRequest({
@@ -180,6 +181,35 @@ describe('anthropic request table', () => {
     );
     expect(args.status).toBe(400);
     expect(args.param).toBe('messages[0].tool_calls[0].function.arguments');
+  });
+});
+
+describe('anthropic refusals: 422 for a well-formed value anthropic cannot take, 400 for a malformed one', () => {
+  const user = (content: unknown) => ({ model: 'm', messages: [{ role: 'user', content }] });
+  const cases: Array<[string, Record<string, unknown>, number, string]> = [
+    ['a zip file', user([{ type: 'file', file: { file_data: `data:application/zip;base64,${PNG}` } }]), 422, 'messages[0].content[0]'],
+    ['a file by id (anthropic takes files inline only)', user([{ type: 'file', file: { file_id: 'file-abc' } }]), 422, 'messages[0].content[0].file'],
+    ['a file part naming no file', user([{ type: 'file', file: {} }]), 400, 'messages[0].content[0].file'],
+    ['an input_audio part', user([{ type: 'input_audio', input_audio: { data: PNG, format: 'wav' } }]), 422, 'messages[0].content[0].type'],
+    ['a part type no API has', user([{ type: 'hologram' }]), 400, 'messages[0].content[0].type'],
+    [
+      'role function',
+      {
+        model: 'm',
+        messages: [
+          { role: 'user', content: 'x' },
+          { role: 'function', name: 'f', content: 'y' },
+        ],
+      },
+      422,
+      'messages[1].role',
+    ],
+    ['a role no API has', { model: 'm', messages: [{ role: 'robot', content: 'x' }] }, 400, 'messages[0].role'],
+    ['reasoning_effort high with max_tokens 500', { model: 'm', messages: [{ role: 'user', content: 'x' }], reasoning_effort: 'high', max_tokens: 500 }, 422, 'max_tokens'],
+  ];
+  it.each(cases)('%s', (_name, body, status, param) => {
+    const err = thrown(() => toAnthropicRequest(body));
+    expect({ status: err.status, code: err.code, param: err.param }).toEqual({ status, code: status === 422 ? 'semantic_error' : 'missing_required_parameter', param });
   });
 });
 
@@ -213,10 +243,44 @@ describe('bedrock converse table', () => {
     });
   });
 
-  it('refuses remote image URLs (Converse takes image bytes only)', () => {
+  it('refuses remote image URLs (Converse takes image bytes only): 422, a well-formed value bedrock cannot take', () => {
     const err = thrown(() => toConverseRequest({ model: 'm', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }] }));
-    expect(err.status).toBe(400);
+    expect(err.status).toBe(422);
+    expect(err.code).toBe('semantic_error');
     expect(err.message).toMatch(/bedrock takes images only inline/);
+  });
+
+  it('refuses with 422 what bedrock cannot take of a well-formed request (n > 1, image and file types, role function, a thinking budget max_tokens leaves no room for)', () => {
+    const user = (content: unknown) => ({ model: 'm', messages: [{ role: 'user', content }] });
+    const refusals: Array<[string, Record<string, unknown>, string]> = [
+      ['n: 2', { model: 'm', messages: [{ role: 'user', content: 'x' }], n: 2 }, 'n'],
+      ['a BMP image', user([{ type: 'image_url', image_url: { url: `data:image/bmp;base64,${PNG}` } }]), 'messages[0].content[0]'],
+      ['a zip file', user([{ type: 'file', file: { file_data: `data:application/zip;base64,${PNG}`, filename: 'a.zip' } }]), 'messages[0].content[0]'],
+      [
+        'role function',
+        {
+          model: 'm',
+          messages: [
+            { role: 'user', content: 'x' },
+            { role: 'function', name: 'f', content: 'y' },
+          ],
+        },
+        'messages[1].role',
+      ],
+      [
+        'reasoning_effort high with max_tokens 500',
+        { model: 'anthropic.claude-3-7-sonnet-20250219-v1:0', messages: [{ role: 'user', content: 'x' }], reasoning_effort: 'high', max_tokens: 500 },
+        'max_tokens',
+      ],
+    ];
+    for (const [name, body, param] of refusals) {
+      const err = thrown(() => toConverseRequest(body));
+      expect({ name, status: err.status, code: err.code, param: err.param }).toEqual({ name, status: 422, code: 'semantic_error', param });
+    }
+    expect(toConverseRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], n: 1 }).messages).toEqual([{ role: 'user', content: [{ text: 'x' }] }]);
+    // a role no API has is malformed: 400
+    const role = thrown(() => toConverseRequest({ model: 'm', messages: [{ role: 'robot', content: 'x' }] }));
+    expect([role.status, role.param]).toEqual([400, 'messages[0].role']);
   });
 
   it('maps tool calls, merges tool results with the next user turn, and maps tool choice', () => {
@@ -258,6 +322,29 @@ describe('bedrock converse table', () => {
 });
 
 describe('cohere chat table', () => {
+  it('refuses with 422 what cohere cannot take of a well-formed request (n > 1, files, role function)', () => {
+    const refusals: Array<[string, Record<string, unknown>, string]> = [
+      ['n: 2', { model: 'm', messages: [{ role: 'user', content: 'x' }], n: 2 }, 'n'],
+      ['a file', { model: 'm', messages: [{ role: 'user', content: [{ type: 'file', file: { file_data: `data:application/pdf;base64,${PNG}` } }] }] }, 'messages[0].content[0]'],
+      [
+        'role function',
+        {
+          model: 'm',
+          messages: [
+            { role: 'user', content: 'x' },
+            { role: 'function', name: 'f', content: 'y' },
+          ],
+        },
+        'messages[1].role',
+      ],
+    ];
+    for (const [name, body, param] of refusals) {
+      const err = thrown(() => toCohereRequest(body));
+      expect({ name, status: err.status, code: err.code, param: err.param }).toEqual({ name, status: 422, code: 'semantic_error', param });
+    }
+    expect(toCohereRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], n: 1 }).messages).toEqual([{ role: 'user', content: 'x' }]);
+  });
+
   it('keeps system messages, maps top_p to p (clamped), stop to stop_sequences, and passes Cohere extras', () => {
     const out = toCohereRequest({
       model: 'command-r-plus',

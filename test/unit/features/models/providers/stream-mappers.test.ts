@@ -246,17 +246,21 @@ describe('completions via chat', () => {
     expect(parts.filter((p) => p.type === 'text').map((p: any) => p.text)).toEqual(['Once', ' upon']);
   });
 
-  it('refuses several prompts and token prompts with a clear 400', () => {
-    const err = (() => {
+  it('refuses several prompts and token prompts (well-formed, but not what a chat API takes) with a clear 422', () => {
+    const refusal = (prompt: unknown) => {
       try {
-        completions.request({ body: { model: 'm', prompt: ['a', 'b'] } } as unknown as ProviderCall, {} as any);
+        completions.request({ body: { model: 'm', prompt } } as unknown as ProviderCall, {} as any);
       } catch (e) {
         return e as GatewayError;
       }
-    })();
-    expect(err?.status).toBe(400);
+    };
+    const err = refusal(['a', 'b']);
+    expect(err?.status).toBe(422);
+    expect(err?.code).toBe('semantic_error');
     expect(err?.param).toBe('prompt');
     expect(err?.message).toMatch(/anthropic serves completions through its chat API, one prompt per request/);
-    expect(() => completions.request({ body: { model: 'm', prompt: [1, 2, 3] } } as unknown as ProviderCall, {} as any)).toThrow(/not token ids/);
+    const tokens = refusal([1, 2, 3]);
+    expect(tokens?.message).toMatch(/not token ids/);
+    expect([tokens?.status, tokens?.code, tokens?.param]).toEqual([422, 'semantic_error', 'prompt']);
   });
 });

@@ -164,7 +164,15 @@ describe('every provider reads any upstream answer, or refuses it with a gateway
           fc.property(fc.integer({ min: 100, max: 599 }), body, headers, (status, bytes, h) => {
             expect(provider.mapError(status, bytes, h)).toBeInstanceOf(GatewayError);
           }),
-          { numRuns: 150, examples: [[500, Buffer.from('{"error":{"message":"m","code":{"toString":1}}}'), {}]] },
+          {
+            numRuns: 150,
+            examples: [
+              [500, Buffer.from('{"error":{"message":"m","code":{"toString":1}}}'), {}],
+              // names the providers look up in their tables that are members of every object's prototype
+              [400, Buffer.from('{"__type":"__proto__","error":{"type":"__proto__","status":"constructor"}}'), { 'x-amzn-errortype': '__proto__' }],
+              [404, Buffer.from('{"error":{"type":"toString","status":"__proto__"}}'), { 'x-amzn-errortype': 'constructor' }],
+            ],
+          },
         ),
       );
     }
