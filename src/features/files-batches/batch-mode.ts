@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { headerValue } from '../../kernel/engine/context.js';
 import { BODY } from '../../kernel/engine/request-body.js';
 import { badRequest } from '../../contract/errors/gateway-error.js';
-import { carriesGatewayCredential, PROVIDER, PROVIDER_KEY, type ModelContext, type ProviderRegistry } from '../models/index.js';
+import { credentialTenant, PROVIDER, PROVIDER_KEY, type ModelContext, type ProviderRegistry } from '../models/index.js';
 import { GATEWAY_FILE_PREFIX } from './gateway-files.js';
 
 type GatewayContext = ModelContext;
@@ -44,9 +44,9 @@ export function ownerScope(ctx: GatewayContext, callerKeys?: readonly string[]):
   const provider = ctx.get(PROVIDER);
   if (!provider) throw badRequest('Files and batches kept by the gateway need x-gateway-provider.', 'x-gateway-provider');
   const key = ctx.get(PROVIDER_KEY) ?? '';
-  const identity = ctx.identity;
+  const tenant = credentialTenant(ctx);
   let owner = `${provider}\n${key}`;
-  if (identity && carriesGatewayCredential(ctx)) owner += `\nidentity:${identity.kind}:${identity.id}`;
+  if (tenant !== undefined) owner += `\nidentity:${tenant}`;
   else if (!key && callerKeys?.length) owner += `\nconfig-keys:${[...callerKeys].sort().join('\n')}`;
   return createHash('sha256').update(owner).digest('hex');
 }

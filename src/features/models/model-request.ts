@@ -44,3 +44,24 @@ export function attemptsOf(ctx: GatewayContext): AttemptRecord[] {
   if (!list) ctx.set(ATTEMPTS, (list = []));
   return list;
 }
+
+/**
+ * Whether the request carries a gateway credential (a gateway token or config key, checked by
+ * authenticate, which sets ctx.identity). Only such a request may use a key the gateway holds
+ * (providers.<id>.apiKey, the keys and cloud secrets of configs.<name>, held credentials).
+ */
+export function carriesGatewayCredential(ctx: GatewayContext): boolean {
+  const identity = ctx.identity;
+  return identity !== null && identity.kind !== 'anonymous';
+}
+
+/**
+ * The tenant a request acts for, named by its gateway credential (`<kind>:<id>`), or undefined
+ * without one: whose cached answers, gateway-kept files and objects made on a held key these
+ * are. A key the gateway holds serves every tenant allowed to use it, so its hash alone tells no
+ * tenant from another.
+ */
+export function credentialTenant(ctx: GatewayContext): string | undefined {
+  const identity = ctx.identity;
+  return identity !== null && identity.kind !== 'anonymous' ? `${identity.kind}:${identity.id}` : undefined;
+}

@@ -1,22 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Operation } from '../../../contract/operations.js';
 import { BODY, BODY_CHANGED, RAW_BODY } from '../../../kernel/engine/request-body.js';
-import type { ModelContext } from '../model-request.js';
+import { credentialTenant, type ModelContext } from '../model-request.js';
 import type { ResolvedTarget } from '../providers/provider.js';
 
 /** Operations whose answers may be cached: they read, and their bodies are JSON. */
 export const CACHEABLE_OPERATIONS: ReadonlySet<Operation> = new Set(['chat.completions', 'completions', 'embeddings']);
-
-/**
- * Whose answers these are: the gateway credential the request carries (a gateway key, by its
- * id), else '-' (a request without one is told apart by its provider key). A key the gateway
- * holds serves every gateway key allowed to use it, so the provider key alone would let one
- * tenant read another's answers (and learn what it asked, from a HIT).
- */
-function tenantScope(ctx: ModelContext): string {
-  const identity = ctx.identity;
-  return identity !== null && identity.kind !== 'anonymous' ? `${identity.kind}:${identity.id}` : '-';
-}
 
 /**
  * The cache key of this attempt: the route, the provider and its address, a hash of the
@@ -29,7 +18,7 @@ export function cacheKey(ctx: ModelContext, target: ResolvedTarget): string | un
   if (!CACHEABLE_OPERATIONS.has(ctx.endpoint.operation) || ctx.endpoint.body !== 'json' || !body) return undefined;
   const hash = createHash('sha256');
   const keyScope = target.apiKey ? createHash('sha256').update(target.apiKey).digest('hex') : '-';
-  hash.update(`v2\n${ctx.route}\n${target.provider}\n${target.baseUrl ?? ''}\n${keyScope}\n${tenantScope(ctx)}\n`);
+  hash.update(`v2\n${ctx.route}\n${target.provider}\n${target.baseUrl ?? ''}\n${keyScope}\n${credentialTenant(ctx) ?? '-'}\n`);
   const raw = ctx.get(RAW_BODY);
   if (!ctx.has(BODY_CHANGED) && !target.overrideParams && raw) hash.update(raw);
   else hash.update(JSON.stringify(target.overrideParams ? { ...body, ...target.overrideParams } : body));

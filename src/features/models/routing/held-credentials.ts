@@ -2,15 +2,7 @@ import type { GatewayContext } from '../../../kernel/engine/context.js';
 import { defineService } from '../../../kernel/engine/services.js';
 import type { ResolvedTarget } from '../providers/provider.js';
 
-/**
- * Whether the request carries a gateway credential (a gateway token or config key, checked by
- * authenticate, which sets ctx.identity). Only such a request may use a key the gateway holds
- * (providers.<id>.apiKey, the keys and cloud secrets of configs.<name>).
- */
-export function carriesGatewayCredential(ctx: GatewayContext): boolean {
-  const identity = ctx.identity;
-  return identity !== null && identity.kind !== 'anonymous';
-}
+export { carriesGatewayCredential } from '../model-request.js';
 
 /** A provider credential the gateway holds (credentials.<name> or /v1/admin/credentials), as a target uses it. */
 export interface HeldCredential {

@@ -1,7 +1,7 @@
 import type { GatewayContext } from '../../../kernel/engine/context.js';
 import { defineService } from '../../../kernel/engine/services.js';
 import type { Migration, SqlStore } from '../../../kernel/store/sql-store.js';
-import { carriesGatewayCredential } from './held-credentials.js';
+import { credentialTenant } from '../model-request.js';
 
 /** What a provider keeps for a key: files, batches, fine-tuning jobs, responses. */
 export type HeldObjectKind = 'file' | 'batch' | 'fine_tuning.job' | 'response';
@@ -66,8 +66,8 @@ export class HeldObjects {
 
 /** The owner of what a request makes on a held key: its gateway credential (a held key serves no request without one). */
 export function heldObjectOwner(ctx: GatewayContext): string | undefined {
-  const identity = ctx.identity;
-  return identity && carriesGatewayCredential(ctx) ? `identity:${identity.kind}:${identity.id}` : undefined;
+  const tenant = credentialTenant(ctx);
+  return tenant === undefined ? undefined : `identity:${tenant}`;
 }
 
 /** The registry of objects made on held keys (provided by the responses capability, used by the files, batches and fine-tuning routes too). */
