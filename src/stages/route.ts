@@ -46,13 +46,13 @@ function modelNotFound(name: string): GatewayError {
  * catalogue's plan for that name, when the key (and its team) may use it; else a 404
  * model_not_found. The catalogue model is kept in the CATALOGUE_MODEL slot.
  */
-function catalogueRouter(catalogue: Catalogue, services: GatewayServices, bodyLimit: number) {
+function catalogueRouter(catalogue: Catalogue, services: GatewayServices, bodyLimit: number, apiTeams: Parameters<typeof teamModels>[2]) {
   return async (ctx: ModelContext, next: () => Promise<void>): Promise<void> => {
     const params = await requestParams(ctx, bodyLimit);
     const name = params.model;
     if (typeof name !== 'string' || !name) throw badRequest('model is required: the name of a catalogue model (GET /v1/models lists them).', 'model');
     const key = ctx.get(GATEWAY_KEY);
-    const route = catalogue.route(name, key, teamModels(services.config, key, services.get(API_TEAMS)));
+    const route = catalogue.route(name, key, teamModels(services.config, key, apiTeams));
     if (!route) throw modelNotFound(name);
     ctx.set(CATALOGUE_MODEL, route.choice);
     ctx.set(ROUTING, route.plan.conditional ? { plan: route.plan, conditionInput: { metadata: requestMetadata(ctx), params } } : { plan: route.plan });
@@ -128,8 +128,8 @@ export default defineStage<RouteStageConfig, ModelContext>({
       return next();
     };
     const catalogue = services.get(CATALOGUE);
-    const byModel = catalogue && catalogue.size > 0 ? catalogueRouter(catalogue, services, bodyLimit) : undefined;
     const apiTeams = services.get(API_TEAMS);
+    const byModel = catalogue && catalogue.size > 0 ? catalogueRouter(catalogue, services, bodyLimit, apiTeams) : undefined;
     const decide = (ctx: ModelContext, next: () => Promise<void>): Promise<void> => {
       if (byModel && ctx.has(GATEWAY_KEY) && !headerValue(ctx.headers, 'x-gateway-config') && !ctx.has(PROVIDER) && routedByModel(ctx)) return byModel(ctx, next);
       const plan = configs.planFor(ctx, defaultName);

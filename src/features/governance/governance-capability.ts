@@ -8,6 +8,7 @@ import { PROVIDERS, PlanError, HELD_CREDENTIALS, planEnvironment } from '../mode
 import { Catalogue } from './catalogue/catalogue.js';
 import { teamModels } from './catalogue/model-listing.js';
 import { API_TEAMS } from './tenants/tenant-services.js';
+import type { ApiTeams } from './tenants/api-teams.js';
 import catalogueModels from './catalogue/catalogue-models-stage.js';
 import adminModels from './catalogue/admin-models-stage.js';
 import { credentialProblems, providerFields } from './credentials/credential-fields.js';
@@ -83,9 +84,11 @@ export const governanceCapability: Capability = {
       throw err;
     }
     const built = catalogue;
+    // The admin API's teams (the tenants capability), found on first use.
+    let apiTeams: ApiTeams | undefined;
     vault.setUsage(catalogue.credentialUsage(), {
       reachesWithCredential: (credential, model, key, team) => built.reachesWithCredential(credential, model, key, team),
-      teamModels: (key) => teamModels(config, key, services.get(API_TEAMS)),
+      teamModels: (key) => teamModels(config, key, (apiTeams ??= services.get(API_TEAMS))),
     });
     services.provide(CATALOGUE, catalogue);
 
