@@ -20,6 +20,11 @@ export interface RouteSpec {
   format?: 'anthropic';
   /** An upload that names its model in a form field (`model`): with a gateway key, routed by it as JSON routes are. */
   modelField?: true;
+  /**
+   * With a gateway key and no provider named, answered from what the gateway keeps (the
+   * catalogue's model list, the responses it keeps): no x-gateway-provider is asked for.
+   */
+  keptByGateway?: true;
 }
 
 /**
@@ -108,6 +113,12 @@ function route(method: Method, path: string, operation: Operation, body: RouteSp
   return spec;
 }
 
+/** A route that a gateway key alone reaches (RouteSpec.keptByGateway). */
+function kept(spec: RouteSpec): RouteSpec {
+  spec.keptByGateway = true;
+  return spec;
+}
+
 function own(method: Method, path: string, operation: GatewayOperation): GatewayRouteSpec {
   return { method, path, key: `${method} ${path}`, operation, body: 'none' };
 }
@@ -135,12 +146,12 @@ export const PROVIDER_ROUTES: RouteSpec[] = [
   route('GET', '/v1/fine_tuning/jobs/{job_id}', 'fine_tuning.jobs.retrieve', 'none'),
   route('POST', '/v1/fine_tuning/jobs/{job_id}/cancel', 'fine_tuning.jobs.cancel', 'none'),
   route('GET', '/v1/fine_tuning/jobs/{job_id}/events', 'fine_tuning.jobs.events', 'none'),
-  route('GET', '/v1/models', 'models.list', 'none'),
+  kept(route('GET', '/v1/models', 'models.list', 'none')),
   route('POST', '/v1/responses', 'responses.create', 'json', 'requests/responses-create.schema.json'),
-  route('GET', '/v1/responses/{response_id}', 'responses.retrieve', 'none'),
-  route('DELETE', '/v1/responses/{response_id}', 'responses.delete', 'none'),
-  route('POST', '/v1/responses/{response_id}/cancel', 'responses.cancel', 'none'),
-  route('GET', '/v1/responses/{response_id}/input_items', 'responses.input_items', 'none'),
+  kept(route('GET', '/v1/responses/{response_id}', 'responses.retrieve', 'none')),
+  kept(route('DELETE', '/v1/responses/{response_id}', 'responses.delete', 'none')),
+  kept(route('POST', '/v1/responses/{response_id}/cancel', 'responses.cancel', 'none')),
+  kept(route('GET', '/v1/responses/{response_id}/input_items', 'responses.input_items', 'none')),
   route('POST', '/v1/messages', 'messages.create', 'json', 'requests/messages-create.schema.json', 'anthropic'),
   route('POST', '/v1/rerank', 'rerank', 'json', 'requests/rerank.schema.json'),
   route('POST', '/v1/moderations', 'moderations', 'json', 'requests/moderations.schema.json'),

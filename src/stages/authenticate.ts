@@ -16,13 +16,11 @@ import {
   ANONYMOUS,
   AUTH_MODES,
   CONFIG_KEYS,
-  FULL_ADMIN,
   GATEWAY_CALLER,
   GATEWAY_KEY,
   PROVIDER_ROUTE_AUTH,
   TOKEN_SERVICE,
   USER_ROLES,
-  checkAdminCredential,
   checkAdminOrKey,
   presentedGatewayKey,
 } from '../features/auth/index.js';
@@ -62,9 +60,9 @@ function providerCredentials(config: AuthenticateStageConfig, services: GatewayS
     const provider = headerValue(ctx.headers, 'x-gateway-provider')?.trim().toLowerCase();
     const configHeader = Boolean(headerValue(ctx.headers, 'x-gateway-config'));
     const presented = gatewayAuth ? presentedGatewayKey(ctx, demandGatewayCredential) : undefined;
-    // With a gateway key and no provider or config named, the request is routed by its model (the catalogue), and GET /v1/models lists it.
+    // With a gateway key and no provider or config named, the request is routed by its model (the catalogue), or answered from what the gateway keeps (GET /v1/models, kept responses).
     const byCatalogue =
-      Boolean(presented) && !provider && !configHeader && ((ctx.endpoint as { operation?: string }).operation === 'models.list' || (catalogue && namesItsModel(ctx.endpoint)));
+      Boolean(presented) && !provider && !configHeader && ((ctx.endpoint as { keptByGateway?: true }).keptByGateway === true || (catalogue && namesItsModel(ctx.endpoint)));
     // x-gateway-provider wins over routing.defaultConfig (an explicit x-gateway-config still routes).
     const routed = configHeader || byCatalogue || (Boolean(defaultConfig) && !provider);
     if (provider) ctx.set(PROVIDER, provider);
@@ -159,22 +157,12 @@ function gatewayCredential(config: AuthenticateStageConfig, services: GatewaySer
 }
 
 /**
- * The admin routes: Authorization: Bearer <admin token>, or with `roles` a gateway key holding
- * one of them (on the key, or its user's roles in the tenants).
+ * The admin routes: Authorization: Bearer <admin token>, an admin session, or a gateway key
+ * holding one of `roles` (on the key, or its user's roles in the tenants); no `roles`: the admin
+ * role only, which a session opened with a key holding it has too, so the key as a bearer has it.
  */
 function adminCredential(config: AuthenticateStageConfig, services: GatewayServices): Middleware {
-  const roles = config.roles ?? [];
-  if (roles.length === 0) {
-    const sessions = services.get(ADMIN_SESSIONS);
-    const credentials = { tokens: services.require(TOKEN_SERVICE), keys: services.get(CONFIG_KEYS) };
-    return async (ctx, next) => {
-      ctx.identity = await checkAdminCredential(ctx.req, services.config, sessions, credentials);
-      ctx.set(CALLER, true);
-      ctx.set(ADMIN, true);
-      ctx.set(ADMIN_ACCESS, FULL_ADMIN);
-      await next();
-    };
-  }
+  const roles = config.roles?.length ? config.roles : (['admin'] as const);
   const tokens = services.require(TOKEN_SERVICE);
   const keys = services.get(CONFIG_KEYS);
   const userRoles = services.get(USER_ROLES);

@@ -108,7 +108,7 @@ export async function overview(view: View): Promise<void> {
   heading(view, 'Overview');
   const to = Date.now();
   const from = to - 14 * DAY;
-  // The usage report and the recent requests need the admin role: a viewer sees why instead.
+  // The usage report and the recent requests need the admin or viewer role: a team_admin sees why instead.
   const [byDay, recent]: any[] = await Promise.all([
     api('GET', `/v1/admin/usage${query({ interval: 'day', from: new Date(from).toISOString(), to: new Date(to).toISOString() })}`).catch((err: unknown) => err),
     api<Page<any>>('GET', '/v1/admin/requests?limit=100').catch((err: unknown) => err),
@@ -274,6 +274,8 @@ export async function keys(view: View): Promise<void> {
     notices.replaceChildren(shownOnce(value, (masked) => notices.replaceChildren(h('p', { class: 'muted' }, `${what}: ${masked}`))));
   };
   const actions = (t: any) => {
+    // A key of the config file (auth.apiKeys) changes there: the API answers 409 to every write.
+    if (t.source === 'file') return badge('config file (read-only)');
     const grace = h(
       'select',
       { 'aria-label': `Grace period for rotating ${t.id}` },
@@ -526,7 +528,7 @@ export async function budgets(view: View): Promise<void> {
     const spent = spendRefused
       ? undefined
       : await spendOf(b.scope, b.subject, period).catch((err: unknown) => {
-          // The usage report is the admin's: the spend of other roles' budgets is not shown, and the page says why (once).
+          // The usage report is the admin's and the viewer's (a team_admin's: its team's): a role refused it sees no spend, and the page says why (once).
           if (err instanceof ApiError && err.status === 403) spendRefused = err;
           return undefined;
         });

@@ -86,27 +86,3 @@ export async function checkSession(
   checkSessionRequest(req, session, config);
   return { identity: session.identity, access: session.access };
 }
-
-/**
- * The admin-only routes (no `roles`): the admin bearer token, or an admin session cookie with the
- * admin role. With `credentials`, a valid gateway key in place of the admin token is a 403 (a
- * valid credential that may not use the route), not the 401 of a wrong token.
- */
-export async function checkAdminCredential(
-  req: IncomingMessage,
-  config: GatewayConfig,
-  sessions: AdminSessions | undefined,
-  credentials?: { tokens: TokenService; keys: ConfigKeys | undefined },
-): Promise<Identity> {
-  if (config.auth?.adminToken && presentsSession(req)) return (await checkSession(req, config, ['admin'], sessions)).identity;
-  try {
-    checkAdmin(req, config);
-  } catch (err) {
-    const given = credentials && (err as { status?: number }).status === 401 ? bearerValue(req.headers.authorization) : undefined;
-    const checked = given ? await checkGatewayCredential(given, credentials!.tokens, credentials!.keys) : undefined;
-    if (checked?.ok) throw forbidden('This route takes the admin token (or an admin session) only: a gateway key, whatever its roles, may not use it.');
-    if (checked?.blocked) throw forbidden(checked.message);
-    throw err;
-  }
-  return ADMIN_IDENTITY;
-}

@@ -3,6 +3,7 @@ import type { ConfiguredApiKey } from '../../generated/gateway.js';
 import { timingSafeEqual } from 'node:crypto';
 import { secretDigest } from './secrets.js';
 import { ALL_SCOPES } from './scopes.js';
+import type { TokenResource } from './token-service.js';
 
 interface KeyEntry {
   /** SHA-256 of the key (32 bytes). */
@@ -52,6 +53,32 @@ export class ConfigKeys {
 
   get size(): number {
     return this.entries.length;
+  }
+
+  /**
+   * Every key (expired ones included) as GET /v1/auth/tokens lists it, in index order, with
+   * `source: 'file'`: the shape of an issued key's resource, never the key's value, any part or
+   * hash of it. A key without a user is listed under its id (as its usage is recorded).
+   */
+  resources(): TokenResource[] {
+    return this.entries.map(({ identity: k, expiresAt }) => {
+      const out = { id: k.id, object: 'auth.token', source: 'file' } as TokenResource;
+      out.user = k.user ?? k.id;
+      out.team = k.team ?? null;
+      if (k.email !== undefined) out.email = k.email;
+      if (k.name !== undefined) out.name = k.name;
+      if (k.roles !== undefined) out.roles = [...k.roles];
+      if (k.organization !== undefined) out.organization = k.organization;
+      out.scopes = [...(k.scopes ?? ALL_SCOPES)];
+      out.permissions = k.permissions ? structuredClone(k.permissions) : null;
+      // The file holds no creation time.
+      out.created_at = null;
+      out.expires_at = expiresAt ?? null;
+      out.revoked_at = null;
+      out.mcp = k.permissions ? structuredClone(k.permissions) : null;
+      out.blocked = false;
+      return out;
+    });
   }
 
   /** The identities of the keys that have not expired (for the tool servers' grants). */

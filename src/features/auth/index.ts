@@ -19,7 +19,7 @@ export {
   type TokenResource,
 } from './auth-services.js';
 export { GATEWAY_KEY, type GatewayKey } from './gateway-key.js';
-export { checkAdminCredential, checkAdminOrKey } from './admin-check.js';
+export { checkAdminOrKey } from './admin-check.js';
 export { FULL_ADMIN } from './admin-roles.js';
 export { presentedGatewayKey } from './provider-route-auth.js';
 export { AUTH_MODES } from './modes/auth-mode.js';

@@ -68,9 +68,10 @@ function updateRequest(body: unknown, validate: ReturnType<typeof validatorFor>)
 const LIST_PARAMS = new Set(['limit', 'after', 'order', 'search']);
 
 /**
- * GET /v1/auth/tokens as a store query: newest first (order=asc: oldest first; then by id), `search` (a case-insensitive part of
+ * GET /v1/auth/tokens as a list query: the keys of the config file first (in their order in
+ * auth.apiKeys, whatever `order`), then the issued keys newest first (order=asc: oldest first; then by id), `search` (a case-insensitive part of
  * the id, user, name, email, team or organization), and pages of `limit` (1 to 100) from the one
- * after `after` (an id). Without limit and after, the whole list (as before pages existed).
+ * after `after` (an id of either kind). Without limit and after, the whole list (as before pages existed).
  */
 export function tokenPageQuery(query: URLSearchParams, team?: string): TokenPageQuery {
   for (const name of query.keys()) if (!LIST_PARAMS.has(name)) throw badRequest(`Unknown query parameter ${name.slice(0, 64)}.`, name.slice(0, 64));
@@ -93,7 +94,8 @@ export function tokenPageQuery(query: URLSearchParams, team?: string): TokenPage
 
 /**
  * The token operations (contract section 6): POST /v1/auth/tokens issues a token (201, the value
- * shown only here and on rotate), GET lists every token without values, DELETE
+ * shown only here and on rotate), GET lists every token without values (those of the config
+ * file first, `source: 'file'`; the issued ones `source: 'api'`), DELETE
  * /v1/auth/tokens/{id} revokes, POST /v1/auth/tokens/{id}/rotate issues a new value and ends the
  * old one (at once, or after the body's `gracePeriod`), POST .../block and .../unblock stop and
  * restart a key without revoking it, PATCH /v1/auth/tokens/{id} edits its name, models, limits,
@@ -157,7 +159,8 @@ export default defineStage<TokenOperationsStageConfig, AdminContext>({
         }
         case 'auth.tokens.list': {
           const query = tokenPageQuery(ctx.query, ctx.get(TOKEN_LIST_SCOPE)?.team);
-          const page = await tokens.page(query);
+          // The keys of the config file first (source: file), then the issued ones (source: api).
+          const page = await tokens.page(query, configKeys?.resources());
           if ('missingAfter' in page) throw badRequest(`after: no key with id ${query.after!.slice(0, 64)} in this list.`, 'after');
           return json(ctx, 200, { object: 'list', data: page.data, has_more: page.hasMore });
         }

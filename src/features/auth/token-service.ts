@@ -12,6 +12,8 @@ import { ALL_SCOPES } from './scopes.js';
 export interface TokenResource {
   id: string;
   object: 'auth.token';
+  /** api: issued through the token operations; file: a key of the gateway's config file (auth.apiKeys), read-only through the API. */
+  source: 'api' | 'file';
   token?: string;
   user: string;
   team: string | null;
@@ -21,7 +23,8 @@ export interface TokenResource {
   organization?: string;
   scopes: string[];
   permissions: { servers?: string[]; tools?: string[] } | null;
-  created_at: number;
+  /** Unix seconds; null for a key of the config file (the file holds no creation time). */
+  created_at: number | null;
   expires_at: number | null;
   revoked_at: number | null;
   rotated_at?: number;
@@ -51,6 +54,11 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 const TOKEN_ID = /^tok_[A-Za-z0-9_-]{1,64}$/;
 const isTokenId = (id: string) => TOKEN_ID.test(id);
 
+/** Whether the list's `search` (lower-case) finds a key of the config file: a part of its id, user, name, email, team or organization, as the store's search. */
+function fileKeyFound(key: TokenResource, search: string): boolean {
+  return [key.id, key.user, key.name, key.email, key.team, key.organization].some((v) => typeof v === 'string' && v.toLowerCase().includes(search));
+}
+
 /** The longest lifetime a token may have: ten years. */
 export const MAX_TOKEN_LIFETIME_DAYS = 3650;
 export const MAX_TOKEN_LIFETIME_S = MAX_TOKEN_LIFETIME_DAYS * 86_400;
@@ -71,7 +79,7 @@ export function tokenLifetime(text: string, param = 'expiresIn'): number {
 }
 
 export function toResource(record: TokenRecord, token?: string): TokenResource {
-  const out: TokenResource = { id: record.id, object: 'auth.token' } as TokenResource;
+  const out: TokenResource = { id: record.id, object: 'auth.token', source: 'api' } as TokenResource;
   if (token) out.token = token;
   out.user = record.user;
   out.team = record.team;
@@ -204,10 +212,37 @@ export class TokenService {
     return (await this.store.list()).map((r) => toResource(r));
   }
 
-  /** One page of the key list, read by one query of the store (see TokenStore.page). */
-  async page(query: TokenPageQuery): Promise<{ data: TokenResource[]; hasMore: boolean } | { missingAfter: true }> {
-    const page = await this.store.page(query);
-    return 'missingAfter' in page ? page : { data: page.records.map((r) => toResource(r)), hasMore: page.hasMore };
+  /**
+   * One page of the key list: the keys of the config file (`fileKeys`, source file, in their
+   * index order whatever the order) first, then the issued keys as the store pages them (see
+   * TokenStore.page). `search` and `team` select among both. An `after` naming a listed file key
+   * continues with the file keys after it, then the store's first keys; any other `after` pages
+   * the store (an id in neither: { missingAfter: true }). hasMore: exactly when keys follow.
+   */
+  async page(query: TokenPageQuery, fileKeys: readonly TokenResource[] = []): Promise<{ data: TokenResource[]; hasMore: boolean } | { missingAfter: true }> {
+    const files = fileKeys.filter((k) => (query.team === undefined || k.team === query.team) && (!query.search || fileKeyFound(k, query.search)));
+    let fromFile = files;
+    const { after, ...rest } = query;
+    if (after !== undefined) {
+      const at = files.findIndex((k) => k.id === after);
+      if (at < 0) {
+        const page = await this.store.page(query);
+        return 'missingAfter' in page ? page : { data: page.records.map((r) => toResource(r)), hasMore: page.hasMore };
+      }
+      fromFile = files.slice(at + 1);
+    }
+    if (rest.limit === undefined) {
+      const page = await this.store.page(rest);
+      if ('missingAfter' in page) return page;
+      return { data: [...fromFile, ...page.records.map((r) => toResource(r))], hasMore: false };
+    }
+    if (fromFile.length > rest.limit) return { data: fromFile.slice(0, rest.limit), hasMore: true };
+    // The rest of the page from the store; a page the file keys fill reads one row: whether an issued key follows.
+    const left = rest.limit - fromFile.length;
+    const page = await this.store.page({ ...rest, limit: Math.max(left, 1) });
+    if ('missingAfter' in page) return page;
+    if (left === 0) return { data: fromFile, hasMore: page.records.length > 0 };
+    return { data: [...fromFile, ...page.records.map((r) => toResource(r))], hasMore: page.hasMore };
   }
 
   /** The key `id` (without its value); undefined for an unknown id. */

@@ -2,7 +2,7 @@ import type { HeldObjectsStageConfig } from '../../generated/stages/held-objects
 import { schemaDocument } from '../../kernel/config/schema-validator.js';
 import { defineStage } from '../../kernel/engine/stage.js';
 import { BODY } from '../../kernel/engine/request-body.js';
-import { RESPONSE } from '../../kernel/engine/context.js';
+import { RESPONSE, type JsonAnswer } from '../../kernel/engine/context.js';
 import type { Operation } from '../../contract/operations.js';
 import { notFound } from '../../contract/errors/gateway-error.js';
 import { answerJson, HELD_OBJECTS, heldObjectOwner, TARGET, usesHeldKey, type HeldObjectKind, type HeldObjects, type ModelContext } from '../models/index.js';
@@ -88,28 +88,91 @@ async function checked(ctx: ModelContext, held: HeldObjects, use: Use, provider:
     if (typeof answer?.id === 'string' && answer.id) await held.record(use.kind, provider, answer.id, owner);
     return;
   }
+  return listed(ctx, held, use.kind, provider, owner, next);
+}
+
+/** Provider pages one list request reads at most, its first included (see listed). */
+const MAX_PAGES = 10;
+/** The page size asked of the provider for the pages read to fill one (the cursor is by id: the size does not move it). */
+const FILL_LIMIT = 100;
+
+/**
+ * A list from the provider, filtered to the caller's own objects, in full pages: while fewer
+ * than the caller's `limit` (without one, the provider's first page's size) were kept and the
+ * provider has more, its next page is read (`after` its last id, of FILL_LIMIT items), at most
+ * MAX_PAGES pages in all. At most `limit` items are answered; `has_more` when more of the
+ * caller's may follow: the caller's next `after` (the last id answered) goes on from there, the
+ * objects between that id and where the reading stopped being another's. A list nothing was
+ * filtered out of passes as it came.
+ */
+async function listed(ctx: ModelContext, held: HeldObjects, kind: HeldObjectKind, provider: string, owner: string, next: () => Promise<void>): Promise<void> {
   await next();
   const answer = answerOf(ctx);
   if (!answer || !Array.isArray(answer.data)) return;
-  const items = answer.data as Json[];
-  const ids = items.flatMap((item) => (typeof item?.id === 'string' ? [item.id] : []));
-  const own = await held.ownedOf(use.kind, provider, owner, ids);
-  const data = items.filter((item) => typeof item?.id === 'string' && own.has(item.id));
-  for (const item of data) for (const file of filesOf(use.kind, item)) await held.record('file', provider, file, owner);
-  if (data.length === items.length) return;
-  const filtered: Json = { ...answer, data };
-  if ('first_id' in answer) filtered.first_id = (data[0]?.id as string | undefined) ?? null;
-  if ('last_id' in answer) filtered.last_id = (data.at(-1)?.id as string | undefined) ?? null;
-  const response = ctx.response as { status: number; headers?: Record<string, string> };
-  ctx.response = { kind: 'json', status: response.status, headers: response.headers, body: filtered };
+  const response = ctx.response as JsonAnswer;
+  const query = ctx.query;
+  const asked = Number(query.get('limit') ?? NaN);
+  const limited = Number.isInteger(asked) && asked > 0;
+  let items = answer.data as Json[];
+  const limit = limited ? asked : Math.max(1, items.length);
+  const data: Json[] = [];
+  const seen = new Set<string>();
+  let more = answer.has_more === true;
+  let filtered = false;
+  /** Own objects read past `limit` (on the last page read). */
+  let spare = false;
+  const callerQuery = [...query];
+  try {
+    for (let pages = 1; ; pages++) {
+      const fresh = items.filter((item): item is Json & { id: string } => typeof item?.id === 'string' && !seen.has(item.id));
+      for (const item of fresh) seen.add(item.id);
+      const ids = fresh.map((item) => item.id);
+      const own = await held.ownedOf(kind, provider, owner, ids);
+      for (const item of fresh) {
+        if (!own.has(item.id)) continue;
+        for (const file of filesOf(kind, item)) await held.record('file', provider, file, owner);
+        if (data.length < limit) data.push(item);
+        else spare = true;
+      }
+      if (own.size !== items.length) filtered = true;
+      const last = items.at(-1)?.id;
+      // A provider that answers ids already read (or none) does not go on after `after`: nothing more to read.
+      if (!filtered || data.length >= limit || !more || pages >= MAX_PAGES || typeof last !== 'string' || (pages > 1 && !fresh.length)) break;
+      query.set('after', last);
+      if (limited) query.set('limit', String(Math.max(limit, FILL_LIMIT)));
+      try {
+        await next();
+      } catch (err) {
+        // The pages read stand (the caller goes on from the last id answered); without one of its own, the failure is the answer.
+        if (ctx.callerGone || !data.length) throw err;
+        break;
+      }
+      const page = answerOf(ctx);
+      if (!page || !Array.isArray(page.data)) break;
+      items = page.data as Json[];
+      more = page.has_more === true;
+    }
+  } finally {
+    for (const key of [...new Set(query.keys())]) query.delete(key);
+    for (const [key, value] of callerQuery) query.append(key, value);
+  }
+  if (!filtered) {
+    ctx.response = response;
+    return;
+  }
+  const filteredAnswer: Json = { ...answer, data, has_more: spare || more };
+  if ('first_id' in answer) filteredAnswer.first_id = (data[0]?.id as string | undefined) ?? null;
+  if ('last_id' in answer) filteredAnswer.last_id = (data.at(-1)?.id as string | undefined) ?? null;
+  ctx.response = { kind: 'json', status: response.status, headers: response.headers, body: filteredAnswer };
 }
 
 /**
  * Files, batches and fine-tuning jobs a provider keeps for a key the gateway holds (a held
  * credential, providers.<id>.apiKey, an operator config's key): that key serves many tenants,
  * one account at the provider. Each object made through the gateway is recorded as its gateway
- * credential's; a list shows a caller only its own, and an id of another's (to read, delete,
- * cancel, or build a batch or a job on) is answered as an unknown id, 404, nothing sent. A
+ * credential's; a list shows a caller only its own (in full pages: see listed), and an id of
+ * another's (to read, delete, cancel, or build a batch or a job on) is answered as an unknown
+ * id, 404, nothing sent. A
  * batch's output files and a job's result files belong to the batch's or job's owner. Requests
  * on the caller's own provider key pass as they are: the provider tells its own. Runs once per
  * target attempt (after fallback), where the attempt's key is known.

@@ -51,6 +51,11 @@ export class GatewayTools {
     return this.services.get(MCP)?.has(name) === true;
   }
 
+  /** Whether `identity` may use tool server `name` (its permissions reach it). */
+  async mayUse(identity: Identity, name: string): Promise<boolean> {
+    return (await this.aggregator()).maySee(identity, name);
+  }
+
   private async aggregator(): Promise<Aggregator> {
     const endpoint = this.services.require(MCP);
     return (endpoint.parts ?? (await endpoint.load())).aggregator;

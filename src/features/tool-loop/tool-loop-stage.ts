@@ -5,7 +5,7 @@ import { REQUEST_SPAN } from '../../kernel/engine/tracing.js';
 import type { GatewayServices } from '../../kernel/engine/services.js';
 import type { Identity } from '../../kernel/engine/context.js';
 import { BODY, BODY_CHANGED, ensureJsonBody } from '../../kernel/engine/request-body.js';
-import { GatewayError, unauthorized } from '../../contract/errors/gateway-error.js';
+import { forbidden, GatewayError, unauthorized } from '../../contract/errors/gateway-error.js';
 import { ANONYMOUS, publicBaseUrl } from '../auth/index.js';
 import {
   CALL_TOKENS,
@@ -54,6 +54,19 @@ function callerOf(ctx: ModelContext, services: GatewayServices): Identity {
   if (ctx.identity) return ctx.identity;
   if (services.config.auth?.enabled) throw unauthorized('An mcp tool of a gateway tool server needs a gateway credential (x-gateway-token): the tools run with its permissions.');
   return ANONYMOUS;
+}
+
+/**
+ * Chat and Messages have no place in their answer for a tool server the credential may not use
+ * (Responses reports it in its mcp_list_tools item, as OpenAI does): such a request is a 403
+ * naming the server, before any model call, rather than a loop run without its tools.
+ */
+async function refuseUnreachableServers(route: LoopRoute, caller: Identity, tools: GatewayTools): Promise<void> {
+  for (const entry of route.entries) {
+    if (await tools.mayUse(caller, entry.label)) continue;
+    const where = route.format === 'chat' ? `tools[${entry.index}]` : `mcp_servers (${JSON.stringify(entry.name ?? entry.label)})`;
+    throw forbidden(`${where}: this credential may not use the tool server "${entry.label}".`);
+  }
 }
 
 /** The answer of one model call, as an object (a JSON answer; a non-2xx one is a ModelFailure). */
@@ -125,7 +138,9 @@ export default defineStage<ToolLoopStageConfig, ModelContext>({
         }
         return runToAnswer(ctx, paused, () => paused.loop.resume());
       }
-      const callerTools = meteredTools(ctx, tools.forCaller(callerOf(ctx, services), ctx.get(REQUEST_SPAN), ctx.id));
+      const caller = callerOf(ctx, services);
+      if (route.format !== 'responses') await refuseUnreachableServers(route, caller, tools);
+      const callerTools = meteredTools(ctx, tools.forCaller(caller, ctx.get(REQUEST_SPAN), ctx.id));
       const requested = typeof body.max_tool_calls === 'number' && body.max_tool_calls >= 0 ? Math.floor(body.max_tool_calls) : Infinity;
       const startedAt = Date.now();
       const limits: LoopLimits = {

@@ -17,7 +17,7 @@ export interface AuthenticateStageConfig {
    */
   providerKey?: boolean;
   /**
-   * admin: gateway keys (Authorization: Bearer gwt_... or a config key) whose roles, on the key or its user's in the tenants, include one of these may use the routes too; the admin token always may. viewer reads only; team_admin reads and writes its own team's users, keys and budgets.
+   * admin: gateway keys (Authorization: Bearer gwt_... or a config key) whose roles, on the key or its user's in the tenants, include one of these may use the routes too; the admin token always may. viewer reads only; team_admin reads and writes its own team's users, keys and budgets. None given: the admin role only (the admin token, an admin session or a key holding admin).
    */
   roles?: ('admin' | 'viewer' | 'team_admin')[];
   /**

@@ -250,12 +250,16 @@ export class GatewayContext<E extends RouteDef = RouteDef> {
     return this.callerSignal.aborted;
   }
 
-  /** Whether the URL carries a query string (without parsing it). */
+  /** Whether the request carries a query (the URL's, unparsed; once parsed, `query` as it is now). */
   get hasQuery(): boolean {
-    return this.rawQuery !== '';
+    const parsed = this.parsedQuery;
+    return parsed === undefined ? this.rawQuery !== '' : parsed.size > 0;
   }
 
-  /** The query string's parameters (parsed on first use). */
+  /**
+   * The query string's parameters (parsed on first use). A stage may change them for the stages
+   * after it (held-objects asks the provider for the next page of a list), and puts them back.
+   */
   get query(): URLSearchParams {
     return (this.parsedQuery ??= new URLSearchParams(this.rawQuery));
   }

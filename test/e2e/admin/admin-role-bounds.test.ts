@@ -127,6 +127,32 @@ describe('the admin API keeps a team_admin within its team, and a blocked key ou
     expect((await admin('POST', '/v1/auth/tokens', { user: 'ops', team: 'alpha', organization: 'globex', models: ['smart'] })).status).toBe(201);
   });
 
+  it('a key holding the admin role opens as a bearer every admin route its console session opens; a viewer reads the ledger, a team_admin its team’s usage only', async () => {
+    const ops = await issueKey(gw.url, ADMIN, { user: 'root@example.com', roles: ['admin'] });
+    const viewer = await issueKey(gw.url, ADMIN, { user: 'auditor@example.com', roles: ['viewer'] });
+    const plain = await issueKey(gw.url, ADMIN, { user: 'plain@example.com', team: 'alpha' });
+    const login = await fetch(`${gw.url}/v1/admin/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: ops.token }) });
+    expect(login.status).toBe(201);
+    const cookie = login.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
+    for (const path of ['/v1/admin/config', '/v1/admin/credentials', '/v1/admin/usage', '/v1/admin/requests']) {
+      const bySession = await fetch(`${gw.url}${path}`, { headers: { cookie } });
+      expect(bySession.status, path).toBe(200);
+      expect((await call('GET', path, ops.token)).status, path).toBe(200);
+    }
+    for (const path of ['/v1/admin/usage', '/v1/admin/requests']) expect((await call('GET', path, viewer.token)).status, path).toBe(200);
+    for (const path of ['/v1/admin/config', '/v1/admin/credentials']) refused(await call('GET', path, viewer.token));
+    refused(await call('POST', '/v1/admin/config/reload', viewer.token));
+    for (const key of [lead.token, plain.token]) {
+      for (const path of ['/v1/admin/config', '/v1/admin/credentials', '/v1/admin/requests']) refused(await call('GET', path, key));
+    }
+    // The usage report: a team_admin's own team's only (test/e2e/governance/metering.test.ts checks its sums), a plain key none.
+    expect((await call('GET', '/v1/admin/usage', lead.token)).body).toMatchObject({ object: 'usage_report', team: 'alpha' });
+    refused(await call('GET', '/v1/admin/usage', plain.token));
+  });
+
   it('a blocked key is a 403 on the admin API and at login, as on every route; a revoked key cannot be blocked or unblocked', async () => {
     const ops = await issueKey(gw.url, ADMIN, { user: 'ops@example.com', roles: ['admin'] });
     expect((await call('GET', '/v1/admin/teams', ops.token)).status).toBe(200);

@@ -14,6 +14,7 @@ import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 
 const KEY = 'cfg-metering-key-alpha-0001-0123456789abcdef';
 const KEY_B = 'cfg-metering-key-beta-0002-0123456789abcdef';
+const ADS_LEAD = 'cfg-metering-key-ads-lead-0003-0123456789ab';
 const ADMIN = 'admin-token-metering-0003-0123456789abcdef';
 const PRICES = testPrices({
   'openai/gpt-4o-mini': { input: '0.00000015', output: '0.0000006', cache_read: '0.000000075' },
@@ -56,6 +57,7 @@ describe('metering requests made with a gateway key', () => {
           apiKeys: [
             { key: KEY, user: 'ann@example.com', team: 'search' },
             { key: KEY_B, user: 'bob@example.com', team: 'ads' },
+            { key: ADS_LEAD, user: 'lead@example.com', team: 'ads', roles: ['team_admin'] },
           ],
         },
         pricing: { unpriced: 'refuse' },
@@ -313,6 +315,15 @@ describe('metering requests made with a gateway key', () => {
       const [header, ...lines] = text.trim().split('\n');
       expect(header!.split(',').slice(0, 3)).toEqual(['team', 'requests', 'input_tokens']);
       expect(lines.find((l) => l.startsWith('ads,'))!.split(',')[1]).toBe(String(ads.length));
+      // A team_admin reads its own team's usage only; the recent requests are not its to read.
+      const scoped = await request(`${gw.url}/v1/admin/usage?group_by=team&from=${from}`, { headers: { authorization: `Bearer ${ADS_LEAD}` } });
+      expect(scoped.statusCode).toBe(200);
+      const own = (await scoped.body.json()) as any;
+      expect(own.team).toBe('ads');
+      expect(own.data.map((l: any) => [l.group, l.requests])).toEqual([['ads', ads.length]]);
+      const recent = await request(`${gw.url}/v1/admin/requests`, { headers: { authorization: `Bearer ${ADS_LEAD}` } });
+      expect(recent.statusCode).toBe(403);
+      await recent.body.text();
       const bad = await request(`${gw.url}/v1/admin/usage?group_by=planet`, { headers: { authorization: `Bearer ${ADMIN}` } });
       expect(bad.statusCode).toBe(400);
       expect(((await bad.body.json()) as any).error.param).toBe('group_by');

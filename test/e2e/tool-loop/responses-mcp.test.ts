@@ -480,6 +480,24 @@ describe('/v1/responses mcp tools run with the caller’s permissions', () => {
     expect(remote.calls.length).toBe(before);
   });
 
+  it('on chat completions, a server the caller may not use is a 403 naming it before any model call (chat has no list item to report it in)', async () => {
+    const client = new OpenAI({
+      baseURL: `${gw.url}/v1`,
+      apiKey: 'sk-provider-key-1',
+      defaultHeaders: { 'x-gateway-provider': 'deepseek', 'x-gateway-token': BLIND },
+      maxRetries: 0,
+    });
+    const modelCalls = fake.received('POST /chat/completions').length;
+    const refused = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'Add' }], tools: [MCP_TOOL as any] }).then(
+      () => undefined,
+      (err: unknown) => err as InstanceType<typeof OpenAI.APIError>,
+    );
+    expect(refused?.status).toBe(403);
+    expect(refused?.error).toMatchObject({ type: 'permission_error', code: 'insufficient_permissions' });
+    expect(refused?.message).toMatch(/tools\[0\]: this credential may not use the tool server "remote"/);
+    expect(fake.received('POST /chat/completions').length).toBe(modelCalls);
+  });
+
   it('the list is what the caller’s permissions allow: the model is offered only those tools', async () => {
     plan.tool = 'echo';
     plan.args = { text: 'narrow' };

@@ -4,6 +4,7 @@ import { matchesWildcard } from '../../../kernel/text/wildcard.js';
 import { ALL_SCOPES, canRead, canWrite, type AdminAccess, type TokenResource } from '../../auth/index.js';
 import type { TenantKind } from '../tenants/tenant-store.js';
 import type { TenantService } from '../tenants/tenant-service.js';
+import { keyMayUseModel } from '../model-access.js';
 
 /** The roles a team_admin may hand out (to its users and keys): none that reaches beyond its team. */
 const TEAM_GRANTABLE = new Set(['team_admin']);
@@ -96,7 +97,7 @@ export class TeamScope {
     const found = await this.tenants.get('team', team);
     const allowed = Array.isArray(found?.models) ? (found.models as unknown[]).filter((m): m is string => typeof m === 'string') : undefined;
     if (!allowed) return;
-    const beyond = models.filter((m) => typeof m === 'string' && !allowed.some((pattern) => matchesWildcard(pattern, m)));
+    const beyond = models.filter((m) => typeof m === 'string' && !keyMayUseModel(allowed, m));
     if (beyond.length) throw forbidden(`The team ${team} may not use the models ${beyond.slice(0, 5).join(', ')} (models: its team's are ${allowed.join(', ') || 'none'}).`);
   }
 

@@ -5,7 +5,7 @@ import { describeErrors, validatorFor } from '../../../kernel/config/schema-vali
 import { LruMap } from '../../../kernel/lru.js';
 import { compilePlan, PlanError, type PlanEnvironment, type CompiledPlan, type PlanNode } from '../../models/index.js';
 import type { GatewayKey } from '../governance-types.js';
-import { keyMayUseModel } from './model-access.js';
+import { keyMayUseModel } from '../model-access.js';
 import type { CatalogueChoice } from '../governance-slots.js';
 
 /** The fields of models.<name> that are the catalogue's own; the rest is a routing config. */

@@ -4,7 +4,7 @@ import type { PriceResolver } from '../prices/price-resolver.js';
 import { priceView } from '../prices/price-resolver.js';
 import type { PriceTable } from '../prices/price-table.js';
 import type { Catalogue } from './catalogue.js';
-import { keyMayUseModel } from './model-access.js';
+import { keyMayUseModel } from '../model-access.js';
 import type { StoreReading } from '../tenants/store-reading.js';
 import type { ApiTeamModels } from '../tenants/api-teams.js';
 

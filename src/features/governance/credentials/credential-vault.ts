@@ -3,7 +3,7 @@ import { registerSecrets } from '../../../kernel/errors/redact.js';
 import type { Logger } from '../../../kernel/observability/logger.js';
 import type { HeldCredential, HeldCredentialSource } from '../../models/index.js';
 import { GATEWAY_KEY } from '../governance-slots.js';
-import { keyReachesEntry } from '../catalogue/model-access.js';
+import { keyMayUseModel, keyReachesEntry } from '../model-access.js';
 import type { GatewayKey } from '../governance-types.js';
 import { fieldSecrets, lastFour } from './credential-fields.js';
 import type { CredentialStore } from './credential-store.js';
@@ -156,6 +156,18 @@ export class CredentialVault implements HeldCredentialSource {
     if (key.models === undefined && team === undefined) return true;
     if (model === undefined || !this.access) return false;
     return this.access.reachesWithCredential(name, model, key, team);
+  }
+
+  mayUseOperatorKey(ctx: GatewayContext, provider: string, model: string | undefined): boolean {
+    const key = ctx.get(GATEWAY_KEY);
+    // A config-file key (auth.apiKeys) has no model list.
+    if (!key) return true;
+    const team = this.access?.teamModels(key);
+    if (key.models === undefined && team === undefined) return true;
+    if (model === undefined) return false;
+    const qualified = `${provider}/${model}`;
+    const names = (models: readonly string[] | undefined): boolean => keyMayUseModel(models, model) || keyMayUseModel(models, qualified);
+    return names(key.models) && names(team);
   }
 
   list(): CredentialResource[] {

@@ -23,6 +23,8 @@ export interface UsageQuery {
   /** Unix ms, exclusive. */
   to: number;
   interval?: Interval;
+  /** Only this team's requests (a team_admin's report). */
+  team?: string;
 }
 
 /** One line of the report: the group (and time bucket) and its sums. */
@@ -64,8 +66,9 @@ export async function usageReport(store: SqlStore, query: UsageQuery, usd: (micr
   const sql =
     `SELECT ${[...keys, 'COUNT(*) AS requests', sums, 'SUM(cost_micros) AS cost_micros', 'SUM(CASE WHEN cost_micros IS NULL THEN 1 ELSE 0 END) AS unpriced', 'SUM(CASE WHEN estimated <> 0 THEN 1 ELSE 0 END) AS estimated'].join(', ')}` +
     ` FROM gateway_usage WHERE at >= ? AND at < ?` +
+    (query.team !== undefined ? ' AND team = ?' : '') +
     (groupBy ? ` GROUP BY ${groupBy} ORDER BY ${groupBy}` : '');
-  const rows = await store.query<Record<string, unknown>>(sql, [query.from, query.to]);
+  const rows = await store.query<Record<string, unknown>>(sql, query.team !== undefined ? [query.from, query.to, query.team] : [query.from, query.to]);
   return rows
     .filter((r) => Number(r.requests) > 0)
     .map((r) => {

@@ -1,4 +1,4 @@
-import { keyMayUseModel } from '../catalogue/model-access.js';
+import { keyMayUseModel } from '../model-access.js';
 import type { UsageReportStageConfig } from '../../../generated/stages/usage-report.js';
 import { schemaDocument } from '../../../kernel/config/schema-validator.js';
 import { headerValue, type GatewayContext, IDENTITY, RESPONSE } from '../../../kernel/engine/context.js';
@@ -7,7 +7,7 @@ import { defineStage } from '../../../kernel/engine/stage.js';
 import { getStore } from '../../../kernel/store/store-capability.js';
 import { badRequest, forbidden, unauthorized } from '../../../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../../../contract/routes.js';
-import { checkAdminCredential, ADMIN_SESSIONS, CONFIG_KEYS, TOKEN_SERVICE, checkGatewayCredential, bearerValue } from '../../auth/index.js';
+import { checkAdminOrKey, ADMIN_SESSIONS, CONFIG_KEYS, TOKEN_SERVICE, USER_ROLES, checkGatewayCredential, bearerValue } from '../../auth/index.js';
 import { usdFromMicros } from '../prices/money.js';
 import { METER_DEPS } from './metering-services.js';
 import { GATEWAY_KEY } from '../governance-slots.js';
@@ -60,7 +60,7 @@ function budgetWindow(budget: { window?: { period?: string; kind?: string; timez
 }
 
 /**
- * GET /v1/admin/usage (admin token) and GET /v1/me (a gateway key). The report is one SQL
+ * GET /v1/admin/usage (admin token, the admin or viewer role, or a team_admin for its own team) and GET /v1/me (a gateway key). The report is one SQL
  * statement over the usage ledger (see usage-report.ts); /v1/me reads the key's budgets' spend
  * from the budget ledger.
  */
@@ -77,19 +77,30 @@ export default defineStage<UsageReportStageConfig, Ctx>({
     const tokens = services.require(TOKEN_SERVICE);
     const keys = services.get(CONFIG_KEYS);
     const sessions = services.get(ADMIN_SESSIONS);
+    const userRoles = services.get(USER_ROLES);
+    /** The recent requests read the whole gateway's traffic: the admin token, or an admin session or key with a role that reads everything. */
+    const readsEverything = (ctx: Ctx) => checkAdminOrKey(ctx.req, services.config, ['admin', 'viewer'], tokens, keys, userRoles, sessions);
     const maxRangeDays = config.maxRangeDays ?? 400;
     const catalogue = Object.keys((services.config as { models?: Record<string, unknown> }).models ?? {});
     const report = async (ctx: Ctx) => {
-      await checkAdminCredential(ctx.req, services.config, sessions, { tokens, keys });
+      // A team_admin reads its own team's usage: the report is limited to that team.
+      const { access } = await checkAdminOrKey(ctx.req, services.config, ['admin', 'viewer', 'team_admin'], tokens, keys, userRoles, sessions);
+      if (access.role === 'team_admin' && access.team === undefined) throw forbidden('This team_admin key belongs to no team: it has no usage to read.');
       ctx.set(CALLER, true);
       const { query, format } = reportQuery(ctx, maxRangeDays);
+      if (access.role === 'team_admin') query.team = access.team;
       const lines = await usageReport(store, query, usdFromMicros);
       const window = { from: new Date(query.from).toISOString(), to: new Date(query.to).toISOString() };
       if (format === 'csv') {
         ctx.response = { kind: 'binary', status: 200, contentType: 'text/csv; charset=utf-8', body: Buffer.from(usageCsv(lines, query), 'utf8') };
         return;
       }
-      ctx.response = { kind: 'json', status: 200, body: { object: 'usage_report', ...window, group_by: query.groupBy ?? null, interval: query.interval ?? null, data: lines } };
+      const scope = query.team !== undefined ? { team: query.team } : {};
+      ctx.response = {
+        kind: 'json',
+        status: 200,
+        body: { object: 'usage_report', ...window, ...scope, group_by: query.groupBy ?? null, interval: query.interval ?? null, data: lines },
+      };
     };
     const me = async (ctx: Ctx) => {
       const value = presentedKey(ctx)?.trim();
@@ -138,7 +149,7 @@ export default defineStage<UsageReportStageConfig, Ctx>({
       };
     };
     const requests = async (ctx: Ctx) => {
-      await checkAdminCredential(ctx.req, services.config, sessions, { tokens, keys });
+      await readsEverything(ctx);
       ctx.set(CALLER, true);
       if (ctx.endpoint.operation === 'admin.requests.list') {
         ctx.response = { kind: 'json', status: 200, body: await listRecentRequests(store, ctx.query) };

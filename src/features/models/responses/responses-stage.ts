@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
 import type { ResponsesStateStageConfig } from '../../../generated/stages/responses-state.js';
 import { schemaDocument } from '../../../kernel/config/schema-validator.js';
 import { defineStage } from '../../../kernel/engine/stage.js';
 import type { GatewayServices } from '../../../kernel/engine/services.js';
 import { BODY, BODY_CHANGED, ensureJsonBody } from '../../../kernel/engine/request-body.js';
 import { CALLER } from '../../../kernel/engine/report.js';
-import { badRequest, GatewayError, notFound, semanticError } from '../../../contract/errors/gateway-error.js';
+import { badRequest, GatewayError, notFound } from '../../../contract/errors/gateway-error.js';
 import { PartStream } from '../../../contract/part-stream.js';
 import type { StreamPart } from '../../../contract/stream-parts.js';
 import { ResponsesWriter } from '../../../contract/openai/responses-writer.js';
@@ -16,6 +15,7 @@ import { answerJson } from '../answer-json.js';
 import { isTranslated } from '../translations.js';
 import { normalizeInput, outputAsInput } from './input-items.js';
 import { RESPONSE_STORE, type StoredResponse } from './response-store.js';
+import { answerKept, ownerOf } from './kept-response-answers.js';
 import { ANSWERED_BY_GATEWAY } from './answered-by-gateway.js';
 import { RESPONSE, IDENTITY } from '../../../kernel/engine/context.js';
 import { usesHeldKey } from '../routing/held-credentials.js';
@@ -23,14 +23,6 @@ import { HELD_OBJECTS, type HeldObjects } from '../routing/held-objects.js';
 
 type GatewayContext = ModelContext;
 type Json = Record<string, unknown>;
-
-/** Whose responses these are: the gateway credential, else the provider key (hashed). */
-function ownerOf(ctx: GatewayContext): string {
-  if (ctx.identity) return `identity:${ctx.identity.id}`;
-  return `key:${createHash('sha256')
-    .update(ctx.get(PROVIDER_KEY) ?? '')
-    .digest('hex')}`;
-}
 
 /**
  * Whether a response id this caller does not keep here may go to the attempt's provider: always
@@ -61,11 +53,6 @@ function nativeFor(ctx: GatewayContext, services: GatewayServices, operation: 'r
   return adapter !== undefined && !isTranslated(adapter);
 }
 
-function json(ctx: GatewayContext, body: unknown, status = 200): void {
-  ctx.response = { kind: 'json', status, body };
-  ctx.set(GATEWAY_SERVED, true);
-}
-
 /** Conversation items of a kept chain, as input for a provider (own ids of translated items dropped for a native one). */
 function conversation(chain: StoredResponse[], forNative: boolean): Json[] {
   const items: Json[] = [];
@@ -84,25 +71,6 @@ function conversation(chain: StoredResponse[], forNative: boolean): Json[] {
     }
   }
   return items;
-}
-
-/** A page of input items: limit (1-100, default 20), order (desc by default), after (an item id). */
-function itemPage(items: Json[], query: URLSearchParams): Json {
-  const limitText = query.get('limit');
-  if (limitText !== null && (!/^\d+$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > 100)) throw badRequest('limit must be an integer from 1 to 100.', 'limit');
-  const order = query.get('order') ?? 'desc';
-  if (order !== 'asc' && order !== 'desc') throw badRequest('order must be asc or desc.', 'order');
-  const ordered = order === 'desc' ? [...items].reverse() : items;
-  const after = query.get('after');
-  let start = 0;
-  if (after !== null) {
-    const at = ordered.findIndex((item) => item.id === after);
-    if (at < 0) throw notFound(`No input item ${after} in this response.`, 'after');
-    start = at + 1;
-  }
-  const limit = limitText === null ? 20 : Number(limitText);
-  const data = ordered.slice(start, start + limit);
-  return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: start + limit < ordered.length };
 }
 
 /**
@@ -219,20 +187,7 @@ export default defineStage<ResponsesStateStageConfig, GatewayContext>({
           if (nativeFor(ctx, services, 'responses.retrieve') && (await providerMayResolve(ctx, held, id))) return next();
           throw notFound(`No response ${id}.`, 'response_id');
         }
-        switch (operation) {
-          case 'responses.retrieve':
-            return json(ctx, record.response);
-          case 'responses.delete': {
-            // one the provider keeps too is deleted there first (its answer goes back as it came)
-            const atProvider = record.native && (await deleteAtProvider(ctx, services, record, next));
-            await store.delete(owner, id);
-            return atProvider ? undefined : json(ctx, { id, object: 'response.deleted', deleted: true });
-          }
-          case 'responses.cancel':
-            throw semanticError(`Response ${id} is ${String(record.response.status)}: only background responses in progress can be cancelled.`, 'response_id');
-          default:
-            return json(ctx, itemPage(record.inputItems, ctx.query));
-        }
+        return answerKept(ctx, store, owner, record, () => deleteAtProvider(ctx, services, record, next));
       }
       await ensureJsonBody(ctx, bodyLimit);
       const original: Json = ctx.get(BODY)!;

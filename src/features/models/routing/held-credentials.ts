@@ -26,6 +26,14 @@ export interface HeldCredentialSource {
    * naming the credential gets no more than that (`undefined`: the request names no model).
    */
   mayUseForModel(ctx: GatewayContext, name: string, model: string | undefined): boolean;
+  /**
+   * Whether this request's gateway key (and its team) may have `model` sent upstream to
+   * `provider` with a key the operator set outside the catalogue (a named config's key or cloud
+   * secrets, providers.<id>.apiKey): a key limited to some models only a model its `models` name,
+   * as `<model>` or `<provider>/<model>` (`undefined`: the request names none, which a limited
+   * key may not).
+   */
+  mayUseOperatorKey(ctx: GatewayContext, provider: string, model: string | undefined): boolean;
 }
 
 export const HELD_CREDENTIALS = defineService<HeldCredentialSource>('held-credentials');

@@ -34,6 +34,8 @@ interface Run {
   circuitScope: string;
   /** Who wrote the plan run (undefined for a single target from the headers). */
   planOrigin?: 'caller' | 'operator';
+  /** Whether the plan is an operator's named config (configs.<name>), not a catalogue model's. */
+  namedConfig?: boolean;
 }
 
 function toGatewayError(err: unknown, provider?: string): GatewayError {
@@ -88,6 +90,7 @@ export class PlanRunner {
       keyOwner: ctx.get(PROVIDER) ?? plan.firstProvider,
       circuitScope: plan.name !== undefined ? `${plan.name}:` : 'caller',
       planOrigin: plan.origin,
+      namedConfig: plan.origin === 'operator' && plan.name !== undefined,
     };
     return this.runNode(plan.root, run);
   }
@@ -185,7 +188,11 @@ export class PlanRunner {
       this.refused.set(target, `No API key for ${provider}: the key this config holds is used only for requests that bring a gateway credential (x-gateway-token).`);
     } else {
       // The operator's own key or cloud secrets (configs.<name>, models.<name>) are held keys too.
-      if (node.heldSecrets) markHeldKey(target);
+      if (node.heldSecrets) {
+        const refusal = this.operatorKeyRefusal(run, provider, node);
+        if (refusal) this.refused.set(target, refusal);
+        markHeldKey(target);
+      }
       if (s.apiKey === undefined) this.resolveKey(target, node, run);
     }
     if (s.customHost !== undefined) target.baseUrl = s.customHost;
@@ -223,9 +230,9 @@ export class PlanRunner {
       this.refused.set(target, `No API key for ${provider}: credential "${name}" is used only for requests with a gateway key allowed to use it.`);
       return;
     }
-    if (run.planOrigin !== 'operator') {
-      // A caller's own config gets no more of the credential than the catalogue models its key may use.
-      const refusal = this.modelRefusal(run.ctx, name, node);
+    if (run.planOrigin !== 'operator' || run.namedConfig) {
+      // A caller's own config, or an operator's named one, gets no more of the credential than the catalogue models its key may use.
+      const refusal = this.modelRefusal(run.ctx, node, `credential "${name}"`, (model) => this.held!.mayUseForModel(run.ctx, name, model));
       if (refusal) {
         this.refused.set(target, refusal);
         return;
@@ -243,15 +250,26 @@ export class PlanRunner {
    * names its model but names none (the provider's default) is refused to a key limited to some
    * models. The refusal of a model is the catalogue's: 404 model_not_found, as for an unknown one.
    */
-  private modelRefusal(ctx: GatewayContext, name: string, node: PlanNode): GatewayError | undefined {
+  private modelRefusal(ctx: GatewayContext, node: PlanNode, what: string, mayUse: (model: string | undefined) => boolean): GatewayError | undefined {
     const override = node.settings.overrideParams?.model;
     const model = typeof override === 'string' ? override : requestModel(ctx);
     if (model !== undefined) {
-      if (this.held!.mayUseForModel(ctx, name, model)) return undefined;
+      if (mayUse(model)) return undefined;
       return new GatewayError('model_not_found', `The model ${JSON.stringify(model.slice(0, 256))} does not exist or this key may not use it.`, { param: 'model' });
     }
-    if (!namesItsModel(ctx.endpoint as RouteSpec) || this.held!.mayUseForModel(ctx, name, undefined)) return undefined;
-    return forbidden(`This key may use credential "${name}" only for requests that name a model it may use; this request names none.`);
+    if (!namesItsModel(ctx.endpoint as RouteSpec) || mayUse(undefined)) return undefined;
+    return forbidden(`This key may use ${what} only for requests that name a model it may use; this request names none.`);
+  }
+
+  /**
+   * Why an operator's named config may not send this request to `provider` with the key it
+   * holds (its own, or providers.<id>.apiKey) (undefined: it may). A key limited to some models
+   * (or whose team is) spends the operator's keys only on models it names, as the catalogue
+   * would: a named config is no way around the key's `models`.
+   */
+  private operatorKeyRefusal(run: Run, provider: string, node: PlanNode): GatewayError | undefined {
+    if (!run.namedConfig || !this.held) return undefined;
+    return this.modelRefusal(run.ctx, node, `the key the gateway holds for ${provider}`, (model) => this.held!.mayUseOperatorKey(run.ctx, provider, model));
   }
 
   /**
@@ -281,6 +299,11 @@ export class PlanRunner {
           `No API key for ${provider}: the key the gateway holds for ${provider} is used only for requests that bring a gateway credential (x-gateway-token); send your own key.`,
         );
       } else {
+        const refusal = this.operatorKeyRefusal(run, provider, node);
+        if (refusal) {
+          this.refused.set(target, refusal);
+          return;
+        }
         target.apiKey = configured;
         markHeldKey(target);
       }

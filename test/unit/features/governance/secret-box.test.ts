@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { deriveKey, SecretBox } from '../../../../src/features/governance/credentials/secret-box.js';
-import { keyMayUseModel, keyReachesEntry } from '../../../../src/features/governance/catalogue/model-access.js';
+import { keyMayUseModel, keyReachesEntry } from '../../../../src/features/governance/model-access.js';
 
 const salt = Buffer.from('00112233445566778899aabbccddeeff', 'hex');
 

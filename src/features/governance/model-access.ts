@@ -1,4 +1,4 @@
-import { matchesWildcard } from '../../../kernel/text/wildcard.js';
+import { matchesWildcard } from '../../kernel/text/wildcard.js';
 
 /** Whether a key's `models` (undefined: every model) allow the catalogue model `name`. */
 export function keyMayUseModel(models: readonly string[] | undefined, name: string): boolean {

@@ -1,0 +1,104 @@
+/**
+ * The Responses API with nothing but a gateway key and a catalogue model, through the `openai`
+ * SDK: a response made by model name is read back, listed and deleted by its id alone (such
+ * requests name no model to route by; before, they asked for x-gateway-provider). Another key's
+ * id is an unknown one.
+ */
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeUpstream } from '../../helpers/fake-upstream.js';
+import { fixtureJson } from '../../helpers/fixtures.js';
+import { issueKey } from '../../helpers/gateway-keys.js';
+import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
+
+const ADMIN = 'admin-token-responses-keys-0123456789ab';
+
+describe('the Responses API with a gateway key alone', () => {
+  let openai: FakeUpstream;
+  let anthropic: FakeUpstream;
+  let gw: TestGateway;
+  let alice: OpenAI;
+  let bob: OpenAI;
+
+  const refusal = (call: Promise<unknown>) =>
+    call.then(
+      () => {
+        throw new Error('the request was served');
+      },
+      (err: unknown) => err as InstanceType<typeof OpenAI.APIError>,
+    );
+
+  beforeAll(async () => {
+    anthropic = await new FakeUpstream().on('POST /v1/messages', { json: fixtureJson('anthropic', 'text') }).start();
+    openai = await new FakeUpstream()
+      .on('POST /v1/responses', {
+        json: {
+          id: 'resp_native_1',
+          object: 'response',
+          created_at: 1,
+          status: 'completed',
+          model: 'gpt-4o-mini',
+          output: [{ type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'native', annotations: [] }] }],
+          usage: { input_tokens: 3, output_tokens: 1, total_tokens: 4 },
+        },
+      })
+      .start();
+    gw = await startGateway({
+      logging: { level: 'warn' },
+      auth: { adminToken: ADMIN },
+      secrets: { key: 'ab'.repeat(32) },
+      providers: { openai: { baseUrl: `${openai.url}/v1` }, anthropic: { baseUrl: anthropic.url } },
+      credentials: { 'anthropic-prod': { provider: 'anthropic', api_key: 'sk-ant-held-responses-01' }, 'openai-prod': { provider: 'openai', api_key: 'sk-held-responses-02' } },
+      models: {
+        claude: { credential: 'anthropic-prod', model: 'claude-sonnet-4-5' },
+        'gpt-fast': { credential: 'openai-prod', model: 'gpt-4o-mini' },
+      },
+    });
+    const client = async (user: string) => new OpenAI({ apiKey: (await issueKey(gw.url, ADMIN, { user })).token, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+    alice = await client('alice@example.com');
+    bob = await client('bob@example.com');
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await Promise.all([openai, anthropic].map((f) => f?.stop()));
+  });
+
+  it('reads back, lists the input of and deletes a kept response by its id, and another key finds none of it', async () => {
+    const made = await alice.responses.create({ model: 'claude', input: 'Hello there' });
+    expect(made.status).toBe('completed');
+    const sent = anthropic.requests.length;
+
+    const read = await alice.responses.retrieve(made.id);
+    expect(read.id).toBe(made.id);
+    expect(read.output_text).toBe(made.output_text);
+    const items = await alice.responses.inputItems.list(made.id);
+    expect(items.data.map((item: any) => item.content?.[0]?.text)).toEqual(['Hello there']);
+
+    for (const call of [
+      () => bob.responses.retrieve(made.id),
+      () => bob.responses.inputItems.list(made.id),
+      () => bob.responses.delete(made.id),
+      () => alice.responses.retrieve('resp_unknown_0'),
+    ]) {
+      const refused = await refusal(call());
+      expect(refused.status).toBe(404);
+      expect(refused.error).toMatchObject({ code: 'not_found', param: 'response_id' });
+    }
+
+    await alice.responses.delete(made.id);
+    expect((await refusal(alice.responses.retrieve(made.id))).status).toBe(404);
+    // All of it from the gateway's store: nothing more went upstream.
+    expect(anthropic.requests.length).toBe(sent);
+  });
+
+  it('reads back a response its provider keeps too, and asks for a way to reach that provider to delete it there as well', async () => {
+    const made = await alice.responses.create({ model: 'gpt-fast', input: 'Hi' });
+    expect(made.id).toBe('resp_native_1');
+    expect((await alice.responses.retrieve(made.id)).output_text).toBe('native');
+    const refused = await refusal(alice.responses.delete(made.id));
+    expect(refused.status).toBe(400);
+    expect(refused.message).toMatch(/kept by openai too/);
+    expect((await alice.responses.retrieve(made.id)).id).toBe(made.id);
+    expect(openai.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/responses']);
+  });
+});
