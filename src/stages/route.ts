@@ -6,7 +6,7 @@ import type { GatewayServices } from '../kernel/engine/services.js';
 import { defineStage } from '../kernel/engine/stage.js';
 import { ExtensionConfigError } from '../kernel/engine/extension.js';
 import { PipelineError } from '../kernel/engine/pipeline-compiler.js';
-import { badRequest, GatewayError } from '../contract/errors/gateway-error.js';
+import { badRequest, modelNotFound } from '../contract/errors/gateway-error.js';
 import { namesItsModel } from '../contract/routes.js';
 import { API_TEAMS, CATALOGUE, CATALOGUE_MODEL, teamModels, teamModelsReady, type Catalogue } from '../features/governance/index.js';
 import { GATEWAY_KEY } from '../features/auth/index.js';
@@ -34,11 +34,6 @@ export function targetFromHeaders(ctx: ModelContext, services: GatewayServices):
     target.callerHost = true;
   }
   return target;
-}
-
-/** The same answer for a model the catalogue lacks and one the key may not use (contract section 8). */
-function modelNotFound(name: string): GatewayError {
-  return new GatewayError('model_not_found', `The model ${JSON.stringify(name.slice(0, 256))} does not exist or this key may not use it.`, { param: 'model' });
 }
 
 /**

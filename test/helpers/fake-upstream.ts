@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { listenOnLoopback, type LoopbackServer } from './loopback-server.js';
 
 /** One request the fake received, for asserting what the gateway sent upstream. */
 export interface ReceivedRequest {
@@ -27,7 +27,7 @@ export class FakeUpstream {
   readonly requests: ReceivedRequest[] = [];
   private readonly routes = new Map<string, FakeReply[]>();
   private readonly hits = new Map<string, number>();
-  private server?: Server;
+  private server?: LoopbackServer;
   url = '';
 
   on(route: string, ...replies: FakeReply[]): this {
@@ -44,16 +44,13 @@ export class FakeUpstream {
   }
 
   async start(): Promise<this> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.server = await listenOnLoopback((req, res) => void this.handle(req, res));
+    this.url = this.server.url;
     return this;
   }
 
   async stop(): Promise<void> {
-    if (!this.server) return;
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+    await this.server?.close();
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -71,4 +71,7 @@ export const notFound = (message: string, param?: string) => new GatewayError('n
 export const conflict = (message: string, param?: string) => new GatewayError('conflict', message, { param });
 export const unauthorized = (message: string) => new GatewayError('invalid_api_key', message);
 export const forbidden = (message: string) => new GatewayError('insufficient_permissions', message);
+/** A model name a gateway key may not use, or that does not exist: the same 404 for both (contract section 8). */
+export const modelNotFound = (name: string) =>
+  new GatewayError('model_not_found', `The model ${JSON.stringify(name.slice(0, 256))} does not exist or this key may not use it.`, { param: 'model' });
 export const internalError = (cause?: unknown) => new GatewayError('internal_error', 'The gateway hit an unexpected error.', { cause });

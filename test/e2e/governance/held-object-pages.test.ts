@@ -6,10 +6,10 @@
  * of its own objects. The held-objects stage now reads the provider's next pages (cursor `after`)
  * until the page holds `limit` of the caller's objects, or the provider has no more.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listenOnLoopback, type LoopbackServer } from '../../helpers/loopback-server.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { issueKey } from '../../helpers/gateway-keys.js';
 
@@ -30,20 +30,18 @@ class ProviderAccount {
   /** The most items a page holds, whatever `limit` asks (OpenAI: 10000 files, 100 batches or jobs). */
   pageMax: number | undefined;
   url = '';
-  private server?: Server;
+  private server?: LoopbackServer;
   private n = 0;
   private readonly items: Record<Kind, Item[]> = { files: [], batches: [], jobs: [] };
 
   async start(): Promise<this> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.server = await listenOnLoopback((req, res) => void this.handle(req, res));
+    this.url = this.server.url;
     return this;
   }
 
   async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    await this.server?.close();
   }
 
   private page(kind: Kind, query: URLSearchParams) {

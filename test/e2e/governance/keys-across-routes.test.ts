@@ -5,6 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { FakeUpstream } from '../../helpers/fake-upstream.js';
 import { parseForm } from '../../helpers/multipart.js';
+import { refusal } from '../../helpers/sdk-refusal.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { stdioToolServer } from '../../helpers/mcp.js';
 import { issueKey } from '../../helpers/gateway-keys.js';
@@ -32,14 +33,6 @@ describe('gateway keys under money budgets on every route', () => {
   };
   const issue = (fields: Record<string, unknown>) => issueKey(gw.url, ADMIN, { user: 'someone@example.com', ...fields });
   const client = (key: string) => new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
-  /** The error a call was refused with (a call that was served fails the test). */
-  const refusal = (call: Promise<unknown>) =>
-    call.then(
-      () => {
-        throw new Error('the request was served');
-      },
-      (err: unknown) => err as InstanceType<typeof OpenAI.APIError>,
-    );
 
   beforeAll(async () => {
     upstream = await new FakeUpstream().start();

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeUpstream } from '../../helpers/fake-upstream.js';
 import { fixtureJson } from '../../helpers/fixtures.js';
 import { issueKey } from '../../helpers/gateway-keys.js';
+import { refusal } from '../../helpers/sdk-refusal.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 
 const ADMIN = 'admin-token-responses-keys-0123456789ab';
@@ -19,14 +20,6 @@ describe('the Responses API with a gateway key alone', () => {
   let gw: TestGateway;
   let alice: OpenAI;
   let bob: OpenAI;
-
-  const refusal = (call: Promise<unknown>) =>
-    call.then(
-      () => {
-        throw new Error('the request was served');
-      },
-      (err: unknown) => err as InstanceType<typeof OpenAI.APIError>,
-    );
 
   beforeAll(async () => {
     anthropic = await new FakeUpstream().on('POST /v1/messages', { json: fixtureJson('anthropic', 'text') }).start();

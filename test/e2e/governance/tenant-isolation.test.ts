@@ -14,10 +14,10 @@
  *   gateway keys on held credentials (and anonymous callers) do not send: one shared scope;
  * - a gateway-run batch's lines with a gateway key were refused as credentials over plain HTTP.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { request } from 'undici';
+import { listenOnLoopback, type LoopbackServer } from '../../helpers/loopback-server.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { issueKey } from '../../helpers/gateway-keys.js';
 import { chatBody, CHAT, post, type Answer } from '../../helpers/routing-harness.js';
@@ -40,7 +40,7 @@ interface Seen {
  */
 class ProviderAccount {
   readonly seen: Seen[] = [];
-  private server?: Server;
+  private server?: LoopbackServer;
   private n = 0;
   private readonly files = new Map<string, { object: Record<string, unknown>; content: string }>();
   private readonly batches = new Map<string, Record<string, unknown>>();
@@ -49,15 +49,13 @@ class ProviderAccount {
   url = '';
 
   async start(): Promise<this> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.server = await listenOnLoopback((req, res) => void this.handle(req, res));
+    this.url = this.server.url;
     return this;
   }
 
   async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    await this.server?.close();
   }
 
   /** Requests whose path names `id`. */

@@ -3,7 +3,7 @@ import { UPSTREAM } from '../../../kernel/engine/report.js';
 import type { GatewayServices } from '../../../kernel/engine/services.js';
 import { PARENT_SPAN, TRACING } from '../../../kernel/engine/tracing.js';
 import type { TraceSpan, Tracing } from '../../../kernel/observability/tracing.js';
-import { badRequest, forbidden, GatewayError, internalError } from '../../../contract/errors/gateway-error.js';
+import { badRequest, forbidden, GatewayError, internalError, modelNotFound } from '../../../contract/errors/gateway-error.js';
 import { normalizeError } from '../../../contract/errors/normalize.js';
 import type { ResolvedTarget } from '../providers/provider.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
@@ -255,7 +255,7 @@ export class PlanRunner {
     const model = typeof override === 'string' ? override : requestModel(ctx);
     if (model !== undefined) {
       if (mayUse(model)) return undefined;
-      return new GatewayError('model_not_found', `The model ${JSON.stringify(model.slice(0, 256))} does not exist or this key may not use it.`, { param: 'model' });
+      return modelNotFound(model);
     }
     if (!namesItsModel(ctx.endpoint as RouteSpec) || mayUse(undefined)) return undefined;
     return forbidden(`This key may use ${what} only for requests that name a model it may use; this request names none.`);
