@@ -222,6 +222,28 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       });
     });
   };
+  /**
+   * Opens `fresh` on `port` and `host` while `running` serves. Where the running listener holds
+   * that port (a reload that changes only server.host or TLS: the two binds overlap), the port is
+   * handed over: the running listener stops accepting (its connections carry on), the fresh one
+   * listens, and should that fail the running one listens again where it was.
+   */
+  const openBeside = async (fresh: Listener, running: Listener, port: number, host: string): Promise<void> => {
+    try {
+      await openListener(fresh, port, host);
+      return;
+    } catch (err) {
+      const was = running.server.address() as AddressInfo | null;
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || was?.port !== port) throw err;
+      running.server.close();
+      try {
+        await openListener(fresh, port, host);
+      } catch (again) {
+        await openListener(running, was.port, was.address);
+        throw again;
+      }
+    }
+  };
   /** Stops accepting on a listener; its open requests finish, idle keep-alive connections close. */
   const closeListener = (listener: Listener): Promise<void> => {
     const closed = new Promise<void>((resolve) => listener.server.close(() => resolve()));
@@ -290,14 +312,14 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       if (closing) throw new ConfigError(['the gateway is shutting down'], 'reload');
       const previous = current;
       const gen = await buildGeneration(next, capabilities, logger, metrics, configAdmin, previous);
-      // A changed listen address (or TLS) opens the new listener before the old one closes.
+      // A changed listen address (or TLS) opens the new listener before the old one closes (on the same port, it takes the port over).
       let replaced: Listener | undefined;
       if (listenerSettings(next) !== listener.settings && url) {
         let fresh: Listener;
         try {
           fresh = makeListener(next);
           const host = next.server?.host ?? '0.0.0.0';
-          await openListener(fresh, next.server?.port ?? 8787, host);
+          await openBeside(fresh, listener, next.server?.port ?? 8787, host);
           replaced = listener;
           listener = fresh;
           describeAddress(fresh, host);

@@ -46,6 +46,21 @@ describe('reload and the listener', () => {
     expect(gw.services.get((await import('../../../src/kernel/store/store-capability.js')).STORE)).toBe(store);
   });
 
+  it('a new server.host on the same port: the running listener hands the port over, and the new address serves', async () => {
+    const a = await freePort();
+    const { gw } = await gateway(a);
+    const dir = open.at(-1)!.dir;
+    const wildcard = buildConfig({ server: { host: '0.0.0.0', port: a }, logging: { level: 'warn' } }, 't', { env: { GATEWAY_DATA_DIR: dir } });
+    await gw.reload(wildcard);
+    expect(gw.listenAddress).toBe(`0.0.0.0:${a}`);
+    expect(gw.config.server?.host).toBe('0.0.0.0');
+    expect(await health(a)).toBe(200);
+    // and back: the wildcard listener hands it to the loopback one
+    await gw.reload(buildConfig({ server: { host: '127.0.0.1', port: a }, logging: { level: 'warn' } }, 't', { env: { GATEWAY_DATA_DIR: dir } }));
+    expect(gw.config.server?.host).toBe('127.0.0.1');
+    expect(await health(a)).toBe(200);
+  });
+
   it('a port already taken: the reload fails naming server.port, and the running listener keeps serving', async () => {
     const a = await freePort();
     const { gw, config } = await gateway(a);
