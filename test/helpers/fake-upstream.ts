@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { listenOnLoopback, type LoopbackServer } from './loopback-server.js';
+import { LoopbackFake } from './loopback-server.js';
 
 /** One request the fake received, for asserting what the gateway sent upstream. */
 export interface ReceivedRequest {
@@ -23,12 +23,10 @@ export type FakeReply =
  * A fake upstream on a free loopback port: routes are "METHOD /path" -> reply (or a list of
  * replies used in turn, the last one repeating). It records every request it received.
  */
-export class FakeUpstream {
+export class FakeUpstream extends LoopbackFake {
   readonly requests: ReceivedRequest[] = [];
   private readonly routes = new Map<string, FakeReply[]>();
   private readonly hits = new Map<string, number>();
-  private server?: LoopbackServer;
-  url = '';
 
   on(route: string, ...replies: FakeReply[]): this {
     this.routes.set(route, replies);
@@ -43,17 +41,7 @@ export class FakeUpstream {
     return this.requests.filter((r) => r.method === method && r.path === path);
   }
 
-  async start(): Promise<this> {
-    this.server = await listenOnLoopback((req, res) => void this.handle(req, res));
-    this.url = this.server.url;
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    await this.server?.close();
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     try {
       for await (const chunk of req) chunks.push(chunk as Buffer);

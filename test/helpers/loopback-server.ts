@@ -23,3 +23,21 @@ export async function listenOnLoopback(handle: (req: IncomingMessage, res: Serve
     },
   };
 }
+
+/** A test fake served on a free loopback port: `start()` listens, `stop()` closes; subclasses answer in `handle`. */
+export abstract class LoopbackFake {
+  url = '';
+  private server?: LoopbackServer;
+
+  async start(): Promise<this> {
+    this.server = await listenOnLoopback((req, res) => void this.handle(req, res));
+    this.url = this.server.url;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    await this.server?.close();
+  }
+
+  protected abstract handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+}

@@ -9,7 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listenOnLoopback, type LoopbackServer } from '../../helpers/loopback-server.js';
+import { LoopbackFake } from '../../helpers/loopback-server.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { issueKey } from '../../helpers/gateway-keys.js';
 
@@ -24,25 +24,13 @@ type Item = Record<string, unknown> & { id: string };
  * One OpenAI account shared by every tenant of a held key: files, batches and fine-tuning jobs,
  * listed newest first in pages of `limit` (OpenAI's default and maximum) after the id `after`.
  */
-class ProviderAccount {
+class ProviderAccount extends LoopbackFake {
   /** The list requests, path and query. */
   readonly lists: string[] = [];
   /** The most items a page holds, whatever `limit` asks (OpenAI: 10000 files, 100 batches or jobs). */
   pageMax: number | undefined;
-  url = '';
-  private server?: LoopbackServer;
   private n = 0;
   private readonly items: Record<Kind, Item[]> = { files: [], batches: [], jobs: [] };
-
-  async start(): Promise<this> {
-    this.server = await listenOnLoopback((req, res) => void this.handle(req, res));
-    this.url = this.server.url;
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    await this.server?.close();
-  }
 
   private page(kind: Kind, query: URLSearchParams) {
     const newestFirst = [...this.items[kind]].reverse();
@@ -54,7 +42,7 @@ class ProviderAccount {
     return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: start + limit < newestFirst.length };
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const raw = Buffer.concat(chunks).toString('utf8');

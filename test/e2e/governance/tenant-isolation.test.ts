@@ -17,7 +17,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { request } from 'undici';
-import { listenOnLoopback, type LoopbackServer } from '../../helpers/loopback-server.js';
+import { LoopbackFake } from '../../helpers/loopback-server.js';
 import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 import { issueKey } from '../../helpers/gateway-keys.js';
 import { chatBody, CHAT, post, type Answer } from '../../helpers/routing-harness.js';
@@ -38,25 +38,13 @@ interface Seen {
  * One OpenAI account, as a provider keeps it for one key: chat, files, batches, fine-tuning jobs
  * and responses, every object visible to every request made with that key.
  */
-class ProviderAccount {
+class ProviderAccount extends LoopbackFake {
   readonly seen: Seen[] = [];
-  private server?: LoopbackServer;
   private n = 0;
   private readonly files = new Map<string, { object: Record<string, unknown>; content: string }>();
   private readonly batches = new Map<string, Record<string, unknown>>();
   private readonly jobs = new Map<string, Record<string, unknown>>();
   private readonly responses = new Map<string, Record<string, unknown>>();
-  url = '';
-
-  async start(): Promise<this> {
-    this.server = await listenOnLoopback((req, res) => void this.handle(req, res));
-    this.url = this.server.url;
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    await this.server?.close();
-  }
 
   /** Requests whose path names `id`. */
   naming(id: string): Seen[] {
@@ -76,7 +64,7 @@ class ProviderAccount {
     return { id, object: 'file', bytes, created_at: 1732000000 + this.n, filename, purpose, status: 'processed', status_details: null };
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const raw = Buffer.concat(chunks).toString('utf8');

@@ -14,7 +14,7 @@ export function ownerOf(ctx: ModelContext): string {
 }
 
 /** Answers with `body`, served by the gateway (no upstream call). */
-export function json(ctx: ModelContext, body: unknown, status = 200): void {
+function json(ctx: ModelContext, body: unknown, status = 200): void {
   ctx.response = { kind: 'json', status, body };
   ctx.set(GATEWAY_SERVED, true);
 }
