@@ -13,8 +13,10 @@ import { GATEWAY_KEY } from '../features/auth/index.js';
 import {
   PROVIDER,
   PROVIDER_KEY,
+  ROUTED_AS,
   ROUTING,
   PlanError,
+  planAt,
   providerOptionsFrom,
   routingConfigs,
   type ModelContext,
@@ -39,18 +41,32 @@ export function targetFromHeaders(ctx: ModelContext, services: GatewayServices):
 /**
  * Routing by the body's model (a gateway key, no x-gateway-provider, no x-gateway-config): the
  * catalogue's plan for that name, when the key (and its team) may use it; else a 404
- * model_not_found. The catalogue model is kept in the CATALOGUE_MODEL slot.
+ * model_not_found. The catalogue model is kept in the CATALOGUE_MODEL slot. A request that names
+ * no model but was given one to route as (ROUTED_AS) goes to that model's target of that index.
  */
 function catalogueRouter(catalogue: Catalogue, services: GatewayServices, bodyLimit: number, apiTeams: Parameters<typeof teamModels>[2]) {
   return async (ctx: ModelContext, next: () => Promise<void>): Promise<void> => {
-    const params = await requestParams(ctx, bodyLimit);
-    const name = params.model;
+    const routedAs = ctx.get(ROUTED_AS);
+    const params = routedAs ? {} : await requestParams(ctx, bodyLimit);
+    const name = routedAs ? routedAs.model : params.model;
     if (typeof name !== 'string' || !name) throw badRequest('model is required: the name of a catalogue model (GET /v1/models lists them).', 'model');
     const key = ctx.get(GATEWAY_KEY);
     const route = catalogue.route(name, key, teamModels(services.config, key, apiTeams));
     if (!route) throw modelNotFound(name);
     ctx.set(CATALOGUE_MODEL, route.choice);
-    ctx.set(ROUTING, route.plan.conditional ? { plan: route.plan, conditionInput: { metadata: requestMetadata(ctx), params } } : { plan: route.plan });
+    if (routedAs) {
+      const plan = planAt(route.plan, routedAs.index);
+      if (!plan)
+        throw badRequest(
+          `The catalogue model ${name} no longer has the target this was made on (${routedAs.index}): send it with a routing config (x-gateway-config).`,
+          'x-gateway-config',
+        );
+      ctx.set(ROUTING, { plan, byModel: name });
+    } else
+      ctx.set(
+        ROUTING,
+        route.plan.conditional ? { plan: route.plan, conditionInput: { metadata: requestMetadata(ctx), params }, byModel: name } : { plan: route.plan, byModel: name },
+      );
     return next();
   };
 }
@@ -99,7 +115,7 @@ export default defineStage<RouteStageConfig, ModelContext>({
   requires: [PROVIDER],
   provides: [ROUTING, CATALOGUE_MODEL],
   once: true,
-  reads: [BODY, GATEWAY_KEY, PROVIDER_KEY],
+  reads: [BODY, GATEWAY_KEY, PROVIDER_KEY, ROUTED_AS],
   create(config, services) {
     let configs: RoutingConfigs;
     try {
@@ -126,7 +142,8 @@ export default defineStage<RouteStageConfig, ModelContext>({
     const apiTeams = services.get(API_TEAMS);
     const byModel = catalogue && catalogue.size > 0 ? catalogueRouter(catalogue, services, bodyLimit, apiTeams) : undefined;
     const decide = (ctx: ModelContext, next: () => Promise<void>): Promise<void> => {
-      if (byModel && ctx.has(GATEWAY_KEY) && !headerValue(ctx.headers, 'x-gateway-config') && !ctx.has(PROVIDER) && routedByModel(ctx)) return byModel(ctx, next);
+      if (byModel && ctx.has(GATEWAY_KEY) && !headerValue(ctx.headers, 'x-gateway-config') && !ctx.has(PROVIDER) && (routedByModel(ctx) || ctx.has(ROUTED_AS)))
+        return byModel(ctx, next);
       const plan = configs.planFor(ctx, defaultName);
       if (!plan) ctx.set(ROUTING, { single: targetFromHeaders(ctx, services) });
       else if (plan.conditional) return conditional(ctx, next, plan);

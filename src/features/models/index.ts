@@ -12,6 +12,7 @@ export {
   GATEWAY_SERVED,
   PROVIDER,
   PROVIDER_KEY,
+  ROUTED_AS,
   ROUTING,
   TARGET,
   USAGE,
@@ -31,7 +32,8 @@ export { MemoryRateCounter } from './rate-limit/memory-counter.js';
 export { RedisRateCounter } from './rate-limit/redis-counter.js';
 export { failedRequestTokens, noteCallTokens, noteStreamUsage, usedTokens } from './rate-limit/usage.js';
 export { PlanError, compilePlan, type PlanEnvironment } from './routing/compile-plan.js';
-export type { CompiledPlan, PlanNode, RoutingDecision } from './routing/plan.js';
+export type { CompiledPlan, PlanNode, RoutedAs, RoutingDecision } from './routing/plan.js';
+export { planAt } from './routing/plan.js';
 export { carriesGatewayCredential, credentialTenant } from './model-request.js';
 export { HELD_CREDENTIALS, usesHeldKey, type HeldCredential, type HeldCredentialSource } from './routing/held-credentials.js';
 export { HELD_OBJECTS, heldObjectOwner, type HeldObjectKind, type HeldObjects } from './routing/held-objects.js';

@@ -4,7 +4,7 @@ import type { RouteSpec } from '../../contract/routes.js';
 import type { Usage } from '../../contract/stream-parts.js';
 import type { ResolvedTarget } from './providers/provider.js';
 import type { AttemptRecord } from './routing/attempts.js';
-import type { RoutingDecision } from './routing/plan.js';
+import type { RoutedAs, RoutingDecision } from './routing/plan.js';
 
 /** The context of a provider-routed request: its route table entry names the operation. */
 export type ModelContext = GatewayContext<RouteSpec>;
@@ -15,6 +15,11 @@ export const PROVIDER = defineSlot<string>('provider', 'the provider credentials
 export const PROVIDER_KEY = defineSlot<string>('provider-key', 'a provider key');
 /** The routing decision of the request: the routing config's plan, or the one target the headers name (route). */
 export const ROUTING = defineSlot<RoutingDecision>('routing', 'a routing decision');
+/**
+ * Route as this catalogue model, to this one of its targets (a request that names no model:
+ * the DELETE of a response made by model name, which must reach the deployment that keeps it).
+ */
+export const ROUTED_AS = defineSlot<RoutedAs>('routed-as', 'a catalogue model and target to route to');
 /** The upstream target of the current attempt, every inherited setting resolved (fallback, once per attempt). */
 export const TARGET = defineSlot<ResolvedTarget>('target', 'a target');
 /** Every upstream attempt so far (error.debug under x-gateway-debug). */

@@ -41,4 +41,10 @@ export const RESPONSES_MIGRATIONS: Migration[] = [
       'CREATE INDEX IF NOT EXISTS gateway_responses_by_owner ON gateway_responses (owner, created_ms)',
     ],
   },
+  {
+    // How a response made by catalogue model was routed: the model's public name and the index of
+    // the target that served it, so that a DELETE by id alone reaches the same deployment.
+    id: 'responses-003-routed-as',
+    statements: ['ALTER TABLE gateway_responses ADD COLUMN route_model TEXT', 'ALTER TABLE gateway_responses ADD COLUMN target_index TEXT'],
+  },
 ];

@@ -1,5 +1,6 @@
 import { defineService } from '../../../kernel/engine/services.js';
 import type { SqlStore } from '../../../kernel/store/sql-store.js';
+import type { RoutedAs } from '../routing/plan.js';
 
 type Json = Record<string, unknown>;
 
@@ -12,6 +13,11 @@ export interface StoredResponse {
   previousId: string | null;
   response: Json;
   inputItems: Json[];
+  /**
+   * Made by catalogue model: the model's public name and the index path of the target that
+   * served it ("0", "1.2"), by which a DELETE that names no model reaches the same deployment.
+   */
+  routedAs?: RoutedAs | null;
 }
 
 interface Row {
@@ -21,6 +27,8 @@ interface Row {
   previous_id: string | null;
   response: string;
   input_items: string;
+  route_model?: string | null;
+  target_index?: string | null;
 }
 
 /** The longest previous_response_id chain followed. */
@@ -34,6 +42,7 @@ function fromRow(row: Row): StoredResponse {
     previousId: row.previous_id,
     response: JSON.parse(row.response),
     inputItems: JSON.parse(row.input_items),
+    routedAs: row.route_model && row.target_index ? { model: row.route_model, index: row.target_index } : null,
   };
 }
 
@@ -48,14 +57,29 @@ export class ResponseStore {
   /** Keeps `record` for `owner`; the same owner's row of that id is replaced, another owner's is never touched. */
   async put(owner: string, record: StoredResponse): Promise<void> {
     await this.store.execute(
-      `INSERT INTO gateway_responses (owner, id, provider, native, previous_id, created_ms, response, input_items) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (owner, id) DO UPDATE SET response = excluded.response, input_items = excluded.input_items, provider = excluded.provider, native = excluded.native, previous_id = excluded.previous_id`,
-      [owner, record.id, record.provider, record.native ? 1 : 0, record.previousId, Date.now(), JSON.stringify(record.response), JSON.stringify(record.inputItems)],
+      `INSERT INTO gateway_responses (owner, id, provider, native, previous_id, created_ms, response, input_items, route_model, target_index) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (owner, id) DO UPDATE SET response = excluded.response, input_items = excluded.input_items, provider = excluded.provider, native = excluded.native,
+         previous_id = excluded.previous_id, route_model = excluded.route_model, target_index = excluded.target_index`,
+      [
+        owner,
+        record.id,
+        record.provider,
+        record.native ? 1 : 0,
+        record.previousId,
+        Date.now(),
+        JSON.stringify(record.response),
+        JSON.stringify(record.inputItems),
+        record.routedAs?.model ?? null,
+        record.routedAs?.index ?? null,
+      ],
     );
   }
 
   async get(owner: string, id: string): Promise<StoredResponse | undefined> {
-    const rows = await this.store.query<Row>('SELECT id, provider, native, previous_id, response, input_items FROM gateway_responses WHERE owner = ? AND id = ?', [owner, id]);
+    const rows = await this.store.query<Row>(
+      'SELECT id, provider, native, previous_id, response, input_items, route_model, target_index FROM gateway_responses WHERE owner = ? AND id = ?',
+      [owner, id],
+    );
     return rows[0] ? fromRow(rows[0]) : undefined;
   }
 

@@ -8,7 +8,8 @@ import { badRequest, GatewayError, notFound } from '../../../contract/errors/gat
 import { PartStream } from '../../../contract/part-stream.js';
 import type { StreamPart } from '../../../contract/stream-parts.js';
 import { ResponsesWriter } from '../../../contract/openai/responses-writer.js';
-import { GATEWAY_SERVED, PROVIDER_KEY, TARGET, type ModelContext } from '../model-request.js';
+import { GATEWAY_SERVED, PROVIDER_KEY, ROUTING, TARGET, type ModelContext } from '../model-request.js';
+import type { RoutedAs } from '../routing/plan.js';
 import { PROVIDERS } from '../providers/provider-registry.js';
 import { modelAnswer } from '../stream-answer.js';
 import { answerJson } from '../answer-json.js';
@@ -91,6 +92,13 @@ async function deleteAtProvider(ctx: GatewayContext, services: GatewayServices, 
   }
 }
 
+/** How the attempt was routed, when by catalogue model: the model and the index of the target that served it. */
+function routedAs(ctx: GatewayContext): RoutedAs | null {
+  const model = ctx.get(ROUTING)?.byModel;
+  const index = ctx.get(TARGET)?.index;
+  return model !== undefined && index !== undefined ? { model, index } : null;
+}
+
 /** Sets previous_response_id back into a response the provider answered without it. */
 function withPrevious(response: Json, previousId: string | undefined): Json {
   return previousId ? { ...response, previous_response_id: previousId } : response;
@@ -169,7 +177,7 @@ export default defineStage<ResponsesStateStageConfig, GatewayContext>({
   schema: schemaDocument('stages/responses-state.schema.json'),
   // The owner of a kept response is the authenticated caller; the provider of the attempt decides native or translated.
   requires: [CALLER, TARGET],
-  reads: [ANSWERED_BY_GATEWAY, BODY, BODY_CHANGED, PROVIDER_KEY, RESPONSE, IDENTITY],
+  reads: [ANSWERED_BY_GATEWAY, BODY, BODY_CHANGED, PROVIDER_KEY, RESPONSE, IDENTITY, ROUTING],
   writes: [BODY, BODY_CHANGED, GATEWAY_SERVED, RESPONSE],
   create(_config, services) {
     const store = services.require(RESPONSE_STORE);
@@ -225,6 +233,7 @@ export default defineStage<ResponsesStateStageConfig, GatewayContext>({
           previousId: previousId ?? null,
           response: withPrevious(response, restoredPrevious),
           inputItems,
+          routedAs: routedAs(ctx),
         });
       };
       const changedBefore = ctx.get(BODY_CHANGED);

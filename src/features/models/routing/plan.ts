@@ -73,4 +73,36 @@ export interface CompiledPlan {
  * config's plan (with the condition input read once, for conditional plans), or the one target
  * the request headers name.
  */
-export type RoutingDecision = { plan: CompiledPlan; conditionInput?: ConditionInput; single?: undefined } | { single: ResolvedTarget; plan?: undefined };
+export type RoutingDecision =
+  | {
+      plan: CompiledPlan;
+      conditionInput?: ConditionInput;
+      /** The catalogue model the request was routed by (a gateway key that named only a model). */
+      byModel?: string;
+      single?: undefined;
+    }
+  | { single: ResolvedTarget; plan?: undefined; byModel?: undefined };
+
+/** A catalogue model and one of its targets, by index path: where a request that names no model is routed (ROUTED_AS). */
+export interface RoutedAs {
+  model: string;
+  index: string;
+}
+
+/**
+ * The plan narrowed to its leaf target of index path `index` ("0", "1.2"): that target alone,
+ * with the settings it inherited (undefined: the plan has no such target, its config changed).
+ */
+export function planAt(plan: CompiledPlan, index: string): CompiledPlan | undefined {
+  const find = (node: PlanNode): PlanNode | undefined => {
+    if (!node.children?.length) return node.index === index ? node : undefined;
+    for (const child of node.children) {
+      const found = find(child);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  const leaf = find(plan.root);
+  if (!leaf) return undefined;
+  return { ...plan, root: leaf, conditional: false, ...(leaf.settings.provider ? { firstProvider: leaf.settings.provider } : {}) };
+}

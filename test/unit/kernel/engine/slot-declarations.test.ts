@@ -18,6 +18,7 @@ import meterStage from '../../../../src/features/governance/metering/meter-stage
 import usageRoutes from '../../../../src/features/governance/metering/usage-routes.js';
 import toolMeterStage from '../../../../src/features/governance/metering/tool-meter-stage.js';
 import responsesState from '../../../../src/features/models/responses/responses-stage.js';
+import responsesKept from '../../../../src/features/models/responses/responses-kept-stage.js';
 import * as pluginApi from '../../../../src/plugin-api.js';
 import oauthServer from '../../../../src/features/auth/oauth-server/oauth-server-stage.js';
 import consoleUi from '../../../../src/features/console/console-ui-stage.js';
@@ -43,6 +44,7 @@ const STAGES: AnyStageDefinition[] = [
   pinApproval,
   toolLoop,
   meterStage,
+  responsesKept,
   usageRoutes,
   toolMeterStage,
   responsesState,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compilePlan, PlanError, type PlanEnvironment } from '../../../../../src/features/models/routing/compile-plan.js';
+import { planAt } from '../../../../../src/features/models/routing/plan.js';
 
 const env: PlanEnvironment = {
   hasProvider: (id) => ['openai', 'groq', 'azure-openai'].includes(id),
@@ -149,5 +150,34 @@ describe('compilePlan', () => {
     ]);
     expect(problems({ provider: 'openai', strategy: { mode: 'fallback' } })).toEqual(['strategy.mode: fallback needs targets to choose from']);
     expect(problems({ strategy: { mode: 'conditional' }, targets: [{ provider: 'openai' }] })).toEqual(['strategy: conditional mode needs conditions or a default']);
+  });
+});
+
+describe('planAt', () => {
+  it('narrows a plan to one leaf target by index path, its inherited settings kept, and finds no group nor unknown index', () => {
+    const plan = compilePlan(
+      {
+        strategy: { mode: 'fallback' },
+        provider: 'openai',
+        override_params: { model: 'root-model' },
+        targets: [
+          { api_key: 'sk-a' },
+          {
+            strategy: { mode: 'loadbalance' },
+            targets: [{ provider: 'groq', api_key: 'sk-b' }, { api_key: 'sk-c' }],
+          },
+        ],
+      } as any,
+      env,
+      'operator',
+    );
+    const leaf = planAt(plan, '1.1');
+    expect(leaf?.root.index).toBe('1.1');
+    expect(leaf?.root.children).toBeUndefined();
+    expect(leaf?.root.settings).toMatchObject({ provider: 'openai', apiKey: 'sk-c', overrideParams: { model: 'root-model' } });
+    expect(leaf?.origin).toBe('operator');
+    expect(planAt(plan, '1.0')?.firstProvider).toBe('groq');
+    expect(planAt(plan, '1')).toBeUndefined();
+    expect(planAt(plan, '2')).toBeUndefined();
   });
 });
