@@ -40,8 +40,8 @@ interface Lease {
   live: number;
   /** Still takes new requests. */
   open: boolean;
-  /** What was left of the budget's money beyond this lease when it was taken (money budgets). */
-  leftBeyond?: number;
+  /** The slot (budget and window) it was taken for. */
+  slot: Slot;
   /** Settled requests waiting for their spend to reach the store. */
   waiters: SettleWait[];
   /** Being moved to a new reservation (see carry). */
@@ -53,8 +53,29 @@ interface Slot {
   open?: Lease;
   spare?: Lease;
   taking?: Promise<TakeResult>;
-  /** What was left of the budget's money after the last lease was taken. */
+  /** What was left of the budget's money after the last lease was taken (the next lease's size is a share of it). */
   lastLeft?: number;
+  /** This instance's leases of the slot reserved in the store: their room not yet held or spent is what this instance may still spend of them. */
+  leases: Set<Lease>;
+  /**
+   * What this instance's store operations on the budget changed of its money left, summed as
+   * each is sent (a lease taken: minus its size; one settled: plus the room it gives back).
+   */
+  change: number;
+  /**
+   * What the store had left before any of those operations (money budgets), from the last
+   * answer to an operation that was alone under way from when it was sent until it was
+   * answered: that answer is what the store had left after exactly the operations before it
+   * and itself (one sent beside others may have been taken before or after them: a pool of
+   * connections, PostgreSQL's, lets a later one overtake an earlier one). What is left now is
+   * base + change.
+   */
+  base?: number;
+  /** The room of reservations sent and not yet answered (this instance's once taken). */
+  inFlight: number;
+  /** Store operations sent so far, and those not yet answered. */
+  sends: number;
+  underWay: number;
   /** Leases are `requests` × this requests long: doubled while leases fill faster than a quarter interval, halved while they expire mostly unused. */
   scale: number;
 }
@@ -339,7 +360,7 @@ export class LeasedLedger implements BudgetLedger {
     }
     let slot = this.slots.get(named.key);
     if (!slot) {
-      slot = { scale: 1 };
+      slot = { scale: 1, leases: new Set(), change: 0, inFlight: 0, sends: 0, underWay: 0 };
       this.slots.set(named.key, slot);
       if (this.slots.size > 1) this.dropOtherWindows(budget.id, named.key);
     }
@@ -391,16 +412,21 @@ export class LeasedLedger implements BudgetLedger {
     let size = { micros: want.micros * requests, tokens: want.tokens * requests };
     if (slot.lastLeft !== undefined) size.micros = Math.min(size.micros, Math.floor(slot.lastLeft * this.options.share));
     size = { micros: Math.max(size.micros, want.micros), tokens: Math.max(size.tokens, want.tokens) };
-    let id = this.nextId();
-    let result = await this.source.reserve([budget], { id, ...size }, at);
+    let taken: Lease | undefined;
+    // The lease counts among the slot's in the turn the store's answer is counted (see counted).
+    const take = (id: string, amount: Amount) =>
+      this.reserveInStore(slot, budget, { id, ...amount }, at, () => {
+        taken = { id, budget, takenAt: at, size: amount, held: { micros: 0, tokens: 0 }, spent: { micros: 0, tokens: 0 }, live: 0, open: true, slot, waiters: [] };
+        slot.leases.add(taken);
+      });
+    let result = await take(this.nextId(), size);
     if (!result.ok && !('storeDown' in result) && (size.micros > want.micros || size.tokens > want.tokens)) {
       size = { ...want };
-      id = this.nextId();
-      result = await this.source.reserve([budget], { id, ...size }, at);
+      result = await take(this.nextId(), size);
     }
-    if (!result.ok) return result;
-    const lease: Lease = { id, budget, takenAt: at, size, held: { micros: 0, tokens: 0 }, spent: { micros: 0, tokens: 0 }, live: 0, open: true, waiters: [] };
-    if (result.remainingMicros !== undefined) lease.leftBeyond = slot.lastLeft = result.remainingMicros;
+    const lease = taken as Lease | undefined;
+    if (!result.ok || !lease) return result.ok ? { ok: false, storeDown: true } : result;
+    if (result.remainingMicros !== undefined) slot.lastLeft = result.remainingMicros;
     this.unreturned.add(lease);
     this.startTimer();
     if (alone) lease.open = false;
@@ -411,6 +437,78 @@ export class LeasedLedger implements BudgetLedger {
       this.retire(lease);
     }
     return { ok: true, lease };
+  }
+
+  /**
+   * A reservation of the slot's budget in the store (a lease, or what a carried lease holds),
+   * counted in what is left; while it is under way its room counts as this instance's, and
+   * `taken` runs in the turn its answer is counted.
+   */
+  private reserveInStore(slot: Slot, budget: ApplicableBudget, reservation: Reservation, at: number, taken: () => void): Promise<ReserveResult> {
+    return this.counted(
+      slot,
+      -reservation.micros,
+      reservation.micros,
+      () => this.source.reserve([budget], reservation, at),
+      (r) => (r.ok ? r.remainingMicros : undefined),
+      (r) => r.ok,
+      taken,
+    );
+  }
+
+  /** A settle of the slot's budget in the store for `spent` of a reservation of `size`, counted in what is left. */
+  private settleInStoreOf(slot: Slot, budget: ApplicableBudget, reservation: Reservation, spent: Amount, takenAt: number): Promise<{ remainingMicros?: number }> {
+    return this.counted(
+      slot,
+      reservation.micros - spent.micros,
+      0,
+      () => this.source.settle([budget], reservation, spent, takenAt),
+      (r) => r.remainingMicros,
+      () => true,
+    );
+  }
+
+  /**
+   * A store operation on the slot's budget that changes what is left of its money by `change`,
+   * counted from when it is sent (`inFlight`: the room it reserves, this instance's meanwhile).
+   * Its answer (what the store has left after it) sets the slot's base when it was alone under
+   * way. One that fails, or that the store refused, is taken back. `then` runs in the same turn
+   * as the answer is counted, so that what remains never counts a lease twice or not at all.
+   */
+  private async counted<T>(
+    slot: Slot,
+    change: number,
+    inFlight: number,
+    op: () => Promise<T>,
+    left: (answer: T) => number | undefined,
+    applied: (answer: T) => boolean,
+    then?: () => void,
+  ): Promise<T> {
+    slot.change += change;
+    slot.inFlight += inFlight;
+    const changeWith = slot.change;
+    const alone = slot.underWay++ === 0;
+    const sentAs = ++slot.sends;
+    let answer: T;
+    try {
+      answer = await op();
+    } catch (err) {
+      slot.underWay--;
+      slot.inFlight -= inFlight;
+      slot.change -= change;
+      throw err;
+    }
+    slot.underWay--;
+    slot.inFlight -= inFlight;
+    if (!applied(answer)) {
+      slot.change -= change;
+      return answer;
+    }
+    const remaining = left(answer);
+    // (the first answer sets it even so: what remains is then known, if only about right)
+    if (remaining !== undefined && ((alone && slot.sends === sentAs) || slot.base === undefined)) slot.base = remaining - changeWith;
+    then?.();
+    return answer;
   }
 
   /** The slot takes no new lease while `work` is under way (its failure is the askers' to see). */
@@ -456,42 +554,46 @@ export class LeasedLedger implements BudgetLedger {
     lease.carrying = true;
     const need = { ...lease.held };
     const id = this.nextId();
-    const got = await this.source.reserve([lease.budget], { id, ...need }, lease.takenAt).catch(() => undefined);
+    const slot = lease.slot;
+    // Moved in the turn the new reservation is counted (see counted).
+    const moved = () => {
+      if (!this.unreturned.has(lease) || lease.live === 0) {
+        // Every request settled meanwhile (the lease went back as a whole): the new reservation is not needed.
+        void this.settleInStoreOf(slot, lease.budget, { id, ...need }, { micros: 0, tokens: 0 }, lease.takenAt).catch(() => undefined);
+        return;
+      }
+      const old = { id: lease.id, size: lease.size, spent: lease.spent, waiters: lease.waiters };
+      lease.id = id;
+      lease.size = need;
+      lease.spent = { micros: 0, tokens: 0 };
+      lease.waiters = [];
+      this.settleInStore(lease.budget, lease.takenAt, old, slot);
+    };
+    await this.reserveInStore(slot, lease.budget, { id, ...need }, lease.takenAt, moved).catch(() => undefined);
     lease.carrying = false;
-    if (!got?.ok) return;
-    if (!this.unreturned.has(lease) || lease.live === 0) {
-      // Every request settled meanwhile (the lease went back as a whole): the new reservation is not needed.
-      void this.source.settle([lease.budget], { id, ...need }, { micros: 0, tokens: 0 }, lease.takenAt).catch(() => undefined);
-      return;
-    }
-    const old = { id: lease.id, size: lease.size, spent: lease.spent, waiters: lease.waiters };
-    lease.id = id;
-    lease.size = need;
-    lease.spent = { micros: 0, tokens: 0 };
-    lease.waiters = [];
-    this.settleInStore(lease.budget, lease.takenAt, old);
   }
 
   /** Settles the lease in the store for what was spent on it (in the window it was taken in). */
   private giveBack(lease: Lease): void {
     if (!this.unreturned.has(lease)) return;
     this.unreturned.delete(lease);
-    this.settleInStore(lease.budget, lease.takenAt, { id: lease.id, size: lease.size, spent: lease.spent, waiters: lease.waiters });
+    lease.slot.leases.delete(lease);
+    this.settleInStore(lease.budget, lease.takenAt, { id: lease.id, size: lease.size, spent: lease.spent, waiters: lease.waiters }, lease.slot);
   }
 
-  private settleInStore(budget: ApplicableBudget, takenAt: number, part: LeasePart): void {
+  private settleInStore(budget: ApplicableBudget, takenAt: number, part: LeasePart, slot: Slot): void {
     // Counted by spent() until it has landed.
     const pending = { budget, takenAt, spent: part.spent };
     this.landing.set(pending, undefined);
-    const work = this.land(pending, part);
+    const work = this.land(pending, part, slot);
     // (landed already when the store answered in this turn)
     if (this.landing.has(pending)) this.landing.set(pending, work);
   }
 
   /** A lease's spend to the store, then its waiters told (whether or not the store took it: a failed settle expires by itself). */
-  private async land(pending: Landing, part: LeasePart): Promise<void> {
+  private async land(pending: Landing, part: LeasePart, slot: Slot): Promise<void> {
     try {
-      await this.source.settle([pending.budget], { id: part.id, ...part.size }, { ...part.spent }, pending.takenAt);
+      await this.settleInStoreOf(slot, pending.budget, { id: part.id, ...part.size }, { ...part.spent }, pending.takenAt);
     } catch {
       // the reservation expires by itself
     }
@@ -566,12 +668,19 @@ class SettleWait {
   }
 }
 
-/** The tightest money budget's remaining microdollars: what was left beyond each lease plus its unused room. */
+/**
+ * The tightest money budget's remaining microdollars: what the store has left of each lease's
+ * budget (as of its latest answer, with this instance's operations sent since), plus the room
+ * not yet held or spent on this instance's leases of it.
+ */
 function remainingOf(leases: readonly Lease[]): number | undefined {
   let remaining: number | undefined;
   for (const lease of leases) {
-    if (lease.leftBeyond === undefined) continue;
-    const left = Math.max(0, lease.leftBeyond + lease.size.micros - lease.held.micros - lease.spent.micros);
+    const slot = lease.slot;
+    if (slot.base === undefined) continue;
+    let left = slot.base + slot.change + slot.inFlight;
+    for (const own of slot.leases) left += own.size.micros - own.held.micros - own.spent.micros;
+    left = Math.max(0, left);
     if (remaining === undefined || left < remaining) remaining = left;
   }
   return remaining;

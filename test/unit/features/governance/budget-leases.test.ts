@@ -171,6 +171,40 @@ describe.each(['sqlite', 'postgres', 'redis'] as const)('budget leases on %s', (
     expect((await store.spent([a])).get(a.id)!.micros).toBe(3_000);
   });
 
+  it('the remaining money a reservation answers is the limit less what was settled and what live requests hold, across leases taken, carried and settled', async () => {
+    const [backend] = await backends(kind);
+    // Short leases: many are taken, carried while requests still hold them, and settled, with answers coming back in any order.
+    const { ledger } = leased(backend, { intervalMs: 30 });
+    const budget = team(1);
+    let settled = 0;
+    let checked = 0;
+    const off: number[] = [];
+    let next = 0;
+    const worker = async () => {
+      for (let k = 0; k < 25; k++) {
+        const r = reservation(5_000);
+        const res = await ledger.reserve([budget], r);
+        expect(res.ok).toBe(true);
+        // A request that reserves nothing, in this very turn: what it is answered beside what is true now.
+        const probe = reservation(0);
+        const now = ledger.reserveNow([budget], probe);
+        if (now?.ok) {
+          checked++;
+          const truth = 1_000_000 - settled - (ledger.liveCount - 1) * 5_000;
+          if (now.remainingMicros !== truth) off.push(now.remainingMicros! - truth);
+          ledger.settleThen([budget], probe, { micros: 0, tokens: 0 }, () => undefined);
+        }
+        await new Promise((done) => setTimeout(done, (next++ % 5) + 1));
+        settled += 1_000;
+        ledger.settleThen([budget], r, { micros: 1_000, tokens: 0 }, () => undefined);
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+    expect(checked).toBeGreaterThan(300);
+    expect(off).toEqual([]);
+    await ledger.close();
+  });
+
   it('settleThen answers once, after the spend has landed, with what settle answers', async () => {
     const [backend] = await backends(kind);
     const { ledger, store } = leased(backend, { intervalMs: 60_000 });
