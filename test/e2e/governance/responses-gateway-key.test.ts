@@ -15,17 +15,9 @@ import { startGateway, type TestGateway } from '../../helpers/start-gateway.js';
 
 const ADMIN = 'admin-token-responses-keys-0123456789ab';
 
-/** A completed response of the OpenAI fake, by id. */
+/** OpenAI's recorded completed response, under `id`. */
 function nativeResponse(id: string) {
-  return {
-    id,
-    object: 'response',
-    created_at: 1,
-    status: 'completed',
-    model: 'gpt-4o-mini',
-    output: [{ type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'native', annotations: [] }] }],
-    usage: { input_tokens: 3, output_tokens: 1, total_tokens: 4 },
-  };
+  return { ...fixtureJson('openai', 'responses'), id };
 }
 
 describe('the Responses API with a gateway key alone', () => {
@@ -108,7 +100,7 @@ describe('the Responses API with a gateway key alone', () => {
   it('deletes a response its provider keeps too there as well, with the credential it was made with', async () => {
     const made = await alice.responses.create({ model: 'gpt-fast', input: 'Hi' });
     expect(made.id).toBe('resp_native_1');
-    expect((await alice.responses.retrieve(made.id)).output_text).toBe('native');
+    expect((await alice.responses.retrieve(made.id)).output_text).toBe(made.output_text);
     expect((await refusal(bob.responses.delete(made.id))).status).toBe(404);
 
     const deleted = await alice.responses.delete(made.id);

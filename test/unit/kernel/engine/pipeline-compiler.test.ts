@@ -8,6 +8,7 @@ import { defineSlot } from '../../../../src/kernel/engine/slot.js';
 import { defineStage } from '../../../../src/kernel/engine/stage.js';
 import { makeServices } from '../../../helpers/services.js';
 import meterStage from '../../../../src/features/governance/metering/meter-stage.js';
+import responsesKept from '../../../../src/features/models/responses/responses-kept-stage.js';
 import { makeContext } from '../../../helpers/context.js';
 
 /** What the recorder stages saw, in order. */
@@ -59,8 +60,9 @@ describe('compilePipelines', () => {
     user = mkdtempSync(join(tmpdir(), 'gw-user-pipes-'));
     services = makeServices();
     created = [];
-    // The stage that writes what forward reads of the metering (as the gateway registers it).
+    // The stages that write what forward reads of the metering and what route reads of a kept response (as the gateway registers them).
     services.stages.register(meterStage);
+    services.stages.register(responsesKept);
     services.stages.register(recorder('first', created));
     services.stages.register(recorder('second', created));
     services.stages.register(recorder('third', created));
