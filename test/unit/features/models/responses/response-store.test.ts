@@ -52,6 +52,14 @@ function suite(name: string, make: () => Promise<{ store: SqlStore; cleanup: () 
       expect(await responses.get('key:b', 'resp_legacy')).toBeUndefined();
     });
 
+    it('keeps how a response made by catalogue model was routed, and rows from before it read as routed no way', async () => {
+      expect((await responses.get('key:a', 'resp_legacy'))!.routedAs).toBeNull();
+      await responses.put('key:a', { ...record('resp_routed', 'by model'), routedAs: { model: 'fast', index: '1.0' } });
+      expect((await responses.get('key:a', 'resp_routed'))!.routedAs).toEqual({ model: 'fast', index: '1.0' });
+      await responses.put('key:a', record('resp_routed', 'by provider'));
+      expect((await responses.get('key:a', 'resp_routed'))!.routedAs).toBeNull();
+    });
+
     it('two owners of one id are two rows: the second never takes the place of the first; an owner replaces only its own', async () => {
       await responses.put('key:a', record('resp_same', 'from a'));
       await responses.put('key:b', record('resp_same', 'from b'));
