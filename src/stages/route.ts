@@ -54,19 +54,13 @@ function catalogueRouter(catalogue: Catalogue, services: GatewayServices, bodyLi
     const route = catalogue.route(name, key, teamModels(services.config, key, apiTeams));
     if (!route) throw modelNotFound(name);
     ctx.set(CATALOGUE_MODEL, route.choice);
-    if (routedAs) {
-      const plan = planAt(route.plan, routedAs.index);
-      if (!plan)
-        throw badRequest(
-          `The catalogue model ${name} no longer has the target this was made on (${routedAs.index}): send it with a routing config (x-gateway-config).`,
-          'x-gateway-config',
-        );
-      ctx.set(ROUTING, { plan, byModel: name });
-    } else
-      ctx.set(
-        ROUTING,
-        route.plan.conditional ? { plan: route.plan, conditionInput: { metadata: requestMetadata(ctx), params }, byModel: name } : { plan: route.plan, byModel: name },
+    const plan = routedAs ? planAt(route.plan, routedAs.index) : route.plan;
+    if (!plan)
+      throw badRequest(
+        `The catalogue model ${name} no longer has the target this was made on (${routedAs!.index}): send it with a routing config (x-gateway-config).`,
+        'x-gateway-config',
       );
+    ctx.set(ROUTING, plan.conditional ? { plan, conditionInput: { metadata: requestMetadata(ctx), params }, byModel: name } : { plan, byModel: name });
     return next();
   };
 }
