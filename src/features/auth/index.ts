@@ -21,7 +21,7 @@ export {
 export { GATEWAY_KEY, type GatewayKey } from './gateway-key.js';
 export { checkAdminOrKey } from './admin-check.js';
 export { FULL_ADMIN } from './admin-roles.js';
-export { presentedGatewayKey } from './provider-route-auth.js';
+export { GATEWAY_KEY_HEADERS, presentedGatewayKey } from './provider-route-auth.js';
 export { AUTH_MODES } from './modes/auth-mode.js';
 export { metricsAccess } from './metrics-access.js';
 export { IDENTITY_FORWARD_HEADERS, IDENTITY_META_KEY, forwardedIdentity, identityHeaders } from './identity-forwarding.js';

@@ -10,10 +10,13 @@ import { TOKEN_PREFIX } from './secrets.js';
 import type { TokenService } from './token-service.js';
 import { insecureTransportError } from './transport-security.js';
 
+/** The headers a gateway key may come in on provider routes (contract section 8). */
+export const GATEWAY_KEY_HEADERS = ['x-gateway-token', 'authorization', 'x-api-key', 'api-key'] as const;
+
 /** A gateway key as a provider-route request presents it, and the header that carries it. */
 export interface PresentedKey {
   value: string;
-  header: 'x-gateway-token' | 'authorization' | 'x-api-key' | 'api-key';
+  header: (typeof GATEWAY_KEY_HEADERS)[number];
 }
 
 /**

@@ -4,6 +4,7 @@ import { BODY } from '../../kernel/engine/request-body.js';
 import { badRequest } from '../../contract/errors/gateway-error.js';
 import { credentialTenant, PROVIDER, PROVIDER_KEY, type ModelContext, type ProviderRegistry } from '../models/index.js';
 import { GATEWAY_FILE_PREFIX } from './gateway-files.js';
+import { GATEWAY_KEY_HEADERS } from '../auth/index.js';
 
 type GatewayContext = ModelContext;
 
@@ -51,13 +52,20 @@ export function ownerScope(ctx: GatewayContext, callerKeys?: readonly string[]):
   return createHash('sha256').update(owner).digest('hex');
 }
 
-/** The headers a batch line is sent with: the provider, its key and settings, routing config. */
+/** The gateway key's headers, found by name as they come in (lower case). */
+const KEY_HEADERS = new Set<string>(GATEWAY_KEY_HEADERS);
+
+/**
+ * The headers a batch line is sent with: the provider, its key and settings, routing config,
+ * and the gateway key in whichever header it came (x-api-key and api-key too, so that each
+ * line is charged to the key and counted by its limits as the batch's own requests were).
+ */
 export function credentialHeaders(ctx: GatewayContext): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(ctx.headers)) {
     if (typeof value !== 'string') continue;
     if (name === BATCH_MODE_HEADER || name === 'x-gateway-debug') continue;
-    if (name === 'authorization' || name.startsWith('x-gateway-')) out[name] = value;
+    if (KEY_HEADERS.has(name) || name.startsWith('x-gateway-')) out[name] = value;
   }
   return out;
 }
