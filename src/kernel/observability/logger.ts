@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import { pino, type Logger, type DestinationStream } from 'pino';
-import { isDeclaredSecretField, redactLogLine } from '../errors/redact.js';
+import { isDeclaredSecretField, isSecretField, redactLogLine } from '../errors/redact.js';
 
 export type { Logger };
 
@@ -44,7 +44,8 @@ const TOP_FIELDS = new Set(['apiKey', 'api_key', 'token', 'secret']);
 const NESTED_NAMES = new Set(['apiKey', 'api_key', 'token', 'secret', 'clientSecret']);
 /** The nested names, and every field an extension declared secret (declareSecretFields). */
 const NESTED_FIELDS: Names = { has: (key) => NESTED_NAMES.has(key) || isDeclaredSecretField(key) };
-const HEADER_FIELDS = new Set(['authorization', 'x-gateway-api-key', 'x-gateway-token', 'x-api-key', 'cookie']);
+/** Header names the redactor holds secret (Authorization, api-key, x-api-key, cookies...): one list for answers and log lines. */
+const HEADER_FIELDS: Names = { has: isSecretField };
 
 type Fields = Record<string, unknown>;
 type Names = Pick<ReadonlySet<string>, 'has'>;

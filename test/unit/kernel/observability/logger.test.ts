@@ -6,7 +6,7 @@ describe('log lines', () => {
   it('mask secret fields by name, at the top, one level down and in request headers', () => {
     const { logger, lines } = captureLogger();
     const fields = {
-      headers: { authorization: 'Bearer opaque', accept: 'application/json', 'x-api-key': 'k1' },
+      headers: { authorization: 'Bearer opaque', accept: 'application/json', 'x-api-key': 'k1', 'api-key': 'k2', 'proxy-authorization': 'Basic b3BhcXVl' },
       req: { headers: { cookie: 'session=abc', host: 'gw' }, url: '/v1/x' },
       apiKey: 'plain',
       provider: { clientSecret: 'cs', region: 'eu', token: 'tk' },
@@ -17,7 +17,7 @@ describe('log lines', () => {
     expect(line).toMatchObject({
       msg: 'with secrets',
       service: 'ai-gateway',
-      headers: { authorization: '[REDACTED]', accept: 'application/json', 'x-api-key': '[REDACTED]' },
+      headers: { authorization: '[REDACTED]', accept: 'application/json', 'x-api-key': '[REDACTED]', 'api-key': '[REDACTED]', 'proxy-authorization': '[REDACTED]' },
       req: { headers: { cookie: '[REDACTED]', host: 'gw' }, url: '/v1/x' },
       apiKey: '[REDACTED]',
       provider: { clientSecret: '[REDACTED]', region: 'eu', token: '[REDACTED]' },
