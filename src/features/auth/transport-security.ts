@@ -31,9 +31,21 @@ export function credentialTransportAllowed(input: { encrypted: boolean; localAdd
   return isLoopbackAddress(input.localAddress);
 }
 
+/**
+ * Sockets of requests the gateway makes to itself (a batch line it runs): no connection, and
+ * the credential they carry came in with the batch, over a transport already checked then.
+ */
+const ownRequestSockets = new WeakSet<object>();
+
+/** Marks `socket` as one of the gateway's own requests (see ownRequestSockets). */
+export function markOwnRequestSocket(socket: object): void {
+  ownRequestSockets.add(socket);
+}
+
 /** The 403 for a credential sent over plain HTTP on a non-loopback address; undefined when allowed. */
 export function insecureTransportError(req: IncomingMessage, config: GatewayConfig): GatewayError | undefined {
   const socket = req.socket as TLSSocket;
+  if (ownRequestSockets.has(socket)) return undefined;
   if (credentialTransportAllowed({ encrypted: socket.encrypted === true, localAddress: socket.localAddress }, config)) return undefined;
   return forbidden('Credentials are refused over plain HTTP on a non-loopback address: use HTTPS (server.ssl), or set server.allowInsecureHttp behind a TLS-terminating proxy.');
 }

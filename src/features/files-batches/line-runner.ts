@@ -10,15 +10,16 @@ import { normalizeError } from '../../contract/errors/normalize.js';
 import type { RouteSpec } from '../../contract/routes.js';
 import { answerJson, BATCH_LINE, TARGET, type ModelContext } from '../models/index.js';
 import type { LineResult } from './batch-store.js';
+import { markOwnRequestSocket } from '../auth/index.js';
 
 /**
- * The socket of a line's request: no connection, but the gateway's own (a loopback address),
- * so that the credential the batch was made with, which came in over a transport the gateway
- * accepted, is not refused as one sent over plain HTTP elsewhere.
+ * The socket of a line's request: no connection, marked as the gateway's own request, so that
+ * the credential the batch was made with, which came in over a transport the gateway accepted,
+ * is not refused as one sent over plain HTTP.
  */
 function lineSocket(): Socket {
   const socket = new Socket();
-  Object.defineProperty(socket, 'localAddress', { value: '127.0.0.1' });
+  markOwnRequestSocket(socket);
   return socket;
 }
 

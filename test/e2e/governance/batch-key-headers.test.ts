@@ -4,6 +4,8 @@
  * credentials its batch was made with. The lines kept only Authorization and x-gateway-*: a key
  * in x-api-key or api-key (the Anthropic and Azure SDKs' headers) was dropped, so the lines ran
  * without it: nothing was charged to the key or its budgets, and its limits did not count them.
+ * A line's request has no connection: it is marked as the gateway's own, so the transport check
+ * (no credential over plain HTTP off loopback) does not refuse the key the batch came in with.
  */
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -22,8 +22,6 @@ describe('gateway-run batch lines are charged as they finish, at the batch price
     gw = await startGateway(
       {
         logging: { level: 'warn' },
-        // A batch line's request has no socket address: the transport check would refuse its gateway credential (a files-batches matter, reported).
-        server: { allowInsecureHttp: true },
         providers: { deepseek: { baseUrl: upstream.url } },
         auth: { apiKeys: [{ key: KEY, user: 'ann@example.com', team: 'search' }] },
       },
