@@ -28,7 +28,7 @@ export { IDENTITY_FORWARD_HEADERS, IDENTITY_META_KEY, forwardedIdentity, identit
 export { AUTH_STAGES } from './stages/auth-stages.js';
 export { checkGatewayCredential } from './gateway-credentials.js';
 export { publicBaseUrl } from './public-url.js';
-export { markOwnRequestSocket } from './transport-security.js';
+export { insecureTransportError, markOwnRequestSocket } from './transport-security.js';
 export { ALL_SCOPES, canRead, canWrite } from './scopes.js';
 export { bearerValue } from './secrets.js';
 export { authFeature } from './auth-feature.js';

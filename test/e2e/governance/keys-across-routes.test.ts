@@ -170,6 +170,23 @@ describe('gateway keys under money budgets on every route', () => {
     expect(fine.status).toBe(200);
   });
 
+  it('reads the key on /v1/me from every header provider routes read it from, beside an SDK placeholder key', async () => {
+    const { id, token } = await issue({ team: 'solo' });
+    const placeholder = { authorization: 'Bearer sk-placeholder-of-the-sdk' };
+    for (const headers of [
+      { authorization: `Bearer ${token}` },
+      { 'x-api-key': token },
+      { 'api-key': token },
+      { ...placeholder, 'x-gateway-token': token },
+      { ...placeholder, 'x-api-key': token },
+      { ...placeholder, 'api-key': token },
+    ]) {
+      const me = await request(`${gw.url}/v1/me`, { headers });
+      expect(me.statusCode, JSON.stringify(Object.keys(headers))).toBe(200);
+      expect(((await me.body.json()) as { id: string }).id).toBe(id);
+    }
+  });
+
   it('answers a blocked key on /v1/me 403, and a valid key on an admin-token route 403 rather than 401', async () => {
     const { id, token } = await issue({ team: 'solo' });
     const usage = await request(`${gw.url}/v1/admin/usage`, { headers: { authorization: `Bearer ${token}` } });

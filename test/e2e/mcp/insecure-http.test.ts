@@ -59,6 +59,12 @@ describe('credentials over plain HTTP on a non-loopback address', () => {
     expect(await res.json()).toMatchObject({ error: { type: 'permission_error', message: expect.stringMatching(/plain HTTP/) } });
     const mcp = await rawPost(`${url}/mcp`, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { authorization: 'Bearer gwt_anything' });
     expect(mcp.status).toBe(403);
+    // A gateway key on a provider route and on /v1/me: refused alike, before it is looked up.
+    for (const path of ['/v1/me', '/v1/models']) {
+      const keyed = await fetch(`${url}${path}`, { headers: { authorization: 'Bearer gwt_anything' } });
+      expect(keyed.status, path).toBe(403);
+      expect(await keyed.json()).toMatchObject({ error: { type: 'permission_error', message: expect.stringMatching(/plain HTTP/) } });
+    }
     // Without a credential it is still a plain 401 (nothing was sent in the clear).
     const none = await rawPost(`${url}/mcp`, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
     expect(none.status).toBe(401);

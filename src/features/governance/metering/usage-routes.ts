@@ -1,13 +1,13 @@
 import { keyMayUseModel } from '../model-access.js';
 import type { UsageReportStageConfig } from '../../../generated/stages/usage-report.js';
 import { schemaDocument } from '../../../kernel/config/schema-validator.js';
-import { headerValue, type GatewayContext, IDENTITY, RESPONSE } from '../../../kernel/engine/context.js';
+import { type GatewayContext, IDENTITY, RESPONSE } from '../../../kernel/engine/context.js';
 import { CALLER, QUIET } from '../../../kernel/engine/report.js';
 import { defineStage } from '../../../kernel/engine/stage.js';
 import { getStore } from '../../../kernel/store/store-capability.js';
 import { badRequest, forbidden, unauthorized } from '../../../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../../../contract/routes.js';
-import { checkAdminOrKey, ADMIN_SESSIONS, CONFIG_KEYS, TOKEN_SERVICE, USER_ROLES, checkGatewayCredential, bearerValue } from '../../auth/index.js';
+import { checkAdminOrKey, ADMIN_SESSIONS, CONFIG_KEYS, TOKEN_SERVICE, USER_ROLES, checkGatewayCredential, insecureTransportError, presentedGatewayKey } from '../../auth/index.js';
 import { usdFromMicros } from '../prices/money.js';
 import { METER_DEPS } from './metering-services.js';
 import { GATEWAY_KEY } from '../governance-slots.js';
@@ -48,11 +48,6 @@ function reportQuery(ctx: Ctx, maxRangeDays: number): { query: UsageQuery; forma
   if (groupBy) query.groupBy = groupBy as GroupBy;
   if (interval) query.interval = interval as Interval;
   return { query, format };
-}
-
-/** A gateway key from the headers SDKs send it in (Authorization, x-api-key, api-key, x-gateway-token). */
-function presentedKey(ctx: Ctx): string | undefined {
-  return bearerValue(ctx.headers.authorization) ?? headerValue(ctx.headers, 'x-api-key') ?? headerValue(ctx.headers, 'api-key') ?? headerValue(ctx.headers, 'x-gateway-token');
 }
 
 function budgetWindow(budget: { window?: { period?: string; kind?: string; timezone?: string } }) {
@@ -103,9 +98,14 @@ export default defineStage<UsageReportStageConfig, Ctx>({
       };
     };
     const me = async (ctx: Ctx) => {
-      const value = presentedKey(ctx)?.trim();
-      if (!value) throw unauthorized('Send a gateway key (Authorization: Bearer <key>, x-api-key or x-gateway-token).');
+      // Read as provider routes read it (x-gateway-token or a gwt_ value first, so an SDK's
+      // placeholder key in Authorization does not hide it; else a config key in Authorization),
+      // and refused as they refuse it over plain HTTP off loopback.
+      const value = (presentedGatewayKey(ctx, false) ?? presentedGatewayKey(ctx, true))?.value;
+      if (!value) throw unauthorized('Send a gateway key (Authorization: Bearer <key>, x-api-key, api-key or x-gateway-token).');
       ctx.secrets.push(value);
+      const insecure = insecureTransportError(ctx.req, services.config);
+      if (insecure) throw insecure;
       const checked = await checkGatewayCredential(value, tokens, keys);
       if (!checked.ok) throw checked.blocked ? forbidden(checked.message) : unauthorized(checked.message);
       ctx.identity = checked.identity;
