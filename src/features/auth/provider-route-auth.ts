@@ -39,19 +39,21 @@ function bearer(ctx: GatewayContext): string | undefined {
 /**
  * The gateway key of a provider-route request (contract section 8): x-gateway-token, else a
  * `gwt_` value in Authorization: Bearer (the openai SDK's apiKey), x-api-key (the Anthropic
- * SDK) or api-key (Azure's SDK). With auth.providerRoutes (`demand`) a bearer value without the
- * prefix is a gateway credential too (a config key); otherwise it stays the provider's key.
+ * SDK) or api-key (Azure's SDK). With auth.providerRoutes (`demand`) a value without the prefix
+ * is a gateway credential too (a config key): the bearer's, else x-api-key's or api-key's; a
+ * `gwt_` value elsewhere still comes first (the bearer is then an SDK's placeholder). Without
+ * `demand` a bearer value without the prefix stays the provider's key.
  */
 export function presentedGatewayKey(ctx: GatewayContext, demand: boolean): PresentedKey | undefined {
   const token = headerValue(ctx.headers, 'x-gateway-token')?.trim();
   if (token) return { value: token, header: 'x-gateway-token' };
   const fromBearer = bearer(ctx);
-  if (fromBearer && (demand || fromBearer.startsWith(TOKEN_PREFIX))) return { value: fromBearer, header: 'authorization' };
+  if (fromBearer?.startsWith(TOKEN_PREFIX)) return { value: fromBearer, header: 'authorization' };
   for (const header of ['x-api-key', 'api-key'] as const) {
     const value = headerValue(ctx.headers, header)?.trim();
     if (value && (value.startsWith(TOKEN_PREFIX) || (demand && !fromBearer))) return { value, header };
   }
-  return undefined;
+  return demand && fromBearer ? { value: fromBearer, header: 'authorization' } : undefined;
 }
 
 /**

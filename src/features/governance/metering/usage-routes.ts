@@ -98,10 +98,9 @@ export default defineStage<UsageReportStageConfig, Ctx>({
       };
     };
     const me = async (ctx: Ctx) => {
-      // Read as provider routes read it (x-gateway-token or a gwt_ value first, so an SDK's
-      // placeholder key in Authorization does not hide it; else a config key in Authorization),
+      // Read as provider routes that demand a gateway credential read it (a config key too),
       // and refused as they refuse it over plain HTTP off loopback.
-      const value = (presentedGatewayKey(ctx, false) ?? presentedGatewayKey(ctx, true))?.value;
+      const value = presentedGatewayKey(ctx, true)?.value;
       if (!value) throw unauthorized('Send a gateway key (Authorization: Bearer <key>, x-api-key, api-key or x-gateway-token).');
       ctx.secrets.push(value);
       const insecure = insecureTransportError(ctx.req, services.config);
