@@ -75,6 +75,7 @@ export type GatewayOperation =
   | 'mcp.connections.delete'
   | 'mcp.connections.callback'
   | 'me'
+  | 'models.retrieve'
   | 'oauth.protected_resource'
   | 'oauth.authorization_server'
   | 'oauth.jwks'
@@ -204,6 +205,8 @@ export const GATEWAY_ROUTES: GatewayRouteSpec[] = [
   own('POST', '/v1/admin/mcp/servers/{name}/tools/{tool}/approve', 'admin.mcp.tools.approve'),
   own('POST', '/v1/admin/mcp/servers/{name}/prompts/{prompt}/approve', 'admin.mcp.prompts.approve'),
   own('GET', '/v1/me', 'me'),
+  // One catalogue model a gateway key may use (the SDKs' models.retrieve).
+  own('GET', '/v1/models/{model}', 'models.retrieve'),
   // Each user's connections to tool servers of auth.upstream per_user_oauth, and the callback of their authorization servers.
   own('GET', '/v1/mcp/connections', 'mcp.connections.list'),
   own('POST', '/v1/mcp/connections/{server}', 'mcp.connections.create'),

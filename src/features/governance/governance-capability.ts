@@ -10,6 +10,7 @@ import { teamModels } from './catalogue/model-listing.js';
 import { API_TEAMS } from './tenants/tenant-services.js';
 import type { ApiTeams } from './tenants/api-teams.js';
 import catalogueModels from './catalogue/catalogue-models-stage.js';
+import catalogueModel from './catalogue/catalogue-model-stage.js';
 import adminModels from './catalogue/admin-models-stage.js';
 import { credentialProblems, providerFields } from './credentials/credential-fields.js';
 import credentialOperations from './credentials/credential-operations.js';
@@ -27,7 +28,7 @@ import adminResources from './admin/admin-resources.js';
  * Keys, models and money (contract section 8), the parts of held credentials and the catalogue:
  * the credential vault (config credentials and the sealed ones of /v1/admin/credentials, read
  * and re-sealed under the current key at start-up), the model catalogue compiled against it,
- * the price resolver, and their stages (credential-operations, catalogue-models, key-limits).
+ * the price resolver, and their stages (credential-operations, catalogue-models, catalogue-model, key-limits).
  */
 export const governanceCapability: Capability = {
   name: 'governance',
@@ -36,6 +37,7 @@ export const governanceCapability: Capability = {
     services.stages.register(tokenGovernance);
     services.stages.register(adminResources);
     services.stages.register(catalogueModels);
+    services.stages.register(catalogueModel);
     services.stages.register(adminModels);
     services.stages.register(keyLimits);
   },

@@ -169,6 +169,32 @@ describe('the model catalogue with held credentials', () => {
     expect(page.json.has_more).toBe(true);
   });
 
+  it('retrieves one model through the openai SDK as the list shows it, and answers one the key may not use as one that does not exist', async () => {
+    const all = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: allKey, maxRetries: 0 });
+    const listed = (await getJson(`${gw.url}/v1/models?limit=100`, { authorization: `Bearer ${allKey}` })).json.data;
+    // a glob's model too: the SDK sends its slash encoded in the path
+    for (const id of ['gpt-fast', 'anthropic/claude-opus-4-5']) {
+      const model = await all.models.retrieve(id);
+      expect(model).toEqual(listed.find((m: { id: string }) => m.id === id));
+    }
+    // the key in the Anthropic SDK's header
+    const claude = await getJson(`${gw.url}/v1/models/claude`, { 'x-api-key': claudeKey });
+    expect(claude).toMatchObject({ status: 200, json: { id: 'claude', object: 'model', context_window: 200000 } });
+    const notAllowed = await getJson(`${gw.url}/v1/models/gpt-fast`, { 'x-api-key': claudeKey });
+    const missing = await getJson(`${gw.url}/v1/models/gpt-fastest`, { 'x-api-key': claudeKey });
+    for (const res of [notAllowed, missing]) {
+      expect(res.status).toBe(404);
+      expect(res.json).toMatchObject({ status: 'failure', error: { type: 'provider_error', code: 'model_not_found', param: 'model' } });
+    }
+    expect(missing.json).toEqual(JSON.parse(JSON.stringify(notAllowed.json).replaceAll('gpt-fast', 'gpt-fastest')));
+    const refused = await all.models.retrieve('gpt-fastest').catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(OpenAI.NotFoundError);
+    // no gateway key: a 401 in the contract's shape; nothing goes upstream
+    const anonymous = await getJson(`${gw.url}/v1/models/gpt-fast`, {});
+    expect(anonymous).toMatchObject({ status: 401, json: { status: 'failure', error: { type: 'authentication_error', code: 'invalid_api_key' } } });
+    expect([...openai.requests, ...anthropic.requests]).toEqual([]);
+  });
+
   it('routes a provider glob: the part after the slash is the model, sent with the glob entry’s credential', async () => {
     const res = await post(gw.url, CHAT, chatBody({ model: 'openai/gpt-4.1' }), { authorization: `Bearer ${allKey}` });
     expect(res.status).toBe(200);

@@ -7,7 +7,7 @@ import { defineStage } from '../../../kernel/engine/stage.js';
 import { getStore } from '../../../kernel/store/store-capability.js';
 import { badRequest, forbidden, unauthorized } from '../../../contract/errors/gateway-error.js';
 import type { GatewayRouteSpec } from '../../../contract/routes.js';
-import { checkAdminOrKey, ADMIN_SESSIONS, CONFIG_KEYS, TOKEN_SERVICE, USER_ROLES, checkGatewayCredential, insecureTransportError, presentedGatewayKey } from '../../auth/index.js';
+import { checkAdminOrKey, ADMIN_SESSIONS, CONFIG_KEYS, TOKEN_SERVICE, USER_ROLES, requireGatewayKey } from '../../auth/index.js';
 import { usdFromMicros } from '../prices/money.js';
 import { METER_DEPS } from './metering-services.js';
 import { GATEWAY_KEY } from '../governance-slots.js';
@@ -98,18 +98,8 @@ export default defineStage<UsageReportStageConfig, Ctx>({
       };
     };
     const me = async (ctx: Ctx) => {
-      // Read as provider routes that demand a gateway credential read it (a config key too),
-      // and refused as they refuse it over plain HTTP off loopback.
-      const value = presentedGatewayKey(ctx, true)?.value;
-      if (!value) throw unauthorized('Send a gateway key (Authorization: Bearer <key>, x-api-key, api-key or x-gateway-token).');
-      ctx.secrets.push(value);
-      const insecure = insecureTransportError(ctx.req, services.config);
-      if (insecure) throw insecure;
-      const checked = await checkGatewayCredential(value, tokens, keys);
-      if (!checked.ok) throw checked.blocked ? forbidden(checked.message) : unauthorized(checked.message);
-      ctx.identity = checked.identity;
       // the key itself (its own budgets, limits and models), as provider routes see it
-      ctx.set(GATEWAY_KEY, checked.key);
+      await requireGatewayKey(ctx, services.config, tokens, keys);
       ctx.set(CALLER, true);
       const key = deps.inputs.keyOf(ctx);
       if (!key) throw unauthorized('This credential is not a gateway key.');
