@@ -45,7 +45,8 @@ export function markOwnRequestSocket(socket: object): void {
 /** The 403 for a credential sent over plain HTTP on a non-loopback address; undefined when allowed. */
 export function insecureTransportError(req: IncomingMessage, config: GatewayConfig): GatewayError | undefined {
   const socket = req.socket as TLSSocket;
-  if (ownRequestSockets.has(socket)) return undefined;
   if (credentialTransportAllowed({ encrypted: socket.encrypted === true, localAddress: socket.localAddress }, config)) return undefined;
+  // (asked only of what the transport itself would refuse: no lookup for the requests that come in on a connection)
+  if (ownRequestSockets.has(socket)) return undefined;
   return forbidden('Credentials are refused over plain HTTP on a non-loopback address: use HTTPS (server.ssl), or set server.allowInsecureHttp behind a TLS-terminating proxy.');
 }

@@ -567,7 +567,7 @@ export class LeasedLedger implements BudgetLedger {
       lease.size = need;
       lease.spent = { micros: 0, tokens: 0 };
       lease.waiters = [];
-      this.settleInStore(lease.budget, lease.takenAt, old, slot);
+      this.settleInStore(lease, old);
     };
     await this.reserveInStore(slot, lease.budget, { id, ...need }, lease.takenAt, moved).catch(() => undefined);
     lease.carrying = false;
@@ -578,14 +578,15 @@ export class LeasedLedger implements BudgetLedger {
     if (!this.unreturned.has(lease)) return;
     this.unreturned.delete(lease);
     lease.slot.leases.delete(lease);
-    this.settleInStore(lease.budget, lease.takenAt, { id: lease.id, size: lease.size, spent: lease.spent, waiters: lease.waiters }, lease.slot);
+    this.settleInStore(lease, { id: lease.id, size: lease.size, spent: lease.spent, waiters: lease.waiters });
   }
 
-  private settleInStore(budget: ApplicableBudget, takenAt: number, part: LeasePart, slot: Slot): void {
+  /** Settles `part` of `lease` (all of it, or what it held before a carry) in the store, in the window and slot the lease was taken in. */
+  private settleInStore(lease: Lease, part: LeasePart): void {
     // Counted by spent() until it has landed.
-    const pending = { budget, takenAt, spent: part.spent };
+    const pending = { budget: lease.budget, takenAt: lease.takenAt, spent: part.spent };
     this.landing.set(pending, undefined);
-    const work = this.land(pending, part, slot);
+    const work = this.land(pending, part, lease.slot);
     // (landed already when the store answered in this turn)
     if (this.landing.has(pending)) this.landing.set(pending, work);
   }
